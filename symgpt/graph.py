@@ -1,0 +1,247 @@
+"""The named-node graph: small exact definitions, closed forms, reverse mode.
+
+A model is a list of named quantities (``H0[1,0]``, ``A[1,0]``, ``loss``), each
+defined by a *small* SymPy expression of earlier nodes' symbols.  Parameters
+are leaves.  Gradients are nodes too (``grad_W_Q[0,1]``): each adjoint is the
+sum over consumers of ``grad_consumer · ∂definition/∂node``, with the partial
+derivative taken by SymPy's ``diff`` and re-folded onto named quantities.
+
+>>> g = Graph()
+>>> x = g.param("x[0]", "x", (0,), sympy.Rational(3, 10))
+>>> y = g.define("y", "y", (), x**2 + 1)
+>>> g.closed_form("y")
+109/100
+>>> g.backward("y")
+>>> g.definition("grad_x[0]")
+2*x[0]
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import sympy
+from sympy import Symbol
+
+
+class ReLU(sympy.Function):
+    """max(x, 0); the sign of x is decided rigorously by the evaluator.
+
+    >>> ReLU(sympy.Rational(-1, 2)), ReLU(sympy.Rational(1, 2)), ReLU(0)
+    (0, 1/2, 0)
+    """
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Rational:
+            return x if x > 0 else sympy.S.Zero
+
+    def fdiff(self, argindex=1):
+        return Step(self.args[0])
+
+    def _latex(self, printer, exp=None):
+        s = r"\operatorname{ReLU}\left(%s\right)" % printer._print(self.args[0])
+        return s if exp is None else f"{s}^{{{exp}}}"
+
+
+class Step(sympy.Function):
+    """ReLU'(x): 1 for x > 0 and 0 for x ≤ 0 (at 0 the rule PyTorch uses).
+
+    >>> Step(0), Step(sympy.Rational(1, 3))
+    (0, 1)
+    """
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Rational:
+            return sympy.S.One if x > 0 else sympy.S.Zero
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+    def _latex(self, printer, exp=None):
+        return r"\mathbb{1}\left[%s > 0\right]" % printer._print(self.args[0])
+
+
+DECIDED = (ReLU, Step)
+
+
+@dataclass
+class Node:
+    name: str
+    sym: Symbol
+    expr: sympy.Expr | None  # None for a parameter (leaf)
+    group: str
+    index: tuple
+    inputs: tuple = ()
+    value: sympy.Rational | None = None  # a parameter's exact value
+
+
+@dataclass
+class Group:
+    """A tensor of nodes: ``H0`` with shape (2, 2) and axes ("t", "j")."""
+    name: str
+    shape: tuple
+    meaning: str
+    axes: tuple
+    names: list = field(default_factory=list)
+
+
+class Graph:
+    """Named nodes in definition (topological) order."""
+
+    def __init__(self):
+        self.nodes: dict[str, Node] = {}
+        self.order: list[str] = []
+        self.groups: dict[str, Group] = {}
+        self.by_sym: dict[Symbol, str] = {}
+
+    # -- building -------------------------------------------------------
+    def group(self, name, shape, meaning, axes=()) -> None:
+        """Register the tensor ``name`` (its nodes are added afterwards)."""
+        self.groups.setdefault(name, Group(name, tuple(shape), meaning, tuple(axes)))
+
+    def _add(self, node: Node) -> Symbol:
+        if node.name in self.nodes:
+            raise ValueError(f"node {node.name} defined twice")
+        self.nodes[node.name] = node
+        self.order.append(node.name)
+        self.by_sym[node.sym] = node.name
+        if node.group in self.groups:
+            self.groups[node.group].names.append(node.name)
+        return node.sym
+
+    def param(self, name, group, index, value) -> Symbol:
+        """A leaf with an exact value."""
+        return self._add(Node(name, Symbol(name, real=True), None, group, tuple(index), (), value))
+
+    def define(self, name, group, index, expr) -> Symbol:
+        """A node defined by a small expression of earlier nodes."""
+        expr = sympy.Integer(expr) if isinstance(expr, int) else expr
+        inputs = tuple(self.by_sym[s] for s in _symbols(expr))
+        return self._add(Node(name, Symbol(name, real=True), expr, group, tuple(index), inputs))
+
+    def sym(self, name) -> Symbol:
+        return self.nodes[name].sym
+
+    def definition(self, name) -> sympy.Expr:
+        """The node's own small definition (a parameter is its value)."""
+        n = self.nodes[name]
+        return n.value if n.expr is None else n.expr
+
+    # -- closed forms ---------------------------------------------------
+    def closed_form(self, name, stop=lambda node: False, decide=None, max_ops=20000):
+        """Substitute definitions until only numbers (or ``stop`` nodes) remain.
+
+        ``decide(name) -> sign`` resolves ReLU and Step of a node; without it
+        they stay symbolic.  Raises ValueError past ``max_ops`` operations.
+        """
+        memo: dict[str, sympy.Expr] = {}
+
+        def walk(n: str) -> sympy.Expr:
+            if n in memo:
+                return memo[n]
+            node = self.nodes[n]
+            if stop(node):
+                out = node.sym
+            elif node.expr is None:
+                out = node.value
+            else:
+                sub = {self.nodes[i].sym: walk(i) for i in node.inputs}
+                out = _resolve(node.expr, decide, self).xreplace(sub)
+                if sympy.count_ops(out) > max_ops:
+                    raise ValueError(
+                        f"the closed form of {n} has more than {max_ops} operations; "
+                        f"use definition({n!r}) or a smaller model")
+            memo[n] = out
+            return out
+
+        return walk(name)
+
+    # -- reverse mode ---------------------------------------------------
+    def backward(self, loss: str, prefix: str = "grad_") -> None:
+        """Add ``grad_<name>`` for every node the loss depends on.
+
+        Each adjoint is Σ_consumers grad_c · fold(∂def_c/∂node), so its
+        definition stays as small as the forward definitions it comes from.
+        """
+        needed = self.ancestors(loss)
+        consumers = defaultdict(list)
+        for n in self.order:
+            if n in needed:
+                for i in self.nodes[n].inputs:
+                    consumers[i].append(n)
+        fold = self._fold_map(set(self.order))
+        grads: dict[str, sympy.Expr] = {}
+        params = [m for m in self.order if self.nodes[m].expr is None]
+        for n in reversed([m for m in self.order if m in needed] + [m for m in params if m not in needed]):
+            node = self.nodes[n]
+            if n == loss:
+                total = sympy.S.One
+            elif n not in needed:  # a parameter the loss does not use
+                total = sympy.S.Zero
+            else:
+                terms = []
+                for c in consumers[n]:
+                    gc = grads[c]
+                    if gc == 0:
+                        continue
+                    local = _fold(sympy.diff(self.nodes[c].expr, node.sym), fold)
+                    g_sym = gc if gc.is_Number else self.nodes[prefix + c].sym
+                    terms.append(g_sym * local)
+                total = sympy.Add(*terms)
+            gname = prefix + n
+            ggroup = prefix + node.group
+            if ggroup not in self.groups and node.group in self.groups:
+                src = self.groups[node.group]
+                self.group(ggroup, src.shape, f"∂{loss}/∂{node.group}", src.axes)
+            self.define(gname, ggroup, node.index, total)
+            grads[n] = total
+
+    def ancestors(self, name) -> set:
+        """Every node ``name`` depends on, itself included."""
+        seen, stack = {name}, [name]
+        while stack:
+            for i in self.nodes[stack.pop()].inputs:
+                if i not in seen:
+                    seen.add(i)
+                    stack.append(i)
+        return seen
+
+    def _fold_map(self, names) -> dict:
+        return {self.nodes[n].expr: self.nodes[n].sym for n in self.order
+                if n in names and self.nodes[n].expr is not None
+                and not self.nodes[n].expr.is_Atom and not isinstance(self.nodes[n].expr, DECIDED)}
+
+
+def _fold(expr, fold_map, rounds=3):
+    """Re-fold subexpressions that are some node's definition onto its name."""
+    for _ in range(rounds):
+        new = expr.xreplace(fold_map)
+        if new == expr:
+            break
+        expr = new
+    return expr
+
+
+def _resolve(expr, decide, graph):
+    """Replace ReLU(x) and Step(x) of a node x by the decided branch."""
+    if decide is None or not expr.has(*DECIDED):
+        return expr
+    rep = {}
+    for f in expr.atoms(*DECIDED):
+        s = decide(graph.by_sym[f.args[0]])
+        if isinstance(f, ReLU):
+            rep[f] = f.args[0] if s > 0 else sympy.S.Zero
+        else:
+            rep[f] = sympy.S.One if s > 0 else sympy.S.Zero
+    return expr.xreplace(rep)
+
+
+def _symbols(expr) -> list:
+    """Free symbols in a stable order (first appearance, depth first)."""
+    seen: dict = {}
+    for a in sympy.preorder_traversal(expr):
+        if a.is_Symbol:
+            seen.setdefault(a, None)
+    return list(seen)

@@ -1,0 +1,98 @@
+"""The transformer and the bigram, assembled from layers.
+
+>>> from symgpt.spec import load_spec
+>>> g = bigram(load_spec("derivations/bigram.toml"))
+>>> [g.closed_form(f"z[{v}]") for v in range(3)]
+[13/100, -13/100, 2/25]
+"""
+from __future__ import annotations
+
+import sympy
+
+from .graph import Graph
+from .layers import (add, attention, embedding, layernorm, linear, param, positional,
+                     relu, softmax_loss, tensor)
+
+MEANING = {
+    "E": ("token embedding matrix (V × d)", ("v", "j")),
+    "W": ("output projection (d × V)", ("j", "v")),
+    "W_out": ("untied LM head (d × V)", ("j", "v")),
+    "W_Q": ("query projection (d × d)", ("i", "j")),
+    "W_K": ("key projection (d × d)", ("i", "j")),
+    "W_V": ("value projection (d × d)", ("i", "j")),
+    "W_O": ("attention output projection (d × d)", ("i", "j")),
+    "W_1": ("FFN first layer (d × d_ff)", ("j", "k")),
+    "b_1": ("FFN first bias (d_ff)", ("k",)),
+    "W_2": ("FFN second layer (d_ff × d)", ("k", "j")),
+    "b_2": ("FFN second bias (d)", ("j",)),
+    "gamma1": ("LayerNorm 1 gain γ (d)", ("j",)),
+    "beta1": ("LayerNorm 1 shift β (d)", ("j",)),
+    "gamma2": ("LayerNorm 2 gain γ (d)", ("j",)),
+    "beta2": ("LayerNorm 2 shift β (d)", ("j",)),
+}
+
+
+def _params(g: Graph, spec) -> dict:
+    out = {}
+    for name, values in spec.params.items():
+        base = name.split(".")[-1]
+        meaning, axes = MEANING[base]
+        out[name] = param(g, name, values, meaning, axes)
+    return out
+
+
+def build(spec, tokens=None, target=None) -> Graph:
+    """The forward graph of ``spec`` (on its own input, or on ``tokens``)."""
+    return (transformer if spec.kind == "transformer" else bigram)(spec, tokens, target)
+
+
+def transformer(spec, tokens=None, target=None) -> Graph:
+    """L post-LN blocks, tied (or untied) head, softmax and cross-entropy."""
+    tokens = spec.input if tokens is None else tokens
+    target = spec.target if target is None else target
+    g = Graph()
+    P = _params(g, spec)
+    T, d = len(tokens), spec.d
+    E = P["E"]
+    X = embedding(g, E, tokens)                                   # (T, d)
+    PE = positional(g, T, d, spec.pe_base)                        # (T, d)
+    H = add(g, "H0", X, PE, "block input H0 = X + PE")            # (T, d)
+    for l in range(spec.layers):
+        pre = spec.layer_prefix(l)
+        Attn = attention(g, pre, H, P[pre + "W_Q"], P[pre + "W_K"], P[pre + "W_V"],
+                         P.get(pre + "W_O"), spec.heads)           # (T, d)
+        H1 = add(g, pre + "H1", H, Attn, "first residual H + Attn")
+        LN1 = layernorm(g, pre, 1, H1, P[pre + "gamma1"], P[pre + "beta1"], spec.ln_eps)
+        Z = linear(g, pre + "Z", LN1, P[pre + "W_1"], P[pre + "b_1"],
+                   "FFN pre-activation LN1·W_1 + b_1", ("t", "k"))  # (T, d_ff)
+        R = relu(g, pre + "R", Z)
+        F = linear(g, pre + "F", R, P[pre + "W_2"], P[pre + "b_2"],
+                   "FFN output R·W_2 + b_2", ("t", "j"))            # (T, d)
+        H2 = add(g, pre + "H2", LN1, F, "second residual LN1 + F")
+        H = layernorm(g, pre, 2, H2, P[pre + "gamma2"], P[pre + "beta2"], spec.ln_eps)
+    h = tensor(g, "h_final", (d,), "last position of the last block's LN2", ("j",),
+               lambda i: H[T - 1][i[0]])                          # (d,)
+    if spec.tied:
+        head = lambda v, j: E[v][j]                                # logits = h·Eᵀ
+    else:
+        head = lambda v, j: P["W_out"][j][v]
+    logits = tensor(g, "logits", (spec.V,), "h_final · E[v] (tied head)" if spec.tied
+                    else "h_final · W_out[:, v]", ("v",),
+                    lambda i: sympy.Add(*[h[j] * head(i[0], j) for j in range(d)]))
+    softmax_loss(g, logits, target)
+    return g
+
+
+def bigram(spec, tokens=None, target=None) -> Graph:
+    """x = E[token], z = x·W, p = softmax(z), loss = −ln p[target]."""
+    tokens = spec.input if tokens is None else tokens
+    target = spec.target if target is None else target
+    g = Graph()
+    P = _params(g, spec)
+    E, W = P["E"], P["W"]
+    x = tensor(g, "x", (spec.d,), "embedding of the input token E[token]", ("j",),
+               lambda i: E[tokens[-1]][i[0]])                      # (d,)
+    z = tensor(g, "z", (spec.V,), "logits x·W", ("v",),
+               lambda i: sympy.Add(*[x[j] * W[j][i[0]] for j in range(spec.d)]))  # (V,)
+    softmax_loss(g, z, target)
+    return g

@@ -1,0 +1,375 @@
+"""Certified values: exact rationals where possible, arb balls elsewhere.
+
+Every node is evaluated in python-flint: an ``fmpq`` while the arithmetic is
+rational (the exact fast path), otherwise an ``arb`` ball that is proven to
+contain the exact value.  A digit is printed only when the whole ball rounds
+to it.  Signs that steer the computation (ReLU, argmax, top-k) are decided:
+exact rational, then balls at rising precision, then SymPy's exact zero test;
+an exact zero is a tie, resolved by the documented rule (ReLU(0) = 0).
+
+>>> from flint import fmpq
+>>> round_decimals(fmpq(-183, 2000), 3)   # -0.0915: a tie, away from zero
+'-0.092'
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import sympy
+from flint import arb, ctx, fmpq
+
+from .graph import ReLU, Step
+
+MAX_PREC = 1 << 14  # bits; past this an undecided sign goes to the exact test
+
+
+class Undecided(Exception):
+    """A ball straddles 0 where a sign steers the computation."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.name = name
+
+
+class UndecidableError(ValueError):
+    """Neither enclosures nor SymPy could decide a sign."""
+
+
+def to_flint(q) -> fmpq:
+    """A SymPy Rational as an exact fmpq.
+
+    >>> to_flint(sympy.Rational(3, 10))
+    3/10
+    """
+    return fmpq(int(q.p), int(q.q))
+
+
+def _sqrt(v):
+    if isinstance(v, fmpq) and v >= 0:
+        p, q = int(v.p), int(v.q)
+        rp, rq = math.isqrt(p), math.isqrt(q)
+        if rp * rp == p and rq * rq == q:
+            return fmpq(rp, rq)
+    return arb(v).sqrt()
+
+
+def _pow(b, e: sympy.Rational):
+    if e.is_Integer:
+        return b ** int(e)
+    if e.q == 2:
+        r = _sqrt(b)
+        return r ** int(e.p)
+    return arb(b) ** arb(to_flint(e))
+
+
+def _exp(v):
+    return fmpq(1) if isinstance(v, fmpq) and v == 0 else arb(v).exp()
+
+
+def _log(v):
+    return fmpq(0) if isinstance(v, fmpq) and v == 1 else arb(v).log()
+
+
+def _sin(v):
+    return fmpq(0) if isinstance(v, fmpq) and v == 0 else arb(v).sin()
+
+
+def _cos(v):
+    return fmpq(1) if isinstance(v, fmpq) and v == 0 else arb(v).cos()
+
+
+_FUNCS = {sympy.exp: _exp, sympy.log: _log, sympy.sin: _sin, sympy.cos: _cos}
+
+
+def compile_expr(expr, slot, sign_of):
+    """A closure ``f(values) -> fmpq | arb`` for a SymPy expression.
+
+    ``slot`` maps each symbol to its index in ``values``; ``sign_of(i, v)``
+    decides the sign of value ``v`` held in slot ``i`` (for ReLU and Step).
+
+    >>> x = sympy.Symbol("x")
+    >>> f = compile_expr(x**2 + sympy.Rational(1, 2), {x: 0}, None)
+    >>> f([fmpq(1, 3)])
+    11/18
+    """
+    if expr.is_Rational:
+        c = to_flint(expr)
+        return lambda v: c
+    if expr.is_Symbol:
+        i = slot[expr]
+        return lambda v: v[i]
+    if expr is sympy.pi:
+        return lambda v: arb.pi()
+    if expr.is_Add or expr.is_Mul:
+        fs = [compile_expr(a, slot, sign_of) for a in expr.args]
+        if expr.is_Add:
+            def add(v):
+                s = fs[0](v)
+                for f in fs[1:]:
+                    s = s + f(v)
+                return s
+            return add
+
+        def mul(v):
+            s = fs[0](v)
+            for f in fs[1:]:
+                s = s * f(v)
+            return s
+        return mul
+    if expr.is_Pow:
+        fb = compile_expr(expr.base, slot, sign_of)
+        e = expr.exp
+        if e.is_Rational:
+            return lambda v: _pow(fb(v), e)
+        fe = compile_expr(e, slot, sign_of)
+        return lambda v: (arb(fe(v)) * arb(fb(v)).log()).exp()
+    if isinstance(expr, (ReLU, Step)):
+        i = slot[expr.args[0]]
+        if isinstance(expr, ReLU):
+            return lambda v: v[i] if sign_of(i, v[i]) > 0 else fmpq(0)
+        return lambda v: fmpq(1) if sign_of(i, v[i]) > 0 else fmpq(0)
+    if expr.func in _FUNCS and len(expr.args) == 1:
+        g, fa = _FUNCS[expr.func], compile_expr(expr.args[0], slot, sign_of)
+        return lambda v: g(fa(v))
+    if expr.func is sympy.Abs:
+        fa = compile_expr(expr.args[0], slot, sign_of)
+        return lambda v: abs(fa(v))
+    raise TypeError(f"cannot evaluate {expr.func.__name__} in {expr}")
+
+
+def bounds(v) -> tuple[Fraction, Fraction]:
+    """Exact lower and upper ends of a ball (or an exact rational twice).
+
+    >>> bounds(fmpq(1, 3))
+    (Fraction(1, 3), Fraction(1, 3))
+    """
+    if isinstance(v, fmpq):
+        q = Fraction(int(v.p), int(v.q))
+        return q, q
+    if not v.is_finite():
+        raise ArithmeticError("non-finite enclosure")
+    m, r = _dyadic(v.mid()), _dyadic(v.rad())
+    return m - r, m + r
+
+
+def _dyadic(x: arb) -> Fraction:
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+
+
+def _round_half_away(q: Fraction) -> int:
+    n = math.floor(abs(q) + Fraction(1, 2))
+    return n if q >= 0 else -n
+
+
+def _fmt(n: int, k: int) -> str:
+    s = str(abs(n)).rjust(k + 1, "0")
+    body = s if k == 0 else f"{s[:-k]}.{s[-k:]}"
+    return ("-" if n < 0 else "") + body
+
+
+def round_decimals(v, k: int) -> str | None:
+    """The value rounded to k decimals (half away from zero), if certified.
+
+    None when the ball does not lie inside one rounding interval.
+
+    >>> round_decimals(arb(1).sin(), 3)
+    '0.841'
+    """
+    lo, hi = bounds(v)
+    scale = 10 ** k
+    a, b = _round_half_away(lo * scale), _round_half_away(hi * scale)
+    return _fmt(a, k) if a == b else None
+
+
+def _exponent(q: Fraction) -> int:
+    """e with 10^e ≤ |q| < 10^(e+1), for q ≠ 0."""
+    q = abs(q)
+    e = math.floor(math.log10(q.numerator) - math.log10(q.denominator))
+    while Fraction(10) ** e > q:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= q:
+        e += 1
+    return e
+
+
+def round_significant(v, n: int) -> str | None:
+    """The value to n significant digits, if certified; '0' for exact zero.
+
+    >>> round_significant(arb(2).sqrt(), 5)
+    '1.4142'
+    """
+    lo, hi = bounds(v)
+    if lo == hi == 0:
+        return "0"
+    if lo <= 0 <= hi:
+        return None
+    e_lo, e_hi = _exponent(lo), _exponent(hi)
+    if e_lo != e_hi:
+        # both ends may still round to the same 10^e (…999 → 1000…)
+        e = max(e_lo, e_hi)
+        s = round_decimals(v, n - 1 - e)
+        return _sci(s, e, n) if s is not None else None
+    e = e_lo
+    s = round_decimals(v, n - 1 - e) if n - 1 - e >= 0 else _round_int(lo, hi, e - n + 1)
+    if s is None:
+        return None
+    if len(s.lstrip("-").replace(".", "").lstrip("0")) > n:  # rounded up to 10^(e+1)
+        s = round_decimals(v, n - 2 - e) if n - 2 - e >= 0 else _round_int(lo, hi, e - n + 2)
+        e += 1
+    return _sci(s, e, n)
+
+
+def _round_int(lo, hi, drop):
+    """Round to a multiple of 10^drop (drop > 0); digits stay as zeros."""
+    scale = Fraction(10) ** drop
+    a, b = _round_half_away(lo / scale), _round_half_away(hi / scale)
+    return str(a * 10 ** drop) if a == b else None
+
+
+def _sci(s: str, e: int, n: int) -> str:
+    """Plain decimals for moderate exponents, else d.ddd…e±x."""
+    if -6 <= e < 21:
+        return s
+    neg = s.startswith("-")
+    digits = s.lstrip("-").replace(".", "").lstrip("0")[:n].ljust(n, "0")
+    mant = digits[0] + ("." + digits[1:] if n > 1 else "")
+    return ("-" if neg else "") + f"{mant}e{e:+d}"
+
+
+def to_mpf(v):
+    """An mpmath number from an exact rational or a ball's midpoint."""
+    if isinstance(v, fmpq):
+        return mpmath.mpf(int(v.p)) / int(v.q)
+    man, exp = v.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+def prec_for_digits(digits: int) -> int:
+    """Working precision (bits) to try first for ``digits`` decimal digits."""
+    return int(digits * 3.33) + 40
+
+
+class Evaluator:
+    """Values of every node of a graph, for given leaf values.
+
+    ``leaves`` maps a parameter name to an exact Rational, or to a function
+    ``prec -> arb`` (for parameters that are themselves computed, as in a
+    training trace).  Signs, once decided, are remembered.
+    """
+
+    def __init__(self, graph, leaves=None):
+        self.graph = graph
+        self.leaves = leaves or {}
+        self.slot: dict = {}
+        self.fns: list = []
+        self.names: list = []
+        self.cache: dict[int, list] = {}
+        self.signs: dict[str, int] = {}
+        self.ties: set[str] = set()
+
+    def _sync(self):
+        g = self.graph
+        for name in g.order[len(self.names):]:
+            node = g.nodes[name]
+            i = len(self.names)
+            self.names.append(name)
+            self.slot[node.sym] = i
+            if node.expr is None:
+                leaf = self.leaves.get(name, node.value)
+                if callable(leaf):
+                    self.fns.append(lambda v, f=leaf: f(ctx.prec))
+                else:
+                    c = to_flint(leaf)
+                    self.fns.append(lambda v, c=c: c)
+            else:
+                self.fns.append(compile_expr(node.expr, self.slot, self._sign_of))
+
+    def _sign_of(self, i, v) -> int:
+        name = self.names[i]
+        s = self.signs.get(name)
+        if s is not None:
+            return s
+        if isinstance(v, fmpq):
+            s = (v > 0) - (v < 0)
+        elif v > 0:
+            s = 1
+        elif v < 0:
+            s = -1
+        else:
+            raise Undecided(name)
+        self.signs[name] = s
+        if s == 0:
+            self.ties.add(name)
+        return s
+
+    def index(self, name: str) -> int:
+        self._sync()
+        return self.slot[self.graph.sym(name)]
+
+    def values(self, prec: int, upto: int | None = None) -> list:
+        """Node values at ``prec`` bits (memoised), the first ``upto`` at least.
+
+        Signs a ReLU needs are decided on the way (see :meth:`decide`).
+        """
+        self._sync()
+        n = len(self.fns) if upto is None else upto
+        vals = self.cache.setdefault(prec, [])
+        while len(vals) < n:
+            try:
+                with ctx.workprec(prec):
+                    while len(vals) < n:
+                        vals.append(self.fns[len(vals)](vals))
+            except Undecided as u:  # an earlier node's sign: decide it, go on
+                self.decide(u.name)
+        return vals
+
+    def ball(self, name: str, prec: int):
+        """The node's value (fmpq or arb) at ``prec`` bits."""
+        i = self.index(name)
+        return self.values(prec, i + 1)[i]
+
+    def sign(self, name: str) -> int:
+        """The exact sign of a node: -1, 0 or 1, decided rigorously.
+
+        A tie (exact 0) is recorded in ``ties``.
+        """
+        return self.decide(name)
+
+    def decide(self, name: str) -> int:
+        if name in self.signs:
+            return self.signs[name]
+        i = self.index(name)
+        prec = 64
+        while prec <= MAX_PREC:
+            v = self.values(prec, i + 1)[i]
+            if isinstance(v, fmpq) or v > 0 or v < 0:
+                return self._sign_of(i, v)
+            prec *= 2
+        return self._exact_sign(name)
+
+    def _exact_sign(self, name) -> int:
+        """SymPy's exact zero test on the closed form, as the last resort."""
+        if any(callable(self.leaves.get(n)) for n in self.graph.ancestors(name)):
+            raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
+                                   f"at {MAX_PREC} bits and its inputs are not exact")
+        expr = self.graph.closed_form(name, decide=self.decide)
+        zero = expr == 0 or sympy.simplify(expr) == 0 or expr.equals(0) is True
+        if not zero:
+            raise UndecidableError(f"cannot decide the sign of {name} = {expr}")
+        self.signs[name] = 0
+        self.ties.add(name)
+        return 0
+
+    def certified(self, name, fmt, digits_hint: int):
+        """Run ``fmt(ball)`` at rising precision until it returns a string."""
+        prec = prec_for_digits(digits_hint)
+        while prec <= 4 * MAX_PREC:
+            s = fmt(self.ball(name, prec))
+            if s is not None:
+                return s
+            prec *= 2
+        raise UndecidableError(f"cannot certify the rounding of {name}: it may lie on a rounding boundary")
