@@ -364,6 +364,48 @@ class Evaluator:
         self.ties.add(name)
         return 0
 
+    def expr_ball(self, expr, prec: int):
+        """An expression over node symbols, enclosed at ``prec`` bits."""
+        self._sync()
+        f = compile_expr(expr, self.slot, self._sign_of)
+        vals = self.values(prec)
+        with ctx.workprec(prec):
+            return f(vals)
+
+    def expr_sign(self, expr) -> int:
+        """The exact sign of an expression over node symbols (see :meth:`decide`)."""
+        self._sync()
+        f = compile_expr(expr, self.slot, self._sign_of)
+        prec = 64
+        while prec <= MAX_PREC:
+            vals = self.values(prec)
+            with ctx.workprec(prec):
+                v = f(vals)
+            if isinstance(v, fmpq):
+                return (v > 0) - (v < 0)
+            if v > 0 or v < 0:
+                return 1 if v > 0 else -1
+            prec *= 2
+        if any(callable(x) for x in self.leaves.values()):
+            raise UndecidableError(f"cannot decide the sign of {expr}: inputs are not exact")
+        g = self.graph
+        sub = {g.sym(n): g.closed_form(n, decide=self.decide) for n in
+               {g.by_sym[s] for s in expr.free_symbols}}
+        exact = expr.xreplace(sub)
+        if exact == 0 or sympy.simplify(exact) == 0 or exact.equals(0) is True:
+            return 0
+        raise UndecidableError(f"cannot decide the sign of {expr}")
+
+    def certified_expr(self, expr, fmt, digits_hint: int):
+        """Like :meth:`certified`, for an expression over node symbols."""
+        prec = prec_for_digits(digits_hint)
+        while prec <= 4 * MAX_PREC:
+            s = fmt(self.expr_ball(expr, prec))
+            if s is not None:
+                return s
+            prec *= 2
+        raise UndecidableError(f"cannot certify the rounding of {expr}: it may lie on a rounding boundary")
+
     def certified(self, name, fmt, digits_hint: int):
         """Run ``fmt(ball)`` at rising precision until it returns a string."""
         prec = prec_for_digits(digits_hint)

@@ -1,0 +1,136 @@
+"""Sampling: greedy, temperature, top-k, top-p, a seeded draw, continuation.
+
+Every choice is decided by exact signs (never by rounded floats) and every
+renormalised probability is an exact expression over the named logits.
+Ties are broken by the lower token id, and the result says a tie happened.
+
+>>> import symgpt
+>>> d = symgpt.load("tiny-transformer")
+>>> greedy(d).token, [d.spec.vocab[v] for v in top_k(d, 3).kept]
+('爱', ['爱', '他', '<pad>'])
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import sympy
+
+
+@dataclass
+class Choice:
+    token: str
+    id: int
+    ties: bool = False  # an exact tie was broken by the lower id
+
+
+@dataclass
+class Truncated:
+    """A renormalised distribution over the kept tokens (in rank order)."""
+    kept: list       # token ids, most probable first
+    probs: dict      # id -> exact expression (0 for dropped tokens)
+    cumulative: list  # exact partial sums of p along the ranking
+
+
+def _logits(d):
+    name = "logits" if "logits" in d.graph.groups else "z"
+    return [d.graph.sym(f"{name}[{v}]") for v in range(d.spec.V)], name
+
+
+def ranking(d) -> tuple[list, bool]:
+    """Token ids by decreasing probability, decided exactly; ties by lower id."""
+    z, _ = _logits(d)
+    ties = False
+
+    def cmp(a, b):
+        nonlocal ties
+        s = d.ev.expr_sign(z[b] - z[a])  # > 0: b ranks first
+        if s == 0:
+            ties = True
+            return a - b
+        return s
+    return sorted(range(d.spec.V), key=functools.cmp_to_key(cmp)), ties
+
+
+def greedy(d) -> Choice:
+    """argmax of p (= argmax of the logits)."""
+    order, ties = ranking(d)
+    return Choice(d.spec.vocab[order[0]], order[0], ties)
+
+
+def temperature(d, T) -> list:
+    """p_T[v] = exp(z_v/T)/Σ_k exp(z_k/T) as exact expressions; T = oo is 1/V.
+
+    >>> import symgpt
+    >>> temperature(symgpt.load("bigram"), sympy.oo)
+    [1/3, 1/3, 1/3]
+    """
+    z, _ = _logits(d)
+    if T is sympy.oo:
+        return [sympy.Rational(1, len(z))] * len(z)
+    e = [sympy.exp(x / T) for x in z]
+    den = sympy.Add(*e)
+    return [x / den for x in e]
+
+
+def top_k(d, k) -> Truncated:
+    """Keep the k most probable tokens, renormalise exactly."""
+    order, _ = ranking(d)
+    return _truncate(d, order, order[:k])
+
+
+def top_p(d, P) -> Truncated:
+    """Keep the smallest prefix of the ranking whose mass reaches P (≥, decided)."""
+    order, _ = ranking(d)
+    p = _probs(d)
+    mass = sympy.S.Zero
+    for n, v in enumerate(order, 1):
+        mass = mass + p[v]
+        if d.ev.expr_sign(mass - P) >= 0:
+            return _truncate(d, order, order[:n])
+    return _truncate(d, order, order)
+
+
+def _probs(d):
+    return [d.graph.sym(f"p[{v}]") for v in range(d.spec.V)]
+
+
+def _truncate(d, order, kept) -> Truncated:
+    p = _probs(d)
+    mass = sympy.Add(*[p[v] for v in kept])
+    probs = {v: (p[v] / mass if v in kept else sympy.S.Zero) for v in range(d.spec.V)}
+    cum, acc = [], sympy.S.Zero
+    for v in order:
+        acc = acc + p[v]
+        cum.append(acc)
+    return Truncated(list(kept), probs, cum)
+
+
+def draw(d, u, probs=None) -> Choice:
+    """Inverse CDF in token-id order: the first v with Σ_{i≤v} p_i > u.
+
+    ``probs`` (exact expressions) defaults to p; u comes from the spec or the
+    command line, so the draw is reproducible.
+    """
+    probs = _probs(d) if probs is None else probs
+    acc = sympy.S.Zero
+    for v, q in enumerate(probs):
+        acc = acc + q
+        s = d.ev.expr_sign(acc - u)
+        if s > 0:
+            return Choice(d.spec.vocab[v], v, False)
+    v = max(i for i, q in enumerate(probs) if q != 0)  # u lies in the last interval's edge
+    return Choice(d.spec.vocab[v], v, True)
+
+
+def continue_greedy(d, n) -> list:
+    """n greedy tokens, each from a full exact forward pass on the longer input."""
+    from .derivation import Derivation
+    tokens = list(d.spec.input)
+    out = []
+    for _ in range(n):
+        step = Derivation(d.spec, tuple(tokens), gradients=False)
+        c = greedy(step)
+        out.append(c)
+        tokens.append(c.id)
+    return out
