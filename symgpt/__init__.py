@@ -1,8 +1,9 @@
 """symgpt: exact, checkable derivations of tiny language models.
 
 >>> import symgpt
->>> symgpt.load("bigram").value("z[0]")
-'0.13'
+>>> d = symgpt.load("bigram")
+>>> d.closed_form("z[0]"), d.value("loss", digits=10)
+(13/100, '1.051470136')
 """
 from .derivation import Derivation, load
 

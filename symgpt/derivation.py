@@ -3,7 +3,7 @@
 >>> import symgpt
 >>> d = symgpt.load("tiny-transformer")
 >>> d.closed_form("H0[1,0]")
-sin(1) + 7/10
+7/10 + sin(1)
 >>> d.value("loss", digits=20)
 '2.4673730274976547999'
 >>> d.value("A[1,0]", decimals=3), d.value("p[你]", decimals=4)
