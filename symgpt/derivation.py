@@ -4,8 +4,8 @@
 >>> d = symgpt.load("tiny-transformer")
 >>> d.closed_form("H0[1,0]")
 7/10 + sin(1)
->>> d.value("loss", digits=20)
-'2.4673730274976547999'
+>>> d.value("loss", digits=24)
+'2.46737302749765479995003'
 >>> d.value("A[1,0]", decimals=3), d.value("p[你]", decimals=4)
 ('0.454', '0.0848')
 """
