@@ -130,17 +130,23 @@ def relu(g: Graph, name, Z):
                   lambda i: ReLU(Z[i[0]][i[1]]))
 
 
-def softmax_loss(g: Graph, logits, target, name="logits"):
+def softmax_loss(g: Graph, logits, target, rows=None):
     """sum_exp, p = softmax(logits), loss = −z_t + ln Σ_k e^{z_k}.
 
     The loss is written in the logsumexp form so that SymPy's diff gives
     ∂L/∂z_j = −δ_jt + e^{z_j}/Σ_k e^{z_k}, which re-folds to p_j − y_j.
+    ``rows`` — [(logit symbols, target id), …] — averages the loss over
+    several positions (the language-model loss) instead.
     """
     V = len(logits)
     tensor(g, "sum_exp", (), "Σ_k exp(logits[k])", (), lambda i: sympy.Add(*[sympy.exp(z) for z in logits]))
     se = g.sym("sum_exp")
     p = tensor(g, "p", (V,), "next-token probabilities softmax(logits)", ("v",),
                lambda i: sympy.exp(logits[i[0]]) / se)
-    loss = tensor(g, "loss", (), "cross-entropy −ln p[target]", (),
-                  lambda i: -logits[target] + sympy.log(sympy.Add(*[sympy.exp(z) for z in logits])))
+    rows = rows or [(logits, target)]
+    ce = lambda z, t: -z[t] + sympy.log(sympy.Add(*[sympy.exp(x) for x in z]))
+    meaning = ("cross-entropy −ln p[target]" if len(rows) == 1
+               else "mean cross-entropy over every position (language-model loss)")
+    loss = tensor(g, "loss", (), meaning, (),
+                  lambda i: sympy.Add(*[ce(z, t) for z, t in rows]) / len(rows))
     return p, loss

@@ -79,7 +79,15 @@ def transformer(spec, tokens=None, target=None) -> Graph:
     logits = tensor(g, "logits", (spec.V,), "h_final · E[v] (tied head)" if spec.tied
                     else "h_final · W_out[:, v]", ("v",),
                     lambda i: sympy.Add(*[h[j] * head(i[0], j) for j in range(d)]))
-    softmax_loss(g, logits, target)
+    rows = None
+    if spec.training.all_positions:  # every position predicts the next token
+        targets = list(tokens[1:]) + [target]
+        rows = [[sympy.Add(*[H[t][j] * head(v, j) for j in range(d)]) for v in range(spec.V)]
+                for t in range(T - 1)]
+        logits_at = [tensor(g, f"logits_at{t}", (spec.V,), f"logits at position {t}", ("v",),
+                            lambda i, t=t: rows[t][i[0]]) for t in range(T - 1)]
+        rows = [(z, targets[t]) for t, z in enumerate(logits_at)] + [(logits, target)]
+    softmax_loss(g, logits, target, rows)
     return g
 
 

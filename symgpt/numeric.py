@@ -256,14 +256,14 @@ def prec_for_digits(digits: int) -> int:
 class Evaluator:
     """Values of every node of a graph, for given leaf values.
 
-    ``leaves`` maps a parameter name to an exact Rational, or to a function
-    ``prec -> arb`` (for parameters that are themselves computed, as in a
-    training trace).  Signs, once decided, are remembered.
+    ``leaves`` overrides parameter values with fmpq or arb numbers (a
+    training trace's parameters are balls).  Signs, once decided, are
+    remembered until :meth:`reset`.
     """
 
     def __init__(self, graph, leaves=None):
         self.graph = graph
-        self.leaves = leaves or {}
+        self.leaves = {} if leaves is None else leaves
         self.slot: dict = {}
         self.fns: list = []
         self.names: list = []
@@ -279,14 +279,21 @@ class Evaluator:
             self.names.append(name)
             self.slot[node.sym] = i
             if node.expr is None:
-                leaf = self.leaves.get(name, node.value)
-                if callable(leaf):
-                    self.fns.append(lambda v, f=leaf: f(ctx.prec))
-                else:
-                    c = to_flint(leaf)
-                    self.fns.append(lambda v, c=c: c)
+                c = to_flint(node.value)
+                self.fns.append(lambda v, n=name, c=c: self.leaves.get(n, c))
             else:
                 self.fns.append(compile_expr(node.expr, self.slot, self._sign_of))
+
+    def reset(self, leaves: dict) -> None:
+        """New parameter values (name -> fmpq or arb): forget values and signs."""
+        self.leaves = leaves
+        self.cache.clear()
+        self.signs.clear()
+        self.ties.clear()
+
+    def exact(self) -> bool:
+        """True when every leaf is exact (so SymPy's zero test applies)."""
+        return all(isinstance(x, fmpq) for x in self.leaves.values())
 
     def _sign_of(self, i, v) -> int:
         name = self.names[i]
@@ -353,7 +360,7 @@ class Evaluator:
 
     def _exact_sign(self, name) -> int:
         """SymPy's exact zero test on the closed form, as the last resort."""
-        if any(callable(self.leaves.get(n)) for n in self.graph.ancestors(name)):
+        if not self.exact():
             raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
                                    f"at {MAX_PREC} bits and its inputs are not exact")
         expr = self.graph.closed_form(name, decide=self.decide)
@@ -386,7 +393,7 @@ class Evaluator:
             if v > 0 or v < 0:
                 return 1 if v > 0 else -1
             prec *= 2
-        if any(callable(x) for x in self.leaves.values()):
+        if not self.exact():
             raise UndecidableError(f"cannot decide the sign of {expr}: inputs are not exact")
         g = self.graph
         sub = {g.sym(n): g.closed_form(n, decide=self.decide) for n in

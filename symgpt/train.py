@@ -1,0 +1,316 @@
+"""Training: gradient checks, SGD and AdamW traces, clipping, schedules, batches.
+
+A trace holds the states of N updates, ``states[k]`` being the model after k
+updates (``sgd[0]`` is the initial model).  Every number in it is an arb
+ball at a working precision; asking for more certified digits than a
+precision gives recomputes the whole trace at a higher one.  The first
+update of a spec's own weights is also available exactly, as expressions
+over named quantities (``θ − η·grad_θ``).
+
+>>> import symgpt
+>>> d = symgpt.load("bigram")
+>>> t = Trace(d, "sgd", 20)
+>>> [t.value(k, "loss", decimals=4) for k in (0, 1, 4, 9, 19)]
+['1.0515', '0.8894', '0.2890', '0.0450', '0.0125']
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import sympy
+from flint import arb, ctx, fmpq
+
+from .numeric import (Evaluator, UndecidableError, prec_for_digits, round_decimals,
+                      round_significant, to_flint)
+
+LN_GROUPS = ("gamma1", "beta1", "gamma2", "beta2")
+NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
+
+
+def _base(group: str) -> str:
+    return group.split(".")[-1]
+
+
+def learnable(d) -> list:
+    """Names of the parameters an optimizer updates, in definition order."""
+    g = d.graph
+    keep_ln = d.spec.training.learnable_ln
+    return [n for n in g.order if g.nodes[n].expr is None
+            and (keep_ln or _base(g.nodes[n].group) not in LN_GROUPS)]
+
+
+def param_count(d) -> int:
+    """The number of trainable scalars (LayerNorm γ, β only when learnable).
+
+    >>> import symgpt
+    >>> param_count(symgpt.load("tiny-transformer")), param_count(symgpt.load("bigram"))
+    (46, 12)
+    """
+    return len(learnable(d))
+
+
+def lr_at(spec, lr0, it: int):
+    """nanoGPT's schedule: linear warm-up, then cosine decay to min_lr.
+
+    Constant ``lr0`` when the spec sets no ``decay_steps``.  Exact when the
+    arithmetic allows (fmpq), a ball otherwise.
+    """
+    tr = spec.training
+    lr0 = to_flint(lr0)
+    if tr.decay_steps == 0 and tr.warmup == 0:
+        return lr0
+    if it < tr.warmup:
+        return lr0 * fmpq(it + 1, tr.warmup + 1)
+    if it > tr.decay_steps:
+        return to_flint(tr.min_lr)
+    ratio = fmpq(it - tr.warmup, tr.decay_steps - tr.warmup)
+    coeff = (1 + (arb.pi() * ratio).cos()) / 2 if ratio not in (0, 1) else fmpq(1 - ratio)
+    return to_flint(tr.min_lr) + coeff * (lr0 - to_flint(tr.min_lr))
+
+
+@dataclass
+class State:
+    """The model after ``step`` updates, and what the update that made it used."""
+    step: int
+    params: dict                       # name -> value
+    loss: object = None
+    p: list = field(default_factory=list)
+    grads: dict = field(default_factory=dict)   # gradient at this state
+    lr: object = None                  # learning rate of the update that made it
+    clip_coef: object = None
+    m: dict = field(default_factory=dict)
+    v: dict = field(default_factory=dict)
+    mhat: dict = field(default_factory=dict)
+    vhat: dict = field(default_factory=dict)
+    update: dict = field(default_factory=dict)  # η·m̂/(√v̂+ε)
+    decay: dict = field(default_factory=dict)   # η·λ·θ
+    ties: set = field(default_factory=set)      # ReLU inputs exactly 0 here
+
+
+class Trace:
+    """N steps of SGD or AdamW from a derivation's spec, at any precision."""
+
+    def __init__(self, d, optimizer: str = "sgd", steps: int | None = None):
+        if optimizer not in ("sgd", "adamw"):
+            raise ValueError(f"unknown optimizer {optimizer!r}; expected sgd or adamw")
+        from .derivation import Derivation
+        self.d, self.optimizer = d, optimizer
+        self.steps = d.spec.training.steps if steps is None else steps
+        self.names = learnable(d)
+        self.examples = [d] + [Derivation(d.spec, tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
+        self._by_prec: dict[int, list] = {}
+
+    # -- the computation ------------------------------------------------------
+    def _evaluate(self, leaves, prec):
+        """Mean loss and gradient over the examples at the given parameters."""
+        loss, grads, ties = 0, {n: 0 for n in self.names}, set()
+        for ex in self.examples:
+            ev = Evaluator(ex.graph, dict(leaves))
+            vals = ev.values(prec)
+            loss = loss + vals[ev.index("loss")]
+            for n in self.names:
+                grads[n] = grads[n] + vals[ev.index("grad_" + n)]
+            ties |= ev.ties
+            if ex is self.d:
+                p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
+        k = len(self.examples)
+        if k > 1:
+            loss = loss / k
+            grads = {n: g / k for n, g in grads.items()}
+        return loss, p, grads, ties
+
+    def states(self, prec: int) -> list:
+        """All states at ``prec`` bits (memoised)."""
+        if prec in self._by_prec:
+            return self._by_prec[prec]
+        spec, tr = self.d.spec, self.d.spec.training
+        g = self.d.graph
+        params = {n: to_flint(g.nodes[n].value) for n in self.names}
+        m = {n: fmpq(0) for n in self.names}
+        v = {n: fmpq(0) for n in self.names}
+        out = []
+        with ctx.workprec(prec):
+            state = State(0, dict(params))
+            for k in range(self.steps + 1):
+                state.loss, state.p, state.grads, state.ties = self._evaluate(params, prec)
+                out.append(state)
+                if k == self.steps:
+                    break
+                grads, coef = self._clip(state.grads)
+                lr = lr_at(spec, tr.lr if self.optimizer == "sgd" else tr.adamw.lr, k)
+                new = State(k + 1, {}, lr=lr, clip_coef=coef)
+                if self.optimizer == "sgd":
+                    for n in self.names:
+                        params[n] = params[n] - lr * grads[n]
+                else:
+                    self._adamw(params, grads, m, v, k + 1, lr, new)
+                new.params = dict(params)
+                state = new
+        self._by_prec[prec] = out
+        return out
+
+    def _clip(self, grads):
+        """torch.nn.utils.clip_grad_norm_: g·min(1, c/(‖g‖ + 1e-6))."""
+        c = self.d.spec.training.clip
+        if c is None:
+            return grads, fmpq(1)
+        norm = arb(sum((x * x for x in grads.values()), fmpq(0))).sqrt()
+        coef = to_flint(c) / (norm + fmpq(1, 10 ** 6))
+        if coef >= 1:
+            return grads, fmpq(1)
+        if not coef < 1:
+            raise UndecidableError("clipping: cannot decide whether the norm exceeds the threshold")
+        return {n: x * coef for n, x in grads.items()}, coef
+
+    def _adamw(self, params, grads, m, v, t, lr, new: State):
+        """Decoupled weight decay, moments, bias correction (torch.optim.AdamW)."""
+        a = self.d.spec.training.adamw
+        b1, b2, eps, wd = (to_flint(x) for x in (a.beta1, a.beta2, a.eps, a.weight_decay))
+        groups = self.d.spec.training.decay_groups
+        for n in self.names:
+            gr = grads[n]
+            decays = not groups or _base(self.d.graph.nodes[n].group) not in NO_DECAY
+            new.decay[n] = lr * wd * params[n] if decays else fmpq(0)
+            m[n] = b1 * m[n] + (1 - b1) * gr
+            v[n] = b2 * v[n] + (1 - b2) * gr * gr
+            new.m[n], new.v[n] = m[n], v[n]
+            new.mhat[n] = m[n] / (1 - b1 ** t)
+            new.vhat[n] = v[n] / (1 - b2 ** t)
+            root = arb(new.vhat[n]).sqrt() if not isinstance(new.vhat[n], fmpq) or new.vhat[n] != 0 else fmpq(0)
+            new.update[n] = lr * new.mhat[n] / (root + eps)
+            params[n] = params[n] - new.decay[n] - new.update[n]
+
+    # -- reading it -------------------------------------------------------
+    def ball(self, k: int, ref: str, prec: int):
+        """A quantity of state k: loss, p[v], a parameter, grad_<param>, m[param], …"""
+        if not 0 <= k <= self.steps:
+            raise KeyError(f"{self.optimizer}[{k}]: the trace has steps 0..{self.steps}")
+        s = self.states(prec)[k]
+        d = self.d
+        if ref == "loss":
+            return s.loss
+        if ref in ("lr", "clip_coef"):
+            return getattr(s, ref)
+        head, _, rest = ref.partition("[")
+        if head == "p":
+            return s.p[int(d.node(ref).split("[")[1][:-1])]
+        if head in ("m", "v", "mhat", "vhat", "update", "decay"):
+            name = d.node(rest[:-1].replace(",", "[", 1) + "]")
+            return getattr(s, head)[name]
+        if head.startswith("grad_"):
+            return s.grads[d.node(ref)[len("grad_"):]]
+        name = d.node(ref)
+        if name not in s.params and k == 0:
+            return to_flint(d.graph.nodes[name].value)
+        return s.params[name]
+
+    def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
+        """Certified string of a state's quantity (recomputing at higher precision if needed)."""
+        n = decimals if decimals is not None else (digits or 15)
+        fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
+               else (lambda b: round_significant(b, n)))
+        prec = prec_for_digits(n + 10) + 8 * self.steps
+        while prec <= 1 << 15:
+            try:
+                s = fmt(self.ball(k, ref, prec))
+            except UndecidableError:
+                s = None
+            if s is not None:
+                return s
+            prec *= 2
+        raise UndecidableError(f"{self.optimizer}[{k}].{ref}: cannot certify the rounding")
+
+
+def first_step_exact(d, lr=None, grad="grad_") -> dict:
+    """θ − η·grad_θ for every learnable parameter, as exact expressions.
+
+    ``grad="grad_E_head"``-style prefixes select a partial gradient.
+
+    >>> import symgpt
+    >>> first_step_exact(symgpt.load("bigram"))["W[0,2]"]
+    1/10 - grad_W[0,2]/2
+    """
+    lr = d.spec.training.lr if lr is None else lr
+    g = d.graph
+    return {n: g.nodes[n].value - lr * g.sym(grad + n) for n in learnable(d)}
+
+
+@dataclass
+class GradCheck:
+    name: str
+    h: sympy.Rational
+    analytic: object
+    numeric: object
+
+    @property
+    def difference(self):
+        return self.numeric - self.analytic
+
+
+def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
+    """Central difference (L(θ+h) − L(θ−h))/(2h) at exact h, beside ∂L/∂θ.
+
+    Both are certified balls; their difference is the truncation error
+    (there is no round-off in ball arithmetic).
+
+    >>> import symgpt
+    >>> c = gradcheck(symgpt.load("bigram"), "W[0,2]", sympy.Rational(1, 10**5))
+    >>> round_decimals(c.numeric, 6), round_decimals(c.analytic, 6)
+    ('-0.195173', '-0.195173')
+    """
+    name = d.node(ref)
+    node = d.graph.nodes[name]
+    if node.expr is not None:
+        raise ValueError(f"{ref} is not a parameter")
+    h = sympy.Rational(h)
+    theta = to_flint(node.value)
+    L = []
+    for sign in (1, -1):
+        ev = Evaluator(d.graph, {name: theta + sign * to_flint(h)})
+        L.append(ev.ball("loss", prec))
+    with ctx.workprec(prec):
+        numeric = (L[0] - L[1]) / (2 * to_flint(h))
+    return GradCheck(name, h, d.ev.ball("grad_" + name, prec), numeric)
+
+
+def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
+    """Error of the central difference against the step h = 10^-e.
+
+    Each row: h, the exact-arithmetic error (truncation only, certified) and
+    the error of the same formula in float64 (truncation + round-off).
+    """
+    name = d.node(ref)
+    node = d.graph.nodes[name]
+    exact = d.ev.ball("grad_" + name, prec)
+    f64 = _float64_loss(d)
+    theta = Fraction(int(node.value.p), int(node.value.q))
+    rows = []
+    for e in exponents:
+        h = sympy.Rational(1, 10 ** e)
+        c = gradcheck(d, ref, h, prec)
+        hf = 10.0 ** -e
+        x = float(theta)
+        fd = (f64(name, x + hf) - f64(name, x - hf)) / (2 * hf)
+        with ctx.workprec(prec):
+            err64 = arb(fd) - exact
+        rows.append({"h": h, "error_exact": c.difference, "error_float64": err64})
+    return rows
+
+
+def _float64_loss(d):
+    """The loss in float64 with one parameter replaced (mpmath at 53 bits)."""
+    def f(name, x):
+        ev = Evaluator(d.graph)
+        with mpmath.workprec(53):
+            vals = ev.values(53)  # establishes ReLU decisions at the spec's weights
+        del vals
+        ev2 = Evaluator(d.graph, {name: arb(x)})
+        ev2.signs = dict(ev.signs)
+        with ctx.workprec(53):
+            b = ev2.values(53)[ev2.index("loss")]
+        man, exp = b.mid().man_exp()
+        return float(Fraction(int(man)) * Fraction(2) ** int(exp))
+    return f
