@@ -19,10 +19,12 @@ import sympy
 
 from .graph import Graph
 from .models import build
-from .numeric import Evaluator, round_decimals, round_significant, to_mpf, prec_for_digits
+from .numeric import (Evaluator, UndecidableError, prec_for_digits, round_decimals,
+                      round_significant, to_mpf)
 from .spec import Spec, SpecError, load_spec
 
 DERIVATIONS = Path(__file__).resolve().parent.parent / "derivations"
+_TRACE = re.compile(r"(?P<opt>sgd|adamw)\[(?P<k>\d+)\]\.(?P<rest>.+)")
 _REF = re.compile(r"(?P<group>[A-Za-z_][A-Za-z_0-9.]*?)(\[(?P<idx>.*)\])?")
 
 
@@ -65,6 +67,7 @@ class Derivation:
             self.graph.backward("loss")
             self._head_gradient()
         self.ev = Evaluator(self.graph)
+        self._traces: dict = {}
 
     def _head_gradient(self):
         """grad_E_head[v,j]: the part of ∂L/∂E that flows through the LM head."""
@@ -140,22 +143,75 @@ class Derivation:
         return self.graph.closed_form(name, stop=stop, decide=self.ev.decide, max_ops=max_ops)
 
     # -- values -----------------------------------------------------------
+    def ball(self, ref: str, prec: int):
+        """An enclosure (fmpq or arb) of any documented quantity at ``prec`` bits.
+
+        Besides graph nodes: ``sgd[k].NAME`` and ``adamw[k].NAME`` (the state
+        after k updates, see :class:`symgpt.train.Trace`) and
+        ``head_step.E[v,j]`` / ``head_step.logits[v]`` (document 000's update of
+        E with the head-path gradient).
+        """
+        m = _TRACE.fullmatch(ref.strip())
+        if m:
+            return self.trace(m["opt"]).ball(int(m["k"]), m["rest"], prec)
+        if ref.startswith("head_step."):
+            return self.ev.expr_ball(self.head_step(ref[len("head_step."):]), prec)
+        return self.ev.ball(self.node(ref), prec)
+
     def value(self, ref, digits=None, decimals=None) -> str:
         """The certified decimal string: ``digits`` significant or ``decimals`` fixed.
 
         >>> load("bigram").value("loss", decimals=4)
         '1.0515'
+        >>> load("bigram").value("sgd[1].loss", decimals=4)
+        '0.8894'
         """
-        name = self.node(ref)
         if decimals is not None:
-            return self.ev.certified(name, lambda v: round_decimals(v, decimals), decimals + 10)
-        digits = 15 if digits is None else digits
-        return self.ev.certified(name, lambda v: round_significant(v, digits), digits)
+            fmt, n = (lambda v: round_decimals(v, decimals)), decimals + 10
+        else:
+            digits = 15 if digits is None else digits
+            fmt, n = (lambda v: round_significant(v, digits)), digits
+        prec = prec_for_digits(n)
+        while prec <= 1 << 16:
+            try:
+                s = fmt(self.ball(ref, prec))
+            except UndecidableError:
+                s = None
+            if s is not None:
+                return s
+            prec *= 2
+        raise UndecidableError(f"cannot certify the rounding of {ref}: it may lie on a rounding boundary")
 
     def mpf(self, ref, dps=50) -> mpmath.mpf:
         """The value as an mpmath number good to ``dps`` digits."""
-        return to_mpf(self.ev.ball(self.node(ref), prec_for_digits(dps)))
+        return to_mpf(self.ball(ref, prec_for_digits(dps)))
 
     def sign(self, ref) -> int:
         """-1, 0 or 1, decided rigorously (0 only for an exact zero)."""
         return self.ev.sign(self.node(ref))
+
+    # -- training ---------------------------------------------------------
+    def trace(self, optimizer: str = "sgd"):
+        """The spec's training trace for ``sgd`` or ``adamw`` (memoised)."""
+        from .train import Trace
+        if optimizer not in self._traces:
+            self._traces[optimizer] = Trace(self, optimizer)
+        return self._traces[optimizer]
+
+    def head_step(self, ref: str) -> sympy.Expr:
+        """Document 000's update: E ← E − η·grad_E_head, and the logits it gives.
+
+        >>> load("tiny-transformer").head_step("E[你,0]")
+        1/5 - grad_E_head[4,0]/10
+        """
+        g, lr = self.graph, self.spec.training.lr
+        if "grad_E_head" not in g.groups:
+            raise RefError("head_step needs a tied transformer head")
+        new = lambda v, j: g.nodes[f"E[{v},{j}]"].value - lr * g.sym(f"grad_E_head[{v},{j}]")
+        name = self.node(ref)
+        group, idx = name.split("[")[0], [int(x) for x in name[:-1].split("[")[1].split(",")]
+        if group == "E":
+            return new(*idx)
+        if group == "logits":
+            return sympy.Add(*[g.sym(f"h_final[{j}]") * new(idx[0], j) for j in range(self.spec.d)])
+        raise RefError(f"head_step.{ref}: only E[v,j] and logits[v] are defined")
