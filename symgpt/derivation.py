@@ -184,7 +184,8 @@ class Derivation:
 
     def mpf(self, ref, dps=50) -> mpmath.mpf:
         """The value as an mpmath number good to ``dps`` digits."""
-        return to_mpf(self.ball(ref, prec_for_digits(dps)))
+        prec = prec_for_digits(dps)
+        return to_mpf(self.ball(ref, prec), prec)
 
     def sign(self, ref) -> int:
         """-1, 0 or 1, decided rigorously (0 only for an exact zero)."""

@@ -173,12 +173,16 @@ class Graph:
                     consumers[i].append(n)
         fold = self._fold_map(set(self.order))
         grads: dict[str, sympy.Expr] = {}
-        params = [m for m in self.order if self.nodes[m].expr is None]
-        for n in reversed([m for m in self.order if m in needed] + [m for m in params if m not in needed]):
+        # nodes off the loss's path get a zero adjoint when they are parameters or
+        # share a tensor with nodes on it (so grad_Z is whole even if Z[0,·] is unused)
+        touched = {self.nodes[m].group for m in needed}
+        idle = [m for m in self.order if m not in needed
+                and (self.nodes[m].expr is None or self.nodes[m].group in touched)]
+        for n in reversed([m for m in self.order if m in needed] + idle):
             node = self.nodes[n]
             if n == loss:
                 total = sympy.S.One
-            elif n not in needed:  # a parameter the loss does not use
+            elif n not in needed:  # the loss does not depend on it
                 total = sympy.S.Zero
             else:
                 terms = []

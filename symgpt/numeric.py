@@ -240,12 +240,24 @@ def _sci(s: str, e: int, n: int) -> str:
     return ("-" if neg else "") + f"{mant}e{e:+d}"
 
 
-def to_mpf(v):
-    """An mpmath number from an exact rational or a ball's midpoint."""
+def to_mpf(v, prec: int = 53):
+    """An mpmath number from an exact rational or a ball's midpoint.
+
+    The result carries ``prec`` bits (at least the midpoint's own bits),
+    whatever mpmath's working precision is when it is called.
+
+    >>> to_mpf(fmpq(1, 3), 100) * 3 == 1
+    False
+    >>> mpmath.nstr(to_mpf(fmpq(1, 3), 100), 25)
+    '0.3333333333333333333333333'
+    """
     if isinstance(v, fmpq):
-        return mpmath.mpf(int(v.p)) / int(v.q)
+        with mpmath.workprec(prec):
+            return mpmath.mpf(int(v.p)) / int(v.q)
     man, exp = v.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp)))
+    man, exp = int(man), int(exp)
+    with mpmath.workprec(max(prec, man.bit_length() + 1)):
+        return mpmath.mpf(man) * mpmath.mpf(2) ** exp
 
 
 def prec_for_digits(digits: int) -> int:

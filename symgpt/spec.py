@@ -333,6 +333,9 @@ def load_spec(path) -> Spec:
         gradcheck_params=tuple(gc_params),
         examples=tuple(examples),
     )
+    if training.decay_steps and training.decay_steps <= training.warmup:
+        raise SpecError(f"{path}: training.decay_steps: expected more than warmup = {training.warmup} "
+                        f"(or 0 for no decay), got {training.decay_steps}")
     for k in training.report:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= steps:
             raise SpecError(f"{path}: training.report: expected step numbers in 0..{steps}, got {k!r}")

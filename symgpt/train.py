@@ -55,7 +55,8 @@ def param_count(d) -> int:
 def lr_at(spec, lr0, it: int):
     """nanoGPT's schedule: linear warm-up, then cosine decay to min_lr.
 
-    Constant ``lr0`` when the spec sets no ``decay_steps``.  Exact when the
+    ``it`` is the 0-based update index.  Without ``decay_steps`` the rate is
+    constant after the warm-up.  Exact when the
     arithmetic allows (fmpq), a ball otherwise.
     """
     tr = spec.training
@@ -64,6 +65,8 @@ def lr_at(spec, lr0, it: int):
         return lr0
     if it < tr.warmup:
         return lr0 * fmpq(it + 1, tr.warmup + 1)
+    if tr.decay_steps == 0:  # warm-up only, then constant
+        return lr0
     if it > tr.decay_steps:
         return to_flint(tr.min_lr)
     ratio = fmpq(it - tr.warmup, tr.decay_steps - tr.warmup)

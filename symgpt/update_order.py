@@ -1,0 +1,91 @@
+"""The update-order pitfall: SGD that updates W before computing E's gradient.
+
+Document 004 warns of a loop that first updates the output weights and then
+computes the embedding's gradient with the *new* weights.  In engine terms,
+one such step from parameters θ is:
+
+1. the forward pass and the adjoints at θ (as in a correct step);
+2. every parameter outside ``E`` takes its SGD update θ' = θ − η·∂L/∂θ;
+3. the adjoint nodes are evaluated again over the *old* forward values but
+   with the updated parameters (so ``grad_x = W'·(p − y)`` for the bigram:
+   old ``p``, new ``W``), and ``E`` takes its update from that gradient.
+
+``sgd_wrong_order[k]`` is the state after k such steps; ``k = 0`` is the
+spec's own model.
+
+>>> import symgpt
+>>> from symgpt.numeric import round_decimals
+>>> d = symgpt.load("bigram")
+>>> t = WrongOrderTrace(d, steps=2)
+>>> round_decimals(t.ball(1, "loss", 128), 4), d.value("sgd[1].loss", decimals=4)
+('0.8792', '0.8894')
+"""
+from __future__ import annotations
+
+from flint import ctx
+
+from .numeric import Evaluator, to_flint
+from .train import learnable
+
+
+def _first(d, name: str) -> bool:
+    """Parameters updated before E's gradient is taken: everything but E."""
+    return d.graph.nodes[name].group.split(".")[-1] != "E"
+
+
+class WrongOrderTrace:
+    """States of SGD with the wrong update order, at any precision."""
+
+    def __init__(self, d, steps: int | None = None):
+        self.d = d
+        self.steps = d.spec.training.steps if steps is None else steps
+        self.names = learnable(d)
+        self._by_prec: dict[int, list] = {}
+
+    def _step(self, params: dict, prec: int):
+        """(loss, p, new params) of one wrong-order step from ``params``."""
+        d, lr = self.d, to_flint(self.d.spec.training.lr)
+        ev = Evaluator(d.graph, dict(params))
+        old = ev.values(prec)
+        loss = old[ev.index("loss")]
+        p = [old[ev.index(f"p[{v}]")] for v in range(d.spec.V)]
+        new = {n: params[n] - lr * old[ev.index("grad_" + n)] for n in self.names if _first(d, n)}
+        mixed = list(old)
+        with ctx.workprec(prec):
+            for i, name in enumerate(ev.names):
+                if name in new:
+                    mixed[i] = new[name]
+                elif name.startswith("grad_"):
+                    mixed[i] = ev.fns[i](mixed)
+        for n in self.names:
+            if n not in new:
+                new[n] = params[n] - lr * mixed[ev.index("grad_" + n)]
+        return loss, p, new
+
+    def states(self, prec: int) -> list:
+        """[(loss, p, params)] for k = 0..steps at ``prec`` bits (memoised)."""
+        if prec not in self._by_prec:
+            g = self.d.graph
+            params = {n: to_flint(g.nodes[n].value) for n in self.names}
+            out = []
+            with ctx.workprec(prec):
+                for k in range(self.steps + 1):
+                    loss, p, new = self._step(params, prec)
+                    out.append((loss, p, params))
+                    params = new
+            self._by_prec[prec] = out
+        return self._by_prec[prec]
+
+    def ball(self, k: int, ref: str, prec: int):
+        """``loss``, ``p[v]`` or a parameter of state k, enclosed at ``prec`` bits."""
+        if not 0 <= k <= self.steps:
+            raise KeyError(f"sgd_wrong_order[{k}]: the trace has steps 0..{self.steps}")
+        loss, p, params = self.states(prec)[k]
+        if ref == "loss":
+            return loss
+        name = self.d.node(ref)
+        if name.startswith("p["):
+            return p[int(name[2:-1])]
+        if name not in params:
+            raise KeyError(f"sgd_wrong_order[{k}].{ref}: only loss, p[v] and parameters are defined")
+        return params[name]
