@@ -158,6 +158,18 @@ class Graph:
 
         return walk(name)
 
+    def expand(self, name, span: int, decide=None, max_ops=2000) -> sympy.Expr:
+        """The closed form down to a cut: nodes defined more than ``span``
+        places before ``name`` stay symbols (parameters become values).
+
+        A consistent cut, so an expansion that is identically 0 in the
+        remaining symbols proves the node is exactly 0.
+        """
+        pos = {n: i for i, n in enumerate(self.order)}
+        cut = pos[name] - span
+        return self.closed_form(name, stop=lambda node: node.expr is not None and pos[node.name] < cut,
+                                decide=decide, max_ops=max_ops)
+
     # -- reverse mode ---------------------------------------------------
     def backward(self, loss: str, prefix: str = "grad_") -> None:
         """Add ``grad_<name>`` for every node the loss depends on.

@@ -371,14 +371,27 @@ class Evaluator:
         return self._exact_sign(name)
 
     def _exact_sign(self, name) -> int:
-        """SymPy's exact zero test on the closed form, as the last resort."""
+        """SymPy's exact zero test, as the last resort for a ball around 0.
+
+        First on partial expansions (identically 0 in the remaining symbols
+        proves 0, cheaply), then on the full closed form.
+        """
         if not self.exact():
             raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
                                    f"at {MAX_PREC} bits and its inputs are not exact")
-        expr = self.graph.closed_form(name, decide=self.decide)
-        zero = expr == 0 or sympy.simplify(expr) == 0 or expr.equals(0) is True
-        if not zero:
-            raise UndecidableError(f"cannot decide the sign of {name} = {expr}")
+        for span in (1, 4, 16, 64):
+            try:
+                e = self.graph.expand(name, span, self.decide)
+            except ValueError:  # grew too large: go to the full closed form
+                break
+            if _is_zero(e, quick=True):
+                return self._tie(name)
+        if _is_zero(self.graph.closed_form(name, decide=self.decide)):
+            return self._tie(name)
+        raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
+                               f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
+
+    def _tie(self, name) -> int:
         self.signs[name] = 0
         self.ties.add(name)
         return 0
@@ -410,8 +423,7 @@ class Evaluator:
         g = self.graph
         sub = {g.sym(n): g.closed_form(n, decide=self.decide) for n in
                {g.by_sym[s] for s in expr.free_symbols}}
-        exact = expr.xreplace(sub)
-        if exact == 0 or sympy.simplify(exact) == 0 or exact.equals(0) is True:
+        if _is_zero(expr.xreplace(sub)):
             return 0
         raise UndecidableError(f"cannot decide the sign of {expr}")
 
@@ -434,3 +446,14 @@ class Evaluator:
                 return s
             prec *= 2
         raise UndecidableError(f"cannot certify the rounding of {name}: it may lie on a rounding boundary")
+
+
+def _is_zero(expr, quick=False) -> bool:
+    """Proven exactly 0 by SymPy (``quick``: small expressions, no ``equals``)."""
+    if expr == 0:
+        return True
+    if quick and sympy.count_ops(expr) > 300:
+        return False
+    if sympy.simplify(expr) == 0:
+        return True
+    return not quick and expr.equals(0) is True
