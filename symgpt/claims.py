@@ -1,0 +1,412 @@
+"""Claims: the figures a document prints, as expressions over named quantities.
+
+A claims file (``derivations/NAME.claims.toml``) lists, for one spec, every
+figure its source document prints::
+
+    spec = "tiny-transformer.toml"
+
+    [[claim]]
+    ref = "A[1,0]"                     # what the figure is (the grammar below)
+    printed = "0.454"                  # the string as printed, verbatim
+    where = "§4.3 表 4-4 第 2 行"        # where it is printed
+    chain = "2.175/4.789"              # optional: the document's own computation
+
+``ref`` and ``chain`` are references (the grammar is in :mod:`symgpt.refs`).
+A claim's verdict is certified: the figure is *correct* when the exact
+value, enclosed at rising precision until its rounding is proven, rounds
+(half away from zero) to the printed figure at the printed decimals.
+
+>>> parse_printed("8.5%")
+Printed(text='8.5%', kind='percent', value=Fraction(17, 2), decimals=1)
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from flint import fmpq
+
+from .cli import InputError
+from .numeric import UndecidableError, bounds, round_decimals, round_significant
+from .refs import ExprError, bind, parse
+
+
+class ClaimError(InputError):
+    """A bad claims file or claim; the message names the file and the claim."""
+
+
+# ---------------------------------------------------------------- the file
+
+@dataclass(frozen=True)
+class Claim:
+    """One printed figure."""
+    index: int          # 1-based position in the file
+    line: int           # line of its [[claim]] header
+    ref: str
+    printed: str
+    where: str
+    chain: str | None = None
+
+    def label(self, path) -> str:
+        return f"{path}: claim {self.index} (line {self.line}, ref {self.ref!r})"
+
+
+@dataclass(frozen=True)
+class ClaimsFile:
+    path: Path
+    spec: Path
+    claims: tuple
+
+
+_KEYS = {"ref", "printed", "where", "chain"}
+
+
+def read_claims(path) -> ClaimsFile:
+    """Read and validate a claims file; numbers stay text.
+
+    >>> f = read_claims(DERIVATIONS_DIR / "bigram.claims.toml")
+    >>> f.spec.name, f.claims[10].ref, f.claims[10].printed
+    ('bigram.toml', 'E[猫,0]', '0.1')
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ClaimError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        data = tomllib.loads(text, parse_float=str)
+    except tomllib.TOMLDecodeError as e:
+        raise ClaimError(f"{path}: not valid TOML: {e}") from None
+    extra = set(data) - {"spec", "claim"}
+    if extra:
+        raise ClaimError(f"{path}: unknown top-level key(s) {', '.join(sorted(extra))}; "
+                         f"expected spec and [[claim]] tables")
+    if not isinstance(data.get("spec"), str):
+        raise ClaimError(f'{path}: missing spec = "NAME.toml" (the spec the claims are about)')
+    rows = data.get("claim", [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ClaimError(f"{path}: claims must be [[claim]] tables")
+    lines = [i + 1 for i, s in enumerate(text.splitlines()) if s.strip() == "[[claim]]"]
+    claims = []
+    for i, row in enumerate(rows):
+        line = lines[i] if i < len(lines) else 0
+        where = f"{path}: claim {i + 1} (line {line})"
+        bad = set(row) - _KEYS
+        if bad:
+            raise ClaimError(f"{where}: unknown key(s) {', '.join(sorted(bad))}; "
+                             f"expected {', '.join(sorted(_KEYS))}")
+        for key in ("ref", "printed", "where"):
+            if key not in row:
+                raise ClaimError(f"{where}: missing {key}")
+        for key in row:
+            if not isinstance(row[key], str):
+                raise ClaimError(f'{where}: {key} must be a string (quote it: {key} = "{row[key]}")')
+        claims.append(Claim(i + 1, line, row["ref"], row["printed"], row["where"], row.get("chain")))
+    spec = (path.parent / data["spec"])
+    return ClaimsFile(path, spec, tuple(claims))
+
+
+DERIVATIONS_DIR = Path(__file__).resolve().parent.parent / "derivations"
+
+
+# ---------------------------------------------------------------- printed figures
+
+@dataclass(frozen=True)
+class Printed:
+    """A printed figure: its text, kind and value in printed units."""
+    text: str
+    kind: str          # decimal | integer | percent | fraction | power
+    value: Fraction    # in printed units (8.5% → 17/2)
+    decimals: int      # digits after the point (rounding place); 0 for integers
+
+    @property
+    def scale(self) -> int:
+        return 100 if self.kind == "percent" else 1
+
+    @property
+    def exact_notation(self) -> bool:
+        """1/3 and 10^{-3} state a value exactly; they have no rounding place."""
+        return self.kind in ("fraction", "power")
+
+
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_DECIMAL = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+def parse_printed(text: str) -> Printed:
+    """The value and rounding place of a printed figure.
+
+    >>> parse_printed("-0.915").decimals, parse_printed("46").kind
+    (3, 'integer')
+    >>> parse_printed("10⁻⁵").value, parse_printed("1/3").kind
+    (Fraction(1, 100000), 'fraction')
+    """
+    s = text.strip().replace("−", "-")
+    if s.endswith("%") and _DECIMAL.fullmatch(s[:-1].strip()):
+        body = s[:-1].strip()
+        return Printed(text, "percent", Fraction(body), _places(body))
+    if _DECIMAL.fullmatch(s):
+        return Printed(text, "decimal" if "." in s else "integer", Fraction(s), _places(s))
+    m = re.fullmatch(r"([+-]?\d+)\s*/\s*(\d+)", s)
+    if m and int(m[2]) != 0:
+        return Printed(text, "fraction", Fraction(int(m[1]), int(m[2])), 0)
+    m = re.fullmatch(r"10\s*(?:\^\s*\{?\s*([+-]?\d+)\s*\}?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))", s)
+    if m:
+        e = int(m[1] if m[1] is not None else m[2].translate(_SUPERSCRIPT))
+        return Printed(text, "power", Fraction(10) ** e, 0)
+    raise ExprError(f"printed figure {text!r} is not a number: expected 0.454, -0.915, 46, "
+                    f"8.5%, 1/3 or 10^{{-3}}")
+
+
+def _places(s: str) -> int:
+    return len(s.split(".")[1]) if "." in s else 0
+
+
+
+
+# ---------------------------------------------------------------- verdicts
+
+START_PREC = 128     # bits: enough for every seed figure at the first try
+MAX_PREC = 1 << 15   # past this a rounding is reported undecided, never guessed
+
+
+@dataclass
+class Verdict:
+    """A claim, the exact value and whether the printed figure is its rounding."""
+    file: str
+    index: int
+    line: int
+    ref: str
+    printed: str
+    where: str
+    chain: str | None
+    exact: str            # the value, certified digits ('…' when cut)
+    correct: str          # the correct rounding, written as the figure is
+    verdict: str          # correct | wrong | undecided
+    cause: str | None     # for a wrong figure: carried rounding | plain error
+    distance: str         # (printed − exact) in units of the last printed place
+    chain_value: str | None = None   # the chain rounded as the figure is
+    kind: str = "decimal"
+    prec: int = 0         # bits at which the verdict was certified
+    chain_from: int | None = None    # the earlier claim whose chain a reprint inherits
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "correct"
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in
+                ("file", "index", "line", "where", "ref", "printed", "exact", "correct",
+                 "verdict", "cause", "distance", "chain", "chain_value", "chain_from", "kind", "prec")}
+
+
+def _scaled(v, scale: int, prec: int):
+    from flint import ctx
+    if scale == 1:
+        return v
+    with ctx.workprec(prec):
+        return v * scale
+
+
+def _frac(v) -> Fraction:
+    return Fraction(int(v.p), int(v.q))
+
+
+def certify_rounding(q, printed: Printed, start: int = START_PREC):
+    """(rounded string, ball, prec): the rounding of q at the figure's place, proven.
+
+    Raises UndecidableError past MAX_PREC bits (a value on a rounding boundary
+    that is not an exact rational).
+
+    >>> from symgpt.refs import Quantity
+    >>> certify_rounding(Quantity(lambda prec: fmpq(-183, 2000)), parse_printed("-0.091"))[0]
+    '-0.092'
+    """
+    prec = start
+    while prec <= MAX_PREC:
+        v = q.ball(prec)
+        r = round_decimals(_scaled(v, printed.scale, prec), printed.decimals)
+        if r is not None:
+            return r, v, prec
+        if isinstance(v, fmpq):  # pragma: no cover (an exact rational always rounds)
+            break
+        prec *= 2
+    raise UndecidableError("the value lies too close to a rounding boundary to certify")
+
+
+def _certify_equal(q, target: Fraction, start: int = START_PREC):
+    """(equal?, ball, prec) for an exact-notation figure such as 1/3 or 10^{-3}."""
+    prec = start
+    t = fmpq(target.numerator, target.denominator)
+    while prec <= MAX_PREC:
+        v = q.ball(prec)
+        if isinstance(v, fmpq):
+            return v == t, v, prec
+        if not v.contains(t):
+            return False, v, prec
+        prec *= 2
+    raise UndecidableError("cannot prove that an irrational enclosure equals a rational")
+
+
+def show(q, v, prec: int, digits: int = 20) -> str:
+    """The value for a reader: exact decimals when they end, else ``digits`` certified.
+
+    >>> from symgpt.refs import Quantity
+    >>> show(None, fmpq(1, 8), 0), show(None, fmpq(1, 3), 0, 5)
+    ('0.125', '0.33333…')
+    """
+    if isinstance(v, fmpq):
+        den = int(v.q)
+        for f in (2, 5):
+            while den % f == 0:
+                den //= f
+        if den == 1:
+            k = 0
+            while (_frac(v) * 10 ** k).denominator != 1:
+                k += 1
+            return round_decimals(v, k)
+        return round_significant(v, digits) + "…"
+    for p in (prec, 2 * prec, 4 * prec):
+        w = q.ball(p) if q is not None else v
+        s = round_significant(w, digits)
+        if s is not None:
+            return s + "…"
+    lo, hi = bounds(v)
+    mag = max(abs(lo), abs(hi))
+    return f"0 ± {float(mag):.1e}" if lo <= 0 <= hi else f"[{float(lo):.17g}, {float(hi):.17g}]"
+
+
+def _write_like(r: str, printed: Printed) -> str:
+    """A rounded string in the figure's style: '+' if it shows one, '%'."""
+    if printed.text.strip().startswith("+") and not r.startswith("-") and Fraction(r) != 0:
+        r = "+" + r
+    return r + "%" if printed.kind == "percent" else r
+
+
+def _distance(q, v, printed: Printed, prec: int) -> str:
+    """(printed − exact) / 10^-k to 2 significant digits, certified when it can be."""
+    from flint import ctx
+    for p in (prec, 2 * prec, 4 * prec):
+        w = q.ball(p) if p != prec else v
+        with ctx.workprec(p):
+            t = fmpq(printed.value.numerator, printed.value.denominator)
+            dist = (t - _scaled(w, printed.scale, p)) * 10 ** printed.decimals
+        if isinstance(dist, fmpq) and dist == 0:
+            return "0"
+        s = round_significant(dist, 2)
+        if s is not None:
+            return s
+    lo, hi = bounds(dist)
+    return f"|Δ| < {float(max(abs(lo), abs(hi))):.0e}"
+
+
+def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
+    """The certified verdict on one claim (``q`` its bound reference).
+
+    >>> import symgpt
+    >>> from symgpt.refs import bind
+    >>> d = symgpt.load("tiny-transformer")
+    >>> c = Claim(1, 1, "params()", "38", "表 0-2", "12+4+4+4+12+10")
+    >>> v = judge(c, bind(parse(c.ref), d), bind(parse(c.chain), d))
+    >>> v.verdict, v.exact, v.correct, v.distance, v.cause
+    ('wrong', '46', '46', '-8.0', 'plain error')
+    """
+    printed = parse_printed(claim.printed)
+    base = dict(file=file, index=claim.index, line=claim.line, ref=claim.ref,
+                printed=claim.printed, where=claim.where, chain=claim.chain, kind=printed.kind)
+    try:
+        if printed.exact_notation:
+            equal, v, prec = _certify_equal(q, printed.value)
+            exact = show(q, v, prec)
+            correct = f"{int(v.p)}/{int(v.q)}" if isinstance(v, fmpq) else exact
+            if isinstance(v, fmpq) and v.q == 1:
+                correct = str(int(v.p))
+            verdict = Verdict(**base, exact=exact, correct=correct,
+                              verdict="correct" if equal else "wrong", cause=None,
+                              distance="0" if equal else show(None, _diff(printed, v, prec), prec, 2),
+                              prec=prec)
+        else:
+            r, v, prec = certify_rounding(q, printed)
+            ok = Fraction(r) == printed.value
+            verdict = Verdict(**base, exact=show(q, v, prec), correct=_write_like(r, printed),
+                              verdict="correct" if ok else "wrong", cause=None,
+                              distance=_distance(q, v, printed, prec), prec=prec)
+    except UndecidableError as e:
+        return Verdict(**base, exact="?", correct="?", verdict="undecided", cause=str(e),
+                       distance="?", prec=MAX_PREC)
+    if verdict.verdict == "wrong":
+        verdict.cause = "plain error"
+        if chain_q is not None:
+            try:
+                if printed.exact_notation:
+                    same, cv, _ = _certify_equal(chain_q, printed.value)
+                    verdict.chain_value = show(chain_q, cv, START_PREC)
+                else:
+                    cr, _, _ = certify_rounding(chain_q, printed)
+                    verdict.chain_value = _write_like(cr, printed)
+                    same = Fraction(cr) == printed.value
+            except UndecidableError:
+                same = False
+            if same:
+                verdict.cause = "carried rounding"
+    return verdict
+
+
+def _diff(printed: Printed, v, prec: int):
+    from flint import ctx
+    with ctx.workprec(prec):
+        return fmpq(printed.value.numerator, printed.value.denominator) - v
+
+
+def bind_claims(cf: ClaimsFile, d) -> list:
+    """[(claim, quantity, chain quantity or None)], every claim checked first.
+
+    A claim that does not parse or names nothing the spec defines raises
+    :class:`ClaimError` naming the file and the claim.
+    """
+    out = []
+    for c in cf.claims:
+        try:
+            parse_printed(c.printed)
+            q = bind(parse(c.ref), d)
+            if q.vector:
+                raise ExprError("a claim is one number; a slice ':' belongs inside sum, mean, var or dot")
+            cq = None
+            if c.chain is not None:
+                try:
+                    cq = bind(parse(c.chain), d)
+                except ExprError as e:
+                    raise ExprError(f"chain {c.chain!r}: {e}") from None
+        except (ExprError, ValueError, KeyError, ArithmeticError) as e:
+            raise ClaimError(f"{c.label(cf.path)}: {e}") from None
+        out.append((c, q, cq))
+    return out
+
+
+def judge_all(cf: ClaimsFile, d) -> list:
+    """Verdicts on every claim of a file, against the derivation ``d`` of its spec.
+
+    A figure printed again without a chain (``0.882`` reused in a later
+    product) inherits the chain of its last earlier printing with one: the
+    document's own computation of that same figure.
+    """
+    out, chains = [], {}
+    for c, q, cq in bind_claims(cf, d):
+        source = text = None
+        if cq is not None:
+            chains[(c.ref, c.printed)] = (c.index, c.chain, cq)
+        elif (c.ref, c.printed) in chains:
+            source, text, cq = chains[(c.ref, c.printed)]
+        try:
+            v = judge(c, q, cq, str(cf.path))
+            if source is not None:
+                v.chain, v.chain_from = text, source
+            out.append(v)
+        except (ArithmeticError, ValueError, KeyError) as e:
+            if isinstance(e, ClaimError):
+                raise
+            raise ClaimError(f"{c.label(cf.path)}: cannot evaluate: {e}") from None
+    return out

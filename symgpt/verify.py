@@ -1,0 +1,295 @@
+"""``python -m symgpt.verify``: check every figure a document prints.
+
+Each claim (see :mod:`symgpt.claims`) is evaluated exactly and judged
+*correct* when its exact value provably rounds to the printed figure, else
+*wrong*, with the exact value, the correct rounding, the distance in units of
+the last printed place and, for a wrong figure, its cause: *carried
+rounding* when the document's own rounded intermediates explain it, else
+*plain error*.
+
+Exit status: 0 when every claim holds, 1 when any is wrong (or could not be
+certified), 2 for bad input.
+
+>>> vs = check_file(DERIVATIONS / "bigram.claims.toml")
+>>> [(v.printed, v.verdict) for v in vs if v.ref == "loss"][:1]
+[('1.0515', 'correct')]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import unicodedata
+from pathlib import Path
+
+from .claims import ClaimsFile, judge_all, read_claims
+from .cli import InputError, run
+from .derivation import DERIVATIONS, Derivation, find_spec
+from .refs import FUNCTIONS, SIZES
+from .spec import load_spec
+
+_LOADED: dict = {}
+
+
+def derivation_for(spec_path) -> Derivation:
+    """The derivation of a spec, loaded once per process."""
+    key = Path(spec_path).resolve()
+    if key not in _LOADED:
+        if not key.exists():
+            raise InputError(f"{spec_path}: no such spec")
+        _LOADED[key] = Derivation(load_spec(key))
+    return _LOADED[key]
+
+
+def claims_path(arg) -> Path:
+    """A claims file from a claims path, a spec path or a spec name.
+
+    >>> claims_path("bigram").name
+    'bigram.claims.toml'
+    """
+    p = Path(arg)
+    if p.name.endswith(".claims.toml"):
+        if not p.exists():
+            raise InputError(f"{arg}: no such claims file")
+        return p
+    spec = find_spec(arg)
+    found = spec.with_name(spec.stem + ".claims.toml")
+    if not found.exists():
+        raise InputError(f"{arg}: no claims file beside the spec (expected {found})")
+    return found
+
+
+def check_file(path) -> list:
+    """Verdicts on every claim of one claims file.
+
+    >>> vs = check_file(DERIVATIONS / "tiny-transformer.claims.toml")
+    >>> [v.verdict for v in vs if v.ref == "A[1,0]"][0]
+    'correct'
+    """
+    cf = read_claims(path)
+    return judge_all(cf, derivation_for(cf.spec))
+
+
+_ERRATA_KEYS = ("ref", "printed", "where", "exact", "correct", "verdict", "cause",
+                "distance", "chain", "chain_value", "index")
+
+
+def errata(d) -> list:
+    """The wrong (or uncertifiable) figures of the claims file beside d's spec.
+
+    Each a dict with keys ref, printed, where, exact, correct, verdict, cause,
+    distance (printed − exact in units of the last printed place), chain,
+    chain_value and index (the claim's number); [] when the spec has no
+    claims file.
+
+    >>> import symgpt
+    >>> [(e["printed"], e["correct"], e["cause"]) for e in errata(symgpt.load("tiny-transformer"))][:2]
+    [('18', '46', 'plain error'), ('38', '46', 'plain error')]
+    """
+    spec = Path(d.spec.path)
+    path = spec.with_name(spec.stem + ".claims.toml")
+    if not path.exists():
+        return []
+    verdicts = judge_all(read_claims(path), d)
+    return [{k: getattr(v, k) for k in _ERRATA_KEYS} for v in verdicts if not v.ok]
+
+
+# ---------------------------------------------------------------- output
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def _cut(s: str, n: int) -> str:
+    if _width(s) <= n:
+        return s
+    out = ""
+    for c in s:
+        if _width(out + c) > n - 1:
+            break
+        out += c
+    return out + "…"
+
+
+def _pad(s: str, n: int) -> str:
+    return s + " " * (n - _width(s))
+
+
+_COLOURS = {"correct": "32", "wrong": "31", "undecided": "33", "carried rounding": "33"}
+
+
+def _paint(s: str, key: str, colour: bool) -> str:
+    code = _COLOURS.get(key)
+    return f"\x1b[{code}m{s}\x1b[0m" if colour and code else s
+
+
+_COLUMNS = ("#", "where", "ref", "printed", "exact", "correct", "Δ ulp", "verdict", "cause")
+_LIMITS = {"where": 34, "ref": 34, "exact": 22}
+
+
+def _cells(v) -> list:
+    cause = v.cause or ""
+    if v.chain_from and v.cause:
+        cause += f" (chain of #{v.chain_from})"
+    return [str(v.index), v.where, v.ref, v.printed, v.exact, v.correct, v.distance, v.verdict, cause]
+
+
+def summary(path, verdicts) -> str:
+    """One line: counts by verdict and, for wrong figures, by cause."""
+    wrong = [v for v in verdicts if v.verdict == "wrong"]
+    by_cause = {}
+    for v in wrong:
+        by_cause[v.cause] = by_cause.get(v.cause, 0) + 1
+    causes = ", ".join(f"{n} {c}" for c, n in sorted(by_cause.items()))
+    undecided = sum(v.verdict == "undecided" for v in verdicts)
+    correct = sum(v.ok for v in verdicts)
+    line = f"{path}: {len(verdicts)} claims, {correct} correct, {len(wrong)} wrong"
+    if causes:
+        line += f" ({causes})"
+    if undecided:
+        line += f", {undecided} undecided"
+    return line
+
+
+def format_table(results, show_all=False, colour=False) -> str:
+    """A terminal table per file (wrong figures only unless ``show_all``)."""
+    out = []
+    for path, verdicts in results:
+        rows = [_cells(v) for v in verdicts if show_all or not v.ok]
+        keys = [v.verdict for v in verdicts if show_all or not v.ok]
+        causes = [v.cause or "" for v in verdicts if show_all or not v.ok]
+        if rows:
+            rows = [[_cut(c, _LIMITS.get(h, 40)) for h, c in zip(_COLUMNS, r)] for r in rows]
+            widths = [max(_width(x) for x in col) for col in zip(_COLUMNS, *rows)]
+            out.append("  ".join(_pad(h, w) for h, w in zip(_COLUMNS, widths)).rstrip())
+            out.append("  ".join("-" * w for w in widths))
+            for r, key, cause in zip(rows, keys, causes):
+                cells = [_pad(c, w) for c, w in zip(r, widths)]
+                cells[7] = _paint(cells[7], key, colour)
+                cells[8] = _paint(cells[8], cause, colour)
+                out.append("  ".join(cells).rstrip())
+            out.append("")
+        out.append(summary(path, verdicts))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _md(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_") \
+            .replace("<", "&lt;").replace(">", "&gt;")
+
+
+def format_md(results, show_all=False) -> str:
+    """A Markdown table per file (wrong figures only unless ``show_all``)."""
+    out = []
+    for path, verdicts in results:
+        out.append(f"## {_md(Path(path).name)}\n")
+        out.append(_md(summary(path, verdicts)) + "\n")
+        rows = [_cells(v) for v in verdicts if show_all or not v.ok]
+        if rows:
+            out.append("| " + " | ".join(_md(h) for h in _COLUMNS) + " |")
+            out.append("|" + "---|" * len(_COLUMNS))
+            for r in rows:
+                out.append("| " + " | ".join(_md(c) for c in r) + " |")
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def format_json(results) -> str:
+    """Every claim as an object (ref, printed, where, exact, verdict, cause, …)."""
+    return json.dumps([v.as_dict() for _, vs in results for v in vs], ensure_ascii=False, indent=1) + "\n"
+
+
+# ---------------------------------------------------------------- --list
+
+def list_names(d) -> str:
+    """Every name a spec defines, with its shape and meaning.
+
+    >>> print(list_names(__import__("symgpt").load("bigram")).splitlines()[2])
+      E[v,j]           3×2     token embedding matrix (V × d)
+    """
+    s = d.spec
+    lines = [f"{s.path}: {s.kind}, tokens {', '.join(s.vocab)} (an index v is a token or 0..{s.V - 1})",
+             "quantities (graph nodes):"]
+    for name, shape, meaning in d.names():
+        grp = d.graph.groups[name]
+        ref = f"{name}[{','.join(grp.axes)}]" if shape else name
+        dims = "×".join(map(str, shape)) if shape else "scalar"
+        lines.append(f"  {ref:<16} {dims:<7} {meaning}")
+    lines.append("sizes and constants:")
+    for name, (meaning, attr) in SIZES.items():
+        value = getattr(s, attr, None)
+        if value not in (None, 0):
+            lines.append(f"  {name:<16} {str(value):<7} {meaning}")
+    lines.append(f"  {'lr':<16} {str(s.training.lr):<7} SGD learning rate")
+    steps = s.training.steps
+    lines.append(f"training states (k = 0..{steps}; state k is the model after k updates):")
+    lines.append(f"  {'sgd[k].NAME':<28} loss, p[v], lr, a parameter (E[v,j], W…), grad_PARAM[…]")
+    lines.append(f"  {'adamw[k].NAME':<28} the same, and m, v, mhat, vhat, update, decay[PARAM,i,j] (k ≥ 1)")
+    lines.append(f"  {'sgd_wrong_order[k].NAME':<28} loss, p[v], parameters: SGD updating E with a gradient "
+                 f"taken after the other weights moved")
+    if "grad_E_head" in d.graph.groups:
+        lines.append(f"  {'head_step.E[v,j]':<28} E − lr·grad_E_head (the update through the tied head only)")
+        lines.append(f"  {'head_step.logits[v]':<28} h_final · head_step.E[v]")
+    lines.append("functions:")
+    for f, (args, meaning) in FUNCTIONS.items():
+        lines.append(f"  {f + '(' + args + ')':<28} {meaning}")
+    lines.append("operators: + - * / ^ ( ); numbers are exact (0.1 is 1/10); "
+                 "an index ':' makes a slice for sum, mean, var, max, min, dot")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- CLI
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m symgpt.verify",
+        description="Check every figure a document prints against its exact value. "
+                    "Each claim is judged correct when its exact value provably rounds "
+                    "(half away from zero) to the printed figure, else wrong, with the cause: "
+                    "'carried rounding' when the document's own rounded intermediates (the "
+                    "claim's chain) give the printed figure, else 'plain error'.",
+        epilog="Exit status: 0 every claim holds, 1 some claim is wrong or undecided, 2 bad input. "
+               "Claims files: derivations/NAME.claims.toml (see symgpt/claims.py for the format).")
+    p.add_argument("paths", nargs="*", metavar="SPEC|CLAIMS",
+                   help="a spec name (bigram), a spec file or a claims file; "
+                        "default: every derivations/*.claims.toml")
+    p.add_argument("--format", choices=("table", "md", "json"), default="table",
+                   help="terminal table (default), Markdown, or JSON (a list of every claim)")
+    p.add_argument("--all", action="store_true",
+                   help="table and md: list every claim, not only the wrong ones")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the table: auto = when stdout is a terminal and NO_COLOR is unset")
+    p.add_argument("--list", metavar="SPEC", dest="list_spec",
+                   help="print every name SPEC defines (shape and meaning) and exit")
+    return p
+
+
+def _colour(mode: str) -> bool:
+    if mode != "auto":
+        return mode == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.list_spec:
+        sys.stdout.write(list_names(derivation_for(find_spec(args.list_spec))))
+        return 0
+    paths = [claims_path(a) for a in args.paths] or sorted(DERIVATIONS.glob("*.claims.toml"))
+    if not paths:
+        raise InputError(f"no claims files in {DERIVATIONS}")
+    files: list[ClaimsFile] = [read_claims(p) for p in paths]
+    results = [(str(cf.path), judge_all(cf, derivation_for(cf.spec))) for cf in files]
+    if args.format == "json":
+        sys.stdout.write(format_json(results))
+    elif args.format == "md":
+        sys.stdout.write(format_md(results, args.all))
+    else:
+        sys.stdout.write(format_table(results, args.all, _colour(args.color)))
+    return 0 if all(v.ok for _, vs in results for v in vs) else 1
+
+
+if __name__ == "__main__":
+    run(main)
