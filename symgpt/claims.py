@@ -64,6 +64,10 @@ class ClaimsFile:
 _KEYS = {"ref", "printed", "where", "chain"}
 
 
+class _Float(str):
+    """A TOML float kept as its text, so that it can be refused (figures are quoted)."""
+
+
 def read_claims(path) -> ClaimsFile:
     """Read and validate a claims file; numbers stay text.
 
@@ -77,7 +81,7 @@ def read_claims(path) -> ClaimsFile:
     except OSError as e:
         raise ClaimError(f"{path}: cannot read: {e.strerror or e}") from None
     try:
-        data = tomllib.loads(text, parse_float=str)
+        data = tomllib.loads(text, parse_float=_Float)
     except tomllib.TOMLDecodeError as e:
         raise ClaimError(f"{path}: not valid TOML: {e}") from None
     extra = set(data) - {"spec", "claim"}
@@ -102,7 +106,7 @@ def read_claims(path) -> ClaimsFile:
             if key not in row:
                 raise ClaimError(f"{where}: missing {key}")
         for key in row:
-            if not isinstance(row[key], str):
+            if not isinstance(row[key], str) or isinstance(row[key], _Float):
                 raise ClaimError(f'{where}: {key} must be a string (quote it: {key} = "{row[key]}")')
         claims.append(Claim(i + 1, line, row["ref"], row["printed"], row["where"], row.get("chain")))
     spec = (path.parent / data["spec"])

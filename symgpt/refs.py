@@ -297,6 +297,7 @@ class Quantity:
     def __init__(self, fn, vector=False):
         self.fn = fn
         self.vector = vector
+        self.size = 1
         self._cache: dict[int, object] = {}
 
     def ball(self, prec: int):
@@ -405,6 +406,7 @@ class _Binder:
             refs = [r + [o] for r in refs for o in opts]
         parts = [self.name(f"{m[1]}[{','.join(r)}]") for r in refs]
         q = Quantity(lambda prec: [p.ball(prec) for p in parts], vector=True)
+        q.size = len(parts)
         return q
 
     def trace(self, opt: str, k: int, rest: str, text: str) -> Quantity:
@@ -690,11 +692,11 @@ def _extreme(xs, pick):
 def _dot_of(parts):
     if len(parts) != 2 or not all(p.vector for p in parts):
         raise ExprError("dot() takes two slices, e.g. dot(Q[1,:], K[0,:])")
+    if parts[0].size != parts[1].size:
+        raise ExprError(f"dot(): lengths {parts[0].size} and {parts[1].size} differ")
 
     def fn(prec):
         u, v = parts[0].ball(prec), parts[1].ball(prec)
-        if len(u) != len(v):
-            raise ValueError(f"dot(): lengths {len(u)} and {len(v)} differ")
         return _total([a * b for a, b in zip(u, v)])
     return fn
 

@@ -21,9 +21,12 @@ import json
 import os
 import sys
 import unicodedata
+from fractions import Fraction
 from pathlib import Path
 
-from .claims import ClaimsFile, judge_all, read_claims
+from flint import fmpq
+
+from .claims import ClaimsFile, judge_all, read_claims, show
 from .cli import InputError, run
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .refs import FUNCTIONS, SIZES
@@ -203,6 +206,12 @@ def format_json(results) -> str:
 
 # ---------------------------------------------------------------- --list
 
+def _number(x) -> str:
+    """An exact spec number as a reader writes it: 10000, 0.00001, 1/3."""
+    q = Fraction(int(x.p), int(x.q)) if hasattr(x, "p") else Fraction(x)
+    return show(None, fmpq(q.numerator, q.denominator), 0).rstrip("…") if q.denominator > 1 else str(q)
+
+
 def list_names(d) -> str:
     """Every name a spec defines, with its shape and meaning.
 
@@ -219,14 +228,20 @@ def list_names(d) -> str:
         lines.append(f"  {ref:<16} {dims:<7} {meaning}")
     lines.append("sizes and constants:")
     for name, (meaning, attr) in SIZES.items():
-        value = getattr(s, attr, None)
-        if value not in (None, 0):
-            lines.append(f"  {name:<16} {str(value):<7} {meaning}")
-    lines.append(f"  {'lr':<16} {str(s.training.lr):<7} SGD learning rate")
+        if s.kind == "transformer" or name == "d":
+            lines.append(f"  {name:<16} {_number(getattr(s, attr)):<7} {meaning}")
+    lines.append(f"  {'lr':<16} {_number(s.training.lr):<7} SGD learning rate")
     steps = s.training.steps
     lines.append(f"training states (k = 0..{steps}; state k is the model after k updates):")
     lines.append(f"  {'sgd[k].NAME':<28} loss, p[v], lr, a parameter (E[v,j], W…), grad_PARAM[…]")
-    lines.append(f"  {'adamw[k].NAME':<28} the same, and m, v, mhat, vhat, update, decay[PARAM,i,j] (k ≥ 1)")
+    lines.append(f"  {'adamw[k].NAME':<28} the same names, for AdamW; and, for k ≥ 1 (PARAM,i,j = W,0,2):")
+    for name, meaning in (("m", "first moment β1·m + (1 − β1)·g"),
+                          ("v", "second moment β2·v + (1 − β2)·g²"),
+                          ("mhat", "bias-corrected m / (1 − β1^k)"),
+                          ("vhat", "bias-corrected v / (1 − β2^k)"),
+                          ("update", "adaptive step η·mhat/(√vhat + ε)"),
+                          ("decay", "decoupled weight decay η·λ·θ")):
+        lines.append(f"  {'adamw[k].' + name + '[PARAM,i,j]':<28} {meaning}")
     lines.append(f"  {'sgd_wrong_order[k].NAME':<28} loss, p[v], parameters: SGD updating E with a gradient "
                  f"taken after the other weights moved")
     if "grad_E_head" in d.graph.groups:

@@ -1,0 +1,334 @@
+"""The reference grammar, printed figures and claim values, against independent references.
+
+Every expected value comes from hand arithmetic (Fractions), the pure-mpmath
+oracle (tests/oracle.py) or Python's decimal module, never from symgpt itself.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+import oracle
+from conftest import BIGRAM, ORACLE_DPS, SEED, assert_close, ref_round_decimals, ref_round_significant
+from symgpt.claims import (Claim, ClaimError, judge, parse_printed, read_claims)
+from symgpt.numeric import to_mpf
+from symgpt.refs import ExprError, bind, evaluate, parse
+
+PREC = 200
+
+
+def value(d, text):
+    """A reference's enclosure read as an mpf (60 digits)."""
+    with mpmath.workdps(60):
+        return to_mpf(evaluate(text, d, PREC))
+
+
+def exact(d, text) -> Fraction:
+    v = evaluate(text, d, PREC)
+    assert hasattr(v, "q"), f"{text} is not exact: {v}"
+    return Fraction(int(v.p), int(v.q))
+
+
+# ---------------------------------------------------------------- parser
+
+@pytest.mark.parametrize("text, want", [
+    ("1+2*3^2", Fraction(19)),
+    ("-2^2", Fraction(-4)),
+    ("(1-3)/4", Fraction(-1, 2)),
+    ("2^-1", Fraction(1, 2)),
+    ("0.1+0.2", Fraction(3, 10)),           # exact decimals, not floats
+    ("1e-5*3", Fraction(3, 100000)),
+    ("2 × 3 ÷ 4 − 1", Fraction(1, 2)),
+    ("12+4+4+4+12+10", Fraction(46)),
+    ("10000^(0/2)", Fraction(1)),
+    ("sqrt(1.6384)", Fraction(128, 100)),     # an exact root stays exact
+    ("sum(1, 2, 3) + mean(2, 4) + var(1, 3)", Fraction(6 + 3 + 1)),
+])
+def test_numbers_are_exact(seed, text, want):
+    assert exact(seed, text) == want
+
+
+def test_parse_tree_shapes():
+    assert parse("exp(S[1,0]) / A_den[1]") == (
+        "div", ("call", "exp", (("name", "S[1,0]"),)), ("name", "A_den[1]"))
+    assert parse("sgd[5].loss") == ("name", "sgd[5].loss")
+    assert parse("head_step.E[你,0] - E[你,0]")[1] == ("name", "head_step.E[你,0]")
+    assert parse("l0.Q[1,0]") == ("name", "l0.Q[1,0]")
+    assert parse("p[<pad>]*2")[1] == ("name", "p[<pad>]")
+    assert parse("adamw[1].m[W,0,2]") == ("name", "adamw[1].m[W,0,2]")
+    assert parse("softmax_T(inf, 鱼)") == ("call", "softmax_T", (("inf",), ("word", "鱼")))
+    assert parse("topk(3, <pad>)")[2][1] == ("word", "<pad>")
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("__import__('os').system('x')", "unexpected character"),
+    ("__import__(os)", "unknown function '__import__'"),
+    ("os.system(1)", "unknown function 'os.system'"),
+    ("eval(1)", "unknown function 'eval'"),
+    ("a; b", "unexpected character ';'"),
+    ("lambda: 1", "unexpected character ':'"),
+    ("1 +", "unexpected end"),
+    ("exp(1", "expected ')'"),
+    ("p[你", "unclosed '['"),
+    ("x y", "expected end of expression"),
+    ("", "empty expression"),
+    ("(" * 300 + "1" + ")" * 300, "nested too deeply"),
+])
+def test_parse_errors(text, fragment):
+    with pytest.raises(ExprError, match=None) as e:
+        parse(text)
+    assert fragment in str(e.value)
+
+
+# ---------------------------------------------------------------- printed figures
+
+@pytest.mark.parametrize("text, kind, value, decimals", [
+    ("0.454", "decimal", Fraction(454, 1000), 3),
+    ("-0.915", "decimal", Fraction(-915, 1000), 3),
+    ("+0.171", "decimal", Fraction(171, 1000), 3),
+    ("-0.000", "decimal", Fraction(0), 3),
+    ("46", "integer", Fraction(46), 0),
+    ("8.5%", "percent", Fraction(85, 10), 1),
+    ("0.1%", "percent", Fraction(1, 10), 1),
+    ("1/3", "fraction", Fraction(1, 3), 0),
+    ("10⁻⁵", "power", Fraction(1, 100000), 0),
+    ("10^{-3}", "power", Fraction(1, 1000), 0),
+    ("0.00003809", "decimal", Fraction(3809, 10 ** 8), 8),
+])
+def test_parse_printed(text, kind, value, decimals):
+    p = parse_printed(text)
+    assert (p.kind, p.value, p.decimals) == (kind, value, decimals)
+
+
+@pytest.mark.parametrize("text", ["abc", "0.4.5", "1,5", "", "≈0.5", "1e-3"])
+def test_parse_printed_rejects(text):
+    with pytest.raises(ExprError):
+        parse_printed(text)
+
+
+# ---------------------------------------------------------------- values against the oracle
+
+def test_graph_names_against_oracle(seed, seed_oracle):
+    o = seed_oracle
+    assert_close(value(seed, "A[1,0]"), o["A"][1][0], 40, "A[1,0]")
+    assert_close(value(seed, "p[你]"), o["p"][4], 40, "p[你]")
+    assert exact(seed, "E[你,1]") == Fraction(9, 10)
+    assert_close(value(seed, "exp(S[1,0]) / A_den[1]"), o["A"][1][0], 40, "softmax row")
+    with mpmath.workdps(ORACLE_DPS):
+        assert_close(value(seed, "sum_exp"), mpmath.fsum(mpmath.exp(z) for z in o["logits"]), 40)
+        assert_close(value(seed, "-log(p[你])"), o["loss"], 40, "loss")
+        assert_close(value(seed, "(H1[0,0]-mu1[0])^2"), (o["H1"][0][0] - o["mu1"][0]) ** 2, 40)
+
+
+def test_slices_and_reductions(seed, seed_oracle):
+    o = seed_oracle
+    with mpmath.workdps(ORACLE_DPS):
+        assert_close(value(seed, "var(H1[1,:])"), o["var1"][1], 40, "var")
+        assert_close(value(seed, "mean(H1[1,:])"), o["mu1"][1], 40, "mean")
+        assert_close(value(seed, "dot(Q[1,:], K[0,:]) / sqrt(d/heads)"), o["S"][1][0], 40, "dot")
+        assert_close(value(seed, "sum(p[:])"), 1, 40, "sum of p")
+        assert_close(value(seed, "max(p[:])"), max(o["p"]), 40, "max")
+        assert_close(value(seed, "min(logits[:])"), min(o["logits"]), 40, "min")
+
+
+def test_sampling_functions(seed, seed_oracle):
+    z = seed_oracle["logits"]
+    with mpmath.workdps(ORACLE_DPS):
+        for T in (Fraction(1, 2), Fraction(2)):
+            t = mpmath.mpf(T.numerator) / T.denominator
+            want = oracle.softmax([x / t for x in z])
+            for v, tok in enumerate(["<pad>", "<bos>", "我", "爱", "你", "他"]):
+                assert_close(value(seed, f"softmax_T({T.numerator}/{T.denominator}, {tok})"), want[v], 40)
+        p = seed_oracle["p"]
+        top3 = sorted(range(6), key=lambda v: -p[v])[:3]
+        mass = mpmath.fsum(p[v] for v in top3)
+        for v, tok in enumerate(["<pad>", "<bos>", "我", "爱", "你", "他"]):
+            want = p[v] / mass if v in top3 else 0
+            assert_close(value(seed, f"topk(3, {tok})"), want, 40, f"topk {tok}")
+        # top-p = 0.5: 爱 + 他 = 0.463 < 0.5, so three tokens are kept
+        assert_close(value(seed, "topp(0.5, 爱)"), p[3] / mass, 40, "topp")
+    assert exact(seed, "softmax_T(inf, 你)") == Fraction(1, 6)
+    assert exact(seed, "topp(0.5, 你)") == 0
+
+
+def test_counts(seed, bigram):
+    spec = oracle.load_spec(SEED)
+    w, layer = spec["weights"], spec["layer"][0]
+    by_hand = sum(len(r) for r in w["E"]) + sum(
+        len(layer[k]) * (len(layer[k][0]) if isinstance(layer[k][0], list) else 1)
+        for k in ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2"))
+    assert by_hand == 46
+    assert exact(seed, "params()") == by_hand
+    assert exact(bigram, "params()") == 12
+    assert exact(seed, "vocab_size()") == 6 and exact(seed, "seq_len()") == 2
+    assert exact(seed, "id(<pad>)") == 0 and exact(seed, "id(你)") == 4
+    assert [exact(seed, f"onehot({t}, {tok})") for t in (0, 1) for tok in ("我", "爱")] == [1, 0, 0, 1]
+    assert exact(seed, "argmax()") == 3                    # 爱, p = 0.255
+    assert exact(seed, "d*d_ff + d_ff") == 12
+    assert exact(seed, "ln_eps") == Fraction(1, 100000) and exact(seed, "pe_base") == 10000
+
+
+def test_gradcheck_against_oracle(bigram):
+    spec = oracle.load_spec(BIGRAM)
+    want = oracle.central_difference(lambda s: oracle.bigram_forward(s, 60)["loss"], spec,
+                                     ("weights", "W", 0, 2), "1e-5")
+    assert_close(value(bigram, "gradcheck(W[0,2], 1e-5)"), want, 30, "gradcheck")
+
+
+def _bigram_steps(wrong_order: bool, steps: int):
+    """The document's own SGD loop, in mpmath at 60 digits (losses before each update)."""
+    spec = oracle.load_spec(BIGRAM)
+    with mpmath.workdps(60):
+        E = oracle.mat(spec["weights"]["E"])
+        W = oracle.mat(spec["weights"]["W"])
+        tok, tgt, lr = 1, 2, mpmath.mpf(1) / 2
+        losses = []
+        for _ in range(steps + 1):
+            x = E[tok]
+            z = [x[0] * W[0][j] + x[1] * W[1][j] for j in range(3)]
+            p = oracle.softmax(z)
+            losses.append(-mpmath.log(p[tgt]))
+            dz = [p[j] - (1 if j == tgt else 0) for j in range(3)]
+            dW = [[x[i] * dz[j] for j in range(3)] for i in range(2)]
+            if not wrong_order:
+                dx = [sum(W[i][j] * dz[j] for j in range(3)) for i in range(2)]
+            W = [[W[i][j] - lr * dW[i][j] for j in range(3)] for i in range(2)]
+            if wrong_order:
+                dx = [sum(W[i][j] * dz[j] for j in range(3)) for i in range(2)]
+            E = [row[:] for row in E]
+            E[tok] = [E[tok][i] - lr * dx[i] for i in range(2)]
+        return losses
+
+
+def test_training_states_against_mpmath_loop(bigram):
+    right, wrong = _bigram_steps(False, 3), _bigram_steps(True, 3)
+    for k in range(4):
+        assert_close(value(bigram, f"sgd[{k}].loss"), right[k], 30, f"sgd[{k}]")
+        assert_close(value(bigram, f"sgd_wrong_order[{k}].loss"), wrong[k], 30, f"wrong order [{k}]")
+    assert ref_round_decimals(oracle_fraction(wrong[1]), 4) == "0.8792"   # the document's figure
+
+
+def oracle_fraction(x) -> Fraction:
+    from conftest import to_fraction
+    return to_fraction(x)
+
+
+def test_adamw_first_step(bigram, bigram_oracle):
+    g = bigram_oracle["grad_W"][0][2]
+    with mpmath.workdps(60):
+        assert_close(value(bigram, "adamw[1].m[W,0,2]"), g / 10, 40, "m")
+        assert_close(value(bigram, "adamw[1].v[W,0,2]"), g * g / 1000, 40, "v")
+        assert_close(value(bigram, "adamw[1].mhat[W,0,2]"), g, 40, "mhat")
+    assert exact(bigram, "adamw[1].decay[W,0,2]") == Fraction(1, 1000) * Fraction(1, 10) * Fraction(1, 10)
+
+
+def test_head_step(seed, seed_oracle):
+    o = seed_oracle
+    with mpmath.workdps(60):
+        g = (o["p"][4] - 1) * o["h_final"][0]
+        assert_close(value(seed, "head_step.E[你,0]"), mpmath.mpf(2) / 10 - g / 10, 40)
+
+
+# ---------------------------------------------------------------- binding errors
+
+@pytest.mark.parametrize("text, fragment", [
+    ("Foo[1]", "unknown quantity 'Foo'"),
+    ("W[5,0]", "index '5' out of range"),
+    ("W[1]", "takes 2 indices"),
+    ("p[狗]", "index '狗' out of range"),
+    ("id(狗)", "'狗' is not a token"),
+    ("sgd[99].loss", "steps 0..20"),
+    ("adamw[1].m[x,0]", "expected m[PARAM,i,j]"),
+    ("sgd[1].m[W,0,2]", "AdamW quantity"),
+    ("sgd[1].z[0]", "the trace keeps"),
+    ("p[:] + 1", "slice"),
+    ("dot(p[:], x[:])", "lengths 3 and 2 differ"),
+    ("exp(1, 2)", "takes 1 argument"),
+    ("softmax_T(0, 鱼)", "temperature must be > 0"),
+    ("topk(9, 鱼)", "k must be 1..3"),
+    ("gradcheck(z[0], 1e-5)", "not a parameter"),
+    ("鱼", "is a token, not a quantity"),
+    ("inf", "only a temperature"),
+])
+def test_binding_errors(bigram, text, fragment):
+    with pytest.raises(ExprError) as e:
+        bind(parse(text), bigram)
+    assert fragment in str(e.value)
+
+
+# ---------------------------------------------------------------- claims files
+
+def test_read_claims_seed_files():
+    for name, n in (("tiny-transformer", 719), ("bigram", 166)):
+        cf = read_claims(SEED.parent / f"{name}.claims.toml")
+        assert len(cf.claims) == n
+        assert cf.spec.name == f"{name}.toml"
+        assert all(isinstance(c.printed, str) for c in cf.claims)
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ('[[claim]]\nref = "loss"\nprinted = 1.0515\nwhere = "x"\n', 'printed must be a string'),
+    ('[[claim]]\nref = "loss"\nwhere = "x"\n', "missing printed"),
+    ('[[claim]]\nref = "loss"\nprinted = "1"\nwhere = "x"\nvalue = "2"\n', "unknown key(s) value"),
+    ('[[claim]\n', "not valid TOML"),
+])
+def test_read_claims_errors(tmp_path, body, fragment):
+    path = tmp_path / "x.claims.toml"
+    path.write_text(f'spec = "{BIGRAM.as_posix()}"\n' + body, encoding="utf-8")
+    with pytest.raises(ClaimError) as e:
+        read_claims(path)
+    assert str(path) in str(e.value) and fragment in str(e.value)
+
+
+def test_read_claims_needs_spec(tmp_path):
+    path = tmp_path / "x.claims.toml"
+    path.write_text('[[claim]]\nref = "loss"\nprinted = "1"\nwhere = "x"\n', encoding="utf-8")
+    with pytest.raises(ClaimError, match="missing spec"):
+        read_claims(path)
+
+
+# ---------------------------------------------------------------- judge
+
+def _judge(d, ref, printed, chain=None):
+    c = Claim(1, 1, ref, printed, "test", chain)
+    return judge(c, bind(parse(ref), d), bind(parse(chain), d) if chain else None)
+
+
+def test_judge_decimal_percent_count(seed, seed_oracle):
+    a10 = oracle_fraction(seed_oracle["A"][1][0])
+    assert ref_round_decimals(a10, 3) == "0.454"
+    assert _judge(seed, "A[1,0]", "0.454").verdict == "correct"
+    v = _judge(seed, "A[1,0]", "0.455")
+    assert (v.verdict, v.correct, v.cause) == ("wrong", "0.454", "plain error")
+    # distance (printed − exact)/0.001, checked by the decimal module
+    assert v.distance == ref_round_significant((Fraction(455, 1000) - a10) * 1000, 2)
+    p4 = oracle_fraction(seed_oracle["p"][4])
+    assert ref_round_decimals(p4 * 100, 1) == "8.5"
+    assert _judge(seed, "p[你]", "8.5%").verdict == "correct"
+    assert _judge(seed, "p[你]", "8.4%").correct == "8.5%"
+    assert _judge(seed, "params()", "46").verdict == "correct"
+    w = _judge(seed, "params()", "38", "12+4+4+4+12+10")
+    assert (w.verdict, w.exact, w.distance, w.cause, w.chain_value) == ("wrong", "46", "-8.0", "plain error", "46")
+
+
+def test_judge_sign_and_zero(seed):
+    assert _judge(seed, "grad_logits[你]", "-0.915").verdict == "correct"
+    assert _judge(seed, "grad_logits[你]", "0.915").verdict == "wrong"
+    assert _judge(seed, "grad_logits[爱]", "+0.255").correct == "+0.255"
+    assert _judge(seed, "A[0,1]", "-0.000").verdict == "correct"       # -0.000 is 0
+
+
+def test_judge_carried_rounding(seed):
+    # Q[1,0] is 0.88259…; the document adds its own rounded 0.4623 + 0.4200 = 0.8823 → 0.882
+    v = _judge(seed, "Q[1,0]", "0.882", "0.4623+0.4200")
+    assert (v.verdict, v.correct, v.cause, v.chain_value) == ("wrong", "0.883", "carried rounding", "0.882")
+
+
+def test_judge_exact_notation(seed, bigram):
+    assert _judge(bigram, "softmax_T(inf, 鱼)", "1/3").verdict == "correct"
+    assert _judge(bigram, "softmax_T(inf, 鱼)", "1/4").verdict == "wrong"
+    assert _judge(seed, "ln_eps", "10⁻⁵").verdict == "correct"
+    assert _judge(seed, "ln_eps", "10^{-4}").verdict == "wrong"
+    assert _judge(seed, "p[你]", "1/3").verdict == "wrong"               # an irrational is never 1/3
