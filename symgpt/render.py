@@ -1,35 +1,50 @@
-"""``python -m symgpt.render``: derivations → Jinja templates → files.
+"""``python -m symgpt.render``: derivations → documents in Markdown, LaTeX and PDF.
 
-With no arguments every spec in ``derivations/`` is rendered into ``out/``.
-Python builds plain data (strings only, every number certified); the
-templates lay it out.  Everything is rendered in memory first and then
-written atomically, so bad input leaves nothing half-written.
+Python builds the document as plain data (:mod:`symgpt.document`); Jinja
+templates in ``templates/`` lay it out, with the words of each language in
+``templates/lang/<lang>.toml``.  Everything is rendered in memory first and
+then written atomically, so bad input leaves nothing half-written, and the
+same input always gives the same bytes.
 
->>> files = render_all(["derivations/bigram.toml"], digits=4)
->>> sorted(files)[0].name
-'bigram.md'
+Files, for a spec NAME: ``NAME.<lang>.md``, ``NAME.<lang>.tex``,
+``NAME.<lang>.pdf`` and the pictures the Markdown shows, ``NAME-<figure>.svg``.
+
+>>> files = render_all(["derivations/bigram.toml"], formats=("md",), langs=("en",))
+>>> sorted(p.name for p in files)
+['bigram-loss.svg', 'bigram-probs.svg', 'bigram.en.md']
 """
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import tomllib
 from pathlib import Path
 
 import jinja2
-import sympy
 
 from .cli import InputError, run, write_atomic
 from .derivation import DERIVATIONS, Derivation, find_spec
+from .document import build
+from .figures import svg
 from .spec import load_spec
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-SHORT = 12  # closed forms with at most this many operations are shown
+LANGS = ("zh", "en")
+FORMATS = ("md", "tex", "pdf")
+TEX_PACKAGES = "texlive-xetex texlive-lang-chinese texlive-pictures texlive-latex-extra latexmk"
 
+
+# ---------------------------------------------------------------- escaping
 
 def md_escape(text) -> str:
     """User text (a token like ``<pad>`` or ``a_b``) made literal in Markdown.
 
-    >>> md_escape("<pad>"), md_escape("a_b*")
-    ('&lt;pad&gt;', 'a\\\\_b\\\\*')
+    >>> md_escape("<pad>"), md_escape("a_b*"), md_escape("50%"), md_escape("{}")
+    ('&lt;pad&gt;', 'a\\\\_b\\\\*', '50%', '{}')
     """
     out = []
     for ch in str(text):
@@ -38,75 +53,316 @@ def md_escape(text) -> str:
         elif ch in "<>&":
             out.append({"<": "&lt;", ">": "&gt;", "&": "&amp;"}[ch])
         elif ch == "\n":
-            out.append("\\n")
+            out.append("\\\\n")
         else:
             out.append(ch)
     return "".join(out)
 
 
-def markdown_env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-                             autoescape=False)
-    env.filters["md"] = md_escape
-    return env
+_TEX_CHARS = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "$": r"\$",
+    "&": r"\&", "#": r"\#", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "\n": r"\textbackslash{}n", "|": r"\textbar{}",
+    # symbols the document fonts (Latin Modern, Fandol) lack: drawn from math fonts
+    "√": r"$\surd$", "≈": r"$\approx$", "×": r"$\times$", "·": r"$\cdot$", "μ": r"$\mu$",
+    "σ": r"$\sigma$", "ε": r"$\varepsilon$", "η": r"$\eta$", "δ": r"$\delta$", "θ": r"$\theta$",
+    "λ": r"$\lambda$", "β": r"$\beta$", "γ": r"$\gamma$", "Σ": r"$\Sigma$", "∑": r"$\sum$",
+    "∂": r"$\partial$", "∞": r"$\infty$", "→": r"$\to$", "←": r"$\leftarrow$", "−": r"$-$",
+    "≤": r"$\le$", "≥": r"$\ge$", "ℝ": r"$\mathbb{R}$", "ᵀ": r"$^{\top}$", "²": r"$^{2}$",
+    "⁽": r"$^{(}$", "⁾": r"$^{)}$", "⁰": r"$^{0}$", "¹": r"$^{1}$", "⁻": r"$^{-}$", "⁵": r"$^{5}$",
+    "…": r"\ldots{}", "∈": r"$\in$", "✓": r"$\checkmark$", "❌": "X", "↑": r"$\uparrow$",
+}
 
 
-def report(d: Derivation, digits: int) -> dict:
-    """Plain data for the forward report: every forward quantity, certified."""
-    groups = []
-    for grp in d.graph.groups.values():
-        if grp.name.startswith("grad_"):
+def tex_escape(text) -> str:
+    """User text made literal in LaTeX text mode (and in ``\\text{…}``).
+
+    >>> tex_escape("<pad>"), tex_escape("a_b"), tex_escape("50%"), tex_escape("$x$")
+    ('\\\\textless{}pad\\\\textgreater{}', 'a\\\\_b', '50\\\\%', '\\\\$x\\\\$')
+    >>> tex_escape("\\\\n"), tex_escape("&#{}"), tex_escape("m\\u0302")
+    ('\\\\textbackslash{}n', '\\\\&\\\\#\\\\{\\\\}', '$\\\\hat{m}$')
+    """
+    s = str(text)
+    out = []
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if i + 1 < len(s) and s[i + 1] == "\u0302":  # a letter with a combining hat
+            out.append(r"$\hat{" + tex_escape(ch) + "}$")
+            i += 2
             continue
-        rows = []
-        for name in grp.names:
-            closed = None
-            try:
-                closed = sympy.latex(d.closed_form(name, max_ops=SHORT))
-            except ValueError:
-                pass
-            value = d.value(name, decimals=digits)
-            small = None
-            if value.lstrip("-").strip("0.") == "" and d.sign(name) != 0:
-                small = d.value(name, digits=5)
-            rows.append({"name": d.pretty(name), "value": value, "small": small, "closed": closed})
-        groups.append({"name": grp.name, "meaning": grp.meaning,
-                       "shape": "×".join(map(str, grp.shape)) or "scalar", "rows": rows})
-    s = d.spec
-    return {"title": s.title, "name": s.name, "kind": s.kind, "vocab": list(s.vocab),
-            "input": [s.vocab[i] for i in s.input], "target": s.vocab[s.target],
-            "sizes": {"V": s.V, "d": s.d, "heads": s.heads, "d_ff": s.d_ff, "layers": s.layers, "T": s.T},
-            "digits": digits, "groups": groups}
+        out.append(_TEX_CHARS.get(ch, ch))
+        i += 1
+    return "".join(out)
 
 
-def render_all(specs, digits: int = 4) -> dict:
-    """{output path (relative): text} for the given spec paths."""
-    env = markdown_env()
-    out = {}
+def _sci(s: str) -> str | None:
+    """``3.08e-8`` → ``3.08 \\times 10^{-8}``; None for a plain decimal."""
+    m = re.fullmatch(r"(-?[\d.]+)e([+-]\d+)", s)
+    if not m:
+        return None
+    return rf"{m[1]} \times 10^{{{int(m[2])}}}"
+
+
+# ---------------------------------------------------------------- values
+
+class Format:
+    """How one output format writes values, prose and cells."""
+
+    name = ""
+
+    def __init__(self, L: dict):
+        self.L = L
+
+    def esc(self, s) -> str:
+        raise NotImplementedError
+
+    def math(self, s) -> str:
+        return f"${s}$"
+
+    def number(self, s) -> str:
+        sci = _sci(s)
+        return self.math(sci) if sci else s
+
+    def words(self, key) -> str:
+        w = self.L["words"]
+        if key not in w:
+            raise KeyError(f"templates/lang: [words] has no {key!r}")
+        return w[key]
+
+    def value(self, v, cell=False) -> str:
+        """A typed value (see :mod:`symgpt.document`) in this format."""
+        t = v["t"]
+        if t == "num":
+            s = self.number(v["v"])
+            if "exact" in v:
+                s += " " + self.words("exactly") % {"x": self.number(v["exact"])}
+            return s
+        if t == "pct":
+            return self.number(v["v"]) + self.esc("%")
+        if t == "tok":
+            return self.esc(v["v"])
+        if t == "math":
+            return self.math(v["v"])
+        if t == "tex":
+            return v["v"]
+        if t == "word":
+            w = self.words(v["v"])
+            return w % {"j": v["j"]} if "j" in v else w
+        if t == "pos":
+            return self.words("pos") % {"t": v["v"], "tok": self.esc(v["tok"])}
+        if t == "tokid":
+            s = self.words("tokid") % {"id": v["v"], "tok": self.esc(v["tok"])}
+            return s + (self.words("target_mark") if v.get("mark") == "target" else "")
+        if t == "ptok":
+            return self.math(rf"p(\text{{{tex_escape(v['v'])}}})")
+        if t == "share":
+            return self.words("share") % {"tok": self.esc(v["tok"]), "pct": self.number(v["v"]) + self.esc("%")}
+        if t == "list":
+            return self.words("sep").join(self.value(x) for x in v["v"])
+        if t == "toklist":
+            return self.words("sep").join(self.words("quoted") % {"tok": self.esc(x)} for x in v["v"])
+        raise ValueError(f"unknown value kind {t!r}")
+
+    def say(self, key, args=None) -> str:
+        """The sentence ``key`` ("section.name") of the language file, arguments filled in."""
+        sec, _, name = key.partition(".")
+        try:
+            s = self.L[sec][name]
+        except KeyError:
+            raise KeyError(f"templates/lang/{self.L['lang']}.toml has no {key!r}") from None
+        args = args or {}
+        for i, part in enumerate(s.split("$")):
+            for name in re.findall(r"%\((\w+)\)s", part):
+                inside = i % 2 == 1
+                if name in args and inside != (args[name]["t"] == "tex"):
+                    where = "inside" if inside else "outside"
+                    raise ValueError(f"{key}: %({name})s stands {where} $…$ but is given a "
+                                     f"{args[name]['t']!r} value")
+        return s % {k: self.value(v) for k, v in args.items()}
+
+
+class Markdown(Format):
+    name = "md"
+
+    def esc(self, s) -> str:
+        return md_escape(s)
+
+    def cell(self, v) -> str:
+        return self.value(v).replace("|", "\\|")
+
+
+class LaTeX(Format):
+    name = "tex"
+
+    def esc(self, s) -> str:
+        return tex_escape(s)
+
+    def number(self, s) -> str:
+        sci = _sci(s)
+        if sci:
+            return self.math(sci)
+        return self.math(s) if s.startswith("-") else s
+
+    def cell(self, v) -> str:
+        return self.value(v)
+
+
+# ---------------------------------------------------------------- environments
+
+def load_lang(lang: str) -> dict:
+    """The words of one language (``templates/lang/<lang>.toml``).
+
+    >>> load_lang("en")["words"]["token"]
+    'Token'
+    """
+    if lang not in LANGS:
+        raise InputError(f"--lang: expected one of {', '.join(LANGS)}, got {lang!r}")
+    with open(TEMPLATES / "lang" / f"{lang}.toml", "rb") as f:
+        L = tomllib.load(f)
+    L["lang"] = lang
+    return L
+
+
+def environment(fmt: str) -> jinja2.Environment:
+    """The Jinja environment of a format: StrictUndefined; LaTeX-safe delimiters for tex."""
+    opts = dict(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
+                keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+    if fmt == "tex":
+        opts.update(block_start_string=r"\BLOCK{", block_end_string="}",
+                    variable_start_string=r"\VAR{", variable_end_string="}",
+                    comment_start_string=r"\#{", comment_end_string="}",
+                    line_statement_prefix=None, line_comment_prefix=None)
+    return jinja2.Environment(**opts)
+
+
+def render_doc(doc: dict, fmt: str, lang: str) -> str:
+    """One document in one format and language (``md`` or ``tex``)."""
+    L = load_lang(lang)
+    f = Markdown(L) if fmt == "md" else LaTeX(L)
+    env = environment(fmt)
+    env.filters.update(esc=f.esc, val=f.value, cell=f.cell)
+    env.globals.update(say=f.say, words=f.words)
+    text = env.get_template(f"{fmt}/document.{fmt}.j2").render(doc=doc, L=L, lang=lang)
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+# ---------------------------------------------------------------- PDF
+
+def tex_tools() -> str:
+    """Path of latexmk, after checking xelatex is there too; InputError naming what to install."""
+    latexmk, xelatex = shutil.which("latexmk"), shutil.which("xelatex")
+    if not latexmk or not xelatex:
+        missing = " and ".join(n for n, p in (("latexmk", latexmk), ("xelatex", xelatex)) if not p)
+        raise InputError(f"--format pdf needs {missing} (TeX Live with ctex and pgfplots); "
+                         f"on Debian or Ubuntu: apt-get install {TEX_PACKAGES}")
+    return latexmk
+
+
+def compile_pdf(tex: str, name: str = "doc") -> bytes:
+    """xelatex (through latexmk) in a scratch directory; the PDF's bytes.
+
+    SOURCE_DATE_EPOCH fixes the dates xdvipdfmx would stamp, so a PDF is
+    the same from run to run.
+    """
+    latexmk = tex_tools()
+    with tempfile.TemporaryDirectory(prefix="symgpt-tex-") as tmp:
+        (Path(tmp) / f"{name}.tex").write_text(tex, encoding="utf-8")
+        env = dict(os.environ, SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
+        r = subprocess.run([latexmk, "-xelatex", "-interaction=nonstopmode", "-halt-on-error", "-quiet",
+                            f"{name}.tex"], cwd=tmp, env=env, capture_output=True, text=True)
+        pdf = Path(tmp) / f"{name}.pdf"
+        if r.returncode != 0 or not pdf.exists():
+            log = (Path(tmp) / f"{name}.log")
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else r.stdout[-2000:]
+            raise RuntimeError(f"xelatex failed on {name}.tex:\n{tail}")
+        return pdf.read_bytes()
+
+
+# ---------------------------------------------------------------- the command
+
+def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None) -> dict:
+    """{relative output path: str or bytes} for one spec."""
+    d = Derivation(load_spec(path))
+    doc = build(d, digits)
+    out: dict = {}
+    name = doc["name"]
+    if "md" in formats:
+        for fig, data in sorted(doc["figures"].items()):
+            out[Path(data["file"])] = svg(data)
+    for lang in langs:
+        if "md" in formats:
+            out[Path(f"{name}.{lang}.md")] = render_doc(doc, "md", lang)
+        if "tex" in formats or "pdf" in formats:
+            tex = render_doc(doc, "tex", lang)
+            if "tex" in formats:
+                out[Path(f"{name}.{lang}.tex")] = tex
+            if "pdf" in formats:
+                out[Path(f"{name}.{lang}.pdf")] = compile_pdf(tex, f"{name}.{lang}")
+    return out
+
+
+def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None) -> dict:
+    """{relative output path: text or bytes} for the given spec paths, in memory."""
+    if "pdf" in formats:
+        tex_tools()
+    out: dict = {}
     for path in specs:
-        d = Derivation(load_spec(path))
-        out[Path(f"{d.spec.name}.md")] = env.get_template("report.md.j2").render(r=report(d, digits))
+        out.update(render_spec(path, formats, langs, digits))
     return out
 
 
 def default_specs() -> list:
+    """Every spec in ``derivations/`` (claims files excluded)."""
     return sorted(p for p in DERIVATIONS.glob("*.toml") if not p.name.endswith(".claims.toml"))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m symgpt.render",
-                                 description="Render derivation documents from specs.")
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, through symgpt.cli.run
+        raise InputError(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = _Parser(
+        prog="python -m symgpt.render",
+        description="Render the derivation documents of specs: every number certified, "
+                    "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.",
+        epilog="Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf and "
+               "the pictures NAME-probs.svg, NAME-attention.svg, NAME-loss.svg (with Markdown). "
+               "The same input gives the same bytes; files are written only after everything "
+               "rendered. Bad input: one 'error: ...' line on stderr, exit status 2, nothing written.")
     ap.add_argument("specs", nargs="*", metavar="SPEC",
-                    help="spec files or names in derivations/ (default: every spec there)")
-    ap.add_argument("--out", default="out", help="output directory (default: out/)")
-    ap.add_argument("--digits", type=int, default=4, help="decimals printed for each value (default 4)")
-    a = ap.parse_args(argv)
-    if a.digits < 0 or a.digits > 1000:
-        raise InputError(f"--digits: expected 0..1000, got {a.digits}")
+                    help="spec files, or names of specs in derivations/ (default: every spec there)")
+    ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|all",
+                    help="output formats, comma-separated; 'all' is md,tex,pdf (default: md,tex). "
+                         "pdf runs latexmk -xelatex (TeX Live with ctex, Fandol fonts and pgfplots)")
+    ap.add_argument("--lang", default="zh", metavar="zh|en|all",
+                    help="language of the prose, comma-separated or 'all' (default: zh)")
+    ap.add_argument("--digits", type=int, default=None, metavar="N",
+                    help="decimals of the main figures (default: the source document's, "
+                         "3 for the transformer and 4 for the bigram; finer figures get more)")
+    ap.add_argument("--out", default="out", metavar="DIR", help="output directory (default: out/)")
+    return ap
+
+
+def _choices(value, allowed, flag):
+    items = list(allowed) if value == "all" else [x.strip() for x in value.split(",") if x.strip()]
+    bad = [x for x in items if x not in allowed]
+    if bad or not items:
+        raise InputError(f"{flag}: expected one of {', '.join(allowed)} or all, got {value!r}")
+    return tuple(x for x in allowed if x in items)
+
+
+def main(argv=None) -> int:
+    a = parser().parse_args(argv)
+    formats = _choices(a.format, FORMATS, "--format")
+    langs = _choices(a.lang, LANGS, "--lang")
+    if a.digits is not None and not 0 <= a.digits <= 30:
+        raise InputError(f"--digits: expected 0..30, got {a.digits}")
     specs = [find_spec(s) for s in a.specs] or default_specs()
-    files = render_all(specs, a.digits)
-    for rel, text in files.items():
-        write_atomic(Path(a.out) / rel, text)
+    files = render_all(specs, formats, langs, a.digits)
+    for rel in sorted(files):
+        write_atomic(Path(a.out) / rel, files[rel])
         print(Path(a.out) / rel)
     return 0
 

@@ -1,0 +1,237 @@
+"""The bigram document (after source document 004), section by section.
+
+>>> import symgpt
+>>> from symgpt.document import Numbers
+>>> d = symgpt.load("bigram")
+>>> secs, figs = sections(d, Numbers(d, 4))
+>>> [s["id"] for s in secs]
+['bigram_setup', 'bigram_forward', 'bigram_pminusy', 'bigram_outer', 'bigram_gradcheck', 'bigram_sgd', 'bigram_adamw']
+"""
+from __future__ import annotations
+
+import sympy
+
+from .derive import bigram_gradients, softmax_ce_steps
+from .document import derivation_step, display, figure, math, mtext, note, num, paren, sub, table, terms, tex, text, tok, word
+from .doc_transformer import _bm, _colhead, vec
+from .figures import bars, line
+from .numeric import round_decimals, round_significant
+from .train import gradcheck, gradcheck_table, param_count
+from . import sampling
+
+
+def sections(d, n):
+    """All sections and the figures' data of a bigram document."""
+    figs = {}
+    return [setup(d, n), forward(d, n, figs), pminusy(d, n), outer(d, n), check(d, n),
+            sgd(d, n, figs), adamw(d, n)], figs
+
+
+def _tokid(s, v, mark=""):
+    return {"t": "tokid", "v": str(v), "tok": s.vocab[v], "mark": mark}
+
+
+def setup(d, n):
+    s = d.spec
+    inp, tgt = s.vocab[s.input[-1]], s.vocab[s.target]
+    rows = [[num(i), tok(t)] for i, t in enumerate(s.vocab)]
+    return {"id": "bigram_setup", "steps": [
+        text("bigram_setup.intro", count=num(param_count(d)), V=num(s.V)),
+        table("bigram_setup.vocab_cap", [word("id"), word("token")], rows, align="rl"),
+        text("bigram_setup.data", inp=tok(inp), target=tok(tgt)),
+        display(rf"E = {_bm(_C(d, n), 'E')} \quad ({s.V} \times {s.d}),\qquad W = {_bm(_C(d, n), 'W')} \quad ({s.d} \times {s.V})"),
+        text("bigram_setup.count", count=num(param_count(d)), d=num(s.d)),
+        note("bigram_setup.gpt")]}
+
+
+class _C:
+    def __init__(self, d, n):
+        self.d, self.n = d, n
+
+
+def forward(d, n, figs):
+    s, g = d.spec, d.graph
+    i, t = s.input[-1], s.target
+    x = [n.v(f"x[{j}]") for j in range(s.d)]
+    z = [n.v(f"z[{v}]") for v in range(s.V)]
+    ez = [n.e(sympy.exp(g.sym(f"z[{v}]"))) for v in range(s.V)]
+    p = [n.v(f"p[{v}]") for v in range(s.V)]
+    rows = [
+        [num(1), math(rf"x = E[{i}]"), math(vec(x))],
+        [num(2), math(r"z = x W"), math(vec(z))],
+        [num(3), math(r"p_j = e^{z_j} / \sum_k e^{z_k}"),
+         math(rf"e^{{z}} = {vec(ez)},\ Z = {n.v('sum_exp')},\ p = {vec(p)}")],
+        [num(4), math(rf"p_{{{mtext(s.vocab[t])}}} = p_{{{t}}}"), num(p[t])],
+        [num(5), math(r"\mathcal{L} = -\ln p_{" + str(t) + "}"), num(n.v("loss"))],
+    ]
+    lines = []
+    for v in range(s.V):
+        ws = [(n.weight(f"W[{j},{v}]"), g.nodes[f"W[{j},{v}]"].value) for j in range(s.d)]
+        fac = [rf"{paren(n.v(f'x[{j}]'))} \times {paren(w)}" for j, (w, _) in enumerate(ws)]
+        prods = [n.e(g.sym(f"x[{j}]") * q) for j, (_, q) in enumerate(ws)]
+        lines.append(rf"z_{{{v}}} &= {terms(fac)} = {terms(prods)} = {z[v]}")
+    best = sampling.greedy(d)
+    figs["probs"] = bars(list(s.vocab), p, best.id, t)
+    return {"id": "bigram_forward", "steps": [
+        text("bigram_forward.intro"),
+        table("bigram_forward.cap", [word("step"), word("formula"), word("result")], rows, align="rll"),
+        text("bigram_forward.expand"),
+        display(*lines),
+        text("bigram_forward.loss", p=num(p[t]), uniform=tex(rf"1/{s.V}"), loss=num(n.v("loss"))),
+        figure("probs", "softmax.fig", best=tok(best.token), target=tok(s.vocab[t]))]}
+
+
+def pminusy(d, n):
+    s = d.spec
+    t = s.target
+    dsteps = softmax_ce_steps(s.V, t)
+    gz = [n.v(f"grad_z[{v}]") for v in range(s.V)]
+    return {"id": "bigram_pminusy", "steps": [
+        text("bigram_pminusy.intro"),
+        derivation_step(dsteps),
+        text("bigram_pminusy.values", target=tok(s.vocab[t])),
+        display(rf"\frac{{\partial \mathcal{{L}}}}{{\partial z}} = p - y = {vec(gz)}"),
+        note("bigram_pminusy.reading", target=tok(s.vocab[t]))]}
+
+
+def outer(d, n):
+    s, g = d.spec, d.graph
+    t, i = s.target, s.input[-1]
+    _, _, ok = bigram_gradients(s.d, s.V, t)
+    gW = [[n.v(f"grad_W[{a},{b}]") for b in range(s.V)] for a in range(s.d)]
+    gx = [n.v(f"grad_x[{j}]") for j in range(s.d)]
+    x0 = n.v("x[0]")
+    others = [s.vocab[v] for v in range(s.V) if v != i]
+    return {"id": "bigram_outer", "steps": [
+        text("bigram_outer.intro"),
+        sub("bigram_outer.W"),
+        display(r"\frac{\partial \mathcal{L}}{\partial W} = x^{\top} (p - y),\qquad "
+                r"\frac{\partial \mathcal{L}}{\partial W_{ij}} = x_i \,(p_j - y_j)"),
+        display(r"\frac{\partial \mathcal{L}}{\partial W} = \begin{bmatrix} "
+                + r" \\ ".join(" & ".join(r) for r in gW) + r" \end{bmatrix}"),
+        text("bigram_outer.one", ij=tex(f"W_{{0{t}}}")),
+        display(rf"\frac{{\partial \mathcal{{L}}}}{{\partial W_{{0{t}}}}} = x_0 \times (p_{t} - 1) = "
+                rf"{paren(x0)} \times {paren(n.v(f'grad_z[{t}]'))} = {gW[0][t]}"),
+        note("bigram_outer.rows_cols"),
+        sub("bigram_outer.x"),
+        display(r"\frac{\partial \mathcal{L}}{\partial x} = W (p - y)" + rf" = {vec(gx)}"),
+        text("bigram_outer.sparse", row=tok(s.vocab[i]), others={"t": "toklist", "v": others}),
+        note("bigram_outer.sympy" if ok else "bigram_outer.sympy_failed")]}
+
+
+def check(d, n):
+    s = d.spec
+    h = s.training.gradcheck_h
+    k6 = n.k + 2
+    rows = []
+    names = list(s.training.gradcheck_params)
+    for ref in names:
+        c = gradcheck(d, ref, h)
+        rows.append([math(_param_tex(d, ref)),
+                     num(_certain(round_decimals(c.numeric, k6), ref)),
+                     num(_certain(round_decimals(c.analytic, k6), ref)),
+                     num(_certain(round_significant(c.difference, 3), ref))])
+    steps = [text("bigram_gradcheck.intro"),
+             display(r"\frac{\mathcal{L}(\theta + h) - \mathcal{L}(\theta - h)}{2h} \approx \frac{\partial \mathcal{L}}{\partial \theta}"),
+             text("bigram_gradcheck.h", h=tex(n.tex_rational(h)), k=num(k6))]
+    if rows:
+        steps.append(table("bigram_gradcheck.cap", [word("parameter"), word("numeric"), word("analytic"),
+                                                    word("difference")], rows, align="lrrr"))
+        first = names[0]
+        err = []
+        for r in gradcheck_table(d, first, exponents=range(1, 13)):
+            err.append([math(sympy.latex(r["h"])), num(_certain(round_significant(r["error_exact"], 3), first)),
+                        num(_certain(round_significant(r["error_float64"], 3), first))])
+        steps += [text("bigram_gradcheck.sweep", p=tex(_param_tex(d, first))),
+                  table("bigram_gradcheck.sweep_cap", [math("h"), word("err_exact"), word("err_float64")], err,
+                        args={"p": tex(_param_tex(d, first))})]
+    steps.append(note("bigram_gradcheck.meaning"))
+    return {"id": "bigram_gradcheck", "steps": steps}
+
+
+def _certain(s, ref):
+    """A rounding that must be certified at the gradient check's 200 bits."""
+    if s is None:
+        raise ValueError(f"gradient check of {ref}: the rounding is not certified at 200 bits")
+    return s
+
+
+def _param_tex(d, ref):
+    name = d.node(ref)
+    group, idx = name.split("[")[0], name[:-1].split("[")[1].replace(",", "")
+    return f"{group}_{{{idx}}}"
+
+
+def sgd(d, n, figs):
+    s, g = d.spec, d.graph
+    tr = s.training
+    t, i = s.target, s.input[-1]
+    lr = n.rational(tr.lr)
+    wname = f"W[0,{t}]"
+    e_old = [n.weight(f"E[{i},{j}]") for j in range(s.d)]
+    e_new = [n.v(f"sgd[1].E[{i},{j}]") for j in range(s.d)]
+    p1 = [n.v(f"sgd[1].p[{v}]") for v in range(s.V)]
+    steps = [text("bigram_sgd.intro", lr=tex(lr)),
+             display(r"\theta \leftarrow \theta - \eta\, g"),
+             display(rf"W_{{0{t}}} &: {n.weight(wname)} - {lr} \times {paren(n.v(f'grad_{wname}'))} = {n.v(f'sgd[1].{wname}')}",
+                     rf"E[{i}] &: {vec(e_old)} \to {vec(e_new)}"),
+             text("bigram_sgd.after", count=num(param_count(d))),
+             display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v('loss')} \to {n.v('sgd[1].loss')}"),
+             text("bigram_sgd.gain", target=tok(s.vocab[t]), p0=num(n.v(f"p[{t}]")), p1=num(p1[t]),
+                  drop=num(_drop(d, n)))]
+    if tr.steps >= 2:
+        rows = [[num(k), num(n.v(f"sgd[{k - 1}].loss")), num(n.v(f"sgd[{k - 1}].p[{t}]"))]
+                for k in tr.report if k >= 1]
+        figs["loss"] = line(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
+        steps += [text("bigram_sgd.repeat", steps=num(tr.steps)),
+                  table("train.curve_cap", [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
+                  figure("loss", "train.curve_fig"),
+                  note("bigram_sgd.order")]
+    return {"id": "bigram_sgd", "steps": steps}
+
+
+def _drop(d, n):
+    """loss − sgd[1].loss, from the trace's own certified balls."""
+    from flint import ctx
+    k = n.k
+    prec = 200
+    while True:
+        a, b = d.ball("loss", prec), d.ball("sgd[1].loss", prec)
+        with ctx.workprec(prec):
+            s = round_decimals(a - b, k)
+        if s is not None:
+            return s
+        prec *= 2
+
+
+def adamw(d, n):
+    s, g = d.spec, d.graph
+    a = s.training.adamw
+    t = s.target
+    ref = s.training.gradcheck_params[0] if s.training.gradcheck_params else f"W[0,{t}]"
+    name = d.node(ref)
+    key = name.replace("[", ",", 1)[:-1]  # W[0,2] -> W,0,2 (the trace's naming)
+    tr = d.trace("adamw")
+    sig = n.k + 1
+    val = lambda q: tr.value(1, q, digits=sig)
+    R = n.rational
+    rows = [
+        [word("adam_m"), math(rf"m = (1 - \beta_1)\, g = {R(1 - a.beta1)} \times g"), num(val(f"m[{key}]"))],
+        [word("adam_v"), math(rf"v = (1 - \beta_2)\, g^2 = {R(1 - a.beta2)} \times g^2"), num(val(f"v[{key}]"))],
+        [word("adam_hat"), math(r"\hat m = m / (1 - \beta_1),\ \hat v = v / (1 - \beta_2)"),
+         math(rf"\hat m = {val(f'mhat[{key}]')},\ \hat v = {val(f'vhat[{key}]')}")],
+        [word("adam_step"), math(r"\eta\, \hat m / (\sqrt{\hat v} + \epsilon)"), num(val(f"update[{key}]"))],
+        [word("adam_decay"), math(r"\eta \lambda \theta"), num(val(f"decay[{key}]"))],
+        [word("adam_new"), math(r"\theta - \eta\lambda\theta - \eta\, \hat m / (\sqrt{\hat v} + \epsilon)"),
+         math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}")],
+    ]
+    sgd_step = n.e(a.lr * g.sym(f"grad_{name}"), n.k + 3)
+    return {"id": "bigram_adamw", "steps": [
+        text("bigram_adamw.intro"),
+        text("bigram_adamw.hyper", b1=tex(R(a.beta1)), b2=tex(R(a.beta2)), lr=tex(n.tex_rational(a.lr)),
+             eps=tex(n.tex_rational(a.eps)), wd=tex(R(a.weight_decay)), p=tex(_param_tex(d, ref)),
+             theta=tex(n.weight(name)), g=tex(n.v(f"grad_{name}", n.k))),
+        table("bigram_adamw.cap", [word("quantity"), word("formula"), word("value")], rows,
+              args={"p": tex(_param_tex(d, ref))}, align="lll"),
+        text("bigram_adamw.sign", sgd=num(sgd_step), adam=num(val(f"update[{key}]"))),
+        note("bigram_adamw.decoupled")]}

@@ -1,0 +1,375 @@
+"""The derivation document as plain data: sections → steps, every number certified.
+
+A document is a dict of strings, lists and dicts that the templates lay out
+(DESIGN decision 6): nothing in it is computed by a template, and nothing in
+it is in one language.  Prose is referred to by key (``"attention.intro"``)
+with typed arguments; the words for each key live in
+``templates/lang/<lang>.toml``.
+
+A *value* (an argument or a table cell) is a small dict ``{"t": kind, "v": text}``:
+
+- ``num``  a certified decimal string, e.g. ``"0.454"``
+- ``tok``  a token of the vocabulary (user text, escaped by the format's filter)
+- ``math`` a LaTeX formula (SymPy's LaTeX or a fixed template formula)
+- ``word`` a key of ``[words]`` in the language file
+- ``pos``  a position label: ``v`` the index, ``tok`` the token there
+
+A *step* is one of ``text``, ``note``, ``sub`` (a sub-heading), ``math``
+(display lines, aligned at ``&``), ``table``, ``figure`` and ``derivation``.
+
+>>> import symgpt
+>>> doc = build(symgpt.load("bigram"))
+>>> [s["id"] for s in doc["sections"]][:3]
+['bigram_setup', 'bigram_forward', 'bigram_pminusy']
+>>> doc["digits"], doc["sections"][1]["steps"][0]["kind"]
+(4, 'text')
+"""
+from __future__ import annotations
+
+import re
+from decimal import Decimal, localcontext
+from pathlib import Path
+
+import sympy
+
+from .numeric import round_decimals, round_significant
+
+DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
+
+
+# ---------------------------------------------------------------- values
+
+def num(s) -> dict:
+    """A certified number.
+
+    >>> num("0.454")
+    {'t': 'num', 'v': '0.454'}
+    """
+    return {"t": "num", "v": str(s)}
+
+
+def tok(s) -> dict:
+    """A token (user text).
+
+    >>> tok("<pad>")["t"]
+    'tok'
+    """
+    return {"t": "tok", "v": s}
+
+
+def math(s) -> dict:
+    """A LaTeX formula shown inline.
+
+    >>> math(r"\\sqrt{2}")["v"]
+    '\\\\sqrt{2}'
+    """
+    return {"t": "math", "v": s}
+
+
+def tex(s) -> dict:
+    """Raw LaTeX for a place inside ``$…$`` of a sentence (a number or a formula).
+
+    >>> tex("0.5")
+    {'t': 'tex', 'v': '0.5'}
+    """
+    return {"t": "tex", "v": str(s)}
+
+
+def word(key) -> dict:
+    """A word of the language file's ``[words]`` table.
+
+    >>> word("position")
+    {'t': 'word', 'v': 'position'}
+    """
+    return {"t": "word", "v": key}
+
+
+def pos(t: int, token: str) -> dict:
+    """A position label such as ``t=1 (爱)``.
+
+    >>> pos(1, "爱")
+    {'t': 'pos', 'v': '1', 'tok': '爱'}
+    """
+    return {"t": "pos", "v": str(t), "tok": token}
+
+
+# ---------------------------------------------------------------- steps
+
+def text(key, **args) -> dict:
+    """A paragraph of prose ``key`` with typed arguments.
+
+    >>> text("softmax.intro")["kind"]
+    'text'
+    """
+    return {"kind": "text", "key": key, "args": args}
+
+
+def note(key, **args) -> dict:
+    """A remark set apart from the main line (a quote box)."""
+    return {"kind": "note", "key": key, "args": args}
+
+
+def sub(key, **args) -> dict:
+    """A sub-heading."""
+    return {"kind": "sub", "key": key, "args": args}
+
+
+def display(*lines) -> dict:
+    """Display math; several lines are aligned at their ``&`` (one line is not).
+
+    >>> display("a &= b", "c &= d")["lines"], display("a &= b \\& c")["lines"]
+    (['a &= b', 'c &= d'], ['a = b \\& c'])
+    """
+    lines = [ln for ln in lines if ln]
+    if len(lines) == 1:
+        lines = [re.sub(r"(?<!\\)&", "", lines[0])]
+    return {"kind": "math", "lines": lines, "aligned": len(lines) > 1}
+
+
+def figure(name, key, **args) -> dict:
+    """A picture: ``name`` indexes ``doc["figures"]``."""
+    return {"kind": "figure", "name": name, "key": key, "args": args}
+
+
+def derivation_step(steps) -> dict:
+    """A chain of equalities from :mod:`symgpt.derive`, each with its rule and SymPy's check.
+
+    The left-hand side is shown only where it changes.
+
+    >>> from symgpt.derive import softmax_ce_steps
+    >>> st = derivation_step(softmax_ce_steps(3, 2))
+    >>> [s["rule"] for s in st["steps"]][:2], st["steps"][1]["lhs"]
+    (['rule_definition', 'rule_log_of_a_quotient'], '')
+    """
+    out, prev = [], None
+    for s in steps:
+        out.append({"rule": "rule_" + re.sub(r"[^a-z0-9]+", "_", s.rule.lower()).strip("_"),
+                    "lhs": "" if s.lhs == prev else s.lhs, "rhs": s.latex, "checked": bool(s.checked)})
+        prev = s.lhs
+    return {"kind": "derivation", "steps": out}
+
+
+def table(key, head, rows, args=None, align=None) -> dict:
+    """A table: caption ``key``, header cells, rows of cells (all values).
+
+    >>> t = table("x.cap", [word("token")], [[tok("a")]])
+    >>> t["align"]
+    'l'
+    """
+    n = len(head)
+    return {"kind": "table", "key": key, "args": args or {}, "head": head, "rows": rows,
+            "align": align or ("l" + "r" * (n - 1)), "number": ""}
+
+
+# ---------------------------------------------------------------- numbers
+
+def exact_decimal(q) -> str | None:
+    """A rational as its exact decimal when it terminates, else None.
+
+    >>> exact_decimal(sympy.Rational(3, 10)), exact_decimal(sympy.Rational(-1, 5)), exact_decimal(sympy.Rational(1, 3))
+    ('0.3', '-0.2', None)
+    """
+    q = sympy.Rational(q)
+    den = int(q.q)
+    for p in (2, 5):
+        while den % p == 0:
+            den //= p
+    if den != 1:
+        return None
+    with localcontext() as c:
+        c.prec = 200
+        s = format((Decimal(int(q.p)) / Decimal(int(q.q))).normalize(), "f")
+    return s
+
+
+def paren(s: str) -> str:
+    """A factor for a product: negative numbers in parentheses.
+
+    >>> paren("-0.3"), paren("0.3")
+    ('(-0.3)', '0.3')
+    """
+    return f"({s})" if s.startswith("-") else s
+
+
+def signed(s: str) -> str:
+    """A term after ``+``: ``a + (-b)`` is written ``a - b``.
+
+    >>> "1 " + signed("-0.2"), "1 " + signed("0.2")
+    ('1 - 0.2', '1 + 0.2')
+    """
+    return f"- {s[1:]}" if s.startswith("-") else f"+ {s}"
+
+
+def terms(parts) -> str:
+    """Strings joined as a sum with signs folded in.
+
+    >>> terms(["0.1", "-0.2", "0.3"])
+    '0.1 - 0.2 + 0.3'
+    """
+    parts = list(parts)
+    return " ".join([parts[0]] + [signed(p) for p in parts[1:]]) if parts else "0"
+
+
+def mtext(token: str) -> str:
+    """A token inside math: ``\\text{…}`` with text-mode escapes (LaTeX and KaTeX).
+
+    >>> mtext("a_b"), mtext("50%"), mtext("\\\\n"), mtext("{}")
+    ('\\\\text{a\\\\_b}', '\\\\text{50\\\\%}', '\\\\text{\\\\textbackslash{}n}', '\\\\text{\\\\{\\\\}}')
+    """
+    out = []
+    for ch in token:
+        if ch in "_%$&#{}":
+            out.append("\\" + ch)
+        elif ch == "\\":
+            out.append(r"\textbackslash{}")
+        elif ch == "^":
+            out.append(r"\textasciicircum{}")
+        elif ch == "~":
+            out.append(r"\textasciitilde{}")
+        elif ch == "\n":
+            out.append(" ")
+        else:
+            out.append(ch)
+    return r"\text{" + "".join(out) + "}"
+
+
+class Numbers:
+    """Certified strings from one derivation at the document's precision.
+
+    >>> import symgpt
+    >>> n = Numbers(symgpt.load("bigram"), 4)
+    >>> n.v("loss"), n.v("z[0]", 2), n.weight("W[0,2]")
+    ('1.0515', '0.13', '0.1')
+    """
+
+    def __init__(self, d, digits: int):
+        self.d, self.k = d, digits
+
+    def v(self, ref, k=None) -> str:
+        """A node (or trace/head_step name) at k decimals (default: the document's)."""
+        return self.d.value(ref, decimals=self.k if k is None else k)
+
+    def sig(self, ref, n) -> str:
+        """A node at n significant digits."""
+        return self.d.value(ref, digits=n)
+
+    def e(self, expr, k=None) -> str:
+        """An expression over node symbols at k decimals, certified."""
+        k = self.k if k is None else k
+        return self.d.ev.certified_expr(expr, lambda b: round_decimals(b, k), k + 10)
+
+    def e_sig(self, expr, n) -> str:
+        return self.d.ev.certified_expr(expr, lambda b: round_significant(b, n), n + 10)
+
+    def sym(self, name):
+        return self.d.graph.sym(name)
+
+    def weight(self, name) -> str:
+        """A parameter: its exact decimal when it terminates, else certified."""
+        q = self.d.graph.nodes[name].value
+        s = exact_decimal(q)
+        return s if s is not None else self.v(name)
+
+    def rational(self, q) -> str:
+        """An exact input number (lr, T, u, a base) as its decimal, or SymPy's LaTeX.
+
+        >>> Numbers(None, 3).rational(sympy.Rational(1, 2)), Numbers(None, 3).rational(sympy.Rational(1, 3))
+        ('0.5', '\\frac{1}{3}')
+        """
+        s = exact_decimal(q)
+        return s if s is not None else sympy.latex(sympy.Rational(q))
+
+    def tex_rational(self, q) -> str:
+        """LaTeX of an exact input number: ``10^{-5}`` for 1/100000, else :meth:`rational`.
+
+        >>> Numbers(None, 3).tex_rational(sympy.Rational(1, 100000))
+        '10^{-5}'
+        """
+        q = sympy.Rational(q)
+        if q.p == 1 and q.q > 1000:
+            k = len(str(q.q)) - 1
+            if 10 ** k == q.q:
+                return f"10^{{-{k}}}"
+        return self.rational(q)
+
+    def closed(self, name, max_ops=10):
+        """SymPy's LaTeX of a short closed form, or None when long or just a number."""
+        try:
+            c = self.d.closed_form(name, max_ops=max_ops)
+        except ValueError:
+            return None
+        if c.is_Rational and exact_decimal(c) is not None:
+            return None
+        if sympy.count_ops(c) > max_ops:
+            return None
+        return sympy.latex(c)
+
+    def tiny(self, name, k=None):
+        """Significant digits of a nonzero value that rounds to zero at k decimals."""
+        k = self.k if k is None else k
+        s = self.v(name, k)
+        if s.lstrip("-").strip("0.") == "" and self.d.sign(name) != 0:
+            return self.sig(name, 3)
+        return None
+
+
+# ---------------------------------------------------------------- the document
+
+def claims_path(spec) -> Path:
+    """``derivations/NAME.claims.toml`` beside a spec.
+
+    >>> import symgpt
+    >>> claims_path(symgpt.load("bigram").spec).name
+    'bigram.claims.toml'
+    """
+    return Path(spec.path).with_name(f"{spec.name}.claims.toml")
+
+
+def errata(d):
+    """The wrong printed figures of the spec's claims file, or None without one.
+
+    Each entry has the keys ``ref, printed, where, exact, correct, verdict,
+    cause`` (from :func:`symgpt.verify.errata`).
+    """
+    if not claims_path(d.spec).exists():
+        return None
+    from . import verify  # lazily: verify needs the claims machinery
+    return [{k: str(e.get(k, "")) for k in ("ref", "printed", "where", "exact", "correct", "verdict", "cause")}
+            for e in verify.errata(d)]
+
+
+def number_tables(sections) -> None:
+    """Give each table its caption number ``section-k``."""
+    for n, sec in enumerate(sections):
+        sec["n"] = n
+        k = 0
+        for st in sec["steps"]:
+            if st["kind"] == "table":
+                k += 1
+                st["number"] = f"{n}-{k}"
+
+
+def build(d, digits: int | None = None) -> dict:
+    """The whole document of a derivation, at the seed's precision by default.
+
+    >>> import symgpt
+    >>> doc = build(symgpt.load("tiny-transformer"))
+    >>> doc["kind"], doc["digits"], len(doc["sections"]) > 10
+    ('transformer', 3, True)
+    """
+    s = d.spec
+    digits = DEFAULT_DIGITS[s.kind] if digits is None else digits
+    if s.kind == "transformer":
+        from .doc_transformer import sections
+    else:
+        from .doc_bigram import sections
+    secs, figures = sections(d, Numbers(d, digits))
+    number_tables(secs)
+    for key, fig in figures.items():
+        fig["file"] = f"{s.name}-{key}.svg"
+    return {
+        "name": s.name, "title": s.title, "kind": s.kind, "digits": digits,
+        "source": str(s.raw.get("source", "")),
+        "vocab": list(s.vocab), "input": [s.vocab[i] for i in s.input], "target": s.vocab[s.target],
+        "sections": secs, "figures": figures, "errata": errata(d),
+    }
