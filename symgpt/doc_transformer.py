@@ -249,7 +249,7 @@ def attention(c, l, pre, figs):
             for j in range(c.dm):
                 ws = [(n.weight(f"{W}[{i},{j}]"), g.nodes[f"{W}[{i},{j}]"].value) for i in range(c.dm)]
                 res = n.v(f"{pre}{M}[{t},{j}]")
-                closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8)
+                closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8, rationals=True)
                 lines.append(_dot_line(c, rf"{low}_{{{t},{j}}}", [f"{hin}[{t},{i}]" for i in range(c.dm)], ws,
                                        result=res + (rf" \quad \left(= {closed}\right)" if closed else "")))
             steps.append(display(*lines))

@@ -115,7 +115,7 @@ def sub(key, **args) -> dict:
 
 
 def display(*lines) -> dict:
-    """Display math; several lines are aligned at their ``&`` (one line is not).
+    r"""Display math; several lines are aligned at their ``&`` (one line is not).
 
     >>> display("a &= b", "c &= d")["lines"], display("a &= b \\& c")["lines"]
     (['a &= b', 'c &= d'], ['a = b \\& c'])
@@ -271,7 +271,7 @@ class Numbers:
         return s if s is not None else self.v(name)
 
     def rational(self, q) -> str:
-        """An exact input number (lr, T, u, a base) as its decimal, or SymPy's LaTeX.
+        r"""An exact input number (lr, T, u, a base) as its decimal, or SymPy's LaTeX.
 
         >>> Numbers(None, 3).rational(sympy.Rational(1, 2)), Numbers(None, 3).rational(sympy.Rational(1, 3))
         ('0.5', '\\frac{1}{3}')
@@ -292,13 +292,16 @@ class Numbers:
                 return f"10^{{-{k}}}"
         return self.rational(q)
 
-    def closed(self, name, max_ops=10):
-        """SymPy's LaTeX of a short closed form, or None when long or just a number."""
+    def closed(self, name, max_ops=10, rationals=False):
+        """SymPy's LaTeX of a short closed form, or None when long or just a decimal.
+
+        A terminating rational (21/20) counts as just a decimal unless ``rationals``.
+        """
         try:
             c = self.d.closed_form(name, max_ops=max_ops)
         except ValueError:
             return None
-        if c.is_Rational and exact_decimal(c) is not None:
+        if c.is_Rational and (c.is_Integer or (not rationals and exact_decimal(c) is not None)):
             return None
         if sympy.count_ops(c) > max_ops:
             return None

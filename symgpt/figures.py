@@ -7,7 +7,7 @@ decimals, so the same document always gives the same bytes.
 
 >>> f = bars(["a", "b"], ["0.25", "0.75"], 1, 0)
 >>> f["kind"], f["ymax"]
-('bars', '1')
+('bars', '0.8')
 >>> svg(f).startswith('<svg xmlns="http://www.w3.org/2000/svg"')
 True
 """

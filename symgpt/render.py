@@ -28,7 +28,7 @@ import jinja2
 
 from .cli import InputError, run, write_atomic
 from .derivation import DERIVATIONS, Derivation, find_spec
-from .document import build
+from .document import build, mtext
 from .figures import svg
 from .spec import load_spec
 
@@ -155,7 +155,7 @@ class Format:
             s = self.words("tokid") % {"id": v["v"], "tok": self.esc(v["tok"])}
             return s + (self.words("target_mark") if v.get("mark") == "target" else "")
         if t == "ptok":
-            return self.math(rf"p(\text{{{tex_escape(v['v'])}}})")
+            return self.math(f"p({mtext(v['v'])})")
         if t == "share":
             return self.words("share") % {"tok": self.esc(v["tok"]), "pct": self.number(v["v"]) + self.esc("%")}
         if t == "list":

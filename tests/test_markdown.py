@@ -1,0 +1,190 @@
+"""Every Markdown output parses with a real Markdown + math parser, and its math is KaTeX-safe.
+
+The parser is markdown-it-py (CommonMark + GFM tables) with the dollarmath
+plugin, which is how KaTeX-based renderers find ``$…$`` and ``$$…$$``.
+Each math span is then checked by a small KaTeX-compatibility checker:
+balanced braces, ``\\left``/``\\right`` and environments, only environments
+and macros KaTeX supports (an allowlist), and no macro KaTeX lacks such as
+``\\DeclareMathOperator`` or ``align*``.
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from test_render_cases import CASES, WEIRD_TOKENS, rendered
+
+ENVIRONMENTS = {"aligned", "array", "pmatrix", "bmatrix", "cases", "matrix", "gathered"}
+
+# Macros KaTeX supports (katex.org/docs/supported) that these documents may use.
+MACROS = {
+    "text", "mathrm", "mathbb", "mathcal", "operatorname", "frac", "sqrt", "left", "right",
+    "times", "cdot", "quad", "qquad", "to", "mapsto", "approx", "in", "le", "ge", "leq", "geq",
+    "infty", "sum", "ln", "log", "exp", "sin", "cos", "arg", "max", "partial", "delta", "varepsilon",
+    "epsilon", "gamma", "beta", "eta", "lambda", "mu", "sigma", "theta", "top", "hat", "textstyle",
+    "Big", "leftarrow", "Rightarrow", "checkmark", "textbackslash", "textasciicircum",
+    "textasciitilde", "begin", "end", "nabla", "mathbf", "prime", "ldots", "cdots", "pm", "lbrace",
+    "rbrace",
+}
+SYMBOL_MACROS = set("{}_%$&#,;! |\\")  # \{ \} \_ \% \$ \& \# \, \; \! \  \| \\
+
+md = MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, double_inline=True)
+
+
+def katex_problems(tex: str) -> list:
+    """What in ``tex`` KaTeX (and GitHub's math) would not render.
+
+    >>> katex_problems(r"\\frac{a}{b} + \\left(x\\right)")
+    []
+    >>> katex_problems(r"\\begin{align*} a \\end{align*}")
+    ['environment align* is not supported', 'environment align* is not supported']
+    >>> katex_problems(r"\\DeclareMathOperator{\\foo}{foo} {")
+    ['macro \\\\DeclareMathOperator is not on the KaTeX allowlist', 'macro \\\\foo is not on the KaTeX allowlist', 'unbalanced braces']
+    """
+    out = []
+    depth = 0
+    i = 0
+    while i < len(tex):
+        ch = tex[i]
+        if ch == "\\":
+            m = re.match(r"\\([A-Za-z]+)", tex[i:])
+            if m:
+                if m[1] not in MACROS:
+                    out.append(f"macro \\{m[1]} is not on the KaTeX allowlist")
+                i += len(m[0])
+                continue
+            if i + 1 < len(tex) and tex[i + 1] in SYMBOL_MACROS:
+                i += 2
+                continue
+            out.append(f"stray backslash before {tex[i + 1:i + 2]!r}")
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                break
+        elif ch == "$":
+            out.append("unescaped $ inside math")
+        i += 1
+    if depth != 0:
+        out.append("unbalanced braces")
+    begins = re.findall(r"\\begin\{([^}]*)\}", tex)
+    ends = re.findall(r"\\end\{([^}]*)\}", tex)
+    for env in begins + ends:
+        if env not in ENVIRONMENTS:
+            out.append(f"environment {env} is not supported")
+    if begins != ends[::-1]:
+        out.append("environments do not nest")
+    if len(re.findall(r"\\left(?![a-z])", tex)) != len(re.findall(r"\\right(?![a-z])", tex)):
+        out.append("unbalanced \\left/\\right")
+    for arg in re.findall(r"\\mathbb\{([^}]*)\}", tex):
+        if not re.fullmatch(r"[A-Z]+", arg):
+            out.append(f"\\mathbb{{{arg}}}: KaTeX has blackboard capitals only")
+    return out
+
+
+def math_spans(text: str) -> list:
+    """(kind, content) of every math token markdown-it finds, tables and inline included."""
+    spans = []
+
+    def walk(tokens):
+        for t in tokens:
+            if t.type in ("math_inline", "math_block", "math_inline_double"):
+                spans.append((t.type, t.content))
+            if t.children:
+                walk(t.children)
+    walk(md.parse(text))
+    return spans
+
+
+def markdown_files():
+    for case in CASES:
+        for path, text in rendered(case).items():
+            if path.suffix == ".md":
+                yield pytest.param(case, path.name, id=path.name)
+
+
+@pytest.mark.parametrize("case,name", list(markdown_files()))
+def test_every_math_span_is_katex_safe(case, name):
+    text = rendered(case)[_path(case, name)]
+    spans = math_spans(text)
+    assert len(spans) > 20
+    problems = [(c[:80], p) for _, c in spans for p in katex_problems(c)]
+    assert not problems, problems[:10]
+
+
+@pytest.mark.parametrize("case,name", list(markdown_files()))
+def test_display_math_stands_on_its_own_lines(case, name):
+    text = rendered(case)[_path(case, name)]
+    lines = text.split("\n")
+    for i, ln in enumerate(lines):
+        if "$$" in ln:
+            assert ln == "$$", f"line {i + 1}: $$ must stand alone: {ln[:80]!r}"
+    assert text.count("\n$$\n") >= 10
+    assert "align*" not in text and "DeclareMathOperator" not in text
+
+
+@pytest.mark.parametrize("case,name", list(markdown_files()))
+def test_tables_parse_with_their_columns(case, name):
+    text = rendered(case)[_path(case, name)]
+    tokens = md.parse(text)
+    tables = [t for t in tokens if t.type == "table_open"]
+    assert len(tables) >= 3
+    # every row has as many cells as its header
+    rows, cells = [], 0
+    for t in tokens:
+        if t.type == "tr_open":
+            cells = 0
+        elif t.type in ("th_open", "td_open"):
+            cells += 1
+        elif t.type == "tr_close":
+            rows.append(cells)
+        elif t.type == "table_close":
+            assert len(set(rows)) == 1, rows
+            rows = []
+
+
+def test_weird_tokens_show_literally_in_markdown():
+    for name, text in rendered("weird").items():
+        if name.suffix != ".md":
+            continue
+        tokens = md.parse(text)
+        table_text = []
+
+        def walk(ts):
+            for t in ts:
+                if t.type == "text":
+                    table_text.append(t.content)
+                if t.children:
+                    walk(t.children)
+        walk(tokens)
+        cells = set(table_text)
+        for tok in WEIRD_TOKENS:
+            # the vocabulary table has the token alone in a cell
+            assert tok in cells, f"{name}: token {tok!r} is not shown literally"
+
+
+def test_pictures_are_well_formed_svg_beside_the_markdown():
+    for case in CASES:
+        files = rendered(case)
+        svgs = {p.name: t for p, t in files.items() if p.suffix == ".svg"}
+        assert svgs
+        for name, text in svgs.items():
+            root = ET.fromstring(text)
+            assert root.tag.endswith("svg")
+        for p, text in files.items():
+            if p.suffix == ".md":
+                for ref in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+                    assert ref in svgs, f"{p.name} shows {ref}, which is not rendered beside it"
+    weird = [t for p, t in rendered("weird").items() if p.name == "weird-probs.svg"][0]
+    labels = [el.text for el in ET.fromstring(weird).iter() if el.tag.endswith("text")]
+    for tok in WEIRD_TOKENS:
+        assert tok in labels
+
+
+def _path(case, name):
+    return next(p for p in rendered(case) if p.name == name)

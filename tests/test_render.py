@@ -1,0 +1,286 @@
+"""python -m symgpt.render: the command, its files, its numbers and its words.
+
+Numbers in the rendered documents are compared with the independent mpmath
+oracle (tests/oracle.py), rounded by the reference rounding in conftest.py;
+nothing here is pasted from symgpt's own output.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import mpmath
+import pytest
+
+import oracle
+from conftest import BIGRAM, SEED, ref_round_decimals
+from symgpt.render import LANGS, TEMPLATES, render_all
+from test_render_cases import ROOT, SEEDS, rendered, weird_spec_path
+
+RENDERED = ROOT / "derivations" / "rendered"
+
+
+def run_cli(*args, env=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "symgpt.render", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd or ROOT, timeout=600)
+
+
+def table(text: str, caption: str) -> list:
+    """Rows (lists of cell strings) of the Markdown table whose caption contains ``caption``."""
+    lines = text.split("\n")
+    for i, ln in enumerate(lines):
+        if ln.startswith("**") and caption in ln:
+            rows = []
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]])
+            return rows[2:] if rows and set(rows[1][0]) <= set(":- ") else rows
+    raise AssertionError(f"no table captioned {caption!r}")
+
+
+def en(case: str) -> str:
+    return next(t for p, t in rendered(case).items() if p.name.endswith(".en.md"))
+
+
+# ---------------------------------------------------------------- numbers against the oracle
+
+def test_transformer_probabilities_match_the_oracle():
+    o = oracle.transformer_forward(oracle.load_spec(SEED), dps=50)
+    rows = table(en("tiny-transformer"), "Probabilities of the next token")
+    assert len(rows) == 6
+    for v, row in enumerate(rows):
+        assert row[1] == ref_round_decimals(o["logits"][v], 3)
+        assert row[3] == ref_round_decimals(o["p"][v], 3)
+    assert "2.467" in en("tiny-transformer")  # the loss, −ln p[你] = 2.4673…
+    assert ref_round_decimals(o["loss"], 3) == "2.467"
+
+
+def test_transformer_attention_and_layernorm_match_the_oracle():
+    o = oracle.transformer_forward(oracle.load_spec(SEED), dps=50)
+    A = table(en("tiny-transformer"), "Attention weights")
+    assert [A[1][1], A[1][2]] == [ref_round_decimals(o["A"][1][s], 3) for s in range(2)]
+    Q = table(en("tiny-transformer"), "The matrix $Q$")
+    assert Q[1][1:] == [ref_round_decimals(x, 3) for x in o["Q"][1]]
+    # the d = 2 LayerNorm: |δ|/√(δ² + ε), printed to 8 significant digits
+    h = o["H1"][1]
+    with mpmath.workdps(50):
+        delta = abs(h[0] - h[1]) / 2
+        ratio = delta / mpmath.sqrt(delta ** 2 + mpmath.mpf(1) / 100000)
+    assert mpmath.nstr(ratio, 8) in en("tiny-transformer")
+
+
+def test_bigram_gradients_gradcheck_and_training_match_the_oracle():
+    spec = oracle.load_spec(BIGRAM)
+    g = oracle.bigram_grads(spec, dps=50)
+    text = en("bigram")
+    assert ref_round_decimals(g["loss"], 4) in text
+    for i in range(2):
+        for j in range(3):
+            assert ref_round_decimals(g["grad_W"][i][j], 4) in text
+    rows = table(text, "Central difference against backpropagation")
+    for row, path in zip(rows, [("weights", "W", 0, 2), ("weights", "E", 1, 1)]):
+        numeric = oracle.central_difference(lambda s: oracle.bigram_forward(s, 50)["loss"], spec, path,
+                                            "1e-5", 50)
+        assert row[1] == ref_round_decimals(numeric, 6)
+    # SGD, lr 0.5, 20 steps on the one example: the oracle's own loop
+    losses = []
+    s = spec
+    with mpmath.workdps(50):
+        for _ in range(20):
+            r = oracle.bigram_grads(s, dps=50)
+            losses.append(r["loss"])
+            s = {**s, "weights": {**s["weights"]}}
+            lr = mpmath.mpf(1) / 2
+            s["weights"]["W"] = [[oracle.num(s["weights"]["W"][i][j]) - lr * r["grad_W"][i][j] for j in range(3)]
+                                 for i in range(2)]
+            E = [list(map(oracle.num, row)) for row in s["weights"]["E"]]
+            E[1] = [E[1][k] - lr * r["grad_x"][k] for k in range(2)]
+            s["weights"]["E"] = E
+    rows = table(text, "Loss and target probability")
+    for row in rows:
+        k = int(row[0])
+        assert row[1] == ref_round_decimals(losses[k - 1], 4), row
+
+
+def test_digits_changes_the_precision():
+    out = render_all([SEEDS[1]], formats=("md",), langs=("en",), digits=6)
+    text = next(t for p, t in out.items() if p.suffix == ".md")
+    o = oracle.bigram_forward(oracle.load_spec(BIGRAM), dps=50)
+    assert f"**Table 1-1" in text
+    assert ref_round_decimals(o["loss"], 6) in text
+
+
+# ---------------------------------------------------------------- the documents' content
+
+def test_transformer_document_has_every_section_of_the_source():
+    text = en("tiny-transformer")
+    for heading in ("Set-up", "Vocabulary", "Tokenizer", "Embedding", "Positional encoding",
+                    "Self-attention", "LayerNorm (first)", "Feed-forward", "LayerNorm (second)",
+                    "Output layer", "Softmax", "Sampling", "Training", "Summary", "ERRATA"):
+        assert re.search(r"^## .*" + re.escape(heading), text, re.M), heading
+    assert "46 trainable scalars" in text  # the true count (the source prints 18 and 38)
+    assert r"\sin{\left(1 \right)}" in text and r"\frac{7}{10} + \sin{\left(1 \right)}" in text
+    assert r"\frac{21}{20}" in text  # q_{0,0} = 21/20 exactly
+    for figure in ("tiny-transformer-probs.svg", "tiny-transformer-attention.svg"):
+        assert f"]({figure})" in text
+
+
+def test_bigram_document_follows_its_source():
+    text = en("bigram")
+    for heading in ("Forward pass", "p - y", "outer product", "numerically", "SGD", "AdamW", "ERRATA"):
+        assert re.search(r"^## .*" + re.escape(heading), text, re.M), heading
+    assert "](bigram-loss.svg)" in text and "](bigram-probs.svg)" in text
+
+
+def test_errata_list_the_wrong_figures_or_say_no_claims_were_given():
+    text = en("tiny-transformer")
+    errata = text.split("## ERRATA", 1)[1]
+    assert "| 38 | 46 |" in errata  # table 0-2 of the source: 38 parameters; there are 46
+    assert "0.882" in errata  # Q[1,0] is 0.8826…, printed 0.882
+    weird = next(t for p, t in rendered("weird").items() if p.name == "weird.en.md")
+    assert "without a list of printed figures" in weird.split("## ERRATA", 1)[1]
+    zh = next(t for p, t in rendered("weird").items() if p.name == "weird.zh.md")
+    assert "没有附带原文数字清单" in zh
+
+
+# ---------------------------------------------------------------- words
+
+def _lang(lang):
+    with open(TEMPLATES / "lang" / f"{lang}.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def _strings(L, prefix=""):
+    for k, v in L.items():
+        if isinstance(v, dict):
+            yield from _strings(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def test_both_languages_say_the_same_things():
+    zh, en_ = dict(_strings(_lang("zh"))), dict(_strings(_lang("en")))
+    assert zh.keys() == en_.keys()
+    for key in zh:
+        ph = lambda s: sorted(re.findall(r"%\((\w+)\)s", s))
+        assert ph(zh[key]) == ph(en_[key]), key
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_prose_needs_no_escaping_in_either_format(lang):
+    for key, s in _strings(_lang(lang)):
+        assert s.count("$") % 2 == 0, key
+        outside = re.sub(r"\$[^$]*\$", "", s)
+        outside = re.sub(r"%\(\w+\)s", "", outside)
+        bad = set(outside) & set("\\{}_^~#&%$*<>|`[]")
+        assert not bad, f"{lang}: {key}: {sorted(bad)} outside math"
+
+
+def test_prose_is_not_pasted_from_the_sources():
+    """No sentence of the two source documents appears in the templates (8 characters or more)."""
+    seeds = [p.read_text(encoding="utf-8") for p in sorted((ROOT.parent / "shared" / "seeds").glob("*.txt"))
+             if p.name.startswith(("000_", "004_"))]
+    if not seeds:
+        seeds = [p.read_text(encoding="utf-8") for p in Path("/work/shared/seeds").glob("*.txt")
+                 if p.name.startswith(("000_", "004_"))]
+    if not seeds:
+        pytest.skip("source documents not available")
+    sentences = set()
+    for text in seeds:
+        for s in re.split(r"[。！？\n]|(?<=[.!?])\s", text):
+            s = s.strip()
+            if len(s) >= 12 and re.search(r"[\u4e00-\u9fff]{6}", s):
+                sentences.add(s)
+    ours = "\n".join(v for lang in LANGS for _, v in _strings(_lang(lang)))
+    ours += "\n".join(p.read_text(encoding="utf-8") for p in TEMPLATES.rglob("*.j2"))
+    pasted = [s for s in sentences if s in ours]
+    assert not pasted, pasted[:5]
+
+
+# ---------------------------------------------------------------- the command
+
+def test_help_is_complete():
+    r = run_cli("--help")
+    assert r.returncode == 0
+    for flag in ("SPEC", "--format", "md|tex|pdf|all", "--lang", "zh|en", "--digits", "--out", "latexmk"):
+        assert flag in r.stdout
+
+
+def test_default_renders_every_spec_as_markdown_and_latex_in_chinese(tmp_path):
+    r = run_cli(cwd=tmp_path)  # no arguments: derivations/*, md + tex, zh, into out/
+    assert r.returncode == 0, r.stderr
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    for spec in ("tiny-transformer", "bigram"):
+        assert f"{spec}.zh.md" in names and f"{spec}.zh.tex" in names
+        assert f"{spec}.en.md" not in names
+    assert "tiny-transformer-attention.svg" in names
+
+
+def test_output_is_byte_identical_from_run_to_run(tmp_path):
+    outs = []
+    for seed, name in (("1", "a"), ("2", "b")):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        r = run_cli("--lang", "all", "--out", str(tmp_path / name), env=env)
+        assert r.returncode == 0, r.stderr
+        outs.append({p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())})
+    assert outs[0] == outs[1]
+    assert len(outs[0]) >= 12
+
+
+@pytest.mark.parametrize("args,says", [
+    (["no-such-spec"], "no such derivation"),
+    (["bigram", "--format", "docx"], "--format"),
+    (["bigram", "--lang", "fr"], "--lang"),
+    (["bigram", "--digits", "-1"], "--digits"),
+    (["bigram", "--digits", "many"], "--digits"),
+])
+def test_bad_input_is_one_error_line_exit_2_and_nothing_written(tmp_path, args, says):
+    r = run_cli(*args, "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    lines = r.stderr.strip().split("\n")
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_pdf_without_tex_says_what_to_install(tmp_path):
+    env = dict(os.environ, PATH=str(tmp_path))  # no latexmk, no xelatex on PATH
+    r = run_cli("bigram", "--format", "pdf", "--out", str(tmp_path / "out"), env=env)
+    assert r.returncode == 2
+    line = r.stderr.strip()
+    assert "\n" not in line and line.startswith("error: ")
+    assert "xelatex" in line and "apt-get install" in line and "texlive-xetex" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_spec_stops_before_anything_is_written(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SEEDS[1].read_text(encoding="utf-8").replace("d = 2", "d = 0"), encoding="utf-8")
+    r = run_cli(str(SEEDS[1]), str(bad), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and r.stderr.startswith("error: ")
+    assert not (tmp_path / "out").exists()  # bigram rendered fine, but nothing was written
+
+
+# ---------------------------------------------------------------- committed examples
+
+def test_committed_rendered_markdown_is_fresh():
+    """derivations/rendered/ holds the Markdown of both seeds; re-render after changing anything."""
+    fresh = render_all(SEEDS, formats=("md",), langs=LANGS)
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in RENDERED.iterdir() if p.is_file()
+               and p.suffix in (".md", ".svg")}
+    names = {p.name for p in fresh}
+    assert names == set(on_disk), "regenerate: python -m symgpt.render tiny-transformer bigram " \
+                                  "--format md --lang all --out derivations/rendered"
+    stale = [p.name for p, t in fresh.items() if on_disk[p.name] != t]
+    assert not stale, f"stale: {stale}; regenerate with python -m symgpt.render tiny-transformer " \
+                      f"bigram --format md --lang all --out derivations/rendered"
+
+
+def test_weird_spec_renders_in_every_format_in_memory():
+    files = rendered("weird")
+    assert {p.suffix for p in files} == {".md", ".tex", ".svg"}
+    assert weird_spec_path().exists()

@@ -1,0 +1,78 @@
+"""Shared cases for the rendering tests: the two seeds and a spec of hostile tokens.
+
+Each case is rendered once per test session (in memory) and shared by
+test_render.py, test_markdown.py and test_latex.py.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = [ROOT / "derivations" / "tiny-transformer.toml", ROOT / "derivations" / "bigram.toml"]
+
+# Every token here breaks Markdown, LaTeX or both when pasted in raw.
+WEIRD_TOKENS = ["<pad>", "a_b", "50%", "$x$", "\\n", "&", "#", "{}"]
+
+WEIRD_SPEC = r'''title = "Tokens that fight the formats: <pad> a_b 50% $x$ & # {}"
+
+[model]
+kind = "transformer"
+vocab = ["<pad>", "a_b", "50%", "$x$", '\n', "&", "#", "{}"]
+d = 2
+heads = 1
+d_ff = 3
+layers = 1
+tied = true
+pe_base = 10000
+ln_eps = 1e-5
+
+[data]
+input = ["a_b", "$x$", "&"]
+target = '\n'
+
+[weights]
+# rows chosen so that no two logits tie exactly
+E = [[0.1, 0.2], [0.3, -0.1], [-0.2, 0.4], [0.5, 0.2], [0.2, 0.5], [-0.4, 0.1], [0.1, -0.4], [0.6, 0.5]]
+
+[[layer]]
+W_Q = [[0.3, 0.4], [0.5, 0.2]]
+W_K = [[0.2, 0.6], [0.4, 0.1]]
+W_V = [[0.1, 0.5], [0.7, 0.3]]
+W_1 = [[0.3, 0.1, -0.2], [0.2, -0.3, 0.5]]
+b_1 = [0.1, 0.1, 0.1]
+W_2 = [[0.3, 0.5], [0.4, -0.2], [-0.1, 0.6]]
+b_2 = [0.0, 0.1]
+
+[sampling]
+top_k = 3
+top_p = 0.6
+uniform = 0.3
+continue = 2
+
+[training]
+lr = 0.1
+steps = 3
+report = [1, 2, 3]
+'''
+
+
+@functools.lru_cache(maxsize=None)
+def weird_spec_path() -> Path:
+    import tempfile
+    d = Path(tempfile.mkdtemp(prefix="symgpt-weird-"))
+    p = d / "weird.toml"
+    p.write_text(WEIRD_SPEC, encoding="utf-8")
+    assert "\\n" in WEIRD_SPEC and "\n" not in WEIRD_TOKENS
+    return p
+
+
+@functools.lru_cache(maxsize=None)
+def rendered(case: str) -> dict:
+    """{relative path: text} of Markdown, LaTeX and SVG for a case, both languages."""
+    from symgpt.render import render_all
+    path = {"tiny-transformer": SEEDS[0], "bigram": SEEDS[1], "weird": weird_spec_path()}[case]
+    return render_all([path], formats=("md", "tex"), langs=("zh", "en"))
+
+
+CASES = ["tiny-transformer", "bigram", "weird"]
