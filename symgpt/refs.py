@@ -30,6 +30,7 @@ functions.  A bound reference encloses its value at any precision: an exact
 from __future__ import annotations
 
 import re
+import weakref
 from fractions import Fraction
 
 import sympy
@@ -564,14 +565,15 @@ def _trace_prec(prec: int, steps: int) -> int:
     return prec + 8 * steps
 
 
-_WRONG_ORDER: dict = {}
+_WRONG_ORDER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _wrong_order(d):
+    """The derivation's wrong-order SGD trace, made once per derivation."""
     from .update_order import WrongOrderTrace
-    if id(d) not in _WRONG_ORDER or _WRONG_ORDER[id(d)][0] is not d:
-        _WRONG_ORDER[id(d)] = (d, WrongOrderTrace(d))
-    return _WRONG_ORDER[id(d)][1]
+    if d not in _WRONG_ORDER:
+        _WRONG_ORDER[d] = WrongOrderTrace(d)
+    return _WRONG_ORDER[d]
 
 
 # ---------------------------------------------------------------- arithmetic

@@ -281,6 +281,14 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _display(path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _colour(mode: str) -> bool:
     if mode != "auto":
         return mode == "always"
@@ -296,7 +304,7 @@ def main(argv=None) -> int:
     if not paths:
         raise InputError(f"no claims files in {DERIVATIONS}")
     files: list[ClaimsFile] = [read_claims(p) for p in paths]
-    results = [(str(cf.path), judge_all(cf, derivation_for(cf.spec))) for cf in files]
+    results = [(_display(cf.path), judge_all(cf, derivation_for(cf.spec))) for cf in files]
     if args.format == "json":
         sys.stdout.write(format_json(results))
     elif args.format == "md":
