@@ -17,7 +17,7 @@ import mpmath
 import pytest
 
 import oracle
-from conftest import BIGRAM, ORACLE_DPS, ROOT, SEED, ref_round_decimals, to_fraction
+from conftest import BIGRAM, ORACLE_DPS, ROOT, ref_round_decimals, to_fraction
 from symgpt import verify
 
 SEED_CLAIMS = ROOT / "derivations" / "tiny-transformer.claims.toml"
