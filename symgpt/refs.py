@@ -14,7 +14,8 @@ Grammar (read by the small parser here; nothing is ever passed to ``eval``,
 Names are the graph's quantities (``A[1,0]``, ``p[你]``, ``E[你,1]``,
 ``l0.Q[1,0]``; an index may be a token, or ``:`` for a whole axis inside
 ``sum``/``mean``/``var``/``dot``/``max``/``min``), the spec's sizes (``d``,
-``d_ff``, ``heads``, ``layers``, ``ln_eps``, ``pe_base``, ``lr``), training
+``d_ff``, ``heads``, ``layers``, ``ln_eps``, ``pe_base``, ``lr``, ``adamw.eps``
+and the other AdamW settings in :data:`ADAMW`), training
 states (``sgd[5].loss``, ``adamw[1].m[W,0,2]``, ``sgd_wrong_order[1].loss``)
 and document 000's head-only step (``head_step.E[你,0]``).  ``python -m
 symgpt.verify --list SPEC`` prints them all; :data:`FUNCTIONS` lists the
@@ -70,6 +71,16 @@ SIZES = {
     "layers": ("transformer blocks", "layers"),
     "ln_eps": ("LayerNorm ε", "ln_eps"),
     "pe_base": ("positional-encoding base", "pe_base"),
+}
+
+
+ADAMW = {
+    # adamw.NAME: meaning (the spec's [training.adamw] value)
+    "lr": "AdamW learning rate η",
+    "beta1": "AdamW first-moment decay β1",
+    "beta2": "AdamW second-moment decay β2",
+    "eps": "AdamW ε in √v̂ + ε",
+    "weight_decay": "AdamW decoupled weight decay λ",
 }
 
 
@@ -375,8 +386,9 @@ class _Binder:
                 raise ExprError(f"{text} is not defined for a {d.spec.kind} spec")
             c = _q(Fraction(int(value.p), int(value.q)) if hasattr(value, "p") else value)
             return Quantity(lambda prec: c)
-        if text == "lr":
-            c = _q(Fraction(int(d.spec.training.lr.p), int(d.spec.training.lr.q)))
+        if text == "lr" or (text.startswith("adamw.") and text[len("adamw."):] in ADAMW):
+            x = d.spec.training.lr if text == "lr" else getattr(d.spec.training.adamw, text[len("adamw."):])
+            c = _q(Fraction(int(x.p), int(x.q)))
             return Quantity(lambda prec: c)
         if ":" in text:
             return self.slice(text)

@@ -29,7 +29,7 @@ from flint import fmpq
 from .claims import ClaimsFile, judge_all, read_claims, show
 from .cli import InputError, run
 from .derivation import DERIVATIONS, Derivation, find_spec
-from .refs import FUNCTIONS, SIZES
+from .refs import ADAMW, FUNCTIONS, SIZES
 from .spec import load_spec
 
 _LOADED: dict = {}
@@ -231,6 +231,8 @@ def list_names(d) -> str:
         if s.kind == "transformer" or name == "d":
             lines.append(f"  {name:<16} {_number(getattr(s, attr)):<7} {meaning}")
     lines.append(f"  {'lr':<16} {_number(s.training.lr):<7} SGD learning rate")
+    for name, meaning in ADAMW.items():
+        lines.append(f"  {'adamw.' + name:<16} {_number(getattr(s.training.adamw, name)):<7} {meaning}")
     steps = s.training.steps
     lines.append(f"training states (k = 0..{steps}; state k is the model after k updates):")
     lines.append(f"  {'sgd[k].NAME':<28} loss, p[v], lr, a parameter (E[v,j], W…), grad_PARAM[…]")

@@ -168,6 +168,10 @@ def test_counts(seed, bigram):
     assert exact(seed, "argmax()") == 3                    # 爱, p = 0.255
     assert exact(seed, "d*d_ff + d_ff") == 12
     assert exact(seed, "ln_eps") == Fraction(1, 100000) and exact(seed, "pe_base") == 10000
+    adamw = oracle.load_spec(BIGRAM)["training"]["adamw"]
+    for name in ("lr", "beta1", "beta2", "eps", "weight_decay"):
+        assert exact(bigram, f"adamw.{name}") == adamw[name]
+    assert exact(bigram, "lr") == Fraction(1, 2)
 
 
 def test_gradcheck_against_oracle(bigram):
@@ -261,7 +265,7 @@ def test_binding_errors(bigram, text, fragment):
 # ---------------------------------------------------------------- claims files
 
 def test_read_claims_seed_files():
-    for name, n in (("tiny-transformer", 719), ("bigram", 166)):
+    for name, n in (("tiny-transformer", 719), ("bigram", 167)):
         cf = read_claims(SEED.parent / f"{name}.claims.toml")
         assert len(cf.claims) == n
         assert cf.spec.name == f"{name}.toml"
