@@ -92,6 +92,12 @@ class Ctx:
         head = [col_head[0]] + [col_head[1](j) for j in range(ncols)]
         return table(key, head, rows, args)
 
+    def cellv(self, ref):
+        """A table cell: the value, and its significant digits when it rounds to zero."""
+        tiny = self.n.tiny(ref)
+        v = self.n.v(ref)
+        return {"t": "num", "v": v, "exact": tiny} if tiny else num(v)
+
     def pos_table(self, key, group, colword="dim", args=None, k=None):
         return self.matrix_table(key, group, self.posl,
                                  (word("position"), lambda j: _colhead(colword, j)), args, k)
@@ -527,7 +533,7 @@ def sample(c):
              word("kept" if v in tp.kept else "dropped")] for v, cv in cum]
     steps += [sub("sample.topp", P=num(n.rational(sp.top_p))),
               text("sample.topp_text", P=num(n.rational(sp.top_p)), m=num(len(tp.kept))),
-              table("sample.topp_cap", [word("token"), math("p"), word("cumulative"), word("decision")], rows,
+              table("sample.topp_cap", [word("token"), math("p"), word("cumulative"), word("kept_col")], rows,
                     args={"P": num(n.rational(sp.top_p))}, align="lrrl")]
     # seeded draw
     ch = sampling.draw(d, sp.uniform)
@@ -539,7 +545,7 @@ def sample(c):
                      word("chosen" if v == ch.id else "blank")])
     steps += [sub("sample.draw"),
               text("sample.draw_text", u=tex(n.rational(sp.uniform))),
-              table("sample.draw_cap", [word("token"), word("from"), word("to"), word("blank")], rows,
+              table("sample.draw_cap", [word("token"), word("from"), word("to"), word("drawn_col")], rows,
                     args={"u": num(n.rational(sp.uniform))}, align="lrrl"),
               display(rf"\mathrm{{vocab}}[{ch.id}] = {mtext(ch.token)}"),
               text("sample.append", text_=tok("".join(c.toks) + ch.token))]
@@ -608,15 +614,17 @@ def training(c, figs):
         label = PARAM_TEX[base] + (rf"^{{[{group.split('.')[0]}]}}" if "." in group else "")
         if len(grp.shape) == 2:
             rlab = (lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v" else (lambda i: num(i))
-            rows = [[rlab(i)] + [num(n.v(f"grad_{group}[{i},{j}]")) for j in range(grp.shape[1])]
+            rows = [[rlab(i)] + [c.cellv(f"grad_{group}[{i},{j}]") for j in range(grp.shape[1])]
                     for i in range(grp.shape[0])]
             head = [word("row")] + [_colhead("col", j) for j in range(grp.shape[1])]
         else:
-            rows = [[num(i), num(n.v(f"grad_{group}[{i}]"))] for i in range(grp.shape[0])]
+            rows = [[num(i), c.cellv(f"grad_{group}[{i}]")] for i in range(grp.shape[0])]
             head = [word("index"), math(r"\partial \mathcal{L} / \partial " + label)]
         steps.append(table("train.full_cap", head, rows, args={"P": tex(label)}))
     if s.tied:
         steps.append(note("train.tied_paths"))
+    if c.dm == 2:
+        steps.append(note("train.tiny_grads"))
     # full-gradient step
     tr_rows = [[math(rf"E_{{{mtext(tt)}}}"), math(vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])),
                 math(vec([n.v(f'head_step.E[{t},{j}]') for j in range(c.dm)])),

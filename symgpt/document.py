@@ -307,13 +307,28 @@ class Numbers:
             return None
         return sympy.latex(c)
 
-    def tiny(self, name, k=None):
-        """Significant digits of a nonzero value that rounds to zero at k decimals."""
+    def tiny(self, name, k=None, prec=512):
+        """Three significant digits of a value that rounds to zero at k decimals.
+
+        None when it does not round to zero, when it is exactly zero, or when
+        ``prec`` bits cannot separate it from zero (no costly exact test here).
+
+        >>> import symgpt
+        >>> Numbers(symgpt.load("tiny-transformer"), 3).tiny("Z[0,0]")
+        '0.00000329'
+        """
         k = self.k if k is None else k
         s = self.v(name, k)
-        if s.lstrip("-").strip("0.") == "" and self.d.sign(name) != 0:
-            return self.sig(name, 3)
-        return None
+        if s.lstrip("-").strip("0.") != "":
+            return None
+        b = self.d.ball(name, prec)
+        r = None if _exact_zero(b) else round_significant(b, 3)
+        return None if r == "0" else r
+
+
+def _exact_zero(b) -> bool:
+    from flint import fmpq
+    return isinstance(b, fmpq) and b == 0
 
 
 # ---------------------------------------------------------------- the document
