@@ -362,8 +362,11 @@ class Evaluator:
         if name in self.signs:
             return self.signs[name]
         i = self.index(name)
+        # with inexact leaves (a trace) more working precision cannot shrink the
+        # leaves' own radii: give up early so the caller raises the trace's precision
+        limit = MAX_PREC if self.exact() else 2 * max(self.cache, default=64)
         prec = 64
-        while prec <= MAX_PREC:
+        while prec <= limit:
             v = self.values(prec, i + 1)[i]
             if isinstance(v, fmpq) or v > 0 or v < 0:
                 return self._sign_of(i, v)
@@ -378,7 +381,7 @@ class Evaluator:
         """
         if not self.exact():
             raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
-                                   f"at {MAX_PREC} bits and its inputs are not exact")
+                                   f"and its inputs are balls, not exact numbers")
         for span in (1, 4, 16, 64):
             try:
                 e = self.graph.expand(name, span, self.decide)

@@ -105,6 +105,7 @@ class Trace:
         self.names = learnable(d)
         self.examples = [d] + [Derivation(d.spec, tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
+        self._floor = 0  # lowest precision known to decide every sign of the trace
 
     # -- the computation ------------------------------------------------------
     def _evaluate(self, leaves, prec):
@@ -215,11 +216,12 @@ class Trace:
         n = decimals if decimals is not None else (digits or 15)
         fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
                else (lambda b: round_significant(b, n)))
-        prec = prec_for_digits(n + 10) + 8 * self.steps
-        while prec <= 1 << 15:
+        prec = max(prec_for_digits(n + 10) + 16 * self.steps, self._floor)
+        while prec <= 1 << 16:
             try:
                 s = fmt(self.ball(k, ref, prec))
-            except UndecidableError:
+            except UndecidableError:  # a ReLU sign needs tighter balls: go up for good
+                self._floor = max(self._floor, 2 * prec)
                 s = None
             if s is not None:
                 return s
