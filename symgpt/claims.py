@@ -370,6 +370,13 @@ def bind_claims(cf: ClaimsFile, d) -> list:
 
     A claim that does not parse or names nothing the spec defines raises
     :class:`ClaimError` naming the file and the claim.
+
+    >>> import symgpt
+    >>> cf = ClaimsFile(Path("x.claims.toml"), Path("bigram.toml"), (Claim(1, 4, "p[狗]", "0.1", "§1"),))
+    >>> bind_claims(cf, symgpt.load("bigram"))
+    Traceback (most recent call last):
+    ...
+    symgpt.claims.ClaimError: x.claims.toml: claim 1 (line 4, ref 'p[狗]'): p[狗]: index '狗' out of range; expected 0..2 or a token
     """
     out = []
     for c in cf.claims:
@@ -396,6 +403,12 @@ def judge_all(cf: ClaimsFile, d) -> list:
     A figure printed again without a chain (``0.882`` reused in a later
     product) inherits the chain of its last earlier printing with one: the
     document's own computation of that same figure.
+
+    >>> import symgpt
+    >>> cf = ClaimsFile(Path("x.claims.toml"), Path("bigram.toml"),
+    ...                 (Claim(1, 1, "z[猫]", "0.14", "§1", "0.3*0.5+(-0.1)*0.1"), Claim(2, 6, "z[猫]", "0.14", "§2")))
+    >>> [(v.verdict, v.cause, v.chain_from) for v in judge_all(cf, symgpt.load("bigram"))]
+    [('wrong', 'carried rounding', None), ('wrong', 'carried rounding', 1)]
     """
     out, chains = [], {}
     for c, q, cq in bind_claims(cf, d):

@@ -334,6 +334,14 @@ def bind(tree, d) -> Quantity:
 
     Raises :class:`ExprError` for an unknown name, a bad index or a misused
     function, before anything is evaluated.
+
+    >>> import symgpt
+    >>> bind(parse("A[1,0]*V[0,0]"), symgpt.load("tiny-transformer")).vector
+    False
+    >>> bind(parse("A[2,0]"), symgpt.load("tiny-transformer"))
+    Traceback (most recent call last):
+    ...
+    symgpt.refs.ExprError: A[2,0]: index '2' out of range; expected 0..1
     """
     return _Binder(d).bind(tree)
 

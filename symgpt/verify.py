@@ -26,7 +26,7 @@ from pathlib import Path
 
 from flint import fmpq
 
-from .claims import ClaimsFile, judge_all, read_claims, show
+from .claims import ClaimsFile, Verdict, judge_all, read_claims, show
 from .cli import InputError, run
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .refs import ADAMW, FUNCTIONS, SIZES
@@ -100,6 +100,12 @@ def errata(d) -> list:
 
 # ---------------------------------------------------------------- output
 
+def _example() -> Verdict:
+    """A wrong verdict for the examples below."""
+    return Verdict("f.claims.toml", 1, 3, "loss", "1.0516", "§1", None, "1.05147…", "1.0515",
+                   "wrong", "plain error", "1.3")
+
+
 def _width(s: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
 
@@ -139,7 +145,11 @@ def _cells(v) -> list:
 
 
 def summary(path, verdicts) -> str:
-    """One line: counts by verdict and, for wrong figures, by cause."""
+    """One line: counts by verdict and, for wrong figures, by cause.
+
+    >>> summary("f.claims.toml", [_example()])
+    'f.claims.toml: 1 claims, 0 correct, 1 wrong (1 plain error)'
+    """
     wrong = [v for v in verdicts if v.verdict == "wrong"]
     by_cause = {}
     for v in wrong:
@@ -156,7 +166,11 @@ def summary(path, verdicts) -> str:
 
 
 def format_table(results, show_all=False, colour=False) -> str:
-    """A terminal table per file (wrong figures only unless ``show_all``)."""
+    """A terminal table per file (wrong figures only unless ``show_all``).
+
+    >>> print(format_table([("f.claims.toml", [_example()])]).splitlines()[2])
+    1  §1     loss  1.0516   1.05147…  1.0515   1.3    wrong    plain error
+    """
     out = []
     for path, verdicts in results:
         rows = [_cells(v) for v in verdicts if show_all or not v.ok]
@@ -184,7 +198,11 @@ def _md(s: str) -> str:
 
 
 def format_md(results, show_all=False) -> str:
-    """A Markdown table per file (wrong figures only unless ``show_all``)."""
+    """A Markdown table per file (wrong figures only unless ``show_all``).
+
+    >>> format_md([("f.claims.toml", [_example()])]).splitlines()[-1]
+    '| 1 | §1 | loss | 1.0516 | 1.05147… | 1.0515 | 1.3 | wrong | plain error |'
+    """
     out = []
     for path, verdicts in results:
         out.append(f"## {_md(Path(path).name)}\n")
@@ -200,7 +218,11 @@ def format_md(results, show_all=False) -> str:
 
 
 def format_json(results) -> str:
-    """Every claim as an object (ref, printed, where, exact, verdict, cause, …)."""
+    """Every claim as an object (ref, printed, where, exact, verdict, cause, …).
+
+    >>> json.loads(format_json([("f", [_example()])]))[0]["cause"]
+    'plain error'
+    """
     return json.dumps([v.as_dict() for _, vs in results for v in vs], ensure_ascii=False, indent=1) + "\n"
 
 
