@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from flint import fmpq
+from flint import ctx, fmpq
 
 from .cli import InputError
 from .numeric import UndecidableError, bounds, round_decimals, round_significant
@@ -71,7 +71,8 @@ class _Float(str):
 def read_claims(path) -> ClaimsFile:
     """Read and validate a claims file; numbers stay text.
 
-    >>> f = read_claims(DERIVATIONS_DIR / "bigram.claims.toml")
+    >>> from symgpt.derivation import DERIVATIONS
+    >>> f = read_claims(DERIVATIONS / "bigram.claims.toml")
     >>> f.spec.name, f.claims[10].ref, f.claims[10].printed
     ('bigram.toml', 'E[猫,0]', '0.1')
     """
@@ -111,9 +112,6 @@ def read_claims(path) -> ClaimsFile:
         claims.append(Claim(i + 1, line, row["ref"], row["printed"], row["where"], row.get("chain")))
     spec = (path.parent / data["spec"])
     return ClaimsFile(path, spec, tuple(claims))
-
-
-DERIVATIONS_DIR = Path(__file__).resolve().parent.parent / "derivations"
 
 
 # ---------------------------------------------------------------- printed figures
@@ -169,8 +167,6 @@ def _places(s: str) -> int:
     return len(s.split(".")[1]) if "." in s else 0
 
 
-
-
 # ---------------------------------------------------------------- verdicts
 
 START_PREC = 128     # bits: enough for every seed figure at the first try
@@ -208,7 +204,6 @@ class Verdict:
 
 
 def _scaled(v, scale: int, prec: int):
-    from flint import ctx
     if scale == 1:
         return v
     with ctx.workprec(prec):
@@ -292,7 +287,6 @@ def _write_like(r: str, printed: Printed) -> str:
 
 def _distance(q, v, printed: Printed, prec: int) -> str:
     """(printed − exact) / 10^-k to 2 significant digits, certified when it can be."""
-    from flint import ctx
     for p in (prec, 2 * prec, 4 * prec):
         w = q.ball(p) if p != prec else v
         with ctx.workprec(p):
@@ -360,7 +354,6 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
 
 
 def _diff(printed: Printed, v, prec: int):
-    from flint import ctx
     with ctx.workprec(prec):
         return fmpq(printed.value.numerator, printed.value.denominator) - v
 
