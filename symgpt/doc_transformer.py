@@ -135,7 +135,7 @@ def setup(c):
         grp = c.d.graph.groups[group]
         size = len(grp.names)
         count = sum(1 for nm in grp.names if nm in learn)
-        label = PARAM_TEX[base] + (rf"^{{[{group.split('.')[0]}]}}" if "." in group else "")
+        label = (f"{{{PARAM_TEX[base]}}}^{{[{group.split('.')[0]}]}}" if "." in group else PARAM_TEX[base])
         prow.append([math(label), math(shape_tex(grp.shape)), word(DESC[base]),
                      num(count) if count == size else word("fixed")])
     total = param_count(c.d)
@@ -611,7 +611,7 @@ def training(c, figs):
         if not any(nm in learn for nm in grp.names):
             continue
         base = group.split(".")[-1]
-        label = PARAM_TEX[base] + (rf"^{{[{group.split('.')[0]}]}}" if "." in group else "")
+        label = (f"{{{PARAM_TEX[base]}}}^{{[{group.split('.')[0]}]}}" if "." in group else PARAM_TEX[base])
         if len(grp.shape) == 2:
             rlab = (lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v" else (lambda i: num(i))
             rows = [[rlab(i)] + [c.cellv(f"grad_{group}[{i},{j}]") for j in range(grp.shape[1])]

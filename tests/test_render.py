@@ -284,3 +284,11 @@ def test_weird_spec_renders_in_every_format_in_memory():
     files = rendered("weird")
     assert {p.suffix for p in files} == {".md", ".tex", ".svg"}
     assert weird_spec_path().exists()
+
+
+def test_a_two_layer_two_head_spec_grows_its_tables():
+    text = next(t for p, t in rendered("deep").items() if p.name == "deep.en.md")
+    assert text.count("### Layer ") == 2 and "### Head 1" in text
+    assert "deep-attention-1-1.svg" in text
+    H0 = table(text, "Input of the first block")
+    assert len(H0) == 3 and all(len(r) == 5 for r in H0)  # T = 3 rows, d = 4 columns

@@ -68,11 +68,22 @@ def weird_spec_path() -> Path:
 
 
 @functools.lru_cache(maxsize=None)
+def deep_spec_path() -> Path:
+    """Two layers, two heads, d = 4, T = 3: tables grow, sums are worked for the last row."""
+    import tempfile
+    import oracle
+    p = Path(tempfile.mkdtemp(prefix="symgpt-deep-")) / "deep.toml"
+    p.write_text(oracle.random_spec_toml(seed=3, V=5, d=4, heads=2, d_ff=4, layers=2, T=3), encoding="utf-8")
+    return p
+
+
+@functools.lru_cache(maxsize=None)
 def rendered(case: str) -> dict:
     """{relative path: text} of Markdown, LaTeX and SVG for a case, both languages."""
     from symgpt.render import render_all
-    path = {"tiny-transformer": SEEDS[0], "bigram": SEEDS[1], "weird": weird_spec_path()}[case]
+    path = {"tiny-transformer": SEEDS[0], "bigram": SEEDS[1], "weird": weird_spec_path(),
+            "deep": deep_spec_path()}[case]
     return render_all([path], formats=("md", "tex"), langs=("zh", "en"))
 
 
-CASES = ["tiny-transformer", "bigram", "weird"]
+CASES = ["tiny-transformer", "bigram", "weird", "deep"]
