@@ -37,9 +37,10 @@ def write_atomic(path: Path, data) -> None:
 def run(main) -> None:
     """Call ``main()``; turn bad input into ``error: …`` on stderr and exit 2."""
     from .derivation import RefError
+    from .numeric import UndecidableError
     try:
         code = main()
-    except (SpecError, RefError, InputError) as e:
+    except (SpecError, RefError, InputError, UndecidableError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -199,45 +199,39 @@ def _exponent(q: Fraction) -> int:
 def round_significant(v, n: int) -> str | None:
     """The value to n significant digits, if certified; '0' for exact zero.
 
-    >>> round_significant(arb(2).sqrt(), 5)
-    '1.4142'
+    Both ends of the ball must give the same digits *and* the same decimal
+    exponent (a ball across a power of ten is not certified).
+
+    >>> round_significant(arb(2).sqrt(), 5), round_significant(fmpq(1234), 3)
+    ('1.4142', '1230')
     """
     lo, hi = bounds(v)
     if lo == hi == 0:
         return "0"
     if lo <= 0 <= hi:
         return None
-    e_lo, e_hi = _exponent(lo), _exponent(hi)
-    if e_lo != e_hi:
-        # both ends may still round to the same 10^e (…999 → 1000…)
-        e = max(e_lo, e_hi)
-        s = round_decimals(v, n - 1 - e)
-        return _sci(s, e, n) if s is not None else None
-    e = e_lo
-    s = round_decimals(v, n - 1 - e) if n - 1 - e >= 0 else _round_int(lo, hi, e - n + 1)
-    if s is None:
-        return None
-    if len(s.lstrip("-").replace(".", "").lstrip("0")) > n:  # rounded up to 10^(e+1)
-        s = round_decimals(v, n - 2 - e) if n - 2 - e >= 0 else _round_int(lo, hi, e - n + 2)
-        e += 1
-    return _sci(s, e, n)
+    a, b = _significant(lo, n), _significant(hi, n)
+    return _format_significant(*a, n) if a == b else None
 
 
-def _round_int(lo, hi, drop):
-    """Round to a multiple of 10^drop (drop > 0); digits stay as zeros."""
-    scale = Fraction(10) ** drop
-    a, b = _round_half_away(lo / scale), _round_half_away(hi / scale)
-    return str(a * 10 ** drop) if a == b else None
+def _significant(q: Fraction, n: int) -> tuple[int, int, int]:
+    """(sign, n-digit mantissa M, exponent e): q ≈ ±M·10^(e−n+1), half away from 0."""
+    e = _exponent(q)
+    M = _round_half_away(abs(q) / Fraction(10) ** (e - n + 1))
+    if M == 10 ** n:  # 9.99… rounded up to 10.0…
+        M, e = M // 10, e + 1
+    return (1 if q > 0 else -1), M, e
 
 
-def _sci(s: str, e: int, n: int) -> str:
-    """Plain decimals for moderate exponents, else d.ddd…e±x."""
+def _format_significant(sign: int, M: int, e: int, n: int) -> str:
+    """Plain decimals for −6 ≤ e < 21, else d.ddd…e±x."""
     if -6 <= e < 21:
-        return s
-    neg = s.startswith("-")
-    digits = s.lstrip("-").replace(".", "").lstrip("0")[:n].ljust(n, "0")
-    mant = digits[0] + ("." + digits[1:] if n > 1 else "")
-    return ("-" if neg else "") + f"{mant}e{e:+d}"
+        k = n - 1 - e
+        body = _fmt(M, k) if k >= 0 else str(M) + "0" * -k
+    else:
+        digits = str(M)
+        body = digits[0] + ("." + digits[1:] if n > 1 else "") + f"e{e:+d}"
+    return ("-" if sign < 0 else "") + body
 
 
 def to_mpf(v, prec: int = 53):
@@ -246,8 +240,6 @@ def to_mpf(v, prec: int = 53):
     The result carries ``prec`` bits (at least the midpoint's own bits),
     whatever mpmath's working precision is when it is called.
 
-    >>> to_mpf(fmpq(1, 3), 100) * 3 == 1
-    False
     >>> mpmath.nstr(to_mpf(fmpq(1, 3), 100), 25)
     '0.3333333333333333333333333'
     """
@@ -424,11 +416,17 @@ class Evaluator:
         if not self.exact():
             raise UndecidableError(f"cannot decide the sign of {expr}: inputs are not exact")
         g = self.graph
-        sub = {g.sym(n): g.closed_form(n, decide=self.decide) for n in
-               {g.by_sym[s] for s in expr.free_symbols}}
-        if _is_zero(expr.xreplace(sub)):
-            return 0
-        raise UndecidableError(f"cannot decide the sign of {expr}")
+        names = sorted({g.by_sym[s] for s in expr.free_symbols}, key=g.order.index)
+        for span in (1, 4, 16, 64, None):
+            try:
+                sub = {g.sym(n): (g.expand(n, span, self.decide) if span is not None
+                                  else g.closed_form(n, decide=self.decide)) for n in names}
+            except ValueError:  # an expansion grew too large
+                continue
+            if _is_zero(expr.xreplace(sub), quick=span is not None):
+                return 0
+        raise UndecidableError(f"cannot decide the sign of {expr}: its enclosure contains 0 "
+                               f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
 
     def certified_expr(self, expr, fmt, digits_hint: int):
         """Like :meth:`certified`, for an expression over node symbols."""

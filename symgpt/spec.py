@@ -21,7 +21,8 @@ from pathlib import Path
 
 import sympy
 
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?")
+_DECIMAL = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"
+_NUMBER = re.compile(rf"{_DECIMAL}(/{_DECIMAL})?")
 
 
 class SpecError(ValueError):
@@ -46,8 +47,15 @@ def number(value, file, key) -> sympy.Rational:
         raise SpecError(f"{file}: {key}: expected a number, got {str(value).lower()}")
     if isinstance(value, int):
         return sympy.Integer(value)
+    if isinstance(value, _FloatText):  # TOML allows 0.000_01
+        value = _FloatText(value.replace("_", ""))
     if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
-        q = Fraction(value.strip())
+        text = value.strip()
+        num, _, den = text.partition("/")
+        try:
+            q = Fraction(num) / Fraction(den or 1)
+        except ZeroDivisionError:
+            raise SpecError(f'{file}: {key}: expected a number, got "{text}" (division by zero)') from None
         return sympy.Rational(q.numerator, q.denominator)
     shown = value if isinstance(value, str) else type(value).__name__
     raise SpecError(
