@@ -213,6 +213,8 @@ def terms(parts) -> str:
 def mtext(token: str) -> str:
     """A token inside math: ``\\text{…}`` with text-mode escapes (LaTeX and KaTeX).
 
+    >>> mtext("<pad>")
+    '\\\\text{\\\\textless{}pad\\\\textgreater{}}'
     >>> mtext("a_b"), mtext("50%"), mtext("\\\\n"), mtext("{}")
     ('\\\\text{a\\\\_b}', '\\\\text{50\\\\%}', '\\\\text{\\\\textbackslash{}n}', '\\\\text{\\\\{\\\\}}')
     """
@@ -226,6 +228,8 @@ def mtext(token: str) -> str:
             out.append(r"\textasciicircum{}")
         elif ch == "~":
             out.append(r"\textasciitilde{}")
+        elif ch in "<>":  # never a raw < or > in Markdown math: GitHub would take it for HTML
+            out.append(r"\textless{}" if ch == "<" else r"\textgreater{}")
         elif ch == "\n":
             out.append(" ")
         else:

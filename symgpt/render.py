@@ -16,6 +16,7 @@ Files, for a spec NAME: ``NAME.<lang>.md``, ``NAME.<lang>.tex``,
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import shutil
@@ -30,7 +31,7 @@ from .cli import InputError, run, write_atomic
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .document import build, mtext
 from .figures import svg
-from .spec import load_spec
+from .spec import load_spec, number
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LANGS = ("zh", "en")
@@ -281,9 +282,12 @@ def compile_pdf(tex: str, name: str = "doc") -> bytes:
 
 # ---------------------------------------------------------------- the command
 
-def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None) -> dict:
-    """{relative output path: str or bytes} for one spec."""
-    d = Derivation(load_spec(path))
+def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None) -> dict:
+    """{relative output path: str or bytes} for one spec (``uniform`` overrides its u)."""
+    spec = load_spec(path)
+    if uniform is not None:
+        spec = dataclasses.replace(spec, sampling=dataclasses.replace(spec.sampling, uniform=uniform))
+    d = Derivation(spec)
     doc = build(d, digits)
     out: dict = {}
     name = doc["name"]
@@ -302,13 +306,13 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None) -> dict
     return out
 
 
-def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None) -> dict:
+def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None) -> dict:
     """{relative output path: text or bytes} for the given spec paths, in memory."""
     if "pdf" in formats:
         tex_tools()
     out: dict = {}
     for path in specs:
-        out.update(render_spec(path, formats, langs, digits))
+        out.update(render_spec(path, formats, langs, digits, uniform))
     return out
 
 
@@ -341,6 +345,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--digits", type=int, default=None, metavar="N",
                     help="decimals of the main figures (default: the source document's, "
                          "3 for the transformer and 4 for the bigram; finer figures get more)")
+    ap.add_argument("--uniform", default=None, metavar="U",
+                    help="the uniform number u in [0, 1) of the seeded draw, read exactly from its "
+                         "text (default: sampling.uniform of each spec)")
     ap.add_argument("--out", default="out", metavar="DIR", help="output directory (default: out/)")
     return ap
 
@@ -359,8 +366,13 @@ def main(argv=None) -> int:
     langs = _choices(a.lang, LANGS, "--lang")
     if a.digits is not None and not 0 <= a.digits <= 30:
         raise InputError(f"--digits: expected 0..30, got {a.digits}")
+    uniform = None
+    if a.uniform is not None:
+        uniform = number(a.uniform, "command line", "--uniform")
+        if not 0 <= uniform < 1:
+            raise InputError(f"--uniform: expected a number in [0, 1), got {a.uniform}")
     specs = [find_spec(s) for s in a.specs] or default_specs()
-    files = render_all(specs, formats, langs, a.digits)
+    files = render_all(specs, formats, langs, a.digits, uniform)
     for rel in sorted(files):
         write_atomic(Path(a.out) / rel, files[rel])
         print(Path(a.out) / rel)

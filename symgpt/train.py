@@ -211,6 +211,20 @@ class Trace:
             return to_flint(d.graph.nodes[name].value)
         return s.params[name]
 
+    def relu_ties(self, k: int) -> list:
+        """ReLU inputs exactly 0 at state k, where ReLU'(0) = 0 was used.
+
+        Only the spec's own weights (state 0, exact) can prove a tie; a
+        later state whose ReLU input cannot be separated from 0 raises
+        UndecidableError instead of guessing.
+        """
+        prec = max(prec_for_digits(30) + 16 * self.steps, self._floor)
+        if k == 0:
+            ev = self.d.ev
+            ev.values(prec)
+            return sorted(ev.ties)
+        return sorted(self.states(prec)[k].ties)
+
     def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
         """Certified string of a state's quantity (recomputing at higher precision if needed)."""
         n = decimals if decimals is not None else (digits or 15)

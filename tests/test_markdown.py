@@ -26,7 +26,7 @@ MACROS = {
     "times", "cdot", "quad", "qquad", "to", "mapsto", "approx", "in", "le", "ge", "leq", "geq",
     "infty", "sum", "ln", "log", "exp", "sin", "cos", "arg", "max", "partial", "delta", "varepsilon",
     "epsilon", "gamma", "beta", "eta", "lambda", "mu", "sigma", "theta", "top", "hat", "textstyle",
-    "Big", "leftarrow", "Rightarrow", "checkmark", "textbackslash", "textasciicircum",
+    "Big", "leftarrow", "Rightarrow", "checkmark", "textbackslash", "textasciicircum", "textless", "textgreater",
     "textasciitilde", "begin", "end", "nabla", "mathbf", "prime", "ldots", "cdots", "pm", "lbrace",
     "rbrace",
 }
