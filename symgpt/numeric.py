@@ -274,6 +274,7 @@ class Evaluator:
         self.cache: dict[int, list] = {}
         self.signs: dict[str, int] = {}
         self.ties: set[str] = set()
+        self._exprs: dict = {}
 
     def _sync(self):
         g = self.graph
@@ -391,18 +392,24 @@ class Evaluator:
         self.ties.add(name)
         return 0
 
+    def _compiled(self, expr):
+        """The closure of an expression over node symbols (memoised)."""
+        self._sync()
+        f = self._exprs.get(expr)
+        if f is None:
+            f = self._exprs[expr] = compile_expr(expr, self.slot, self._sign_of)
+        return f
+
     def expr_ball(self, expr, prec: int):
         """An expression over node symbols, enclosed at ``prec`` bits."""
-        self._sync()
-        f = compile_expr(expr, self.slot, self._sign_of)
+        f = self._compiled(expr)
         vals = self.values(prec)
         with ctx.workprec(prec):
             return f(vals)
 
     def expr_sign(self, expr) -> int:
         """The exact sign of an expression over node symbols (see :meth:`decide`)."""
-        self._sync()
-        f = compile_expr(expr, self.slot, self._sign_of)
+        f = self._compiled(expr)
         prec = 64
         while prec <= MAX_PREC:
             vals = self.values(prec)
@@ -430,23 +437,22 @@ class Evaluator:
 
     def certified_expr(self, expr, fmt, digits_hint: int):
         """Like :meth:`certified`, for an expression over node symbols."""
-        prec = prec_for_digits(digits_hint)
-        while prec <= 4 * MAX_PREC:
-            s = fmt(self.expr_ball(expr, prec))
-            if s is not None:
-                return s
-            prec *= 2
-        raise UndecidableError(f"cannot certify the rounding of {expr}: it may lie on a rounding boundary")
+        return _rising(lambda prec: self.expr_ball(expr, prec), fmt, digits_hint, expr)
 
     def certified(self, name, fmt, digits_hint: int):
         """Run ``fmt(ball)`` at rising precision until it returns a string."""
-        prec = prec_for_digits(digits_hint)
-        while prec <= 4 * MAX_PREC:
-            s = fmt(self.ball(name, prec))
-            if s is not None:
-                return s
-            prec *= 2
-        raise UndecidableError(f"cannot certify the rounding of {name}: it may lie on a rounding boundary")
+        return _rising(lambda prec: self.ball(name, prec), fmt, digits_hint, name)
+
+
+def _rising(ball_at, fmt, digits_hint: int, what):
+    """``fmt(ball_at(prec))`` for prec = 2^k · start until it is not None."""
+    prec = prec_for_digits(digits_hint)
+    while prec <= 4 * MAX_PREC:
+        s = fmt(ball_at(prec))
+        if s is not None:
+            return s
+        prec *= 2
+    raise UndecidableError(f"cannot certify the rounding of {what}: it may lie on a rounding boundary")
 
 
 def _is_zero(expr, quick=False) -> bool:
