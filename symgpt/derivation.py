@@ -148,14 +148,21 @@ class Derivation:
 
         Besides graph nodes: ``sgd[k].NAME`` and ``adamw[k].NAME`` (the state
         after k updates, see :class:`symgpt.train.Trace`) and
-        ``head_step.E[v,j]`` / ``head_step.logits[v]`` (document 000's update of
-        E with the head-path gradient).
+        ``head_step.E[v,j]``, ``head_step.logits[v]``, ``head_step.p[v]``,
+        ``head_step.loss`` (document 000's update of the target's row of E with
+        the head-path gradient).
         """
         m = _TRACE.fullmatch(ref.strip())
         if m:
             return self.trace(m["opt"]).ball(int(m["k"]), m["rest"], prec)
         if ref.startswith("head_step."):
-            return self.ev.expr_ball(self.head_step(ref[len("head_step."):]), prec)
+            rest = ref[len("head_step."):]
+            if rest == "loss" or rest.startswith("p["):  # a forward pass with the new row
+                t, d = self.spec.target, self.spec.d
+                leaves = {f"E[{t},{j}]": self.ev.expr_ball(self.head_step(f"E[{t},{j}]"), prec)
+                          for j in range(d)}
+                return Evaluator(self.graph, leaves).ball(self.node(rest), prec)
+            return self.ev.expr_ball(self.head_step(rest), prec)
         return self.ev.ball(self.node(ref), prec)
 
     def value(self, ref, digits=None, decimals=None) -> str:
@@ -200,19 +207,27 @@ class Derivation:
         return self._traces[optimizer]
 
     def head_step(self, ref: str) -> sympy.Expr:
-        """Document 000's update: E ← E − η·grad_E_head, and the logits it gives.
+        """Document 000's update of the target's row: E[t] ← E[t] − η·grad_E_head[t].
+
+        ``E[v,j]`` (other rows unchanged) and ``logits[v]`` = h_final·E_new[v]
+        with h_final as it was, as exact expressions; ``Derivation.ball``
+        also gives ``head_step.loss`` and ``head_step.p[v]`` from a forward
+        pass with the new row.
 
         >>> load("tiny-transformer").head_step("E[你,0]")
         1/5 - grad_E_head[4,0]/10
         """
-        g, lr = self.graph, self.spec.training.lr
+        g, lr, t = self.graph, self.spec.training.lr, self.spec.target
         if "grad_E_head" not in g.groups:
             raise RefError("head_step needs a tied transformer head")
-        new = lambda v, j: g.nodes[f"E[{v},{j}]"].value - lr * g.sym(f"grad_E_head[{v},{j}]")
+
+        def new(v, j):
+            old = g.nodes[f"E[{v},{j}]"].value
+            return old - lr * g.sym(f"grad_E_head[{v},{j}]") if v == t else old
         name = self.node(ref)
         group, idx = name.split("[")[0], [int(x) for x in name[:-1].split("[")[1].split(",")]
         if group == "E":
             return new(*idx)
         if group == "logits":
             return sympy.Add(*[g.sym(f"h_final[{j}]") * new(idx[0], j) for j in range(self.spec.d)])
-        raise RefError(f"head_step.{ref}: only E[v,j] and logits[v] are defined")
+        raise RefError(f"head_step.{ref}: defined are E[v,j], logits[v], p[v] and loss")

@@ -631,8 +631,10 @@ def training(c, figs):
                 math(vec([n.v(f'sgd[1].E[{t},{j}]') for j in range(c.dm)]))],
                [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), num(n.v(f"logits[{t}]")),
                 num(n.v(f"head_step.logits[{t}]")) if s.tied else word("blank"), word("blank")],
-               [math(rf"p_{{{mtext(tt)}}}"), num(n.v(f"p[{t}]")), word("blank"), num(n.v(f"sgd[1].p[{t}]"))],
-               [math(r"\mathcal{L}"), num(n.v("loss")), word("blank"), num(n.v("sgd[1].loss"))]]
+               [math(rf"p_{{{mtext(tt)}}}"), num(n.v(f"p[{t}]")),
+                num(n.v(f"head_step.p[{t}]")) if s.tied else word("blank"), num(n.v(f"sgd[1].p[{t}]"))],
+               [math(r"\mathcal{L}"), num(n.v("loss")),
+                num(n.v("head_step.loss")) if s.tied else word("blank"), num(n.v("sgd[1].loss"))]]
     steps += [sub("train.fullstep"), text("train.fullstep_text", lr=tex(n.rational(s.training.lr))),
               table("train.fullstep_cap", [word("quantity"), word("before"), word("head_only"), word("full_step")],
                     tr_rows, align="lrrr")]

@@ -282,3 +282,20 @@ def test_bigram_matrix_gradients_agree_with_oracle(bigram_oracle):
         for k in range(3):
             assert abs(float(dW[i, k].xreplace(sub)) - float(bigram_oracle["grad_W"][i][k])) < 1e-14
         assert abs(float(dx[i].xreplace(sub)) - float(bigram_oracle["grad_x"][i])) < 1e-14
+
+
+def test_doc000_head_step_new_loss_against_oracle(seed, seed_oracle):
+    """The loss after the head-only update of row 你: an oracle forward pass with that row."""
+    import copy
+    from conftest import to_fraction
+    p, h = seed_oracle["p"], seed_oracle["h_final"]
+    spec = copy.deepcopy(oracle.load_spec(SEED))
+    with mpmath.workdps(80):
+        new = [mpmath.mpf(e) - mpmath.mpf("0.1") * (p[4] - 1) * h[j] for j, e in enumerate(("0.2", "0.9"))]
+        spec["weights"]["E"][4] = [to_fraction(x) for x in new]
+        r = oracle.transformer_forward(spec, dps=70)
+        assert_close(seed.mpf("head_step.loss", 50), r["loss"], 45)
+        assert_close(seed.mpf("head_step.p[你]", 50), r["p"][4], 45)
+    # the full-gradient step lowers the loss more than the head-only one (both below the start)
+    L0, Lh, Ls = (float(seed.value(x, digits=12)) for x in ("loss", "head_step.loss", "sgd[1].loss"))
+    assert Ls < Lh < L0
