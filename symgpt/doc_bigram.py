@@ -13,7 +13,7 @@ import sympy
 
 from .derive import bigram_gradients, softmax_ce_steps
 from .document import derivation_step, display, figure, math, mtext, note, num, paren, sub, table, terms, tex, text, tok, word
-from .doc_transformer import _bm, _colhead, vec
+from .doc_transformer import _bm, vec
 from .figures import bars, line
 from .numeric import round_decimals, round_significant
 from .train import gradcheck, gradcheck_table, param_count
@@ -95,7 +95,7 @@ def pminusy(d, n):
 
 
 def outer(d, n):
-    s, g = d.spec, d.graph
+    s = d.spec
     t, i = s.target, s.input[-1]
     _, _, ok = bigram_gradients(s.d, s.V, t)
     gW = [[n.v(f"grad_W[{a},{b}]") for b in range(s.V)] for a in range(s.d)]
@@ -163,7 +163,7 @@ def _param_tex(d, ref):
 
 
 def sgd(d, n, figs):
-    s, g = d.spec, d.graph
+    s = d.spec
     tr = s.training
     t, i = s.target, s.input[-1]
     lr = n.rational(tr.lr)

@@ -358,10 +358,10 @@ def residual_ln(c, l, pre, which):
     if which == 1:
         a = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
         b = pre + "Attn"
-        formula, al, bl = r"H' = H^{(0)} + \mathrm{Attn}", r"h^{(0)}", r"\mathrm{attn}"
+        formula = r"H' = H^{(0)} + \mathrm{Attn}"
     else:
         a, b = pre + "LN1", pre + "F"
-        formula, al, bl = r"H'' = \mathrm{LN}_1 + \mathrm{FFN}", r"\mathrm{ln}", r"\mathrm{ffn}"
+        formula = r"H'' = \mathrm{LN}_1 + \mathrm{FFN}"
     hl = "h'" if which == 1 else "h''"
     lines = []
     for t in range(c.T):

@@ -88,10 +88,6 @@ class ExprError(ValueError):
     """A reference that does not parse, or names nothing the spec defines."""
 
 
-class ExprError(ValueError):
-    """A reference that does not parse, or names nothing the spec defines."""
-
-
 # ---------------------------------------------------------------- tokenizer
 
 _OPS = {"+": "+", "-": "-", "−": "-", "*": "*", "×": "*", "·": "*", "/": "/", "÷": "/",

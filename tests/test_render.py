@@ -111,7 +111,7 @@ def test_digits_changes_the_precision():
     out = render_all([SEEDS[1]], formats=("md",), langs=("en",), digits=6)
     text = next(t for p, t in out.items() if p.suffix == ".md")
     o = oracle.bigram_forward(oracle.load_spec(BIGRAM), dps=50)
-    assert f"**Table 1-1" in text
+    assert "**Table 1-1" in text
     assert ref_round_decimals(o["loss"], 6) in text
 
 

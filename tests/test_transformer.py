@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sympy import Rational, sin, sqrt
 
 import oracle
-from conftest import (ORACLE_DPS, SEED, assert_close, assert_significant, derivation_of,
+from conftest import (ORACLE_DPS, assert_close, assert_significant, derivation_of,
                       oracle_quantities, ref_round_significant, replace_once, write_spec)
 
 
