@@ -122,8 +122,31 @@ def display(*lines) -> dict:
     """
     lines = [ln for ln in lines if ln]
     if len(lines) == 1:
-        lines = [re.sub(r"(?<!\\)&", "", lines[0])]
+        lines = [_drop_alignment(lines[0])]
     return {"kind": "math", "lines": lines, "aligned": len(lines) > 1}
+
+
+def _drop_alignment(line: str) -> str:
+    r"""Remove the alignment ``&`` outside environments; a matrix keeps its own.
+
+    >>> _drop_alignment(r"E &= \begin{bmatrix} 1 & 2 \end{bmatrix}")
+    'E = \\begin{bmatrix} 1 & 2 \\end{bmatrix}'
+    """
+    out, depth, i = [], 0, 0
+    while i < len(line):
+        if line.startswith("\\begin{", i):
+            depth += 1
+        elif line.startswith("\\end{", i):
+            depth -= 1
+        ch = line[i]
+        if ch == "\\":  # keep an escaped character (\&) and the command it starts
+            out.append(line[i:i + 2])
+            i += 2
+            continue
+        if not (ch == "&" and depth == 0):
+            out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def figure(name, key, **args) -> dict:

@@ -188,3 +188,16 @@ def test_pictures_are_well_formed_svg_beside_the_markdown():
 
 def _path(case, name):
     return next(p for p in rendered(case) if p.name == name)
+
+
+def test_matrices_keep_their_columns():
+    """Inside a matrix no cell holds two numbers: the column separators survived."""
+    import re
+    from pathlib import Path
+    two_numbers = re.compile(r"-?\d+(\.\d+)?\s+-?\d+(\.\d+)?")
+    for md in sorted((Path(__file__).resolve().parent.parent / "derivations" / "rendered").glob("*.md")):
+        text = md.read_text(encoding="utf-8")
+        for body in re.findall(r"\\begin\{[bp]matrix\}(.*?)\\end\{[bp]matrix\}", text, re.S):
+            for row in body.split(r"\\"):
+                for cell in row.split("&"):
+                    assert not two_numbers.fullmatch(cell.strip()), f"{md.name}: {row.strip()!r}"
