@@ -630,7 +630,7 @@ def training(c, figs):
                 math(vec([n.v(f'head_step.E[{t},{j}]') for j in range(c.dm)])),
                 math(vec([n.v(f'sgd[1].E[{t},{j}]') for j in range(c.dm)]))],
                [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), num(n.v(f"logits[{t}]")),
-                num(n.v(f"head_step.logits[{t}]")) if s.tied else word("blank"), word("blank")],
+                num(n.v(f"head_step.logits[{t}]")) if s.tied else word("blank"), num(n.v(f"sgd[1].logits[{t}]"))],
                [math(rf"p_{{{mtext(tt)}}}"), num(n.v(f"p[{t}]")),
                 num(n.v(f"head_step.p[{t}]")) if s.tied else word("blank"), num(n.v(f"sgd[1].p[{t}]"))],
                [math(r"\mathcal{L}"), num(n.v("loss")),

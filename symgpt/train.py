@@ -89,6 +89,7 @@ class State:
     update: dict = field(default_factory=dict)  # η·m̂/(√v̂+ε)
     decay: dict = field(default_factory=dict)   # η·λ·θ
     ties: set = field(default_factory=set)      # ReLU inputs exactly 0 here
+    nodes: object = None                        # (evaluator, values) of the spec's example
 
 
 class Trace:
@@ -118,11 +119,12 @@ class Trace:
             ties |= ev.ties
             if ex is self.d:
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
+                nodes = (ev, vals)
         k = len(self.examples)
         if k > 1:
             loss = loss / k
             grads = {n: g / k for n, g in grads.items()}
-        return loss, p, grads, ties
+        return loss, p, grads, ties, nodes
 
     def states(self, prec: int) -> list:
         """All states at ``prec`` bits (memoised)."""
@@ -137,7 +139,7 @@ class Trace:
         with ctx.workprec(prec):
             state = State(0, dict(params))
             for k in range(self.steps + 1):
-                state.loss, state.p, state.grads, state.ties = self._evaluate(params, prec)
+                state.loss, state.p, state.grads, state.ties, state.nodes = self._evaluate(params, prec)
                 out.append(state)
                 if k == self.steps:
                     break
@@ -187,7 +189,11 @@ class Trace:
 
     # -- reading it -------------------------------------------------------
     def ball(self, k: int, ref: str, prec: int):
-        """A quantity of state k: loss, p[v], a parameter, grad_<param>, m[param], …"""
+        """A quantity of state k: loss, p[v], a parameter, grad_<param>, m[param], …
+
+        Any other node (``logits[v]``, ``A[1,0]``, ``grad_Q[0,1]``) is read from the
+        forward and backward pass of the spec's own example at that state.
+        """
         if not 0 <= k <= self.steps:
             raise KeyError(f"{self.optimizer}[{k}]: the trace has steps 0..{self.steps}")
         s = self.states(prec)[k]
@@ -205,9 +211,10 @@ class Trace:
         if head.startswith("grad_"):
             return s.grads[d.node(ref)[len("grad_"):]]
         name = d.node(ref)
-        if name not in s.params and k == 0:
-            return to_flint(d.graph.nodes[name].value)
-        return s.params[name]
+        if name in s.params:
+            return s.params[name]
+        ev, vals = s.nodes  # any other node of the graph, at this state's parameters
+        return vals[ev.index(name)]
 
     def relu_ties(self, k: int) -> list:
         """ReLU inputs exactly 0 at state k, where ReLU'(0) = 0 was used.

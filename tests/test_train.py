@@ -299,3 +299,20 @@ def test_doc000_head_step_new_loss_against_oracle(seed, seed_oracle):
     # the full-gradient step lowers the loss more than the head-only one (both below the start)
     L0, Lh, Ls = (float(seed.value(x, digits=12)) for x in ("loss", "head_step.loss", "sgd[1].loss"))
     assert Ls < Lh < L0
+
+
+def test_trace_reads_any_node_at_a_state(seed):
+    """sgd[1].logits, sgd[1].A: a torch forward pass with torch.optim's updated weights."""
+    spec = oracle.load_spec(SEED)
+    rec = torch_oracle.torch_train(spec, "transformer", "sgd", 1, 0.1)
+    P = torch_oracle.transformer_params(spec)
+    with torch.no_grad():
+        for name, value in rec[1]["params"].items():
+            P[name].copy_(torch.tensor(value, dtype=torch.float64))
+    out = {}
+    torch_oracle.transformer_loss(spec, P, out=out)
+    t = seed.trace("sgd")
+    for v in range(6):
+        assert abs(float(t.value(1, f"logits[{v}]", digits=20)) - float(out["logits"][v].detach())) < 1e-14
+    A = out["blocks"][0]["A"][0].detach()  # (heads, T, T)
+    assert abs(float(t.value(1, "A[1,0]", digits=20)) - float(A[1][0])) < 1e-14
