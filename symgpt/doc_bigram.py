@@ -139,8 +139,8 @@ def check(d, n):
                                                     word("difference")], rows, align="lrrr"))
         first = names[0]
         err = []
-        for r in gradcheck_table(d, first, exponents=range(1, 13)):
-            err.append([math(sympy.latex(r["h"])), num(_certain(round_significant(r["error_exact"], 3), first)),
+        for e, r in zip(range(1, 13), gradcheck_table(d, first, exponents=range(1, 13))):
+            err.append([math(f"10^{{-{e}}}"), num(_certain(round_significant(r["error_exact"], 3), first)),
                         num(_certain(round_significant(r["error_float64"], 3), first))])
         steps += [text("bigram_gradcheck.sweep", p=tex(_param_tex(d, first))),
                   table("bigram_gradcheck.sweep_cap", [math("h"), word("err_exact"), word("err_float64")], err,
