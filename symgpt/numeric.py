@@ -46,41 +46,77 @@ def to_flint(q) -> fmpq:
     return fmpq(int(q.p), int(q.q))
 
 
-def _sqrt(v):
-    if isinstance(v, fmpq) and v >= 0:
-        p, q = int(v.p), int(v.q)
-        rp, rq = math.isqrt(p), math.isqrt(q)
-        if rp * rp == p and rq * rq == q:
-            return fmpq(rp, rq)
+def _iroot(x: int, n: int) -> int | None:
+    """The exact integer n-th root of x ≥ 0, or None."""
+    lo, hi = 0, 1 << (x.bit_length() // n + 1)
+    while lo < hi:  # the largest r with r^n ≤ x
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if mid ** n <= x else (lo, mid - 1)
+    return lo if lo ** n == x else None
+
+
+def rational_root(b: fmpq, n: int) -> fmpq | None:
+    """The exact n-th root of a rational b ≥ 0, or None when it is irrational.
+
+    >>> rational_root(fmpq(8, 27), 3), rational_root(fmpq(2), 2)
+    (2/3, None)
+    """
+    p, q = _iroot(int(b.p), n), _iroot(int(b.q), n)
+    return fmpq(p, q) if p is not None and q is not None else None
+
+
+def sqrt(v):
+    """√v: exact for a rational square, else a ball; a negative rational is an error."""
+    if isinstance(v, fmpq):
+        if v < 0:
+            raise ValueError("square root of a negative number")
+        r = rational_root(v, 2)
+        if r is not None:
+            return r
     return arb(v).sqrt()
 
 
-def _pow(b, e: sympy.Rational):
-    if e.is_Integer:
-        return b ** int(e)
-    if e.q == 2:
-        r = _sqrt(b)
-        return r ** int(e.p)
-    return arb(b) ** arb(to_flint(e))
+def power(b, e):
+    """b^e for a rational exponent e (fmpq): exact where the root is rational.
+
+    >>> power(fmpq(4, 9), fmpq(-1, 2)), power(fmpq(2), fmpq(3))
+    (3/2, 8)
+    """
+    if isinstance(e, fmpq) and e.q == 1:
+        if isinstance(b, fmpq) and b == 0 and e < 0:
+            raise ZeroDivisionError("0 to a negative power")
+        return b ** int(e.p)
+    if isinstance(b, fmpq) and isinstance(e, fmpq) and b >= 0:
+        r = rational_root(b, int(e.q))
+        if r is not None:
+            return power(r, fmpq(int(e.p)))
+    return arb(b) ** arb(e)
 
 
-def _exp(v):
+def exp(v):
     return fmpq(1) if isinstance(v, fmpq) and v == 0 else arb(v).exp()
 
 
-def _log(v):
-    return fmpq(0) if isinstance(v, fmpq) and v == 1 else arb(v).log()
+def log(v):
+    """ln v: 0 at 1, else a ball; a rational ≤ 0 is an error."""
+    if isinstance(v, fmpq):
+        if v <= 0:
+            raise ValueError("logarithm of a number ≤ 0")
+        if v == 1:
+            return fmpq(0)
+    return arb(v).log()
 
 
-def _sin(v):
+def sin(v):
     return fmpq(0) if isinstance(v, fmpq) and v == 0 else arb(v).sin()
 
 
-def _cos(v):
+def cos(v):
     return fmpq(1) if isinstance(v, fmpq) and v == 0 else arb(v).cos()
 
 
-_FUNCS = {sympy.exp: _exp, sympy.log: _log, sympy.sin: _sin, sympy.cos: _cos}
+UNARY = {"exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "abs": abs}
+_FUNCS = {sympy.exp: exp, sympy.log: log, sympy.sin: sin, sympy.cos: cos}
 
 
 def compile_expr(expr, slot, sign_of):
@@ -122,7 +158,8 @@ def compile_expr(expr, slot, sign_of):
         fb = compile_expr(expr.base, slot, sign_of)
         e = expr.exp
         if e.is_Rational:
-            return lambda v: _pow(fb(v), e)
+            e = to_flint(e)
+            return lambda v: power(fb(v), e)
         fe = compile_expr(e, slot, sign_of)
         return lambda v: (arb(fe(v)) * arb(fb(v)).log()).exp()
     if isinstance(expr, (ReLU, Step)):

@@ -37,6 +37,8 @@ from fractions import Fraction
 import sympy
 from flint import arb, ctx, fmpq
 
+from .numeric import UNARY, power
+
 FUNCTIONS = {
     # name: (arguments, meaning)
     "exp": ("x", "e^x"),
@@ -469,9 +471,9 @@ class _Binder:
                  "vocab_size": 0, "seq_len": 0, "id": 1, "onehot": 2, "gradcheck": 2}
         if f in arity and len(args) != arity[f]:
             raise ExprError(f"{f}() takes {arity[f]} argument(s) ({FUNCTIONS[f][0]}), got {len(args)}")
-        if f in _UNARY:
+        if f in UNARY:
             a = self.scalar(args[0])
-            g = _UNARY[f]
+            g = UNARY[f]
             return Quantity(lambda prec: g(a.ball(prec)))
         if f in ("sum", "mean", "var", "max", "min", "dot"):
             if not args:
@@ -600,75 +602,12 @@ def _div(x, y):
     return x / y
 
 
-def _power(b, e):
-    if isinstance(e, fmpq) and e.q == 1:
-        n = int(e.p)
-        if isinstance(b, fmpq) and b == 0 and n < 0:
-            raise ZeroDivisionError("0 to a negative power")
-        return b ** n
-    if isinstance(b, fmpq) and isinstance(e, fmpq) and b > 0:
-        r = _rational_root(b, int(e.q))
-        if r is not None:
-            return r ** int(e.p)
-    return arb(b) ** arb(e)
-
-
-def _rational_root(b: fmpq, n: int):
-    """The exact n-th root of a positive rational, or None."""
-    def root(x):
-        r = round(x ** (1.0 / n)) if x < 2 ** 1000 else None
-        if r is None:
-            lo, hi = 0, 1 << (x.bit_length() // n + 1)
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                lo, hi = (mid, hi) if mid ** n <= x else (lo, mid - 1)
-            r = lo
-        for c in (r - 1, r, r + 1):
-            if c >= 0 and c ** n == x:
-                return c
-        return None
-    p, q = root(int(b.p)), root(int(b.q))
-    return fmpq(p, q) if p is not None and q is not None else None
-
-
-def _sqrt(v):
-    if isinstance(v, fmpq):
-        if v < 0:
-            raise ValueError("square root of a negative number")
-        r = _rational_root(v, 2) if v > 0 else fmpq(0)
-        if r is not None:
-            return r
-    return arb(v).sqrt()
-
-
-def _log(v):
-    if isinstance(v, fmpq):
-        if v <= 0:
-            raise ValueError("logarithm of a number ≤ 0")
-        if v == 1:
-            return fmpq(0)
-    return arb(v).log()
-
-
-def _exact_or(f, at, value):
-    return lambda v: value if isinstance(v, fmpq) and v == at else f(arb(v))
-
-
-_UNARY = {
-    "exp": _exact_or(lambda x: x.exp(), 0, fmpq(1)),
-    "log": _log,
-    "sqrt": _sqrt,
-    "sin": _exact_or(lambda x: x.sin(), 0, fmpq(0)),
-    "cos": _exact_or(lambda x: x.cos(), 0, fmpq(1)),
-    "abs": abs,
-}
-
 _BINARY = {
     "add": lambda a, b: lambda prec: a.ball(prec) + b.ball(prec),
     "sub": lambda a, b: lambda prec: a.ball(prec) - b.ball(prec),
     "mul": lambda a, b: lambda prec: a.ball(prec) * b.ball(prec),
     "div": lambda a, b: lambda prec: _div(a.ball(prec), b.ball(prec)),
-    "pow": lambda a, b: lambda prec: _power(a.ball(prec), b.ball(prec)),
+    "pow": lambda a, b: lambda prec: power(a.ball(prec), b.ball(prec)),
 }
 
 
