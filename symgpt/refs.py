@@ -403,7 +403,12 @@ class _Binder:
             if m:
                 return self.trace(m[1], int(m[2]), m[3], text)
             if text.startswith("head_step."):
-                expr = d.head_step(text[len("head_step."):])
+                rest = text[len("head_step."):]
+                if rest == "loss" or rest.startswith("p["):
+                    if rest != "loss":
+                        d.node(rest)  # checks the index
+                    return Quantity(lambda prec: d.ball(text, prec))
+                expr = d.head_step(rest)
                 return Quantity(lambda prec: d.ev.expr_ball(expr, prec))
             node = d.node(text)
         except RefError as e:
@@ -454,12 +459,8 @@ class _Binder:
             node = d.node(idx[:-1].replace(",", "[", 1) + "]") if "," in idx else None
             if node not in params:
                 raise ExprError(f"{text}: expected {head}[PARAM,i,j], e.g. {head}[W,0,2]")
-        elif head.startswith("grad_"):
-            if d.node(rest)[len("grad_"):] not in params:
-                raise ExprError(f"{text}: the trace keeps gradients of parameters only")
-        elif d.node(rest) not in params:
-            raise ExprError(f"{text}: the trace keeps loss, p[v], lr, parameters, grad_PARAM"
-                            + (" and m, v, mhat, vhat, update, decay[PARAM,…]" if opt == "adamw" else ""))
+        else:
+            d.node(rest)  # any graph quantity, read at the state
         tr = d.trace(opt)
         return Quantity(lambda prec: tr.ball(k, rest, _trace_prec(prec, steps)))
 

@@ -208,8 +208,8 @@ class Trace:
         if head in ("m", "v", "mhat", "vhat", "update", "decay"):
             name = d.node(rest[:-1].replace(",", "[", 1) + "]")
             return getattr(s, head)[name]
-        if head.startswith("grad_"):
-            return s.grads[d.node(ref)[len("grad_"):]]
+        if head.startswith("grad_") and d.node(ref)[len("grad_"):] in s.grads:
+            return s.grads[d.node(ref)[len("grad_"):]]  # the (mini-batch mean) gradient
         name = d.node(ref)
         if name in s.params:
             return s.params[name]

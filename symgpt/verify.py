@@ -257,7 +257,8 @@ def list_names(d) -> str:
         lines.append(f"  {'adamw.' + name:<16} {_number(getattr(s.training.adamw, name)):<7} {meaning}")
     steps = s.training.steps
     lines.append(f"training states (k = 0..{steps}; state k is the model after k updates):")
-    lines.append(f"  {'sgd[k].NAME':<28} loss, p[v], lr, a parameter (E[v,j], W…), grad_PARAM[…]")
+    lines.append(f"  {'sgd[k].NAME':<28} any quantity above after k updates (loss, p[v], a parameter, "
+                 f"grad_PARAM[…] as the batch mean), lr, clip_coef")
     lines.append(f"  {'adamw[k].NAME':<28} the same names, for AdamW; and, for k ≥ 1 (PARAM,i,j = W,0,2):")
     for name, meaning in (("m", "first moment β1·m + (1 − β1)·g"),
                           ("v", "second moment β2·v + (1 − β2)·g²"),
@@ -269,8 +270,10 @@ def list_names(d) -> str:
     lines.append(f"  {'sgd_wrong_order[k].NAME':<28} loss, p[v], parameters: SGD updating E with a gradient "
                  f"taken after the other weights moved")
     if "grad_E_head" in d.graph.groups:
-        lines.append(f"  {'head_step.E[v,j]':<28} E − lr·grad_E_head (the update through the tied head only)")
-        lines.append(f"  {'head_step.logits[v]':<28} h_final · head_step.E[v]")
+        lines.append(f"  {'head_step.E[v,j]':<28} the target's row E[t] − lr·grad_E_head[t] (other rows unchanged)")
+        lines.append(f"  {'head_step.logits[v]':<28} h_final · head_step.E[v], h_final as it was")
+        lines.append(f"  {'head_step.p[v]':<28} p after that update (a forward pass with the new row)")
+        lines.append(f"  {'head_step.loss':<28} the loss after that update")
     lines.append("functions:")
     for f, (args, meaning) in FUNCTIONS.items():
         lines.append(f"  {f + '(' + args + ')':<28} {meaning}")

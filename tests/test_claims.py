@@ -246,7 +246,7 @@ def test_head_step(seed, seed_oracle):
     ("sgd[99].loss", "steps 0..20"),
     ("adamw[1].m[x,0]", "expected m[PARAM,i,j]"),
     ("sgd[1].m[W,0,2]", "AdamW quantity"),
-    ("sgd[1].z[0]", "the trace keeps"),
+    ("sgd[1].Foo[0]", "unknown quantity 'Foo'"),
     ("p[:] + 1", "slice"),
     ("dot(p[:], x[:])", "lengths 3 and 2 differ"),
     ("exp(1, 2)", "takes 1 argument"),
@@ -336,3 +336,20 @@ def test_judge_exact_notation(seed, bigram):
     assert _judge(seed, "ln_eps", "10⁻⁵").verdict == "correct"
     assert _judge(seed, "ln_eps", "10^{-4}").verdict == "wrong"
     assert _judge(seed, "p[你]", "1/3").verdict == "wrong"               # an irrational is never 1/3
+
+
+def test_trace_names_any_quantity(bigram):
+    """sgd[1].z[0]: the logits after one update, against the document's own float64 loop."""
+    import math
+    E = [[0.1, 0.2], [0.3, -0.1], [-0.2, 0.4]]
+    W = [[0.5, -0.3, 0.1], [0.2, 0.4, -0.5]]
+    x = E[1]
+    z = [x[0] * W[0][j] + x[1] * W[1][j] for j in range(3)]
+    Z = sum(math.exp(v) for v in z)
+    dz = [math.exp(v) / Z - (j == 2) for j, v in enumerate(z)]
+    dx = [sum(W[i][j] * dz[j] for j in range(3)) for i in range(2)]
+    W = [[W[i][j] - 0.5 * x[i] * dz[j] for j in range(3)] for i in range(2)]
+    x = [x[i] - 0.5 * dx[i] for i in range(2)]
+    for j in range(3):
+        want = x[0] * W[0][j] + x[1] * W[1][j]
+        assert abs(float(value(bigram, f"sgd[1].z[{j}]")) - want) < 1e-14
