@@ -155,3 +155,19 @@ def test_relu_tie_has_derivative_zero(tmp_path):
     assert d.sign("grad_R[1,0]") != 0          # the loss does depend on R[1,0] …
     assert d.value("grad_Z[1,0]") == "0"       # … but ReLU'(0) = 0 stops it
     assert d.value("grad_Z[0,2]") == "0"       # Z[0,·] does not reach a one-position loss
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), V=st.integers(2, 5), dh=st.sampled_from([(2, 1), (2, 2), (4, 1), (4, 2)]),
+       layers=st.integers(1, 2), T=st.integers(1, 3), tied=st.booleans())
+def test_random_specs_gradients_match_torch(tmp_path_factory, seed, V, dh, layers, T, tied):
+    d_model, heads = dh
+    text = oracle.random_spec_toml(seed=seed, V=V, d=d_model, heads=heads, d_ff=3, layers=layers, T=T,
+                                   tied=tied, W_O=not tied)
+    path = write_spec(tmp_path_factory.mktemp("spec"), text)
+    d = derivation_of(path)
+    loss, params = torch_oracle.transformer_torch(oracle.load_spec(path), learnable_ln=True)
+    assert _check_torch(d, loss, params) > 0
