@@ -184,7 +184,7 @@ class Graph:
             if n in needed:
                 for i in self.nodes[n].inputs:
                     consumers[i].append(n)
-        fold = self._fold_map(set(self.order))
+        fold = self._fold_map()
         grads: dict[str, sympy.Expr] = {}
         # nodes off the loss's path get a zero adjoint when they are parameters or
         # share a tensor with nodes on it (so grad_Z is whole even if Z[0,·] is unused)
@@ -225,10 +225,10 @@ class Graph:
                     stack.append(i)
         return seen
 
-    def _fold_map(self, names) -> dict:
-        return {self.nodes[n].expr: self.nodes[n].sym for n in self.order
-                if n in names and self.nodes[n].expr is not None
-                and not self.nodes[n].expr.is_Atom and not isinstance(self.nodes[n].expr, DECIDED)}
+    def _fold_map(self) -> dict:
+        """definition → symbol for every compound node (sum_exp, p[j], A[t,s], …)."""
+        return {node.expr: node.sym for node in self.nodes.values()
+                if node.expr is not None and not node.expr.is_Atom and not isinstance(node.expr, DECIDED)}
 
 
 def local_diff(expr, x):

@@ -299,7 +299,7 @@ class Evaluator:
 
     ``leaves`` overrides parameter values with fmpq or arb numbers (a
     training trace's parameters are balls).  Signs, once decided, are
-    remembered until :meth:`reset`.
+    remembered.
     """
 
     def __init__(self, graph, leaves=None):
@@ -325,13 +325,6 @@ class Evaluator:
                 self.fns.append(lambda v, n=name, c=c: self.leaves.get(n, c))
             else:
                 self.fns.append(compile_expr(node.expr, self.slot, self._sign_of))
-
-    def reset(self, leaves: dict) -> None:
-        """New parameter values (name -> fmpq or arb): forget values and signs."""
-        self.leaves = leaves
-        self.cache.clear()
-        self.signs.clear()
-        self.ties.clear()
 
     def exact(self) -> bool:
         """True when every leaf is exact (so SymPy's zero test applies)."""
