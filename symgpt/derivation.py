@@ -16,6 +16,7 @@ from pathlib import Path
 
 import mpmath
 import sympy
+from flint import fmpq
 
 from .graph import Graph
 from .models import build
@@ -26,6 +27,10 @@ from .spec import Spec, SpecError, load_spec
 DERIVATIONS = Path(__file__).resolve().parent.parent / "derivations"
 _TRACE = re.compile(r"(?P<opt>sgd|adamw)\[(?P<k>\d+)\]\.(?P<rest>.+)")
 _REF = re.compile(r"(?P<group>[A-Za-z_][A-Za-z_0-9.]*?)(\[(?P<idx>.*)\])?")
+
+
+def _straddles_zero(b) -> bool:
+    return not isinstance(b, fmpq) and not (b > 0 or b < 0)
 
 
 class RefError(ValueError):
@@ -178,16 +183,30 @@ class Derivation:
         else:
             digits = 15 if digits is None else digits
             fmt, n = (lambda v: round_significant(v, digits)), digits
-        prec = prec_for_digits(n)
+        prec = start = prec_for_digits(n)
         while prec <= 1 << 16:
             try:
-                s = fmt(self.ball(ref, prec))
+                b = self.ball(ref, prec)
+                s = fmt(b)
             except UndecidableError:
-                s = None
+                b = s = None
             if s is not None:
                 return s
+            if prec >= 8 * start and b is not None and _straddles_zero(b) and self._exactly_zero(ref):
+                return fmt(fmpq(0))  # e.g. the variance of two equal entries, computed as balls
             prec *= 2
         raise UndecidableError(f"cannot certify the rounding of {ref}: it may lie on a rounding boundary")
+
+    def _exactly_zero(self, ref) -> bool:
+        """SymPy's exact zero test, for a graph node or a head_step expression."""
+        try:
+            if ref.startswith("head_step."):
+                return self.ev.expr_sign(self.head_step(ref[len("head_step."):])) == 0
+            if _TRACE.fullmatch(ref.strip()):
+                return False  # a trace holds balls: an exact 0 cannot be proven
+            return self.ev.sign(self.node(ref)) == 0
+        except (UndecidableError, RefError):
+            return False
 
     def mpf(self, ref, dps=50) -> mpmath.mpf:
         """The value as an mpmath number good to ``dps`` digits."""

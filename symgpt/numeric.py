@@ -83,14 +83,36 @@ def power(b, e):
     (3/2, 8)
     """
     if isinstance(e, fmpq) and e.q == 1:
-        if isinstance(b, fmpq) and b == 0 and e < 0:
-            raise ZeroDivisionError("0 to a negative power")
-        return b ** int(e.p)
+        if isinstance(b, fmpq):
+            if b == 0 and e < 0:
+                raise ZeroDivisionError("0 to a negative power")
+            return b ** int(e.p)
+        return _ipow(b, int(e.p))
     if isinstance(b, fmpq) and isinstance(e, fmpq) and b >= 0:
         r = rational_root(b, int(e.q))
         if r is not None:
             return power(r, fmpq(int(e.p)))
     return arb(b) ** arb(e)
+
+
+def _ipow(x: arb, n: int) -> arb:
+    """x^n for a ball and an integer n, by repeated squaring.
+
+    (python-flint's ``arb ** 2`` is NaN for a ball centred on 0, which a
+    variance meets when two entries are equal.)
+
+    >>> _ipow(arb("0 +/- 1e-20"), 2).contains(0), _ipow(arb(2), -2)
+    (True, 0.250000000000000)
+    """
+    if n < 0:
+        return 1 / _ipow(x, -n)
+    base, out = (abs(x) if n % 2 == 0 else x), arb(1)
+    while n:
+        if n & 1:
+            out = out * base
+        base = base * base
+        n >>= 1
+    return out
 
 
 def exp(v):
@@ -310,7 +332,7 @@ class Evaluator:
         self.names: list = []
         self.cache: dict[int, list] = {}
         self.signs: dict[str, int] = {}
-        self.ties: set[str] = set()
+        self.zeros: set[str] = set()  # nodes proven exactly 0
         self._exprs: dict = {}
 
     def _sync(self):
@@ -325,6 +347,14 @@ class Evaluator:
                 self.fns.append(lambda v, n=name, c=c: self.leaves.get(n, c))
             else:
                 self.fns.append(compile_expr(node.expr, self.slot, self._sign_of))
+
+    @property
+    def ties(self) -> set:
+        """ReLU inputs proven exactly 0: where ReLU(0) = 0 and ReLU'(0) = 0 were used."""
+        g = self.graph
+        inputs = {g.by_sym[f.args[0]] for n in g.order if g.nodes[n].expr is not None
+                  for f in g.nodes[n].expr.atoms(ReLU, Step)}
+        return self.zeros & inputs
 
     def exact(self) -> bool:
         """True when every leaf is exact (so SymPy's zero test applies)."""
@@ -345,7 +375,7 @@ class Evaluator:
             raise Undecided(name)
         self.signs[name] = s
         if s == 0:
-            self.ties.add(name)
+            self.zeros.add(name)
         return s
 
     def index(self, name: str) -> int:
@@ -377,7 +407,7 @@ class Evaluator:
     def sign(self, name: str) -> int:
         """The exact sign of a node: -1, 0 or 1, decided rigorously.
 
-        A tie (exact 0) is recorded in ``ties``.
+        An exact 0 is recorded in ``zeros`` (and, at a ReLU, in ``ties``).
         """
         return self.decide(name)
 
@@ -419,7 +449,7 @@ class Evaluator:
 
     def _tie(self, name) -> int:
         self.signs[name] = 0
-        self.ties.add(name)
+        self.zeros.add(name)
         return 0
 
     def _compiled(self, expr):

@@ -267,3 +267,53 @@ def test_random_small_specs_loss_agrees_with_oracle(text):
         d = derivation_of(path, gradients=False)
         res = oracle.transformer_forward(oracle.loads_spec(text), dps=ORACLE_DPS)
         assert_significant(d.value("loss", digits=25), res["loss"], 25, guard=Fraction(1, 10 ** 45))
+
+
+EQUAL_ENTRIES = """
+[model]
+kind = "transformer"
+vocab = ["w0", "w1", "w2", "w3", "w4"]
+d = 2
+heads = 2
+d_ff = 2
+layers = 2
+tied = true
+ln_eps = 1e-5
+
+[data]
+input = ["w3"]
+target = "w0"
+
+[weights]
+E = [[1.1, 0.7], [-0.8, -0.3], [-0.7, -0.4], [0.6, -0.7], [-1.0, -1.2]]
+
+[[layer]]
+W_Q = [[-0.2, -0.3], [0.7, 0.1]]
+W_K = [[-0.1, 0.4], [0.4, -0.4]]
+W_V = [[-0.2, 0.5], [-0.3, -0.7]]
+W_1 = [[0.2, 0.9], [-0.6, 0.1]]
+b_1 = [-1.1, 0.7]
+W_2 = [[0.9, -0.6], [-1.2, 1.2]]
+b_2 = [0.8, -0.3]
+
+[[layer]]
+W_Q = [[0.7, -1.1], [0.1, 0.6]]
+W_K = [[-0.9, 1.1], [-0.5, 0.0]]
+W_V = [[0.0, 0.0], [0.0, 0.0]]
+W_1 = [[0.0, 0.0], [0.0, 0.0]]
+b_1 = [0.0, 0.0]
+W_2 = [[0.0, 0.0], [0.0, 0.0]]
+b_2 = [0.0, 0.0]
+"""
+
+
+def test_equal_entries_variance_zero_and_dead_block(tmp_path):
+    """Found by hypothesis: H1[0] = (0.39, 0.39) makes var1 exactly 0 (a ball centred on 0,
+    whose square python-flint's ** turns into NaN), and a second block of zeros is a ReLU tie."""
+    path = write_spec(tmp_path, EQUAL_ENTRIES)
+    d = derivation_of(path)
+    r = oracle.transformer_forward(oracle.load_spec(path), dps=ORACLE_DPS)
+    assert_close(d.mpf("loss", 40), r["loss"], 35)
+    assert d.value("l0.var1[0]", digits=5) == "0"        # proven exactly 0
+    assert d.value("l0.mu1[0]", decimals=2) == "0.39"    # (0.6 - 0.21 = 0.39, 0.3 + 0.09 = 0.39)
+    assert d.ev.ties == {"l1.Z[0,0]", "l1.Z[0,1]"}
