@@ -195,6 +195,9 @@ class Derivation:
             if prec >= 8 * start and b is not None and _straddles_zero(b) and self._exactly_zero(ref):
                 return fmt(fmpq(0))  # e.g. the variance of two equal entries, computed as balls
             prec *= 2
+        if b is not None and _straddles_zero(b):
+            raise UndecidableError(f"cannot certify {ref}: its enclosure still contains 0 at {prec // 2} bits "
+                                   f"and SymPy cannot prove it is exactly 0")
         raise UndecidableError(f"cannot certify the rounding of {ref}: it may lie on a rounding boundary")
 
     def _exactly_zero(self, ref) -> bool:

@@ -442,8 +442,11 @@ class Evaluator:
                 break
             if _is_zero(e, quick=True):
                 return self._tie(name)
-        if _is_zero(self.graph.closed_form(name, decide=self.decide)):
-            return self._tie(name)
+        try:
+            if _is_zero(self.graph.closed_form(name, decide=self.decide)):
+                return self._tie(name)
+        except ValueError:  # the closed form is too large to test
+            pass
         raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
                                f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
 

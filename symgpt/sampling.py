@@ -17,6 +17,19 @@ from dataclasses import dataclass
 import sympy
 
 
+def _exact(x, what):
+    """An exact number for P, T or u: a SymPy Rational, an int or decimal text.
+
+    A Python float is refused (it is not the number its text shows).
+    """
+    if isinstance(x, sympy.Rational) or x is sympy.oo:
+        return x
+    from .spec import number
+    if isinstance(x, float):
+        raise TypeError(f"{what}: pass the number as text ({str(x)!r}) or a sympy.Rational, not a float")
+    return number(x, "argument", what)
+
+
 @dataclass
 class Choice:
     token: str
@@ -66,6 +79,7 @@ def temperature(d, T) -> list:
     [1/3, 1/3, 1/3]
     """
     z, _ = _logits(d)
+    T = _exact(T, "T")
     if T is sympy.oo:
         return [sympy.Rational(1, len(z))] * len(z)
     e = [sympy.exp(x / T) for x in z]
@@ -82,6 +96,7 @@ def top_k(d, k) -> Truncated:
 def top_p(d, P) -> Truncated:
     """Keep the smallest prefix of the ranking whose mass reaches P (≥, decided)."""
     order, _ = ranking(d)
+    P = _exact(P, "P")
     p = _probs(d)
     mass = sympy.S.Zero
     for n, v in enumerate(order, 1):
@@ -113,6 +128,7 @@ def draw(d, u, probs=None) -> Choice:
     command line, so the draw is reproducible.
     """
     probs = _probs(d) if probs is None else probs
+    u = _exact(u, "u")
     acc = sympy.S.Zero
     for v, q in enumerate(probs):
         acc = acc + q
