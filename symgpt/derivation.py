@@ -192,6 +192,10 @@ class Derivation:
                 b = s = None
             if s is not None:
                 return s
+            if prec == 8 * start and b is not None:
+                q = self._exact_rational(ref)  # a rounding tie or an exact 0 computed as balls
+                if q is not None:
+                    return fmt(q)
             if prec >= 8 * start and b is not None and _straddles_zero(b) and self._exactly_zero(ref):
                 return fmt(fmpq(0))  # e.g. the variance of two equal entries, computed as balls
             prec *= 2
@@ -199,6 +203,20 @@ class Derivation:
             raise UndecidableError(f"cannot certify {ref}: its enclosure still contains 0 at {prec // 2} bits "
                                    f"and SymPy cannot prove it is exactly 0")
         raise UndecidableError(f"cannot certify the rounding of {ref}: it may lie on a rounding boundary")
+
+    def _exact_rational(self, ref):
+        """The exact rational value of a graph node or head_step expression, if SymPy finds one."""
+        if _TRACE.fullmatch(ref.strip()):
+            return None
+        try:
+            if ref.startswith("head_step."):
+                rest = ref[len("head_step."):]
+                if rest == "loss" or rest.startswith("p["):
+                    return None
+                return self.ev.exact_rational(self.head_step(rest))
+            return self.ev.exact_rational(self.graph.sym(self.node(ref)))
+        except RefError:
+            return None
 
     def _exactly_zero(self, ref) -> bool:
         """SymPy's exact zero test, for a graph node or a head_step expression."""

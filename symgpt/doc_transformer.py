@@ -627,7 +627,7 @@ def training(c, figs):
         steps.append(note("train.tiny_grads"))
     # full-gradient step
     tr_rows = [[math(rf"E_{{{mtext(tt)}}}"), math(vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])),
-                math(vec([n.v(f'head_step.E[{t},{j}]') for j in range(c.dm)])),
+                math(vec([n.v(f'head_step.E[{t},{j}]') for j in range(c.dm)])) if s.tied else word("blank"),
                 math(vec([n.v(f'sgd[1].E[{t},{j}]') for j in range(c.dm)]))],
                [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), num(n.v(f"logits[{t}]")),
                 num(n.v(f"head_step.logits[{t}]")) if s.tied else word("blank"), num(n.v(f"sgd[1].logits[{t}]"))],

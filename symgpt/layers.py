@@ -102,8 +102,9 @@ def attention(g: Graph, pre, H, W_Q, W_K, W_V, W_O, heads):
             den = g.define(_name(pre + "A_den", hd(h, t)), pre + "A_den", hd(h, t),
                            sympy.Add(*[sympy.exp(S[t][s]) for s in range(t + 1)]))
             for s in range(T):
-                A[h][t][s] = g.define(_name(pre + "A", hs(h, t, s)), pre + "A", hs(h, t, s),
-                                      sympy.exp(S[t][s]) / den if s <= t else sympy.S.Zero)
+                # row 0 sees one position: its softmax is exactly 1 (and stays exact)
+                w = (sympy.S.One if t == 0 else sympy.exp(S[t][s]) / den) if s <= t else sympy.S.Zero
+                A[h][t][s] = g.define(_name(pre + "A", hs(h, t, s)), pre + "A", hs(h, t, s), w)
     name = pre + ("Attn_heads" if W_O is not None else "Attn")
     O = tensor(g, name, (T, d), "attention output: Σ_s A[t,s] V[s], heads concatenated",
                ("t", "j"), lambda i: sympy.Add(*[A[i[1] // dk][i[0]][s] * V[s][i[1]] for s in range(T)]))

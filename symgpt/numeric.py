@@ -498,22 +498,54 @@ class Evaluator:
         raise UndecidableError(f"cannot decide the sign of {expr}: its enclosure contains 0 "
                                f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
 
+    def exact_rational(self, expr) -> fmpq | None:
+        """The exact value of an expression over node symbols when SymPy shows it
+        is rational (A[0,0]·V[0,0] whose ball never settles on a rounding tie).
+        """
+        if not self.exact():
+            return None
+        g = self.graph
+        for span in (1, 4, 16, 64, None):  # consistent cuts first, as in the zero test
+            try:
+                sub = {s: (g.expand(g.by_sym[s], span, self.decide) if span is not None
+                           else g.closed_form(g.by_sym[s], decide=self.decide, max_ops=2000))
+                       for s in expr.free_symbols}
+                e = expr.xreplace(sub)
+                if sympy.count_ops(e) > 2000:
+                    continue
+                e = sympy.simplify(e)
+            except (ValueError, UndecidableError):
+                continue
+            if e.is_Rational:
+                return to_flint(e)
+        return None
+
     def certified_expr(self, expr, fmt, digits_hint: int):
         """Like :meth:`certified`, for an expression over node symbols."""
-        return _rising(lambda prec: self.expr_ball(expr, prec), fmt, digits_hint, expr)
+        return _rising(lambda prec: self.expr_ball(expr, prec), fmt, digits_hint, expr,
+                       lambda: self.exact_rational(expr))
 
     def certified(self, name, fmt, digits_hint: int):
         """Run ``fmt(ball)`` at rising precision until it returns a string."""
-        return _rising(lambda prec: self.ball(name, prec), fmt, digits_hint, name)
+        return _rising(lambda prec: self.ball(name, prec), fmt, digits_hint, name,
+                       lambda: self.exact_rational(self.graph.sym(name)))
 
 
-def _rising(ball_at, fmt, digits_hint: int, what):
-    """``fmt(ball_at(prec))`` for prec = 2^k · start until it is not None."""
-    prec = prec_for_digits(digits_hint)
+def _rising(ball_at, fmt, digits_hint: int, what, exact=None):
+    """``fmt(ball_at(prec))`` for prec = 2^k · start until it is not None.
+
+    A value on a rounding tie never settles in balls: after a few doublings
+    ``exact()`` may give its exact rational, rounded by the documented rule.
+    """
+    prec = start = prec_for_digits(digits_hint)
     while prec <= 4 * MAX_PREC:
         s = fmt(ball_at(prec))
         if s is not None:
             return s
+        if prec == 8 * start and exact is not None:
+            q = exact()
+            if q is not None:
+                return fmt(q)
         prec *= 2
     raise UndecidableError(f"cannot certify the rounding of {what}: it may lie on a rounding boundary")
 

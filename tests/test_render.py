@@ -292,3 +292,15 @@ def test_a_two_layer_two_head_spec_grows_its_tables():
     assert "deep-attention-1-1.svg" in text
     H0 = table(text, "Input of the first block")
     assert len(H0) == 3 and all(len(r) == 5 for r in H0)  # T = 3 rows, d = 4 columns
+
+
+def test_an_untied_spec_with_an_output_projection_renders(tmp_path):
+    """tied = false (W_out) and W_O: no head-only update exists, the rest of the document does."""
+    path = tmp_path / "untied.toml"
+    path.write_text(oracle.random_spec_toml(seed=3, V=5, d=2, heads=1, d_ff=3, layers=1, T=2,
+                                            tied=False, W_O=True), encoding="utf-8")
+    files = render_all([path], ("md", "tex"), ("en",))
+    text = files[Path("untied.en.md")]
+    r = oracle.transformer_forward(oracle.load_spec(path), dps=40)
+    loss = ref_round_decimals(r["loss"], 3)
+    assert f"| $\\mathcal{{L}}$ | {loss} |" in text
