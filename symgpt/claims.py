@@ -275,7 +275,23 @@ def show(q, v, prec: int, digits: int = 20) -> str:
             return s + "…"
     lo, hi = bounds(v)
     mag = max(abs(lo), abs(hi))
-    return f"0 ± {float(mag):.1e}" if lo <= 0 <= hi else f"[{float(lo):.17g}, {float(hi):.17g}]"
+    if lo <= 0 <= hi:
+        return f"0 ± {_outward(mag, 2, up=True)}"
+    return f"[{_outward(lo, 17, up=False)}, {_outward(hi, 17, up=True)}]"
+
+
+def _outward(q: Fraction, digits: int, up: bool) -> str:
+    """q to ``digits`` significant digits, rounded outward (an enclosure stays one).
+
+    >>> _outward(Fraction(1, 3), 3, up=True), _outward(Fraction(-1, 3), 3, up=False)
+    ('0.334', '-0.334')
+    """
+    import decimal
+    with decimal.localcontext() as c:
+        c.prec = digits
+        c.rounding = decimal.ROUND_CEILING if up else decimal.ROUND_FLOOR
+        x = decimal.Decimal(q.numerator) / decimal.Decimal(q.denominator)
+    return format(x, "g")
 
 
 def _write_like(r: str, printed: Printed) -> str:
@@ -298,7 +314,7 @@ def _distance(q, v, printed: Printed, prec: int) -> str:
         if s is not None:
             return s
     lo, hi = bounds(dist)
-    return f"|Δ| < {float(max(abs(lo), abs(hi))):.0e}"
+    return f"|Δ| < {_outward(max(abs(lo), abs(hi)), 1, up=True)}"
 
 
 def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
