@@ -435,18 +435,8 @@ class Evaluator:
         if not self.exact():
             raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
                                    f"and its inputs are balls, not exact numbers")
-        for span in (1, 4, 16, 64):
-            try:
-                e = self.graph.expand(name, span, self.decide)
-            except ValueError:  # grew too large: go to the full closed form
-                break
-            if _is_zero(e, quick=True):
-                return self._tie(name)
-        try:
-            if _is_zero(self.graph.closed_form(name, decide=self.decide)):
-                return self._tie(name)
-        except ValueError:  # the closed form is too large to test
-            pass
+        if any(_is_zero(e, quick=not full) for full, e in self._cuts(self.graph.sym(name))):
+            return self._tie(name)
         raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
                                f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
 
@@ -485,16 +475,8 @@ class Evaluator:
             prec *= 2
         if not self.exact():
             raise UndecidableError(f"cannot decide the sign of {expr}: inputs are not exact")
-        g = self.graph
-        names = sorted({g.by_sym[s] for s in expr.free_symbols}, key=g.order.index)
-        for span in (1, 4, 16, 64, None):
-            try:
-                sub = {g.sym(n): (g.expand(n, span, self.decide) if span is not None
-                                  else g.closed_form(n, decide=self.decide)) for n in names}
-            except ValueError:  # an expansion grew too large
-                continue
-            if _is_zero(expr.xreplace(sub), quick=span is not None):
-                return 0
+        if any(_is_zero(e, quick=not full) for full, e in self._cuts(expr)):
+            return 0
         raise UndecidableError(f"cannot decide the sign of {expr}: its enclosure contains 0 "
                                f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
 
@@ -504,21 +486,29 @@ class Evaluator:
         """
         if not self.exact():
             return None
+        for _, e in self._cuts(expr):
+            if sympy.count_ops(e) <= 2000:
+                e = sympy.simplify(e)
+                if e.is_Rational:
+                    return to_flint(e)
+        return None
+
+    def _cuts(self, expr):
+        """(full, expr) with its node symbols expanded to rising consistent cuts,
+        then to full closed forms; expansions that grow too large are skipped.
+
+        An expression identically 0 (or rational) at a cut is so exactly: the
+        cheap cuts prove most ties without the full closed form.
+        """
         g = self.graph
-        for span in (1, 4, 16, 64, None):  # consistent cuts first, as in the zero test
+        for span in (1, 4, 16, 64, None):
             try:
                 sub = {s: (g.expand(g.by_sym[s], span, self.decide) if span is not None
-                           else g.closed_form(g.by_sym[s], decide=self.decide, max_ops=2000))
+                           else g.closed_form(g.by_sym[s], decide=self.decide))
                        for s in expr.free_symbols}
-                e = expr.xreplace(sub)
-                if sympy.count_ops(e) > 2000:
-                    continue
-                e = sympy.simplify(e)
             except (ValueError, UndecidableError):
                 continue
-            if e.is_Rational:
-                return to_flint(e)
-        return None
+            yield span is None, expr.xreplace(sub)
 
     def certified_expr(self, expr, fmt, digits_hint: int):
         """Like :meth:`certified`, for an expression over node symbols."""
