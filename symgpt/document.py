@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, localcontext
-from pathlib import Path
 
 import sympy
 
@@ -360,29 +359,6 @@ def _exact_zero(b) -> bool:
 
 # ---------------------------------------------------------------- the document
 
-def claims_path(spec) -> Path:
-    """``derivations/NAME.claims.toml`` beside a spec.
-
-    >>> import symgpt
-    >>> claims_path(symgpt.load("bigram").spec).name
-    'bigram.claims.toml'
-    """
-    return Path(spec.path).with_name(f"{spec.name}.claims.toml")
-
-
-def errata(d):
-    """The wrong printed figures of the spec's claims file, or None without one.
-
-    Each entry has the keys ``ref, printed, where, exact, correct, verdict,
-    cause`` (from :func:`symgpt.verify.errata`).
-    """
-    if not claims_path(d.spec).exists():
-        return None
-    from . import verify  # lazily: verify needs the claims machinery
-    return [{k: str(e.get(k, "")) for k in ("ref", "printed", "where", "exact", "correct", "verdict", "cause")}
-            for e in verify.errata(d)]
-
-
 def number_tables(sections) -> None:
     """Give each table its caption number ``section-k``."""
     for n, sec in enumerate(sections):
@@ -394,8 +370,11 @@ def number_tables(sections) -> None:
                 st["number"] = f"{n}-{k}"
 
 
-def build(d, digits: int | None = None) -> dict:
+def build(d, digits: int | None = None, errata=None) -> dict:
     """The whole document of a derivation, at the seed's precision by default.
+
+    ``errata`` are the source document's wrong figures (from
+    :func:`symgpt.errata.for_document`), or None when there is no claims file.
 
     >>> import symgpt
     >>> doc = build(symgpt.load("tiny-transformer"))
@@ -416,5 +395,5 @@ def build(d, digits: int | None = None) -> dict:
         "name": s.name, "title": s.title, "kind": s.kind, "digits": digits,
         "source": str(s.raw.get("source", "")),
         "vocab": list(s.vocab), "input": [s.vocab[i] for i in s.input], "target": s.vocab[s.target],
-        "sections": secs, "figures": figures, "errata": errata(d),
+        "sections": secs, "figures": figures, "errata": errata,
     }

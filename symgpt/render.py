@@ -30,6 +30,7 @@ import jinja2
 from .cli import InputError, run, write_atomic
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .document import build, mtext
+from .errata import for_document
 from .figures import svg
 from .spec import load_spec, number
 
@@ -288,7 +289,7 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
     if uniform is not None:
         spec = dataclasses.replace(spec, sampling=dataclasses.replace(spec.sampling, uniform=uniform))
     d = Derivation(spec)
-    doc = build(d, digits)
+    doc = build(d, digits, for_document(d))
     out: dict = {}
     name = doc["name"]
     if "md" in formats:
