@@ -10,6 +10,14 @@ figure its source document prints::
     printed = "0.454"                  # the string as printed, verbatim
     where = "§4.3 表 4-4 第 2 行"        # where it is printed
     chain = "2.175/4.789"              # optional: the document's own computation
+    relation = "="                     # optional: the document prints chain = figure
+
+``relation = "="`` says the document displays the chain as an equation
+(``2.175 / 4.789 = 0.454``): the claim then also requires that the chain,
+computed exactly from its printed operands, rounds to the printed figure, so
+that a reader who redoes the arithmetic by hand gets the printed result.
+``relation = "≈"`` says the document writes the relation with ≈; only the
+figure itself is checked.
 
 ``ref`` and ``chain`` are references (the grammar is in :mod:`symgpt.refs`).
 A claim's verdict is certified: the figure is *correct* when the exact
@@ -49,6 +57,7 @@ class Claim:
     printed: str
     where: str
     chain: str | None = None
+    relation: str | None = None   # "=" (the chain must close) | "≈" | None
 
     def label(self, path) -> str:
         return f"{path}: claim {self.index} (line {self.line}, ref {self.ref!r})"
@@ -61,7 +70,7 @@ class ClaimsFile:
     claims: tuple
 
 
-_KEYS = {"ref", "printed", "where", "chain"}
+_KEYS = {"ref", "printed", "where", "chain", "relation"}
 
 
 class _Float(str):
@@ -109,7 +118,13 @@ def read_claims(path) -> ClaimsFile:
         for key in row:
             if not isinstance(row[key], str) or isinstance(row[key], _Float):
                 raise ClaimError(f'{where}: {key} must be a string (quote it: {key} = "{row[key]}")')
-        claims.append(Claim(i + 1, line, row["ref"], row["printed"], row["where"], row.get("chain")))
+        relation = row.get("relation")
+        if relation is not None:
+            if relation not in ("=", "≈"):
+                raise ClaimError(f'{where}: relation must be "=" or "≈", got {relation!r}')
+            if "chain" not in row:
+                raise ClaimError(f"{where}: relation needs a chain (the printed computation)")
+        claims.append(Claim(i + 1, line, row["ref"], row["printed"], row["where"], row.get("chain"), relation))
     spec = (path.parent / data["spec"])
     return ClaimsFile(path, spec, tuple(claims))
 
@@ -351,6 +366,9 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
     except UndecidableError as e:
         return Verdict(**base, exact="?", correct="?", verdict="undecided", cause=str(e),
                        distance="?", prec=MAX_PREC)
+    if verdict.verdict == "correct" and claim.relation == "=" and chain_q is not None:
+        _check_closes(verdict, printed, chain_q)
+        return verdict
     if verdict.verdict == "wrong":
         verdict.cause = "plain error"
         if chain_q is not None:
@@ -367,6 +385,26 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
             if same:
                 verdict.cause = "carried rounding"
     return verdict
+
+
+def _check_closes(verdict: Verdict, printed: Printed, chain_q) -> None:
+    """A correct figure shown as ``chain = figure``: the chain must round to it too.
+
+    Otherwise the equation is false as printed (the reader's arithmetic gives
+    another figure): the verdict becomes wrong, cause 'equation does not close'.
+    """
+    try:
+        if printed.exact_notation:
+            same, cv, _ = _certify_equal(chain_q, printed.value)
+            verdict.chain_value = show(chain_q, cv, START_PREC)
+        else:
+            cr, _, _ = certify_rounding(chain_q, printed)
+            verdict.chain_value = _write_like(cr, printed)
+            same = Fraction(cr) == printed.value
+    except UndecidableError:
+        same = False
+    if not same:
+        verdict.verdict, verdict.cause = "wrong", "equation does not close"
 
 
 def _diff(printed: Printed, v, prec: int):

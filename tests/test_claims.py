@@ -353,3 +353,27 @@ def test_trace_names_any_quantity(bigram):
     for j in range(3):
         want = x[0] * W[0][j] + x[1] * W[1][j]
         assert abs(float(value(bigram, f"sgd[1].z[{j}]")) - want) < 1e-14
+
+
+def test_relation_equals_requires_the_printed_chain_to_close(bigram):
+    """relation = "=": the figure must also be what the printed operands give by hand."""
+    def rel(ref, printed, chain, relation):
+        c = Claim(1, 1, ref, printed, "test", chain, relation)
+        return judge(c, bind(parse(ref), bigram), bind(parse(chain), bigram))
+    # 0.3 × 0.5 = 0.15 exactly; 0.3 × 0.52 = 0.156 rounds to 0.16 by hand, not 0.15
+    assert rel("0.3*0.5", "0.15", "0.3*0.5", "=").verdict == "correct"
+    v = rel("0.3*0.5", "0.15", "0.3*0.52", "=")
+    assert (v.verdict, v.cause, v.chain_value) == ("wrong", "equation does not close", "0.16")
+    # with ≈ only the figure is judged
+    assert rel("0.3*0.5", "0.15", "0.3*0.52", "≈").verdict == "correct"
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ('ref = "loss"\nprinted = "1.0515"\nwhere = "x"\nrelation = "<"\nchain = "1"', 'relation must be'),
+    ('ref = "loss"\nprinted = "1.0515"\nwhere = "x"\nrelation = "="', "relation needs a chain"),
+])
+def test_relation_errors(tmp_path, body, fragment):
+    p = tmp_path / "x.claims.toml"
+    p.write_text(f'spec = "{BIGRAM}"\n\n[[claim]]\n{body}\n', encoding="utf-8")
+    with pytest.raises(ClaimError, match=fragment):
+        read_claims(p)
