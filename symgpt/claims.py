@@ -38,7 +38,7 @@ from pathlib import Path
 from flint import ctx, fmpq
 
 from .cli import InputError
-from .numeric import UndecidableError, bounds, round_decimals, round_significant
+from .numeric import MAX_PREC, UndecidableError, bounds, certify, round_decimals, round_significant, sign_of
 from .refs import ExprError, bind, parse
 
 
@@ -185,7 +185,6 @@ def _places(s: str) -> int:
 # ---------------------------------------------------------------- verdicts
 
 START_PREC = 128     # bits: enough for every seed figure at the first try
-MAX_PREC = 1 << 15   # past this a rounding is reported undecided, never guessed
 
 
 @dataclass
@@ -232,37 +231,67 @@ def _frac(v) -> Fraction:
 def certify_rounding(q, printed: Printed, start: int = START_PREC):
     """(rounded string, ball, prec): the rounding of q at the figure's place, proven.
 
-    Raises UndecidableError past MAX_PREC bits (a value on a rounding boundary
-    that is not an exact rational).
+    Through :func:`symgpt.numeric.certify`: balls at rising precision, then
+    q's exact rational (a tie) when SymPy finds one; past
+    :data:`symgpt.numeric.MAX_PREC` bits UndecidableError (a value on a
+    rounding boundary that is not an exact rational).
 
     >>> from symgpt.refs import Quantity
     >>> certify_rounding(Quantity(lambda prec: fmpq(-183, 2000)), parse_printed("-0.091"))[0]
     '-0.092'
     """
-    prec = start
-    while prec <= MAX_PREC:
-        v = q.ball(prec)
-        r = round_decimals(_scaled(v, printed.scale, prec), printed.decimals)
-        if r is not None:
-            return r, v, prec
-        if isinstance(v, fmpq):  # pragma: no cover (an exact rational always rounds)
-            break
-        prec *= 2
-    raise UndecidableError("the value lies too close to a rounding boundary to certify")
+    k = printed.decimals
+
+    def fmt(v):  # a percent is v·100 at k decimals: v at k + 2 decimals, the point moved
+        if printed.scale == 1:
+            return round_decimals(v, k)
+        r = round_decimals(v, k + 2)
+        return None if r is None else round_decimals(fmpq(int(Fraction(r) * 10 ** (k + 2)), 10 ** k), k)
+    c = certify(q.ball, fmt, what="the rounding", exact=getattr(q, "exact", None), start=start)
+    return c.value, c.ball, c.prec
 
 
 def _certify_equal(q, target: Fraction, start: int = START_PREC):
     """(equal?, ball, prec) for an exact-notation figure such as 1/3 or 10^{-3}."""
-    prec = start
     t = fmpq(target.numerator, target.denominator)
-    while prec <= MAX_PREC:
-        v = q.ball(prec)
+
+    def fmt(v):
         if isinstance(v, fmpq):
-            return v == t, v, prec
-        if not v.contains(t):
-            return False, v, prec
-        prec *= 2
-    raise UndecidableError("cannot prove that an irrational enclosure equals a rational")
+            return v == t
+        return False if not v.contains(t) else None
+    c = certify(q.ball, fmt, what="that an irrational enclosure equals a rational",
+                exact=getattr(q, "exact", None), start=start)
+    return c.value, c.ball, c.prec
+
+
+def _sign(q) -> int:
+    """The certified sign of a bound quantity (0 only when proven exactly 0)."""
+    return certify(q.ball, sign_of, what="the sign", exact=getattr(q, "exact", None)).value
+
+
+def _signed_zero_ok(q, r: str, printed: Printed) -> bool:
+    """A figure that rounds to 0 but shows a sign (-0.000, +0.000) must have that sign:
+    -0.000 is right for a value in (−0.0005, 0], wrong for +3.3e-6; an exact 0 may show either.
+
+    >>> from symgpt.refs import Quantity
+    >>> _signed_zero_ok(Quantity(lambda prec: fmpq(33, 10 ** 7)), "0.000", parse_printed("-0.000"))
+    False
+    """
+    sign = printed.text.strip().replace("−", "-")[:1]
+    if Fraction(r) != 0 or sign not in "+-":
+        return True
+    s = _sign(q)
+    return s <= 0 if sign == "-" else s >= 0
+
+
+def _rounds_to(q, printed: Printed, start: int = START_PREC):
+    """(does q round to the figure, its rounding as the figure writes it, ball, prec)."""
+    r, v, prec = certify_rounding(q, printed, start)
+    ok = Fraction(r) == printed.value and _signed_zero_ok(q, r, printed)
+    shown = _write_like(r, printed)
+    if Fraction(r) == 0 and printed.text.strip()[:1] in "+-−" and _sign(q) < 0:
+        shown = "-" + shown.lstrip("+")
+    return ok, shown, v, prec
 
 
 def show(q, v, prec: int, digits: int = 20) -> str:
@@ -283,11 +312,12 @@ def show(q, v, prec: int, digits: int = 20) -> str:
                 k += 1
             return round_decimals(v, k)
         return round_significant(v, digits) + "…"
-    for p in (prec, 2 * prec, 4 * prec):
-        w = q.ball(p) if q is not None else v
-        s = round_significant(w, digits)
-        if s is not None:
-            return s + "…"
+    try:
+        return certify(lambda p: q.ball(p) if q is not None and p != prec else v,
+                       lambda w: round_significant(w, digits), what="the value",
+                       start=prec, stop=4 * prec).value + "…"
+    except UndecidableError:
+        pass
     lo, hi = bounds(v)
     mag = max(abs(lo), abs(hi))
     if lo <= 0 <= hi:
@@ -318,18 +348,20 @@ def _write_like(r: str, printed: Printed) -> str:
 
 def _distance(q, v, printed: Printed, prec: int) -> str:
     """(printed − exact) / 10^-k to 2 significant digits, certified when it can be."""
-    for p in (prec, 2 * prec, 4 * prec):
+    t = fmpq(printed.value.numerator, printed.value.denominator)
+
+    def dist_at(p):
         w = q.ball(p) if p != prec else v
         with ctx.workprec(p):
-            t = fmpq(printed.value.numerator, printed.value.denominator)
-            dist = (t - _scaled(w, printed.scale, p)) * 10 ** printed.decimals
-        if isinstance(dist, fmpq) and dist == 0:
-            return "0"
-        s = round_significant(dist, 2)
-        if s is not None:
-            return s
-    lo, hi = bounds(dist)
-    return f"|Δ| < {_outward(max(abs(lo), abs(hi)), 1, up=True)}"
+            return (t - _scaled(w, printed.scale, p)) * 10 ** printed.decimals
+
+    def fmt(dist):
+        return "0" if isinstance(dist, fmpq) and dist == 0 else round_significant(dist, 2)
+    try:
+        return certify(dist_at, fmt, what="the distance", start=prec, stop=4 * prec).value
+    except UndecidableError:
+        lo, hi = bounds(dist_at(4 * prec))
+        return f"|Δ| < {_outward(max(abs(lo), abs(hi)), 1, up=True)}"
 
 
 def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
@@ -358,9 +390,8 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
                               distance="0" if equal else show(None, _diff(printed, v, prec), prec, 2),
                               prec=prec)
         else:
-            r, v, prec = certify_rounding(q, printed)
-            ok = Fraction(r) == printed.value
-            verdict = Verdict(**base, exact=show(q, v, prec), correct=_write_like(r, printed),
+            ok, r, v, prec = _rounds_to(q, printed)
+            verdict = Verdict(**base, exact=show(q, v, prec), correct=r,
                               verdict="correct" if ok else "wrong", cause=None,
                               distance=_distance(q, v, printed, prec), prec=prec)
     except UndecidableError as e:
@@ -377,9 +408,7 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
                     same, cv, _ = _certify_equal(chain_q, printed.value)
                     verdict.chain_value = show(chain_q, cv, START_PREC)
                 else:
-                    cr, _, _ = certify_rounding(chain_q, printed)
-                    verdict.chain_value = _write_like(cr, printed)
-                    same = Fraction(cr) == printed.value
+                    same, verdict.chain_value, _, _ = _rounds_to(chain_q, printed)
             except UndecidableError:
                 same = False
             if same:
@@ -398,9 +427,7 @@ def _check_closes(verdict: Verdict, printed: Printed, chain_q) -> None:
             same, cv, _ = _certify_equal(chain_q, printed.value)
             verdict.chain_value = show(chain_q, cv, START_PREC)
         else:
-            cr, _, _ = certify_rounding(chain_q, printed)
-            verdict.chain_value = _write_like(cr, printed)
-            same = Fraction(cr) == printed.value
+            same, verdict.chain_value, _, _ = _rounds_to(chain_q, printed)
     except UndecidableError:
         same = False
     if not same:

@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .names import RefError
+from .numeric import UndecidableError
 from .spec import SpecError
 
 
@@ -36,8 +38,6 @@ def write_atomic(path: Path, data) -> None:
 
 def run(main) -> None:
     """Call ``main()``; turn bad input into ``error: …`` on stderr and exit 2."""
-    from .derivation import RefError
-    from .numeric import UndecidableError
     try:
         code = main()
     except (SpecError, RefError, InputError, UndecidableError) as e:

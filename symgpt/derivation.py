@@ -11,30 +11,22 @@
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import mpmath
 import sympy
-from flint import fmpq
 
 from .graph import Graph
-from .models import build
-from .numeric import (Evaluator, UndecidableError, prec_for_digits, round_decimals,
-                      round_significant, to_mpf)
+from .models import differentiated
+from .names import Names, Ref, RefError
+from .numeric import certify, prec_for_digits, round_decimals, round_significant, to_mpf
 from .spec import Spec, SpecError, load_spec
+from .train import Trace
+from .update_order import WrongOrderTrace
 
 DERIVATIONS = Path(__file__).resolve().parent.parent / "derivations"
-_TRACE = re.compile(r"(?P<opt>sgd|adamw)\[(?P<k>\d+)\]\.(?P<rest>.+)")
-_REF = re.compile(r"(?P<group>[A-Za-z_][A-Za-z_0-9.]*?)(\[(?P<idx>.*)\])?")
 
-
-def _straddles_zero(b) -> bool:
-    return not isinstance(b, fmpq) and not (b > 0 or b < 0)
-
-
-class RefError(ValueError):
-    """A quantity name that the derivation does not define."""
+__all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load"]
 
 
 def find_spec(name_or_path) -> Path:
@@ -63,27 +55,25 @@ def load(name_or_path) -> "Derivation":
 
 
 class Derivation:
-    """Forward and backward graph of one spec, with certified values."""
+    """Forward and backward graph of one spec, with certified values.
+
+    Every name goes through :attr:`registry` (:class:`symgpt.names.Names`).
+    """
 
     def __init__(self, spec: Spec, tokens=None, target=None, gradients=True):
         self.spec = spec
-        self.graph: Graph = build(spec, tokens, target)
-        if gradients:
-            self.graph.backward("loss")
-            self._head_gradient()
-        self.ev = Evaluator(self.graph)
+        self.graph: Graph = differentiated(spec, tokens, target, gradients)
+        self.registry = Names(spec, self.graph, trace=self.trace)
+        self.ev = self.registry.ev
         self._traces: dict = {}
 
-    def _head_gradient(self):
-        """grad_E_head[v,j]: the part of ∂L/∂E that flows through the LM head."""
-        g, s = self.graph, self.spec
-        if s.kind != "transformer" or not s.tied:
-            return
-        g.group("grad_E_head", (s.V, s.d), "∂L/∂E through the tied head only: (p − y)·h_final", ("v", "j"))
-        for v in range(s.V):
-            for j in range(s.d):
-                g.define(f"grad_E_head[{v},{j}]", "grad_E_head", (v, j),
-                         g.sym(f"grad_logits[{v}]") * g.sym(f"h_final[{j}]"))
+    def ref(self, name: str) -> Ref:
+        """The resolved quantity of any name (see :mod:`symgpt.names`).
+
+        >>> load("bigram").ref("p[鱼]").name
+        'p[2]'
+        """
+        return self.registry.ref(name)
 
     # -- names ------------------------------------------------------------
     def names(self) -> list[tuple[str, tuple, str]]:
@@ -100,34 +90,11 @@ class Derivation:
         >>> load("tiny-transformer").node("E[你,1]")
         'E[4,1]'
         """
-        m = _REF.fullmatch(ref.strip())
-        if not m or m["group"] not in self.graph.groups:
-            group = m["group"] if m else ref
-            raise RefError(f"unknown quantity {group!r}; `python -m symgpt.verify --list "
-                           f"{self.spec.path}` lists the names")
-        grp = self.graph.groups[m["group"]]
-        raw = [] if m["idx"] is None else [x.strip() for x in m["idx"].split(",")]
-        if len(raw) != len(grp.shape):
-            raise RefError(f"{ref}: {grp.name} takes {len(grp.shape)} indices {grp.axes}, got {len(raw)}")
-        idx = [self._index(ref, x, axis, n) for x, axis, n in zip(raw, grp.axes, grp.shape)]
-        return f"{grp.name}[{','.join(map(str, idx))}]" if idx else grp.name
-
-    def _index(self, ref, x, axis, n) -> int:
-        if axis == "v" and x in self.spec.vocab:
-            return self.spec.vocab.index(x)
-        if re.fullmatch(r"\d+", x) and int(x) < n:
-            return int(x)
-        want = f"0..{n - 1}" + (" or a token" if axis == "v" else "")
-        raise RefError(f"{ref}: index {x!r} out of range; expected {want}")
+        return self.registry.node(ref)
 
     def pretty(self, name: str) -> str:
-        """A node name with token indices shown as tokens: ``p[4]`` → ``p[你]``."""
-        node = self.graph.nodes[name]
-        grp = self.graph.groups.get(node.group)
-        if not node.index or grp is None:
-            return name
-        parts = [self.spec.vocab[i] if a == "v" else str(i) for i, a in zip(node.index, grp.axes)]
-        return f"{node.group}[{','.join(parts)}]"
+        """A name with token indices shown as tokens: ``p[4]`` → ``p[你]``."""
+        return self.registry.ref(name).pretty
 
     # -- exact forms ------------------------------------------------------
     def definition(self, ref) -> sympy.Expr:
@@ -157,18 +124,7 @@ class Derivation:
         ``head_step.loss`` (document 000's update of the target's row of E with
         the head-path gradient).
         """
-        m = _TRACE.fullmatch(ref.strip())
-        if m:
-            return self.trace(m["opt"]).ball(int(m["k"]), m["rest"], prec)
-        if ref.startswith("head_step."):
-            rest = ref[len("head_step."):]
-            if rest == "loss" or rest.startswith("p["):  # a forward pass with the new row
-                t, d = self.spec.target, self.spec.d
-                leaves = {f"E[{t},{j}]": self.ev.expr_ball(self.head_step(f"E[{t},{j}]"), prec)
-                          for j in range(d)}
-                return Evaluator(self.graph, leaves).ball(self.node(rest), prec)
-            return self.ev.expr_ball(self.head_step(rest), prec)
-        return self.ev.ball(self.node(ref), prec)
+        return self.registry.ref(ref).ball(prec)
 
     def value(self, ref, digits=None, decimals=None) -> str:
         """The certified decimal string: ``digits`` significant or ``decimals`` fixed.
@@ -183,51 +139,9 @@ class Derivation:
         else:
             digits = 15 if digits is None else digits
             fmt, n = (lambda v: round_significant(v, digits)), digits
-        prec = start = prec_for_digits(n)
-        while prec <= 1 << 16:
-            try:
-                b = self.ball(ref, prec)
-                s = fmt(b)
-            except UndecidableError:
-                b = s = None
-            if s is not None:
-                return s
-            if prec == 8 * start and b is not None:
-                q = self._exact_rational(ref)  # a rounding tie or an exact 0 computed as balls
-                if q is not None:
-                    return fmt(q)
-            if prec >= 8 * start and b is not None and _straddles_zero(b) and self._exactly_zero(ref):
-                return fmt(fmpq(0))  # e.g. the variance of two equal entries, computed as balls
-            prec *= 2
-        if b is not None and _straddles_zero(b):
-            raise UndecidableError(f"cannot certify {ref}: its enclosure still contains 0 at {prec // 2} bits "
-                                   f"and SymPy cannot prove it is exactly 0")
-        raise UndecidableError(f"cannot certify the rounding of {ref}: it may lie on a rounding boundary")
-
-    def _exact_rational(self, ref):
-        """The exact rational value of a graph node or head_step expression, if SymPy finds one."""
-        if _TRACE.fullmatch(ref.strip()):
-            return None
-        try:
-            if ref.startswith("head_step."):
-                rest = ref[len("head_step."):]
-                if rest == "loss" or rest.startswith("p["):
-                    return None
-                return self.ev.exact_rational(self.head_step(rest))
-            return self.ev.exact_rational(self.graph.sym(self.node(ref)))
-        except RefError:
-            return None
-
-    def _exactly_zero(self, ref) -> bool:
-        """SymPy's exact zero test, for a graph node or a head_step expression."""
-        try:
-            if ref.startswith("head_step."):
-                return self.ev.expr_sign(self.head_step(ref[len("head_step."):])) == 0
-            if _TRACE.fullmatch(ref.strip()):
-                return False  # a trace holds balls: an exact 0 cannot be proven
-            return self.ev.sign(self.node(ref)) == 0
-        except (UndecidableError, RefError):
-            return False
+        r = self.registry.ref(ref)
+        return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
+                       start=prec_for_digits(n)).value
 
     def mpf(self, ref, dps=50) -> mpmath.mpf:
         """The value as an mpmath number good to ``dps`` digits."""
@@ -240,10 +154,12 @@ class Derivation:
 
     # -- training ---------------------------------------------------------
     def trace(self, optimizer: str = "sgd"):
-        """The spec's training trace for ``sgd`` or ``adamw`` (memoised)."""
-        from .train import Trace
+        """The spec's training trace for ``sgd``, ``adamw`` or ``sgd_wrong_order`` (memoised)."""
         if optimizer not in self._traces:
-            self._traces[optimizer] = Trace(self, optimizer)
+            if optimizer == "sgd_wrong_order":
+                self._traces[optimizer] = WrongOrderTrace(self)
+            else:
+                self._traces[optimizer] = Trace(self, optimizer)
         return self._traces[optimizer]
 
     def head_step(self, ref: str) -> sympy.Expr:
@@ -257,17 +173,4 @@ class Derivation:
         >>> load("tiny-transformer").head_step("E[你,0]")
         1/5 - grad_E_head[4,0]/10
         """
-        g, lr, t = self.graph, self.spec.training.lr, self.spec.target
-        if "grad_E_head" not in g.groups:
-            raise RefError("head_step needs a tied transformer head")
-
-        def new(v, j):
-            old = g.nodes[f"E[{v},{j}]"].value
-            return old - lr * g.sym(f"grad_E_head[{v},{j}]") if v == t else old
-        name = self.node(ref)
-        group, idx = name.split("[")[0], [int(x) for x in name[:-1].split("[")[1].split(",")]
-        if group == "E":
-            return new(*idx)
-        if group == "logits":
-            return sympy.Add(*[g.sym(f"h_final[{j}]") * new(idx[0], j) for j in range(self.spec.d)])
-        raise RefError(f"head_step.{ref}: defined are E[v,j], logits[v], p[v] and loss")
+        return self.registry.head_expr(self.node(ref))

@@ -104,3 +104,27 @@ def bigram(spec, tokens=None, target=None) -> Graph:
                lambda i: sympy.Add(*[x[j] * W[j][i[0]] for j in range(spec.d)]))  # (V,)
     softmax_loss(g, z, target)
     return g
+
+
+def differentiated(spec, tokens=None, target=None, gradients=True) -> Graph:
+    """The model graph of ``spec`` on an example, with every ``grad_…`` node.
+
+    A tied transformer also gets ``grad_E_head[v,j]``: the part of ∂L/∂E that
+    flows through the LM head, (p − y)·h_final.  This is the model builder
+    the training traces call for each example.
+
+    >>> from symgpt.spec import load_spec
+    >>> differentiated(load_spec("derivations/bigram.toml")).definition("grad_z[2]")
+    p[2] - 1
+    """
+    g = build(spec, tokens, target)
+    if gradients:
+        g.backward("loss")
+        if spec.kind == "transformer" and spec.tied:
+            g.group("grad_E_head", (spec.V, spec.d), "∂L/∂E through the tied head only: (p − y)·h_final",
+                    ("v", "j"))
+            for v in range(spec.V):
+                for j in range(spec.d):
+                    g.define(f"grad_E_head[{v},{j}]", "grad_E_head", (v, j),
+                             g.sym(f"grad_logits[{v}]") * g.sym(f"h_final[{j}]"))
+    return g

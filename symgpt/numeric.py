@@ -14,7 +14,9 @@ an exact zero is a tie, resolved by the documented rule (ReLU(0) = 0).
 from __future__ import annotations
 
 import math
+import weakref
 from fractions import Fraction
+from typing import NamedTuple
 
 import mpmath
 import sympy
@@ -22,7 +24,10 @@ from flint import arb, ctx, fmpq
 
 from .graph import ReLU, Step
 
-MAX_PREC = 1 << 14  # bits; past this an undecided sign goes to the exact test
+MAX_PREC = 1 << 16
+"""The one precision ceiling (bits) of :func:`certify`, the only loop that raises
+precision: past it a rounding or a sign that no enclosure settles is reported
+undecidable (after the exact test), never guessed."""
 
 
 class Undecided(Exception):
@@ -198,6 +203,104 @@ def compile_expr(expr, slot, sign_of):
     raise TypeError(f"cannot evaluate {expr.func.__name__} in {expr}")
 
 
+_FLOAT_FUNCS = {sympy.exp: math.exp, sympy.log: math.log, sympy.sin: math.sin, sympy.cos: math.cos,
+                sympy.Abs: abs}
+
+
+def compile_float(expr, slot):
+    """A closure ``f(values) -> float`` for a SymPy expression in IEEE float64.
+
+    What a float64 program computing the same definition gets (round-off
+    included): constants rounded once to the nearest double, sums and
+    products left to right in the definition's order, a factor x⁻¹ as a
+    division, ReLU(x) = max(x, 0).  Never exact: for the float64 column of
+    the gradient check only.
+
+    >>> x = sympy.Symbol("x")
+    >>> compile_float(x / 10 + sympy.Rational(1, 10), {x: 0})([2.0])
+    0.30000000000000004
+    """
+    if expr.is_Rational:
+        c = int(expr.p) / int(expr.q)  # correctly rounded
+        return lambda v: c
+    if expr.is_Symbol:
+        i = slot[expr]
+        return lambda v: v[i]
+    if expr is sympy.pi:
+        return lambda v: math.pi
+    if expr.is_Add:
+        fs = [compile_float(a, slot) for a in expr.args]
+
+        def add(v):
+            s = fs[0](v)
+            for f in fs[1:]:
+                s = s + f(v)
+            return s
+        return add
+    if expr.is_Mul:
+        num = [compile_float(a, slot) for a in expr.args if not _is_reciprocal(a)]
+        den = [compile_float(a.base if a.exp == -1 else 1 / a, slot) for a in expr.args if _is_reciprocal(a)]
+
+        def mul(v):
+            s = num[0](v) if num else 1.0
+            for f in num[1:]:
+                s = s * f(v)
+            for f in den:
+                s = s / f(v)
+            return s
+        return mul
+    if expr.is_Pow:
+        fb, e = compile_float(expr.base, slot), expr.exp
+        if e == sympy.Rational(1, 2):
+            return lambda v: math.sqrt(fb(v))
+        if e == sympy.Rational(-1, 2):
+            return lambda v: 1.0 / math.sqrt(fb(v))
+        if e.is_Integer:
+            n = int(e)
+            return lambda v: fb(v) ** n
+        fe = compile_float(e, slot)
+        return lambda v: fb(v) ** fe(v)
+    if isinstance(expr, ReLU):
+        fa = compile_float(expr.args[0], slot)
+        return lambda v: max(fa(v), 0.0)
+    if isinstance(expr, Step):
+        fa = compile_float(expr.args[0], slot)
+        return lambda v: 1.0 if fa(v) > 0 else 0.0
+    if expr.func in _FLOAT_FUNCS and len(expr.args) == 1:
+        g, fa = _FLOAT_FUNCS[expr.func], compile_float(expr.args[0], slot)
+        return lambda v: g(fa(v))
+    raise TypeError(f"cannot evaluate {expr.func.__name__} in {expr} in float64")
+
+
+def _is_reciprocal(a) -> bool:
+    """A factor written as a division: x^-n for an integer n ≥ 1 (not a number)."""
+    return a.is_Pow and a.exp.is_Integer and a.exp < 0 and not a.base.is_Number
+
+
+def float64_values(graph, leaves=None) -> list:
+    """Every node of a graph in IEEE float64, in definition order.
+
+    ``leaves`` overrides parameters with floats; the others are their exact
+    values rounded to the nearest double.
+
+    >>> from symgpt.graph import Graph
+    >>> g = Graph(); x = g.param("x", "x", (), sympy.Rational(1, 10))
+    >>> _ = g.define("y", "y", (), 3 * x)
+    >>> float64_values(g)
+    [0.1, 0.30000000000000004]
+    """
+    leaves = {} if leaves is None else leaves
+    slot, out = {}, []
+    for name in graph.order:
+        node = graph.nodes[name]
+        if node.expr is None:
+            out.append(leaves[name] if name in leaves else int(node.value.p) / int(node.value.q))
+        else:
+            out.append(compile_float(node.expr, slot)(out))
+        slot[node.sym] = len(out) - 1
+    return out
+
+
 def bounds(v) -> tuple[Fraction, Fraction]:
     """Exact lower and upper ends of a ball (or an exact rational twice).
 
@@ -316,6 +419,74 @@ def prec_for_digits(digits: int) -> int:
     return int(digits * 3.33) + 40
 
 
+class Certified(NamedTuple):
+    """What :func:`certify` proved: ``value`` = fmt(ball), read from ``ball`` at ``prec`` bits."""
+    value: object
+    ball: object
+    prec: int
+
+
+def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_PREC) -> Certified:
+    """``fmt(ball_at(prec))`` at prec = start, 2·start, … until it is not None.
+
+    The one loop that raises precision.  ``fmt`` reads a certified fact off an
+    enclosure (a rounding: :func:`round_decimals`; a sign: :func:`sign_of`) or
+    returns None when the ball is too wide.  A value on a rounding tie or an
+    exact 0 computed as balls never settles: at 8·start bits (or at the last
+    step) ``exact()`` may give its exact rational (SymPy), read by ``fmt``.
+    ``ball_at`` may raise UndecidableError (a sign inside it needs more bits):
+    the loop goes on.  Past ``stop`` (at most :data:`MAX_PREC`) it raises
+    UndecidableError naming ``what``: never a guess.
+
+    >>> certify(lambda prec: arb(2).sqrt(), lambda b: round_decimals(b, 3), what="√2").value
+    '1.414'
+    >>> tie = lambda prec: arb(1) / 2000 + arb(1) / 2000     # 0.001 = 1/1000 as balls
+    >>> certify(tie, sign_of, what="1/1000").value
+    1
+    >>> certify(lambda prec: arb(1).sin() ** 2 + arb(1).cos() ** 2 - 1, sign_of, what="0",
+    ...         exact=lambda: fmpq(0)).value
+    0
+    """
+    stop = min(stop, MAX_PREC)
+    prec, pending, failed = start, exact is not None, None
+    while True:
+        try:
+            ball = ball_at(prec)
+            r = fmt(ball)
+        except UndecidableError as e:
+            ball = r = None
+            failed = e
+        if r is not None:
+            return Certified(r, ball, prec)
+        last = isinstance(ball, fmpq) or 2 * prec > stop
+        if pending and (prec >= 8 * start or last):
+            pending = False
+            q = exact()
+            if q is not None and fmt(q) is not None:
+                return Certified(fmt(q), q, prec)
+        if last:
+            break
+        prec *= 2
+    if failed is not None:
+        raise failed
+    raise UndecidableError(f"cannot certify {what} at {prec} bits: it may lie on a rounding "
+                           f"boundary, or be 0 where SymPy cannot prove it")
+
+
+def sign_of(v) -> int | None:
+    """The sign of an exact rational or of a ball that excludes 0; None when it straddles 0.
+
+    >>> sign_of(fmpq(-1, 3)), sign_of(fmpq(0)), sign_of(arb("0 +/- 1e-9")), sign_of(arb(2))
+    (-1, 0, None, 1)
+    """
+    if isinstance(v, fmpq):
+        return (v > 0) - (v < 0)
+    return 1 if v > 0 else -1 if v < 0 else None
+
+
+_SHARED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # graph -> {node: closure}
+
+
 class Evaluator:
     """Values of every node of a graph, for given leaf values.
 
@@ -345,8 +516,13 @@ class Evaluator:
             if node.expr is None:
                 c = to_flint(node.value)
                 self.fns.append(lambda v, n=name, c=c: self.leaves.get(n, c))
-            else:
+            elif node.expr.has(ReLU, Step):  # its sign decisions belong to this evaluator
                 self.fns.append(compile_expr(node.expr, self.slot, self._sign_of))
+            else:  # the same closure serves every evaluator of the graph (a trace makes many)
+                f = _SHARED.setdefault(g, {}).get(name)
+                if f is None:
+                    f = _SHARED[g][name] = compile_expr(node.expr, self.slot, None)
+                self.fns.append(f)
 
     @property
     def ties(self) -> set:
@@ -417,68 +593,52 @@ class Evaluator:
         i = self.index(name)
         # with inexact leaves (a trace) more working precision cannot shrink the
         # leaves' own radii: give up early so the caller raises the trace's precision
-        limit = MAX_PREC if self.exact() else 2 * max(self.cache, default=64)
-        prec = 64
-        while prec <= limit:
-            v = self.values(prec, i + 1)[i]
-            if isinstance(v, fmpq) or v > 0 or v < 0:
-                return self._sign_of(i, v)
-            prec *= 2
-        return self._exact_sign(name)
+        stop = MAX_PREC if self.exact() else 2 * max(self.cache, default=64)
+        s = self._sign(lambda prec: self.values(prec, i + 1)[i], self.graph.sym(name), name, stop)
+        self.signs[name] = s
+        if s == 0:
+            self.zeros.add(name)
+        return s
 
-    def _exact_sign(self, name) -> int:
-        """SymPy's exact zero test, as the last resort for a ball around 0.
+    def _sign(self, ball_at, expr, what, stop=MAX_PREC) -> int:
+        """The sign through :func:`certify`, with SymPy's exact zero test as the last resort."""
+        exact = self.exact()
+        try:
+            return certify(ball_at, sign_of, what=f"the sign of {what}", stop=stop,
+                           exact=(lambda: self._exact_zero(expr)) if exact else None).value
+        except UndecidableError:
+            if exact:
+                raise
+            raise UndecidableError(f"cannot decide the sign of {what}: its enclosure contains 0 "
+                                   f"and its inputs are balls, not exact numbers") from None
 
-        First on partial expansions (identically 0 in the remaining symbols
-        proves 0, cheaply), then on the full closed form.
-        """
-        if not self.exact():
-            raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
-                                   f"and its inputs are balls, not exact numbers")
-        if any(_is_zero(e, quick=not full) for full, e in self._cuts(self.graph.sym(name))):
-            return self._tie(name)
-        raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
-                               f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
-
-    def _tie(self, name) -> int:
-        self.signs[name] = 0
-        self.zeros.add(name)
-        return 0
+    def _exact_zero(self, expr):
+        """fmpq(0) when SymPy proves ``expr`` exactly 0, else None: first on partial
+        expansions (identically 0 in the remaining symbols proves 0, cheaply), then
+        on the full closed form."""
+        if any(_is_zero(e, quick=not full) for full, e in self._cuts(expr)):
+            return fmpq(0)
+        return None
 
     def _compiled(self, expr):
-        """The closure of an expression over node symbols (memoised)."""
+        """(closure, number of leading nodes it reads) of an expression over node symbols (memoised)."""
         self._sync()
         f = self._exprs.get(expr)
         if f is None:
-            f = self._exprs[expr] = compile_expr(expr, self.slot, self._sign_of)
+            upto = 1 + max((self.slot[x] for x in expr.free_symbols), default=-1)
+            f = self._exprs[expr] = (compile_expr(expr, self.slot, self._sign_of), upto)
         return f
 
     def expr_ball(self, expr, prec: int):
         """An expression over node symbols, enclosed at ``prec`` bits."""
-        f = self._compiled(expr)
-        vals = self.values(prec)
+        f, upto = self._compiled(expr)
+        vals = self.values(prec, upto)
         with ctx.workprec(prec):
             return f(vals)
 
     def expr_sign(self, expr) -> int:
         """The exact sign of an expression over node symbols (see :meth:`decide`)."""
-        f = self._compiled(expr)
-        prec = 64
-        while prec <= MAX_PREC:
-            vals = self.values(prec)
-            with ctx.workprec(prec):
-                v = f(vals)
-            if isinstance(v, fmpq):
-                return (v > 0) - (v < 0)
-            if v > 0 or v < 0:
-                return 1 if v > 0 else -1
-            prec *= 2
-        if not self.exact():
-            raise UndecidableError(f"cannot decide the sign of {expr}: inputs are not exact")
-        if any(_is_zero(e, quick=not full) for full, e in self._cuts(expr)):
-            return 0
-        raise UndecidableError(f"cannot decide the sign of {expr}: its enclosure contains 0 "
-                               f"at {MAX_PREC} bits and SymPy cannot prove it is 0")
+        return self._sign(lambda prec: self.expr_ball(expr, prec), expr, expr)
 
     def exact_rational(self, expr) -> fmpq | None:
         """The exact value of an expression over node symbols when SymPy shows it
@@ -511,33 +671,15 @@ class Evaluator:
             yield span is None, expr.xreplace(sub)
 
     def certified_expr(self, expr, fmt, digits_hint: int):
-        """Like :meth:`certified`, for an expression over node symbols."""
-        return _rising(lambda prec: self.expr_ball(expr, prec), fmt, digits_hint, expr,
-                       lambda: self.exact_rational(expr))
+        """``fmt`` of an expression over node symbols, certified (see :func:`certify`)."""
+        return certify(lambda prec: self.expr_ball(expr, prec), fmt, what=f"the rounding of {expr}",
+                       exact=lambda: self.exact_rational(expr), start=prec_for_digits(digits_hint)).value
 
     def certified(self, name, fmt, digits_hint: int):
-        """Run ``fmt(ball)`` at rising precision until it returns a string."""
-        return _rising(lambda prec: self.ball(name, prec), fmt, digits_hint, name,
-                       lambda: self.exact_rational(self.graph.sym(name)))
-
-
-def _rising(ball_at, fmt, digits_hint: int, what, exact=None):
-    """``fmt(ball_at(prec))`` for prec = 2^k · start until it is not None.
-
-    A value on a rounding tie never settles in balls: after a few doublings
-    ``exact()`` may give its exact rational, rounded by the documented rule.
-    """
-    prec = start = prec_for_digits(digits_hint)
-    while prec <= 4 * MAX_PREC:
-        s = fmt(ball_at(prec))
-        if s is not None:
-            return s
-        if prec == 8 * start and exact is not None:
-            q = exact()
-            if q is not None:
-                return fmt(q)
-        prec *= 2
-    raise UndecidableError(f"cannot certify the rounding of {what}: it may lie on a rounding boundary")
+        """``fmt`` of a node's value, certified (see :func:`certify`)."""
+        return certify(lambda prec: self.ball(name, prec), fmt, what=f"the rounding of {name}",
+                       exact=lambda: self.exact_rational(self.graph.sym(name)),
+                       start=prec_for_digits(digits_hint)).value
 
 
 def _is_zero(expr, quick=False) -> bool:

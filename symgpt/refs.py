@@ -31,13 +31,15 @@ functions.  A bound reference encloses its value at any precision: an exact
 from __future__ import annotations
 
 import re
-import weakref
 from fractions import Fraction
 
 import sympy
 from flint import arb, ctx, fmpq
 
-from .numeric import UNARY, power
+from . import sampling
+from .names import ADAMW, SIZES, RefError
+from .numeric import UNARY, Certified, certify, power, sign_of
+from .train import gradcheck, param_count
 
 FUNCTIONS = {
     # name: (arguments, meaning)
@@ -65,25 +67,9 @@ FUNCTIONS = {
     "gradcheck": ("PARAM, h", "central difference (L(θ+h) − L(θ−h))/2h for one parameter"),
 }
 
-SIZES = {
-    # name: (meaning, spec attribute)
-    "d": ("model width (embedding dimension)", "d"),
-    "d_ff": ("FFN hidden width", "d_ff"),
-    "heads": ("attention heads", "heads"),
-    "layers": ("transformer blocks", "layers"),
-    "ln_eps": ("LayerNorm ε", "ln_eps"),
-    "pe_base": ("positional-encoding base", "pe_base"),
-}
-
-
-ADAMW = {
-    # adamw.NAME: meaning (the spec's [training.adamw] value)
-    "lr": "AdamW learning rate η",
-    "beta1": "AdamW first-moment decay β1",
-    "beta2": "AdamW second-moment decay β2",
-    "eps": "AdamW ε in √v̂ + ε",
-    "weight_decay": "AdamW decoupled weight decay λ",
-}
+MAX_DEPTH = 100
+"""Deepest nesting a reference may have (parentheses, unary signs, powers, operator
+chains): a bound that keeps parsing and binding far from Python's recursion limit."""
 
 
 class ExprError(ValueError):
@@ -184,7 +170,20 @@ def parse(text: str):
     p = _Parser(text)
     tree = p.expr()
     p.expect("end")
+    if _height(tree) > MAX_DEPTH:
+        raise ExprError(f"expression nested too deeply (more than {MAX_DEPTH} levels)")
     return tree
+
+
+def _height(tree) -> int:
+    """Height of a tree, measured without recursion (a long a+b+c+… is a deep tree)."""
+    best, stack = 0, [(tree, 1)]
+    while stack:
+        t, h = stack.pop()
+        best = max(best, h)
+        kids = t[2] if t[0] == "call" else t[1:] if t[0] in ("neg", "add", "sub", "mul", "div", "pow") else ()
+        stack.extend((k, h + 1) for k in kids)
+    return best
 
 
 class _Parser:
@@ -213,10 +212,13 @@ class _Parser:
             raise ExprError(f"expected {want} at position {t[2] + 1}, found {got}")
         return t
 
-    def expr(self):
+    def enter(self):
         self.depth += 1
-        if self.depth > 100:
-            raise ExprError("expression nested too deeply")
+        if self.depth > MAX_DEPTH:
+            raise ExprError(f"expression nested too deeply (more than {MAX_DEPTH} levels)")
+
+    def expr(self):
+        self.enter()
         a = self.term()
         while self.at("+") or self.at("-"):
             op = self.next()[1]
@@ -232,21 +234,21 @@ class _Parser:
         return a
 
     def factor(self):
-        if self.at("-"):
-            self.next()
-            return ("neg", self.factor())
-        if self.at("+"):
-            self.next()
-            return self.factor()
-        return self.power()
+        signs = []  # a chain of unary signs, read without recursion
+        while self.at("-") or self.at("+"):
+            signs.append(self.next()[1])
+            self.enter()
+        a = self.power()
+        for _ in range(signs.count("-")):
+            a = ("neg", a)
+        self.depth -= len(signs)
+        return a
 
     def power(self):
         a = self.atom()
         if self.at("^"):
             self.next()
-            self.depth += 1
-            if self.depth > 100:
-                raise ExprError("expression nested too deeply")
+            self.enter()
             a = ("pow", a, self.factor())
             self.depth -= 1
         return a
@@ -297,17 +299,29 @@ def _exact(text: str) -> Fraction:
 class Quantity:
     """A parsed reference bound to a derivation: ``ball(prec)`` encloses it.
 
+    Arithmetic over graph nodes, sizes and numbers binds to one SymPy
+    expression over node symbols (``expr``), enclosed by the derivation's
+    evaluator, whose ``exact()`` finds an exact rational value (a rounding
+    tie, an exact 0) through SymPy.  Training states, head-step forward
+    passes, gradient checks, max and min stay closures over balls.  Either
+    way :meth:`certify` is :func:`symgpt.numeric.certify`.
+
     >>> import symgpt
     >>> q = bind(parse("A[1,0] + A[1,1] - 1/3"), symgpt.load("tiny-transformer"))
     >>> from symgpt.numeric import round_decimals
-    >>> round_decimals(q.ball(128), 6)
-    '0.666667'
+    >>> round_decimals(q.ball(128), 6), q.expr
+    ('0.666667', A[1,0] + A[1,1] - 1/3)
+    >>> q.exact()
+    2/3
     """
 
-    def __init__(self, fn, vector=False):
+    def __init__(self, fn, vector=False, expr=None, exact=None, items=()):
         self.fn = fn
         self.vector = vector
-        self.size = 1
+        self.expr = expr
+        self._exact = exact
+        self.items = list(items)   # a slice's entries
+        self.size = len(self.items) if vector else 1
         self._cache: dict[int, object] = {}
 
     def ball(self, prec: int):
@@ -315,6 +329,18 @@ class Quantity:
             with ctx.workprec(prec):
                 self._cache[prec] = self.fn(prec)
         return self._cache[prec]
+
+    def exact(self):
+        """The exact value (fmpq) when SymPy can prove one, else None."""
+        return self._exact() if self._exact is not None else None
+
+    def certify(self, fmt, what: str = "the value", start: int = 64) -> Certified:
+        """``fmt`` of the value, certified by :func:`symgpt.numeric.certify`."""
+        return certify(self.ball, fmt, what=what, exact=self.exact, start=start)
+
+    def sign(self) -> int:
+        """The exact sign: -1, 0 or 1 (0 only when proven exactly 0)."""
+        return self.certify(sign_of, "the sign").value
 
 
 def evaluate(text: str, d, prec: int = 128):
@@ -334,8 +360,8 @@ def bind(tree, d) -> Quantity:
     function, before anything is evaluated.
 
     >>> import symgpt
-    >>> bind(parse("A[1,0]*V[0,0]"), symgpt.load("tiny-transformer")).vector
-    False
+    >>> bind(parse("A[1,0]*V[0,0]"), symgpt.load("tiny-transformer")).expr
+    A[1,0]*V[0,0]
     >>> bind(parse("A[2,0]"), symgpt.load("tiny-transformer"))
     Traceback (most recent call last):
     ...
@@ -349,15 +375,37 @@ def _q(x) -> fmpq:
     return fmpq(x.numerator, x.denominator)
 
 
+_NOT_REAL = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
+
+_SYMPY_BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a ** b,
+}
+
+_SYMPY_UNARY = {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "sin": sympy.sin, "cos": sympy.cos,
+                "abs": sympy.Abs}
+
+
 class _Binder:
     def __init__(self, d):
         self.d = d
+        self.names = d.registry
+
+    def expr(self, e) -> Quantity:
+        """A quantity that is an expression over node symbols (or a number)."""
+        if e.is_Rational:
+            c = _q(Fraction(int(e.p), int(e.q)))
+            return Quantity(lambda prec: c, expr=e, exact=lambda: c)
+        ev, names = self.d.ev, self.names
+        return Quantity(lambda prec: ev.expr_ball(e, prec), expr=e, exact=lambda: names.exact(e))
 
     def bind(self, t) -> Quantity:
         kind = t[0]
         if kind == "num":
-            c = _q(t[1])
-            return Quantity(lambda prec: c)
+            return self.expr(sympy.Rational(t[1].numerator, t[1].denominator))
         if kind == "inf":
             raise ExprError("inf is only a temperature: softmax_T(inf, tok)")
         if kind == "word":
@@ -367,9 +415,17 @@ class _Binder:
             return self.name(t[1])
         if kind == "neg":
             a = self.scalar(t[1])
+            if a.expr is not None:
+                return self.expr(-a.expr)
             return Quantity(lambda prec: -a.ball(prec))
         if kind in ("add", "sub", "mul", "div", "pow"):
             a, b = self.scalar(t[1]), self.scalar(t[2])
+            if kind == "div" and b.expr == 0:
+                raise ZeroDivisionError("division by zero")
+            if a.expr is not None and b.expr is not None:
+                e = _SYMPY_BINARY[kind](a.expr, b.expr)
+                if not e.has(*_NOT_REAL):
+                    return self.expr(e)
             return Quantity(_BINARY[kind](a, b))
         if kind == "call":
             return self.call(t[1], t[2])
@@ -384,85 +440,22 @@ class _Binder:
 
     # -- names --------------------------------------------------------------
     def name(self, text: str) -> Quantity:
-        d = self.d
-        from .derivation import RefError
-        if text in SIZES:
-            value = getattr(d.spec, SIZES[text][1])
-            if value is None:
-                raise ExprError(f"{text} is not defined for a {d.spec.kind} spec")
-            c = _q(Fraction(int(value.p), int(value.q)) if hasattr(value, "p") else value)
-            return Quantity(lambda prec: c)
-        if text == "lr" or (text.startswith("adamw.") and text[len("adamw."):] in ADAMW):
-            x = d.spec.training.lr if text == "lr" else getattr(d.spec.training.adamw, text[len("adamw."):])
-            c = _q(Fraction(int(x.p), int(x.q)))
-            return Quantity(lambda prec: c)
-        if ":" in text:
-            return self.slice(text)
         try:
-            m = re.fullmatch(r"(sgd|adamw|sgd_wrong_order)\[(\d+)\]\.(.+)", text)
-            if m:
-                return self.trace(m[1], int(m[2]), m[3], text)
-            if text.startswith("head_step."):
-                rest = text[len("head_step."):]
-                if rest == "loss" or rest.startswith("p["):
-                    if rest != "loss":
-                        d.node(rest)  # checks the index
-                    return Quantity(lambda prec: d.ball(text, prec))
-                expr = d.head_step(rest)
-                return Quantity(lambda prec: d.ev.expr_ball(expr, prec))
-            node = d.node(text)
+            if ":" in text:
+                return self.slice(text)
+            r = self.names.ref(text)
         except RefError as e:
             raise ExprError(str(e)) from None
-        return Quantity(lambda prec: d.ev.ball(node, prec))
+        if r.expr is not None:
+            return self.expr(r.expr)
+        if r.kind == "state":
+            steps = self.d.spec.training.steps
+            return Quantity(lambda prec: r.ball(_trace_prec(prec, steps)))
+        return Quantity(r.ball)
 
     def slice(self, text: str) -> Quantity:
-        d = self.d
-        m = re.fullmatch(r"([A-Za-z_][A-Za-z_0-9.]*)\[(.*)\]", text)
-        if not m or m[1] not in d.graph.groups:
-            raise ExprError(f"{text}: a slice ':' works on a graph quantity such as Q[0,:]")
-        grp = d.graph.groups[m[1]]
-        raw = [x.strip() for x in m[2].split(",")]
-        if len(raw) != len(grp.shape):
-            raise ExprError(f"{text}: {grp.name} takes {len(grp.shape)} indices {grp.axes}, got {len(raw)}")
-        refs = [[]]
-        for x, n in zip(raw, grp.shape):
-            opts = [str(i) for i in range(n)] if x == ":" else [x]
-            refs = [r + [o] for r in refs for o in opts]
-        parts = [self.name(f"{m[1]}[{','.join(r)}]") for r in refs]
-        q = Quantity(lambda prec: [p.ball(prec) for p in parts], vector=True)
-        q.size = len(parts)
-        return q
-
-    def trace(self, opt: str, k: int, rest: str, text: str) -> Quantity:
-        d = self.d
-        from .train import learnable
-        steps = d.spec.training.steps
-        if not 0 <= k <= steps:
-            raise ExprError(f"{text}: the {opt} trace has steps 0..{steps}")
-        head, _, idx = rest.partition("[")
-        params = set(learnable(d))
-        if opt == "sgd_wrong_order":
-            if rest != "loss":
-                node = d.node(rest)
-                if not (node.startswith("p[") or node in params):
-                    raise ExprError(f"{text}: sgd_wrong_order[k] has loss, p[v] and parameters")
-            t = _wrong_order(d)
-            return Quantity(lambda prec: t.ball(k, rest, _trace_prec(prec, steps)))
-        if rest in ("loss", "lr", "clip_coef") or head == "p":
-            if head == "p":
-                d.node(rest)
-        elif head in ("m", "v", "mhat", "vhat", "update", "decay"):
-            if opt != "adamw":
-                raise ExprError(f"{text}: {head}[…] is an AdamW quantity (adamw[k].{rest})")
-            if k == 0:
-                raise ExprError(f"{text}: AdamW state is defined after an update (k ≥ 1)")
-            node = d.node(idx[:-1].replace(",", "[", 1) + "]") if "," in idx else None
-            if node not in params:
-                raise ExprError(f"{text}: expected {head}[PARAM,i,j], e.g. {head}[W,0,2]")
-        else:
-            d.node(rest)  # any graph quantity, read at the state
-        tr = d.trace(opt)
-        return Quantity(lambda prec: tr.ball(k, rest, _trace_prec(prec, steps)))
+        parts = [self.expr(r.expr) for r in self.names.slice(text)]
+        return Quantity(lambda prec: [p.ball(prec) for p in parts], vector=True, items=parts)
 
     # -- functions -------------------------------------------------------------
     def call(self, f: str, args: tuple) -> Quantity:
@@ -474,23 +467,26 @@ class _Binder:
             raise ExprError(f"{f}() takes {arity[f]} argument(s) ({FUNCTIONS[f][0]}), got {len(args)}")
         if f in UNARY:
             a = self.scalar(args[0])
+            if a.expr is not None:
+                e = _SYMPY_UNARY[f](a.expr)
+                if not e.has(*_NOT_REAL):
+                    return self.expr(e)
             g = UNARY[f]
             return Quantity(lambda prec: g(a.ball(prec)))
         if f in ("sum", "mean", "var", "max", "min", "dot"):
             if not args:
                 raise ExprError(f"{f}() needs at least one argument")
             parts = [self.bind(a) for a in args]
-            return Quantity(_REDUCE[f](parts))
+            e = _reduce_expr(f, parts)
+            return self.expr(e) if e is not None else Quantity(_REDUCE[f](parts))
         if f == "params":
-            from .train import param_count
             return _const(param_count(d))
         if f == "vocab_size":
             return _const(d.spec.V)
         if f == "seq_len":
             return _const(len(d.spec.input))
         if f == "argmax":
-            from .sampling import greedy
-            return _const(greedy(d).id)
+            return _const(sampling.greedy(d).id)
         if f == "id":
             return _const(self.token(args[0], f))
         if f == "onehot":
@@ -528,7 +524,6 @@ class _Binder:
         return Fraction(int(v.p), int(v.q))
 
     def sampling(self, f, args) -> Quantity:
-        from . import sampling
         d = self.d
         v = self.token(args[1], f)
         if f == "softmax_T":
@@ -550,22 +545,17 @@ class _Binder:
             if not 0 < P <= 1:
                 raise ExprError("topp(): P must lie in (0, 1]")
             expr = sampling.top_p(d, sympy.Rational(P.numerator, P.denominator)).probs[v]
-        if expr.is_Rational:
-            c = _q(Fraction(int(expr.p), int(expr.q)))
-            return Quantity(lambda prec: c)
-        return Quantity(lambda prec: d.ev.expr_ball(expr, prec))
+        return self.expr(sympy.sympify(expr) if isinstance(expr, int) else expr)
 
     def gradcheck(self, args) -> Quantity:
-        from .train import gradcheck, learnable
         d = self.d
         if args[0][0] != "name":
             raise ExprError("gradcheck(): the first argument is a parameter, e.g. W[0,2]")
-        from .derivation import RefError
         try:
-            node = d.node(args[0][1])
+            node = self.names.node(args[0][1])
         except RefError as e:
             raise ExprError(str(e)) from None
-        if node not in learnable(d):
+        if node not in self.names.params:
             raise ExprError(f"gradcheck(): {args[0][1]} is not a parameter")
         h = self.constant(args[1], "gradcheck")
         if h <= 0:
@@ -576,7 +566,7 @@ class _Binder:
 
 def _const(n: int) -> Quantity:
     c = fmpq(n)
-    return Quantity(lambda prec: c)
+    return Quantity(lambda prec: c, expr=sympy.Integer(n), exact=lambda: c)
 
 
 def _trace_prec(prec: int, steps: int) -> int:
@@ -584,15 +574,27 @@ def _trace_prec(prec: int, steps: int) -> int:
     return prec + 8 * steps
 
 
-_WRONG_ORDER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _wrong_order(d):
-    """The derivation's wrong-order SGD trace, made once per derivation."""
-    from .update_order import WrongOrderTrace
-    if d not in _WRONG_ORDER:
-        _WRONG_ORDER[d] = WrongOrderTrace(d)
-    return _WRONG_ORDER[d]
+def _reduce_expr(f, parts):
+    """sum, mean, var, dot as one SymPy expression when every entry is one; else None."""
+    if f in ("max", "min") or any(p.expr is None and not p.vector for p in parts):
+        return None
+    if f == "dot":
+        _dot_of(parts)  # checks the arguments
+        u, v = parts[0].items, parts[1].items
+        if any(x.expr is None for x in u + v):
+            return None
+        return sympy.Add(*[a.expr * b.expr for a, b in zip(u, v)])
+    xs = [x for p in parts for x in (p.items if p.vector else [p])]
+    if any(x.expr is None for x in xs):
+        return None
+    es = [x.expr for x in xs]
+    total = sympy.Add(*es)
+    if f == "sum":
+        return total
+    mean = total / len(es)
+    if f == "mean":
+        return mean
+    return sympy.Add(*[(e - mean) ** 2 for e in es]) / len(es)
 
 
 # ---------------------------------------------------------------- arithmetic

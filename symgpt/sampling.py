@@ -13,8 +13,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import sympy
+
+from .models import build
+from .numeric import Evaluator
+from .spec import number
 
 
 def _exact(x, what):
@@ -24,7 +29,6 @@ def _exact(x, what):
     """
     if isinstance(x, sympy.Rational) or x is sympy.oo:
         return x
-    from .spec import number
     if isinstance(x, float):
         raise TypeError(f"{what}: pass the number as text ({str(x)!r}) or a sympy.Rational, not a float")
     return number(x, "argument", what)
@@ -140,13 +144,17 @@ def draw(d, u, probs=None) -> Choice:
 
 
 def continue_greedy(d, n) -> list:
-    """n greedy tokens, each from a full exact forward pass on the longer input."""
-    from .derivation import Derivation
+    """n greedy tokens, each from a full exact forward pass on the longer input.
+
+    >>> import symgpt
+    >>> [c.token for c in continue_greedy(symgpt.load("bigram"), 2)]
+    ['猫', '猫']
+    """
     tokens = list(d.spec.input)
     out = []
     for _ in range(n):
-        step = Derivation(d.spec, tuple(tokens), gradients=False)
-        c = greedy(step)
+        graph = build(d.spec, tuple(tokens))
+        c = greedy(SimpleNamespace(spec=d.spec, graph=graph, ev=Evaluator(graph)))
         out.append(c)
         tokens.append(c.id)
     return out

@@ -21,10 +21,12 @@ from fractions import Fraction
 import sympy
 from flint import arb, ctx, fmpq
 
-from .numeric import (Evaluator, UndecidableError, prec_for_digits, round_decimals,
-                      round_significant, to_flint, to_mpf)
+from .models import differentiated
+from .names import LN_GROUPS, Ref
+from .names import learnable as _learnable
+from .numeric import (Evaluator, UndecidableError, certify, float64_values, prec_for_digits, round_decimals,
+                      round_significant, to_flint)
 
-LN_GROUPS = ("gamma1", "beta1", "gamma2", "beta2")
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
 
 
@@ -33,11 +35,15 @@ def _base(group: str) -> str:
 
 
 def learnable(d) -> list:
-    """Names of the parameters an optimizer updates, in definition order."""
-    g = d.graph
-    keep_ln = d.spec.training.learnable_ln
-    return [n for n in g.order if g.nodes[n].expr is None
-            and (keep_ln or _base(g.nodes[n].group) not in LN_GROUPS)]
+    """Names of the parameters an optimizer updates, in definition order.
+
+    ``d`` is a model: anything with ``spec`` and ``graph`` (a Derivation).
+
+    >>> import symgpt
+    >>> learnable(symgpt.load("bigram"))[-1]
+    'W[1,2]'
+    """
+    return _learnable(d.spec, d.graph)
 
 
 def param_count(d) -> int:
@@ -93,16 +99,22 @@ class State:
 
 
 class Trace:
-    """N steps of SGD or AdamW from a derivation's spec, at any precision."""
+    """N steps of SGD or AdamW from a model's spec, at any precision.
 
-    def __init__(self, d, optimizer: str = "sgd", steps: int | None = None):
+    ``d`` is the model on the spec's own example: ``spec``, ``graph``, ``ev``
+    and ``registry`` (a :class:`symgpt.Derivation` is one).  ``build(tokens,
+    target)`` builds the graph (with gradients) of each further training
+    example; by default :func:`symgpt.models.differentiated`.
+    """
+
+    def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
         if optimizer not in ("sgd", "adamw"):
             raise ValueError(f"unknown optimizer {optimizer!r}; expected sgd or adamw")
-        from .derivation import Derivation
+        build = build or (lambda tokens, target: differentiated(d.spec, tokens, target))
         self.d, self.optimizer = d, optimizer
         self.steps = d.spec.training.steps if steps is None else steps
         self.names = learnable(d)
-        self.examples = [d] + [Derivation(d.spec, tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
+        self.examples = [d.graph] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
 
@@ -111,13 +123,13 @@ class Trace:
         """Mean loss and gradient over the examples at the given parameters."""
         loss, grads, ties = 0, {n: 0 for n in self.names}, set()
         for ex in self.examples:
-            ev = Evaluator(ex.graph, dict(leaves))
+            ev = Evaluator(ex, dict(leaves))
             vals = ev.values(prec)
             loss = loss + vals[ev.index("loss")]
             for n in self.names:
                 grads[n] = grads[n] + vals[ev.index("grad_" + n)]
             ties |= ev.ties
-            if ex is self.d:
+            if ex is self.d.graph:
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
                 nodes = (ev, vals)
         k = len(self.examples)
@@ -188,33 +200,29 @@ class Trace:
             params[n] = params[n] - new.decay[n] - new.update[n]
 
     # -- reading it -------------------------------------------------------
-    def ball(self, k: int, ref: str, prec: int):
+    def ball(self, k: int, ref, prec: int):
         """A quantity of state k: loss, p[v], a parameter, grad_<param>, m[param], …
 
-        Any other node (``logits[v]``, ``A[1,0]``, ``grad_Q[0,1]``) is read from the
+        ``ref`` is a name (``m[W,0,2]``) or its :class:`symgpt.names.Ref`.  Any
+        other node (``logits[v]``, ``A[1,0]``, ``grad_Q[0,1]``) is read from the
         forward and backward pass of the spec's own example at that state.
         """
         if not 0 <= k <= self.steps:
             raise KeyError(f"{self.optimizer}[{k}]: the trace has steps 0..{self.steps}")
+        r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
         s = self.states(prec)[k]
-        d = self.d
-        if ref == "loss":
-            return s.loss
-        if ref in ("lr", "clip_coef"):
-            return getattr(s, ref)
-        head, _, rest = ref.partition("[")
-        if head == "p":
-            return s.p[int(d.node(ref).split("[")[1][:-1])]
-        if head in ("m", "v", "mhat", "vhat", "update", "decay"):
-            name = d.node(rest[:-1].replace(",", "[", 1) + "]")
-            return getattr(s, head)[name]
-        if head.startswith("grad_") and d.node(ref)[len("grad_"):] in s.grads:
-            return s.grads[d.node(ref)[len("grad_"):]]  # the (mini-batch mean) gradient
-        name = d.node(ref)
-        if name in s.params:
-            return s.params[name]
+        if r.part in ("loss", "lr", "clip_coef"):
+            return getattr(s, r.part)
+        if r.part == "p":
+            return s.p[r.index[0]]
+        if r.part == "moment":
+            return getattr(s, r.group)[r.node]
+        if r.part == "grad":
+            return s.grads[r.node[len("grad_"):]]  # the (mini-batch mean) gradient
+        if r.part == "param":
+            return s.params[r.node]
         ev, vals = s.nodes  # any other node of the graph, at this state's parameters
-        return vals[ev.index(name)]
+        return vals[ev.index(r.node)]
 
     def relu_ties(self, k: int) -> list:
         """ReLU inputs exactly 0 at state k, where ReLU'(0) = 0 was used.
@@ -235,17 +243,15 @@ class Trace:
         n = decimals if decimals is not None else (digits or 15)
         fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
                else (lambda b: round_significant(b, n)))
-        prec = max(prec_for_digits(n + 10) + 16 * self.steps, self._floor)
-        while prec <= 1 << 16:
+
+        def ball_at(prec):
             try:
-                s = fmt(self.ball(k, ref, prec))
+                return self.ball(k, ref, prec)
             except UndecidableError:  # a ReLU sign needs tighter balls: go up for good
                 self._floor = max(self._floor, 2 * prec)
-                s = None
-            if s is not None:
-                return s
-            prec *= 2
-        raise UndecidableError(f"{self.optimizer}[{k}].{ref}: cannot certify the rounding")
+                raise
+        start = max(prec_for_digits(n + 10) + 16 * self.steps, self._floor)
+        return certify(ball_at, fmt, what=f"{self.optimizer}[{k}].{ref}", start=start).value
 
 
 def first_step_exact(d, lr=None, grad="grad_") -> dict:
@@ -285,7 +291,7 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     >>> round_decimals(c.numeric, 6), round_decimals(c.analytic, 6)
     ('-0.195173', '-0.195173')
     """
-    name = d.node(ref)
+    name = d.registry.node(ref)
     node = d.graph.nodes[name]
     if node.expr is not None:
         raise ValueError(f"{ref} is not a parameter")
@@ -304,37 +310,36 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     """Error of the central difference against the step h = 10^-e.
 
     Each row: h, the exact-arithmetic error (truncation only, certified) and
-    the error of the same formula in float64 (truncation + round-off).
+    the error of the same formula in IEEE float64 (truncation + round-off):
+    θ ± h and the loss computed in Python floats, the difference quotient in
+    floats, its exact difference from ∂L/∂θ certified.
+
+    >>> import symgpt
+    >>> row = gradcheck_table(symgpt.load("bigram"), "W[0,2]", exponents=[6])[0]
+    >>> round_significant(row["error_float64"], 3)
+    '-7.41e-11'
     """
-    name = d.node(ref)
+    name = d.registry.node(ref)
     node = d.graph.nodes[name]
     exact = d.ev.ball("grad_" + name, prec)
-    f64 = _float64_loss(d)
-    theta = Fraction(int(node.value.p), int(node.value.q))
+    theta = int(node.value.p) / int(node.value.q)
     rows = []
     for e in exponents:
         h = sympy.Rational(1, 10 ** e)
         c = gradcheck(d, ref, h, prec)
-        hf = 10.0 ** -e
-        x = float(theta)
-        fd = (f64(name, x + hf) - f64(name, x - hf)) / (2 * hf)
+        hf = float(f"1e-{e}")
+        fd = (float64_loss(d.graph, name, theta + hf) - float64_loss(d.graph, name, theta - hf)) / (2 * hf)
         with ctx.workprec(prec):
             err64 = arb(fd) - exact
         rows.append({"h": h, "error_exact": c.difference, "error_float64": err64})
     return rows
 
 
-def _float64_loss(d):
-    """The loss in 53-bit arithmetic with one parameter replaced.
+def float64_loss(graph, name: str, x: float) -> float:
+    """The loss in IEEE float64 with the parameter ``name`` set to ``x``.
 
-    Ball midpoints at 53 bits round like float64, which is what the round-off
-    column of the gradient-check table is about; the ReLU branches are the
-    ones decided at the spec's weights.
+    >>> import symgpt
+    >>> float64_loss(symgpt.load("bigram").graph, "W[0,2]", 0.1)
+    1.0514701356032603
     """
-    d.ev.values(64)
-
-    def f(name, x: float) -> float:
-        ev = Evaluator(d.graph, {name: arb(x)})
-        ev.signs = dict(d.ev.signs)
-        return float(to_mpf(ev.values(53)[ev.index("loss")]))
-    return f
+    return float64_values(graph, {name: x})[graph.order.index("loss")]

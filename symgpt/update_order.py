@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from flint import ctx
 
+from .names import Ref
 from .numeric import Evaluator, to_flint
 from .train import learnable
 
@@ -76,16 +77,14 @@ class WrongOrderTrace:
             self._by_prec[prec] = out
         return self._by_prec[prec]
 
-    def ball(self, k: int, ref: str, prec: int):
-        """``loss``, ``p[v]`` or a parameter of state k, enclosed at ``prec`` bits."""
+    def ball(self, k: int, ref, prec: int):
+        """``loss``, ``p[v]`` or a parameter of state k (a name or its Ref), enclosed at ``prec`` bits."""
         if not 0 <= k <= self.steps:
             raise KeyError(f"sgd_wrong_order[{k}]: the trace has steps 0..{self.steps}")
+        r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, "sgd_wrong_order")
         loss, p, params = self.states(prec)[k]
-        if ref == "loss":
+        if r.part == "loss":
             return loss
-        name = self.d.node(ref)
-        if name.startswith("p["):
-            return p[int(name[2:-1])]
-        if name not in params:
-            raise KeyError(f"sgd_wrong_order[{k}].{ref}: only loss, p[v] and parameters are defined")
-        return params[name]
+        if r.part == "p":
+            return p[r.index[0]]
+        return params[r.node]

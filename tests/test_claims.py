@@ -5,14 +5,18 @@ oracle (tests/oracle.py) or Python's decimal module, never from symgpt itself.
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import mpmath
 import pytest
+import sympy
+from flint import fmpq
 
 import oracle
-from conftest import BIGRAM, ORACLE_DPS, SEED, assert_close, ref_round_decimals, ref_round_significant
-from symgpt.claims import (Claim, ClaimError, judge, parse_printed, read_claims)
+from conftest import (BIGRAM, ORACLE_DPS, SEED, assert_close, ball_mid, derivation_of, ref_round_decimals,
+                      ref_round_significant, to_fraction, write_spec)
+from symgpt.claims import (Claim, ClaimError, judge, judge_all, parse_printed, read_claims)
 from symgpt.numeric import to_mpf
 from symgpt.refs import ExprError, bind, evaluate, parse
 
@@ -377,3 +381,152 @@ def test_relation_errors(tmp_path, body, fragment):
     p.write_text(f'spec = "{BIGRAM}"\n\n[[claim]]\n{body}\n', encoding="utf-8")
     with pytest.raises(ClaimError, match=fragment):
         read_claims(p)
+
+
+# ---------------------------------------------------------------- one evaluator
+
+def test_arithmetic_claim_goes_through_the_engine_evaluator(seed):
+    """A[1,0] + A[1,1] − 0.9995: attention rows sum to exactly 1, so the value is
+    1 − 0.9995 = 1/2000, a tie at 3 decimals that rounds half away from zero to 0.001.
+    No ball settles on a tie: the engine's exact-rational fallback decides it."""
+    exact = Fraction(1) - Fraction("0.9995")
+    want = ref_round_decimals(exact, 3)
+    assert want == "0.001"
+    q = bind(parse("A[1,0] + A[1,1] - 0.9995"), seed)
+    assert q.expr is not None and q.exact() == fmpq(exact.numerator, exact.denominator)
+    v = _judge(seed, "A[1,0] + A[1,1] - 0.9995", "0.001")
+    assert (v.verdict, v.correct, v.exact) == ("correct", want, "0.0005")
+    assert _judge(seed, "A[1,0] + A[1,1] - 0.9995", "0.000").verdict == "wrong"
+
+
+def test_states_stay_closures_through_the_same_certifier(bigram):
+    q = bind(parse("loss - sgd[1].loss"), bigram)
+    assert q.expr is None
+    with mpmath.workdps(40):
+        want = ref_round_decimals(to_fraction(mpmath.mpf(bigram.value("loss", digits=30))
+                                              - mpmath.mpf(bigram.value("sgd[1].loss", digits=30))), 4)
+    assert _judge(bigram, "loss - sgd[1].loss", want).verdict == "correct"
+
+
+# ---------------------------------------------------------------- nesting depth
+
+@pytest.mark.parametrize("text", [
+    "-" * 1500 + "1",
+    "+" * 1500 + "1",
+    "-(" * 300 + "1" + ")" * 300,
+    "2^" * 300 + "2",
+    "+".join(["1"] * 500),
+    "*".join(["1"] * 500),
+])
+def test_deep_nesting_is_a_clear_error_not_a_recursion_error(text):
+    with pytest.raises(ExprError, match="nested too deeply"):
+        parse(text)
+
+
+def test_moderate_nesting_still_evaluates(bigram):
+    assert evaluate("-" * 41 + "2", bigram) == -2
+    assert evaluate("+".join(["1"] * 60), bigram) == 60
+    assert evaluate("(" * 30 + "3" + ")" * 30, bigram) == 3
+
+
+def test_deep_claim_is_reported_as_bad_input(tmp_path):
+    p = tmp_path / "x.claims.toml"
+    p.write_text(f'spec = "{BIGRAM.as_posix()}"\n\n[[claim]]\nref = "{"-" * 1500}1"\n'
+                 f'printed = "1"\nwhere = "x"\n', encoding="utf-8")
+    cf = read_claims(p)
+    import symgpt
+    with pytest.raises(ClaimError, match="nested too deeply"):
+        judge_all(cf, symgpt.load("bigram"))
+
+
+# ---------------------------------------------------------------- signed zeros
+
+@pytest.mark.parametrize("ref, printed, verdict", [
+    ("0.0000033", "-0.000", "wrong"),        # +3.3e-6 is not below zero
+    ("0.0000033", "−0.000", "wrong"),
+    ("0.0000033", "0.000", "correct"),
+    ("0.0000033", "+0.000", "correct"),
+    ("-0.0000033", "-0.000", "correct"),     # rounds to 0 from below
+    ("-0.0000033", "+0.000", "wrong"),
+    ("-0.0000033", "0.000", "correct"),      # no sign shown, none claimed
+    ("sin(1)^2 + cos(1)^2 - 1 + 0.0000033", "-0.000", "wrong"),   # balls, not a rational
+    ("sin(1)^2 + cos(1)^2 - 1", "-0.000", "correct"),             # exactly 0 (SymPy proves it)
+    ("sin(1)^2 + cos(1)^2 - 1", "+0.000", "correct"),
+])
+def test_a_printed_zero_keeps_its_sign(bigram, ref, printed, verdict):
+    v = _judge(bigram, ref, printed)
+    assert v.verdict == verdict
+    if verdict == "wrong":
+        assert v.correct == ("-0.000" if ref.startswith("-") else "0.000")
+
+
+def test_an_exact_zero_may_show_either_sign(seed):
+    # A[0,1] is masked: exactly 0
+    assert _judge(seed, "A[0,1]", "-0.000").verdict == "correct"
+    assert _judge(seed, "A[0,1]", "0.000").verdict == "correct"
+    assert _judge(seed, "A[0,1]", "+0.000").verdict == "correct"
+
+
+# ---------------------------------------------------------------- one vocabulary
+
+def test_split_and_join_are_inverse():
+    from symgpt.names import RefError, join, split
+    assert split("W[0,2]") == ("W", ("0", "2")) and join("W", (0, 2)) == "W[0,2]"
+    assert split("l1.LN2[3,0]") == ("l1.LN2", ("3", "0"))
+    assert split("p[<pad>]") == ("p", ("<pad>",))
+    assert split("loss") == ("loss", ()) and join("loss", ()) == "loss"
+    with pytest.raises(RefError):
+        split("adamw[1].m[W,0,2]")
+
+
+def test_the_registry_resolves_every_kind_of_name(bigram):
+    R = bigram.registry
+    r = R.ref("p[鱼]")
+    assert (r.name, r.pretty, r.kind, r.group, r.index, r.shape) == ("p[2]", "p[鱼]", "node", "p", (2,), (3,))
+    assert R.ref("p[2]") == r and str(r.expr) == "p[2]"
+    g = R.ref("grad_W[0,鱼]")
+    assert (g.name, g.kind, g.shape) == ("grad_W[0,2]", "node", (2, 3))
+    # sizes and hyper-parameters: the spec's own text (d = 2, lr = 0.5, adamw eps = 1e-8, β2 = 0.999)
+    assert [R.ref(n).expr for n in ("d", "lr", "adamw.eps", "adamw.beta2")] == \
+        [2, sympy.Rational(1, 2), sympy.Rational(1, 10 ** 8), sympy.Rational(999, 1000)]
+    assert R.ref("adamw.lr").kind == "size"
+    s = R.ref("sgd[3].p[鱼]")
+    assert (s.name, s.pretty, s.kind, s.opt, s.step, s.part) == ("sgd[3].p[2]", "sgd[3].p[鱼]", "state", "sgd", 3, "p")
+    for m in ("m", "v", "mhat", "vhat", "update", "decay"):
+        a = R.ref(f"adamw[2].{m}[W,0,鱼]")
+        assert (a.name, a.node, a.part, a.group) == (f"adamw[2].{m}[W,0,2]", "W[0,2]", "moment", m)
+    assert R.ref("adamw[1].lr").part == "lr" and R.ref("sgd[1].clip_coef").part == "clip_coef"
+    assert R.ref("sgd[1].grad_W[0,2]").part == "grad" and R.ref("sgd[1].grad_z[0]").part == "node"
+    assert R.ref("sgd_wrong_order[1].W[0,2]").part == "param"
+    assert [n for n in R.sizes() if n.name == "lr"][0].expr == sympy.Rational(1, 2)
+    # the Ref's ball is the Derivation's: m after one AdamW step is (1 − β1)·g = g/10
+    with mpmath.workdps(40):
+        m = ball_mid(R.ref("adamw[1].m[W,0,2]").ball(200))
+        grad = ball_mid(R.ref("grad_W[0,2]").ball(200))
+        assert abs(m - grad / 10) < mpmath.mpf(10) ** -35
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("sgd_wrong_order[1].z[0]", "sgd_wrong_order[k] has loss"),
+    ("adamw[0].m[W,0,2]", "after an update"),
+    ("adamw[1].m[W]", "expected m[PARAM,i,j]"),
+    ("head_step.E[0,0]", "tied transformer head"),
+])
+def test_the_registry_says_what_is_wrong(bigram, text, fragment):
+    from symgpt.names import RefError
+    with pytest.raises(RefError, match=re.escape(fragment)):
+        bigram.registry.ref(text)
+
+
+def test_layer_prefixes_and_head_step(seed, tmp_path):
+    R = seed.registry
+    h = R.ref("head_step.E[你,0]")
+    assert (h.name, h.pretty, h.kind) == ("head_step.E[4,0]", "head_step.E[你,0]", "head_step")
+    assert h.expr == seed.head_step("E[4,0]")
+    assert R.ref("head_step.loss").expr is None
+    import oracle
+    d = derivation_of(write_spec(tmp_path, oracle.random_spec_toml(seed=1, V=5, d=4, heads=2, d_ff=4,
+                                                                    layers=2, T=3)))
+    q = d.registry.ref("l1.Q[2,3]")
+    assert (q.group, q.index, q.shape) == ("l1.Q", (2, 3), (3, 4))
+    assert d.registry.ref("sgd[1].l0.W_Q[0,1]").part == "param"

@@ -267,3 +267,71 @@ def test_certified_functions_of_rationals(a, b, fn, n):
     # values ≥ 10^(n−1) hit the integer-rounding bug (test_round_significant_large_values)
     assume(exact == 0 or abs(exact) < Fraction(10) ** (n - 1))
     assert ev.certified("y", lambda v: round_significant(v, n), n) == ref_round_significant(exact, n)
+
+
+# ---------------------------------------------------------------- the one certifier
+
+def test_certify_raises_precision_until_the_rounding_is_proven():
+    # 0.00049999 (below the tie 0.0005) in a ball of radius 2^-(prec/4): 3 decimals need
+    # a radius under 10^-8, i.e. prec/4 > log2(10^8) ≈ 26.6, so 64 bits fail and 128 succeed
+    from flint import arb, fmpq
+    from symgpt.numeric import certify
+    seen = []
+
+    def ball_at(prec):
+        seen.append(prec)
+        return arb(fmpq(49999, 10 ** 8), fmpq(1, 2 ** (prec // 4)))
+    c = certify(ball_at, lambda b: round_decimals(b, 3), what="x", start=64)
+    assert (c.value, c.prec, seen) == ("0.000", 128, [64, 128])
+
+
+def test_certify_reads_an_exact_tie_and_never_guesses():
+    from flint import arb, fmpq
+    from symgpt.numeric import MAX_PREC, certify
+    tie = fmpq(1, 2000)  # 0.0005: on the boundary between 0.000 and 0.001
+    seen = []
+
+    def ball_at(prec):
+        seen.append(prec)
+        return arb(tie, fmpq(1, 2 ** prec))  # never inside one rounding interval
+    c = certify(ball_at, lambda b: round_decimals(b, 3), what="x", exact=lambda: tie, start=64)
+    assert c.value == "0.001" and c.ball == tie and c.prec == 8 * 64   # half away from zero, by hand
+    seen.clear()
+    with pytest.raises(UndecidableError, match="rounding boundary"):
+        certify(ball_at, lambda b: round_decimals(b, 3), what="x", start=64)
+    assert seen[-1] == MAX_PREC and seen == [64 * 2 ** k for k in range(len(seen))]
+
+
+def test_certify_decides_signs_and_goes_on_past_an_undecided_inner_sign():
+    from flint import arb, fmpq
+    from symgpt.numeric import certify, sign_of
+    assert [sign_of(x) for x in (fmpq(-2), fmpq(0), arb(3), arb(0, 1))] == [-1, 0, 1, None]
+
+    def ball_at(prec):
+        if prec < 256:
+            raise UndecidableError("an inner sign")
+        return arb(fmpq(-1, 10 ** 30), fmpq(1, 2 ** prec))
+    c = certify(ball_at, sign_of, what="x", start=64)
+    assert (c.value, c.prec) == (-1, 256)
+    with pytest.raises(UndecidableError, match="an inner sign"):
+        certify(ball_at, sign_of, what="x", start=64, stop=128)
+
+
+# ---------------------------------------------------------------- IEEE float64
+
+def test_float64_values_are_what_plain_floats_give():
+    import math
+    from symgpt.graph import ReLU
+    from symgpt.numeric import float64_values
+    g = Graph()
+    a = g.param("a", "a", (), sympy.Rational(1, 10))
+    b = g.param("b", "b", (), sympy.Rational(-7, 3))
+    s = g.define("s", "s", (), sympy.exp(a) + sympy.exp(b) + sympy.exp(2 * a))
+    g.define("q", "q", (), sympy.exp(a) / s)
+    g.define("r", "r", (), ReLU(b) + ReLU(a) * sympy.sqrt(s) - sympy.log(s) / 3)
+    got = float64_values(g)
+    A, B = 0.1, -7 / 3
+    S = math.exp(A) + math.exp(B) + math.exp(2 * A)
+    want = [A, B, S, math.exp(A) / S, max(A, 0.0) * math.sqrt(S) - math.log(S) / 3]
+    assert got == want   # bit for bit
+    assert float64_values(g, {"a": 0.5})[3] == math.exp(0.5) / (math.exp(0.5) + math.exp(B) + math.exp(1.0))

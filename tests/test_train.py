@@ -15,7 +15,7 @@ import sympy
 import oracle
 from conftest import BIGRAM, SEED, assert_close, derivation_of, write_spec
 from symgpt.derive import bigram_gradients, softmax_ce_steps
-from symgpt.numeric import UndecidableError, round_decimals
+from symgpt.numeric import UndecidableError, round_decimals, round_significant
 from symgpt.train import Trace, gradcheck, gradcheck_table, param_count
 
 if os.environ.get("CI") == "true":
@@ -316,3 +316,30 @@ def test_trace_reads_any_node_at_a_state(seed):
         assert abs(float(t.value(1, f"logits[{v}]", digits=20)) - float(out["logits"][v].detach())) < 1e-14
     A = out["blocks"][0]["A"][0].detach()  # (heads, T, T)
     assert abs(float(t.value(1, "A[1,0]", digits=20)) - float(A[1][0])) < 1e-14
+
+
+def test_gradcheck_table_float64_column_is_ieee_float64(bigram):
+    """The round-off column against a plain float64 bigram written here, the same formula
+    L = −z_t + ln Σ e^{z_k} a float64 program (PyTorch's autograd test, say) evaluates."""
+    from conftest import ref_round_significant, to_fraction
+    E = [[0.1, 0.2], [0.3, -0.1], [-0.2, 0.4]]
+    W = [[0.5, -0.3, 0.1], [0.2, 0.4, -0.5]]
+    x = E[1]                                               # input 吃, target 鱼 = 2
+
+    def loss(w02):
+        Wm = [W[0][:2] + [w02], W[1]]
+        z = [x[0] * Wm[0][v] + x[1] * Wm[1][v] for v in range(3)]
+        return -z[2] + math.log(math.exp(z[0]) + math.exp(z[1]) + math.exp(z[2]))
+    with mpmath.workdps(60):                               # ∂L/∂W[0,2] = x0·(p2 − 1), exactly
+        xs = [mpmath.mpf(3) / 10, mpmath.mpf(-1) / 10]
+        Ws = [[mpmath.mpf(5) / 10, mpmath.mpf(-3) / 10, mpmath.mpf(1) / 10],
+              [mpmath.mpf(2) / 10, mpmath.mpf(4) / 10, mpmath.mpf(-5) / 10]]
+        zs = [xs[0] * Ws[0][v] + xs[1] * Ws[1][v] for v in range(3)]
+        grad = xs[0] * (mpmath.exp(zs[2]) / mpmath.fsum(mpmath.exp(z) for z in zs) - 1)
+        rows = gradcheck_table(bigram, "W[0,2]")
+        for e, row in zip(range(1, 13), rows):
+            h = float(f"1e-{e}")
+            fd = (loss(0.1 + h) - loss(0.1 - h)) / (2 * h)
+            want = ref_round_significant(to_fraction(mpmath.mpf(fd) - grad), 3)
+            assert round_significant(row["error_float64"], 3) == want, e
+    assert round_significant(rows[5]["error_float64"], 3) == "-7.41e-11"   # h = 1e-6 (issue 8)
