@@ -29,7 +29,8 @@ from flint import fmpq
 from .claims import ClaimsFile, Verdict, judge_all, read_claims, show
 from .cli import InputError, run
 from .derivation import DERIVATIONS, Derivation, find_spec
-from .refs import ADAMW, FUNCTIONS, SIZES
+from .names import MOMENTS
+from .refs import FUNCTIONS
 from .spec import load_spec
 
 _LOADED: dict = {}
@@ -243,29 +244,19 @@ def list_names(d) -> str:
     s = d.spec
     lines = [f"{s.path}: {s.kind}, tokens {', '.join(s.vocab)} (an index v is a token or 0..{s.V - 1})",
              "quantities (graph nodes):"]
-    for name, shape, meaning in d.names():
-        grp = d.graph.groups[name]
-        ref = f"{name}[{','.join(grp.axes)}]" if shape else name
+    for ref, shape, meaning in d.registry.groups():
         dims = "×".join(map(str, shape)) if shape else "scalar"
         lines.append(f"  {ref:<16} {dims:<7} {meaning}")
     lines.append("sizes and constants:")
-    for name, (meaning, attr) in SIZES.items():
-        if s.kind == "transformer" or name == "d":
-            lines.append(f"  {name:<16} {_number(getattr(s, attr)):<7} {meaning}")
-    lines.append(f"  {'lr':<16} {_number(s.training.lr):<7} SGD learning rate")
-    for name, meaning in ADAMW.items():
-        lines.append(f"  {'adamw.' + name:<16} {_number(getattr(s.training.adamw, name)):<7} {meaning}")
+    for r in d.registry.sizes():
+        if s.kind == "transformer" or r.name in ("d", "lr") or r.name.startswith("adamw."):
+            lines.append(f"  {r.name:<16} {_number(r.expr):<7} {r.meaning}")
     steps = s.training.steps
     lines.append(f"training states (k = 0..{steps}; state k is the model after k updates):")
     lines.append(f"  {'sgd[k].NAME':<28} any quantity above after k updates (loss, p[v], a parameter, "
                  f"grad_PARAM[…] as the batch mean), lr, clip_coef")
     lines.append(f"  {'adamw[k].NAME':<28} the same names, for AdamW; and, for k ≥ 1 (PARAM,i,j = W,0,2):")
-    for name, meaning in (("m", "first moment β1·m + (1 − β1)·g"),
-                          ("v", "second moment β2·v + (1 − β2)·g²"),
-                          ("mhat", "bias-corrected m / (1 − β1^k)"),
-                          ("vhat", "bias-corrected v / (1 − β2^k)"),
-                          ("update", "adaptive step η·mhat/(√vhat + ε)"),
-                          ("decay", "decoupled weight decay η·λ·θ")):
+    for name, meaning in MOMENTS.items():
         lines.append(f"  {'adamw[k].' + name + '[PARAM,i,j]':<28} {meaning}")
     lines.append(f"  {'sgd_wrong_order[k].NAME':<28} loss, p[v], parameters: SGD updating E with a gradient "
                  f"taken after the other weights moved")
