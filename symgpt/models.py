@@ -12,6 +12,7 @@ import sympy
 from .graph import Graph
 from .layers import (add, attention, embedding, layernorm, linear, param, positional,
                      relu, softmax_loss, tensor)
+from .names import base
 
 MEANING = {
     "E": ("token embedding matrix (V × d)", ("v", "j")),
@@ -35,8 +36,7 @@ MEANING = {
 def _params(g: Graph, spec) -> dict:
     out = {}
     for name, values in spec.params.items():
-        base = name.split(".")[-1]
-        meaning, axes = MEANING[base]
+        meaning, axes = MEANING[base(name)]
         out[name] = param(g, name, values, meaning, axes)
     return out
 

@@ -98,6 +98,15 @@ def join(group: str, index) -> str:
     return f"{group}[{','.join(map(str, index))}]" if index else group
 
 
+def base(group: str) -> str:
+    """A group's name without its layer prefix: ``l0.W_Q`` → ``W_Q``.
+
+    >>> base("l1.LN2"), base("E")
+    ('LN2', 'E')
+    """
+    return group.rpartition(".")[2]
+
+
 def learnable(spec, graph) -> list:
     """Names of the parameters an optimizer updates, in definition order.
 
@@ -108,7 +117,7 @@ def learnable(spec, graph) -> list:
     """
     keep_ln = spec.training.learnable_ln
     return [n for n in graph.order if graph.nodes[n].expr is None
-            and (keep_ln or graph.nodes[n].group.split(".")[-1] not in LN_GROUPS)]
+            and (keep_ln or base(graph.nodes[n].group) not in LN_GROUPS)]
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from . import sampling
-from .names import ADAMW, SIZES, RefError
+from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
 from .numeric import UNARY, Certified, certify, power, sign_of
 from .train import gradcheck, param_count
 

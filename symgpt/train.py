@@ -16,22 +16,17 @@ over named quantities (``θ − η·grad_θ``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import sympy
 from flint import arb, ctx, fmpq
 
 from .models import differentiated
-from .names import LN_GROUPS, Ref
+from .names import LN_GROUPS, Ref, base
 from .names import learnable as _learnable
 from .numeric import (Evaluator, UndecidableError, certify, float64_values, prec_for_digits, round_decimals,
                       round_significant, to_flint)
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
-
-
-def _base(group: str) -> str:
-    return group.split(".")[-1]
 
 
 def learnable(d) -> list:
@@ -188,7 +183,7 @@ class Trace:
         groups = self.d.spec.training.decay_groups
         for n in self.names:
             gr = grads[n]
-            decays = not groups or _base(self.d.graph.nodes[n].group) not in NO_DECAY
+            decays = not groups or base(self.d.graph.nodes[n].group) not in NO_DECAY
             new.decay[n] = lr * wd * params[n] if decays else fmpq(0)
             m[n] = b1 * m[n] + (1 - b1) * gr
             v[n] = b2 * v[n] + (1 - b2) * gr * gr

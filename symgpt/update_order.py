@@ -24,14 +24,14 @@ from __future__ import annotations
 
 from flint import ctx
 
-from .names import Ref
+from .names import Ref, base
 from .numeric import Evaluator, to_flint
 from .train import learnable
 
 
 def _first(d, name: str) -> bool:
     """Parameters updated before E's gradient is taken: everything but E."""
-    return d.graph.nodes[name].group.split(".")[-1] != "E"
+    return base(d.graph.nodes[name].group) != "E"
 
 
 class WrongOrderTrace:

@@ -335,3 +335,53 @@ def test_float64_values_are_what_plain_floats_give():
     want = [A, B, S, math.exp(A) / S, max(A, 0.0) * math.sqrt(S) - math.log(S) / 3]
     assert got == want   # bit for bit
     assert float64_values(g, {"a": 0.5})[3] == math.exp(0.5) / (math.exp(0.5) + math.exp(B) + math.exp(1.0))
+
+
+# ---------------------------------------------------------------- the engine's structure
+
+ENGINE = ("numeric", "derivation", "refs", "claims", "train", "update_order", "verify", "sampling", "derive",
+          "spec", "graph", "cli", "__init__", "models", "layers", "names")
+
+
+def _own_imports(path):
+    """(our modules imported at the top of a file, those imported inside a function)."""
+    import ast
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    body, top, nested = {id(n) for n in tree.body}, set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("symgpt")):
+            mods = [node.module.split(".")[-1]] if node.module else [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            mods = [a.name.split(".")[-1] for a in node.names if a.name.startswith("symgpt")]
+        else:
+            continue
+        if id(node) in body:
+            top.update(mods)
+        else:
+            nested.extend(mods)
+    return top, nested
+
+
+def test_engine_modules_have_no_hidden_imports_and_no_cycles():
+    from pathlib import Path
+    import symgpt
+    root = Path(symgpt.__file__).parent
+    graph = {}
+    for m in ENGINE:
+        top, nested = _own_imports(root / f"{m}.py")
+        assert not nested, f"{m}.py imports {nested} inside a function"
+        graph[m] = {t for t in top if t in ENGINE and t != m}
+    done, active = set(), []
+
+    def visit(m):  # depth-first: a module met again while active closes a cycle
+        assert m not in active, f"import cycle: {' → '.join(active + [m])}"
+        if m in done:
+            return
+        active.append(m)
+        for t in graph[m]:
+            visit(t)
+        active.pop()
+        done.add(m)
+    for m in graph:
+        visit(m)
+    assert "derivation" not in graph["train"] and "train" in graph["derivation"]
