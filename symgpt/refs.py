@@ -377,6 +377,15 @@ def _q(x) -> fmpq:
 
 _NOT_REAL = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
 
+
+def _real(e) -> bool:
+    """No infinity, NaN or imaginary unit in a new expression: its parts were checked
+    when they were made, so only the top and its arguments can be new (log 0, 0^-1, √-1)."""
+    return id(e) not in _NOT_REAL_IDS and not any(id(a) in _NOT_REAL_IDS for a in e.args)
+
+
+_NOT_REAL_IDS = {id(x) for x in _NOT_REAL}  # SymPy's singletons: identity, not ==
+
 _SYMPY_BINARY = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
@@ -420,11 +429,11 @@ class _Binder:
             return Quantity(lambda prec: -a.ball(prec))
         if kind in ("add", "sub", "mul", "div", "pow"):
             a, b = self.scalar(t[1]), self.scalar(t[2])
-            if kind == "div" and b.expr == 0:
+            if kind == "div" and b.expr is sympy.S.Zero:
                 raise ZeroDivisionError("division by zero")
             if a.expr is not None and b.expr is not None:
                 e = _SYMPY_BINARY[kind](a.expr, b.expr)
-                if not e.has(*_NOT_REAL):
+                if _real(e):
                     return self.expr(e)
             return Quantity(_BINARY[kind](a, b))
         if kind == "call":
@@ -469,7 +478,7 @@ class _Binder:
             a = self.scalar(args[0])
             if a.expr is not None:
                 e = _SYMPY_UNARY[f](a.expr)
-                if not e.has(*_NOT_REAL):
+                if _real(e):
                     return self.expr(e)
             g = UNARY[f]
             return Quantity(lambda prec: g(a.ball(prec)))
