@@ -216,6 +216,28 @@ def test_minibatch_averages_gradients(tmp_path):
             assert abs(float(t.value(1, f"E[{i},{j}]", digits=20)) - want) < 1e-14
 
 
+def test_trace_builds_each_further_example_with_the_given_builder(tmp_path):
+    """A trace takes a model builder, not a Derivation: it is called once per extra example,
+    and the mean loss of state 0 is the mean of the two examples' losses (float64 here)."""
+    from symgpt.models import differentiated
+    text = BIGRAM.read_text(encoding="utf-8").replace(
+        "[training.adamw]", '[[training.examples]]\ninput = ["猫"]\ntarget = "吃"\n\n[training.adamw]')
+    d = derivation_of(write_spec(tmp_path, text))
+    calls = []
+
+    def build(tokens, target):
+        calls.append((tuple(tokens), target))
+        return differentiated(d.spec, tokens, target)
+    t = Trace(d, "sgd", 1, build=build)
+    assert calls == [((0,), 1)]                              # 猫 → 吃, ids 0 and 1
+    E, W = [[0.1, 0.2], [0.3, -0.1], [-0.2, 0.4]], [[0.5, -0.3, 0.1], [0.2, 0.4, -0.5]]
+
+    def loss(i, y):
+        z = [E[i][0] * W[0][v] + E[i][1] * W[1][v] for v in range(3)]
+        return -z[y] + math.log(sum(math.exp(x) for x in z))
+    assert abs(float(t.value(0, "loss", digits=20)) - (loss(1, 2) + loss(0, 1)) / 2) < 1e-14
+
+
 def test_language_model_loss_over_every_position(tmp_path):
     """all_positions: mean of −ln p over each position's next token, as in torch."""
     text = SEED.read_text(encoding="utf-8").replace(
