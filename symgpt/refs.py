@@ -17,7 +17,9 @@ Names are the graph's quantities (``A[1,0]``, ``p[你]``, ``E[你,1]``,
 ``d_ff``, ``heads``, ``layers``, ``ln_eps``, ``pe_base``, ``lr``, ``adamw.eps``
 and the other AdamW settings in :data:`ADAMW`), training
 states (``sgd[5].loss``, ``adamw[1].m[W,0,2]``, ``sgd_wrong_order[1].loss``)
-and document 000's head-only step (``head_step.E[你,0]``).  ``python -m
+and document 000's head-only step (``head_step.E[你,0]``): every name is
+resolved by :mod:`symgpt.names`, the one vocabulary.  Nesting (parentheses,
+unary signs, powers, operator chains) is bounded by :data:`MAX_DEPTH`.  ``python -m
 symgpt.verify --list SPEC`` prints them all; :data:`FUNCTIONS` lists the
 functions.  A bound reference encloses its value at any precision: an exact
 ``fmpq`` while the arithmetic is rational, an ``arb`` ball otherwise.
