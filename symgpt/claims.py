@@ -452,17 +452,22 @@ def bind_claims(cf: ClaimsFile, d) -> list:
     ...
     symgpt.claims.ClaimError: x.claims.toml: claim 1 (line 4, ref 'p[狗]'): p[狗]: index '狗' out of range; expected 0..2 or a token
     """
-    out = []
+    out, bound = [], {}
+
+    def quantity(text):  # a reference printed again is bound (and enclosed) once
+        if text not in bound:
+            bound[text] = bind(parse(text), d)
+        return bound[text]
     for c in cf.claims:
         try:
             parse_printed(c.printed)
-            q = bind(parse(c.ref), d)
+            q = quantity(c.ref)
             if q.vector:
                 raise ExprError("a claim is one number; a slice ':' belongs inside sum, mean, var or dot")
             cq = None
             if c.chain is not None:
                 try:
-                    cq = bind(parse(c.chain), d)
+                    cq = quantity(c.chain)
                 except ExprError as e:
                     raise ExprError(f"chain {c.chain!r}: {e}") from None
         except (ExprError, ValueError, KeyError, ArithmeticError) as e:

@@ -484,6 +484,18 @@ def sign_of(v) -> int | None:
     return 1 if v > 0 else -1 if v < 0 else None
 
 
+class _Reads:
+    """A symbol → slot map that remembers how many leading slots a compiled closure reads."""
+
+    def __init__(self, slot):
+        self.slot, self.upto = slot, 0
+
+    def __getitem__(self, sym):
+        i = self.slot[sym]
+        self.upto = max(self.upto, i + 1)
+        return i
+
+
 _SHARED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # graph -> {node: closure}
 
 
@@ -527,10 +539,15 @@ class Evaluator:
     @property
     def ties(self) -> set:
         """ReLU inputs proven exactly 0: where ReLU(0) = 0 and ReLU'(0) = 0 were used."""
+        if not self.zeros:
+            return set()
         g = self.graph
-        inputs = {g.by_sym[f.args[0]] for n in g.order if g.nodes[n].expr is not None
-                  for f in g.nodes[n].expr.atoms(ReLU, Step)}
-        return self.zeros & inputs
+        key = ("relu inputs", len(g.order))  # the graph may grow; its ReLU inputs are found once per size
+        shared = _SHARED.setdefault(g, {})
+        if key not in shared:
+            shared[key] = {g.by_sym[f.args[0]] for n in g.order if g.nodes[n].expr is not None
+                           for f in g.nodes[n].expr.atoms(ReLU, Step)}
+        return self.zeros & shared[key]
 
     def exact(self) -> bool:
         """True when every leaf is exact (so SymPy's zero test applies)."""
@@ -625,8 +642,8 @@ class Evaluator:
         self._sync()
         f = self._exprs.get(expr)
         if f is None:
-            upto = 1 + max((self.slot[x] for x in expr.free_symbols), default=-1)
-            f = self._exprs[expr] = (compile_expr(expr, self.slot, self._sign_of), upto)
+            slot = _Reads(self.slot)
+            f = self._exprs[expr] = (compile_expr(expr, slot, self._sign_of), slot.upto)
         return f
 
     def expr_ball(self, expr, prec: int):
