@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -243,14 +244,21 @@ def environment(fmt: str) -> jinja2.Environment:
     return jinja2.Environment(**opts)
 
 
-def render_doc(doc: dict, fmt: str, lang: str) -> str:
-    """One document in one format and language (``md`` or ``tex``)."""
+@functools.lru_cache(maxsize=None)
+def _document_template(fmt: str, lang: str):
+    """The compiled document template of a format and language (compiled once per process)."""
     L = load_lang(lang)
     f = Markdown(L) if fmt == "md" else LaTeX(L)
     env = environment(fmt)
     env.filters.update(esc=f.esc, val=f.value, cell=f.cell, calc=line_tex)
     env.globals.update(say=f.say, words=f.words)
-    text = env.get_template(f"{fmt}/document.{fmt}.j2").render(doc=doc, L=L, lang=lang)
+    return env.get_template(f"{fmt}/document.{fmt}.j2"), L
+
+
+def render_doc(doc: dict, fmt: str, lang: str) -> str:
+    """One document in one format and language (``md`` or ``tex``)."""
+    template, L = _document_template(fmt, lang)
+    text = template.render(doc=doc, L=L, lang=lang)
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
