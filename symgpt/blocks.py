@@ -52,22 +52,31 @@ def tok(s) -> dict:
     return {"t": "tok", "v": s}
 
 
-def math(s) -> dict:
-    """A LaTeX formula shown inline.
+def math(s, figs=None) -> dict:
+    """A LaTeX formula shown inline; ``figs`` the (reference, printed) pairs of the figures in it.
 
     >>> math(r"\\sqrt{2}")["v"]
     '\\\\sqrt{2}'
     """
-    return {"t": "math", "v": s}
+    return {"t": "math", "v": s} if not figs else {"t": "math", "v": s, "figs": list(figs)}
 
 
-def tex(s) -> dict:
-    """Raw LaTeX for a place inside ``$…$`` of a sentence (a number or a formula).
+def tex(s, figs=None) -> dict:
+    """Raw LaTeX for a place inside ``$…$`` of a sentence (a number or a formula), figures as in :func:`math`.
 
-    >>> tex("0.5")
-    {'t': 'tex', 'v': '0.5'}
+    >>> tex("0.5"), tex("0.5", [("x[0]", "0.5")])["figs"]
+    ({'t': 'tex', 'v': '0.5'}, [('x[0]', '0.5')])
     """
-    return {"t": "tex", "v": str(s)}
+    return {"t": "tex", "v": str(s)} if not figs else {"t": "tex", "v": str(s), "figs": list(figs)}
+
+
+def vec(xs) -> str:
+    """LaTeX of a row vector of strings.
+
+    >>> vec(["0.5", "1.8"])
+    '\\\\left(0.5,\\\\; 1.8\\\\right)'
+    """
+    return r"\left(" + r",\; ".join(xs) + r"\right)"
 
 
 def word(key) -> dict:
@@ -109,11 +118,12 @@ def sub(key, **args) -> dict:
     return {"kind": "sub", "key": key, "args": args}
 
 
-def display(*lines) -> dict:
+def display(*lines, figs=None) -> dict:
     r"""Display math; several lines are aligned at their ``&`` (one line is not).
 
     A line is LaTeX text, or a resolved typed step (:mod:`symgpt.steps`),
-    laid out by the templates' ``calc`` filter (:func:`line_tex`).
+    laid out by the templates' ``calc`` filter (:func:`line_tex`); ``figs``:
+    the (reference, printed) pairs of the figures inside text lines.
 
     >>> display("a &= b", "c &= d")["lines"], display("a &= b \\& c")["lines"]
     (['a &= b', 'c &= d'], ['a = b \\& c'])
@@ -121,7 +131,10 @@ def display(*lines) -> dict:
     lines = [ln for ln in lines if ln]
     if len(lines) == 1 and isinstance(lines[0], str):
         lines = [_drop_alignment(lines[0])]
-    return {"kind": "math", "lines": lines, "aligned": len(lines) > 1}
+    out = {"kind": "math", "lines": lines, "aligned": len(lines) > 1}
+    if figs:
+        out["figs"] = list(figs)
+    return out
 
 
 def line_tex(ln, aligned: bool = True) -> str:
@@ -285,6 +298,16 @@ class Numbers:
     def calc(self, *lines) -> dict:
         """Display math whose typed lines are resolved: figures printed, relations chosen."""
         return display(*[self.pr.resolve(ln) if isinstance(ln, dict) else ln for ln in lines if ln])
+
+    def vec(self, refs, k=None, kind=math) -> dict:
+        """A row vector of figures as a ``math`` (or ``tex``) value that carries their references.
+
+        >>> import symgpt
+        >>> Numbers(symgpt.load("bigram"), 4).vec(["x[0]", "x[1]"])["figs"]
+        [('x[0]', '0.3000'), ('x[1]', '-0.1000')]
+        """
+        figs = [(r, self.v(r, k)) for r in refs]
+        return kind(vec([f for _, f in figs]), figs)
 
     def cell(self, ref, k=None) -> dict:
         """A table cell printing ``ref`` (a claim of the document)."""

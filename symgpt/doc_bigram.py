@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import sympy
 
+from . import sampling
+from .blocks import derivation_step, display, figure, math, mtext, note, num, sub, table, tex, text, tok, vec, word
 from .derive import bigram_gradients, softmax_ce_steps
-from .blocks import derivation_step, display, figure, math, mtext, note, num, sub, table, tex, text, tok, word
-from .doc_transformer import W, _bm, vec
+from .doc_transformer import W, _bm
 from .figures import bars, line as curve
 from .numeric import round_decimals, round_significant
 from .steps import Dot, Group, Mul, Sub, Vec, exact, fig, line, result
 from .train import gradcheck, gradcheck_table, param_count
-from . import sampling
 
 
 def sections(d, n):
@@ -53,15 +53,15 @@ class _C:
 def forward(d, n, figs):
     s, g = d.spec, d.graph
     i, t = s.input[-1], s.target
-    x = [n.v(f"x[{j}]") for j in range(s.d)]
-    z = [n.v(f"z[{v}]") for v in range(s.V)]
-    ez = [n.e(sympy.exp(g.sym(f"z[{v}]"))) for v in range(s.V)]
     p = [n.v(f"p[{v}]") for v in range(s.V)]
+    ez = n.vec([f"exp(z[{v}])" for v in range(s.V)])
+    pv = n.vec([f"p[{v}]" for v in range(s.V)])
     rows = [
-        [num(1), math(rf"x = E[{i}]"), math(vec(x))],
-        [num(2), math(r"z = x W"), math(vec(z))],
+        [num(1), math(rf"x = E[{i}]"), n.vec([f"x[{j}]" for j in range(s.d)])],
+        [num(2), math(r"z = x W"), n.vec([f"z[{v}]" for v in range(s.V)])],
         [num(3), math(r"p_j = e^{z_j} / \sum_k e^{z_k}"),
-         math(rf"e^{{z}} = {vec(ez)},\ Z = {n.v('sum_exp')},\ p = {vec(p)}")],
+         math(rf"e^{{z}} = {ez['v']},\ Z = {n.v('sum_exp')},\ p = {pv['v']}",
+              ez["figs"] + [("sum_exp", n.v("sum_exp"))] + pv["figs"])],
         [num(4), math(rf"p_{{{mtext(s.vocab[t])}}} = p_{{{t}}}"), n.cell(f"p[{t}]")],
         [num(5), math(r"\mathcal{L} = -\ln p_{" + str(t) + "}"), n.cell("loss")],
     ]
@@ -105,7 +105,8 @@ def outer(d, n):
         display(r"\frac{\partial \mathcal{L}}{\partial W} = x^{\top} (p - y),\qquad "
                 r"\frac{\partial \mathcal{L}}{\partial W_{ij}} = x_i \,(p_j - y_j)"),
         display(r"\frac{\partial \mathcal{L}}{\partial W} = \begin{bmatrix} "
-                + r" \\ ".join(" & ".join(r) for r in gW) + r" \end{bmatrix}"),
+                + r" \\ ".join(" & ".join(r) for r in gW) + r" \end{bmatrix}",
+                figs=[(f"grad_W[{a},{b}]", gW[a][b]) for a in range(s.d) for b in range(s.V)]),
         text("bigram_outer.one", ij=tex(f"W_{{0{t}}}")),
         n.calc(line(rf"\frac{{\partial \mathcal{{L}}}}{{\partial W_{{0{t}}}}}",
                     Mul(fig("x[0]"), Group(Sub(fig(f"p[{t}]"), exact("1")))), f"grad_W[0,{t}]",
@@ -125,10 +126,11 @@ def check(d, n):
     names = list(s.training.gradcheck_params)
     for ref in names:
         c = gradcheck(d, ref, h)
+        numeric = f"gradcheck({d.node(ref)}, {n.rational(h)})"
         rows.append([math(_param_tex(d, ref)),
-                     num(_certain(round_decimals(c.numeric, k6), ref)),
-                     num(_certain(round_decimals(c.analytic, k6), ref)),
-                     num(_certain(round_significant(c.difference, 3), ref))])
+                     num(_certain(round_decimals(c.numeric, k6), ref), numeric),
+                     num(_certain(round_decimals(c.analytic, k6), ref), f"grad_{d.node(ref)}"),
+                     num(_certain(round_significant(c.difference, 3), ref), f"{numeric}-grad_{d.node(ref)}")])
     steps = [text("bigram_gradcheck.intro"),
              display(r"\frac{\mathcal{L}(\theta + h) - \mathcal{L}(\theta - h)}{2h} \approx \frac{\partial \mathcal{L}}{\partial \theta}"),
              text("bigram_gradcheck.h", h=tex(n.tex_rational(h)), k=num(k6))]
@@ -176,7 +178,9 @@ def sgd(d, n, figs):
                     line(rf"E[{i}]^{{\mathrm{{new}}}}", Sub(e_old, Mul(n.const(tr.lr), g_x)),
                          Vec(*[result(f"sgd[1].E[{i},{j}]") for j in range(s.d)]))),
              text("bigram_sgd.after", count=num(param_count(d))),
-             display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v('loss')} \to {n.v('sgd[1].loss')}"),
+             display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v('loss')} \to {n.v('sgd[1].loss')}",
+                     figs=[(f"sgd[1].p[{v}]", p1[v]) for v in range(s.V)]
+                     + [("loss", n.v("loss")), ("sgd[1].loss", n.v("sgd[1].loss"))]),
              text("bigram_sgd.gain", target=tok(s.vocab[t]), p0=n.cell(f"p[{t}]"), p1=n.cell(f"sgd[1].p[{t}]"),
                   drop=n.cell("loss-sgd[1].loss"))]
     if tr.steps >= 2:
@@ -205,11 +209,13 @@ def adamw(d, n):
         [word("adam_m"), math(rf"m = (1 - \beta_1)\, g = {R(1 - a.beta1)} \times g"), num(val(f"m[{key}]"), f"adamw[1].m[{key}]")],
         [word("adam_v"), math(rf"v = (1 - \beta_2)\, g^2 = {R(1 - a.beta2)} \times g^2"), num(val(f"v[{key}]"), f"adamw[1].v[{key}]")],
         [word("adam_hat"), math(r"\hat m = m / (1 - \beta_1),\ \hat v = v / (1 - \beta_2)"),
-         math(rf"\hat m = {val(f'mhat[{key}]')},\ \hat v = {val(f'vhat[{key}]')}")],
+         math(rf"\hat m = {val(f'mhat[{key}]')},\ \hat v = {val(f'vhat[{key}]')}",
+              [(f"adamw[1].mhat[{key}]", val(f"mhat[{key}]")), (f"adamw[1].vhat[{key}]", val(f"vhat[{key}]"))])],
         [word("adam_step"), math(r"\eta\, \hat m / (\sqrt{\hat v} + \epsilon)"), num(val(f"update[{key}]"), f"adamw[1].update[{key}]")],
         [word("adam_decay"), math(r"\eta \lambda \theta"), num(val(f"decay[{key}]"), f"adamw[1].decay[{key}]")],
         [word("adam_new"), math(r"\theta - \eta\lambda\theta - \eta\, \hat m / (\sqrt{\hat v} + \epsilon)"),
-         math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}")],
+         math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}",
+              [(f"adamw[1].{name}", tr.value(1, name, decimals=n.k + 3))])],
     ]
     sgd_step = n.e(a.lr * g.sym(f"grad_{name}"), n.k + 3)
     return {"id": "bigram_adamw", "steps": [

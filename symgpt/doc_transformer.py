@@ -19,10 +19,10 @@ from __future__ import annotations
 import sympy
 
 from . import sampling
+from .blocks import derivation_step, display, figure, math, mtext, note, num, pos, sub, table, tex, text, tok, vec, word
 from .derive import softmax_ce_steps
-from .blocks import derivation_step, display, figure, math, mtext, note, num, pos, sub, table, tex, text, tok, word
-from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
 from .figures import bars, heatmap, line as curve
+from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
 from .train import learnable, param_count
 
 DESC = {"E": "use_E", "W_out": "use_W_out", "W_Q": "use_W_Q", "W_K": "use_W_K", "W_V": "use_W_V",
@@ -32,15 +32,6 @@ PARAM_TEX = {"E": "E", "W_out": r"W_{\mathrm{out}}", "W_Q": "W_Q", "W_K": "W_K",
              "W_O": "W_O", "W_1": "W_1", "b_1": "b_1", "W_2": "W_2", "b_2": "b_2",
              "gamma1": r"\gamma^{(1)}", "beta1": r"\beta^{(1)}", "gamma2": r"\gamma^{(2)}",
              "beta2": r"\beta^{(2)}"}
-
-
-def vec(xs) -> str:
-    """LaTeX of a row vector of strings.
-
-    >>> vec(["0.5", "1.8"])
-    '\\\\left(0.5,\\\\; 1.8\\\\right)'
-    """
-    return r"\left(" + r",\; ".join(xs) + r"\right)"
 
 
 def bmatrix(rows) -> str:
@@ -387,20 +378,23 @@ def residual_ln(c, l, pre, which):
                  line(r"\sigma^2", Div(Group(Add(*dev)), dm), result(v, c.fine)),
                  line(r"\sqrt{\sigma^2 + \varepsilon}", Sqrt(Add(fig(v), eps_leaf)), sd),
                  line(rf"\mathrm{{LN}}({hl}_{{{t}}})", Vec(*out), Vec(*[result(f"{LN}[{t},{j}]") for j in range(c.dm)]))]
-        steps += [text("residual.row", t=c.posl(t), h=tex(vec(hs))), n.calc(*lines)]
+        steps += [text("residual.row", t=c.posl(t), h=n.vec([f"{H}[{t},{j}]" for j in range(c.dm)], kind=tex)),
+                  n.calc(*lines)]
     steps.append(c.pos_table(f"residual.LN_cap{which}", LN))
     if c.dm == 2:
         t = c.T - 1
         delta = (g.sym(f"{H}[{t},0]") - g.sym(f"{H}[{t},1]")) / 2
         ratio = sympy.Abs(delta) / sympy.sqrt(delta ** 2 + eps)
+        dref = f"abs(({H}[{t},0]-{H}[{t},1])/2)"
+        rref = f"{dref}/sqrt((({H}[{t},0]-{H}[{t},1])/2)^2+ln_eps)"
         steps += [text("residual.d2"),
                   display(r"h - \mu = (\delta, -\delta),\quad \delta = \frac{h_0 - h_1}{2},\quad "
                           r"\sigma^2 = \delta^2,\quad \mathrm{LN}(h)_j = \gamma_j \frac{\pm|\delta|}{\sqrt{\delta^2 + \varepsilon}} + \beta_j"),
-                  text("residual.d2_num", t=c.posl(t), delta=tex(n.e(sympy.Abs(delta), c.fine)),
-                       ratio=num(n.e_sig(ratio, c.k + 5)), gap=num(n.e_sig(1 - ratio, 3)))]
+                  text("residual.d2_num", t=c.posl(t), delta=tex(n.e(sympy.Abs(delta), c.fine), [(dref, n.e(sympy.Abs(delta), c.fine))]),
+                       ratio=num(n.e_sig(ratio, c.k + 5), rref), gap=num(n.e_sig(1 - ratio, 3), f"1-{rref}"))]
     if which == 2 and l == s.layers - 1:
         steps.append(note("residual.final", t=c.posl(c.T - 1),
-                          h=tex(vec([n.v(f"h_final[{j}]") for j in range(c.dm)]))))
+                          h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)))
     return {"id": f"residual{which}", "steps": steps}
 
 
@@ -452,7 +446,6 @@ def ffn(c, l, pre):
 
 def head(c):
     n, s, g = c.n, c.s, c.d.graph
-    h = [n.v(f"h_final[{j}]") for j in range(c.dm)]
     lines = []
     for v in range(c.V):
         ws = [W(f"E[{v},{j}]" if s.tied else f"W_out[{j},{v}]") for j in range(c.dm)]
@@ -463,7 +456,7 @@ def head(c):
         text("head.intro_tied" if s.tied else "head.intro_untied"),
         display(r"\mathrm{logits} = h_{\mathrm{final}} E^{\top} \in \mathbb{R}^{" + str(c.V) + "}" if s.tied
                 else r"\mathrm{logits} = h_{\mathrm{final}} W_{\mathrm{out}} \in \mathbb{R}^{" + str(c.V) + "}"),
-        text("head.h", h=tex(vec(h))),
+        text("head.h", h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)),
         n.calc(*lines),
         table("head.cap", [word("token"), word("logit")], rows),
         note("head.skipped")]}
@@ -502,7 +495,8 @@ def sample(c):
     best = sampling.greedy(d)
     order, _ = sampling.ranking(d)
     steps = [text("sample.intro"), sub("sample.greedy"),
-             display(rf"\arg\max_v p_v = {best.id} \;\Rightarrow\; {mtext(best.token)},\quad p = {n.v(f'p[{best.id}]')}"),
+             n.calc(line(r"\arg\max_v p_v", None, result(f"p[{best.id}]"),
+                         formula=rf"{best.id} \;\Rightarrow\; {mtext(best.token)},\quad p")),
              text("sample.greedy_right" if best.id == s.target else "sample.greedy_wrong",
                   best=tok(best.token), target=tok(s.vocab[s.target]))]
     if best.ties:
@@ -527,9 +521,10 @@ def sample(c):
     tk = sampling.top_k(d, sp.top_k)
     kept = [{"t": "share", "v": n.e(100 * n.sym(f"p[{v}]"), max(c.k - 2, 0)), "tok": s.vocab[v], "pos": str(v),
              "ref": f"p[{v}]"} for v in tk.kept]
-    renorm = vec([n.e(tk.probs[v]) for v in tk.kept])
+    renorm = tex(vec([n.e(tk.probs[v]) for v in tk.kept]),
+                 [(f"topk({sp.top_k}, {v})", n.e(tk.probs[v])) for v in tk.kept])
     steps += [sub("sample.topk", k=num(sp.top_k)),
-              text("sample.topk_text", k=num(sp.top_k), kept={"t": "list", "v": kept}, renorm=tex(renorm))]
+              text("sample.topk_text", k=num(sp.top_k), kept={"t": "list", "v": kept}, renorm=renorm)]
     # top-p
     tp = sampling.top_p(d, sp.top_p)
     cum = [(order[i], n.e(tp.cumulative[i]), "+".join(f"p[{u}]" for u in order[:i + 1])) for i in range(len(order))]
@@ -628,8 +623,8 @@ def training(c, figs):
         steps.append(note("train.tiny_grads"))
     # full-gradient step
     tr_rows = [[math(rf"E_{{{mtext(tt)}}}"), math(vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])),
-                math(vec([n.v(f'head_step.E[{t},{j}]') for j in range(c.dm)])) if s.tied else word("blank"),
-                math(vec([n.v(f'sgd[1].E[{t},{j}]') for j in range(c.dm)]))],
+                n.vec([f"head_step.E[{t},{j}]" for j in range(c.dm)]) if s.tied else word("blank"),
+                n.vec([f"sgd[1].E[{t},{j}]" for j in range(c.dm)])],
                [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), n.cell(f"logits[{t}]"),
                 n.cell(f"head_step.logits[{t}]") if s.tied else word("blank"), n.cell(f"sgd[1].logits[{t}]")],
                [math(rf"p_{{{mtext(tt)}}}"), n.cell(f"p[{t}]"),
@@ -665,7 +660,7 @@ def summary(c):
     n, s = c.n, c.s
     t = c.T - 1
     lastp = f"{s.layer_prefix(s.layers - 1)}"
-    row = lambda group: math(vec([n.v(f"{group}[{t},{j}]") for j in range(c.dm)]))
+    row = lambda group: n.vec([f"{group}[{t},{j}]" for j in range(c.dm)])
     shape = lambda a, b: math(rf"{a} \times {b}")
     best = sampling.greedy(c.d)
     rows = [
@@ -677,8 +672,10 @@ def summary(c):
         [word("sec_ffn"), math(r"\mathrm{FFN}"), shape(c.T, c.dm), row(f"{lastp}F")],
         [word("sec_residual2"), math(r"\mathrm{LN}_2"), shape(c.T, c.dm), row(f"{lastp}LN2")],
         [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
-         math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]")],
-        [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}")],
+         math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
+              [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
+        [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
+                                                              [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
         [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
         [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
     ]

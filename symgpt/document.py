@@ -102,6 +102,7 @@ def _canonical(d, ref: str) -> str | None:
 def _value_figures(v):
     """(ref, printed) of a typed value that prints a quantity (lists walked)."""
     t = v.get("t")
+    yield from v.get("figs", ())
     if t == "list":
         for x in v["v"]:
             yield from _value_figures(x)
@@ -132,6 +133,8 @@ def printed_figures(sections):
             kind = step["kind"]
             if kind == "math":
                 displays += 1
+                for ref, printed in step.get("figs", ()):
+                    yield {"sec": n, "place": ("display", displays, 1), "ref": ref, "printed": printed}
                 for i, ln in enumerate(step["lines"]):
                     if isinstance(ln, dict):
                         for c in st.claims(ln):
