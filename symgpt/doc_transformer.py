@@ -289,7 +289,8 @@ def attention(c, l, pre, figs):
             ex = [f"exp({S})" for S in Ss]
             den = f"{pre}A_den[{c.head_idx(h, t)}]"
             lines = [line(rf"\exp(S_{{{t},{s_}}})", Exp(fig(S)), e) for s_, (S, e) in enumerate(zip(Ss, ex))]
-            lines.append(line(r"\textstyle\sum", Add(*map(fig, ex)), den))
+            if len(ex) > 1:  # a sum of one term is the term
+                lines.append(line(r"\textstyle\sum", Add(*map(fig, ex)), den))
             lines += [line(rf"A_{{{t},{s_}}}", Div(fig(e), fig(den)), f"{pre}A[{c.head_idx(h, t, s_)}]")
                       for s_, e in enumerate(ex)]
             steps += [text("attention.row", t=c.posl(t)), n.calc(*lines)]

@@ -63,7 +63,7 @@ def build(d, digits: int | None = None, errata=None) -> dict:
     number_tables(secs)
     anchors: dict = {}
     for f in printed_figures(secs):
-        name = _canonical(d, f["ref"])
+        name = canonical(d, f["ref"])
         if name is not None and name not in anchors:
             anchors[name] = secs[f["sec"]]["anchor"]
     for key, fig in figures.items():
@@ -79,12 +79,12 @@ def build(d, digits: int | None = None, errata=None) -> dict:
 _TRACE_NAME = re.compile(r"(sgd|adamw|head_step)(\[\d+\])?\.(.+)")
 
 
-def _canonical(d, ref: str) -> str | None:
+def canonical(d, ref: str) -> str | None:
     """The canonical name of a reference that is one quantity (``p[你]`` → ``p[4]``), else None.
 
     >>> import symgpt
     >>> d = symgpt.load("tiny-transformer")
-    >>> _canonical(d, "E[你,1]"), _canonical(d, "sgd[1].loss"), _canonical(d, "exp(S[1,0])")
+    >>> canonical(d, "E[你,1]"), canonical(d, "sgd[1].loss"), canonical(d, "exp(S[1,0])")
     ('E[4,1]', 'sgd[1].loss', None)
     """
     m = _TRACE_NAME.fullmatch(ref)
