@@ -226,34 +226,6 @@ def exact_decimal(q) -> str | None:
     return s
 
 
-def paren(s: str) -> str:
-    """A factor for a product: negative numbers in parentheses.
-
-    >>> paren("-0.3"), paren("0.3")
-    ('(-0.3)', '0.3')
-    """
-    return f"({s})" if s.startswith("-") else s
-
-
-def signed(s: str) -> str:
-    """A term after ``+``: ``a + (-b)`` is written ``a - b``.
-
-    >>> "1 " + signed("-0.2"), "1 " + signed("0.2")
-    ('1 - 0.2', '1 + 0.2')
-    """
-    return f"- {s[1:]}" if s.startswith("-") else f"+ {s}"
-
-
-def terms(parts) -> str:
-    """Strings joined as a sum with signs folded in.
-
-    >>> terms(["0.1", "-0.2", "0.3"])
-    '0.1 - 0.2 + 0.3'
-    """
-    parts = list(parts)
-    return " ".join([parts[0]] + [signed(p) for p in parts[1:]]) if parts else "0"
-
-
 def mtext(token: str) -> str:
     """A token inside math: ``\\text{…}`` with text-mode escapes (LaTeX and KaTeX).
 

@@ -9,8 +9,6 @@
 """
 from __future__ import annotations
 
-import sympy
-
 from . import sampling
 from .blocks import derivation_step, display, figure, math, mtext, note, num, sub, table, tex, text, tok, vec, word
 from .derive import bigram_gradients, softmax_ce_steps
@@ -51,7 +49,7 @@ class _C:
 
 
 def forward(d, n, figs):
-    s, g = d.spec, d.graph
+    s = d.spec
     i, t = s.input[-1], s.target
     p = [n.v(f"p[{v}]") for v in range(s.V)]
     ez = n.vec([f"exp(z[{v}])" for v in range(s.V)])
@@ -195,7 +193,7 @@ def sgd(d, n, figs):
 
 
 def adamw(d, n):
-    s, g = d.spec, d.graph
+    s = d.spec
     a = s.training.adamw
     t = s.target
     ref = s.training.gradcheck_params[0] if s.training.gradcheck_params else f"W[0,{t}]"
@@ -217,7 +215,7 @@ def adamw(d, n):
          math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}",
               [(f"adamw[1].{name}", tr.value(1, name, decimals=n.k + 3))])],
     ]
-    sgd_step = n.e(a.lr * g.sym(f"grad_{name}"), n.k + 3)
+    sgd_step = n.v(f"adamw.lr*grad_{name}", n.k + 3)
     return {"id": "bigram_adamw", "steps": [
         text("bigram_adamw.intro"),
         text("bigram_adamw.hyper", b1=tex(R(a.beta1)), b2=tex(R(a.beta2)), lr=tex(n.tex_rational(a.lr)),

@@ -67,3 +67,34 @@ def test_latex_and_chain_fold_signs_and_keep_precedence():
     v = st.Add(st.Vec(a, b), st.Vec(c, c))
     assert st.width(v) == 2 and st.chain(st.component(v, 1)) == "(-0.808)+1.5"
     assert st.tex(v) == r"\left(0.292,\; -0.808\right) + \left(1.5,\; 1.5\right)"
+
+
+# ---------------------------------------------------------------- property: chain text means what the tree means
+
+from hypothesis import given, settings, strategies as hs  # noqa: E402
+
+from symgpt.refs import evaluate  # noqa: E402
+
+_decimals = hs.builds(lambda n, k: str(Fraction(n, 10 ** k)) if k == 0 else f"{n / 10 ** k:.{k}f}",
+                      hs.integers(-999, 999), hs.integers(0, 3))
+_leaf = _decimals.map(lambda v: {"op": "fig", "v": v})
+_tree = hs.recursive(_leaf, lambda t: hs.one_of(
+    hs.builds(lambda a, b: st.Add(a, b), t, t), hs.builds(st.Sub, t, t), hs.builds(st.Mul, t, t),
+    hs.builds(st.Neg, t), hs.builds(st.Group, t), hs.builds(lambda a: st.Pow(a, 2), t)), max_leaves=6)
+
+
+def _value(t) -> Fraction:
+    """The tree's value, computed here (not by symgpt)."""
+    op = t["op"]
+    if op == "fig":
+        return Fraction(t["v"])
+    a = [_value(x) for x in t["args"] if x["op"] != "num" or op != "pow"]
+    return {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
+            "neg": lambda: -a[0], "group": lambda: a[0], "pow": lambda: a[0] ** 2}[op]()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_tree)
+def test_the_chain_text_parses_back_to_the_trees_value(tree):
+    v = evaluate(st.chain(tree), None)
+    assert Fraction(int(v.p), int(v.q)) == _value(tree)
