@@ -290,7 +290,7 @@ def where(doc: dict, f: dict, L: dict) -> str:
         at = w["where_display"] % {"k": place[1], "line": place[2]}
     else:
         at = w["where_text"] % {"k": place[1]}
-    return f"§{sec['n']} {title}{w['sep']}{at}"
+    return f"§{sec['n']} {title}{w['where_sep']}{at}"
 
 
 def _claim_figure(printed: str) -> str:
