@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import sampling
 from .blocks import derivation_step, display, figure, math, mtext, note, num, sub, table, tex, text, tok, vec, word
 from .derive import bigram_gradients, softmax_ce_steps
-from .doc_transformer import W, _bm
+from .doc_transformer import W, _bm, weight_figs
 from .figures import bars, line as curve
 from .numeric import round_decimals, round_significant
 from .steps import Dot, Group, Mul, Sub, Vec, exact, fig, line, result
@@ -38,7 +38,8 @@ def setup(d, n):
         text("bigram_setup.intro", count=num(param_count(d)), V=num(s.V)),
         table("bigram_setup.vocab_cap", [word("id"), word("token")], rows, align="rl"),
         text("bigram_setup.data", inp=tok(inp), target=tok(tgt)),
-        display(rf"E = {_bm(_C(d, n), 'E')} \quad ({s.V} \times {s.d}),\qquad W = {_bm(_C(d, n), 'W')} \quad ({s.d} \times {s.V})"),
+        display(rf"E = {_bm(_C(d, n), 'E')} \quad ({s.V} \times {s.d}),\qquad W = {_bm(_C(d, n), 'W')} \quad ({s.d} \times {s.V})",
+                figs=weight_figs(_C(d, n), "E", "W")),
         text("bigram_setup.count", count=num(param_count(d)), d=num(s.d)),
         note("bigram_setup.gpt")]}
 

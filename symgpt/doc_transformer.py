@@ -176,7 +176,7 @@ def embed(c):
         Et,
         display(rf"X = X_{{\mathrm{{oh}}}} \cdot E \in \mathbb{{R}}^{{{c.T} \times {c.dm}}}"),
         text("embed.pick"),
-        display(*lines),
+        display(*lines, figs=[(f"E[{i},{j}]", c.n.weight(f"E[{i},{j}]")) for i in c.s.input for j in range(c.dm)]),
         c.pos_table("embed.X_cap", "X")]}
 
 
@@ -235,7 +235,8 @@ def attention(c, l, pre, figs):
     steps = [text("attention.intro")]
     if s.layers > 1:
         steps.insert(0, sub("block.layer", l=num(l)))
-    steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")]))
+    steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")],
+                         figs=weight_figs(c, *[pre + nm for nm in ("W_Q", "W_K", "W_V")])))
     steps.append(display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V"))
     hin = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
@@ -339,6 +340,11 @@ def _bm(c, group):
     return bmatrix([[c.n.weight(f"{group}[{i},{j}]") for j in range(grp.shape[1])] for i in range(grp.shape[0])])
 
 
+def weight_figs(c, *groups) -> list:
+    """(reference, printed) of every weight of the groups, printed from its exact text."""
+    return [(nm, c.n.weight(nm)) for group in groups for nm in c.d.graph.groups[group].names]
+
+
 # ---------------------------------------------------------------- residual + LayerNorm
 
 def residual_ln(c, l, pre, which):
@@ -414,7 +420,8 @@ def ffn(c, l, pre):
     dff = s.d_ff
     steps = [text("ffn.intro"),
              display(r"\mathrm{FFN}(h) = \mathrm{ReLU}(h W_1 + b_1)\, W_2 + b_2"),
-             display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_1", "b_1", "W_2", "b_2")]),
+             display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_1", "b_1", "W_2", "b_2")],
+                     figs=weight_figs(c, *[pre + nm for nm in ("W_1", "b_1", "W_2", "b_2")])),
              sub("ffn.first")]
     for t in c.rows:
         lines, rows = [], []
