@@ -42,6 +42,7 @@ from .numeric import UndecidableError, bounds, round_decimals
 from .refs import bind, parse
 
 GUARD = 3           # at most k+3 decimals for an operand
+SMALL = 12          # a value below 10^-12 that rounds to 0 is printed as 0 (no 13th decimal)
 _NAME = re.compile(r"(?:[a-z_]+\[\d+\]\.)?[A-Za-z_][A-Za-z_0-9.]*(?:\[[^\]]*\])?")
 
 
@@ -214,7 +215,10 @@ class Printer:
         return self._memo[key]
 
     def small(self, ref: str, decimals: int) -> str:
-        """A figure that is not 0 at ``decimals`` but would round to 0: more decimals, up to 2 digits."""
+        """The figure at ``decimals``; a nonzero value that rounds to 0 gets decimals to its first two digits.
+
+        Below 10^-12 (:data:`SMALL`) it stays the rounded 0.
+        """
         s = self.figure(ref, decimals)
         if Fraction(s) != 0:
             return s
@@ -223,9 +227,9 @@ class Printer:
             return s  # 0, or too close to 0 to tell cheaply: leave it
         q = min(abs(lo), abs(hi))
         e = 0
-        while Fraction(1, 10 ** e) > q:
+        while Fraction(1, 10 ** e) > q and e < SMALL:
             e += 1
-        return self.figure(ref, max(decimals, e + 1))
+        return self.figure(ref, max(decimals, e + 1)) if e < SMALL else s
 
     def weight(self, ref: str) -> str:
         """A parameter printed from its exact decimal text (else certified at k)."""
