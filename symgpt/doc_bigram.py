@@ -1,7 +1,7 @@
 """The bigram document (after source document 004), section by section.
 
 >>> import symgpt
->>> from symgpt.document import Numbers
+>>> from symgpt.blocks import Numbers
 >>> d = symgpt.load("bigram")
 >>> secs, figs = sections(d, Numbers(d, 4))
 >>> [s["id"] for s in secs]
@@ -9,15 +9,14 @@
 """
 from __future__ import annotations
 
-import sympy
-
-from .derive import bigram_gradients, softmax_ce_steps
-from .document import derivation_step, display, figure, math, mtext, note, num, paren, sub, table, terms, tex, text, tok, word
-from .doc_transformer import _bm, vec
-from .figures import bars, line
-from .numeric import round_decimals, round_significant
-from .train import gradcheck, gradcheck_table, param_count
 from . import sampling
+from .blocks import derivation_step, display, figure, math, mtext, note, num, sub, table, tex, text, tok, vec, word
+from .derive import bigram_gradients, softmax_ce_steps
+from .doc_transformer import W, _bm, weight_figs
+from .figures import bars, line as curve
+from .numeric import round_decimals, round_significant
+from .steps import Dot, Group, Mul, Sub, Vec, exact, fig, line, result
+from .train import gradcheck, gradcheck_table, param_count
 
 
 def sections(d, n):
@@ -39,7 +38,8 @@ def setup(d, n):
         text("bigram_setup.intro", count=num(param_count(d)), V=num(s.V)),
         table("bigram_setup.vocab_cap", [word("id"), word("token")], rows, align="rl"),
         text("bigram_setup.data", inp=tok(inp), target=tok(tgt)),
-        display(rf"E = {_bm(_C(d, n), 'E')} \quad ({s.V} \times {s.d}),\qquad W = {_bm(_C(d, n), 'W')} \quad ({s.d} \times {s.V})"),
+        display(rf"E = {_bm(_C(d, n), 'E')} \quad ({s.V} \times {s.d}),\qquad W = {_bm(_C(d, n), 'W')} \quad ({s.d} \times {s.V})",
+                figs=weight_figs(_C(d, n), "E", "W")),
         text("bigram_setup.count", count=num(param_count(d)), d=num(s.d)),
         note("bigram_setup.gpt")]}
 
@@ -50,34 +50,30 @@ class _C:
 
 
 def forward(d, n, figs):
-    s, g = d.spec, d.graph
+    s = d.spec
     i, t = s.input[-1], s.target
-    x = [n.v(f"x[{j}]") for j in range(s.d)]
-    z = [n.v(f"z[{v}]") for v in range(s.V)]
-    ez = [n.e(sympy.exp(g.sym(f"z[{v}]"))) for v in range(s.V)]
     p = [n.v(f"p[{v}]") for v in range(s.V)]
+    ez = n.vec([f"exp(z[{v}])" for v in range(s.V)])
+    pv = n.vec([f"p[{v}]" for v in range(s.V)])
     rows = [
-        [num(1), math(rf"x = E[{i}]"), math(vec(x))],
-        [num(2), math(r"z = x W"), math(vec(z))],
+        [num(1), math(rf"x = E[{i}]"), n.vec([f"x[{j}]" for j in range(s.d)])],
+        [num(2), math(r"z = x W"), n.vec([f"z[{v}]" for v in range(s.V)])],
         [num(3), math(r"p_j = e^{z_j} / \sum_k e^{z_k}"),
-         math(rf"e^{{z}} = {vec(ez)},\ Z = {n.v('sum_exp')},\ p = {vec(p)}")],
-        [num(4), math(rf"p_{{{mtext(s.vocab[t])}}} = p_{{{t}}}"), num(p[t])],
-        [num(5), math(r"\mathcal{L} = -\ln p_{" + str(t) + "}"), num(n.v("loss"))],
+         math(rf"e^{{z}} = {ez['v']},\ Z = {n.v('sum_exp')},\ p = {pv['v']}",
+              ez["figs"] + [("sum_exp", n.v("sum_exp"))] + pv["figs"])],
+        [num(4), math(rf"p_{{{mtext(s.vocab[t])}}} = p_{{{t}}}"), n.cell(f"p[{t}]")],
+        [num(5), math(r"\mathcal{L} = -\ln p_{" + str(t) + "}"), n.cell("loss")],
     ]
-    lines = []
-    for v in range(s.V):
-        ws = [(n.weight(f"W[{j},{v}]"), g.nodes[f"W[{j},{v}]"].value) for j in range(s.d)]
-        fac = [rf"{paren(n.v(f'x[{j}]'))} \times {paren(w)}" for j, (w, _) in enumerate(ws)]
-        prods = [n.e(g.sym(f"x[{j}]") * q) for j, (_, q) in enumerate(ws)]
-        lines.append(rf"z_{{{v}}} &= {terms(fac)} = {terms(prods)} = {z[v]}")
+    lines = [line(rf"z_{{{v}}}", Dot([fig(f"x[{j}]") for j in range(s.d)], [W(f"W[{j},{v}]") for j in range(s.d)]),
+                  f"z[{v}]") for v in range(s.V)]
     best = sampling.greedy(d)
     figs["probs"] = bars(list(s.vocab), p, best.id, t)
     return {"id": "bigram_forward", "steps": [
         text("bigram_forward.intro"),
         table("bigram_forward.cap", [word("step"), word("formula"), word("result")], rows, align="rll"),
         text("bigram_forward.expand"),
-        display(*lines),
-        text("bigram_forward.loss", p=num(p[t]), uniform=tex(rf"1/{s.V}"), loss=num(n.v("loss"))),
+        n.calc(*lines),
+        text("bigram_forward.loss", p=num(p[t], f"p[{t}]"), uniform=tex(rf"1/{s.V}"), loss=num(n.v("loss"), "loss")),
         figure("probs", "softmax.fig", best=tok(best.token), target=tok(s.vocab[t]))]}
 
 
@@ -85,12 +81,13 @@ def pminusy(d, n):
     s = d.spec
     t = s.target
     dsteps = softmax_ce_steps(s.V, t)
-    gz = [n.v(f"grad_z[{v}]") for v in range(s.V)]
+    py = Sub(Vec(*[fig(f"p[{v}]") for v in range(s.V)]), Vec(*[exact("1" if v == t else "0") for v in range(s.V)]))
     return {"id": "bigram_pminusy", "steps": [
         text("bigram_pminusy.intro"),
         derivation_step(dsteps),
         text("bigram_pminusy.values", target=tok(s.vocab[t])),
-        display(rf"\frac{{\partial \mathcal{{L}}}}{{\partial z}} = p - y = {vec(gz)}"),
+        n.calc(line(r"\frac{\partial \mathcal{L}}{\partial z}", py,
+                    Vec(*[result(f"grad_z[{v}]") for v in range(s.V)]), formula="p - y")),
         note("bigram_pminusy.reading", target=tok(s.vocab[t]))]}
 
 
@@ -99,8 +96,7 @@ def outer(d, n):
     t, i = s.target, s.input[-1]
     _, _, ok = bigram_gradients(s.d, s.V, t)
     gW = [[n.v(f"grad_W[{a},{b}]") for b in range(s.V)] for a in range(s.d)]
-    gx = [n.v(f"grad_x[{j}]") for j in range(s.d)]
-    x0 = n.v("x[0]")
+    gx = Vec(*[result(f"grad_x[{j}]") for j in range(s.d)])
     others = [s.vocab[v] for v in range(s.V) if v != i]
     return {"id": "bigram_outer", "steps": [
         text("bigram_outer.intro"),
@@ -108,13 +104,15 @@ def outer(d, n):
         display(r"\frac{\partial \mathcal{L}}{\partial W} = x^{\top} (p - y),\qquad "
                 r"\frac{\partial \mathcal{L}}{\partial W_{ij}} = x_i \,(p_j - y_j)"),
         display(r"\frac{\partial \mathcal{L}}{\partial W} = \begin{bmatrix} "
-                + r" \\ ".join(" & ".join(r) for r in gW) + r" \end{bmatrix}"),
+                + r" \\ ".join(" & ".join(r) for r in gW) + r" \end{bmatrix}",
+                figs=[(f"grad_W[{a},{b}]", gW[a][b]) for a in range(s.d) for b in range(s.V)]),
         text("bigram_outer.one", ij=tex(f"W_{{0{t}}}")),
-        display(rf"\frac{{\partial \mathcal{{L}}}}{{\partial W_{{0{t}}}}} = x_0 \times (p_{t} - 1) = "
-                rf"{paren(x0)} \times {paren(n.v(f'grad_z[{t}]'))} = {gW[0][t]}"),
+        n.calc(line(rf"\frac{{\partial \mathcal{{L}}}}{{\partial W_{{0{t}}}}}",
+                    Mul(fig("x[0]"), Group(Sub(fig(f"p[{t}]"), exact("1")))), f"grad_W[0,{t}]",
+                    formula=rf"x_0 \times (p_{t} - 1)")),
         note("bigram_outer.rows_cols"),
         sub("bigram_outer.x"),
-        display(r"\frac{\partial \mathcal{L}}{\partial x} = W (p - y)" + rf" = {vec(gx)}"),
+        n.calc(line(r"\frac{\partial \mathcal{L}}{\partial x}", None, gx, formula="W (p - y)")),
         text("bigram_outer.sparse", row=tok(s.vocab[i]), others={"t": "toklist", "v": others}),
         note("bigram_outer.sympy" if ok else "bigram_outer.sympy_failed")]}
 
@@ -127,10 +125,11 @@ def check(d, n):
     names = list(s.training.gradcheck_params)
     for ref in names:
         c = gradcheck(d, ref, h)
+        numeric = f"gradcheck({d.node(ref)}, {n.rational(h)})"
         rows.append([math(_param_tex(d, ref)),
-                     num(_certain(round_decimals(c.numeric, k6), ref)),
-                     num(_certain(round_decimals(c.analytic, k6), ref)),
-                     num(_certain(round_significant(c.difference, 3), ref))])
+                     num(_certain(round_decimals(c.numeric, k6), ref), numeric),
+                     num(_certain(round_decimals(c.analytic, k6), ref), f"grad_{d.node(ref)}"),
+                     num(_certain(round_significant(c.difference, 3), ref), f"{numeric}-grad_{d.node(ref)}")])
     steps = [text("bigram_gradcheck.intro"),
              display(r"\frac{\mathcal{L}(\theta + h) - \mathcal{L}(\theta - h)}{2h} \approx \frac{\partial \mathcal{L}}{\partial \theta}"),
              text("bigram_gradcheck.h", h=tex(n.tex_rational(h)), k=num(k6))]
@@ -168,21 +167,25 @@ def sgd(d, n, figs):
     t, i = s.target, s.input[-1]
     lr = n.rational(tr.lr)
     wname = f"W[0,{t}]"
-    e_old = [n.weight(f"E[{i},{j}]") for j in range(s.d)]
-    e_new = [n.v(f"sgd[1].E[{i},{j}]") for j in range(s.d)]
+    e_old = Vec(*[W(f"E[{i},{j}]") for j in range(s.d)])
+    g_x = Vec(*[fig(f"grad_E[{i},{j}]") for j in range(s.d)])
     p1 = [n.v(f"sgd[1].p[{v}]") for v in range(s.V)]
     steps = [text("bigram_sgd.intro", lr=tex(lr)),
              display(r"\theta \leftarrow \theta - \eta\, g"),
-             display(rf"W_{{0{t}}} &: {n.weight(wname)} - {lr} \times {paren(n.v(f'grad_{wname}'))} = {n.v(f'sgd[1].{wname}')}",
-                     rf"E[{i}] &: {vec(e_old)} \to {vec(e_new)}"),
+             n.calc(line(rf"W_{{0{t}}}^{{\mathrm{{new}}}}", Sub(W(wname), Mul(n.const(tr.lr), fig(f"grad_{wname}"))),
+                         f"sgd[1].{wname}"),
+                    line(rf"E[{i}]^{{\mathrm{{new}}}}", Sub(e_old, Mul(n.const(tr.lr), g_x)),
+                         Vec(*[result(f"sgd[1].E[{i},{j}]") for j in range(s.d)]))),
              text("bigram_sgd.after", count=num(param_count(d))),
-             display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v('loss')} \to {n.v('sgd[1].loss')}"),
-             text("bigram_sgd.gain", target=tok(s.vocab[t]), p0=num(n.v(f"p[{t}]")), p1=num(p1[t]),
-                  drop=num(_drop(d, n)))]
+             display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v('loss')} \to {n.v('sgd[1].loss')}",
+                     figs=[(f"sgd[1].p[{v}]", p1[v]) for v in range(s.V)]
+                     + [("loss", n.v("loss")), ("sgd[1].loss", n.v("sgd[1].loss"))]),
+             text("bigram_sgd.gain", target=tok(s.vocab[t]), p0=n.cell(f"p[{t}]"), p1=n.cell(f"sgd[1].p[{t}]"),
+                  drop=n.cell("loss-sgd[1].loss"))]
     if tr.steps >= 2:
-        rows = [[num(k), num(n.v(f"sgd[{k - 1}].loss")), num(n.v(f"sgd[{k - 1}].p[{t}]"))]
+        rows = [[num(k), n.cell(f"sgd[{k - 1}].loss"), n.cell(f"sgd[{k - 1}].p[{t}]")]
                 for k in tr.report if k >= 1]
-        figs["loss"] = line(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
+        figs["loss"] = curve(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
         steps += [text("bigram_sgd.repeat", steps=num(tr.steps)),
                   table("train.curve_cap", [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
                   figure("loss", "train.curve_fig"),
@@ -190,22 +193,8 @@ def sgd(d, n, figs):
     return {"id": "bigram_sgd", "steps": steps}
 
 
-def _drop(d, n):
-    """loss − sgd[1].loss, from the trace's own certified balls."""
-    from flint import ctx
-    k = n.k
-    prec = 200
-    while True:
-        a, b = d.ball("loss", prec), d.ball("sgd[1].loss", prec)
-        with ctx.workprec(prec):
-            s = round_decimals(a - b, k)
-        if s is not None:
-            return s
-        prec *= 2
-
-
 def adamw(d, n):
-    s, g = d.spec, d.graph
+    s = d.spec
     a = s.training.adamw
     t = s.target
     ref = s.training.gradcheck_params[0] if s.training.gradcheck_params else f"W[0,{t}]"
@@ -216,16 +205,18 @@ def adamw(d, n):
     val = lambda q: tr.value(1, q, digits=sig)
     R = n.rational
     rows = [
-        [word("adam_m"), math(rf"m = (1 - \beta_1)\, g = {R(1 - a.beta1)} \times g"), num(val(f"m[{key}]"))],
-        [word("adam_v"), math(rf"v = (1 - \beta_2)\, g^2 = {R(1 - a.beta2)} \times g^2"), num(val(f"v[{key}]"))],
+        [word("adam_m"), math(rf"m = (1 - \beta_1)\, g = {R(1 - a.beta1)} \times g"), num(val(f"m[{key}]"), f"adamw[1].m[{key}]")],
+        [word("adam_v"), math(rf"v = (1 - \beta_2)\, g^2 = {R(1 - a.beta2)} \times g^2"), num(val(f"v[{key}]"), f"adamw[1].v[{key}]")],
         [word("adam_hat"), math(r"\hat m = m / (1 - \beta_1),\ \hat v = v / (1 - \beta_2)"),
-         math(rf"\hat m = {val(f'mhat[{key}]')},\ \hat v = {val(f'vhat[{key}]')}")],
-        [word("adam_step"), math(r"\eta\, \hat m / (\sqrt{\hat v} + \epsilon)"), num(val(f"update[{key}]"))],
-        [word("adam_decay"), math(r"\eta \lambda \theta"), num(val(f"decay[{key}]"))],
+         math(rf"\hat m = {val(f'mhat[{key}]')},\ \hat v = {val(f'vhat[{key}]')}",
+              [(f"adamw[1].mhat[{key}]", val(f"mhat[{key}]")), (f"adamw[1].vhat[{key}]", val(f"vhat[{key}]"))])],
+        [word("adam_step"), math(r"\eta\, \hat m / (\sqrt{\hat v} + \epsilon)"), num(val(f"update[{key}]"), f"adamw[1].update[{key}]")],
+        [word("adam_decay"), math(r"\eta \lambda \theta"), num(val(f"decay[{key}]"), f"adamw[1].decay[{key}]")],
         [word("adam_new"), math(r"\theta - \eta\lambda\theta - \eta\, \hat m / (\sqrt{\hat v} + \epsilon)"),
-         math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}")],
+         math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}",
+              [(f"adamw[1].{name}", tr.value(1, name, decimals=n.k + 3))])],
     ]
-    sgd_step = n.e(a.lr * g.sym(f"grad_{name}"), n.k + 3)
+    sgd_step = n.v(f"adamw.lr*grad_{name}", n.k + 3)
     return {"id": "bigram_adamw", "steps": [
         text("bigram_adamw.intro"),
         text("bigram_adamw.hyper", b1=tex(R(a.beta1)), b2=tex(R(a.beta2)), lr=tex(n.tex_rational(a.lr)),
@@ -233,5 +224,5 @@ def adamw(d, n):
              theta=tex(n.weight(name)), g=tex(n.v(f"grad_{name}", n.k))),
         table("bigram_adamw.cap", [word("quantity"), word("formula"), word("value")], rows,
               args={"p": tex(_param_tex(d, ref))}, align="lll"),
-        text("bigram_adamw.sign", sgd=num(sgd_step), adam=num(val(f"update[{key}]"))),
+        text("bigram_adamw.sign", sgd=num(sgd_step, f"adamw.lr*grad_{name}"), adam=num(val(f"update[{key}]"), f"adamw[1].update[{key}]")),
         note("bigram_adamw.decoupled")]}

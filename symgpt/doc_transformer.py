@@ -6,7 +6,7 @@ sums are written out for the *worked rows* (every position when T ≤ 2, else
 the last one, the position that predicts).
 
 >>> import symgpt
->>> from symgpt.document import Numbers
+>>> from symgpt.blocks import Numbers
 >>> d = symgpt.load("tiny-transformer")
 >>> secs, figs = sections(d, Numbers(d, 3))
 >>> [s["id"] for s in secs][:4]
@@ -19,10 +19,10 @@ from __future__ import annotations
 import sympy
 
 from . import sampling
+from .blocks import derivation_step, display, figure, math, mtext, note, num, pos, sub, table, tex, text, tok, vec, word
 from .derive import softmax_ce_steps
-from .document import (derivation_step, display, figure, math, mtext, note, num, paren, pos, sub, table, terms,
-                       tex, text, tok, word)
-from .figures import bars, heatmap, line
+from .figures import bars, heatmap, line as curve
+from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
 from .train import learnable, param_count
 
 DESC = {"E": "use_E", "W_out": "use_W_out", "W_Q": "use_W_Q", "W_K": "use_W_K", "W_V": "use_W_V",
@@ -32,15 +32,6 @@ PARAM_TEX = {"E": "E", "W_out": r"W_{\mathrm{out}}", "W_Q": "W_Q", "W_K": "W_K",
              "W_O": "W_O", "W_1": "W_1", "b_1": "b_1", "W_2": "W_2", "b_2": "b_2",
              "gamma1": r"\gamma^{(1)}", "beta1": r"\beta^{(1)}", "gamma2": r"\gamma^{(2)}",
              "beta2": r"\beta^{(2)}"}
-
-
-def vec(xs) -> str:
-    """LaTeX of a row vector of strings.
-
-    >>> vec(["0.5", "1.8"])
-    '\\\\left(0.5,\\\\; 1.8\\\\right)'
-    """
-    return r"\left(" + r",\; ".join(xs) + r"\right)"
 
 
 def bmatrix(rows) -> str:
@@ -86,9 +77,9 @@ class Ctx:
         nrows, ncols = grp.shape
         rows = []
         for i in range(nrows):
-            f = (lambda j: self.n.weight(f"{group}[{i},{j}]")) if weights else \
-                (lambda j: self.n.v(f"{group}[{i},{j}]", k))
-            rows.append([row_labels(i)] + [num(f(j)) for j in range(ncols)])
+            f = (lambda j: num(self.n.weight(f"{group}[{i},{j}]"), f"{group}[{i},{j}]")) if weights else \
+                (lambda j: self.n.cell(f"{group}[{i},{j}]", k))
+            rows.append([row_labels(i)] + [f(j) for j in range(ncols)])
         head = [col_head[0]] + [col_head[1](j) for j in range(ncols)]
         return table(key, head, rows, args)
 
@@ -96,7 +87,7 @@ class Ctx:
         """A table cell: the value, and its significant digits when it rounds to zero."""
         tiny = self.n.tiny(ref)
         v = self.n.v(ref)
-        return {"t": "num", "v": v, "exact": tiny} if tiny else num(v)
+        return {"t": "num", "v": v, "exact": tiny, "ref": ref} if tiny else num(v, ref)
 
     def pos_table(self, key, group, colword="dim", args=None, k=None):
         return self.matrix_table(key, group, self.posl,
@@ -185,7 +176,7 @@ def embed(c):
         Et,
         display(rf"X = X_{{\mathrm{{oh}}}} \cdot E \in \mathbb{{R}}^{{{c.T} \times {c.dm}}}"),
         text("embed.pick"),
-        display(*lines),
+        display(*lines, figs=[(f"E[{i},{j}]", c.n.weight(f"E[{i},{j}]")) for i in c.s.input for j in range(c.dm)]),
         c.pos_table("embed.X_cap", "X")]}
 
 
@@ -200,16 +191,14 @@ def positional(c):
     pe_lines, h_lines = [], []
     for t in range(c.T):
         closed = [n.closed(f"PE[{t},{j}]") for j in range(c.dm)]
-        vals = [n.v(f"PE[{t},{j}]") for j in range(c.dm)]
-        mid = vec([cl if cl else v for cl, v in zip(closed, vals)])
-        pe_lines.append(rf"\mathrm{{PE}}_{{{t}}} &= {mid} = {vec(vals)}" if any(closed)
-                        else rf"\mathrm{{PE}}_{{{t}}} &= {vec(vals)}")
-        xs = [n.weight(f"E[{s.input[t]},{j}]") for j in range(c.dm)]
-        sums = [f"{x} {'+' if not p.startswith('-') else '-'} {p.lstrip('-')}" for x, p in zip(xs, vals)]
+        vals = Vec(*[result(f"PE[{t},{j}]") for j in range(c.dm)])
+        mid = vec([cl if cl else n.v(f"PE[{t},{j}]") for j, cl in enumerate(closed)]) if any(closed) else ""
+        pe_lines.append(line(rf"\mathrm{{PE}}_{{{t}}}", None, vals, formula=mid))
+        sums = Add(Vec(*[fig(f"E[{s.input[t]},{j}]", weight=True) for j in range(c.dm)]),
+                   Vec(*[fig(f"PE[{t},{j}]") for j in range(c.dm)]))
         hv = [n.v(f"H0[{t},{j}]") for j in range(c.dm)]
         hc = [n.closed(f"H0[{t},{j}]") for j in range(c.dm)]
-        line_ = rf"h^{{(0)}}_{{{t}}} &= {vec(sums)} = {vec(hv)}"
-        h_lines.append(line_)
+        h_lines.append(line(rf"h^{{(0)}}_{{{t}}}", sums, Vec(*[result(f"H0[{t},{j}]") for j in range(c.dm)])))
         if any(hc):
             h_lines.append(rf"&= {vec([cl if cl else v for cl, v in zip(hc, hv)])}")
     return {"id": "positional", "steps": [
@@ -217,25 +206,27 @@ def positional(c):
         display(general),
         text("positional.base", base=tex(n.rational(s.pe_base)), d=tex(c.dm)),
         display(*dens),
-        display(*pe_lines),
+        n.calc(*pe_lines),
         text("positional.closed"),
         display(r"H^{(0)} = X + \mathrm{PE}"),
-        display(*h_lines),
+        n.calc(*h_lines),
         c.pos_table("positional.H0_cap", "H0")]}
 
 
 # ---------------------------------------------------------------- attention
 
-def _dot_line(c, lhs, xs_names, ws, bias=None, k_out=None, result=None):
-    """``lhs = x·w (+ b) = products (+ b) = result`` with certified numbers."""
-    n = c.n
-    xs = [n.v(x) for x in xs_names]
-    fac = [rf"{paren(x)} \times {paren(w_s)}" for x, (w_s, _) in zip(xs, ws)]
-    prods = [n.e(n.sym(x) * w, c.fine) for x, (_, w) in zip(xs_names, ws)]
-    if bias is not None:
-        fac.append(bias[0])
-        prods.append(bias[0])
-    return rf"{lhs} &= {terms(fac)} = {terms(prods)} = {result}"
+def W(ref):
+    """A weight as an operand: printed from its exact text."""
+    return fig(ref, weight=True)
+
+
+def dot_sum(xs, ws) -> str:
+    """The reference ``x0*w0+x1*w1`` of a dot product (a result that is no single node).
+
+    >>> dot_sum(["Q[1,0]"], ["K[0,0]"])
+    'Q[1,0]*K[0,0]'
+    """
+    return "+".join(f"{x}*{w}" for x, w in zip(xs, ws))
 
 
 def attention(c, l, pre, figs):
@@ -244,24 +235,25 @@ def attention(c, l, pre, figs):
     steps = [text("attention.intro")]
     if s.layers > 1:
         steps.insert(0, sub("block.layer", l=num(l)))
-    steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")]))
+    steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")],
+                         figs=weight_figs(c, *[pre + nm for nm in ("W_Q", "W_K", "W_V")])))
     steps.append(display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V"))
     hin = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
-        W = pre + "W_" + M
+        Wn = pre + "W_" + M
         steps.append(sub("attention.elem", M=tex(M)))
         for t in c.rows:
             lines = []
             for j in range(c.dm):
-                ws = [(n.weight(f"{W}[{i},{j}]"), g.nodes[f"{W}[{i},{j}]"].value) for i in range(c.dm)]
-                res = n.v(f"{pre}{M}[{t},{j}]")
                 closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8, rationals=True)
-                lines.append(_dot_line(c, rf"{low}_{{{t},{j}}}", [f"{hin}[{t},{i}]" for i in range(c.dm)], ws,
-                                       result=res + (rf" \quad \left(= {closed}\right)" if closed else "")))
-            steps.append(display(*lines))
+                lines.append(line(rf"{low}_{{{t},{j}}}",
+                                  Dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)], [W(f"{Wn}[{i},{j}]") for i in range(c.dm)]),
+                                  f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
+            steps.append(n.calc(*lines))
         steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M)}))
     # scores
     rs = n.e(sympy.sqrt(c.dk), c.fine)
+    root = n.const(c.dk)
     steps += [sub("attention.scores"),
               display(r"S = \frac{Q K^{\top}}{\sqrt{d_k}} \in \mathbb{R}^{" + f"{c.T} \\times {c.T}" + "}"),
               text("attention.scores_meaning")]
@@ -272,22 +264,20 @@ def attention(c, l, pre, figs):
         dots, scaled = [], []
         for t in c.rows:
             for s_ in range(c.T):
-                qk = sympy.Add(*[g.sym(f"{pre}Q[{t},{j}]") * g.sym(f"{pre}K[{s_},{j}]") for j in cols])
-                fac = [rf"{n.v(f'{pre}Q[{t},{j}]')} \times {paren(n.v(f'{pre}K[{s_},{j}]'))}" for j in cols]
-                prods = [n.e(g.sym(f"{pre}Q[{t},{j}]") * g.sym(f"{pre}K[{s_},{j}]")) for j in cols]
-                dv = n.e(qk)
-                dots.append(rf"q_{{{t}}} \cdot k_{{{s_}}} &= {terms(fac)} = {terms(prods)} = {dv}")
-                scaled.append(rf"S_{{{t},{s_}}} &= {dv} / {rs} \approx {n.v(f'{pre}S[{c.head_idx(h, t, s_)}]')}")
-        steps += [text("attention.dots"), display(*dots),
+                qs, ks = [f"{pre}Q[{t},{j}]" for j in cols], [f"{pre}K[{s_},{j}]" for j in cols]
+                dv = dot_sum(qs, ks)
+                dots.append(line(rf"q_{{{t}}} \cdot k_{{{s_}}}", Dot(map(fig, qs), map(fig, ks)), dv))
+                scaled.append(line(rf"S_{{{t},{s_}}}", Div(fig(dv), Sqrt(root)), f"{pre}S[{c.head_idx(h, t, s_)}]"))
+        steps += [text("attention.dots"), n.calc(*dots),
                   text("attention.scale", dk=tex(c.dk), root=tex(rs), root_tex=tex(rf"\sqrt{{{c.dk}}}")),
-                  display(*scaled)]
+                  n.calc(*scaled)]
     steps.append(note("attention.why_scale"))
     # mask
     steps += [sub("attention.mask"), text("attention.mask_text")]
     for h in range(s.heads):
         rows = []
         for t in range(c.T):
-            rows.append([c.posl(t)] + [num(n.v(f"{pre}S[{c.head_idx(h, t, s_)}]")) if s_ <= t
+            rows.append([c.posl(t)] + [n.cell(f"{pre}S[{c.head_idx(h, t, s_)}]") if s_ <= t
                                        else math(r"-\infty") for s_ in range(c.T)])
         steps.append(table("attention.mask_cap", [word("query")] + [_colhead("key_at", s_) for s_ in range(c.T)],
                            rows, args={"h": num(h)}))
@@ -296,20 +286,22 @@ def attention(c, l, pre, figs):
               display(r"A_{t,s} = \frac{\exp(S'_{t,s})}{\sum_{r \le t} \exp(S'_{t,r})}")]
     for h in range(s.heads):
         for t in c.rows:
-            ex = [(s_, n.e(sympy.exp(g.sym(f"{pre}S[{c.head_idx(h, t, s_)}]")))) for s_ in range(t + 1)]
-            den = n.v(f"{pre}A_den[{c.head_idx(h, t)}]")
-            lines = [rf"\exp(S_{{{t},{s_}}}) &= \exp({n.v(f'{pre}S[{c.head_idx(h, t, s_)}]')}) \approx {e}"
-                     for s_, e in ex]
-            lines.append(rf"\textstyle\sum &= {terms([e for _, e in ex])} = {den}")
-            lines += [rf"A_{{{t},{s_}}} &= {e} / {den} \approx {n.v(f'{pre}A[{c.head_idx(h, t, s_)}]')}"
-                      for s_, e in ex]
-            steps += [text("attention.row", t=c.posl(t)), display(*lines)]
+            Ss = [f"{pre}S[{c.head_idx(h, t, s_)}]" for s_ in range(t + 1)]
+            ex = [f"exp({S})" for S in Ss]
+            den = f"{pre}A_den[{c.head_idx(h, t)}]"
+            lines = [line(rf"\exp(S_{{{t},{s_}}})", Exp(fig(S)), e) for s_, (S, e) in enumerate(zip(Ss, ex))]
+            if len(ex) > 1:  # a sum of one term is the term
+                lines.append(line(r"\textstyle\sum", Add(*map(fig, ex)), den))
+            lines += [line(rf"A_{{{t},{s_}}}", Div(fig(e), fig(den)), f"{pre}A[{c.head_idx(h, t, s_)}]")
+                      for s_, e in enumerate(ex)]
+            steps += [text("attention.row", t=c.posl(t)), n.calc(*lines)]
         last = c.T - 1
         shares = [(s_, n.e(100 * g.sym(f"{pre}A[{c.head_idx(h, last, s_)}]"), max(c.k - 2, 0))) for s_ in range(c.T)]
         steps.append(note("attention.share", t=c.posl(last),
-                          shares={"t": "list", "v": [{"t": "share", "v": p, "tok": c.toks[s_], "pos": str(s_)}
+                          shares={"t": "list", "v": [{"t": "share", "v": p, "tok": c.toks[s_], "pos": str(s_),
+                                                      "ref": f"{pre}A[{c.head_idx(h, last, s_)}]"}
                                                      for s_, p in shares]}))
-        rows = [[c.posl(t)] + [num(n.v(f"{pre}A[{c.head_idx(h, t, s_)}]")) for s_ in range(c.T)]
+        rows = [[c.posl(t)] + [n.cell(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)]
                 for t in range(c.T)]
         steps.append(table("attention.A_cap", [word("query")] + [_colhead("weight_at", s_) for s_ in range(c.T)],
                            rows, args={"h": num(h)}))
@@ -322,20 +314,18 @@ def attention(c, l, pre, figs):
     steps += [sub("attention.sum"), display(r"\mathrm{Attn} = A V")]
     for t in c.rows:
         if s.heads == 1:
-            vis = range(t + 1)
-            l1 = " + ".join(rf"{n.v(f'{pre}A[{t},{s_}]')} \times {vec([n.v(f'{pre}V[{s_},{j}]') for j in range(c.dm)])}"
-                            for s_ in vis)
-            l2 = " + ".join(vec([n.e(g.sym(f"{pre}A[{t},{s_}]") * g.sym(f"{pre}V[{s_},{j}]"))
-                                 for j in range(c.dm)]) for s_ in vis)
-            res = vec([n.v(f"{pre}Attn[{t},{j}]") for j in range(c.dm)])
-            steps.append(display(rf"\mathrm{{attn}}_{{{t}}} &= {l1}", rf"&= {l2}" if t > 0 else "", rf"&= {res}"))
+            terms_ = [Mul(fig(f"{pre}A[{t},{s_}]"), Vec(*[fig(f"{pre}V[{s_},{j}]") for j in range(c.dm)]))
+                      for s_ in range(t + 1)]
+            steps.append(n.calc(line(rf"\mathrm{{attn}}_{{{t}}}", Add(*terms_),
+                                     Vec(*[result(f"{pre}Attn[{t},{j}]") for j in range(c.dm)]))))
         else:
             lines = []
             for j in range(c.dm):
                 h = j // c.dk
-                fac = [rf"{n.v(f'{pre}A[{h},{t},{s_}]')} \times {paren(n.v(f'{pre}V[{s_},{j}]'))}" for s_ in range(t + 1)]
-                lines.append(rf"\mathrm{{attn}}_{{{t},{j}}} &= {terms(fac)} = {n.v(f'{pre}Attn[{t},{j}]')}")
-            steps.append(display(*lines))
+                lines.append(line(rf"\mathrm{{attn}}_{{{t},{j}}}",
+                                  Dot([fig(f"{pre}A[{h},{t},{s_}]") for s_ in range(t + 1)],
+                                      [fig(f"{pre}V[{s_},{j}]") for s_ in range(t + 1)]), f"{pre}Attn[{t},{j}]"))
+            steps.append(n.calc(*lines))
     if s.raw.get("layer", [{}])[l].get("W_O") is not None:
         steps.append(text("attention.wo"))
     steps.append(c.pos_table("attention.Attn_cap", pre + "Attn"))
@@ -348,6 +338,11 @@ def _bm(c, group):
     if len(grp.shape) == 1:
         return bmatrix([[c.n.weight(f"{group}[{i}]") for i in range(grp.shape[0])]])
     return bmatrix([[c.n.weight(f"{group}[{i},{j}]") for j in range(grp.shape[1])] for i in range(grp.shape[0])])
+
+
+def weight_figs(c, *groups) -> list:
+    """(reference, printed) of every weight of the groups, printed from its exact text."""
+    return [(nm, c.n.weight(nm)) for group in groups for nm in c.d.graph.groups[group].names]
 
 
 # ---------------------------------------------------------------- residual + LayerNorm
@@ -365,46 +360,57 @@ def residual_ln(c, l, pre, which):
     hl = "h'" if which == 1 else "h''"
     lines = []
     for t in range(c.T):
-        va = vec([n.v(f"{a}[{t},{j}]") for j in range(c.dm)])
-        vb = vec([n.v(f"{b}[{t},{j}]") for j in range(c.dm)])
-        vh = vec([n.v(f"{H}[{t},{j}]") for j in range(c.dm)])
-        lines.append(rf"{hl}_{{{t}}} &= {va} + {vb} = {vh}")
+        va = Vec(*[fig(f"{a}[{t},{j}]") for j in range(c.dm)])
+        vb = Vec(*[fig(f"{b}[{t},{j}]") for j in range(c.dm)])
+        lines.append(line(rf"{hl}_{{{t}}}", Add(va, vb), Vec(*[result(f"{H}[{t},{j}]") for j in range(c.dm)])))
     eps = s.ln_eps
     gam = [n.weight(f"{pre}gamma{which}[{j}]") for j in range(c.dm)]
     bet = [n.weight(f"{pre}beta{which}[{j}]") for j in range(c.dm)]
-    steps = [text(f"residual.intro{which}"), display(formula), display(*lines),
+    steps = [text(f"residual.intro{which}"), display(formula), n.calc(*lines),
              sub("residual.ln"),
              display(r"\mathrm{LN}(h)_j = \gamma_j \frac{h_j - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta_j,\quad "
                      r"\mu = \frac{1}{d}\sum_j h_j,\quad \sigma^2 = \frac{1}{d}\sum_j (h_j - \mu)^2"),
              text("residual.params", gamma=tex(vec(gam)), beta=tex(vec(bet)),
                   eps=tex(n.tex_rational(eps)))]
     mu, var, LN = f"{pre}mu{which}", f"{pre}var{which}", f"{pre}LN{which}"
+    dm, eps_leaf = n.const(c.dm), n.const(eps)
     for t in c.rows:
         hs = [n.v(f"{H}[{t},{j}]") for j in range(c.dm)]
-        m = n.v(f"{mu}[{t}]")
-        sq = [n.e((g.sym(f"{H}[{t},{j}]") - g.sym(f"{mu}[{t}]")) ** 2, c.fine) for j in range(c.dm)]
-        sd = n.e(sympy.sqrt(g.sym(f"{var}[{t}]") + eps))
-        dev = [rf"({h} - {m})^2" for h in hs]
-        out = [n.v(f"{LN}[{t},{j}]") for j in range(c.dm)]
-        lines = [rf"\mu &= ({terms(hs)}) / {c.dm} = {m}",
-                 rf"\sigma^2 &= ({' + '.join(dev)}) / {c.dm} = ({' + '.join(sq)}) / {c.dm} = {n.v(f'{var}[{t}]', c.fine)}",
-                 rf"\sqrt{{\sigma^2 + \varepsilon}} &= {sd}",
-                 rf"\mathrm{{LN}}({hl}_{{{t}}}) &= {vec(out)}"]
-        steps += [text("residual.row", t=c.posl(t), h=tex(vec(hs))), display(*lines)]
+        m, v = f"{mu}[{t}]", f"{var}[{t}]"
+        sd = f"sqrt({v}+ln_eps)"
+        dev = [Pow(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), 2) for j in range(c.dm)]
+        out = [_affine(c, f"{pre}gamma{which}[{j}]", Div(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), fig(sd)),
+                       f"{pre}beta{which}[{j}]") for j in range(c.dm)]
+        lines = [line(r"\mu", Div(Group(Add(*[fig(f"{H}[{t},{j}]") for j in range(c.dm)])), dm), m),
+                 line(r"\sigma^2", Div(Group(Add(*dev)), dm), result(v, c.fine)),
+                 line(r"\sqrt{\sigma^2 + \varepsilon}", Sqrt(Add(fig(v), eps_leaf)), sd),
+                 line(rf"\mathrm{{LN}}({hl}_{{{t}}})", Vec(*out), Vec(*[result(f"{LN}[{t},{j}]") for j in range(c.dm)]))]
+        steps += [text("residual.row", t=c.posl(t), h=n.vec([f"{H}[{t},{j}]" for j in range(c.dm)], kind=tex)),
+                  n.calc(*lines)]
     steps.append(c.pos_table(f"residual.LN_cap{which}", LN))
     if c.dm == 2:
         t = c.T - 1
         delta = (g.sym(f"{H}[{t},0]") - g.sym(f"{H}[{t},1]")) / 2
         ratio = sympy.Abs(delta) / sympy.sqrt(delta ** 2 + eps)
+        dref = f"abs(({H}[{t},0]-{H}[{t},1])/2)"
+        rref = f"{dref}/sqrt((({H}[{t},0]-{H}[{t},1])/2)^2+ln_eps)"
         steps += [text("residual.d2"),
                   display(r"h - \mu = (\delta, -\delta),\quad \delta = \frac{h_0 - h_1}{2},\quad "
                           r"\sigma^2 = \delta^2,\quad \mathrm{LN}(h)_j = \gamma_j \frac{\pm|\delta|}{\sqrt{\delta^2 + \varepsilon}} + \beta_j"),
-                  text("residual.d2_num", t=c.posl(t), delta=tex(n.e(sympy.Abs(delta), c.fine)),
-                       ratio=num(n.e_sig(ratio, c.k + 5)), gap=num(n.e_sig(1 - ratio, 3)))]
+                  text("residual.d2_num", t=c.posl(t), delta=tex(n.e(sympy.Abs(delta), c.fine), [(dref, n.e(sympy.Abs(delta), c.fine))]),
+                       ratio=num(n.e_sig(ratio, c.k + 5), rref), gap=num(n.e_sig(1 - ratio, 3), f"1-{rref}"))]
     if which == 2 and l == s.layers - 1:
         steps.append(note("residual.final", t=c.posl(c.T - 1),
-                          h=tex(vec([n.v(f"h_final[{j}]") for j in range(c.dm)]))))
+                          h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)))
     return {"id": f"residual{which}", "steps": steps}
+
+
+def _affine(c, gamma, x, beta):
+    """γ × x + β as a typed step, leaving out γ = 1 and β = 0."""
+    g = c.d.graph.nodes[c.d.node(gamma)].value
+    b = c.d.graph.nodes[c.d.node(beta)].value
+    out = x if g == 1 else Mul(W(gamma), x)
+    return out if b == 0 else Add(out, W(beta))
 
 
 # ---------------------------------------------------------------- FFN
@@ -414,22 +420,21 @@ def ffn(c, l, pre):
     dff = s.d_ff
     steps = [text("ffn.intro"),
              display(r"\mathrm{FFN}(h) = \mathrm{ReLU}(h W_1 + b_1)\, W_2 + b_2"),
-             display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_1", "b_1", "W_2", "b_2")]),
+             display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_1", "b_1", "W_2", "b_2")],
+                     figs=weight_figs(c, *[pre + nm for nm in ("W_1", "b_1", "W_2", "b_2")])),
              sub("ffn.first")]
     for t in c.rows:
         lines, rows = [], []
         for k in range(dff):
-            ws = [(n.weight(f"{pre}W_1[{j},{k}]"), g.nodes[f"{pre}W_1[{j},{k}]"].value) for j in range(c.dm)]
-            b = n.weight(f"{pre}b_1[{k}]")
             zname = f"{pre}Z[{t},{k}]"
-            lines.append(_dot_line(c, rf"z_{{{t},{k}}}", [f"{pre}LN1[{t},{j}]" for j in range(c.dm)], ws,
-                                   bias=(b,), result=n.v(zname)))
+            lines.append(line(rf"z_{{{t},{k}}}",
+                              Add(*[Mul(fig(f"{pre}LN1[{t},{j}]"), W(f"{pre}W_1[{j},{k}]")) for j in range(c.dm)],
+                                  W(f"{pre}b_1[{k}]")), zname))
             sign = c.d.sign(zname)
-            tiny = n.tiny(zname)
-            rows.append([num(k), num(n.v(zname)) if not tiny else {"t": "num", "v": n.v(zname), "exact": tiny},
+            rows.append([num(k), c.cellv(zname),
                          word("relu_pos" if sign > 0 else ("relu_zero" if sign == 0 else "relu_neg")),
-                         num(n.v(f"{pre}R[{t},{k}]"))])
-        steps += [text("ffn.row", t=c.posl(t)), display(*lines),
+                         n.cell(f"{pre}R[{t},{k}]")])
+        steps += [text("ffn.row", t=c.posl(t)), n.calc(*lines),
                   table("ffn.relu_cap", [word("unit"), math("z"), word("decision"), math(r"\mathrm{ReLU}(z)")],
                         rows, args={"t": c.posl(t)}, align="rrlr")]
     steps.append(note("ffn.relu_rule"))
@@ -437,10 +442,10 @@ def ffn(c, l, pre):
     for t in c.rows:
         lines = []
         for j in range(c.dm):
-            ws = [(n.weight(f"{pre}W_2[{k},{j}]"), g.nodes[f"{pre}W_2[{k},{j}]"].value) for k in range(dff)]
-            lines.append(_dot_line(c, rf"\mathrm{{ffn}}_{{{t},{j}}}", [f"{pre}R[{t},{k}]" for k in range(dff)], ws,
-                                   bias=(n.weight(f"{pre}b_2[{j}]"),), result=n.v(f"{pre}F[{t},{j}]")))
-        steps += [text("ffn.row2", t=c.posl(t)), display(*lines)]
+            lines.append(line(rf"\mathrm{{ffn}}_{{{t},{j}}}",
+                              Add(*[Mul(fig(f"{pre}R[{t},{k}]"), W(f"{pre}W_2[{k},{j}]")) for k in range(dff)],
+                                  W(f"{pre}b_2[{j}]")), f"{pre}F[{t},{j}]"))
+        steps += [text("ffn.row2", t=c.posl(t)), n.calc(*lines)]
     steps.append(c.pos_table("ffn.F_cap", pre + "F"))
     return {"id": "ffn", "steps": steps}
 
@@ -449,44 +454,41 @@ def ffn(c, l, pre):
 
 def head(c):
     n, s, g = c.n, c.s, c.d.graph
-    h = [n.v(f"h_final[{j}]") for j in range(c.dm)]
     lines = []
     for v in range(c.V):
-        if s.tied:
-            ws = [(n.weight(f"E[{v},{j}]"), g.nodes[f"E[{v},{j}]"].value) for j in range(c.dm)]
-        else:
-            ws = [(n.weight(f"W_out[{j},{v}]"), g.nodes[f"W_out[{j},{v}]"].value) for j in range(c.dm)]
-        lines.append(_dot_line(c, rf"\mathrm{{logit}}_{{{mtext(s.vocab[v])}}}",
-                               [f"h_final[{j}]" for j in range(c.dm)], ws, result=n.v(f"logits[{v}]")))
-    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, num(n.v(f"logits[{v}]"))] for v in range(c.V)]
+        ws = [W(f"E[{v},{j}]" if s.tied else f"W_out[{j},{v}]") for j in range(c.dm)]
+        lines.append(line(rf"\mathrm{{logit}}_{{{mtext(s.vocab[v])}}}",
+                          Dot([fig(f"h_final[{j}]") for j in range(c.dm)], ws), f"logits[{v}]"))
+    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, n.cell(f"logits[{v}]")] for v in range(c.V)]
     return {"id": "head", "steps": [
         text("head.intro_tied" if s.tied else "head.intro_untied"),
         display(r"\mathrm{logits} = h_{\mathrm{final}} E^{\top} \in \mathbb{R}^{" + str(c.V) + "}" if s.tied
                 else r"\mathrm{logits} = h_{\mathrm{final}} W_{\mathrm{out}} \in \mathbb{R}^{" + str(c.V) + "}"),
-        text("head.h", h=tex(vec(h))),
-        display(*lines),
+        text("head.h", h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)),
+        n.calc(*lines),
         table("head.cap", [word("token"), word("logit")], rows),
         note("head.skipped")]}
 
 
 def softmax(c, figs):
     n, s, g = c.n, c.s, c.d.graph
-    ex = [n.e(sympy.exp(g.sym(f"logits[{v}]"))) for v in range(c.V)]
-    lines = [rf"e^{{{n.v(f'logits[{v}]')}}} &= {ex[v]}" for v in range(c.V)]
+    ex = [f"exp(logits[{v}])" for v in range(c.V)]
+    lines = [line(rf"e^{{\mathrm{{logit}}_{{{mtext(s.vocab[v])}}}}}", Exp(fig(f"logits[{v}]")), ex[v])
+             for v in range(c.V)]
     Z = n.v("sum_exp")
     pk = max(c.k - 2, 0)
     rows = []
     for v in range(c.V):
         rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v], "mark": "target" if v == s.target else ""},
-                     num(n.v(f"logits[{v}]")), num(ex[v]), num(n.v(f"p[{v}]")),
-                     {"t": "pct", "v": n.e(100 * g.sym(f"p[{v}]"), pk)}])
+                     n.cell(f"logits[{v}]"), n.cell(ex[v]), n.cell(f"p[{v}]"),
+                     {"t": "pct", "v": n.e(100 * g.sym(f"p[{v}]"), pk), "ref": f"p[{v}]"}])
     best = sampling.greedy(c.d)
     figs["probs"] = bars(list(s.vocab), [n.v(f"p[{v}]") for v in range(c.V)], best.id, s.target)
     return {"id": "softmax", "steps": [
         text("softmax.intro"),
         display(r"p_i = \frac{\exp(\mathrm{logit}_i)}{\sum_{j} \exp(\mathrm{logit}_j)}"),
-        sub("softmax.num"), display(*lines),
-        sub("softmax.den"), display(rf"Z = {terms(ex)} = {Z}"),
+        sub("softmax.num"), n.calc(*lines),
+        sub("softmax.den"), n.calc(line("Z", Add(*map(fig, ex)), "sum_exp")),
         sub("softmax.norm"),
         table("softmax.cap", [word("token"), word("logit"), math(r"e^{\mathrm{logit}}"), math("p"), word("percent")],
               rows, args={"Z": tex(Z)}),
@@ -501,7 +503,8 @@ def sample(c):
     best = sampling.greedy(d)
     order, _ = sampling.ranking(d)
     steps = [text("sample.intro"), sub("sample.greedy"),
-             display(rf"\arg\max_v p_v = {best.id} \;\Rightarrow\; {mtext(best.token)},\quad p = {n.v(f'p[{best.id}]')}"),
+             n.calc(line(r"\arg\max_v p_v", None, result(f"p[{best.id}]"),
+                         formula=rf"{best.id} \;\Rightarrow\; {mtext(best.token)},\quad p")),
              text("sample.greedy_right" if best.id == s.target else "sample.greedy_wrong",
                   best=tok(best.token), target=tok(s.vocab[s.target]))]
     if best.ties:
@@ -513,7 +516,10 @@ def sample(c):
         probs = sampling.temperature(d, T)
         label = math(r"T \to \infty") if T is sympy.oo else math(f"T = {n.rational(T)}")
         kind = "temp_uniform" if T is sympy.oo else ("temp_sharp" if T < 1 else ("temp_same" if T == 1 else "temp_flat"))
-        rows.append([label] + [num(n.e(probs[v])) for v in shown] + [word(kind)])
+        tref = "inf" if T is sympy.oo else n.rational(T)
+        ok = T is sympy.oo or "frac" not in tref
+        rows.append([label] + [num(n.e(probs[v]), f"softmax_T({tref}, {v})" if ok else None) for v in shown]
+                    + [word(kind)])
     steps += [sub("sample.temperature"),
               display(r"p_i^{(T)} = \frac{\exp(\mathrm{logit}_i / T)}{\sum_j \exp(\mathrm{logit}_j / T)}"),
               text("sample.temp_text"),
@@ -521,16 +527,17 @@ def sample(c):
                     + [word("character")], rows, align="l" + "r" * len(shown) + "l")]
     # top-k
     tk = sampling.top_k(d, sp.top_k)
-    kept = [{"t": "share", "v": n.e(100 * n.sym(f"p[{v}]"), max(c.k - 2, 0)), "tok": s.vocab[v], "pos": str(v)}
-            for v in tk.kept]
-    renorm = vec([n.e(tk.probs[v]) for v in tk.kept])
+    kept = [{"t": "share", "v": n.e(100 * n.sym(f"p[{v}]"), max(c.k - 2, 0)), "tok": s.vocab[v], "pos": str(v),
+             "ref": f"p[{v}]"} for v in tk.kept]
+    renorm = tex(vec([n.e(tk.probs[v]) for v in tk.kept]),
+                 [(f"topk({sp.top_k}, {v})", n.e(tk.probs[v])) for v in tk.kept])
     steps += [sub("sample.topk", k=num(sp.top_k)),
-              text("sample.topk_text", k=num(sp.top_k), kept={"t": "list", "v": kept}, renorm=tex(renorm))]
+              text("sample.topk_text", k=num(sp.top_k), kept={"t": "list", "v": kept}, renorm=renorm)]
     # top-p
     tp = sampling.top_p(d, sp.top_p)
-    cum = [(order[i], n.e(tp.cumulative[i])) for i in range(len(order))]
-    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, num(n.v(f"p[{v}]")), num(cv),
-             word("kept" if v in tp.kept else "dropped")] for v, cv in cum]
+    cum = [(order[i], n.e(tp.cumulative[i]), "+".join(f"p[{u}]" for u in order[:i + 1])) for i in range(len(order))]
+    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, n.cell(f"p[{v}]"), num(cv, cref),
+             word("kept" if v in tp.kept else "dropped")] for v, cv, cref in cum]
     steps += [sub("sample.topp", P=num(n.rational(sp.top_p))),
               text("sample.topp_text", P=num(n.rational(sp.top_p)), m=num(len(tp.kept))),
               table("sample.topp_cap", [word("token"), math("p"), word("cumulative"), word("kept_col")], rows,
@@ -541,7 +548,8 @@ def sample(c):
     for v in range(c.V):
         lo = n.e(acc)
         acc = acc + n.sym(f"p[{v}]")
-        rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, num(lo), num(n.e(acc)),
+        rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, num(lo, "+".join(f"p[{u}]" for u in range(v)) or None),
+                     num(n.e(acc), "+".join(f"p[{u}]" for u in range(v + 1))),
                      word("chosen" if v == ch.id else "blank")])
     steps += [sub("sample.draw"),
               text("sample.draw_text", u=tex(n.rational(sp.uniform))),
@@ -568,41 +576,37 @@ def training(c, figs):
     steps = [text("train.intro"), sub("train.sample"),
              display(rf"\text{{input}} = {vec([mtext(x) for x in c.toks])},\quad \text{{target}} = {mtext(tt)}\ (\mathrm{{id}} = {t})"),
              sub("train.loss"),
-             display(rf"\mathcal{{L}} = -\ln p_{{{mtext(tt)}}} = -\ln {n.v(f'p[{t}]')} = {n.v('loss')}"),
+             n.calc(line(r"\mathcal{L}", Neg(Ln(fig(f"p[{t}]"))), "loss", formula=rf"-\ln p_{{{mtext(tt)}}}")),
              text("train.loss_text"),
              sub("train.pminusy"), text("train.pminusy_text", t=tex(t)),
              derivation_step(dsteps)]
     rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v], "mark": "target" if v == t else ""},
-             num(n.v(f"p[{v}]")), num(1 if v == t else 0), num(n.v(f"grad_logits[{v}]"))] for v in range(c.V)]
+             n.cell(f"p[{v}]"), num(1 if v == t else 0), n.cell(f"grad_logits[{v}]")] for v in range(c.V)]
     steps += [table("train.grad_cap", [word("token"), math("p_i"), math("y_i"), math(r"p_i - y_i")], rows),
               note("train.grad_sign", target=tok(tt))]
     if s.tied:
-        rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}] + [num(n.v(f"grad_E_head[{v},{j}]")) for j in range(c.dm)]
+        rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}] + [n.cell(f"grad_E_head[{v},{j}]") for j in range(c.dm)]
                 for v in range(c.V)]
         steps += [sub("train.head"), text("train.head_text"),
                   display(r"\frac{\partial \mathcal{L}}{\partial E_i}\Big|_{\mathrm{head}} = (p_i - y_i)\, h_{\mathrm{final}}"),
                   table("train.head_cap", [word("token")] + [_colhead("dim", j) for j in range(c.dm)], rows)]
         lr = s.training.lr
-        old = [n.weight(f"E[{t},{j}]") for j in range(c.dm)]
-        gr = [n.v(f"grad_E_head[{t},{j}]") for j in range(c.dm)]
-        new = [n.v(f"head_step.E[{t},{j}]") for j in range(c.dm)]
+        old = Vec(*[W(f"E[{t},{j}]") for j in range(c.dm)])
+        gr = Vec(*[fig(f"grad_E_head[{t},{j}]") for j in range(c.dm)])
+        new = [f"head_step.E[{t},{j}]" for j in range(c.dm)]
         lr_s = n.rational(lr)
-        step_terms = [n.e(lr * g.sym(f"grad_E_head[{t},{j}]"), c.fine) for j in range(c.dm)]
-        new_logit = n.v(f"head_step.logits[{t}]")
-        old_logit = n.v(f"logits[{t}]")
-        rise = n.e(d.head_step(f"logits[{t}]") - g.sym(f"logits[{t}]"))
-        h = [n.v(f"h_final[{j}]") for j in range(c.dm)]
-        prods = " + ".join(rf"{paren(a)} \times {paren(b)}" for a, b in zip(h, new))
+        rise = f"head_step.logits[{t}]-logits[{t}]"
         steps += [sub("train.sgd"), text("train.sgd_text", lr=tex(lr_s), target=tok(tt)),
                   display(rf"E_{{{mtext(tt)}}} \leftarrow E_{{{mtext(tt)}}} - \eta \frac{{\partial \mathcal{{L}}}}{{\partial E_{{{mtext(tt)}}}}}"),
-                  display(rf"E^{{\mathrm{{old}}}} &= {vec(old)}",
-                          rf"\nabla &= {vec(gr)}",
-                          rf"E^{{\mathrm{{new}}}} &= {vec(old)} - {lr_s} \times {vec(gr)}",
-                          rf"&= {vec([f'{a} {signed_neg(b)}' for a, b in zip(old, step_terms)])} = {vec(new)}"),
+                  n.calc(rf"E^{{\mathrm{{old}}}} &= {vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])}",
+                         line(r"\nabla", None, Vec(*[result(f"grad_E_head[{t},{j}]") for j in range(c.dm)])),
+                         line(r"E^{\mathrm{new}}", Sub(old, Mul(n.const(lr), gr)), Vec(*map(result, new)))),
                   sub("train.check"),
-                  display(rf"\mathrm{{logit}}^{{\mathrm{{new}}}}_{{{mtext(tt)}}} &= h_{{\mathrm{{final}}}} \cdot E^{{\mathrm{{new}}}} = {prods} = {new_logit}",
-                          rf"\mathrm{{logit}}^{{\mathrm{{old}}}}_{{{mtext(tt)}}} &= {old_logit}"),
-                  text("train.rise", rise=num(rise))]
+                  n.calc(line(rf"\mathrm{{logit}}^{{\mathrm{{new}}}}_{{{mtext(tt)}}}",
+                              Dot([fig(f"h_final[{j}]") for j in range(c.dm)], map(fig, new)), f"head_step.logits[{t}]",
+                              formula=r"h_{\mathrm{final}} \cdot E^{\mathrm{new}}"),
+                         line(rf"\mathrm{{logit}}^{{\mathrm{{old}}}}_{{{mtext(tt)}}}", None, f"logits[{t}]")),
+                  text("train.rise", rise=num(n.v(rise), rise))]
     # full gradient
     steps += [sub("train.full"), text("train.full_text")]
     learn = set(learnable(d))
@@ -627,14 +631,14 @@ def training(c, figs):
         steps.append(note("train.tiny_grads"))
     # full-gradient step
     tr_rows = [[math(rf"E_{{{mtext(tt)}}}"), math(vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])),
-                math(vec([n.v(f'head_step.E[{t},{j}]') for j in range(c.dm)])) if s.tied else word("blank"),
-                math(vec([n.v(f'sgd[1].E[{t},{j}]') for j in range(c.dm)]))],
-               [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), num(n.v(f"logits[{t}]")),
-                num(n.v(f"head_step.logits[{t}]")) if s.tied else word("blank"), num(n.v(f"sgd[1].logits[{t}]"))],
-               [math(rf"p_{{{mtext(tt)}}}"), num(n.v(f"p[{t}]")),
-                num(n.v(f"head_step.p[{t}]")) if s.tied else word("blank"), num(n.v(f"sgd[1].p[{t}]"))],
-               [math(r"\mathcal{L}"), num(n.v("loss")),
-                num(n.v("head_step.loss")) if s.tied else word("blank"), num(n.v("sgd[1].loss"))]]
+                n.vec([f"head_step.E[{t},{j}]" for j in range(c.dm)]) if s.tied else word("blank"),
+                n.vec([f"sgd[1].E[{t},{j}]" for j in range(c.dm)])],
+               [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), n.cell(f"logits[{t}]"),
+                n.cell(f"head_step.logits[{t}]") if s.tied else word("blank"), n.cell(f"sgd[1].logits[{t}]")],
+               [math(rf"p_{{{mtext(tt)}}}"), n.cell(f"p[{t}]"),
+                n.cell(f"head_step.p[{t}]") if s.tied else word("blank"), n.cell(f"sgd[1].p[{t}]")],
+               [math(r"\mathcal{L}"), n.cell("loss"),
+                n.cell("head_step.loss") if s.tied else word("blank"), n.cell("sgd[1].loss")]]
     steps += [sub("train.fullstep"), text("train.fullstep_text", lr=tex(n.rational(s.training.lr))),
               table("train.fullstep_cap", [word("quantity"), word("before"), word("head_only"), word("full_step")],
                     tr_rows, align="lrrr")]
@@ -650,21 +654,12 @@ def loss_curve(c, figs):
     if tr.steps < 2:
         return []
     t = s.target
-    rows = [[num(k), num(n.v(f"sgd[{k - 1}].loss")), num(n.v(f"sgd[{k - 1}].p[{t}]"))]
+    rows = [[num(k), n.cell(f"sgd[{k - 1}].loss"), n.cell(f"sgd[{k - 1}].p[{t}]")]
             for k in tr.report if k >= 1]
-    figs["loss"] = line(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
+    figs["loss"] = curve(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
     return [sub("train.curve"), text("train.curve_text", steps=num(tr.steps)),
             table("train.curve_cap", [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
             figure("loss", "train.curve_fig")]
-
-
-def signed_neg(b: str) -> str:
-    """``a − b`` with the sign of b folded in.
-
-    >>> signed_neg("-0.0915"), signed_neg("0.1")
-    ('+ 0.0915', '- 0.1')
-    """
-    return f"+ {b[1:]}" if b.startswith("-") else f"- {b}"
 
 
 # ---------------------------------------------------------------- summary
@@ -673,7 +668,7 @@ def summary(c):
     n, s = c.n, c.s
     t = c.T - 1
     lastp = f"{s.layer_prefix(s.layers - 1)}"
-    row = lambda group: math(vec([n.v(f"{group}[{t},{j}]") for j in range(c.dm)]))
+    row = lambda group: n.vec([f"{group}[{t},{j}]" for j in range(c.dm)])
     shape = lambda a, b: math(rf"{a} \times {b}")
     best = sampling.greedy(c.d)
     rows = [
@@ -685,10 +680,12 @@ def summary(c):
         [word("sec_ffn"), math(r"\mathrm{FFN}"), shape(c.T, c.dm), row(f"{lastp}F")],
         [word("sec_residual2"), math(r"\mathrm{LN}_2"), shape(c.T, c.dm), row(f"{lastp}LN2")],
         [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
-         math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]")],
-        [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}")],
+         math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
+              [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
+        [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
+                                                              [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
         [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
-        [word("sec_training"), math(r"\mathcal{L}"), math("1"), num(n.v("loss"))],
+        [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
     ]
     return {"id": "summary", "steps": [
         text("summary.intro"),

@@ -1,21 +1,11 @@
 """The derivation document as plain data: sections → steps, every number certified.
 
-A document is a dict of strings, lists and dicts that the templates lay out
-(DESIGN decision 6): nothing in it is computed by a template, and nothing in
-it is in one language.  Prose is referred to by key (``"attention.intro"``)
-with typed arguments; the words for each key live in
-``templates/lang/<lang>.toml``.
-
-A *value* (an argument or a table cell) is a small dict ``{"t": kind, "v": text}``:
-
-- ``num``  a certified decimal string, e.g. ``"0.454"``
-- ``tok``  a token of the vocabulary (user text, escaped by the format's filter)
-- ``math`` a LaTeX formula (SymPy's LaTeX or a fixed template formula)
-- ``word`` a key of ``[words]`` in the language file
-- ``pos``  a position label: ``v`` the index, ``tok`` the token there
-
-A *step* is one of ``text``, ``note``, ``sub`` (a sub-heading), ``math``
-(display lines, aligned at ``&``), ``table``, ``figure`` and ``derivation``.
+The pieces (values, step kinds, :class:`~symgpt.blocks.Numbers`) are in
+:mod:`symgpt.blocks`; the sections of each model kind in
+:mod:`symgpt.doc_transformer` and :mod:`symgpt.doc_bigram`.  Here they are put
+together: table numbers, section anchors, the map from quantities to the
+section that first prints them, and the list of every printed figure (the
+document's own claims).
 
 >>> import symgpt
 >>> doc = build(symgpt.load("bigram"))
@@ -27,342 +17,27 @@ A *step* is one of ``text``, ``note``, ``sub`` (a sub-heading), ``math``
 from __future__ import annotations
 
 import re
-from decimal import Decimal, localcontext
 
-import sympy
-
-from .numeric import round_decimals, round_significant
+from . import doc_bigram, doc_transformer
+from . import steps as st
+from .blocks import Numbers
 
 DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
-
-
-# ---------------------------------------------------------------- values
-
-def num(s) -> dict:
-    """A certified number.
-
-    >>> num("0.454")
-    {'t': 'num', 'v': '0.454'}
-    """
-    return {"t": "num", "v": str(s)}
-
-
-def tok(s) -> dict:
-    """A token (user text).
-
-    >>> tok("<pad>")["t"]
-    'tok'
-    """
-    return {"t": "tok", "v": s}
-
-
-def math(s) -> dict:
-    """A LaTeX formula shown inline.
-
-    >>> math(r"\\sqrt{2}")["v"]
-    '\\\\sqrt{2}'
-    """
-    return {"t": "math", "v": s}
-
-
-def tex(s) -> dict:
-    """Raw LaTeX for a place inside ``$…$`` of a sentence (a number or a formula).
-
-    >>> tex("0.5")
-    {'t': 'tex', 'v': '0.5'}
-    """
-    return {"t": "tex", "v": str(s)}
-
-
-def word(key) -> dict:
-    """A word of the language file's ``[words]`` table.
-
-    >>> word("position")
-    {'t': 'word', 'v': 'position'}
-    """
-    return {"t": "word", "v": key}
-
-
-def pos(t: int, token: str) -> dict:
-    """A position label such as ``t=1 (爱)``.
-
-    >>> pos(1, "爱")
-    {'t': 'pos', 'v': '1', 'tok': '爱'}
-    """
-    return {"t": "pos", "v": str(t), "tok": token}
-
-
-# ---------------------------------------------------------------- steps
-
-def text(key, **args) -> dict:
-    """A paragraph of prose ``key`` with typed arguments.
-
-    >>> text("softmax.intro")["kind"]
-    'text'
-    """
-    return {"kind": "text", "key": key, "args": args}
-
-
-def note(key, **args) -> dict:
-    """A remark set apart from the main line (a quote box)."""
-    return {"kind": "note", "key": key, "args": args}
-
-
-def sub(key, **args) -> dict:
-    """A sub-heading."""
-    return {"kind": "sub", "key": key, "args": args}
-
-
-def display(*lines) -> dict:
-    r"""Display math; several lines are aligned at their ``&`` (one line is not).
-
-    >>> display("a &= b", "c &= d")["lines"], display("a &= b \\& c")["lines"]
-    (['a &= b', 'c &= d'], ['a = b \\& c'])
-    """
-    lines = [ln for ln in lines if ln]
-    if len(lines) == 1:
-        lines = [_drop_alignment(lines[0])]
-    return {"kind": "math", "lines": lines, "aligned": len(lines) > 1}
-
-
-def _drop_alignment(line: str) -> str:
-    r"""Remove the alignment ``&`` outside environments; a matrix keeps its own.
-
-    >>> _drop_alignment(r"E &= \begin{bmatrix} 1 & 2 \end{bmatrix}")
-    'E = \\begin{bmatrix} 1 & 2 \\end{bmatrix}'
-    """
-    out, depth, i = [], 0, 0
-    while i < len(line):
-        if line.startswith("\\begin{", i):
-            depth += 1
-        elif line.startswith("\\end{", i):
-            depth -= 1
-        ch = line[i]
-        if ch == "\\":  # keep an escaped character (\&) and the command it starts
-            out.append(line[i:i + 2])
-            i += 2
-            continue
-        if not (ch == "&" and depth == 0):
-            out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def figure(name, key, **args) -> dict:
-    """A picture: ``name`` indexes ``doc["figures"]``."""
-    return {"kind": "figure", "name": name, "key": key, "args": args}
-
-
-def derivation_step(steps) -> dict:
-    """A chain of equalities from :mod:`symgpt.derive`, each with its rule and SymPy's check.
-
-    The left-hand side is shown only where it changes.
-
-    >>> from symgpt.derive import softmax_ce_steps
-    >>> st = derivation_step(softmax_ce_steps(3, 2))
-    >>> [s["rule"] for s in st["steps"]][:2], st["steps"][1]["lhs"]
-    (['rule_definition', 'rule_log_of_a_quotient'], '')
-    """
-    out, prev = [], None
-    for s in steps:
-        out.append({"rule": "rule_" + re.sub(r"[^a-z0-9]+", "_", s.rule.lower()).strip("_"),
-                    "lhs": "" if s.lhs == prev else s.lhs, "rhs": s.latex, "checked": bool(s.checked)})
-        prev = s.lhs
-    return {"kind": "derivation", "steps": out}
-
-
-def table(key, head, rows, args=None, align=None) -> dict:
-    """A table: caption ``key``, header cells, rows of cells (all values).
-
-    >>> t = table("x.cap", [word("token")], [[tok("a")]])
-    >>> t["align"]
-    'l'
-    """
-    n = len(head)
-    return {"kind": "table", "key": key, "args": args or {}, "head": head, "rows": rows,
-            "align": align or ("l" + "r" * (n - 1)), "number": ""}
-
-
-# ---------------------------------------------------------------- numbers
-
-def exact_decimal(q) -> str | None:
-    """A rational as its exact decimal when it terminates, else None.
-
-    >>> exact_decimal(sympy.Rational(3, 10)), exact_decimal(sympy.Rational(-1, 5)), exact_decimal(sympy.Rational(1, 3))
-    ('0.3', '-0.2', None)
-    """
-    q = sympy.Rational(q)
-    den = int(q.q)
-    for p in (2, 5):
-        while den % p == 0:
-            den //= p
-    if den != 1:
-        return None
-    with localcontext() as c:
-        c.prec = 200
-        s = format((Decimal(int(q.p)) / Decimal(int(q.q))).normalize(), "f")
-    return s
-
-
-def paren(s: str) -> str:
-    """A factor for a product: negative numbers in parentheses.
-
-    >>> paren("-0.3"), paren("0.3")
-    ('(-0.3)', '0.3')
-    """
-    return f"({s})" if s.startswith("-") else s
-
-
-def signed(s: str) -> str:
-    """A term after ``+``: ``a + (-b)`` is written ``a - b``.
-
-    >>> "1 " + signed("-0.2"), "1 " + signed("0.2")
-    ('1 - 0.2', '1 + 0.2')
-    """
-    return f"- {s[1:]}" if s.startswith("-") else f"+ {s}"
-
-
-def terms(parts) -> str:
-    """Strings joined as a sum with signs folded in.
-
-    >>> terms(["0.1", "-0.2", "0.3"])
-    '0.1 - 0.2 + 0.3'
-    """
-    parts = list(parts)
-    return " ".join([parts[0]] + [signed(p) for p in parts[1:]]) if parts else "0"
-
-
-def mtext(token: str) -> str:
-    """A token inside math: ``\\text{…}`` with text-mode escapes (LaTeX and KaTeX).
-
-    >>> mtext("<pad>")
-    '\\\\text{\\\\textless{}pad\\\\textgreater{}}'
-    >>> mtext("a_b"), mtext("50%"), mtext("\\\\n"), mtext("{}")
-    ('\\\\text{a\\\\_b}', '\\\\text{50\\\\%}', '\\\\text{\\\\textbackslash{}n}', '\\\\text{\\\\{\\\\}}')
-    """
-    out = []
-    for ch in token:
-        if ch in "_%$&#{}":
-            out.append("\\" + ch)
-        elif ch == "\\":
-            out.append(r"\textbackslash{}")
-        elif ch == "^":
-            out.append(r"\textasciicircum{}")
-        elif ch == "~":
-            out.append(r"\textasciitilde{}")
-        elif ch in "<>":  # never a raw < or > in Markdown math: GitHub would take it for HTML
-            out.append(r"\textless{}" if ch == "<" else r"\textgreater{}")
-        elif ch == "\n":
-            out.append(" ")
-        else:
-            out.append(ch)
-    return r"\text{" + "".join(out) + "}"
-
-
-class Numbers:
-    """Certified strings from one derivation at the document's precision.
-
-    >>> import symgpt
-    >>> n = Numbers(symgpt.load("bigram"), 4)
-    >>> n.v("loss"), n.v("z[0]", 2), n.weight("W[0,2]")
-    ('1.0515', '0.13', '0.1')
-    """
-
-    def __init__(self, d, digits: int):
-        self.d, self.k = d, digits
-
-    def v(self, ref, k=None) -> str:
-        """A node (or trace/head_step name) at k decimals (default: the document's)."""
-        return self.d.value(ref, decimals=self.k if k is None else k)
-
-    def sig(self, ref, n) -> str:
-        """A node at n significant digits."""
-        return self.d.value(ref, digits=n)
-
-    def e(self, expr, k=None) -> str:
-        """An expression over node symbols at k decimals, certified."""
-        k = self.k if k is None else k
-        return self.d.ev.certified_expr(expr, lambda b: round_decimals(b, k), k + 10)
-
-    def e_sig(self, expr, n) -> str:
-        return self.d.ev.certified_expr(expr, lambda b: round_significant(b, n), n + 10)
-
-    def sym(self, name):
-        return self.d.graph.sym(name)
-
-    def weight(self, name) -> str:
-        """A parameter: its exact decimal when it terminates, else certified."""
-        q = self.d.graph.nodes[name].value
-        s = exact_decimal(q)
-        return s if s is not None else self.v(name)
-
-    def rational(self, q) -> str:
-        r"""An exact input number (lr, T, u, a base) as its decimal, or SymPy's LaTeX.
-
-        >>> Numbers(None, 3).rational(sympy.Rational(1, 2)), Numbers(None, 3).rational(sympy.Rational(1, 3))
-        ('0.5', '\\frac{1}{3}')
-        """
-        s = exact_decimal(q)
-        return s if s is not None else sympy.latex(sympy.Rational(q))
-
-    def tex_rational(self, q) -> str:
-        """LaTeX of an exact input number: ``10^{-5}`` for 1/100000, else :meth:`rational`.
-
-        >>> Numbers(None, 3).tex_rational(sympy.Rational(1, 100000))
-        '10^{-5}'
-        """
-        q = sympy.Rational(q)
-        if q.p == 1 and q.q > 1000:
-            k = len(str(q.q)) - 1
-            if 10 ** k == q.q:
-                return f"10^{{-{k}}}"
-        return self.rational(q)
-
-    def closed(self, name, max_ops=10, rationals=False):
-        """SymPy's LaTeX of a short closed form, or None when long or just a decimal.
-
-        A terminating rational (21/20) counts as just a decimal unless ``rationals``.
-        """
-        try:
-            c = self.d.closed_form(name, max_ops=max_ops)
-        except ValueError:
-            return None
-        if c.is_Rational and (c.is_Integer or (not rationals and exact_decimal(c) is not None)):
-            return None
-        if sympy.count_ops(c) > max_ops:
-            return None
-        return sympy.latex(c)
-
-    def tiny(self, name, k=None, prec=512):
-        """Three significant digits of a value that rounds to zero at k decimals.
-
-        None when it does not round to zero, when it is exactly zero, or when
-        ``prec`` bits cannot separate it from zero (no costly exact test here).
-
-        >>> import symgpt
-        >>> Numbers(symgpt.load("tiny-transformer"), 3).tiny("Z[0,0]")
-        '0.00000329'
-        """
-        k = self.k if k is None else k
-        s = self.v(name, k)
-        if s.lstrip("-").strip("0.") != "":
-            return None
-        b = self.d.ball(name, prec)
-        r = None if _exact_zero(b) else round_significant(b, 3)
-        return None if r == "0" else r
-
-
-def _exact_zero(b) -> bool:
-    from flint import fmpq
-    return isinstance(b, fmpq) and b == 0
 
 
 # ---------------------------------------------------------------- the document
 
 def number_tables(sections) -> None:
-    """Give each table its caption number ``section-k``."""
+    """Give each table its caption number ``section-k``, each section its anchor.
+
+    The anchor is the section's id, with ``-2``, ``-3`` … when an id comes
+    again (the blocks of a deeper model).
+    """
+    seen: dict = {}
     for n, sec in enumerate(sections):
         sec["n"] = n
+        seen[sec["id"]] = seen.get(sec["id"], 0) + 1
+        sec["anchor"] = sec["id"] + (f"-{seen[sec['id']]}" if seen[sec["id"]] > 1 else "")
         k = 0
         for st in sec["steps"]:
             if st["kind"] == "table":
@@ -383,17 +58,95 @@ def build(d, digits: int | None = None, errata=None) -> dict:
     """
     s = d.spec
     digits = DEFAULT_DIGITS[s.kind] if digits is None else digits
-    if s.kind == "transformer":
-        from .doc_transformer import sections
-    else:
-        from .doc_bigram import sections
+    sections = doc_transformer.sections if s.kind == "transformer" else doc_bigram.sections
     secs, figures = sections(d, Numbers(d, digits))
     number_tables(secs)
+    anchors: dict = {}
+    for f in printed_figures(secs):
+        name = canonical(d, f["ref"])
+        if name is not None and name not in anchors:
+            anchors[name] = secs[f["sec"]]["anchor"]
     for key, fig in figures.items():
         fig["file"] = f"{s.name}-{key}.svg"
     return {
         "name": s.name, "title": s.title, "kind": s.kind, "digits": digits,
         "source": str(s.raw.get("source", "")),
         "vocab": list(s.vocab), "input": [s.vocab[i] for i in s.input], "target": s.vocab[s.target],
-        "sections": secs, "figures": figures, "errata": errata,
+        "sections": secs, "figures": figures, "errata": errata, "anchors": anchors,
     }
+
+
+_TRACE_NAME = re.compile(r"(sgd|adamw|head_step)(\[\d+\])?\.(.+)")
+
+
+def canonical(d, ref: str) -> str | None:
+    """The canonical name of a reference that is one quantity (``p[你]`` → ``p[4]``), else None.
+
+    >>> import symgpt
+    >>> d = symgpt.load("tiny-transformer")
+    >>> canonical(d, "E[你,1]"), canonical(d, "sgd[1].loss"), canonical(d, "exp(S[1,0])")
+    ('E[4,1]', 'sgd[1].loss', None)
+    """
+    m = _TRACE_NAME.fullmatch(ref)
+    if m:
+        try:
+            return ref[:len(ref) - len(m[3])] + d.node(m[3])
+        except ValueError:
+            return ref
+    try:
+        return d.node(ref)
+    except ValueError:
+        return None
+
+
+def _value_figures(v):
+    """(ref, printed) of a typed value that prints a quantity (lists walked)."""
+    t = v.get("t")
+    yield from v.get("figs", ())
+    if t == "list":
+        for x in v["v"]:
+            yield from _value_figures(x)
+    elif "ref" in v and t == "num":
+        yield v["ref"], v["v"]
+        if "exact" in v:
+            yield v["ref"], v["exact"]
+    elif "ref" in v and t in ("pct", "share"):
+        yield v["ref"], v["v"] + "%"
+
+
+def printed_figures(sections):
+    """Every figure the document prints with its reference: the document's own claims.
+
+    Each a dict ``sec`` (index), ``place`` (``("table", number, row, col)``,
+    ``("display", k, line)`` or ``("text", k)``), ``ref``, ``printed`` and, for
+    the result of a displayed computation, ``chain`` and ``relation``.
+
+    >>> import symgpt
+    >>> doc = build(symgpt.load("bigram"))
+    >>> f = next(f for f in printed_figures(doc["sections"]) if f["ref"] == "z[0]" and "chain" in f)
+    >>> f["printed"], f["chain"], f["relation"], f["place"]
+    ('0.1300', '0.3000*0.5+(-0.1000)*0.2', '=', ('display', 1, 1))
+    """
+    for n, sec in enumerate(sections):
+        displays = paragraphs = 0
+        for step in sec["steps"]:
+            kind = step["kind"]
+            if kind == "math":
+                displays += 1
+                for ref, printed in step.get("figs", ()):
+                    yield {"sec": n, "place": ("display", displays, 1), "ref": ref, "printed": printed}
+                for i, ln in enumerate(step["lines"]):
+                    if isinstance(ln, dict):
+                        for c in st.claims(ln):
+                            yield {"sec": n, "place": ("display", displays, i + 1), **c}
+            elif kind == "table":
+                for r, row in enumerate(step["rows"]):
+                    for col, cell in enumerate(row):
+                        for ref, printed in _value_figures(cell):
+                            yield {"sec": n, "place": ("table", step["number"], r + 1, col + 1),
+                                   "ref": ref, "printed": printed}
+            elif kind in ("text", "note"):
+                paragraphs += 1
+                for v in step["args"].values():
+                    for ref, printed in _value_figures(v):
+                        yield {"sec": n, "place": ("text", paragraphs), "ref": ref, "printed": printed}

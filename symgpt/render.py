@@ -7,7 +7,10 @@ then written atomically, so bad input leaves nothing half-written, and the
 same input always gives the same bytes.
 
 Files, for a spec NAME: ``NAME.<lang>.md``, ``NAME.<lang>.tex``,
-``NAME.<lang>.pdf`` and the pictures the Markdown shows, ``NAME-<figure>.svg``.
+``NAME.<lang>.pdf``, the pictures the Markdown shows, ``NAME-<figure>.svg``,
+and the document's own claims ``NAME.<lang>.claims.toml`` (every figure it
+prints with its reference, and for a worked line its printed arithmetic as
+``chain``), which ``python -m symgpt.verify`` checks.
 
 >>> files = render_all(["derivations/bigram.toml"], formats=("md",), langs=("en",))
 >>> sorted(p.name for p in files)
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
+import json
 import os
 import re
 import shutil
@@ -27,16 +32,17 @@ from pathlib import Path
 
 import jinja2
 
+from .blocks import line_tex, mtext
 from .cli import InputError, run, write_atomic
 from .derivation import DERIVATIONS, Derivation, find_spec
-from .document import build, mtext
+from .document import build, printed_figures
 from .errata import for_document
 from .figures import svg
 from .spec import load_spec, number
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LANGS = ("zh", "en")
-FORMATS = ("md", "tex", "pdf")
+FORMATS = ("md", "tex", "pdf", "claims")
 TEX_PACKAGES = "texlive-xetex texlive-lang-chinese texlive-pictures texlive-latex-extra latexmk"
 
 
@@ -238,15 +244,84 @@ def environment(fmt: str) -> jinja2.Environment:
     return jinja2.Environment(**opts)
 
 
-def render_doc(doc: dict, fmt: str, lang: str) -> str:
-    """One document in one format and language (``md`` or ``tex``)."""
+@functools.lru_cache(maxsize=None)
+def _document_template(fmt: str, lang: str):
+    """The compiled document template of a format and language (compiled once per process)."""
     L = load_lang(lang)
     f = Markdown(L) if fmt == "md" else LaTeX(L)
     env = environment(fmt)
-    env.filters.update(esc=f.esc, val=f.value, cell=f.cell)
+    env.filters.update(esc=f.esc, val=f.value, cell=f.cell, calc=line_tex)
     env.globals.update(say=f.say, words=f.words)
-    text = env.get_template(f"{fmt}/document.{fmt}.j2").render(doc=doc, L=L, lang=lang)
+    return env.get_template(f"{fmt}/document.{fmt}.j2"), L
+
+
+def render_doc(doc: dict, fmt: str, lang: str) -> str:
+    """One document in one format and language (``md`` or ``tex``)."""
+    template, L = _document_template(fmt, lang)
+    text = template.render(doc=doc, L=L, lang=lang)
     return re.sub(r"\n{3,}", "\n\n", text)
+
+
+# ---------------------------------------------------------------- the document's own claims
+
+def _toml_str(s: str) -> str:
+    """A TOML basic string.
+
+    >>> _toml_str('p[<pad>] "x"')
+    '"p[<pad>] \\\\"x\\\\""'
+    """
+    return json.dumps(s, ensure_ascii=False)
+
+
+def where(doc: dict, f: dict, L: dict) -> str:
+    """Where a figure is printed, in the document's language: §, section title, table/line.
+
+    >>> L = load_lang("en")
+    >>> where({"sections": [{"n": 2, "id": "embed"}]}, {"sec": 0, "place": ("table", "2-1", 3, 2)}, L)
+    '§2 Embedding: ids to vectors, table 2-1, row 3, column 2'
+    """
+    sec = doc["sections"][f["sec"]]
+    title = L[sec["id"]]["title"].replace("$", "")
+    place = f["place"]
+    w = L["words"]
+    if place[0] == "table":
+        at = w["where_table"] % {"n": place[1], "row": place[2], "col": place[3]}
+    elif place[0] == "display":
+        at = w["where_display"] % {"k": place[1], "line": place[2]}
+    else:
+        at = w["where_text"] % {"k": place[1]}
+    return f"§{sec['n']} {title}{w['where_sep']}{at}"
+
+
+def _claim_figure(printed: str) -> str:
+    """A printed figure in the claims' notation (``3.1e-7`` written out as decimals).
+
+    >>> _claim_figure("3.1e-7"), _claim_figure("-0.25")
+    ('0.00000031', '-0.25')
+    """
+    m = re.fullmatch(r"(-?)(\d)(?:\.(\d+))?e-(\d+)", printed)
+    if not m:
+        return printed
+    digits = m[2] + (m[3] or "")
+    return f"{m[1]}0.{'0' * (int(m[4]) - 1)}{digits}"
+
+
+def claims_toml(doc: dict, lang: str, spec: str) -> str:
+    """The document's own claims file: one claim per printed figure.
+
+    ``spec`` is written as given (a path relative to where the file goes, or absolute).
+    """
+    L = load_lang(lang)
+    out = [f"# The figures of {doc['name']}.{lang} (symgpt's own document), for python -m symgpt.verify.",
+           "# A worked line's result carries its printed arithmetic as chain; relation \"=\" says it checks by hand.",
+           "", f"spec = {_toml_str(spec)}", ""]
+    for f in printed_figures(doc["sections"]):
+        out += ["[[claim]]", f"ref = {_toml_str(f['ref'])}", f"printed = {_toml_str(_claim_figure(f['printed']))}",
+                f"where = {_toml_str(where(doc, f, L))}"]
+        if "chain" in f:
+            out += [f"chain = {_toml_str(f['chain'])}", f"relation = {_toml_str(f['relation'])}"]
+        out.append("")
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------- PDF
@@ -283,8 +358,11 @@ def compile_pdf(tex: str, name: str = "doc") -> bytes:
 
 # ---------------------------------------------------------------- the command
 
-def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None) -> dict:
-    """{relative output path: str or bytes} for one spec (``uniform`` overrides its u)."""
+def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None) -> dict:
+    """{relative output path: str or bytes} for one spec (``uniform`` overrides its u).
+
+    A claims file names its spec relative to ``out_dir`` when given, else by absolute path.
+    """
     spec = load_spec(path)
     if uniform is not None:
         spec = dataclasses.replace(spec, sampling=dataclasses.replace(spec.sampling, uniform=uniform))
@@ -295,7 +373,12 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
     if "md" in formats:
         for fig, data in sorted(doc["figures"].items()):
             out[Path(data["file"])] = svg(data)
+    spec_ref = str(Path(path).resolve())
+    if out_dir is not None:
+        spec_ref = os.path.relpath(spec_ref, Path(out_dir).resolve()).replace(os.sep, "/")
     for lang in langs:
+        if "claims" in formats:
+            out[Path(f"{name}.{lang}.claims.toml")] = claims_toml(doc, lang, spec_ref)
         if "md" in formats:
             out[Path(f"{name}.{lang}.md")] = render_doc(doc, "md", lang)
         if "tex" in formats or "pdf" in formats:
@@ -307,13 +390,13 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
     return out
 
 
-def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None) -> dict:
+def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None) -> dict:
     """{relative output path: text or bytes} for the given spec paths, in memory."""
     if "pdf" in formats:
         tex_tools()
     out: dict = {}
     for path in specs:
-        out.update(render_spec(path, formats, langs, digits, uniform))
+        out.update(render_spec(path, formats, langs, digits, uniform, out_dir))
     return out
 
 
@@ -332,15 +415,17 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m symgpt.render",
         description="Render the derivation documents of specs: every number certified, "
                     "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.",
-        epilog="Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf and "
-               "the pictures NAME-probs.svg, NAME-attention.svg, NAME-loss.svg (with Markdown). "
+        epilog="Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, "
+               "NAME.<lang>.claims.toml and the pictures NAME-probs.svg, NAME-attention.svg, NAME-loss.svg (with Markdown). "
                "The same input gives the same bytes; files are written only after everything "
                "rendered. Bad input: one 'error: ...' line on stderr, exit status 2, nothing written.")
     ap.add_argument("specs", nargs="*", metavar="SPEC",
                     help="spec files, or names of specs in derivations/ (default: every spec there)")
-    ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|all",
-                    help="output formats, comma-separated; 'all' is md,tex,pdf (default: md,tex). "
-                         "pdf runs latexmk -xelatex (TeX Live with ctex, Fandol fonts and pgfplots)")
+    ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|claims|all",
+                    help="output formats, comma-separated; 'all' is md,tex,pdf,claims (default: md,tex). "
+                         "pdf runs latexmk -xelatex (TeX Live with ctex, Fandol fonts and pgfplots); "
+                         "claims writes NAME.<lang>.claims.toml, every figure the document prints, "
+                         "for python -m symgpt.verify")
     ap.add_argument("--lang", default="zh", metavar="zh|en|all",
                     help="language of the prose, comma-separated or 'all' (default: zh)")
     ap.add_argument("--digits", type=int, default=None, metavar="N",
@@ -373,7 +458,7 @@ def main(argv=None) -> int:
         if not 0 <= uniform < 1:
             raise InputError(f"--uniform: expected a number in [0, 1), got {a.uniform}")
     specs = [find_spec(s) for s in a.specs] or default_specs()
-    files = render_all(specs, formats, langs, a.digits, uniform)
+    files = render_all(specs, formats, langs, a.digits, uniform, a.out)
     for rel in sorted(files):
         write_atomic(Path(a.out) / rel, files[rel])
         print(Path(a.out) / rel)

@@ -19,7 +19,7 @@ import pytest
 import oracle
 from conftest import BIGRAM, SEED, ref_round_decimals
 from symgpt.render import LANGS, TEMPLATES, render_all
-from test_render_cases import ROOT, SEEDS, rendered, weird_spec_path
+from test_render_cases import ROOT, SEEDS, deep_spec_path, rendered, weird_spec_path
 
 RENDERED = ROOT / "derivations" / "rendered"
 
@@ -207,7 +207,7 @@ def test_prose_is_not_pasted_from_the_sources():
 def test_help_is_complete():
     r = run_cli("--help")
     assert r.returncode == 0
-    for flag in ("SPEC", "--format", "md|tex|pdf|all", "--lang", "zh|en", "--digits", "--out", "latexmk"):
+    for flag in ("SPEC", "--format", "md|tex|pdf|claims|all", "claims.toml", "--lang", "zh|en", "--digits", "--out", "latexmk"):
         assert flag in r.stdout
 
 
@@ -304,3 +304,21 @@ def test_an_untied_spec_with_an_output_projection_renders(tmp_path):
     r = oracle.transformer_forward(oracle.load_spec(path), dps=40)
     loss = ref_round_decimals(r["loss"], 3)
     assert f"| $\\mathcal{{L}}$ | {loss} |" in text
+
+
+def test_sections_carry_anchors_and_the_document_maps_quantities_to_them():
+    """doc["anchors"]: canonical name → the anchor of the first section printing it; links #sec-<anchor> resolve."""
+    import symgpt
+    from symgpt.document import build
+    doc = build(symgpt.load("tiny-transformer"))
+    a = doc["anchors"]
+    assert a["E[4,0]"] == "embed" and a["Q[1,0]"] == "attention" and a["p[4]"] == "softmax"
+    assert a["sgd[1].loss"] == "train" and "exp(S[1,0])" not in a
+    text = en("tiny-transformer")
+    for anchor in set(a.values()):
+        assert f'<a id="sec-{anchor}"></a>' in text
+    tex = next(t for p, t in rendered("tiny-transformer").items() if p.name.endswith(".en.tex"))
+    assert r"\label{sec:attention}" in tex
+    deep = build(symgpt.load(str(deep_spec_path())))
+    anchors = [s["anchor"] for s in deep["sections"]]
+    assert len(anchors) == len(set(anchors)) and "attention-2" in anchors
