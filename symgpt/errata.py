@@ -133,12 +133,13 @@ def reproduces(q, printed) -> bool:
         return False
 
 
-def correct_figure(q, printed, others=()) -> str:
+def correct_figure(q, printed, others=(), differ=True) -> str:
     """The exact value rounded at the printed place, or finer until it differs and says something.
 
     Finer when the rounding at the printed place is zero while the value is
-    not, or equals a printed figure (``others`` are further printed values).
-    Every digit is certified.
+    not, or equals a printed figure (``others`` are further printed values);
+    never finer when ``differ`` is false (a right figure in an equation that
+    does not close).  Every digit is certified.
 
     >>> correct_figure(Quantity(lambda prec: fmpq(123, 1000000)), parse_printed("0.1%"))
     '0.01%'
@@ -158,7 +159,7 @@ def correct_figure(q, printed, others=()) -> str:
         except UndecidableError:
             break
         first = first or r
-        if Fraction(r) != 0 and Fraction(r) not in printed_values:
+        if not differ or (Fraction(r) != 0 and Fraction(r) not in printed_values):
             return _styled(r, printed)
     return _styled(first, printed) if first is not None else "?"
 
@@ -314,7 +315,8 @@ def _row(n: int, members: list, d, vocab) -> dict:
         causes = list(dict.fromkeys(w.cause for w in ws))
         figures.append({
             "quantity": pretty(ws[0].ref), "ref": ws[0].ref, "node": ws[0].node,
-            "printed": texts, "correct": correct_figure(ws[0].q, finest, {w.printed.value for w in ws}),
+            "printed": texts, "correct": correct_figure(ws[0].q, finest, {w.printed.value for w in ws},
+                                      differ=any(w.cause != NOT_CLOSED for w in ws)),
             "exact": exact_text(ws[0].q, finest), "cause": causes[0], "causes": causes,
             "carries": [pretty(by_key[c][0].ref) for c in carries], "count": len(ws),
         })

@@ -59,6 +59,8 @@ def no_cjk_but_tokens(text: str, vocab) -> bool:
 #   F  W[0,2]/1000 = 0.01 % printed 0.1 %                                [12]
 #   G  W[0,2]·123/100000 = 0.0123 % printed 0.1 %                        [13]
 #   H  -W[0,2]/30000 = -0.00000333… printed 0.001                        [14]
+#   I  W[0,0]/3 printed 0.17, right, but shown as "0.16 = 0.17": the equation does
+#      not close; the figure itself stays 0.17                            [15]
 # Claim 1 (W[0,0]/3 = 0.1667 printed 0.17) is correct and is no erratum.
 
 PLANTED = '''spec = "bigram.toml"
@@ -135,9 +137,16 @@ where = "§8 观察 2"
 ref = "-W[0,2]/30000"
 printed = "0.001"
 where = "§8 观察 3"
+
+[[claim]]
+ref = "W[0,0]/3"
+printed = "0.17"
+where = "§9 第 1 行"
+chain = "0.16"
+relation = "="
 '''
 
-EXPECTED_GROUPS = [[2, 3, 4], [5, 6, 7], [8], [9, 10], [11], [12], [13], [14]]
+EXPECTED_GROUPS = [[2, 3, 4], [5, 6, 7], [8], [9, 10], [11], [12], [13], [14], [15]]
 
 
 @pytest.fixture(scope="module")
@@ -188,6 +197,13 @@ def test_entries_of_one_vector_group_by_section(planted):
     assert [f["ref"] for f in rows[3]["figures"]] == ["p[猫]", "p[吃]"]
     assert [f["ref"] for f in rows[4]["figures"]] == ["p[鱼]"]
     assert rows[3]["nodes"][:2] == ["p[0]", "p[1]"]  # canonical names, for the link
+
+
+def test_an_equation_that_does_not_close_keeps_its_right_figure(planted):
+    _, rows = planted
+    i = rows[-1]
+    assert i["claims"] == [15] and i["causes"] == ["equation does not close"]
+    assert i["figures"][0]["printed"] == ["0.17"] and i["figures"][0]["correct"] == "0.17"
 
 
 def test_correct_figure_has_the_precision_to_differ(planted):
