@@ -402,17 +402,8 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
         return verdict
     if verdict.verdict == "wrong":
         verdict.cause = "plain error"
-        if chain_q is not None:
-            try:
-                if printed.exact_notation:
-                    same, cv, _ = _certify_equal(chain_q, printed.value)
-                    verdict.chain_value = show(chain_q, cv, START_PREC)
-                else:
-                    same, verdict.chain_value, _, _ = _rounds_to(chain_q, printed)
-            except UndecidableError:
-                same = False
-            if same:
-                verdict.cause = "carried rounding"
+        if chain_q is not None and _chain_gives(verdict, printed, chain_q):
+            verdict.cause = "carried rounding"
     return verdict
 
 
@@ -422,6 +413,12 @@ def _check_closes(verdict: Verdict, printed: Printed, chain_q) -> None:
     Otherwise the equation is false as printed (the reader's arithmetic gives
     another figure): the verdict becomes wrong, cause 'equation does not close'.
     """
+    if not _chain_gives(verdict, printed, chain_q):
+        verdict.verdict, verdict.cause = "wrong", "equation does not close"
+
+
+def _chain_gives(verdict: Verdict, printed: Printed, chain_q) -> bool:
+    """True when the chain, computed exactly, gives the printed figure; records its value."""
     try:
         if printed.exact_notation:
             same, cv, _ = _certify_equal(chain_q, printed.value)
@@ -429,9 +426,8 @@ def _check_closes(verdict: Verdict, printed: Printed, chain_q) -> None:
         else:
             same, verdict.chain_value, _, _ = _rounds_to(chain_q, printed)
     except UndecidableError:
-        same = False
-    if not same:
-        verdict.verdict, verdict.cause = "wrong", "equation does not close"
+        return False
+    return same
 
 
 def _diff(printed: Printed, v, prec: int):

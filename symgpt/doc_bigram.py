@@ -14,6 +14,7 @@ from .blocks import derivation_step, display, figure, math, mtext, note, num, su
 from .derive import bigram_gradients, softmax_ce_steps
 from .doc_transformer import W, _bm, weight_figs
 from .figures import bars, line as curve
+from .names import split
 from .numeric import round_decimals, round_significant
 from .steps import Dot, Group, Mul, Sub, Vec, exact, fig, line, result
 from .train import gradcheck, gradcheck_table, param_count
@@ -156,9 +157,8 @@ def _certain(s, ref):
 
 
 def _param_tex(d, ref):
-    name = d.node(ref)
-    group, idx = name.split("[")[0], name[:-1].split("[")[1].replace(",", "")
-    return f"{group}_{{{idx}}}"
+    group, idx = split(d.node(ref))
+    return f"{group}_{{{''.join(idx)}}}"
 
 
 def sgd(d, n, figs):

@@ -16,7 +16,6 @@ document's own claims).
 """
 from __future__ import annotations
 
-import re
 
 from . import doc_bigram, doc_transformer
 from . import steps as st
@@ -76,25 +75,20 @@ def build(d, digits: int | None = None, errata=None) -> dict:
     }
 
 
-_TRACE_NAME = re.compile(r"(sgd|adamw|head_step)(\[\d+\])?\.(.+)")
 
 
 def canonical(d, ref: str) -> str | None:
     """The canonical name of a reference that is one quantity (``p[你]`` → ``p[4]``), else None.
 
+    Names are resolved by the one registry (:mod:`symgpt.names`).
+
     >>> import symgpt
     >>> d = symgpt.load("tiny-transformer")
-    >>> canonical(d, "E[你,1]"), canonical(d, "sgd[1].loss"), canonical(d, "exp(S[1,0])")
-    ('E[4,1]', 'sgd[1].loss', None)
+    >>> canonical(d, "E[你,1]"), canonical(d, "sgd[1].p[你]"), canonical(d, "exp(S[1,0])")
+    ('E[4,1]', 'sgd[1].p[4]', None)
     """
-    m = _TRACE_NAME.fullmatch(ref)
-    if m:
-        try:
-            return ref[:len(ref) - len(m[3])] + d.node(m[3])
-        except ValueError:
-            return ref
     try:
-        return d.node(ref)
+        return d.ref(ref).name
     except ValueError:
         return None
 

@@ -226,20 +226,22 @@ def _section(where: str) -> str:
 
 
 def _node(ref: str, d) -> str | None:
-    """The canonical name of the graph node a ref names (``p[你]`` → ``p[4]``), else None."""
+    """The canonical name of the one quantity a ref names (``p[你]`` → ``p[4]``,
+    ``head_step.E[你,1]`` → ``head_step.E[4,1]``), else None (an expression, a size)."""
     tree = parse(ref)
     if tree[0] == "name":
         try:
-            return d.node(tree[1])
+            r = d.ref(tree[1])
         except ValueError:
-            pass
+            return None
+        return r.name if r.kind != "size" else None
     return None
 
 
 def _family(node, ref: str, where: str, d):
     """(vector quantity, section) for an entry of a vector (``S[1,0]`` → S), else None."""
     if node is not None:
-        return ("node", d.graph.nodes[node].group, _section(where))
+        return ("node", d.ref(node).group, _section(where))
     tree = parse(ref)
     if tree[0] == "call" and tree[1] in VECTOR_CALLS:
         return ("call", tree[1], repr(tree[2][:-1]), _section(where))

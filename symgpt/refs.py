@@ -40,7 +40,7 @@ from flint import arb, ctx, fmpq
 
 from . import sampling
 from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
-from .numeric import UNARY, Certified, certify, power, sign_of
+from .numeric import UNARY, Certified, certify, compile_expr, power, sign_of
 from .train import gradcheck, param_count
 
 FUNCTIONS = {
@@ -402,14 +402,17 @@ _SYMPY_UNARY = {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "sin": s
 
 class _Binder:
     def __init__(self, d):
-        self.d = d
-        self.names = d.registry
+        self.d = d  # None: numbers and functions of numbers only (a chain of printed figures)
+        self.names = None if d is None else d.registry
 
     def expr(self, e) -> Quantity:
         """A quantity that is an expression over node symbols (or a number)."""
         if e.is_Rational:
             c = _q(Fraction(int(e.p), int(e.q)))
             return Quantity(lambda prec: c, expr=e, exact=lambda: c)
+        if self.d is None:  # no node symbols: enclose the expression of numbers directly
+            f = compile_expr(e, {}, None)
+            return Quantity(lambda prec: f([]), expr=e, exact=lambda: None)
         ev, names = self.d.ev, self.names
         return Quantity(lambda prec: ev.expr_ball(e, prec), expr=e, exact=lambda: names.exact(e))
 
@@ -451,6 +454,8 @@ class _Binder:
 
     # -- names --------------------------------------------------------------
     def name(self, text: str) -> Quantity:
+        if self.d is None:
+            raise ExprError(f"{text}: a name needs a derivation (evaluate(text, d))")
         try:
             if ":" in text:
                 return self.slice(text)
@@ -484,6 +489,8 @@ class _Binder:
                     return self.expr(e)
             g = UNARY[f]
             return Quantity(lambda prec: g(a.ball(prec)))
+        if d is None and f not in _REDUCE:
+            raise ExprError(f"{f}(): needs a derivation (evaluate(text, d))")
         if f in ("sum", "mean", "var", "max", "min", "dot"):
             if not args:
                 raise ExprError(f"{f}() needs at least one argument")

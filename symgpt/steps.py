@@ -43,7 +43,6 @@ from .refs import bind, parse
 
 GUARD = 3           # at most k+3 decimals for an operand
 SMALL = 12          # a value below 10^-12 that rounds to 0 is printed as 0 (no 13th decimal)
-_NAME = re.compile(r"(?:[a-z_]+\[\d+\]\.)?[A-Za-z_][A-Za-z_0-9.]*(?:\[[^\]]*\])?")
 
 
 # ---------------------------------------------------------------- the tree
@@ -202,11 +201,19 @@ class Printer:
             self._bound[ref] = bind(parse(ref), self.d)
         return self._bound[ref]
 
+    def _names_one(self, ref: str) -> bool:
+        """True when ``ref`` is one quantity of the registry (not an expression)."""
+        try:
+            self.d.ref(ref)
+        except ValueError:
+            return False
+        return True
+
     def figure(self, ref: str, decimals: int) -> str:
         """``ref`` rounded (half away from zero) to ``decimals``, certified."""
         key = (ref, decimals)
         if key not in self._memo:
-            if _NAME.fullmatch(ref):
+            if self._names_one(ref):
                 s = self.d.value(ref, decimals=decimals)
             else:
                 s = certify_rounding(self.quantity(ref), parse_printed("0." + "0" * decimals if decimals

@@ -19,6 +19,7 @@ import pytest
 import oracle
 from conftest import BIGRAM, SEED, ref_round_decimals
 from symgpt.render import LANGS, TEMPLATES, render_all
+from symgpt.verify import check_file
 from test_render_cases import ROOT, SEEDS, deep_spec_path, rendered, weird_spec_path
 
 RENDERED = ROOT / "derivations" / "rendered"
@@ -267,17 +268,27 @@ def test_a_bad_spec_stops_before_anything_is_written(tmp_path):
 
 # ---------------------------------------------------------------- committed examples
 
-def test_committed_rendered_markdown_is_fresh():
-    """derivations/rendered/ holds the Markdown of both seeds; re-render after changing anything."""
-    fresh = render_all(SEEDS, formats=("md",), langs=LANGS)
-    on_disk = {p.name: p.read_text(encoding="utf-8") for p in RENDERED.iterdir() if p.is_file()
-               and p.suffix in (".md", ".svg")}
+REFRESH = ("python -m symgpt.render tiny-transformer bigram --format md,claims --lang all "
+           "--out derivations/rendered")
+
+
+def test_committed_rendered_examples_are_fresh():
+    """derivations/rendered/ holds the Markdown and self-claims of both seeds; re-render after changing anything."""
+    fresh = render_all(SEEDS, formats=("md", "claims"), langs=LANGS, out_dir=RENDERED)
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in RENDERED.iterdir() if p.is_file()}
     names = {p.name for p in fresh}
-    assert names == set(on_disk), "regenerate: python -m symgpt.render tiny-transformer bigram " \
-                                  "--format md --lang all --out derivations/rendered"
+    assert names == set(on_disk), f"regenerate: {REFRESH}"
     stale = [p.name for p, t in fresh.items() if on_disk[p.name] != t]
-    assert not stale, f"stale: {stale}; regenerate with python -m symgpt.render tiny-transformer " \
-                      f"bigram --format md --lang all --out derivations/rendered"
+    assert not stale, f"stale: {stale}; regenerate with {REFRESH}"
+
+
+def test_committed_examples_pass_verify():
+    """Every figure and every worked equation of the committed documents holds (verify exits 0)."""
+    files = sorted(RENDERED.glob("*.claims.toml"))
+    assert len(files) == 4
+    for f in files:
+        verdicts = check_file(f)
+        assert verdicts and all(v.ok for v in verdicts), [(v.where, v.printed, v.cause) for v in verdicts if not v.ok]
 
 
 def test_weird_spec_renders_in_every_format_in_memory():
