@@ -563,7 +563,7 @@ class _Binder:
             if not 0 < P <= 1:
                 raise ExprError("topp(): P must lie in (0, 1]")
             expr = sampling.top_p(d, sympy.Rational(P.numerator, P.denominator)).probs[v]
-        return self.expr(sympy.sympify(expr) if isinstance(expr, int) else expr)
+        return self.expr(sympy.Integer(expr) if isinstance(expr, int) else expr)
 
     def gradcheck(self, args) -> Quantity:
         d = self.d
