@@ -400,6 +400,9 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
     if verdict.verdict == "correct" and claim.relation == "=" and chain_q is not None:
         _check_closes(verdict, printed, chain_q)
         return verdict
+    if verdict.verdict == "correct" and claim.relation == "≈" and chain_q is not None:
+        _check_near(verdict, printed, chain_q)
+        return verdict
     if verdict.verdict == "wrong":
         verdict.cause = "plain error"
         if chain_q is not None and _chain_gives(verdict, printed, chain_q):
@@ -415,6 +418,18 @@ def _check_closes(verdict: Verdict, printed: Printed, chain_q) -> None:
     """
     if not _chain_gives(verdict, printed, chain_q):
         verdict.verdict, verdict.cause = "wrong", "equation does not close"
+
+
+def _check_near(verdict: Verdict, printed: Printed, chain_q) -> None:
+    """A correct figure shown as ``chain ≈ figure``: ≈ covers rounding only, so the
+    chain must round to within one last-place unit of it (else: 'approximation too far')."""
+    if printed.exact_notation:
+        return
+    _chain_gives(verdict, printed, chain_q)
+    near = verdict.chain_value is not None and \
+        abs(Fraction(verdict.chain_value.rstrip("%")) - printed.value) <= Fraction(1, 10 ** printed.decimals)
+    if not near:
+        verdict.verdict, verdict.cause = "wrong", "approximation too far"
 
 
 def _chain_gives(verdict: Verdict, printed: Printed, chain_q) -> bool:

@@ -36,12 +36,12 @@ def setup(d, n):
     inp, tgt = s.vocab[s.input[-1]], s.vocab[s.target]
     rows = [[num(i), tok(t)] for i, t in enumerate(s.vocab)]
     return {"id": "bigram_setup", "steps": [
-        text("bigram_setup.intro", count=num(param_count(d)), V=num(s.V)),
+        text("bigram_setup.intro", count=num(param_count(d), "params()"), V=num(s.V)),
         table("bigram_setup.vocab_cap", [word("id"), word("token")], rows, align="rl"),
         text("bigram_setup.data", inp=tok(inp), target=tok(tgt)),
         display(rf"E = {_bm(_C(d, n), 'E')} \quad ({s.V} \times {s.d}),\qquad W = {_bm(_C(d, n), 'W')} \quad ({s.d} \times {s.V})",
                 figs=weight_figs(_C(d, n), "E", "W")),
-        text("bigram_setup.count", count=num(param_count(d)), d=num(s.d)),
+        text("bigram_setup.count", count=num(param_count(d), "params()"), d=num(s.d)),
         note("bigram_setup.gpt")]}
 
 
@@ -176,7 +176,7 @@ def sgd(d, n, figs):
                          f"sgd[1].{wname}"),
                     line(rf"E[{i}]^{{\mathrm{{new}}}}", Sub(e_old, Mul(n.const(tr.lr), g_x)),
                          Vec(*[result(f"sgd[1].E[{i},{j}]") for j in range(s.d)]))),
-             text("bigram_sgd.after", count=num(param_count(d))),
+             text("bigram_sgd.after", count=num(param_count(d), "params()")),
              display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v('loss')} \to {n.v('sgd[1].loss')}",
                      figs=[(f"sgd[1].p[{v}]", p1[v]) for v in range(s.V)]
                      + [("loss", n.v("loss")), ("sgd[1].loss", n.v("sgd[1].loss"))]),

@@ -132,9 +132,9 @@ def setup(c):
     total = param_count(c.d)
     steps = [text("setup.intro", inp=tok("".join(c.toks)), target=tok(c.s.vocab[s.target])),
              table("setup.hyper_cap", [word("symbol"), word("meaning"), word("value")], hyper, align="llr"),
-             text("setup.params", total=num(total)),
+             text("setup.params", total=num(total, "params()")),
              table("setup.params_cap", [word("name"), word("shape"), word("use"), word("count")], prow,
-                   args={"total": num(total)}, align="lllr")]
+                   args={"total": num(total, "params()")}, align="lllr")]
     if not s.training.learnable_ln:
         steps.append(note("setup.fixed_ln"))
     steps.append(note("setup.pe_fixed"))
@@ -310,24 +310,31 @@ def attention(c, l, pre, figs):
                              [[n.v(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)] for t in range(c.T)],
                              [[s_ > t for s_ in range(c.T)] for t in range(c.T)])
         steps.append(figure(name, "attention.fig", h=num(h)))
-    # weighted sum
+    # weighted sum: the heads' outputs o (Attn_heads when W_O follows, else Attn itself)
+    has_wo = s.raw.get("layer", [{}])[l].get("W_O") is not None
+    o = pre + ("Attn_heads" if has_wo else "Attn")
     steps += [sub("attention.sum"), display(r"\mathrm{Attn} = A V")]
     for t in c.rows:
         if s.heads == 1:
             terms_ = [Mul(fig(f"{pre}A[{t},{s_}]"), Vec(*[fig(f"{pre}V[{s_},{j}]") for j in range(c.dm)]))
                       for s_ in range(t + 1)]
             steps.append(n.calc(line(rf"\mathrm{{attn}}_{{{t}}}", Add(*terms_),
-                                     Vec(*[result(f"{pre}Attn[{t},{j}]") for j in range(c.dm)]))))
+                                     Vec(*[result(f"{o}[{t},{j}]") for j in range(c.dm)]))))
         else:
             lines = []
             for j in range(c.dm):
                 h = j // c.dk
                 lines.append(line(rf"\mathrm{{attn}}_{{{t},{j}}}",
                                   Dot([fig(f"{pre}A[{h},{t},{s_}]") for s_ in range(t + 1)],
-                                      [fig(f"{pre}V[{s_},{j}]") for s_ in range(t + 1)]), f"{pre}Attn[{t},{j}]"))
+                                      [fig(f"{pre}V[{s_},{j}]") for s_ in range(t + 1)]), f"{o}[{t},{j}]"))
             steps.append(n.calc(*lines))
-    if s.raw.get("layer", [{}])[l].get("W_O") is not None:
+    if has_wo:  # (T, d) · (d, d): the heads mixed by W_O
         steps.append(text("attention.wo"))
+        for t in c.rows:
+            steps.append(n.calc(*[line(rf"\mathrm{{attn}}^{{O}}_{{{t},{j}}}",
+                                       Dot([fig(f"{o}[{t},{i}]") for i in range(c.dm)],
+                                           [W(f"{pre}W_O[{i},{j}]") for i in range(c.dm)]), f"{pre}Attn[{t},{j}]")
+                                  for j in range(c.dm)]))
     steps.append(c.pos_table("attention.Attn_cap", pre + "Attn"))
     steps.append(note("attention.recap"))
     return {"id": "attention", "steps": steps}

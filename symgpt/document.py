@@ -20,6 +20,7 @@ from __future__ import annotations
 from . import doc_bigram, doc_transformer
 from . import steps as st
 from .blocks import Numbers
+from .refs import FUNCTIONS, tokenize
 
 DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
 
@@ -63,8 +64,10 @@ def build(d, digits: int | None = None, errata=None) -> dict:
     anchors: dict = {}
     for f in printed_figures(secs):
         name = canonical(d, f["ref"])
-        if name is not None and name not in anchors:
-            anchors[name] = secs[f["sec"]]["anchor"]
+        keys = [name] if name is not None else \
+            [text for kind, text, _ in tokenize(f["ref"]) if kind == "name" and text in FUNCTIONS]
+        for key in keys:  # a quantity, or a function (params, softmax_T, topk…) whose values are printed
+            anchors.setdefault(key, secs[f["sec"]]["anchor"])
     for key, fig in figures.items():
         fig["file"] = f"{s.name}-{key}.svg"
     return {

@@ -221,10 +221,15 @@ class Names:
         return group, raw
 
     def _index(self, text, x, axis, n) -> int:
-        if axis == "v" and x in self.spec.vocab:
-            return self.spec.vocab.index(x)
+        """A whole number is an index (a token id on a vocabulary axis); other text is a token.
+
+        So with a numeral token (vocabulary ``["2", …]``) ``p[0]`` is id 0 and the
+        token "2" is written by its id.
+        """
         if re.fullmatch(r"\d+", x) and int(x) < n:
             return int(x)
+        if axis == "v" and x in self.spec.vocab:
+            return self.spec.vocab.index(x)
         want = f"0..{n - 1}" + (" or a token" if axis == "v" else "")
         raise RefError(f"{text}: index {x!r} out of range; expected {want}")
 
@@ -234,7 +239,8 @@ class Names:
         grp = self.graph.groups.get(node.group)
         if not node.index or grp is None:
             return name
-        return join(node.group, [self.spec.vocab[i] if a == "v" else i for i, a in zip(node.index, grp.axes)])
+        return join(node.group, [self.spec.vocab[i] if a == "v" and not re.fullmatch(r"\d+", self.spec.vocab[i]) else i
+                                 for i, a in zip(node.index, grp.axes)])
 
     def _node(self, text: str) -> Ref:
         name = self.node(text)

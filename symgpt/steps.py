@@ -276,6 +276,10 @@ class Printer:
                 break
         else:
             sub, rel = _fill(ln["sub"], lambda lf: self.value(lf, self.k)), "≈"
+            far = [j for j in range(n) if not _closes(self, component(sub, j), outs[j if len(outs) > 1 else 0], 1)]
+            if far:  # ≈ covers rounding, never a wrong operand or result (a bug in the document's step)
+                raise ValueError(f"worked line {ln['lhs']!r}: its printed arithmetic lands more than one "
+                                 f"last-place unit from the printed result")
         filled = _fill(res, lambda lf: outs.pop(0))
         return {**ln, "sub": sub, "res": filled, "rel": rel}
 
@@ -301,17 +305,19 @@ def _terminating(q: Fraction) -> str | None:
     return None
 
 
-def _closes(pr: Printer, tree, printed: str) -> bool:
-    """Does the printed arithmetic, done exactly, round to the printed figure?"""
+def _closes(pr: Printer, tree, printed: str, units: int = 0) -> bool:
+    """Does the printed arithmetic, done exactly, round to the printed figure
+    (or, with ``units``, to within that many last-place units of it)?"""
+    places = len(printed.split(".")[1]) if "." in printed else 0
     q = _rational(tree)
     if q is not None:
-        places = len(printed.split(".")[1]) if "." in printed else 0
-        return round_decimals(fmpq(q.numerator, q.denominator), places) == printed
-    try:
-        r = certify_rounding(pr.quantity(chain(tree)), parse_printed(printed))[0]
-    except UndecidableError:
-        return False
-    return Fraction(r) == Fraction(printed)
+        r = round_decimals(fmpq(q.numerator, q.denominator), places)
+    else:
+        try:
+            r = certify_rounding(pr.quantity(chain(tree)), parse_printed(printed))[0]
+        except UndecidableError:
+            return False
+    return abs(Fraction(r) - Fraction(printed)) <= Fraction(units, 10 ** places)
 
 
 def _rational(tree) -> Fraction | None:

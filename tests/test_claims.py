@@ -368,8 +368,10 @@ def test_relation_equals_requires_the_printed_chain_to_close(bigram):
     assert rel("0.3*0.5", "0.15", "0.3*0.5", "=").verdict == "correct"
     v = rel("0.3*0.5", "0.15", "0.3*0.52", "=")
     assert (v.verdict, v.cause, v.chain_value) == ("wrong", "equation does not close", "0.16")
-    # with ≈ only the figure is judged
+    # with ≈ the chain may land one last-place unit away (0.156 → 0.16), no further (0.18)
     assert rel("0.3*0.5", "0.15", "0.3*0.52", "≈").verdict == "correct"
+    v = rel("0.3*0.5", "0.15", "0.3*0.6", "≈")
+    assert (v.verdict, v.cause, v.chain_value) == ("wrong", "approximation too far", "0.18")
 
 
 @pytest.mark.parametrize("body, fragment", [
@@ -530,3 +532,19 @@ def test_layer_prefixes_and_head_step(seed, tmp_path):
     q = d.registry.ref("l1.Q[2,3]")
     assert (q.group, q.index, q.shape) == ("l1.Q", (2, 3), (3, 4))
     assert d.registry.ref("sgd[1].l0.W_Q[0,1]").part == "param"
+
+
+def test_a_whole_number_index_is_an_id_even_when_a_token_is_a_numeral(tmp_path):
+    """vocab ["2", "吃", "0"]: p[0] is the first token's probability, by a float64 softmax written here."""
+    import math
+    import symgpt
+    text = BIGRAM.read_text(encoding="utf-8").replace('["猫", "吃", "鱼"]', '["2", "吃", "0"]')
+    text = text.replace('target = "鱼"', 'target = "0"')
+    p = tmp_path / "numerals.toml"
+    p.write_text(text, encoding="utf-8")
+    d = symgpt.load(p)
+    x, W = [0.3, -0.1], [[0.5, -0.3, 0.1], [0.2, 0.4, -0.5]]   # E[吃] and W of the bigram seed
+    z = [x[0] * W[0][j] + x[1] * W[1][j] for j in range(3)]
+    probs = [math.exp(v) / sum(math.exp(u) for u in z) for v in z]
+    assert d.node("p[0]") == "p[0]" and d.pretty("p[0]") == "p[0]" and d.node("p[吃]") == "p[1]"
+    assert abs(float(d.value("p[0]", digits=15)) - probs[0]) < 1e-14

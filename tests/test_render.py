@@ -325,6 +325,8 @@ def test_sections_carry_anchors_and_the_document_maps_quantities_to_them():
     a = doc["anchors"]
     assert a["E[4,0]"] == "embed" and a["Q[1,0]"] == "attention" and a["p[4]"] == "softmax"
     assert a["sgd[1].loss"] == "train" and "exp(S[1,0])" not in a
+    # functions whose values a section prints: the parameter count (§0), the sampling tables
+    assert a["params"] == "setup" and a["softmax_T"] == a["topk"] == "sample"
     text = en("tiny-transformer")
     for anchor in set(a.values()):
         assert f'<a id="sec-{anchor}"></a>' in text

@@ -7,6 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath
+import pytest
 
 import oracle
 from conftest import BIGRAM, SEED, ref_round_decimals
@@ -30,15 +31,17 @@ def test_sum_of_exponentials_gets_a_guard_digit_where_three_decimals_do_not_clos
 
 
 def test_a_line_that_cannot_close_is_written_with_approx(bigram):
-    z0 = oracle.bigram_forward(oracle.load_spec(BIGRAM), 50)["z"][0]
+    p2 = oracle.bigram_forward(oracle.load_spec(BIGRAM), 50)["p"][2]
     pr = st.Printer(bigram, 2)
-    # an operand pinned to one decimal cannot carry guard digits
-    ln = pr.resolve(st.line("y", st.Mul(st.fig("z[0]", decimals=1), st.exact("100")), "100*z[0]"))
+    # an operand pinned to two decimals cannot carry guard digits: 0.35 × 10 = 3.50, one unit
+    # from the exact rounding 3.49 of 10·p[鱼], so the line says ≈
+    ln = pr.resolve(st.line("y", st.Mul(st.fig("p[2]", decimals=2), st.exact("10")), "10*p[2]"))
+    assert ref_round_decimals(p2, 2) == "0.35" and ref_round_decimals(10 * p2, 2) == "3.49"
     assert ln["rel"] == "≈"
-    assert ln["res"]["v"] == ref_round_decimals(100 * z0, 2)  # the result is still the exact rounding
-    assert st.latex(ln).endswith(r"\approx " + ref_round_decimals(100 * z0, 2))
+    assert ln["res"]["v"] == ref_round_decimals(10 * p2, 2)  # the result is still the exact rounding
+    assert st.latex(ln).endswith(r"\approx " + ref_round_decimals(10 * p2, 2))
     c = st.claims(ln)[0]
-    assert c["relation"] == "≈" and c["chain"] == f"{ref_round_decimals(z0, 1)}*100"
+    assert c["relation"] == "≈" and c["chain"] == f"{ref_round_decimals(p2, 2)}*10"
 
 
 def test_a_tiny_operand_is_printed_with_its_significant_digits(seed):
@@ -98,3 +101,10 @@ def _value(t) -> Fraction:
 def test_the_chain_text_parses_back_to_the_trees_value(tree):
     v = evaluate(st.chain(tree), None)
     assert Fraction(int(v.p), int(v.q)) == _value(tree)
+
+
+def test_a_line_whose_arithmetic_misses_its_result_is_refused(bigram):
+    """≈ covers rounding only: p[鱼] ≈ 0.35 shown as the loss (≈ 1.05) is a bug, not an approximation."""
+    pr = st.Printer(bigram, 4)
+    with pytest.raises(ValueError, match="more than one last-place unit"):
+        pr.resolve(st.line("L", st.fig("p[2]"), "loss"))
