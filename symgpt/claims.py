@@ -37,7 +37,7 @@ from pathlib import Path
 
 from flint import ctx, fmpq
 
-from .cli import InputError
+from .errors import InputError
 from .numeric import MAX_PREC, UndecidableError, bounds, certify, round_decimals, round_significant, sign_of
 from .refs import ExprError, bind, parse
 

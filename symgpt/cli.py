@@ -12,13 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .names import RefError
+from .errors import InputError
 from .numeric import UndecidableError
-from .spec import SpecError
-
-
-class InputError(ValueError):
-    """Bad input reported as one line, exit status 2."""
 
 
 def write_atomic(path: Path, data) -> None:
@@ -40,7 +35,7 @@ def run(main) -> None:
     """Call ``main()``; turn bad input into ``error: …`` on stderr and exit 2."""
     try:
         code = main()
-    except (SpecError, RefError, InputError, UndecidableError) as e:
+    except (InputError, UndecidableError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -28,10 +28,11 @@ from typing import Callable
 import sympy
 from flint import fmpq
 
+from .errors import InputError
 from .numeric import Evaluator, to_flint
 
 
-class RefError(ValueError):
+class RefError(InputError):
     """A quantity name that the derivation does not define."""
 
 

@@ -39,6 +39,7 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from . import sampling
+from .errors import InputError
 from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
 from .numeric import UNARY, Certified, certify, compile_expr, power, sign_of
 from .train import gradcheck, param_count
@@ -74,7 +75,7 @@ MAX_DEPTH = 100
 chains): a bound that keeps parsing and binding far from Python's recursion limit."""
 
 
-class ExprError(ValueError):
+class ExprError(InputError):
     """A reference that does not parse, or names nothing the spec defines."""
 
 

@@ -21,11 +21,13 @@ from pathlib import Path
 
 import sympy
 
+from .errors import InputError
+
 _DECIMAL = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"
 _NUMBER = re.compile(rf"{_DECIMAL}(/{_DECIMAL})?")
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """Bad input: one message naming the file, the key and the expectation."""
 
 

@@ -1,0 +1,24 @@
+"""The errors bad input ends in: one line, naming the file, the key and what was expected.
+
+Every error a user's input can cause is an :class:`InputError` (a ``ValueError``);
+the commands print it as one ``error: …`` line and exit with status 2, the REPL
+raises it.  :class:`LimitError` is the refusal of work whose estimated cost
+exceeds a documented limit (see :mod:`symgpt.limits`).
+
+>>> raise LimitError("spec.toml: the model needs about 3.1e9 operations, above --max-ops 2e7")
+Traceback (most recent call last):
+...
+symgpt.errors.LimitError: spec.toml: the model needs about 3.1e9 operations, above --max-ops 2e7
+>>> issubclass(LimitError, ValueError)
+True
+"""
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input reported as one line, exit status 2."""
+
+
+class LimitError(InputError):
+    """Work refused up front: its estimated cost exceeds a limit; the message says
+    the estimate and the flag or key that raises the limit."""
