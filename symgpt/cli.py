@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -14,6 +15,13 @@ from pathlib import Path
 
 from .errors import InputError
 from .numeric import UndecidableError
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one ``error: …`` line, exit status 2."""
+
+    def error(self, message):
+        raise InputError(f"{message} (see {self.prog} --help)")
 
 
 def write_atomic(path: Path, data) -> None:

@@ -17,6 +17,7 @@ import mpmath
 import sympy
 
 from .graph import Graph
+from .limits import Limits
 from .models import differentiated
 from .names import Names, Ref, RefError
 from .numeric import certify, prec_for_digits, round_decimals, round_significant, to_mpf
@@ -45,13 +46,13 @@ def find_spec(name_or_path) -> Path:
     return found
 
 
-def load(name_or_path) -> "Derivation":
+def load(name_or_path, limits: Limits | None = None) -> "Derivation":
     """Load a derivation by name (``derivations/NAME.toml``) or by path.
 
     >>> load("bigram").spec.vocab
     ('猫', '吃', '鱼')
     """
-    return Derivation(load_spec(find_spec(name_or_path)))
+    return Derivation(load_spec(find_spec(name_or_path), limits), limits=limits)
 
 
 class Derivation:
@@ -60,8 +61,9 @@ class Derivation:
     Every name goes through :attr:`registry` (:class:`symgpt.names.Names`).
     """
 
-    def __init__(self, spec: Spec, tokens=None, target=None, gradients=True):
+    def __init__(self, spec: Spec, tokens=None, target=None, gradients=True, limits: Limits | None = None):
         self.spec = spec
+        self.limits = limits or Limits()
         self.graph: Graph = differentiated(spec, tokens, target, gradients)
         self.registry = Names(spec, self.graph, trace=self.trace)
         self.ev = self.registry.ev

@@ -33,7 +33,7 @@ from pathlib import Path
 import jinja2
 
 from .blocks import line_tex, mtext
-from .cli import InputError, run, write_atomic
+from .cli import InputError, Parser, run, write_atomic
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .document import build, printed_figures
 from .errata import for_document
@@ -405,13 +405,8 @@ def default_specs() -> list:
     return sorted(p for p in DERIVATIONS.glob("*.toml") if not p.name.endswith(".claims.toml"))
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2, through symgpt.cli.run
-        raise InputError(message)
-
-
 def parser() -> argparse.ArgumentParser:
-    ap = _Parser(
+    ap = Parser(
         prog="python -m symgpt.render",
         description="Render the derivation documents of specs: every number certified, "
                     "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.",

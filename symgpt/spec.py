@@ -22,6 +22,7 @@ from pathlib import Path
 import sympy
 
 from .errors import InputError
+from .limits import Limits
 
 _DECIMAL = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"
 _NUMBER = re.compile(rf"{_DECIMAL}(/{_DECIMAL})?")
@@ -218,7 +219,7 @@ def _shape(v) -> str:
     return f"a list of {len(v)}"
 
 
-def load_spec(path) -> Spec:
+def load_spec(path, limits: Limits | None = None) -> Spec:
     """Read and validate the spec at ``path``.
 
     >>> s = load_spec("derivations/bigram.toml")

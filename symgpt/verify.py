@@ -27,7 +27,7 @@ from pathlib import Path
 from flint import fmpq
 
 from .claims import ClaimsFile, Verdict, judge_all, read_claims, show
-from .cli import InputError, run
+from .cli import InputError, Parser, run
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .names import MOMENTS
 from .refs import FUNCTIONS
@@ -276,7 +276,7 @@ def list_names(d) -> str:
 # ---------------------------------------------------------------- CLI
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="python -m symgpt.verify",
         description="Check every figure a document prints against its exact value. "
                     "Each claim is judged correct when its exact value provably rounds "
