@@ -93,6 +93,8 @@ def show(value) -> str:
 
     >>> show(True), show("1/0"), show([1, 2]), show({"a": 1}), show(10**50)
     ('true', '"1/0"', 'a list of 2', 'a table', 'an integer of 51 digits')
+    >>> show([]), show(_FloatText("1.5e3"))
+    ('an empty list', '1.5e3')
     """
     if isinstance(value, bool):
         return str(value).lower()
@@ -104,9 +106,9 @@ def show(value) -> str:
     if isinstance(value, str):
         return f'"{clean(value)}"'
     if isinstance(value, list):
-        return f"a list of {len(value)}"
+        return f"a list of {len(value)}" if value else "an empty list"
     if isinstance(value, dict):
-        return "a table"
+        return "a table" if value else "an empty table"
     return f"a {type(value).__name__}"  # TOML dates and times
 
 
@@ -201,18 +203,21 @@ def _read_toml(path: Path, max_digits: int) -> dict:
     try:
         return tomllib.loads(text, parse_float=_FloatText)
     except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}") from None
+        raise SpecError(f"{clean(str(path), None)}: not valid TOML: {clean(str(e), None)}") from None
     except RecursionError:
-        raise SpecError(f"{path}: not valid TOML: arrays or tables nested too deeply") from None
-    except ValueError:  # an integer literal beyond Python's str → int limit
-        raise _huge_literal(path, text, max_digits) from None
+        raise SpecError(f"{clean(str(path), None)}: not valid TOML: arrays or tables nested too deeply") from None
+    except ValueError as e:  # an integer literal beyond Python's str → int limit
+        raise _huge_literal(path, text, max_digits, e) from None
 
 
-def _huge_literal(path: Path, text: str, max_digits: int) -> InputError:
+def _huge_literal(path: Path, text: str, max_digits: int, error: ValueError) -> InputError:
     """The error for an integer literal too long for tomllib: found by parsing again
     with every long digit run replaced by a marker, so the message names its key."""
     limit = sys.get_int_max_str_digits() or 4300
     runs = [m for m in re.finditer(r"[0-9][0-9_]*", text) if len(m[0].replace("_", "")) > limit]
+    path = clean(str(path), None)
+    if not runs:
+        return SpecError(f"{path}: not valid TOML: {clean(str(error), None)}")
     marker = 7355608 * 10 ** 12
     copy, at = [], 0
     for i, m in enumerate(runs):
@@ -224,11 +229,8 @@ def _huge_literal(path: Path, text: str, max_digits: int) -> InputError:
         tree = {}
     found = [(abs(v) - marker, key) for key, v in _leaves(tree)
              if isinstance(v, int) and not isinstance(v, bool) and 0 <= abs(v) - marker < len(runs)]
-    if found:
-        i, key = min(found)
-    else:
-        i, key = 0, f"line {text.count(chr(10), 0, runs[0].start()) + 1}" if runs else "an integer"
-    n = len(runs[i][0].replace("_", "")) if runs else limit + 1
+    i, key = min(found) if found else (0, f"line {text.count(chr(10), 0, runs[0].start()) + 1}")
+    n = len(runs[i][0].replace("_", ""))
     if n > max_digits:
         return _too_many(path, key, "the integer", n, max_digits)
     return SpecError(f"{path}: {key}: an integer literal of {n} digits is beyond Python's limit of {limit}; "
@@ -376,7 +378,8 @@ class _Reader:
             full, generic = _join(where, k), _join(name, k)
             if k not in allowed:
                 mine = [a for a in allowed if kind is None or ONLY.get(_join(name, a), kind) == kind]
-                raise self.fail(clean(full), "unknown key" + _did_you_mean(k, mine))
+                bare = re.fullmatch(r"[A-Za-z0-9_-]{1,40}", k)
+                raise self.fail(_join(where, k if bare else show(k)), "unknown key" + _did_you_mean(k, mine))
             if kind is not None and ONLY.get(generic, kind) != kind:
                 raise self.fail(full, f'only a {ONLY[generic]} has this key, and model.kind is "{kind}"')
             if generic == "weights.W_out" and tied:
@@ -431,7 +434,9 @@ class _Reader:
         return v
 
     def token(self, ids: dict, tok, key) -> int:
-        if not isinstance(tok, str) or tok not in ids:
+        if not isinstance(tok, str):
+            raise self.fail(key, f"expected a token of the vocabulary ({_listing(ids)}), got {show(tok)}")
+        if tok not in ids:
             raise self.fail(key, f"unknown token {show(tok)}; the vocabulary is {_listing(ids)}")
         return ids[tok]
 
