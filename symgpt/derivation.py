@@ -16,6 +16,7 @@ from pathlib import Path
 import mpmath
 import sympy
 
+from . import cost
 from .graph import Graph
 from .limits import Limits
 from .models import differentiated
@@ -64,6 +65,7 @@ class Derivation:
     def __init__(self, spec: Spec, tokens=None, target=None, gradients=True, limits: Limits | None = None):
         self.spec = spec
         self.limits = limits or Limits()
+        self.cost = cost.check(spec, self.limits, gradients)  # before any graph is built
         self.graph: Graph = differentiated(spec, tokens, target, gradients)
         self.registry = Names(spec, self.graph, trace=self.trace)
         self.ev = self.registry.ev
