@@ -13,7 +13,10 @@ an exact zero is a tie, resolved by the documented rule (ReLU(0) = 0).
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
 import weakref
 from fractions import Fraction
 from typing import NamedTuple
@@ -25,9 +28,69 @@ from flint import arb, ctx, fmpq
 from .graph import ReLU, Step
 
 MAX_PREC = 1 << 16
-"""The one precision ceiling (bits) of :func:`certify`, the only loop that raises
+"""The precision ceiling (bits) of :func:`certify`, the only loop that raises
 precision: past it a rounding or a sign that no enclosure settles is reported
-undecidable (after the exact test), never guessed."""
+undecidable (after the exact test), never guessed.  It is at least 16 times
+the starting precision of the request (:func:`ceiling`), so every number of
+digits a limit allows (``limits.MAX_DIGITS`` = 1000 digits start at 3,370
+bits, far below 65,536) can be certified."""
+
+SYMPY_SECONDS = 2.0
+"""Time budget of one SymPy exact test (zero test, rational value); past it the
+test counts as inconclusive, so certification goes on in ball arithmetic and
+ends in a clear UndecidableError instead of a hang."""
+
+
+def ceiling(start: int) -> int:
+    """The precision at which :func:`certify` gives up, for a request starting at ``start`` bits.
+
+    >>> ceiling(64) == MAX_PREC, ceiling(prec_for_digits(10**4)) > prec_for_digits(10**4)
+    (True, True)
+    """
+    return max(MAX_PREC, 16 * start)
+
+
+class _OutOfTime(Exception):
+    """A SymPy test ran past its budget."""
+
+
+@contextlib.contextmanager
+def time_box(seconds: float = SYMPY_SECONDS):
+    """Raise :class:`_OutOfTime` inside the block after ``seconds`` (SIGALRM; in
+    threads other than the main one the block runs unbounded).
+
+    >>> with time_box(1):
+    ...     2 + 2
+    4
+    """
+    if threading.current_thread() is not threading.main_thread() or seconds is None:
+        yield
+        return
+
+    def alarm(signum, frame):
+        raise _OutOfTime()
+    old = signal.signal(signal.SIGALRM, alarm)
+    previous = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if previous:
+            signal.setitimer(signal.ITIMER_REAL, previous)
+
+
+def bounded(test, seconds: float = SYMPY_SECONDS):
+    """``test()``, or None when it runs past ``seconds`` or SymPy fails on it.
+
+    >>> bounded(lambda: 7), bounded(lambda: 1 / 0)
+    (7, None)
+    """
+    try:
+        with time_box(seconds):
+            return test()
+    except (_OutOfTime, RecursionError, ArithmeticError, ValueError, TypeError):
+        return None
 
 
 class Undecided(Exception):
@@ -301,6 +364,24 @@ def float64_values(graph, leaves=None) -> list:
     return out
 
 
+def magnitude(v) -> float:
+    """An upper bound of log10 |v| (inf for a non-finite ball, -inf for 0).
+
+    >>> 400 <= magnitude(fmpq(10**400)) < 401, magnitude(arb("nan")), magnitude(fmpq(0))
+    (True, inf, -inf)
+    """
+    if isinstance(v, fmpq):
+        if v == 0:
+            return -math.inf
+        p, q = abs(int(v.p)), int(v.q)
+        return (p.bit_length() - (q.bit_length() - 1)) * math.log10(2)
+    if not v.is_finite():
+        return math.inf
+    man, exp = v.abs_upper().man_exp()
+    man, exp = int(man), int(exp)
+    return -math.inf if man == 0 else (man.bit_length() + exp) * math.log10(2)
+
+
 def bounds(v) -> tuple[Fraction, Fraction]:
     """Exact lower and upper ends of a ball (or an exact rational twice).
 
@@ -447,12 +528,13 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
     ...         exact=lambda: fmpq(0)).value
     0
     """
-    stop = min(stop, MAX_PREC)
-    prec, pending, failed = start, exact is not None, None
+    stop = min(stop, ceiling(start))
+    prec, pending, failed, infinite = start, exact is not None, None, False
     while True:
         try:
             ball = ball_at(prec)
-            r = fmt(ball)
+            infinite = not isinstance(ball, fmpq) and not ball.is_finite()
+            r = None if infinite else fmt(ball)  # a non-finite ball: more bits
         except UndecidableError as e:
             ball = r = None
             failed = e
@@ -461,7 +543,7 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
         last = isinstance(ball, fmpq) or 2 * prec > stop
         if pending and (prec >= 8 * start or last):
             pending = False
-            q = exact()
+            q = bounded(exact)
             if q is not None and fmt(q) is not None:
                 return Certified(fmt(q), q, prec)
         if last:
@@ -469,6 +551,9 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
         prec *= 2
     if failed is not None:
         raise failed
+    if infinite:
+        raise UndecidableError(f"cannot enclose {what} in {prec} bits: its magnitude or the growth of "
+                               f"its error bounds is beyond what the precision limit encloses")
     raise UndecidableError(f"cannot certify {what} at {prec} bits: it may lie on a rounding "
                            f"boundary, or be 0 where SymPy cannot prove it")
 
@@ -617,11 +702,11 @@ class Evaluator:
             self.zeros.add(name)
         return s
 
-    def _sign(self, ball_at, expr, what, stop=MAX_PREC) -> int:
+    def _sign(self, ball_at, expr, what, stop=None) -> int:
         """The sign through :func:`certify`, with SymPy's exact zero test as the last resort."""
         exact = self.exact()
         try:
-            return certify(ball_at, sign_of, what=f"the sign of {what}", stop=stop,
+            return certify(ball_at, sign_of, what=f"the sign of {what}", stop=stop or MAX_PREC,
                            exact=(lambda: self._exact_zero(expr)) if exact else None).value
         except UndecidableError:
             if exact:

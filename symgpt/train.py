@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 import sympy
 from flint import arb, ctx, fmpq
 
+from .errors import InputError, LimitError
+from .limits import Limits
 from .models import differentiated
-from .names import LN_GROUPS, Ref, base
+from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
-from .numeric import (Evaluator, UndecidableError, certify, float64_values, prec_for_digits, round_decimals,
-                      round_significant, to_flint)
+from .numeric import (Evaluator, UndecidableError, certify, float64_values, magnitude, prec_for_digits,
+                      round_decimals, round_significant, to_flint)
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
 
@@ -104,7 +106,9 @@ class Trace:
 
     def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
         if optimizer not in ("sgd", "adamw"):
-            raise ValueError(f"unknown optimizer {optimizer!r}; expected sgd or adamw")
+            raise InputError(f"optimizer: expected 'sgd' or 'adamw', got {optimizer!r}")
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
+            raise InputError(f"steps: expected an integer ≥ 0, got {steps!r}")
         build = build or (lambda tokens, target: differentiated(d.spec, tokens, target))
         self.d, self.optimizer = d, optimizer
         self.steps = d.spec.training.steps if steps is None else steps
@@ -159,9 +163,24 @@ class Trace:
                 else:
                     self._adamw(params, grads, m, v, k + 1, lr, new)
                 new.params = dict(params)
+                self._bounded(new)
                 state = new
         self._by_prec[prec] = out
         return out
+
+    def _lr_key(self) -> str:
+        tr = self.d.spec.training
+        return f"training.lr = {tr.lr}" if self.optimizer == "sgd" else f"training.adamw.lr = {tr.adamw.lr}"
+
+    def _bounded(self, state: State) -> None:
+        """Refuse a state whose parameters grew past 10^max_digits (or out of every enclosure)."""
+        limits = getattr(self.d, "limits", None) or Limits()
+        for n, x in state.params.items():
+            if magnitude(x) > limits.max_digits:
+                raise LimitError(
+                    f"{self.d.spec.path}: {self._lr_key()} drives {self.optimizer}[{state.step}].{n} beyond "
+                    f"10^{limits.max_digits}; lower the learning rate or training.steps "
+                    f"(--max-digits; symgpt.Limits(max_digits=…) in Python)")
 
     def _clip(self, grads):
         """torch.nn.utils.clip_grad_norm_: g·min(1, c/(‖g‖ + 1e-6))."""
@@ -202,8 +221,10 @@ class Trace:
         other node (``logits[v]``, ``A[1,0]``, ``grad_Q[0,1]``) is read from the
         forward and backward pass of the spec's own example at that state.
         """
-        if not 0 <= k <= self.steps:
-            raise KeyError(f"{self.optimizer}[{k}]: the trace has steps 0..{self.steps}")
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.steps:
+            raise RefError(f"{self.optimizer}[{k}]: expected a step in 0..{self.steps}")
+        if not isinstance(ref, (str, Ref)):
+            raise RefError(f"ref: expected a quantity name such as 'loss', got {ref!r}")
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
         s = self.states(prec)[k]
         if r.part in ("loss", "lr", "clip_coef"):
@@ -246,7 +267,13 @@ class Trace:
                 self._floor = max(self._floor, 2 * prec)
                 raise
         start = max(prec_for_digits(n + 10) + 16 * self.steps, self._floor)
-        return certify(ball_at, fmt, what=f"{self.optimizer}[{k}].{ref}", start=start).value
+        try:
+            return certify(ball_at, fmt, what=f"{self.optimizer}[{k}].{ref}", start=start).value
+        except UndecidableError as e:
+            if "cannot enclose" in str(e):
+                raise LimitError(f"{self.d.spec.path}: {self._lr_key()} drives {self.optimizer}[{k}].{ref} "
+                                 f"out of every enclosure the precision limit allows: {e}") from None
+            raise UndecidableError(f"{self.d.spec.path}: {e}") from None
 
 
 def first_step_exact(d, lr=None, grad="grad_") -> dict:
