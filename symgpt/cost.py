@@ -31,9 +31,13 @@ BACKWARD = 2
 """Reverse-mode operations per forward operation (each input of a definition
 gives one term grad_c·∂def/∂x of a few operations), plus one node per node."""
 
-WORD_BITS = 1024
+WORD_BITS = 512
 """Up to this precision an arb operation costs about the same (Python's own
-overhead dominates); above it an operation counts as (bits/1024)^1.5."""
+overhead dominates); above it an operation counts as (bits/512)^1.5."""
+
+SYMBOLIC = 2
+"""A continued token's forward graph is built in SymPy and then evaluated:
+each of its operations counts twice."""
 
 OPTIMIZERS = 2
 """Traces a document replays: SGD and AdamW (the wrong-order SGD of the bigram
@@ -184,10 +188,10 @@ def trace_bits(steps: int) -> int:
 
 
 def _wide(bits: int) -> float:
-    """Cost of one operation at ``bits`` relative to one at ≤ 1024 bits
+    """Cost of one operation at ``bits`` relative to one at ≤ 512 bits
     (multiplication of long mantissas: about bits^1.5).
 
-    >>> _wide(64), _wide(4096)
+    >>> _wide(64), _wide(2048)
     (1.0, 8.0)
     """
     return max(1.0, bits / WORD_BITS) ** 1.5
@@ -227,7 +231,7 @@ def estimate(spec, gradients: bool = True) -> Cost:
     n = spec.sampling.n_continue
     cont = _continuation(sizes, T, n)
     rank = n * V * max(1, V.bit_length()) * 4
-    continuation = ("continuation", cont.nodes, cont.ops + rank,
+    continuation = ("continuation", cont.nodes, SYMBOLIC * cont.ops + rank,
                     f"sampling.continue = {n} forward passes of growing T")
     temps = len(spec.sampling.temperatures)
     sampling = ("sampling", 0, temps * V * (V + 4), f"{temps} sampling.temperatures × V² = {V}²")

@@ -25,7 +25,9 @@ import mpmath
 import sympy
 from flint import arb, ctx, fmpq
 
+from .errors import InputError, LimitError
 from .graph import ReLU, Step
+from .limits import Limits
 
 MAX_PREC = 1 << 16
 """The precision ceiling (bits) of :func:`certify`, the only loop that raises
@@ -498,6 +500,29 @@ def to_mpf(v, prec: int = 53):
 def prec_for_digits(digits: int) -> int:
     """Working precision (bits) to try first for ``digits`` decimal digits."""
     return int(digits * 3.33) + 40
+
+
+def count(name: str, value, low: int, limits: Limits | None = None) -> int:
+    """An integer argument such as ``digits`` in low..limits.max_digits.
+
+    >>> count("digits", 5, 1)
+    5
+    >>> count("digits", 0, 1)
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: digits: expected an integer ≥ 1, got 0
+    >>> count("digits", 10**6, 1)
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: digits: 1000000 digits asked, above the limit 1000 (--max-digits; symgpt.Limits(max_digits=…) in Python)
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InputError(f"{name}: expected an integer ≥ {low}, got {value!r}")
+    top = (limits or Limits()).max_digits
+    if value > top:
+        raise LimitError(f"{name}: {value} digits asked, above the limit {top} "
+                         f"(--max-digits; symgpt.Limits(max_digits=…) in Python)")
+    return value
 
 
 class Certified(NamedTuple):

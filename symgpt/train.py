@@ -15,7 +15,9 @@ over named quantities (``θ − η·grad_θ``).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import sympy
 from flint import arb, ctx, fmpq
@@ -25,7 +27,8 @@ from .limits import Limits
 from .models import differentiated
 from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
-from .numeric import (Evaluator, UndecidableError, certify, float64_values, magnitude, prec_for_digits,
+from .spec import number
+from .numeric import (Evaluator, UndecidableError, certify, count, float64_values, magnitude, prec_for_digits,
                       round_decimals, round_significant, to_flint)
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
@@ -173,10 +176,11 @@ class Trace:
         return f"training.lr = {tr.lr}" if self.optimizer == "sgd" else f"training.adamw.lr = {tr.adamw.lr}"
 
     def _bounded(self, state: State) -> None:
-        """Refuse a state whose parameters grew past 10^max_digits (or out of every enclosure)."""
+        """Refuse a state whose parameters grew past 10^max_digits.  (A non-finite
+        ball only needs more bits: :func:`certify` raises the precision.)"""
         limits = getattr(self.d, "limits", None) or Limits()
         for n, x in state.params.items():
-            if magnitude(x) > limits.max_digits:
+            if limits.max_digits < magnitude(x) < math.inf:
                 raise LimitError(
                     f"{self.d.spec.path}: {self._lr_key()} drives {self.optimizer}[{state.step}].{n} beyond "
                     f"10^{limits.max_digits}; lower the learning rate or training.steps "
@@ -256,6 +260,11 @@ class Trace:
 
     def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
         """Certified string of a state's quantity (recomputing at higher precision if needed)."""
+        limits = getattr(self.d, "limits", None) or Limits()
+        if decimals is not None:
+            count("decimals", decimals, 0, limits)
+        elif digits is not None:
+            count("digits", digits, 1, limits)
         n = decimals if decimals is not None else (digits or 15)
         fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
                else (lambda b: round_significant(b, n)))
@@ -290,6 +299,47 @@ def first_step_exact(d, lr=None, grad="grad_") -> dict:
     return {n: g.nodes[n].value - lr * g.sym(grad + n) for n in learnable(d)}
 
 
+def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
+    """A user's number as an exact Rational: an int, a sympy.Rational, a Fraction
+    or decimal text ("1e-5", "1/3"); a float is refused (it is not the number
+    its text shows).  ``low < x`` and ``x ≤ high`` when given.
+
+    >>> exact_number("1e-5", "h", low=0), exact_number(Fraction(1, 3), "h")
+    (1/100000, 1/3)
+    >>> exact_number(0.1, "h")
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: h: expected an exact number (an int, a sympy.Rational, a Fraction or text such as "0.1"), got the float 0.1
+    """
+    if isinstance(x, float):
+        raise InputError(f'{name}: expected an exact number (an int, a sympy.Rational, a Fraction or text '
+                         f'such as "{x!r}"), got the float {x!r}')
+    if isinstance(x, Fraction):
+        q = sympy.Rational(x.numerator, x.denominator)
+    elif isinstance(x, sympy.Rational):
+        q = x
+    elif isinstance(x, (int, str)) and not isinstance(x, bool):
+        q = number(x if isinstance(x, int) else str(x), "argument", name)
+    else:
+        raise InputError(f"{name}: expected an exact number (an int, a sympy.Rational, a Fraction or decimal "
+                         f"text), got {x!r}")
+    if low is not None and not q > low:
+        raise InputError(f"{name}: expected a number > {low}, got {q}")
+    if high is not None and q > high:
+        raise InputError(f"{name}: expected a number ≤ {high}, got {q}")
+    return q
+
+
+def _param(d, ref) -> str:
+    """The node name of a parameter given to a gradient check."""
+    if not isinstance(ref, str):
+        raise RefError(f"ref: expected a parameter name such as 'W[0,2]' (a string), got {ref!r}")
+    name = d.registry.node(ref)
+    if d.graph.nodes[name].expr is not None:
+        raise RefError(f"{ref}: expected a parameter (a weight of the spec), not a computed quantity")
+    return name
+
+
 @dataclass
 class GradCheck:
     name: str
@@ -313,11 +363,10 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     >>> round_decimals(c.numeric, 6), round_decimals(c.analytic, 6)
     ('-0.195173', '-0.195173')
     """
-    name = d.registry.node(ref)
+    name = _param(d, ref)
     node = d.graph.nodes[name]
-    if node.expr is not None:
-        raise ValueError(f"{ref} is not a parameter")
-    h = sympy.Rational(h)
+    h = exact_number(h, "h", low=0)
+    _prec(d, prec)
     theta = to_flint(node.value)
     L = []
     for sign in (1, -1):
@@ -341,8 +390,12 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     >>> round_significant(row["error_float64"], 3)
     '-7.41e-11'
     """
-    name = d.registry.node(ref)
+    name = _param(d, ref)
     node = d.graph.nodes[name]
+    exponents = list(exponents)
+    if not all(isinstance(e, int) and not isinstance(e, bool) and 1 <= e <= 300 for e in exponents):
+        raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
+    _prec(d, prec)
     exact = d.ev.ball("grad_" + name, prec)
     theta = int(node.value.p) / int(node.value.q)
     rows = []
@@ -355,6 +408,15 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
             err64 = arb(fd) - exact
         rows.append({"h": h, "error_exact": c.difference, "error_float64": err64})
     return rows
+
+
+def _prec(d, prec) -> int:
+    """A working precision argument: an integer of bits within 4 × the bits of max_digits."""
+    limits = getattr(d, "limits", None) or Limits()
+    top = 4 * prec_for_digits(limits.max_digits)
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= top:
+        raise InputError(f"prec: expected an integer of bits in 2..{top} (--max-digits), got {prec!r}")
+    return prec
 
 
 def float64_loss(graph, name: str, x: float) -> float:
