@@ -215,7 +215,9 @@ def compile_expr(expr, slot, sign_of):
     """A closure ``f(values) -> fmpq | arb`` for a SymPy expression.
 
     ``slot`` maps each symbol to its index in ``values``; ``sign_of(i, v)``
-    decides the sign of value ``v`` held in slot ``i`` (for ReLU and Step).
+    decides the sign of value ``v`` held in slot ``i`` (for ReLU and Step), or
+    returns None for a ball whose sign is open: ReLU and Step then enclose both
+    branches (:data:`STEP_HULL`).
 
     >>> x = sympy.Symbol("x")
     >>> f = compile_expr(x**2 + sympy.Rational(1, 2), {x: 0}, None)
@@ -257,8 +259,15 @@ def compile_expr(expr, slot, sign_of):
     if isinstance(expr, (ReLU, Step)):
         i = slot[expr.args[0]]
         if isinstance(expr, ReLU):
-            return lambda v: v[i] if sign_of(i, v[i]) > 0 else fmpq(0)
-        return lambda v: fmpq(1) if sign_of(i, v[i]) > 0 else fmpq(0)
+            def relu(v):
+                s = sign_of(i, v[i])
+                return v[i].union(0) if s is None else v[i] if s > 0 else fmpq(0)
+            return relu
+
+        def step(v):
+            s = sign_of(i, v[i])
+            return STEP_HULL if s is None else fmpq(1) if s > 0 else fmpq(0)
+        return step
     if expr.func in _FUNCS and len(expr.args) == 1:
         g, fa = _FUNCS[expr.func], compile_expr(expr.args[0], slot, sign_of)
         return lambda v: g(fa(v))
@@ -267,6 +276,11 @@ def compile_expr(expr, slot, sign_of):
         return lambda v: abs(fa(v))
     raise TypeError(f"cannot evaluate {expr.func.__name__} in {expr}")
 
+
+STEP_HULL = arb("0.5 +/- 0.5")
+"""ReLU'(x) for a ball x that straddles 0 (at a training state, whose inputs are
+balls): [0, 1] holds both branches, so the enclosure stays sound whether x is
+exactly 0 (ReLU'(0) = 0) or of either sign; ReLU(x) is then x ∪ 0."""
 
 _FLOAT_FUNCS = {sympy.exp: math.exp, sympy.log: math.log, sympy.sin: math.sin, sympy.cos: math.cos,
                 sympy.Abs: abs}
@@ -674,6 +688,8 @@ class Evaluator:
             s = 1
         elif v < 0:
             s = -1
+        elif not self.exact():  # a ball at a trace state: both branches, soundly (see STEP_HULL)
+            return None
         else:
             raise Undecided(name)
         self.signs[name] = s
