@@ -640,6 +640,7 @@ class Evaluator:
         self.cache: dict[int, list] = {}
         self.signs: dict[str, int] = {}
         self.zeros: set[str] = set()  # nodes proven exactly 0
+        self.open: set[str] = set()   # ReLU inputs whose ball straddles 0: both branches enclosed
         self._exprs: dict = {}
 
     def _sync(self):
@@ -689,6 +690,7 @@ class Evaluator:
         elif v < 0:
             s = -1
         elif not self.exact():  # a ball at a trace state: both branches, soundly (see STEP_HULL)
+            self.open.add(name)
             return None
         else:
             raise Undecided(name)

@@ -95,6 +95,7 @@ class State:
     update: dict = field(default_factory=dict)  # η·m̂/(√v̂+ε)
     decay: dict = field(default_factory=dict)   # η·λ·θ
     ties: set = field(default_factory=set)      # ReLU inputs exactly 0 here
+    open: set = field(default_factory=set)      # ReLU inputs whose sign no ball settled (both branches kept)
     nodes: object = None                        # (evaluator, values) of the spec's example
 
 
@@ -119,6 +120,7 @@ class Trace:
         self.examples = [d.graph] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
+        self._open: set = set()
 
     # -- the computation ------------------------------------------------------
     def _evaluate(self, leaves, prec):
@@ -132,6 +134,7 @@ class Trace:
                 grads[n] = grads[n] + vals[ev.index("grad_" + n)]
             ties |= ev.ties
             if ex is self.d.graph:
+                self._open = set(ev.open)
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
                 nodes = (ev, vals)
         k = len(self.examples)
@@ -154,6 +157,7 @@ class Trace:
             state = State(0, dict(params))
             for k in range(self.steps + 1):
                 state.loss, state.p, state.grads, state.ties, state.nodes = self._evaluate(params, prec)
+                state.open = self._open
                 out.append(state)
                 if k == self.steps:
                     break
@@ -256,7 +260,18 @@ class Trace:
             ev = self.d.ev
             ev.values(prec)
             return sorted(ev.ties)
-        return sorted(self.states(prec)[k].ties)
+        s = self.states(prec)[k]
+        for _ in range(3):  # a sign left open at one precision may settle at a higher one
+            if not s.open:
+                break
+            prec *= 2
+            s = self.states(prec)[k]
+        if s.open:
+            raise UndecidableError(
+                f"{self.d.spec.path}: {self.optimizer}[{k}]: cannot decide whether "
+                f"{', '.join(sorted(s.open))} is exactly 0 (a ReLU tie): its enclosure contains 0 and its "
+                f"inputs are balls, not exact numbers; the trace's values enclose both branches")
+        return sorted(s.ties)
 
     def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
         """Certified string of a state's quantity (recomputing at higher precision if needed)."""
