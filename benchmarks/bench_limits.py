@@ -31,10 +31,10 @@ SEED = ROOT / "derivations" / "tiny-transformer.toml"
 
 
 def weight(i: int, j: int, k: int = 0) -> str:
-    """A deterministic pseudo-random weight in [-0.5, 0.5] with two decimals
+    """A deterministic pseudo-random weight in [-0.5, 0.5] with four decimals
     (seeded per entry, so rows differ by no constant vector and no logit
     difference is exactly 0)."""
-    return f"{random.Random(f'{i},{j},{k}').randint(-50, 50) / 100:.2f}"
+    return f"{random.Random(f'{i},{j},{k}').randint(-5000, 5000) / 10000:.4f}"
 
 
 def matrix(rows: int, cols: int, k: int) -> str:

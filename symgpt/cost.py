@@ -36,8 +36,8 @@ WORD_BITS = 512
 overhead dominates); above it an operation counts as (bits/512)^1.5."""
 
 SYMBOLIC = 2
-"""A continued token's forward graph is built in SymPy and then evaluated:
-each of its operations counts twice."""
+"""A continued token's forward graph, and each temperature's softmax, is built
+in SymPy and then evaluated: each of its operations counts twice."""
 
 OPTIMIZERS = 2
 """Traces a document replays: SGD and AdamW (the wrong-order SGD of the bigram
@@ -234,7 +234,7 @@ def estimate(spec, gradients: bool = True) -> Cost:
     continuation = ("continuation", cont.nodes, SYMBOLIC * cont.ops + rank,
                     f"sampling.continue = {n} forward passes of growing T")
     temps = len(spec.sampling.temperatures)
-    sampling = ("sampling", 0, temps * V * (V + 4), f"{temps} sampling.temperatures × V² = {V}²")
+    sampling = ("sampling", 0, SYMBOLIC * temps * V * (V + 4), f"{temps} sampling.temperatures × V² = {V}²")
     return Cost((graph, trace, continuation, sampling))
 
 
