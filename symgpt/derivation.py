@@ -16,18 +16,35 @@ from pathlib import Path
 import mpmath
 import sympy
 
+from . import cost
+from .errors import InputError, LimitError
 from .graph import Graph
 from .limits import Limits
 from .models import differentiated
-from .names import Names, Ref, RefError
-from .numeric import certify, prec_for_digits, round_decimals, round_significant, to_mpf
+from .names import OPTIMIZERS, Names, Ref, RefError
+from .numeric import certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
 from .spec import Spec, SpecError, load_spec
 from .train import Trace
 from .update_order import WrongOrderTrace
 
 DERIVATIONS = Path(__file__).resolve().parent.parent / "derivations"
 
-__all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load"]
+__all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
+
+
+def ref_text(ref) -> str:
+    """A quantity name given to the REPL: a non-empty string.
+
+    >>> ref_text(" loss ")
+    'loss'
+    >>> ref_text(0.5)
+    Traceback (most recent call last):
+    ...
+    symgpt.names.RefError: ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got 0.5
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got {ref!r}")
+    return ref.strip()
 
 
 def find_spec(name_or_path) -> Path:
@@ -64,6 +81,7 @@ class Derivation:
     def __init__(self, spec: Spec, tokens=None, target=None, gradients=True, limits: Limits | None = None):
         self.spec = spec
         self.limits = limits or Limits()
+        self.cost = cost.check(spec, self.limits, gradients)  # before any graph is built
         self.graph: Graph = differentiated(spec, tokens, target, gradients)
         self.registry = Names(spec, self.graph, trace=self.trace)
         self.ev = self.registry.ev
@@ -75,7 +93,7 @@ class Derivation:
         >>> load("bigram").ref("p[鱼]").name
         'p[2]'
         """
-        return self.registry.ref(name)
+        return self.registry.ref(ref_text(name))
 
     # -- names ------------------------------------------------------------
     def names(self) -> list[tuple[str, tuple, str]]:
@@ -92,11 +110,11 @@ class Derivation:
         >>> load("tiny-transformer").node("E[你,1]")
         'E[4,1]'
         """
-        return self.registry.node(ref)
+        return self.registry.node(ref_text(ref))
 
     def pretty(self, name: str) -> str:
         """A name with token indices shown as tokens: ``p[4]`` → ``p[你]``."""
-        return self.registry.ref(name).pretty
+        return self.registry.ref(ref_text(name)).pretty
 
     # -- exact forms ------------------------------------------------------
     def definition(self, ref) -> sympy.Expr:
@@ -126,7 +144,13 @@ class Derivation:
         ``head_step.loss`` (document 000's update of the target's row of E with
         the head-path gradient).
         """
-        return self.registry.ref(ref).ball(prec)
+        top = 4 * prec_for_digits(self.limits.max_digits)
+        if isinstance(prec, bool) or not isinstance(prec, int) or prec < 2:
+            raise InputError(f"prec: expected an integer ≥ 2 (bits), got {prec!r}")
+        if prec > top:
+            raise LimitError(f"prec: {prec} bits asked, above the limit {top} bits "
+                             f"(4 × the bits of --max-digits; symgpt.Limits(max_digits=…) in Python)")
+        return self.registry.ref(ref_text(ref)).ball(prec)
 
     def value(self, ref, digits=None, decimals=None) -> str:
         """The certified decimal string: ``digits`` significant or ``decimals`` fixed.
@@ -136,28 +160,37 @@ class Derivation:
         >>> load("bigram").value("sgd[1].loss", decimals=4)
         '0.8894'
         """
+        if digits is not None and decimals is not None:
+            raise InputError(f"digits, decimals: expected one of them, got digits={digits!r} and "
+                             f"decimals={decimals!r}")
         if decimals is not None:
+            count("decimals", decimals, 0, self.limits)
             fmt, n = (lambda v: round_decimals(v, decimals)), decimals + 10
         else:
-            digits = 15 if digits is None else digits
+            digits = 15 if digits is None else count("digits", digits, 1, self.limits)
             fmt, n = (lambda v: round_significant(v, digits)), digits
-        r = self.registry.ref(ref)
+        r = self.registry.ref(ref_text(ref))
         return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
                        start=prec_for_digits(n)).value
 
     def mpf(self, ref, dps=50) -> mpmath.mpf:
         """The value as an mpmath number good to ``dps`` digits."""
-        prec = prec_for_digits(dps)
+        prec = prec_for_digits(count("dps", dps, 1, self.limits))
         return to_mpf(self.ball(ref, prec), prec)
 
     def sign(self, ref) -> int:
         """-1, 0 or 1, decided rigorously (0 only for an exact zero)."""
         return self.ev.sign(self.node(ref))
 
+    def _optimizer(self, optimizer) -> str:
+        if optimizer not in OPTIMIZERS:
+            raise InputError(f"optimizer: expected one of {', '.join(OPTIMIZERS)}, got {optimizer!r}")
+        return optimizer
+
     # -- training ---------------------------------------------------------
     def trace(self, optimizer: str = "sgd"):
         """The spec's training trace for ``sgd``, ``adamw`` or ``sgd_wrong_order`` (memoised)."""
-        if optimizer not in self._traces:
+        if self._optimizer(optimizer) not in self._traces:
             if optimizer == "sgd_wrong_order":
                 self._traces[optimizer] = WrongOrderTrace(self)
             else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_OPS = 2_000_000        # estimated scalar operations of one spec (forward, gradient, traces)
+MAX_OPS = 800_000          # estimated scalar operations of one spec (see symgpt.cost; benchmarks/bench_limits.py)
 MAX_DIGITS = 1000          # digits of any number read, asked for, or grown by a claim
 MAX_FILE_BYTES = 1 << 20   # a spec or claims file is read only up to this size
 TEX_TIMEOUT = 300          # seconds one latexmk run may take

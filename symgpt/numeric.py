@@ -13,7 +13,10 @@ an exact zero is a tie, resolved by the documented rule (ReLU(0) = 0).
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
 import weakref
 from fractions import Fraction
 from typing import NamedTuple
@@ -22,12 +25,74 @@ import mpmath
 import sympy
 from flint import arb, ctx, fmpq
 
+from .errors import InputError, LimitError
 from .graph import ReLU, Step
+from .limits import Limits
 
 MAX_PREC = 1 << 16
-"""The one precision ceiling (bits) of :func:`certify`, the only loop that raises
+"""The precision ceiling (bits) of :func:`certify`, the only loop that raises
 precision: past it a rounding or a sign that no enclosure settles is reported
-undecidable (after the exact test), never guessed."""
+undecidable (after the exact test), never guessed.  It is at least 16 times
+the starting precision of the request (:func:`ceiling`), so every number of
+digits a limit allows (``limits.MAX_DIGITS`` = 1000 digits start at 3,370
+bits, far below 65,536) can be certified."""
+
+SYMPY_SECONDS = 2.0
+"""Time budget of one SymPy exact test (zero test, rational value); past it the
+test counts as inconclusive, so certification goes on in ball arithmetic and
+ends in a clear UndecidableError instead of a hang."""
+
+
+def ceiling(start: int) -> int:
+    """The precision at which :func:`certify` gives up, for a request starting at ``start`` bits.
+
+    >>> ceiling(64) == MAX_PREC, ceiling(prec_for_digits(10**4)) > prec_for_digits(10**4)
+    (True, True)
+    """
+    return max(MAX_PREC, 16 * start)
+
+
+class _OutOfTime(Exception):
+    """A SymPy test ran past its budget."""
+
+
+@contextlib.contextmanager
+def time_box(seconds: float = SYMPY_SECONDS):
+    """Raise :class:`_OutOfTime` inside the block after ``seconds`` (SIGALRM; in
+    threads other than the main one the block runs unbounded).
+
+    >>> with time_box(1):
+    ...     2 + 2
+    4
+    """
+    if threading.current_thread() is not threading.main_thread() or seconds is None:
+        yield
+        return
+
+    def alarm(signum, frame):
+        raise _OutOfTime()
+    old = signal.signal(signal.SIGALRM, alarm)
+    previous = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if previous:
+            signal.setitimer(signal.ITIMER_REAL, previous)
+
+
+def bounded(test, seconds: float = SYMPY_SECONDS):
+    """``test()``, or None when it runs past ``seconds`` or SymPy fails on it.
+
+    >>> bounded(lambda: 7), bounded(lambda: 1 / 0)
+    (7, None)
+    """
+    try:
+        with time_box(seconds):
+            return test()
+    except (_OutOfTime, RecursionError, ArithmeticError, ValueError, TypeError):
+        return None
 
 
 class Undecided(Exception):
@@ -150,7 +215,9 @@ def compile_expr(expr, slot, sign_of):
     """A closure ``f(values) -> fmpq | arb`` for a SymPy expression.
 
     ``slot`` maps each symbol to its index in ``values``; ``sign_of(i, v)``
-    decides the sign of value ``v`` held in slot ``i`` (for ReLU and Step).
+    decides the sign of value ``v`` held in slot ``i`` (for ReLU and Step), or
+    returns None for a ball whose sign is open: ReLU and Step then enclose both
+    branches (:data:`STEP_HULL`).
 
     >>> x = sympy.Symbol("x")
     >>> f = compile_expr(x**2 + sympy.Rational(1, 2), {x: 0}, None)
@@ -192,8 +259,15 @@ def compile_expr(expr, slot, sign_of):
     if isinstance(expr, (ReLU, Step)):
         i = slot[expr.args[0]]
         if isinstance(expr, ReLU):
-            return lambda v: v[i] if sign_of(i, v[i]) > 0 else fmpq(0)
-        return lambda v: fmpq(1) if sign_of(i, v[i]) > 0 else fmpq(0)
+            def relu(v):
+                s = sign_of(i, v[i])
+                return v[i].union(0) if s is None else v[i] if s > 0 else fmpq(0)
+            return relu
+
+        def step(v):
+            s = sign_of(i, v[i])
+            return STEP_HULL if s is None else fmpq(1) if s > 0 else fmpq(0)
+        return step
     if expr.func in _FUNCS and len(expr.args) == 1:
         g, fa = _FUNCS[expr.func], compile_expr(expr.args[0], slot, sign_of)
         return lambda v: g(fa(v))
@@ -202,6 +276,11 @@ def compile_expr(expr, slot, sign_of):
         return lambda v: abs(fa(v))
     raise TypeError(f"cannot evaluate {expr.func.__name__} in {expr}")
 
+
+STEP_HULL = arb("0.5 +/- 0.5")
+"""ReLU'(x) for a ball x that straddles 0 (at a training state, whose inputs are
+balls): [0, 1] holds both branches, so the enclosure stays sound whether x is
+exactly 0 (ReLU'(0) = 0) or of either sign; ReLU(x) is then x ∪ 0."""
 
 _FLOAT_FUNCS = {sympy.exp: math.exp, sympy.log: math.log, sympy.sin: math.sin, sympy.cos: math.cos,
                 sympy.Abs: abs}
@@ -299,6 +378,24 @@ def float64_values(graph, leaves=None) -> list:
             out.append(compile_float(node.expr, slot)(out))
         slot[node.sym] = len(out) - 1
     return out
+
+
+def magnitude(v) -> float:
+    """An upper bound of log10 |v| (inf for a non-finite ball, -inf for 0).
+
+    >>> 400 <= magnitude(fmpq(10**400)) < 401, magnitude(arb("nan")), magnitude(fmpq(0))
+    (True, inf, -inf)
+    """
+    if isinstance(v, fmpq):
+        if v == 0:
+            return -math.inf
+        p, q = abs(int(v.p)), int(v.q)
+        return (p.bit_length() - (q.bit_length() - 1)) * math.log10(2)
+    if not v.is_finite():
+        return math.inf
+    man, exp = v.abs_upper().man_exp()
+    man, exp = int(man), int(exp)
+    return -math.inf if man == 0 else (man.bit_length() + exp) * math.log10(2)
 
 
 def bounds(v) -> tuple[Fraction, Fraction]:
@@ -419,6 +516,29 @@ def prec_for_digits(digits: int) -> int:
     return int(digits * 3.33) + 40
 
 
+def count(name: str, value, low: int, limits: Limits | None = None) -> int:
+    """An integer argument such as ``digits`` in low..limits.max_digits.
+
+    >>> count("digits", 5, 1)
+    5
+    >>> count("digits", 0, 1)
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: digits: expected an integer ≥ 1, got 0
+    >>> count("digits", 10**6, 1)
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: digits: 1000000 digits asked, above the limit 1000 (--max-digits; symgpt.Limits(max_digits=…) in Python)
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InputError(f"{name}: expected an integer ≥ {low}, got {value!r}")
+    top = (limits or Limits()).max_digits
+    if value > top:
+        raise LimitError(f"{name}: {value} digits asked, above the limit {top} "
+                         f"(--max-digits; symgpt.Limits(max_digits=…) in Python)")
+    return value
+
+
 class Certified(NamedTuple):
     """What :func:`certify` proved: ``value`` = fmt(ball), read from ``ball`` at ``prec`` bits."""
     value: object
@@ -447,12 +567,13 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
     ...         exact=lambda: fmpq(0)).value
     0
     """
-    stop = min(stop, MAX_PREC)
-    prec, pending, failed = start, exact is not None, None
+    stop = min(stop, ceiling(start))
+    prec, pending, failed, infinite = start, exact is not None, None, False
     while True:
         try:
             ball = ball_at(prec)
-            r = fmt(ball)
+            infinite = not isinstance(ball, fmpq) and not ball.is_finite()
+            r = None if infinite else fmt(ball)  # a non-finite ball: more bits
         except UndecidableError as e:
             ball = r = None
             failed = e
@@ -461,7 +582,7 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
         last = isinstance(ball, fmpq) or 2 * prec > stop
         if pending and (prec >= 8 * start or last):
             pending = False
-            q = exact()
+            q = bounded(exact)
             if q is not None and fmt(q) is not None:
                 return Certified(fmt(q), q, prec)
         if last:
@@ -469,6 +590,9 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
         prec *= 2
     if failed is not None:
         raise failed
+    if infinite:
+        raise UndecidableError(f"cannot enclose {what} in {prec} bits: its magnitude or the growth of "
+                               f"its error bounds is beyond what the precision limit encloses")
     raise UndecidableError(f"cannot certify {what} at {prec} bits: it may lie on a rounding "
                            f"boundary, or be 0 where SymPy cannot prove it")
 
@@ -516,6 +640,7 @@ class Evaluator:
         self.cache: dict[int, list] = {}
         self.signs: dict[str, int] = {}
         self.zeros: set[str] = set()  # nodes proven exactly 0
+        self.open: set[str] = set()   # ReLU inputs whose ball straddles 0: both branches enclosed
         self._exprs: dict = {}
 
     def _sync(self):
@@ -564,6 +689,9 @@ class Evaluator:
             s = 1
         elif v < 0:
             s = -1
+        elif not self.exact():  # a ball at a trace state: both branches, soundly (see STEP_HULL)
+            self.open.add(name)
+            return None
         else:
             raise Undecided(name)
         self.signs[name] = s
@@ -617,11 +745,11 @@ class Evaluator:
             self.zeros.add(name)
         return s
 
-    def _sign(self, ball_at, expr, what, stop=MAX_PREC) -> int:
+    def _sign(self, ball_at, expr, what, stop=None) -> int:
         """The sign through :func:`certify`, with SymPy's exact zero test as the last resort."""
         exact = self.exact()
         try:
-            return certify(ball_at, sign_of, what=f"the sign of {what}", stop=stop,
+            return certify(ball_at, sign_of, what=f"the sign of {what}", stop=stop or MAX_PREC,
                            exact=(lambda: self._exact_zero(expr)) if exact else None).value
         except UndecidableError:
             if exact:

@@ -11,27 +11,37 @@ Ties are broken by the lower token id, and the result says a tie happened.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 import sympy
 
+from . import cost
+from .errors import InputError
+from .limits import Limits
 from .models import build
 from .numeric import Evaluator
-from .spec import number
+from .train import exact_number
 
 
-def _exact(x, what):
-    """An exact number for P, T or u: a SymPy Rational, an int or decimal text.
+def _exact(x, what, low=None, high=None):
+    """An exact number for P, T or u: a SymPy Rational, a Fraction, an int or
+    decimal text; a Python float is refused (it is not the number its text shows).
 
-    A Python float is refused (it is not the number its text shows).
+    >>> _exact("0.5", "P", low=0, high=1)
+    1/2
     """
-    if isinstance(x, sympy.Rational) or x is sympy.oo:
+    if x is sympy.oo:
         return x
-    if isinstance(x, float):
-        raise TypeError(f"{what}: pass the number as text ({str(x)!r}) or a sympy.Rational, not a float")
-    return number(x, "argument", what)
+    return exact_number(x, what, low, high)
+
+
+def _count(x, what, low, high) -> int:
+    if isinstance(x, bool) or not isinstance(x, int) or not low <= x <= high:
+        raise InputError(f"{what}: expected an integer in {low}..{high}, got {x!r}")
+    return x
 
 
 @dataclass
@@ -83,7 +93,7 @@ def temperature(d, T) -> list:
     [1/3, 1/3, 1/3]
     """
     z, _ = _logits(d)
-    T = _exact(T, "T")
+    T = _exact(T, "T", low=0)
     if T is sympy.oo:
         return [sympy.Rational(1, len(z))] * len(z)
     e = [sympy.exp(x / T) for x in z]
@@ -93,14 +103,15 @@ def temperature(d, T) -> list:
 
 def top_k(d, k) -> Truncated:
     """Keep the k most probable tokens, renormalise exactly."""
+    k = _count(k, "k", 1, d.spec.V)
     order, _ = ranking(d)
     return _truncate(d, order, order[:k])
 
 
 def top_p(d, P) -> Truncated:
     """Keep the smallest prefix of the ranking whose mass reaches P (≥, decided)."""
+    P = _exact(P, "P", low=0, high=1)
     order, _ = ranking(d)
-    P = _exact(P, "P")
     p = _probs(d)
     mass = sympy.S.Zero
     for n, v in enumerate(order, 1):
@@ -133,6 +144,8 @@ def draw(d, u, probs=None) -> Choice:
     """
     probs = _probs(d) if probs is None else probs
     u = _exact(u, "u")
+    if not 0 <= u < 1:
+        raise InputError(f"u: expected a number in [0, 1), got {u}")
     acc = sympy.S.Zero
     for v, q in enumerate(probs):
         acc = acc + q
@@ -150,6 +163,11 @@ def continue_greedy(d, n) -> list:
     >>> [c.token for c in continue_greedy(symgpt.load("bigram"), 2)]
     ['猫', '猫']
     """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InputError(f"n: expected an integer ≥ 0, got {n!r}")
+    limits = getattr(d, "limits", None) or Limits()
+    cost.check(dataclasses.replace(d.spec, sampling=dataclasses.replace(d.spec.sampling, n_continue=n)),
+               limits, gradients=False)
     tokens = list(d.spec.input)
     out = []
     for _ in range(n):

@@ -15,16 +15,21 @@ over named quantities (``θ − η·grad_θ``).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import sympy
 from flint import arb, ctx, fmpq
 
+from .errors import InputError, LimitError
+from .limits import Limits
 from .models import differentiated
-from .names import LN_GROUPS, Ref, base
+from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
-from .numeric import (Evaluator, UndecidableError, certify, float64_values, prec_for_digits, round_decimals,
-                      round_significant, to_flint)
+from .spec import number
+from .numeric import (Evaluator, UndecidableError, certify, count, float64_values, magnitude, prec_for_digits,
+                      round_decimals, round_significant, to_flint)
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
 
@@ -90,6 +95,7 @@ class State:
     update: dict = field(default_factory=dict)  # η·m̂/(√v̂+ε)
     decay: dict = field(default_factory=dict)   # η·λ·θ
     ties: set = field(default_factory=set)      # ReLU inputs exactly 0 here
+    open: set = field(default_factory=set)      # ReLU inputs whose sign no ball settled (both branches kept)
     nodes: object = None                        # (evaluator, values) of the spec's example
 
 
@@ -104,7 +110,9 @@ class Trace:
 
     def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
         if optimizer not in ("sgd", "adamw"):
-            raise ValueError(f"unknown optimizer {optimizer!r}; expected sgd or adamw")
+            raise InputError(f"optimizer: expected 'sgd' or 'adamw', got {optimizer!r}")
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
+            raise InputError(f"steps: expected an integer ≥ 0, got {steps!r}")
         build = build or (lambda tokens, target: differentiated(d.spec, tokens, target))
         self.d, self.optimizer = d, optimizer
         self.steps = d.spec.training.steps if steps is None else steps
@@ -112,6 +120,7 @@ class Trace:
         self.examples = [d.graph] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
+        self._open: set = set()
 
     # -- the computation ------------------------------------------------------
     def _evaluate(self, leaves, prec):
@@ -125,6 +134,7 @@ class Trace:
                 grads[n] = grads[n] + vals[ev.index("grad_" + n)]
             ties |= ev.ties
             if ex is self.d.graph:
+                self._open = set(ev.open)
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
                 nodes = (ev, vals)
         k = len(self.examples)
@@ -147,6 +157,7 @@ class Trace:
             state = State(0, dict(params))
             for k in range(self.steps + 1):
                 state.loss, state.p, state.grads, state.ties, state.nodes = self._evaluate(params, prec)
+                state.open = self._open
                 out.append(state)
                 if k == self.steps:
                     break
@@ -159,9 +170,25 @@ class Trace:
                 else:
                     self._adamw(params, grads, m, v, k + 1, lr, new)
                 new.params = dict(params)
+                self._bounded(new)
                 state = new
         self._by_prec[prec] = out
         return out
+
+    def _lr_key(self) -> str:
+        tr = self.d.spec.training
+        return f"training.lr = {tr.lr}" if self.optimizer == "sgd" else f"training.adamw.lr = {tr.adamw.lr}"
+
+    def _bounded(self, state: State) -> None:
+        """Refuse a state whose parameters grew past 10^max_digits.  (A non-finite
+        ball only needs more bits: :func:`certify` raises the precision.)"""
+        limits = getattr(self.d, "limits", None) or Limits()
+        for n, x in state.params.items():
+            if limits.max_digits < magnitude(x) < math.inf:
+                raise LimitError(
+                    f"{self.d.spec.path}: {self._lr_key()} drives {self.optimizer}[{state.step}].{n} beyond "
+                    f"10^{limits.max_digits}; lower the learning rate or training.steps "
+                    f"(--max-digits; symgpt.Limits(max_digits=…) in Python)")
 
     def _clip(self, grads):
         """torch.nn.utils.clip_grad_norm_: g·min(1, c/(‖g‖ + 1e-6))."""
@@ -202,8 +229,10 @@ class Trace:
         other node (``logits[v]``, ``A[1,0]``, ``grad_Q[0,1]``) is read from the
         forward and backward pass of the spec's own example at that state.
         """
-        if not 0 <= k <= self.steps:
-            raise KeyError(f"{self.optimizer}[{k}]: the trace has steps 0..{self.steps}")
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.steps:
+            raise RefError(f"{self.optimizer}[{k}]: expected a step in 0..{self.steps}")
+        if not isinstance(ref, (str, Ref)):
+            raise RefError(f"ref: expected a quantity name such as 'loss', got {ref!r}")
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
         s = self.states(prec)[k]
         if r.part in ("loss", "lr", "clip_coef"):
@@ -231,10 +260,26 @@ class Trace:
             ev = self.d.ev
             ev.values(prec)
             return sorted(ev.ties)
-        return sorted(self.states(prec)[k].ties)
+        s = self.states(prec)[k]
+        for _ in range(3):  # a sign left open at one precision may settle at a higher one
+            if not s.open:
+                break
+            prec *= 2
+            s = self.states(prec)[k]
+        if s.open:
+            raise UndecidableError(
+                f"{self.d.spec.path}: {self.optimizer}[{k}]: cannot decide whether "
+                f"{', '.join(sorted(s.open))} is exactly 0 (a ReLU tie): its enclosure contains 0 and its "
+                f"inputs are balls, not exact numbers; the trace's values enclose both branches")
+        return sorted(s.ties)
 
     def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
         """Certified string of a state's quantity (recomputing at higher precision if needed)."""
+        limits = getattr(self.d, "limits", None) or Limits()
+        if decimals is not None:
+            count("decimals", decimals, 0, limits)
+        elif digits is not None:
+            count("digits", digits, 1, limits)
         n = decimals if decimals is not None else (digits or 15)
         fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
                else (lambda b: round_significant(b, n)))
@@ -246,7 +291,13 @@ class Trace:
                 self._floor = max(self._floor, 2 * prec)
                 raise
         start = max(prec_for_digits(n + 10) + 16 * self.steps, self._floor)
-        return certify(ball_at, fmt, what=f"{self.optimizer}[{k}].{ref}", start=start).value
+        try:
+            return certify(ball_at, fmt, what=f"{self.optimizer}[{k}].{ref}", start=start).value
+        except UndecidableError as e:
+            if "cannot enclose" in str(e):
+                raise LimitError(f"{self.d.spec.path}: {self._lr_key()} drives {self.optimizer}[{k}].{ref} "
+                                 f"out of every enclosure the precision limit allows: {e}") from None
+            raise UndecidableError(f"{self.d.spec.path}: {e}") from None
 
 
 def first_step_exact(d, lr=None, grad="grad_") -> dict:
@@ -261,6 +312,47 @@ def first_step_exact(d, lr=None, grad="grad_") -> dict:
     lr = d.spec.training.lr if lr is None else lr
     g = d.graph
     return {n: g.nodes[n].value - lr * g.sym(grad + n) for n in learnable(d)}
+
+
+def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
+    """A user's number as an exact Rational: an int, a sympy.Rational, a Fraction
+    or decimal text ("1e-5", "1/3"); a float is refused (it is not the number
+    its text shows).  ``low < x`` and ``x ≤ high`` when given.
+
+    >>> exact_number("1e-5", "h", low=0), exact_number(Fraction(1, 3), "h")
+    (1/100000, 1/3)
+    >>> exact_number(0.1, "h")
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: h: expected an exact number (an int, a sympy.Rational, a Fraction or text such as "0.1"), got the float 0.1
+    """
+    if isinstance(x, float):
+        raise InputError(f'{name}: expected an exact number (an int, a sympy.Rational, a Fraction or text '
+                         f'such as "{x!r}"), got the float {x!r}')
+    if isinstance(x, Fraction):
+        q = sympy.Rational(x.numerator, x.denominator)
+    elif isinstance(x, sympy.Rational):
+        q = x
+    elif isinstance(x, (int, str)) and not isinstance(x, bool):
+        q = number(x if isinstance(x, int) else str(x), "argument", name)
+    else:
+        raise InputError(f"{name}: expected an exact number (an int, a sympy.Rational, a Fraction or decimal "
+                         f"text), got {x!r}")
+    if low is not None and not q > low:
+        raise InputError(f"{name}: expected a number > {low}, got {q}")
+    if high is not None and q > high:
+        raise InputError(f"{name}: expected a number ≤ {high}, got {q}")
+    return q
+
+
+def _param(d, ref) -> str:
+    """The node name of a parameter given to a gradient check."""
+    if not isinstance(ref, str):
+        raise RefError(f"ref: expected a parameter name such as 'W[0,2]' (a string), got {ref!r}")
+    name = d.registry.node(ref)
+    if d.graph.nodes[name].expr is not None:
+        raise RefError(f"{ref}: expected a parameter (a weight of the spec), not a computed quantity")
+    return name
 
 
 @dataclass
@@ -286,11 +378,10 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     >>> round_decimals(c.numeric, 6), round_decimals(c.analytic, 6)
     ('-0.195173', '-0.195173')
     """
-    name = d.registry.node(ref)
+    name = _param(d, ref)
     node = d.graph.nodes[name]
-    if node.expr is not None:
-        raise ValueError(f"{ref} is not a parameter")
-    h = sympy.Rational(h)
+    h = exact_number(h, "h", low=0)
+    _prec(d, prec)
     theta = to_flint(node.value)
     L = []
     for sign in (1, -1):
@@ -314,8 +405,12 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     >>> round_significant(row["error_float64"], 3)
     '-7.41e-11'
     """
-    name = d.registry.node(ref)
+    name = _param(d, ref)
     node = d.graph.nodes[name]
+    exponents = list(exponents)
+    if not all(isinstance(e, int) and not isinstance(e, bool) and 1 <= e <= 300 for e in exponents):
+        raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
+    _prec(d, prec)
     exact = d.ev.ball("grad_" + name, prec)
     theta = int(node.value.p) / int(node.value.q)
     rows = []
@@ -328,6 +423,15 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
             err64 = arb(fd) - exact
         rows.append({"h": h, "error_exact": c.difference, "error_float64": err64})
     return rows
+
+
+def _prec(d, prec) -> int:
+    """A working precision argument: an integer of bits within 4 × the bits of max_digits."""
+    limits = getattr(d, "limits", None) or Limits()
+    top = 4 * prec_for_digits(limits.max_digits)
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= top:
+        raise InputError(f"prec: expected an integer of bits in 2..{top} (--max-digits), got {prec!r}")
+    return prec
 
 
 def float64_loss(graph, name: str, x: float) -> float:

@@ -1,0 +1,254 @@
+"""The cost of a spec, estimated from its sizes before any graph is built.
+
+A derivation builds the model's forward and reverse graph in SymPy (one small
+definition per scalar node), evaluates it in ball arithmetic, replays it for
+every state of the SGD and AdamW traces, rebuilds the forward graph for each
+greedily continued token and writes one softmax per sampling temperature.
+:func:`estimate` counts the graph nodes and scalar operations of all of these
+from V, d, heads, d_ff, layers, T, the training examples, ``training.steps``,
+``sampling.continue`` and the number of temperatures; :func:`check` refuses a
+spec whose estimate exceeds ``limits.max_ops`` with the estimate and the keys
+that drive it.  Nothing here builds a graph, so a refusal is instant.
+
+>>> from symgpt.spec import load_spec
+>>> c = estimate(load_spec("derivations/tiny-transformer.toml"))
+>>> 300 < c.nodes < 2000, 2_000 < c.ops < 200_000
+(True, True)
+>>> check(load_spec("derivations/bigram.toml"), Limits(max_ops=10))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+symgpt.errors.LimitError: derivations/bigram.toml: the spec needs about 1.5e4 scalar operations (training trace 1.5e4: 2 optimizers × (training.steps + 1 = 21) states × 1 example × 3.6e2 ops at 4.4e2 bits; ...), above the limit 10 (--max-ops; symgpt.Limits(max_ops=…) in Python)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import LimitError
+from .limits import Limits
+from .numeric import prec_for_digits
+
+BACKWARD = 2
+"""Reverse-mode operations per forward operation (each input of a definition
+gives one term grad_c·∂def/∂x of a few operations), plus one node per node."""
+
+WORD_BITS = 512
+"""Up to this precision an arb operation costs about the same (Python's own
+overhead dominates); above it an operation counts as (bits/512)^1.5."""
+
+SYMBOLIC = 2
+"""A continued token's forward graph, and each temperature's softmax, is built
+in SymPy and then evaluated: each of its operations counts twice."""
+
+OPTIMIZERS = 2
+"""Traces a document replays: SGD and AdamW (the wrong-order SGD of the bigram
+replays the same graph once more per step, counted in its optimizer's slot)."""
+
+
+@dataclass(frozen=True)
+class Graph:
+    """Nodes and scalar operations of one graph."""
+    nodes: int
+    ops: int
+
+    def __add__(self, other: "Graph") -> "Graph":
+        return Graph(self.nodes + other.nodes, self.ops + other.ops)
+
+
+def _tensor(n: int, ops_each: int) -> Graph:
+    return Graph(n, n * ops_each)
+
+
+def forward(kind: str, V: int, d: int, T: int, heads=1, d_ff=0, layers=0, W_O=False,
+            all_positions=False) -> Graph:
+    """Nodes and operations of the forward graph (parameters included).
+
+    >>> forward("bigram", V=3, d=2, T=1)
+    Graph(nodes=22, ops=32)
+    """
+    if kind == "bigram":
+        return (_tensor(2 * V * d, 0) + _tensor(d, 0) + _tensor(V, 2 * d)     # E, W; x; z
+                + _tensor(1, 2 * V) + _tensor(V, 2) + _tensor(1, 2 * V + 2))  # sum_exp, p, loss
+    dk = max(1, d // heads)
+    g = _tensor(V * d, 0) + _tensor(3 * T * d, 4)                      # E; X, PE, H0
+    per_layer = (_tensor(3 * d * d + 2 * d * d_ff + d_ff + 5 * d + (d * d if W_O else 0), 0)  # parameters
+                 + _tensor(3 * T * d, 2 * d)                          # Q, K, V
+                 + _tensor(heads * T * T, 2 * dk + 1)                 # S
+                 + _tensor(heads * T, 2 * T + 2)                      # A_den
+                 + _tensor(heads * T * T, 3)                          # A
+                 + _tensor(T * d, 2 * T)                              # Attn (heads)
+                 + (_tensor(T * d, 2 * d) if W_O else Graph(0, 0))    # W_O
+                 + _tensor(2 * T * d, 1)                              # H1, H2
+                 + _tensor(2 * T, 5 * d + 2)                          # mu, var (two LayerNorms)
+                 + _tensor(2 * T * d, 8)                              # LN1, LN2
+                 + _tensor(T * d_ff, 2 * d + 1)                       # Z
+                 + _tensor(T * d_ff, 1)                               # R
+                 + _tensor(T * d, 2 * d_ff + 1))                      # F
+    g = g + Graph(layers * per_layer.nodes, layers * per_layer.ops)
+    rows = T if all_positions else 1
+    g = g + _tensor(d, 0) + _tensor(rows * V, 2 * d)                  # h_final, logits
+    return g + _tensor(1, 2 * V) + _tensor(V, 2) + _tensor(1, rows * (2 * V + 2))  # sum_exp, p, loss
+
+
+def reverse(fwd: Graph, V: int, d: int, tied: bool) -> Graph:
+    """The forward graph with every adjoint ``grad_…`` (and ``grad_E_head``).
+
+    >>> reverse(Graph(10, 20), V=3, d=2, tied=False)
+    Graph(nodes=20, ops=70)
+    """
+    head = _tensor(V * d, 1) if tied else Graph(0, 0)
+    return fwd + Graph(fwd.nodes, BACKWARD * fwd.ops + fwd.nodes) + head
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The estimate of one spec: parts (name, nodes, operations, what drives it)."""
+    parts: tuple
+
+    @property
+    def ops(self) -> int:
+        return sum(p[2] for p in self.parts)
+
+    @property
+    def nodes(self) -> int:
+        return sum(p[1] for p in self.parts)
+
+    def breakdown(self, n: int = 3) -> str:
+        """The ``n`` largest parts, each with the keys that drive it."""
+        big = sorted(self.parts, key=lambda p: -p[2])
+        shown = [f"{name} {_sci(ops)}: {why}" for name, _, ops, why in big[:n] if ops]
+        return "; ".join(shown) + ("; …" if len([p for p in big if p[2]]) > n else "")
+
+
+def _sci(x: float) -> str:
+    """2 significant digits, scientific: ``3.1e9``.
+
+    >>> _sci(3_141_592_653), _sci(7), _sci(10**1000)
+    ('3.1e9', '7', '1e1000')
+    """
+    if x < 100:
+        return str(int(x))
+    s = f"{int(x):d}"
+    e = len(s) - 1
+    m = round(int(s[:3]) / 10) / 10
+    if m >= 10:
+        m, e = m / 10, e + 1
+    return f"{m:g}e{e}"
+
+
+def _sizes(spec) -> dict:
+    return dict(kind=spec.kind, V=spec.V, d=spec.d, heads=spec.heads or 1, d_ff=spec.d_ff,
+                layers=spec.layers, W_O=any(k.endswith("W_O") for k in spec.params),
+                all_positions=spec.training.all_positions)
+
+
+def _forward_at(sizes: dict, T: int) -> Graph:
+    return forward(T=T, **sizes)
+
+
+def _continuation(sizes: dict, T: int, n: int) -> Graph:
+    """Σ_{i<n} forward(T + i): the forward graph is a quadratic polynomial in T,
+    so the sum is exact in closed form (no loop over 10^6 tokens).
+
+    >>> s = dict(kind="transformer", V=6, d=2, heads=1, d_ff=4, layers=1, W_O=False, all_positions=False)
+    >>> _continuation(s, 2, 3) == _forward_at(s, 2) + _forward_at(s, 3) + _forward_at(s, 4)
+    True
+    """
+    if n == 0:
+        return Graph(0, 0)
+    f = [_forward_at(sizes, t) for t in (0, 1, 2)]
+
+    def total(attr):
+        y0, y1, y2 = (getattr(g, attr) for g in f)
+        c2 = (y2 - 2 * y1 + y0) // 2          # y(t) = y0 + b t + c2 t²
+        b = y1 - y0 - c2
+        s0, s1 = n, n * (2 * T + n - 1) // 2   # Σ 1, Σ (T + i)
+        s2 = sum_squares(T + n - 1) - sum_squares(T - 1)
+        return y0 * s0 + b * s1 + c2 * s2
+    return Graph(total("nodes"), total("ops"))
+
+
+def sum_squares(m: int) -> int:
+    """1² + 2² + … + m² (0 for m ≤ 0).
+
+    >>> sum_squares(3), sum_squares(0)
+    (14, 0)
+    """
+    return m * (m + 1) * (2 * m + 1) // 6 if m > 0 else 0
+
+
+def trace_bits(steps: int) -> int:
+    """The working precision of a trace of ``steps`` updates: its balls widen
+    with every update, so a trace starts 16 bits per step above the digits it
+    prints (see :meth:`symgpt.train.Trace.value`).
+
+    >>> trace_bits(0), trace_bits(100)
+    (123, 1723)
+    """
+    return prec_for_digits(25) + 16 * steps
+
+
+def _wide(bits: int) -> float:
+    """Cost of one operation at ``bits`` relative to one at ≤ 512 bits
+    (multiplication of long mantissas: about bits^1.5).
+
+    >>> _wide(64), _wide(2048)
+    (1.0, 8.0)
+    """
+    return max(1.0, bits / WORD_BITS) ** 1.5
+
+
+def estimate(spec, gradients: bool = True) -> Cost:
+    """Nodes and scalar operations of everything a derivation of ``spec`` does.
+
+    Parts: the graph (forward and reverse, one per training example), the
+    training traces (optimizers × states × examples × the graph's operations,
+    plus the optimizer's own arithmetic per parameter), the greedy
+    continuation (a forward graph of growing T per token) and sampling (a
+    softmax of V terms per temperature).
+
+    >>> from symgpt.spec import load_spec
+    >>> [p[0] for p in estimate(load_spec("derivations/bigram.toml")).parts]
+    ['graph', 'training trace', 'continuation', 'sampling']
+    """
+    sizes = _sizes(spec)
+    T, V, d = spec.T, spec.V, spec.d
+    fwd = _forward_at(sizes, T)
+    full = reverse(fwd, V, d, spec.kind == "transformer" and spec.tied) if gradients else fwd
+    tr = spec.training
+    n_ex = len(tr.examples)
+    shape = (f"model.d = {d}, V = {V}" + (f", T = {T} (data.input), model.d_ff = {spec.d_ff}, "
+                                           f"model.layers = {spec.layers}" if spec.kind == "transformer" else ""))
+    graph = ("graph", full.nodes * n_ex, full.ops * n_ex,
+             shape + (f", × {n_ex} training.examples" if n_ex > 1 else ""))
+    params = sum(len(v) * (len(v[0]) if v and isinstance(v[0], list) else 1) for v in spec.params.values()) \
+        if spec.params else fwd.nodes
+    states = tr.steps + 1
+    per_state = n_ex * full.ops + 20 * params
+    bits = trace_bits(tr.steps)
+    trace = ("training trace", 0, int(OPTIMIZERS * states * per_state * _wide(bits)) if gradients else 0,
+             f"{OPTIMIZERS} optimizers × (training.steps + 1 = {states}) states × "
+             f"{n_ex} example{'s' if n_ex > 1 else ''} × {_sci(per_state)} ops at {_sci(bits)} bits")
+    n = spec.sampling.n_continue
+    cont = _continuation(sizes, T, n)
+    rank = n * V * max(1, V.bit_length()) * 4
+    continuation = ("continuation", cont.nodes, SYMBOLIC * cont.ops + rank,
+                    f"sampling.continue = {n} forward passes of growing T")
+    temps = len(spec.sampling.temperatures)
+    sampling = ("sampling", 0, SYMBOLIC * temps * V * (V + 4), f"{temps} sampling.temperatures × V² = {V}²")
+    return Cost((graph, trace, continuation, sampling))
+
+
+def check(spec, limits: Limits | None = None, gradients: bool = True) -> Cost:
+    """The estimate, or LimitError when it exceeds ``limits.max_ops``.
+
+    >>> from symgpt.spec import load_spec
+    >>> check(load_spec("derivations/bigram.toml")).ops < Limits().max_ops
+    True
+    """
+    limits = limits or Limits()
+    c = estimate(spec, gradients)
+    if c.ops > limits.max_ops:
+        raise LimitError(f"{spec.path}: the spec needs about {_sci(c.ops)} scalar operations "
+                         f"({c.breakdown()}), above the limit {_sci(limits.max_ops)} "
+                         f"(--max-ops; symgpt.Limits(max_ops=…) in Python)")
+    return c
