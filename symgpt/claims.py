@@ -137,13 +137,12 @@ def read_claims(path) -> ClaimsFile:
     for key in data:
         if key not in _TOP:
             raise _unknown(str(path), key, _TOP)
-    spec = _spec_path(path, data)
     rows = data.get("claim", [])
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise ClaimError(f"{path}: claim: expected [[claim]] tables, got {_kind(rows)}")
     lines = [i + 1 for i, s in enumerate(text.splitlines()) if _CLAIM_HEADER.fullmatch(s)]
     claims = [_claim(path, i, lines[i] if i < len(lines) else 0, row) for i, row in enumerate(rows)]
-    return ClaimsFile(path, spec, tuple(claims))
+    return ClaimsFile(path, _spec_path(path, data), tuple(claims))
 
 
 def _spec_path(path: Path, data: dict) -> Path:
