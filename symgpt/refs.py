@@ -404,14 +404,26 @@ def size_of_ball(v) -> Size:
     if not v.is_finite():
         return Size(0, math.inf, False)
     hi, lo = v.abs_upper(), v.abs_lower()
-    mag = max(_log10_arb(hi), -_log10_arb(lo) if lo > 0 else 0.0, 0.0)
+    mag = max(_log10_arb(hi, True), -_log10_arb(lo, False) if lo > 0 else 0.0, 0.0)
     return Size(0, mag, False)
 
 
-def _log10_arb(x) -> float:
-    """log10 of a positive finite arb's midpoint, from its mantissa and exponent."""
+def _log10_arb(x, up: bool) -> float:
+    """log10 of a positive finite arb's midpoint (an abs_upper or abs_lower bound),
+    from its mantissa and exponent, rounded outward (``up``: a bound from above)."""
     m, e = x.mid().man_exp()
-    return (int(m).bit_length() + int(e)) * LOG10_2
+    lg = math.log10(abs(int(m))) + int(e) * LOG10_2
+    return lg + 1e-9 * (1 + abs(lg)) * (1 if up else -1)
+
+
+def _upper(v) -> float:
+    """An upper bound of |v| for an fmpq or a finite arb (inf otherwise)."""
+    if isinstance(v, fmpq):
+        return _abs_bound(_of_value(Fraction(int(v.p), int(v.q))))
+    if not v.is_finite():
+        return math.inf
+    hi = v.abs_upper()
+    return _exp10(_log10_arb(hi, True)) if hi > 0 else 0.0
 
 
 _ARITH = ("add", "sub", "mul", "div")
@@ -667,7 +679,7 @@ def bind(tree, d, limits: Limits | None = None) -> Quantity:
     >>> bind(parse("p[你]^(10^9)"), symgpt.load("tiny-transformer"))
     Traceback (most recent call last):
     ...
-    symgpt.errors.LimitError: p[你]^(10^9) needs numbers of about 9e08 digits, above --max-digits 1000
+    symgpt.errors.LimitError: p[你]^(10^9) needs numbers of about 1.1e09 digits, above --max-digits 1000
     """
     limits = limits or getattr(d, "limits", None) or Limits()
     size(tree, None, limits.max_digits)   # numbers alone first: refused before a name is evaluated
@@ -718,12 +730,13 @@ class _Binder:
         if t[0] == "name":
             return self._enclosed(lambda: self.name(t[1]).ball(128))
         f = t[1]
-        if f == "softmax_T" and args and t[2][0] != ("inf",):
-            z = self._enclosed(lambda: [self.d.ev.expr_ball(x, 128) for x in sampling._logits(self.d)[0]])
-            if z is None:
+        if f == "softmax_T" and args and t[2][0] != ("inf",):   # exp(z/T) and its ratios: |z|/T·log10 e
+            try:
+                z = max(_upper(self.d.ev.expr_ball(x, 128)) for x in sampling._logits(self.d)[0])
+            except (UndecidableError, ArithmeticError, ValueError):
                 return None
-            inv_T = 1 / abs(args[0].value) if args[0].value else _exp10(args[0].mag)
-            mag = 2 * _exp10(z.mag) * inv_T * LOG10_E + math.log10(self.d.spec.V) + 1
+            inv_T = _abs_bound(_of_value(1 / args[0].value)) if args[0].value else _exp10(args[0].mag)
+            mag = 2 * z * inv_T * LOG10_E + math.log10(self.d.spec.V) + 1
             return Size(args[0].digits, mag, False)
         if f in ("topk", "topp"):
             p = self._enclosed(lambda: [self.d.ev.expr_ball(x, 128) for x in sampling._probs(self.d)])
