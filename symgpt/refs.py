@@ -73,6 +73,9 @@ FUNCTIONS = {
     "gradcheck": ("PARAM, h", "central difference (L(θ+h) − L(θ−h))/2h for one parameter"),
 }
 
+MAX_LENGTH = 2000
+"""Longest reference text, in characters."""
+
 MAX_DEPTH = 100
 """Deepest nesting a reference may have (parentheses, unary signs, powers, operator
 chains): a bound that keeps parsing and binding far from Python's recursion limit."""
@@ -174,8 +177,8 @@ def parse(text: str, limits: Limits | None = None):
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
-    if len(text) > 2000:
-        raise ExprError("expression too long")
+    if len(text) > MAX_LENGTH:
+        raise ExprError(f"expression too long: {len(text)} characters, at most {MAX_LENGTH}")
     p = _Parser(text, (limits or Limits()).max_digits)
     tree = p.expr()
     p.expect("end")
