@@ -526,6 +526,18 @@ def _diff(printed: Printed, v, prec: int):
         return fmpq(printed.value.numerator, printed.value.denominator) - v
 
 
+def _probed(q, what: str):
+    """A bound quantity, enclosed once at the first precision a verdict uses (cached),
+    so that a value that does not exist (log −2, a slice) is named with its key."""
+    if q.vector:
+        raise ExprError(f"{what} is one number; a slice ':' belongs inside sum, mean, var or dot")
+    try:
+        q.ball(START_PREC)
+    except UndecidableError:   # a sign that needs more bits: the verdict's certifier goes on
+        pass
+    return q
+
+
 def bind_claims(cf: ClaimsFile, d) -> list:
     """[(claim, quantity, chain quantity or None)], every claim checked first.
 
@@ -551,13 +563,11 @@ def bind_claims(cf: ClaimsFile, d) -> list:
         try:
             parse_printed(c.printed, limits.max_digits)
             key = "ref"
-            q = quantity(c.ref)
-            if q.vector:
-                raise ExprError("a claim is one number; a slice ':' belongs inside sum, mean, var or dot")
+            q = _probed(quantity(c.ref), "a claim")
             cq = None
             if c.chain is not None:
                 key = "chain"
-                cq = quantity(c.chain)
+                cq = _probed(quantity(c.chain), "a chain")
         except (ExprError, ValueError, KeyError, ArithmeticError) as e:
             error = ClaimLimitError if isinstance(e, LimitError) else ClaimError
             raise error(f"{c.key(cf.path, key)}: {e}") from None

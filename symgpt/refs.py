@@ -661,7 +661,8 @@ def evaluate(text: str, d, prec: int = 128):
     >>> evaluate("params() - vocab_size()*d", symgpt.load("tiny-transformer"))
     34
     """
-    return bind(parse(text), d).ball(prec)
+    limits = getattr(d, "limits", None)
+    return bind(parse(text, limits), d, limits).ball(prec)
 
 
 def bind(tree, d, limits: Limits | None = None) -> Quantity:
@@ -697,16 +698,26 @@ def _q(x) -> fmpq:
     return fmpq(x.numerator, x.denominator)
 
 
-_NOT_REAL = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
+_NOT_REAL = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, sympy.E)
 
 
 def _real(e) -> bool:
-    """No infinity, NaN or imaginary unit in a new expression: its parts were checked
-    when they were made, so only the top and its arguments can be new (log 0, 0^-1, √-1)."""
-    return id(e) not in _NOT_REAL_IDS and not any(id(a) in _NOT_REAL_IDS for a in e.args)
+    """No infinity, NaN or imaginary unit anywhere in a new expression (log 0, 0^-1,
+    √-1, log(-2) = log 2 + iπ), nor SymPy's E (exp(1)), which no evaluator reads."""
+    return not e.has(*_NOT_REAL)
 
 
-_NOT_REAL_IDS = {id(x) for x in _NOT_REAL}  # SymPy's singletons: identity, not ==
+def _root_of_number(kind: str, a, b) -> bool:
+    """A root of a number (``√n``, ``n^(p/q)``): enclosed by :func:`symgpt.numeric.power`
+    (exact when the root is rational), not by SymPy, which factors n to simplify it.
+
+    >>> _root_of_number("pow", sympy.Integer(7), sympy.Rational(1, 3)), _root_of_number("pow", sympy.Integer(7), sympy.Integer(3))
+    (True, False)
+    """
+    if kind == "sqrt":
+        return a.is_number
+    return kind == "pow" and a.is_number and not b.is_integer
+
 
 _SYMPY_BINARY = {
     "add": lambda a, b: a + b,
@@ -790,7 +801,7 @@ class _Binder:
             a, b = self.scalar(t[1]), self.scalar(t[2])
             if kind == "div" and b.expr is sympy.S.Zero:
                 raise ZeroDivisionError("division by zero")
-            if a.expr is not None and b.expr is not None:
+            if a.expr is not None and b.expr is not None and not _root_of_number(kind, a.expr, b.expr):
                 e = _SYMPY_BINARY[kind](a.expr, b.expr)
                 if _real(e):
                     return self.expr(e)
@@ -842,7 +853,7 @@ class _Binder:
             raise ExprError(f"{f}() takes {arity[f]} argument(s) ({FUNCTIONS[f][0]}), got {len(args)}")
         if f in UNARY:
             a = self.scalar(args[0])
-            if a.expr is not None:
+            if a.expr is not None and not _root_of_number("sqrt" if f == "sqrt" else "", a.expr, None):
                 e = _SYMPY_UNARY[f](a.expr)
                 if _real(e):
                     return self.expr(e)
@@ -987,8 +998,15 @@ _BINARY = {
     "sub": lambda a, b: lambda prec: a.ball(prec) - b.ball(prec),
     "mul": lambda a, b: lambda prec: a.ball(prec) * b.ball(prec),
     "div": lambda a, b: lambda prec: _div(a.ball(prec), b.ball(prec)),
-    "pow": lambda a, b: lambda prec: power(a.ball(prec), b.ball(prec)),
+    "pow": lambda a, b: lambda prec: _power(a.ball(prec), b.ball(prec)),
 }
+
+
+def _power(x, y):
+    """x^y, refused for a negative x and a fractional y (not a real number)."""
+    if not (isinstance(y, fmpq) and y.q == 1) and x < 0:
+        raise ValueError("a negative number to a fractional power is not real")
+    return power(x, y)
 
 
 def _flat(parts, prec) -> list:
