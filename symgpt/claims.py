@@ -43,7 +43,8 @@ from flint import ctx, fmpq
 from . import files
 from .errors import InputError, LimitError
 from .limits import MAX_DIGITS
-from .numeric import MAX_PREC, UndecidableError, bounds, certify, round_decimals, round_significant, sign_of
+from .numeric import (MAX_PREC, UndecidableError, bounds, certify, prec_for_digits, round_decimals, round_significant,
+                      sign_of)
 from .refs import ExprError, _about, _clip, bind, numeral_digits, parse, visible
 
 
@@ -263,6 +264,20 @@ def _places(s: str) -> int:
 START_PREC = 128     # bits: enough for every seed figure at the first try
 
 
+def start_prec(q, decimals: int = 0) -> int:
+    """The first precision worth trying for q at ``decimals`` places: from its
+    size estimate (a value near 10^m needs m more digits), so that a large value
+    settles by precision alone, never through SymPy's exact fallback.
+
+    >>> from symgpt.refs import Quantity, Size
+    >>> q = Quantity(lambda prec: fmpq(1)); start_prec(q), (setattr(q, "estimate", Size(mag=477)), start_prec(q, 4))[1]
+    (128, 1708)
+    """
+    size = getattr(q, "estimate", None)
+    mag = min(size.mag, MAX_PREC) if size is not None else 0
+    return min(max(START_PREC, prec_for_digits(int(mag) + decimals + 20)), MAX_PREC)
+
+
 @dataclass
 class Verdict:
     """A claim, the exact value and whether the printed figure is its rounding."""
@@ -317,6 +332,7 @@ def certify_rounding(q, printed: Printed, start: int = START_PREC):
     '-0.092'
     """
     k = printed.decimals
+    start = max(start, start_prec(q, k + 2))
 
     def fmt(v):  # a percent is v·100 at k decimals: v at k + 2 decimals, the point moved
         if printed.scale == 1:
@@ -330,6 +346,7 @@ def certify_rounding(q, printed: Printed, start: int = START_PREC):
 def _certify_equal(q, target: Fraction, start: int = START_PREC):
     """(equal?, ball, prec) for an exact-notation figure such as 1/3 or 10^{-3}."""
     t = fmpq(target.numerator, target.denominator)
+    start = max(start, start_prec(q))
 
     def fmt(v):
         if isinstance(v, fmpq):

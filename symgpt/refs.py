@@ -632,6 +632,7 @@ class Quantity:
         self.expr = expr
         self._exact = exact
         self.items = list(items)   # a slice's entries
+        self.estimate: Size | None = None   # the size :func:`bind` estimated
         self.size = len(self.items) if vector else 1
         self._cache: dict[int, object] = {}
 
@@ -686,11 +687,13 @@ def bind(tree, d, limits: Limits | None = None) -> Quantity:
     symgpt.errors.LimitError: p[你]^(10^9) needs numbers of about 1.1e09 digits, above --max-digits 1000
     """
     limits = limits or getattr(d, "limits", None) or Limits()
-    size(tree, None, limits.max_digits)   # numbers alone first: refused before a name is evaluated
+    s = size(tree, None, limits.max_digits)   # numbers alone first: refused before a name is evaluated
     b = _Binder(d)
     if d is not None:
-        size(tree, b.leaf, limits.max_digits)
-    return b.bind(tree)
+        s = size(tree, b.leaf, limits.max_digits)
+    q = b.bind(tree)
+    q.estimate = s
+    return q
 
 
 def _q(x) -> fmpq:
