@@ -29,7 +29,10 @@ Printed(text='8.5%', kind='percent', value=Fraction(17, 2), decimals=1)
 """
 from __future__ import annotations
 
+import difflib
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,13 +40,24 @@ from pathlib import Path
 
 from flint import ctx, fmpq
 
-from .errors import InputError
-from .numeric import MAX_PREC, UndecidableError, bounds, certify, round_decimals, round_significant, sign_of
-from .refs import ExprError, bind, parse
+from . import files
+from .errors import InputError, LimitError
+from .limits import MAX_DIGITS
+from .numeric import (MAX_PREC, UndecidableError, bounds, certify, prec_for_digits, round_decimals, round_significant,
+                      sign_of)
+from .refs import ExprError, _about, _clip, bind, numeral_digits, parse, visible
 
 
 class ClaimError(InputError):
-    """A bad claims file or claim; the message names the file and the claim."""
+    """A bad claims file or claim; the message names the file, the claim and the key
+    (control characters in it shown escaped: it reaches a terminal)."""
+
+    def __init__(self, message: str):
+        super().__init__(visible(message))
+
+
+class ClaimLimitError(ClaimError, LimitError):
+    """A claim refused up front: its size exceeds ``--max-digits`` (file, claim, key, estimate)."""
 
 
 # ---------------------------------------------------------------- the file
@@ -60,7 +74,11 @@ class Claim:
     relation: str | None = None   # "=" (the chain must close) | "≈" | None
 
     def label(self, path) -> str:
-        return f"{path}: claim {self.index} (line {self.line}, ref {self.ref!r})"
+        return f"{path}: claim {self.index} (line {self.line})"
+
+    def key(self, path, key: str) -> str:
+        """The claim and one of its keys, with its text: ``f: claim 2 (line 7): ref 'A[1,0]'``."""
+        return f"{self.label(path)}: {key} '{_clip(getattr(self, key))}'"
 
 
 @dataclass(frozen=True)
@@ -70,15 +88,41 @@ class ClaimsFile:
     claims: tuple
 
 
-_KEYS = {"ref", "printed", "where", "chain", "relation"}
+_KEYS = ("ref", "printed", "where", "chain", "relation")
+_REQUIRED = ("ref", "printed", "where")
+_TOP = ("spec", "claim")
+_CLAIM_HEADER = re.compile(r"\s*\[\[\s*claim\s*\]\]\s*(#.*)?")
 
 
 class _Float(str):
     """A TOML float kept as its text, so that it can be refused (figures are quoted)."""
 
 
+def _unknown(where: str, key: str, known) -> ClaimError:
+    """An unknown key, with the nearest known one as a suggestion."""
+    near = difflib.get_close_matches(key, known, n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return ClaimError(f"{where}: unknown key {key!r}{hint} (expected {', '.join(known)})")
+
+
+def _kind(v) -> str:
+    """How a TOML value reads in a message."""
+    if isinstance(v, _Float) or (isinstance(v, int) and not isinstance(v, bool)):
+        return f"the number {v}"
+    if isinstance(v, bool):
+        return f"{str(v).lower()}"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "a table"
+    return f"a {type(v).__name__}"
+
+
 def read_claims(path) -> ClaimsFile:
     """Read and validate a claims file; numbers stay text.
+
+    Every key is checked (an unknown one gets a did-you-mean), every value's
+    type, and ``spec`` must name a regular file (relative to the claims file).
 
     >>> from symgpt.derivation import DERIVATIONS
     >>> f = read_claims(DERIVATIONS / "bigram.claims.toml")
@@ -86,47 +130,59 @@ def read_claims(path) -> ClaimsFile:
     ('bigram.toml', 'E[猫,0]', '0.1')
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ClaimError(f"{path}: cannot read: {e.strerror or e}") from None
+    text = files.read_text(path, "claims")
     try:
         data = tomllib.loads(text, parse_float=_Float)
     except tomllib.TOMLDecodeError as e:
         raise ClaimError(f"{path}: not valid TOML: {e}") from None
-    extra = set(data) - {"spec", "claim"}
-    if extra:
-        raise ClaimError(f"{path}: unknown top-level key(s) {', '.join(sorted(extra))}; "
-                         f"expected spec and [[claim]] tables")
-    if not isinstance(data.get("spec"), str):
-        raise ClaimError(f'{path}: missing spec = "NAME.toml" (the spec the claims are about)')
+    for key in data:
+        if key not in _TOP:
+            raise _unknown(str(path), key, _TOP)
     rows = data.get("claim", [])
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise ClaimError(f"{path}: claims must be [[claim]] tables")
-    lines = [i + 1 for i, s in enumerate(text.splitlines()) if s.strip() == "[[claim]]"]
-    claims = []
-    for i, row in enumerate(rows):
-        line = lines[i] if i < len(lines) else 0
-        where = f"{path}: claim {i + 1} (line {line})"
-        bad = set(row) - _KEYS
-        if bad:
-            raise ClaimError(f"{where}: unknown key(s) {', '.join(sorted(bad))}; "
-                             f"expected {', '.join(sorted(_KEYS))}")
-        for key in ("ref", "printed", "where"):
-            if key not in row:
-                raise ClaimError(f"{where}: missing {key}")
-        for key in row:
-            if not isinstance(row[key], str) or isinstance(row[key], _Float):
-                raise ClaimError(f'{where}: {key} must be a string (quote it: {key} = "{row[key]}")')
-        relation = row.get("relation")
-        if relation is not None:
-            if relation not in ("=", "≈"):
-                raise ClaimError(f'{where}: relation must be "=" or "≈", got {relation!r}')
-            if "chain" not in row:
-                raise ClaimError(f"{where}: relation needs a chain (the printed computation)")
-        claims.append(Claim(i + 1, line, row["ref"], row["printed"], row["where"], row.get("chain"), relation))
-    spec = (path.parent / data["spec"])
-    return ClaimsFile(path, spec, tuple(claims))
+        raise ClaimError(f"{path}: claim: expected [[claim]] tables, got {_kind(rows)}")
+    lines = [i + 1 for i, s in enumerate(text.splitlines()) if _CLAIM_HEADER.fullmatch(s)]
+    claims = [_claim(path, i, lines[i] if i < len(lines) else 0, row) for i, row in enumerate(rows)]
+    return ClaimsFile(path, _spec_path(path, data), tuple(claims))
+
+
+def _spec_path(path: Path, data: dict) -> Path:
+    """The spec a claims file names: a string naming a regular file beside it."""
+    name = data.get("spec")
+    if name is None:
+        raise ClaimError(f'{path}: missing spec = "NAME.toml" (the spec the claims are about)')
+    if not isinstance(name, str) or isinstance(name, _Float):
+        raise ClaimError(f'{path}: spec: expected a string such as "bigram.toml", got {_kind(name)}')
+    spec = path.parent / name
+    try:
+        mode = os.stat(spec).st_mode
+    except OSError:
+        raise ClaimError(f"{path}: spec: no such spec file {name!r} (looked for {spec})") from None
+    if not name or not stat.S_ISREG(mode):
+        raise ClaimError(f"{path}: spec: expected a spec file, got {name!r}, which is not a regular file")
+    return spec
+
+
+def _claim(path: Path, i: int, line: int, row: dict) -> Claim:
+    """One [[claim]] table, checked key by key."""
+    where = f"{path}: claim {i + 1} (line {line})"
+    for key in row:
+        if key not in _KEYS:
+            raise _unknown(where, key, _KEYS)
+    for key in _REQUIRED:
+        if key not in row:
+            raise ClaimError(f"{where}: missing {key}")
+    for key, v in row.items():
+        if not isinstance(v, str) or isinstance(v, _Float):
+            quote = f' (quote it: {key} = "{v}")' if isinstance(v, (int, _Float)) and not isinstance(v, bool) else ""
+            raise ClaimError(f"{where}: {key}: expected a string, got {_kind(v)}{quote}")
+    relation = row.get("relation")
+    if relation is not None:
+        if relation not in ("=", "≈"):
+            raise ClaimError(f'{where}: relation: expected "=" or "≈", got {relation!r}')
+        if "chain" not in row:
+            raise ClaimError(f"{where}: relation needs a chain (the printed computation)")
+    return Claim(i + 1, line, row["ref"], row["printed"], row["where"], row.get("chain"), relation)
 
 
 # ---------------------------------------------------------------- printed figures
@@ -153,14 +209,24 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"
 _DECIMAL = re.compile(r"[+-]?\d+(\.\d+)?")
 
 
-def parse_printed(text: str) -> Printed:
+def parse_printed(text: str, max_digits: int = MAX_DIGITS) -> Printed:
     """The value and rounding place of a printed figure.
+
+    Its size is read off the text before any conversion: a figure of more than
+    ``max_digits`` digits (``10^{-999999999}``) raises LimitError.
 
     >>> parse_printed("-0.915").decimals, parse_printed("46").kind
     (3, 'integer')
     >>> parse_printed("10⁻⁵").value, parse_printed("1/3").kind
     (Fraction(1, 100000), 'fraction')
+    >>> parse_printed("1e-999999999")
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: printed figure '1e-999999999' has about 1e09 digits, above --max-digits 1000
     """
+    n = _printed_digits(text)
+    if n > max_digits:
+        raise LimitError(f"printed figure '{_clip(text)}' has {_about(n)} digits, above --max-digits {max_digits}")
     s = text.strip().replace("−", "-")
     if s.endswith("%") and _DECIMAL.fullmatch(s[:-1].strip()):
         body = s[:-1].strip()
@@ -178,6 +244,17 @@ def parse_printed(text: str) -> Printed:
                     f"8.5%, 1/3 or 10^{{-3}}")
 
 
+def _printed_digits(text: str) -> float:
+    """An upper bound of a printed figure's digits, from its text: its digits, and
+    an exponent (``e-5``, ``10^{-5}``, ``10⁻⁵``) by its value.
+
+    >>> _printed_digits("0.454"), _printed_digits("10^{-12}"), _printed_digits("10⁻⁵")
+    (4, 14, 7)
+    """
+    t = re.sub(r"10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", r"10e\1", text).translate(_SUPERSCRIPT).replace("^", "e").replace("{", "").replace("}", "")
+    return sum(numeral_digits(m) for m in re.findall(r"\d*\.?\d+(?:\s*[eE]\s*[+-]?\d+)?", t.replace(" ", "")))
+
+
 def _places(s: str) -> int:
     return len(s.split(".")[1]) if "." in s else 0
 
@@ -185,6 +262,20 @@ def _places(s: str) -> int:
 # ---------------------------------------------------------------- verdicts
 
 START_PREC = 128     # bits: enough for every seed figure at the first try
+
+
+def start_prec(q, decimals: int = 0) -> int:
+    """The first precision worth trying for q at ``decimals`` places: from its
+    size estimate (a value near 10^m needs m more digits), so that a large value
+    settles by precision alone, never through SymPy's exact fallback.
+
+    >>> from symgpt.refs import Quantity, Size
+    >>> q = Quantity(lambda prec: fmpq(1)); start_prec(q), (setattr(q, "estimate", Size(mag=477)), start_prec(q, 4))[1]
+    (128, 1708)
+    """
+    size = getattr(q, "estimate", None)
+    mag = min(size.mag, MAX_PREC) if size is not None else 0
+    return min(max(START_PREC, prec_for_digits(int(mag) + decimals + 20)), MAX_PREC)
 
 
 @dataclass
@@ -241,6 +332,7 @@ def certify_rounding(q, printed: Printed, start: int = START_PREC):
     '-0.092'
     """
     k = printed.decimals
+    start = max(start, start_prec(q, k + 2))
 
     def fmt(v):  # a percent is v·100 at k decimals: v at k + 2 decimals, the point moved
         if printed.scale == 1:
@@ -254,6 +346,7 @@ def certify_rounding(q, printed: Printed, start: int = START_PREC):
 def _certify_equal(q, target: Fraction, start: int = START_PREC):
     """(equal?, ball, prec) for an exact-notation figure such as 1/3 or 10^{-3}."""
     t = fmpq(target.numerator, target.denominator)
+    start = max(start, start_prec(q))
 
     def fmt(v):
         if isinstance(v, fmpq):
@@ -364,7 +457,7 @@ def _distance(q, v, printed: Printed, prec: int) -> str:
         return f"|Δ| < {_outward(max(abs(lo), abs(hi)), 1, up=True)}"
 
 
-def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
+def judge(claim: Claim, q, chain_q=None, file: str = "", max_digits: int = MAX_DIGITS) -> Verdict:
     """The certified verdict on one claim (``q`` its bound reference).
 
     >>> import symgpt
@@ -375,7 +468,7 @@ def judge(claim: Claim, q, chain_q=None, file: str = "") -> Verdict:
     >>> v.verdict, v.exact, v.correct, v.distance, v.cause
     ('wrong', '46', '46', '-8.0', 'plain error')
     """
-    printed = parse_printed(claim.printed)
+    printed = parse_printed(claim.printed, max_digits)
     base = dict(file=file, index=claim.index, line=claim.line, ref=claim.ref,
                 printed=claim.printed, where=claim.where, chain=claim.chain, kind=printed.kind)
     try:
@@ -450,6 +543,18 @@ def _diff(printed: Printed, v, prec: int):
         return fmpq(printed.value.numerator, printed.value.denominator) - v
 
 
+def _probed(q, what: str):
+    """A bound quantity, enclosed once at the first precision a verdict uses (cached),
+    so that a value that does not exist (log −2, a slice) is named with its key."""
+    if q.vector:
+        raise ExprError(f"{what} is one number; a slice ':' belongs inside sum, mean, var or dot")
+    try:
+        q.ball(START_PREC)
+    except UndecidableError:   # a sign that needs more bits: the verdict's certifier goes on
+        pass
+    return q
+
+
 def bind_claims(cf: ClaimsFile, d) -> list:
     """[(claim, quantity, chain quantity or None)], every claim checked first.
 
@@ -461,28 +566,28 @@ def bind_claims(cf: ClaimsFile, d) -> list:
     >>> bind_claims(cf, symgpt.load("bigram"))
     Traceback (most recent call last):
     ...
-    symgpt.claims.ClaimError: x.claims.toml: claim 1 (line 4, ref 'p[狗]'): p[狗]: index '狗' out of range; expected 0..2 or a token
+    symgpt.claims.ClaimError: x.claims.toml: claim 1 (line 4): ref 'p[狗]': p[狗]: index '狗' out of range; expected 0..2 or a token
     """
     out, bound = [], {}
+    limits = d.limits
 
     def quantity(text):  # a reference printed again is bound (and enclosed) once
         if text not in bound:
-            bound[text] = bind(parse(text), d)
+            bound[text] = bind(parse(text, limits), d, limits)
         return bound[text]
     for c in cf.claims:
+        key = "printed"
         try:
-            parse_printed(c.printed)
-            q = quantity(c.ref)
-            if q.vector:
-                raise ExprError("a claim is one number; a slice ':' belongs inside sum, mean, var or dot")
+            parse_printed(c.printed, limits.max_digits)
+            key = "ref"
+            q = _probed(quantity(c.ref), "a claim")
             cq = None
             if c.chain is not None:
-                try:
-                    cq = quantity(c.chain)
-                except ExprError as e:
-                    raise ExprError(f"chain {c.chain!r}: {e}") from None
+                key = "chain"
+                cq = _probed(quantity(c.chain), "a chain")
         except (ExprError, ValueError, KeyError, ArithmeticError) as e:
-            raise ClaimError(f"{c.label(cf.path)}: {e}") from None
+            error = ClaimLimitError if isinstance(e, LimitError) else ClaimError
+            raise error(f"{c.key(cf.path, key)}: {e}") from None
         out.append((c, q, cq))
     return out
 
@@ -508,12 +613,12 @@ def judge_all(cf: ClaimsFile, d) -> list:
         elif (c.ref, c.printed) in chains:
             source, text, cq = chains[(c.ref, c.printed)]
         try:
-            v = judge(c, q, cq, str(cf.path))
+            v = judge(c, q, cq, str(cf.path), d.limits.max_digits)
             if source is not None:
                 v.chain, v.chain_from = text, source
             out.append(v)
         except (ArithmeticError, ValueError, KeyError) as e:
             if isinstance(e, ClaimError):
                 raise
-            raise ClaimError(f"{c.label(cf.path)}: cannot evaluate: {e}") from None
+            raise ClaimError(f"{c.key(cf.path, 'ref')}: cannot evaluate: {e}") from None
     return out

@@ -211,9 +211,9 @@ def errata(cf, d) -> list:
 
 
 def _wrong(v, d) -> Wrong:
-    printed = parse_printed(v.printed)
-    q = bind(parse(v.ref), d)
-    chain_q = bind(parse(v.chain), d) if v.chain else None
+    printed = parse_printed(v.printed, d.limits.max_digits)
+    q = bind(parse(v.ref, d.limits), d)
+    chain_q = bind(parse(v.chain, d.limits), d) if v.chain else None
     own = None if v.chain_from is not None else v.chain
     node = _node(v.ref, d)
     return Wrong(v.index, v.ref, printed, v.where, _section(v.where), node or " ".join(v.ref.split()), node,
@@ -228,7 +228,7 @@ def _section(where: str) -> str:
 def _node(ref: str, d) -> str | None:
     """The canonical name of the one quantity a ref names (``p[你]`` → ``p[4]``,
     ``head_step.E[你,1]`` → ``head_step.E[4,1]``), else None (an expression, a size)."""
-    tree = parse(ref)
+    tree = parse(ref, d.limits)
     if tree[0] == "name":
         try:
             r = d.ref(tree[1])
@@ -242,7 +242,7 @@ def _family(node, ref: str, where: str, d):
     """(vector quantity, section) for an entry of a vector (``S[1,0]`` → S), else None."""
     if node is not None:
         return ("node", d.ref(node).group, _section(where))
-    tree = parse(ref)
+    tree = parse(ref, d.limits)
     if tree[0] == "call" and tree[1] in VECTOR_CALLS:
         return ("call", tree[1], repr(tree[2][:-1]), _section(where))
     return None

@@ -32,16 +32,19 @@ functions.  A bound reference encloses its value at any precision: an exact
 """
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
 from flint import arb, ctx, fmpq
 
 from . import sampling
-from .errors import InputError
+from .errors import InputError, LimitError
+from .limits import MAX_DIGITS, Limits
 from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
-from .numeric import UNARY, Certified, certify, compile_expr, power, sign_of
+from .numeric import UNARY, Certified, UndecidableError, certify, compile_expr, power, sign_of
 from .train import gradcheck, param_count
 
 FUNCTIONS = {
@@ -69,6 +72,9 @@ FUNCTIONS = {
     "onehot": ("t, tok", "1 if input position t holds tok, else 0"),
     "gradcheck": ("PARAM, h", "central difference (L(θ+h) − L(θ−h))/2h for one parameter"),
 }
+
+MAX_LENGTH = 2000
+"""Longest reference text, in characters."""
 
 MAX_DEPTH = 100
 """Deepest nesting a reference may have (parentheses, unary signs, powers, operator
@@ -152,8 +158,11 @@ def _name_end(text: str, i: int) -> int:
 
 # ---------------------------------------------------------------- parser
 
-def parse(text: str):
+def parse(text: str, limits: Limits | None = None):
     """Parse a reference into a tree of tuples.
+
+    A number is measured from its text before it is converted: one of more
+    than ``limits.max_digits`` digits (``1e999999999``) raises LimitError.
 
     Trees: ``('num', Fraction, text)``, ``('name', text)``, ``('word', text)``,
     ``('inf',)``, ``('neg', a)``, ``('add'|'sub'|'mul'|'div'|'pow', a, b)``,
@@ -168,9 +177,9 @@ def parse(text: str):
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
-    if len(text) > 2000:
-        raise ExprError("expression too long")
-    p = _Parser(text)
+    if len(text) > MAX_LENGTH:
+        raise ExprError(f"expression too long: {len(text)} characters, at most {MAX_LENGTH}")
+    p = _Parser(text, (limits or Limits()).max_digits)
     tree = p.expr()
     p.expect("end")
     if _height(tree) > MAX_DEPTH:
@@ -190,7 +199,8 @@ def _height(tree) -> int:
 
 
 class _Parser:
-    def __init__(self, text):
+    def __init__(self, text, max_digits):
+        self.max_digits = max_digits
         self.toks = tokenize(text)
         self.i = 0
         self.depth = 0
@@ -259,7 +269,7 @@ class _Parser:
     def atom(self):
         kind, text, pos = self.next()
         if kind == "num":
-            return ("num", _exact(text), text)
+            return ("num", _exact(text, self.max_digits), text)
         if kind == "op" and text == "(":
             a = self.expr()
             self.expect("op", ")")
@@ -290,11 +300,309 @@ class _Parser:
         return self.expr()
 
 
-def _exact(text: str) -> Fraction:
-    """A number's exact value from its decimal text (never via float)."""
+def numeral_digits(text: str) -> float:
+    """An upper bound of the digits of a decimal numeral's exact value, read from
+    its text alone (no conversion): mantissa digits plus the exponent's size.
+
+    >>> numeral_digits("0.454"), numeral_digits("1e-5"), numeral_digits("1e999999999")
+    (4, 6, 1000000000)
+    """
+    mant, _, exp = text.lower().partition("e")
+    digits = sum(c.isdigit() for c in mant)
+    exp = exp.lstrip("+-").lstrip("0")
+    if len(exp) > 18:
+        return math.inf
+    return digits + (int(exp) if exp else 0)
+
+
+def _exact(text: str, max_digits: int = MAX_DIGITS) -> Fraction:
+    """A number's exact value from its decimal text (never via float), refused
+    before conversion when it has more than ``max_digits`` digits."""
+    n = numeral_digits(text)
+    if n > max_digits:
+        raise LimitError(f"the number {_clip(text)} has {_about(n)} digits, "
+                         f"above --max-digits {max_digits}")
     mant, _, exp = text.lower().partition("e")
     q = Fraction(mant if not mant.startswith(".") else "0" + mant)
     return q * Fraction(10) ** int(exp) if exp else q
+
+
+# ---------------------------------------------------------------- size, before evaluation
+
+LOG10_2, LOG10_E = math.log10(2), math.log10(math.e)
+
+
+@dataclass(frozen=True)
+class Size:
+    """Upper bounds for a parsed expression, found without evaluating it.
+
+    ``digits``: of the numerator and denominator of every exact rational its
+    evaluation makes (SymPy's and flint's exact arithmetic); ``mag``: of
+    |log10 |v|| for every value it makes (an ``exp(exp(9))`` ball is small in
+    digits but has 10^3500 as its size).  A difference of nearly equal balls may
+    be smaller than ``mag`` says: no enclosure sees below its precision, which
+    :data:`symgpt.numeric.MAX_PREC` bounds.  ``exact``: the value may be an exact
+    rational; ``value``: it, when numbers alone give it; ``count``: the entries of
+    a slice.
+
+    >>> s = size(parse("2^100 / 3")); s.cost, s.value == Fraction(2 ** 100, 3)
+    (31, True)
+    """
+    digits: float = 0.0
+    mag: float = 0.0
+    exact: bool = True
+    value: Fraction | None = None
+    count: int = 1
+
+    @property
+    def cost(self) -> float:
+        """The larger of the digits and the magnitude: what ``--max-digits`` bounds."""
+        digits = math.floor(self.digits - 1) + 1 if self.digits >= 1 and self.digits < math.inf else self.digits
+        return max(digits, self.mag)
+
+
+def _log10(n: int) -> float:
+    """An upper bound of log10 |n| (0 for 0 and ±1)."""
+    n = abs(n)
+    return math.log10(n) * (1 + 1e-12) + 1e-12 if n > 1 else 0.0
+
+
+def _of_value(v: Fraction) -> Size:
+    """The size of an exact rational: its digits and |log10| of it."""
+    p, q = abs(v.numerator), v.denominator
+    mag = abs(_log10(p) - _log10(q)) + 1e-9 if p else 0.0
+    return Size(max(_log10(p), _log10(q)) + 1, mag, True, v)
+
+
+def _lg(a: Size) -> float:
+    """log10 of the largest numerator or denominator a's digits allow (0 for a ball)."""
+    return max(a.digits - 1, 0.0)
+
+
+def _exp10(x: float) -> float:
+    """10^x, infinite past the floats."""
+    return math.inf if x > 300 else 10.0 ** x
+
+
+def _abs_bound(a: Size) -> float:
+    """An upper bound of |a|."""
+    if a.value is not None:
+        return float(abs(a.value)) if a.digits < 300 else math.inf
+    return _exp10(a.mag)
+
+
+def size_of_ball(v) -> Size:
+    """The size of a value already enclosed (a name's, from one low-precision ball).
+
+    >>> size_of_ball(fmpq(1, 3)).cost, round(size_of_ball(arb(10) ** 50).mag)
+    (1, 50)
+    """
+    if isinstance(v, list):
+        parts = [size_of_ball(x) for x in v] or [Size()]
+        return Size(max(p.digits for p in parts), max(p.mag for p in parts),
+                    all(p.exact for p in parts), None, len(parts))
+    if isinstance(v, fmpq):
+        s = _of_value(Fraction(int(v.p), int(v.q)))
+        return Size(s.digits, s.mag, True, None)
+    if not v.is_finite():
+        return Size(0, math.inf, False)
+    hi, lo = v.abs_upper(), v.abs_lower()
+    mag = max(_log10_arb(hi, True), -_log10_arb(lo, False) if lo > 0 else 0.0, 0.0)
+    return Size(0, mag, False)
+
+
+def _log10_arb(x, up: bool) -> float:
+    """log10 of a positive finite arb's midpoint (an abs_upper or abs_lower bound),
+    from its mantissa and exponent, rounded outward (``up``: a bound from above)."""
+    m, e = x.mid().man_exp()
+    lg = math.log10(abs(int(m))) + int(e) * LOG10_2
+    return lg + 1e-9 * (1 + abs(lg)) * (1 if up else -1)
+
+
+def _upper(v) -> float:
+    """An upper bound of |v| for an fmpq or a finite arb (inf otherwise)."""
+    if isinstance(v, fmpq):
+        return _abs_bound(_of_value(Fraction(int(v.p), int(v.q))))
+    if not v.is_finite():
+        return math.inf
+    hi = v.abs_upper()
+    return _exp10(_log10_arb(hi, True)) if hi > 0 else 0.0
+
+
+_ARITH = ("add", "sub", "mul", "div")
+_SMALL_INTS = ("params", "vocab_size", "seq_len", "argmax", "id", "onehot")
+
+
+def size(tree, leaf=None, max_digits: int = MAX_DIGITS) -> Size:
+    """The :class:`Size` of a parsed reference; LimitError at the first part above
+    ``max_digits`` (before anything that large is computed).
+
+    ``leaf(tree, args)`` gives the size of a name (``args`` None) or of a call of
+    a derivation's function (``args`` the arguments' sizes), or None for the
+    default: a name counts as 0 digits, so that a derivation-free estimate is a
+    lower bound of the full one and refuses early.
+
+    >>> size(parse("(1/10)^3 + 1")).value
+    Fraction(1001, 1000)
+    >>> size(parse("10^10^10"))
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: 10^(10^10) needs numbers of about 1e10 digits, above --max-digits 1000
+    >>> size(parse("exp(exp(exp(10)))"))
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: exp(exp(10)) needs numbers of about 95661 digits, above --max-digits 1000
+    """
+    return _Sizer(leaf, max_digits).size(tree)
+
+
+class _Sizer:
+    def __init__(self, leaf, max_digits):
+        self.leaf, self.max_digits = leaf, max_digits
+
+    def size(self, t) -> Size:
+        s = self._size(t)
+        if s.cost > self.max_digits:
+            raise LimitError(f"{_clip(unparse(t))} needs numbers of {_about(s.cost)} digits, "
+                             f"above --max-digits {self.max_digits}")
+        return s
+
+    def _size(self, t) -> Size:
+        kind = t[0]
+        if kind == "num":
+            return _of_value(t[1])
+        if kind in ("inf", "word"):
+            return Size(0, 0, False)
+        if kind == "name":
+            s = self.leaf(t, None) if self.leaf else None
+            return s or Size(0, 0, False)
+        if kind == "neg":
+            a = self.size(t[1])
+            return a if a.value is None else _of_value(-a.value)
+        if kind in _ARITH:
+            return self.arith(kind, self.size(t[1]), self.size(t[2]))
+        if kind == "pow":
+            return self.pow(self.size(t[1]), self.size(t[2]))
+        return self.call(t[1], [self.size(a) for a in t[2]], t)
+
+    def arith(self, kind, a: Size, b: Size) -> Size:
+        if a.value is not None and b.value is not None and not (kind == "div" and b.value == 0):
+            x, y = a.value, b.value
+            return _of_value(x + y if kind == "add" else x - y if kind == "sub" else
+                             x * y if kind == "mul" else x / y)
+        exact = a.exact and b.exact
+        if kind in ("add", "sub"):  # p/q ± r/s = (ps ± rq)/qs
+            return Size(_lg(a) + _lg(b) + LOG10_2 + 1, max(a.mag, b.mag) + LOG10_2, exact)
+        return Size(_lg(a) + _lg(b) + 1, a.mag + b.mag, exact)
+
+    def pow(self, a: Size, b: Size) -> Size:
+        """a^(r/s): an exact base's digits and every value's size grow |r/s|-fold, and
+        the s-th root of an exact base is sought among integers of up to s bits."""
+        if a.value is not None and a.value in (0, 1, -1):
+            return Size(a.digits, 0, a.exact)
+        e = _abs_bound(b)   # |b| ≤ 10^mag; an exact b's denominator ≤ 10^digits
+        s_ = b.value.denominator if b.value is not None else _exp10(_lg(b)) if b.exact else 1
+        root = (float(s_) if s_ < 10 ** 300 else math.inf) * LOG10_2 if a.exact and s_ != 1 else 0
+        digits = _lg(a) * e + 1 + root
+        mag = a.mag * e if a.mag else 0.0
+        exact = a.exact and b.value is not None and s_ == 1
+        if exact and a.value is not None and max(digits, mag) <= self.max_digits:
+            if b.value >= 0 or a.value != 0:
+                return _of_value(a.value ** int(b.value))
+        return Size(digits, mag, exact)
+
+    def call(self, f: str, args: list, t) -> Size:
+        s = self.leaf(t, args) if self.leaf else None
+        if s is not None:
+            return s
+        x = args[0] if args else Size()
+        n = sum(a.count for a in args) or 1
+        if f == "exp":
+            if x.value == 0:
+                return _of_value(Fraction(1))
+            return Size(x.digits, _abs_bound(x) * LOG10_E + 1, False)
+        if f == "log":   # |ln x| ≥ |x − 1|/max(x, 1): an exact x near 1 gives a small log
+            return Size(x.digits, max(math.log10(x.mag * 2.31 + 1), x.digits + x.mag) + 1, False)
+        if f == "sqrt":
+            return Size(x.digits, x.mag / 2, x.exact)
+        if f in ("sin", "cos"):  # |sin x| for a rational x: π's irrationality measure (< 7.2)
+            return Size(x.digits, 8 * (x.digits + x.mag) + 2, False)
+        if f == "abs":
+            return x if x.value is None else _of_value(abs(x.value))
+        total = sum(_lg(a) * a.count for a in args) + math.log10(n) + 1   # Σ over a common denominator
+        top = max((a.mag for a in args), default=0) + math.log10(n)
+        exact = all(a.exact for a in args)
+        if f in ("sum", "mean", "max", "min"):
+            return Size(total + 1, top + 1, exact)
+        if f == "var":   # Σ (x − mean)² / n
+            return Size(2 * total + 1, 2 * top + 2, exact)
+        if f == "dot":
+            return Size(total + 1, sum(a.mag for a in args) + math.log10(n) + 1, exact)
+        if f in _SMALL_INTS:
+            return Size(12, 12, True)
+        # softmax_T, topk, topp, gradcheck: a derivation's leaf decides; alone, the arguments'
+        return Size(max((a.digits for a in args), default=0), max((a.mag for a in args), default=0), False)
+
+
+def unparse(t) -> str:
+    """A parsed reference written back (fully bracketed where it nests).
+
+    >>> unparse(parse("-2^2 + f(1)" .replace("f", "exp")))
+    '-(2^2) + exp(1)'
+    """
+    kind = t[0]
+    if kind == "num":
+        return t[2]
+    if kind in ("name", "word"):
+        return t[1]
+    if kind == "inf":
+        return "inf"
+    if kind == "neg":
+        return "-" + _bracket(t[1])
+    if kind == "call":
+        return f"{t[1]}({', '.join(unparse(a) for a in t[2])})"
+    op = {"add": " + ", "sub": " - ", "mul": "*", "div": "/", "pow": "^"}[kind]
+    return _bracket(t[1]) + op + _bracket(t[2]) if kind != "add" else unparse(t[1]) + op + unparse(t[2])
+
+
+def _bracket(t) -> str:
+    return unparse(t) if t[0] in ("num", "name", "word", "inf", "call") else f"({unparse(t)})"
+
+
+def _clip(text: str, n: int = 60) -> str:
+    text = visible(text)
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def _about(x: float) -> str:
+    """An estimate for a message: about 12, about 3.3e11, more than 1e300.
+
+    >>> _about(12), _about(3.3e11), _about(math.inf)
+    ('about 12', 'about 3.3e11', 'more than 1e300')
+    """
+    if x == math.inf:
+        return "more than 1e300"
+    if x < 1e6:
+        return f"about {math.ceil(x)}"
+    return "about " + f"{x:.2g}".replace("e+", "e")
+
+
+_UNSAFE = {c for c in range(0x20)} | set(range(0x7F, 0xA0)) | set(range(0x202A, 0x202F)) \
+    | set(range(0x2066, 0x206A)) | {0x2028, 0x2029, 0x200E, 0x200F, 0x061C}
+UNSAFE = "".join(map(chr, sorted(_UNSAFE)))
+"""Characters that never reach a terminal raw: C0, DEL, C1, line separators and bidi controls."""
+
+
+def visible(text: str) -> str:
+    r"""Text safe for a terminal: each control or bidi character as a visible escape.
+
+    >>> visible("a\x1b[31mb\u202ec")
+    'a\\x1b[31mb\\u202ec'
+    """
+    if not any(ord(c) in _UNSAFE for c in text):
+        return text
+    return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") if ord(c) in _UNSAFE else c
+                   for c in text)
 
 
 # ---------------------------------------------------------------- binding
@@ -324,6 +632,7 @@ class Quantity:
         self.expr = expr
         self._exact = exact
         self.items = list(items)   # a slice's entries
+        self.estimate: Size | None = None   # the size :func:`bind` estimated
         self.size = len(self.items) if vector else 1
         self._cache: dict[int, object] = {}
 
@@ -353,14 +662,17 @@ def evaluate(text: str, d, prec: int = 128):
     >>> evaluate("params() - vocab_size()*d", symgpt.load("tiny-transformer"))
     34
     """
-    return bind(parse(text), d).ball(prec)
+    limits = getattr(d, "limits", None)
+    return bind(parse(text, limits), d, limits).ball(prec)
 
 
-def bind(tree, d) -> Quantity:
+def bind(tree, d, limits: Limits | None = None) -> Quantity:
     """Resolve every name and function of a parsed reference against ``d``.
 
     Raises :class:`ExprError` for an unknown name, a bad index or a misused
-    function, before anything is evaluated.
+    function, before anything is evaluated; and LimitError when its
+    :func:`size` (the names' own from one 128-bit enclosure each) exceeds
+    ``limits.max_digits`` (by default ``d.limits``).
 
     >>> import symgpt
     >>> bind(parse("A[1,0]*V[0,0]"), symgpt.load("tiny-transformer")).expr
@@ -369,8 +681,19 @@ def bind(tree, d) -> Quantity:
     Traceback (most recent call last):
     ...
     symgpt.refs.ExprError: A[2,0]: index '2' out of range; expected 0..1
+    >>> bind(parse("p[你]^(10^9)"), symgpt.load("tiny-transformer"))
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: p[你]^(10^9) needs numbers of about 1.1e09 digits, above --max-digits 1000
     """
-    return _Binder(d).bind(tree)
+    limits = limits or getattr(d, "limits", None) or Limits()
+    s = size(tree, None, limits.max_digits)   # numbers alone first: refused before a name is evaluated
+    b = _Binder(d)
+    if d is not None:
+        s = size(tree, b.leaf, limits.max_digits)
+    q = b.bind(tree)
+    q.estimate = s
+    return q
 
 
 def _q(x) -> fmpq:
@@ -378,16 +701,26 @@ def _q(x) -> fmpq:
     return fmpq(x.numerator, x.denominator)
 
 
-_NOT_REAL = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, -sympy.oo)
+_NOT_REAL = (sympy.zoo, sympy.nan, sympy.I, sympy.oo, sympy.E)
 
 
 def _real(e) -> bool:
-    """No infinity, NaN or imaginary unit in a new expression: its parts were checked
-    when they were made, so only the top and its arguments can be new (log 0, 0^-1, √-1)."""
-    return id(e) not in _NOT_REAL_IDS and not any(id(a) in _NOT_REAL_IDS for a in e.args)
+    """No infinity, NaN or imaginary unit anywhere in a new expression (log 0, 0^-1,
+    √-1, log(-2) = log 2 + iπ), nor SymPy's E (exp(1)), which no evaluator reads."""
+    return not e.has(*_NOT_REAL)
 
 
-_NOT_REAL_IDS = {id(x) for x in _NOT_REAL}  # SymPy's singletons: identity, not ==
+def _root_of_number(kind: str, a, b) -> bool:
+    """A root of a number (``√n``, ``n^(p/q)``): enclosed by :func:`symgpt.numeric.power`
+    (exact when the root is rational), not by SymPy, which factors n to simplify it.
+
+    >>> _root_of_number("pow", sympy.Integer(7), sympy.Rational(1, 3)), _root_of_number("pow", sympy.Integer(7), sympy.Integer(3))
+    (True, False)
+    """
+    if kind == "sqrt":
+        return a.is_number
+    return kind == "pow" and a.is_number and not b.is_integer
+
 
 _SYMPY_BINARY = {
     "add": lambda a, b: a + b,
@@ -405,6 +738,40 @@ class _Binder:
     def __init__(self, d):
         self.d = d  # None: numbers and functions of numbers only (a chain of printed figures)
         self.names = None if d is None else d.registry
+        self.bound: dict[str, Quantity] = {}   # names, bound once (their sizes are read first)
+
+    # -- sizes of the leaves, for :func:`size` -------------------------------------
+    def leaf(self, t, args) -> Size | None:
+        """A name's size from its 128-bit enclosure; a sampling or gradcheck call's
+        from the logits' or probabilities' enclosures and its arguments' sizes."""
+        if t[0] == "name":
+            return self._enclosed(lambda: self.name(t[1]).ball(128))
+        f = t[1]
+        if f == "softmax_T" and args and t[2][0] != ("inf",):   # exp(z/T) and its ratios: |z|/T·log10 e
+            try:
+                z = max(_upper(self.d.ev.expr_ball(x, 128)) for x in sampling._logits(self.d)[0])
+            except (UndecidableError, ArithmeticError, ValueError):
+                return None
+            inv_T = _abs_bound(_of_value(1 / args[0].value)) if args[0].value else _exp10(args[0].mag)
+            mag = 2 * z * inv_T * LOG10_E + math.log10(self.d.spec.V) + 1
+            return Size(args[0].digits, mag, False)
+        if f in ("topk", "topp"):
+            p = self._enclosed(lambda: [self.d.ev.expr_ball(x, 128) for x in sampling._probs(self.d)])
+            if p is None:
+                return None
+            return Size(max(a.digits for a in args), p.mag + math.log10(self.d.spec.V) + 1, False)
+        if f == "gradcheck" and len(args) == 2:   # (L(θ+h) − L(θ−h))/2h: the loss grows with h at most
+            loss = self._enclosed(lambda: self.name("loss").ball(128))
+            return Size(args[1].digits, 2 * args[1].mag + (loss.mag if loss else 0) + 20, False)
+        return None
+
+    def _enclosed(self, ball) -> Size | None:
+        try:
+            return size_of_ball(ball())
+        except InputError:
+            raise
+        except (UndecidableError, ArithmeticError, ValueError):
+            return None
 
     def expr(self, e) -> Quantity:
         """A quantity that is an expression over node symbols (or a number)."""
@@ -437,7 +804,7 @@ class _Binder:
             a, b = self.scalar(t[1]), self.scalar(t[2])
             if kind == "div" and b.expr is sympy.S.Zero:
                 raise ZeroDivisionError("division by zero")
-            if a.expr is not None and b.expr is not None:
+            if a.expr is not None and b.expr is not None and not _root_of_number(kind, a.expr, b.expr):
                 e = _SYMPY_BINARY[kind](a.expr, b.expr)
                 if _real(e):
                     return self.expr(e)
@@ -457,6 +824,11 @@ class _Binder:
     def name(self, text: str) -> Quantity:
         if self.d is None:
             raise ExprError(f"{text}: a name needs a derivation (evaluate(text, d))")
+        if text not in self.bound:
+            self.bound[text] = self._name(text)
+        return self.bound[text]
+
+    def _name(self, text: str) -> Quantity:
         try:
             if ":" in text:
                 return self.slice(text)
@@ -484,7 +856,7 @@ class _Binder:
             raise ExprError(f"{f}() takes {arity[f]} argument(s) ({FUNCTIONS[f][0]}), got {len(args)}")
         if f in UNARY:
             a = self.scalar(args[0])
-            if a.expr is not None:
+            if a.expr is not None and not _root_of_number("sqrt" if f == "sqrt" else "", a.expr, None):
                 e = _SYMPY_UNARY[f](a.expr)
                 if _real(e):
                     return self.expr(e)
@@ -629,8 +1001,15 @@ _BINARY = {
     "sub": lambda a, b: lambda prec: a.ball(prec) - b.ball(prec),
     "mul": lambda a, b: lambda prec: a.ball(prec) * b.ball(prec),
     "div": lambda a, b: lambda prec: _div(a.ball(prec), b.ball(prec)),
-    "pow": lambda a, b: lambda prec: power(a.ball(prec), b.ball(prec)),
+    "pow": lambda a, b: lambda prec: _power(a.ball(prec), b.ball(prec)),
 }
+
+
+def _power(x, y):
+    """x^y, refused for a negative x and a fractional y (not a real number)."""
+    if not (isinstance(y, fmpq) and y.q == 1) and x < 0:
+        raise ValueError("a negative number to a fractional power is not real")
+    return power(x, y)
 
 
 def _flat(parts, prec) -> list:

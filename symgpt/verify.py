@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import unicodedata
 from fractions import Fraction
@@ -29,21 +30,27 @@ from flint import fmpq
 from .claims import ClaimsFile, Verdict, judge_all, read_claims, show
 from .cli import InputError, Parser, run
 from .derivation import DERIVATIONS, Derivation, find_spec
+from .limits import MAX_DIGITS, MAX_OPS, Limits
 from .names import MOMENTS
-from .refs import FUNCTIONS
+from .refs import FUNCTIONS, UNSAFE, visible
 from .spec import load_spec
 
 _LOADED: dict = {}
 
 
-def derivation_for(spec_path) -> Derivation:
-    """The derivation of a spec, loaded once per process."""
-    key = Path(spec_path).resolve()
-    if key not in _LOADED:
-        if not key.exists():
+def derivation_for(spec_path, limits: Limits | None = None) -> Derivation:
+    """The derivation of a spec under ``limits``, loaded once per process.
+
+    >>> derivation_for(DERIVATIONS / "bigram.toml", Limits(max_digits=50)).limits.max_digits
+    50
+    """
+    limits = limits or Limits()
+    path = Path(spec_path).resolve()
+    if (path, limits) not in _LOADED:
+        if not path.exists():
             raise InputError(f"{spec_path}: no such spec")
-        _LOADED[key] = Derivation(load_spec(key))
-    return _LOADED[key]
+        _LOADED[path, limits] = Derivation(load_spec(path, limits), limits=limits)
+    return _LOADED[path, limits]
 
 
 def claims_path(arg) -> Path:
@@ -64,7 +71,7 @@ def claims_path(arg) -> Path:
     return found
 
 
-def check_file(path) -> list:
+def check_file(path, limits: Limits | None = None) -> list:
     """Verdicts on every claim of one claims file.
 
     >>> vs = check_file(DERIVATIONS / "tiny-transformer.claims.toml")
@@ -72,7 +79,7 @@ def check_file(path) -> list:
     'correct'
     """
     cf = read_claims(path)
-    return judge_all(cf, derivation_for(cf.spec))
+    return judge_all(cf, derivation_for(cf.spec, limits))
 
 
 _ERRATA_KEYS = ("ref", "printed", "where", "exact", "correct", "verdict", "cause",
@@ -139,10 +146,12 @@ _LIMITS = {"where": 34, "ref": 34, "exact": 22}
 
 
 def _cells(v) -> list:
+    """A verdict's cells, every one terminal-safe (control characters escaped)."""
     cause = v.cause or ""
     if v.chain_from and v.cause:
         cause += f" (chain of #{v.chain_from})"
-    return [str(v.index), v.where, v.ref, v.printed, v.exact, v.correct, v.distance, v.verdict, cause]
+    return [visible(c) for c in
+            (str(v.index), v.where, v.ref, v.printed, v.exact, v.correct, v.distance, v.verdict, cause)]
 
 
 def summary(path, verdicts) -> str:
@@ -158,7 +167,7 @@ def summary(path, verdicts) -> str:
     causes = ", ".join(f"{n} {c}" for c, n in sorted(by_cause.items()))
     undecided = sum(v.verdict == "undecided" for v in verdicts)
     correct = sum(v.ok for v in verdicts)
-    line = f"{path}: {len(verdicts)} claims, {correct} correct, {len(wrong)} wrong"
+    line = f"{visible(str(path))}: {len(verdicts)} claims, {correct} correct, {len(wrong)} wrong"
     if causes:
         line += f" ({causes})"
     if undecided:
@@ -194,6 +203,7 @@ def format_table(results, show_all=False, colour=False) -> str:
 
 
 def _md(s: str) -> str:
+    s = visible(s)
     return s.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_") \
             .replace("<", "&lt;").replace(">", "&gt;")
 
@@ -218,13 +228,23 @@ def format_md(results, show_all=False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+_JSON_UNSAFE = re.compile(f"[{re.escape(''.join(c for c in UNSAFE if c >= chr(0x7F)))}]")  # json escapes C0
+
+
 def format_json(results) -> str:
-    """Every claim as an object (ref, printed, where, exact, verdict, cause, …).
+    r"""Every claim as an object (ref, printed, where, exact, verdict, cause, …).
+
+    Valid JSON whose text is terminal-safe: besides what ``json`` escapes, DEL,
+    C1, U+2028/2029 and the bidi controls are written as ``\uXXXX`` escapes.
 
     >>> json.loads(format_json([("f", [_example()])]))[0]["cause"]
     'plain error'
+    >>> out = format_json([("f", [Verdict("f", 1, 3, "loss", "1", "§\u202e\x7f", *["x"] * 6)])])
+    >>> "\\u202e\\u007f" in out, json.loads(out)[0]["where"] == "§\u202e\x7f"
+    (True, True)
     """
-    return json.dumps([v.as_dict() for _, vs in results for v in vs], ensure_ascii=False, indent=1) + "\n"
+    text = json.dumps([v.as_dict() for _, vs in results for v in vs], ensure_ascii=False, indent=1) + "\n"
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 # ---------------------------------------------------------------- --list
@@ -270,7 +290,7 @@ def list_names(d) -> str:
         lines.append(f"  {f + '(' + args + ')':<28} {meaning}")
     lines.append("operators: + - * / ^ ( ); numbers are exact (0.1 is 1/10); "
                  "an index ':' makes a slice for sum, mean, var, max, min, dot")
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(visible, lines)) + "\n"
 
 
 # ---------------------------------------------------------------- CLI
@@ -296,7 +316,25 @@ def _parser() -> argparse.ArgumentParser:
                    help="colour the table: auto = when stdout is a terminal and NO_COLOR is unset")
     p.add_argument("--list", metavar="SPEC", dest="list_spec",
                    help="print every name SPEC defines (shape and meaning) and exit")
+    p.add_argument("--max-digits", type=_positive("--max-digits"), default=MAX_DIGITS, metavar="N",
+                   help=f"refuse a claim whose numbers would have more than N digits (default {MAX_DIGITS})")
+    p.add_argument("--max-ops", type=_positive("--max-ops"), default=MAX_OPS, metavar="N",
+                   help=f"refuse a spec estimated to need more than N scalar operations (default {MAX_OPS})")
     return p
+
+
+def _positive(flag: str):
+    """An argparse type: a whole number ≥ 1 (digits, optionally with _ separators).
+
+    >>> _positive("--max-digits")("2_000")
+    2000
+    """
+    def read(text: str) -> int:
+        if not re.fullmatch(r"\d+(_\d+)*", text) or len(text) > 30 or int(text) < 1:
+            raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {visible(text)!r}")
+        return int(text)
+    read.__name__ = flag
+    return read
 
 
 def _display(path) -> str:
@@ -315,14 +353,15 @@ def _colour(mode: str) -> bool:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    limits = Limits(max_ops=args.max_ops, max_digits=args.max_digits)
     if args.list_spec:
-        sys.stdout.write(list_names(derivation_for(find_spec(args.list_spec))))
+        sys.stdout.write(list_names(derivation_for(find_spec(args.list_spec), limits)))
         return 0
     paths = [claims_path(a) for a in args.paths] or sorted(DERIVATIONS.glob("*.claims.toml"))
     if not paths:
         raise InputError(f"no claims files in {DERIVATIONS}")
     files: list[ClaimsFile] = [read_claims(p) for p in paths]
-    results = [(_display(cf.path), judge_all(cf, derivation_for(cf.spec))) for cf in files]
+    results = [(_display(cf.path), judge_all(cf, derivation_for(cf.spec, limits))) for cf in files]
     if args.format == "json":
         sys.stdout.write(format_json(results))
     elif args.format == "md":

@@ -277,9 +277,9 @@ def test_read_claims_seed_files():
 
 
 @pytest.mark.parametrize("body, fragment", [
-    ('[[claim]]\nref = "loss"\nprinted = 1.0515\nwhere = "x"\n', 'printed must be a string'),
+    ('[[claim]]\nref = "loss"\nprinted = 1.0515\nwhere = "x"\n', 'claim 1 (line 2): printed: expected a string'),
     ('[[claim]]\nref = "loss"\nwhere = "x"\n', "missing printed"),
-    ('[[claim]]\nref = "loss"\nprinted = "1"\nwhere = "x"\nvalue = "2"\n', "unknown key(s) value"),
+    ('[[claim]]\nref = "loss"\nprinted = "1"\nwhere = "x"\nvalue = "2"\n', "claim 1 (line 2): unknown key 'value'"),
     ('[[claim]\n', "not valid TOML"),
 ])
 def test_read_claims_errors(tmp_path, body, fragment):
@@ -375,7 +375,7 @@ def test_relation_equals_requires_the_printed_chain_to_close(bigram):
 
 
 @pytest.mark.parametrize("body, fragment", [
-    ('ref = "loss"\nprinted = "1.0515"\nwhere = "x"\nrelation = "<"\nchain = "1"', 'relation must be'),
+    ('ref = "loss"\nprinted = "1.0515"\nwhere = "x"\nrelation = "<"\nchain = "1"', 'relation: expected "=" or "≈"'),
     ('ref = "loss"\nprinted = "1.0515"\nwhere = "x"\nrelation = "="', "relation needs a chain"),
 ])
 def test_relation_errors(tmp_path, body, fragment):

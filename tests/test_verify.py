@@ -18,7 +18,7 @@ import pytest
 
 import oracle
 from conftest import BIGRAM, ORACLE_DPS, ROOT, ref_round_decimals, to_fraction
-from symgpt import verify
+from symgpt import LimitError, Limits, verify
 
 SEED_CLAIMS = ROOT / "derivations" / "tiny-transformer.claims.toml"
 BIGRAM_CLAIMS = ROOT / "derivations" / "bigram.claims.toml"
@@ -170,10 +170,14 @@ def test_near_boundary_is_certified(tmp_path, capsys, ref, printed, verdict):
 
 def test_a_value_on_the_boundary_is_undecided_not_guessed(tmp_path, capsys):
     path = write_claims(tmp_path, [("0.0005 + exp(-100000)", "0.001"), ("loss", "1.0515")])
-    vs = verify.check_file(path)
+    # exp(-100000) is 10^-43429.4…: past the default --max-digits, refused up front
+    with pytest.raises(LimitError, match=r"claim 1 .*ref .*exp\(-100000\) needs numbers of about 43431 digits"):
+        verify.check_file(path)
+    # allowed, it lies below what MAX_PREC bits resolve: undecided, never guessed
+    vs = verify.check_file(path, Limits(max_digits=50_000))
     assert vs[0].verdict == "undecided" and "rounding boundary" in vs[0].cause
     assert vs[1].verdict == "correct"
-    code, out = run_main(capsys, path)
+    code, out = run_main(capsys, path, "--max-digits", "50000")
     assert code == 1 and "1 undecided" in out
 
 
@@ -246,7 +250,7 @@ def test_bad_claims_give_one_line(tmp_path, ref, fragment):
 
 
 @pytest.mark.parametrize("text, fragment", [
-    ('spec = "nope.toml"\n', "nope.toml: no such spec"),
+    ('spec = "nope.toml"\n', "spec: no such spec file 'nope.toml'"),
     ('spec = "x"\n[[claim]]\nref = "loss"\n', "missing printed"),
     ('spec = "x"\n[[claim\n', "not valid TOML"),
 ])
