@@ -101,7 +101,7 @@ def check_out(out) -> Path:
     out = Path(out)
     try:
         mode = os.stat(out).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         if out.is_symlink():
             raise OutputError(f"--out {out}: expected a directory, got a dangling symbolic link") from None
         mode = None
