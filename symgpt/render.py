@@ -481,8 +481,11 @@ def parser() -> argparse.ArgumentParser:
                     "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.",
         epilog="Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, "
                "NAME.<lang>.claims.toml and the pictures NAME-probs.svg, NAME-attention.svg, NAME-loss.svg (with Markdown). "
-               "The same input gives the same bytes; files are written only after everything "
-               "rendered. Bad input: one 'error: ...' line on stderr, exit status 2, nothing written.")
+               "The same input gives the same bytes; files are written into a staging folder and moved "
+               "into --out only after everything rendered and was written. Bad input or an output fault "
+               "(--out unusable, a full disk, a failing or slow latexmk, a closed stdout): one 'error: ...' "
+               "line on stderr, exit status 2, nothing written. SIGINT/SIGTERM: exit 130/143, nothing "
+               "written, latexmk stopped.")
     ap.add_argument("specs", nargs="*", metavar="SPEC",
                     help="spec files, or names of specs in derivations/ (default: every spec there)")
     ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|claims|all",
@@ -499,8 +502,8 @@ def parser() -> argparse.ArgumentParser:
                     help="the uniform number u in [0, 1) of the seeded draw, read exactly from its "
                          "text (default: sampling.uniform of each spec)")
     ap.add_argument("--out", default="out", metavar="DIR",
-                    help="output directory (default: out/); files are written into a staging folder "
-                         "beside it and moved in only when every one was written")
+                    help="output directory (default: out/); files are written into a hidden staging folder "
+                         "(inside it, or beside it when it is new) and moved in only when every one was written")
     ap.add_argument("--max-ops", default=str(MAX_OPS), metavar="N",
                     help=f"refuse a spec whose estimated scalar operations exceed N (default: {MAX_OPS})")
     ap.add_argument("--max-digits", default=str(MAX_DIGITS), metavar="N",
