@@ -16,6 +16,8 @@ from __future__ import annotations
 from fractions import Fraction
 from xml.sax.saxutils import escape
 
+from .blocks import visible
+
 BLUE = (37, 99, 235)
 FONT = "font-family=\"Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif\""
 
@@ -85,9 +87,19 @@ def _f(x) -> str:
     return f"{float(x):.2f}"
 
 
+def xml_text(s) -> str:
+    r"""Any text as XML 1.0 character data: control characters (not allowed in XML, or
+    invisible) shown as their escapes, then ``& < > " '`` as entities.
+
+    >>> xml_text('<a & "b">\x1b\x00\ufffe')
+    '&lt;a &amp; &quot;b&quot;&gt;\\x1b\\x00\\ufffe'
+    """
+    return escape(visible(s), {'"': "&quot;", "'": "&apos;"})
+
+
 def _text(x, y, s, anchor="middle", size=12, extra="") -> str:
     return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{size}" {FONT}{extra}>'
-            f"{escape(str(s))}</text>")
+            f"{xml_text(s)}</text>")
 
 
 def svg(fig: dict) -> str:

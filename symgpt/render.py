@@ -22,22 +22,23 @@ import argparse
 import dataclasses
 import functools
 import json
+import math
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import tomllib
 from pathlib import Path
 
 import jinja2
 
-from .blocks import line_tex, mtext
-from .cli import InputError, Parser, run, write_atomic
+from .blocks import is_control, line_tex, mtext, shown
+from .cli import InputError, OutputError, Parser, check_out, flush_stdout, run, run_child, staged
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .document import build, printed_figures
 from .errata import for_document
 from .figures import svg
+from .limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
 from .spec import load_spec, number
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -51,8 +52,12 @@ TEX_PACKAGES = "texlive-xetex texlive-lang-chinese texlive-pictures texlive-late
 def md_escape(text) -> str:
     """User text (a token like ``<pad>`` or ``a_b``) made literal in Markdown.
 
+    Control characters are shown as their escapes (``\\x1b`` as four characters).
+
     >>> md_escape("<pad>"), md_escape("a_b*"), md_escape("50%"), md_escape("{}")
     ('&lt;pad&gt;', 'a\\\\_b\\\\*', '50%', '{}')
+    >>> print(md_escape("a\\x1b[31m"), md_escape("\\u202e"))
+    a\\\\x1b\\[31m \\\\u202e
     """
     out = []
     for ch in str(text):
@@ -60,8 +65,8 @@ def md_escape(text) -> str:
             out.append("\\" + ch)
         elif ch in "<>&":
             out.append({"<": "&lt;", ">": "&gt;", "&": "&amp;"}[ch])
-        elif ch == "\n":
-            out.append("\\\\n")
+        elif is_control(ch):  # "\\" + "x1b": Markdown shows \x1b
+            out.append("\\" + shown(ch))
         else:
             out.append(ch)
     return "".join(out)
@@ -89,6 +94,8 @@ def tex_escape(text) -> str:
     ('\\\\textless{}pad\\\\textgreater{}', 'a\\\\_b', '50\\\\%', '\\\\$x\\\\$')
     >>> tex_escape("\\\\n"), tex_escape("&#{}"), tex_escape("m\\u0302")
     ('\\\\textbackslash{}n', '\\\\&\\\\#\\\\{\\\\}', '$\\\\hat{m}$')
+    >>> print(tex_escape("a\\x07b\\x85"))
+    a\\textbackslash{}x07b\\textbackslash{}x85
     """
     s = str(text)
     out = []
@@ -99,7 +106,12 @@ def tex_escape(text) -> str:
             out.append(r"$\hat{" + tex_escape(ch) + "}$")
             i += 2
             continue
-        out.append(_TEX_CHARS.get(ch, ch))
+        if ch in _TEX_CHARS:
+            out.append(_TEX_CHARS[ch])
+        elif is_control(ch):  # shown as its escape, \x1b: xelatex gets no control character
+            out.append(r"\textbackslash{}" + shown(ch)[1:])
+        else:
+            out.append(ch)
         i += 1
     return "".join(out)
 
@@ -267,10 +279,15 @@ def render_doc(doc: dict, fmt: str, lang: str) -> str:
 def _toml_str(s: str) -> str:
     """A TOML basic string.
 
-    >>> _toml_str('p[<pad>] "x"')
-    '"p[<pad>] \\\\"x\\\\""'
+    Every control character is an escape (DEL, C1 and bidi controls too), so the
+    file is valid TOML and safe to show.
+
+    >>> _toml_str('p[<pad>] "x"'), _toml_str("a\\x1b\\x7f\\u202e")
+    ('"p[<pad>] \\\\"x\\\\""', '"a\\\\u001b\\\\u007f\\\\u202e"')
     """
-    return json.dumps(s, ensure_ascii=False)
+    body = json.dumps(s, ensure_ascii=False)
+    return "".join((f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}") if is_control(c) else c
+                   for c in body)
 
 
 def where(doc: dict, f: dict, L: dict) -> str:
@@ -336,37 +353,58 @@ def tex_tools() -> str:
     return latexmk
 
 
-def compile_pdf(tex: str, name: str = "doc") -> bytes:
+def compile_pdf(tex: str, name: str = "doc", timeout: float = TEX_TIMEOUT) -> bytes:
     """xelatex (through latexmk) in a scratch directory; the PDF's bytes.
 
-    SOURCE_DATE_EPOCH fixes the dates xdvipdfmx would stamp, so a PDF is
-    the same from run to run.
+    latexmk runs in a process group of its own, killed when it runs longer
+    than ``timeout`` seconds or the run is stopped; the scratch directory is
+    removed whatever happens.  A failure is one :class:`OutputError` naming the
+    document and the first error line of its log.  SOURCE_DATE_EPOCH fixes the
+    dates xdvipdfmx would stamp, so a PDF is the same from run to run.  The
+    scratch file is always ``doc.tex`` (a spec's file name never reaches TeX);
+    ``name`` is the document's name in messages.
     """
     latexmk = tex_tools()
     with tempfile.TemporaryDirectory(prefix="symgpt-tex-") as tmp:
-        (Path(tmp) / f"{name}.tex").write_text(tex, encoding="utf-8")
+        (Path(tmp) / "doc.tex").write_text(tex, encoding="utf-8")
         env = dict(os.environ, SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
-        r = subprocess.run([latexmk, "-xelatex", "-interaction=nonstopmode", "-halt-on-error", "-quiet",
-                            f"{name}.tex"], cwd=tmp, env=env, capture_output=True, text=True)
-        pdf = Path(tmp) / f"{name}.pdf"
+        r = run_child([latexmk, "-xelatex", "-interaction=nonstopmode", "-halt-on-error", "-quiet", "doc.tex"],
+                      cwd=tmp, env=env, timeout=timeout, what=f"{name}.tex: latexmk", flag="--tex-timeout")
+        pdf = Path(tmp) / "doc.pdf"
         if r.returncode != 0 or not pdf.exists():
-            log = (Path(tmp) / f"{name}.log")
-            tail = log.read_text(errors="replace")[-2000:] if log.exists() else r.stdout[-2000:]
-            raise RuntimeError(f"xelatex failed on {name}.tex:\n{tail}")
+            raise OutputError(f"{name}.tex: xelatex failed: {tex_error(Path(tmp) / 'doc.log', r)}")
         return pdf.read_bytes()
+
+
+def tex_error(log: Path, r) -> str:
+    """The first error line of a TeX log (``! …``), else the last line latexmk said.
+
+    >>> import tempfile, subprocess
+    >>> p = Path(tempfile.mkdtemp()) / "x.log"
+    >>> _ = p.write_text("This is XeTeX\\n! Undefined control sequence.\\nl.3 \\\\foo\\n")
+    >>> tex_error(p, subprocess.CompletedProcess([], 1, "", ""))
+    '! Undefined control sequence.'
+    """
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    for ln in text.splitlines():
+        if ln.startswith("! "):
+            return ln.strip()
+    said = [ln.strip() for ln in (r.stdout or "").splitlines() if ln.strip()]
+    return said[-1] if said else f"latexmk exited with status {r.returncode} and no error line in the log"
 
 
 # ---------------------------------------------------------------- the command
 
-def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None) -> dict:
+def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
+                limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT) -> dict:
     """{relative output path: str or bytes} for one spec (``uniform`` overrides its u).
 
     A claims file names its spec relative to ``out_dir`` when given, else by absolute path.
     """
-    spec = load_spec(path)
+    spec = load_spec(path, limits)
     if uniform is not None:
         spec = dataclasses.replace(spec, sampling=dataclasses.replace(spec.sampling, uniform=uniform))
-    d = Derivation(spec)
+    d = Derivation(spec, limits=limits)
     doc = build(d, digits, for_document(d))
     out: dict = {}
     name = doc["name"]
@@ -386,18 +424,49 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
             if "tex" in formats:
                 out[Path(f"{name}.{lang}.tex")] = tex
             if "pdf" in formats:
-                out[Path(f"{name}.{lang}.pdf")] = compile_pdf(tex, f"{name}.{lang}")
+                out[Path(f"{name}.{lang}.pdf")] = compile_pdf(tex, f"{name}.{lang}", tex_timeout)
     return out
 
 
-def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None) -> dict:
-    """{relative output path: text or bytes} for the given spec paths, in memory."""
+def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
+               limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT) -> dict:
+    """{relative output path: text or bytes} for the given spec paths, in memory.
+
+    Two specs whose files share a name (their outputs would overwrite each
+    other) are refused before any work.
+    """
+    check_names(specs)
     if "pdf" in formats:
         tex_tools()
     out: dict = {}
     for path in specs:
-        out.update(render_spec(path, formats, langs, digits, uniform, out_dir))
+        out.update(render_spec(path, formats, langs, digits, uniform, out_dir, limits, tex_timeout))
     return out
+
+
+def output_name(path) -> str:
+    """The name a spec's output files start with: its file name without ``.toml``.
+
+    >>> output_name("derivations/bigram.toml")
+    'bigram'
+    """
+    return Path(path).name.removesuffix(".toml")
+
+
+def check_names(specs) -> None:
+    """Refuse two different spec files whose outputs would share names.
+
+    >>> check_names(["a/x.toml", "b/x.toml"])
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: a/x.toml and b/x.toml: both would write x.*; rename one of the spec files
+    """
+    seen: dict = {}
+    for p in specs:
+        first = seen.setdefault(output_name(p), p)
+        if Path(first).resolve() != Path(p).resolve():
+            raise InputError(f"{first} and {p}: both would write {output_name(p)}.*; "
+                             f"rename one of the spec files")
 
 
 def default_specs() -> list:
@@ -412,8 +481,11 @@ def parser() -> argparse.ArgumentParser:
                     "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.",
         epilog="Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, "
                "NAME.<lang>.claims.toml and the pictures NAME-probs.svg, NAME-attention.svg, NAME-loss.svg (with Markdown). "
-               "The same input gives the same bytes; files are written only after everything "
-               "rendered. Bad input: one 'error: ...' line on stderr, exit status 2, nothing written.")
+               "The same input gives the same bytes; files are written into a staging folder and moved "
+               "into --out only after everything rendered and was written. Bad input or an output fault "
+               "(--out unusable, a full disk, a failing or slow latexmk, a closed stdout): one 'error: ...' "
+               "line on stderr, exit status 2, nothing written. SIGINT/SIGTERM: exit 130/143, nothing "
+               "written, latexmk stopped.")
     ap.add_argument("specs", nargs="*", metavar="SPEC",
                     help="spec files, or names of specs in derivations/ (default: every spec there)")
     ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|claims|all",
@@ -429,7 +501,15 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--uniform", default=None, metavar="U",
                     help="the uniform number u in [0, 1) of the seeded draw, read exactly from its "
                          "text (default: sampling.uniform of each spec)")
-    ap.add_argument("--out", default="out", metavar="DIR", help="output directory (default: out/)")
+    ap.add_argument("--out", default="out", metavar="DIR",
+                    help="output directory (default: out/); files are written into a hidden staging folder "
+                         "(inside it, or beside it when it is new) and moved in only when every one was written")
+    ap.add_argument("--max-ops", default=str(MAX_OPS), metavar="N",
+                    help=f"refuse a spec whose estimated scalar operations exceed N (default: {MAX_OPS})")
+    ap.add_argument("--max-digits", default=str(MAX_DIGITS), metavar="N",
+                    help=f"refuse numbers of more than N digits (default: {MAX_DIGITS})")
+    ap.add_argument("--tex-timeout", default=str(TEX_TIMEOUT), metavar="SECONDS",
+                    help=f"stop a latexmk run after SECONDS (default: {TEX_TIMEOUT})")
     return ap
 
 
@@ -441,22 +521,67 @@ def _choices(value, allowed, flag):
     return tuple(x for x in allowed if x in items)
 
 
+def whole(text: str, flag: str, low: int, high: int) -> int:
+    """A whole-number flag in [low, high]; else one InputError naming the flag.
+
+    >>> whole("2_000", "--max-ops", 1, 10**15)
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: --max-ops: expected a whole number from 1 to 10^15, got '2_000'
+    """
+    span = f"from {low} to {_power(high)}"
+    if not re.fullmatch(r"[0-9]{1,20}", text.strip()):
+        raise InputError(f"{flag}: expected a whole number {span}, got {text!r}")
+    n = int(text)
+    if not low <= n <= high:
+        raise InputError(f"{flag}: expected a whole number {span}, got {n}")
+    return n
+
+
+def _power(n: int) -> str:
+    k = len(str(n)) - 1
+    return f"10^{k}" if n == 10 ** k and k > 3 else str(n)
+
+
+def seconds(text: str, flag: str, high: float = 86400) -> float:
+    """A positive number of seconds up to ``high`` (a day); else one InputError naming the flag.
+
+    >>> seconds("2", "--tex-timeout"), seconds("0.5", "--tex-timeout")
+    (2.0, 0.5)
+    """
+    ok = re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,6})?", text.strip())
+    t = float(text) if ok else math.nan
+    if not 0 < t <= high:
+        raise InputError(f"{flag}: expected seconds, a number above 0 and at most {high:g}, got {text!r}")
+    return t
+
+
 def main(argv=None) -> int:
     a = parser().parse_args(argv)
     formats = _choices(a.format, FORMATS, "--format")
     langs = _choices(a.lang, LANGS, "--lang")
     if a.digits is not None and not 0 <= a.digits <= 30:
         raise InputError(f"--digits: expected 0..30, got {a.digits}")
+    limits = Limits(max_ops=whole(a.max_ops, "--max-ops", 1, 10 ** 15),
+                    max_digits=whole(a.max_digits, "--max-digits", 1, 10 ** 6))
+    tex_timeout = seconds(a.tex_timeout, "--tex-timeout")
     uniform = None
     if a.uniform is not None:
         uniform = number(a.uniform, "command line", "--uniform")
         if not 0 <= uniform < 1:
             raise InputError(f"--uniform: expected a number in [0, 1), got {a.uniform}")
     specs = [find_spec(s) for s in a.specs] or default_specs()
-    files = render_all(specs, formats, langs, a.digits, uniform, a.out)
-    for rel in sorted(files):
-        write_atomic(Path(a.out) / rel, files[rel])
-        print(Path(a.out) / rel)
+    once: dict = {}
+    for p in specs:  # a spec named twice renders once
+        once.setdefault(Path(p).resolve(), p)
+    specs = list(once.values())
+    check_names(specs)
+    out = check_out(a.out)
+    files = render_all(specs, formats, langs, a.digits, uniform, out, limits, tex_timeout)
+    with staged(out) as stage:
+        for rel in sorted(files):
+            print(stage.write(rel, files[rel]))
+        flush_stdout()  # a closed or full stdout stops the run before anything moves into place
     return 0
 
 

@@ -69,7 +69,8 @@ def test_latex_uses_ctexart_with_fandol_and_no_unescaped_tokens():
 
 @pytest.mark.parametrize("raw,escaped", [
     ("<pad>", r"\textless{}pad\textgreater{}"), ("a_b", r"a\_b"), ("50%", r"50\%"), ("$x$", r"\$x\$"),
-    ("\\n", r"\textbackslash{}n"), ("&", r"\&"), ("#", r"\#"), ("{}", r"\{\}"), ("^~", r"\textasciicircum{}\textasciitilde{}"),
+    ("\\n", r"\textbackslash{}n"), ("\x1b[1m", r"\textbackslash{}x1b[1m"), ("\u202e", r"\textbackslash{}u202e"),
+    ("&", r"\&"), ("#", r"\#"), ("{}", r"\{\}"), ("^~", r"\textasciicircum{}\textasciitilde{}"),
 ])
 def test_tex_escape(raw, escaped):
     assert tex_escape(raw) == escaped
