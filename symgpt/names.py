@@ -227,7 +227,7 @@ class Names:
         So with a numeral token (vocabulary ``["2", …]``) ``p[0]`` is id 0 and the
         token "2" is written by its id.
         """
-        if re.fullmatch(r"\d+", x) and int(x) < n:
+        if re.fullmatch(r"\d+", x) and len(x) <= len(str(n)) and int(x) < n:
             return int(x)
         if axis == "v" and x in self.spec.vocab:
             return self.spec.vocab.index(x)

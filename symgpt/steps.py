@@ -38,10 +38,12 @@ from fractions import Fraction
 from flint import fmpq
 
 from .claims import certify_rounding, parse_printed
+from .errors import InputError
 from .numeric import UndecidableError, bounds, round_decimals
 from .refs import bind, parse
 
-GUARD = 3           # at most k+3 decimals for an operand
+GUARD = 3           # at most k+3 decimals for an operand, as a rule
+WIDE_GUARDS = (6, 9, 12)  # then these, when a factor (a large lr) amplifies the operands' rounding
 SMALL = 12          # a value below 10^-12 that rounds to 0 is printed as 0 (no 13th decimal)
 
 
@@ -198,7 +200,7 @@ class Printer:
 
     def quantity(self, ref: str):
         if ref not in self._bound:
-            self._bound[ref] = bind(parse(ref), self.d)
+            self._bound[ref] = bind(parse(ref, self.d.limits), self.d, self.d.limits)
         return self._bound[ref]
 
     def _names_one(self, ref: str) -> bool:
@@ -229,7 +231,10 @@ class Printer:
         s = self.figure(ref, decimals)
         if Fraction(s) != 0:
             return s
-        lo, hi = bounds(self.quantity(ref).ball(128))
+        try:
+            lo, hi = bounds(self.quantity(ref).ball(128))
+        except ArithmeticError:  # not finite at 128 bits: too far from 0 to matter here
+            return s
         if lo <= 0 <= hi:
             return s  # 0, or too close to 0 to tell cheaply: leave it
         q = min(abs(lo), abs(hi))
@@ -269,7 +274,7 @@ class Printer:
         if ln["sub"] is None:  # a result shown without arithmetic
             return {**ln, "res": _fill(res, lambda lf: outs.pop(0)), "rel": "="}
         n = width(ln["sub"])
-        for m in range(self.k, self.k + GUARD + 1):
+        for m in [*range(self.k, self.k + GUARD + 1), *(self.k + g for g in WIDE_GUARDS)]:
             sub = _fill(ln["sub"], lambda lf: self.value(lf, m))
             if all(_closes(self, component(sub, j), outs[j if len(outs) > 1 else 0]) for j in range(n)):
                 rel = "="
@@ -278,8 +283,10 @@ class Printer:
             sub, rel = _fill(ln["sub"], lambda lf: self.value(lf, self.k)), "≈"
             far = [j for j in range(n) if not _closes(self, component(sub, j), outs[j if len(outs) > 1 else 0], 1)]
             if far:  # ≈ covers rounding, never a wrong operand or result (a bug in the document's step)
-                raise ValueError(f"worked line {ln['lhs']!r}: its printed arithmetic lands more than one "
-                                 f"last-place unit from the printed result")
+                raise InputError(f"{self.d.spec.path}: worked line '{ln['lhs']}': its printed operands, even with "
+                                 f"{WIDE_GUARDS[-1]} guard digits, land more than one last-place unit from the "
+                                 f"printed result (a large factor such as training.lr amplifies their rounding); "
+                                 f"print more decimals with --digits")
         filled = _fill(res, lambda lf: outs.pop(0))
         return {**ln, "sub": sub, "res": filled, "rel": rel}
 

@@ -9,6 +9,7 @@ from the built graph.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from decimal import Decimal
 from fractions import Fraction
@@ -145,8 +146,10 @@ def test_huge_learning_rate_is_certified_not_arithmetic_error(tmp_path, lr):
     assert f"{Decimal(ten):.4e}" == f"{Decimal(five):.4e}"
 
 
-@pytest.mark.parametrize("lr,digits", [("1e400", 100), ("1e999", 500)])
+@pytest.mark.parametrize("lr,digits", [('"1e100/1e-5"', 100), ('"1e500/1e-10"', 500)])
 def test_growth_past_max_digits_is_refused_naming_the_key(tmp_path, lr, digits):
+    """Each number of lr is within the digit limit (the spec reader's check), its value 10^5 above it:
+    the first SGD step moves E past 10^max_digits and the trace refuses, naming training.lr."""
     d = symgpt.load(_spec_file(tmp_path, "lr = 0.1", f"lr = {lr}"), limits=symgpt.Limits(max_digits=digits))
     hostile.raises_clear(LimitError, lambda: d.value("sgd[1].loss", digits=5), "training.lr", f"10^{digits}",
                          "--max-digits", "x.toml")
@@ -272,3 +275,19 @@ def test_undecidable_sign_names_the_quantity():
                                lambda: certify(lambda p: arb("0 +/- 1e-30"), sign_of, what="the sign of Z[0,0]",
                                                start=64, stop=256), "Z[0,0]")
     assert "bits" in msg
+
+
+def test_a_huge_lr_renders_or_names_the_worked_line_and_lr(tmp_path):
+    """lr = 1000 prints true equations (wider guard digits); lr = 1e400 is refused in one line."""
+    seed = (ROOT / "derivations" / "tiny-transformer.toml").read_text(encoding="utf-8")
+    for lr, ok in (("1000", True), ("1e400", False)):
+        spec = tmp_path / f"lr{lr}.toml"
+        spec.write_text(re.sub(r"(?m)^lr = .*$", f"lr = {lr}", seed, count=1), encoding="utf-8")
+        out = tmp_path / f"out{lr}"
+        o = hostile.render(str(spec), "--format", "md", "--lang", "en", "--out", str(out))
+        if ok:
+            assert o.code == 0, o.err
+            assert (out / f"lr{lr}.en.md").exists()
+        else:
+            hostile.assert_refused(o, str(spec), "E^{\\mathrm{new}}", "training.lr")
+            assert not out.exists()
