@@ -45,7 +45,8 @@ from .errors import InputError, LimitError
 from .limits import MAX_DIGITS
 from .numeric import (MAX_PREC, UndecidableError, bounds, certify, prec_for_digits, round_decimals, round_significant,
                       sign_of)
-from .refs import ExprError, _about, _clip, bind, numeral_digits, parse, visible
+from .refs import ExprError, _about, _clip, bind, numeral_digits, parse
+from .safe import visible
 
 
 class ClaimError(InputError):

@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .blocks import visible
+from .safe import visible
 from .errors import InputError
 from .numeric import UndecidableError
 

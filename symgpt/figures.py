@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 from xml.sax.saxutils import escape
 
-from .blocks import visible
+from .safe import visible
 
 BLUE = (37, 99, 235)
 FONT = "font-family=\"Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif\""

@@ -587,24 +587,6 @@ def _about(x: float) -> str:
     return "about " + f"{x:.2g}".replace("e+", "e")
 
 
-_UNSAFE = {c for c in range(0x20)} | set(range(0x7F, 0xA0)) | set(range(0x202A, 0x202F)) \
-    | set(range(0x2066, 0x206A)) | {0x2028, 0x2029, 0x200E, 0x200F, 0x061C}
-UNSAFE = "".join(map(chr, sorted(_UNSAFE)))
-"""Characters that never reach a terminal raw: C0, DEL, C1, line separators and bidi controls."""
-
-
-def visible(text: str) -> str:
-    r"""Text safe for a terminal: each control or bidi character as a visible escape.
-
-    >>> visible("a\x1b[31mb\u202ec")
-    'a\\x1b[31mb\\u202ec'
-    """
-    if not any(ord(c) in _UNSAFE for c in text):
-        return text
-    return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") if ord(c) in _UNSAFE else c
-                   for c in text)
-
-
 # ---------------------------------------------------------------- binding
 
 class Quantity:

@@ -20,7 +20,6 @@ import math
 import re
 import sys
 import tomllib
-import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -31,6 +30,7 @@ from .errors import InputError, LimitError
 from .files import read_text
 from .limits import MAX_DIGITS, Limits
 from .names import RefError, split
+from .safe import visible
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
 # each extra example).  The one table of allowed keys: the reader refuses anything else.
@@ -77,14 +77,13 @@ def clean(text: str, limit: int | None = _SHOWN) -> str:
     (and line separators) escaped, at most ``limit`` characters.
 
     >>> clean("a\\x1b[31mb\\nc")
-    'a\\\\u001b[31mb\\\\u000ac'
+    'a\\\\x1b[31mb\\\\nc'
     >>> clean("x" * 50)
     'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'
     """
     cut = limit is not None and len(text) > limit
     text = text[:limit] if cut else text
-    out = "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
-                  else c for c in text)
+    out = visible(text)
     return out + ("…" if cut else "")
 
 

@@ -32,7 +32,8 @@ from .cli import InputError, Parser, run
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .limits import MAX_DIGITS, MAX_OPS, Limits
 from .names import MOMENTS
-from .refs import FUNCTIONS, UNSAFE, visible
+from .refs import FUNCTIONS
+from .safe import is_control, visible
 from .spec import load_spec
 
 _LOADED: dict = {}
@@ -228,7 +229,6 @@ def format_md(results, show_all=False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-_JSON_UNSAFE = re.compile(f"[{re.escape(''.join(c for c in UNSAFE if c >= chr(0x7F)))}]")  # json escapes C0
 
 
 def format_json(results) -> str:
@@ -244,7 +244,7 @@ def format_json(results) -> str:
     (True, True)
     """
     text = json.dumps([v.as_dict() for _, vs in results for v in vs], ensure_ascii=False, indent=1) + "\n"
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return "".join(json.dumps(c)[1:-1] if is_control(c) else c for c in text)  # json escapes C0 itself
 
 
 # ---------------------------------------------------------------- --list

@@ -122,7 +122,7 @@ CASES = {
     "lr_bool": (B, "lr = 0.5", "lr = true", SpecError, "training.lr", "expected a number, got true"),
     "lr_date": (B, "lr = 0.5", "lr = 1979-05-27", SpecError, "training.lr", "got a date"),
     "lr_escape_sequence": (B, "lr = 0.5", r'lr = "\u001b[31m\u2028"', SpecError, "training.lr",
-                           r'got "\u001b[31m\u2028"'),
+                           r'got "\x1b[31m\u2028"'),
     "d_bool": (B, "d = 2", "d = true", SpecError, "model.d", "expected an integer ≥ 1, got true"),
     "d_string": (B, "d = 2", 'd = "2"', SpecError, "model.d", "expected an integer"),
     "steps_float": (B, "steps = 20", "steps = 2.5", SpecError, "training.steps", "expected an integer"),
