@@ -717,6 +717,9 @@ _SYMPY_UNARY = {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "sin": s
                 "abs": sympy.Abs}
 
 
+LEAF_PRECS = (128, 512, 2048)   # precisions a name's size is read at, until its enclosure is finite
+
+
 class _Binder:
     def __init__(self, d):
         self.d = d  # None: numbers and functions of numbers only (a chain of printed figures)
@@ -725,10 +728,15 @@ class _Binder:
 
     # -- sizes of the leaves, for :func:`size` -------------------------------------
     def leaf(self, t, args) -> Size | None:
-        """A name's size from its 128-bit enclosure; a sampling or gradcheck call's
-        from the logits' or probabilities' enclosures and its arguments' sizes."""
+        """A name's size from its enclosure (128 bits, more while it is not finite: a deep
+        model loses bits); a sampling or gradcheck call's from the logits' or
+        probabilities' enclosures and its arguments' sizes."""
         if t[0] == "name":
-            return self._enclosed(lambda: self.name(t[1]).ball(128))
+            for prec in LEAF_PRECS:
+                s = self._enclosed(lambda: self.name(t[1]).ball(prec))
+                if s is not None and math.isfinite(s.mag):
+                    return s
+            return s
         f = t[1]
         if f == "softmax_T" and args and t[2][0] != ("inf",):   # exp(z/T) and its ratios: |z|/T·log10 e
             try:
