@@ -1,8 +1,8 @@
-"""Text from input made safe for any output: control characters shown as their escapes.
+r"""Text from input made safe for any output: control characters shown as their escapes.
 
 One rule for every output (terminal, SVG, LaTeX, Markdown, TOML, JSON, error lines):
 C0, DEL, C1, bidi controls, line and paragraph separators, surrogates and
-noncharacters never appear raw; they are shown as ``\\x1b``, ``\\u202e``.
+noncharacters never appear raw; they are shown as ``\x1b``, ``\u202e``.
 
 >>> print(visible("a\x1b[2Jb"))
 a\x1b[2Jb

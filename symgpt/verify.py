@@ -244,7 +244,7 @@ def format_json(results) -> str:
     (True, True)
     """
     text = json.dumps([v.as_dict() for _, vs in results for v in vs], ensure_ascii=False, indent=1) + "\n"
-    return "".join(json.dumps(c)[1:-1] if is_control(c) else c for c in text)  # json escapes C0 itself
+    return "".join(json.dumps(c)[1:-1] if is_control(c) and c >= "\x7f" else c for c in text)  # json escapes C0
 
 
 # ---------------------------------------------------------------- --list
