@@ -29,7 +29,6 @@ Printed(text='8.5%', kind='percent', value=Fraction(17, 2), decimals=1)
 """
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import stat
@@ -41,7 +40,7 @@ from pathlib import Path
 from flint import ctx, fmpq
 
 from . import files
-from .errors import InputError, LimitError
+from .errors import InputError, LimitError, nearest
 from .limits import MAX_DIGITS
 from .numeric import (MAX_PREC, UndecidableError, bounds, certify, prec_for_digits, round_decimals, round_significant,
                       sign_of)
@@ -101,8 +100,8 @@ class _Float(str):
 
 def _unknown(where: str, key: str, known) -> ClaimError:
     """An unknown key, with the nearest known one as a suggestion."""
-    near = difflib.get_close_matches(key, known, n=1)
-    hint = f"; did you mean {near[0]!r}?" if near else ""
+    near = nearest(key, known)
+    hint = f"; did you mean {near!r}?" if near else ""
     return ClaimError(f"{where}: unknown key {key!r}{hint} (expected {', '.join(known)})")
 
 

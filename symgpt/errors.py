@@ -14,6 +14,8 @@ True
 """
 from __future__ import annotations
 
+import difflib
+
 
 class InputError(ValueError):
     """Bad input reported as one line, exit status 2."""
@@ -22,3 +24,14 @@ class InputError(ValueError):
 class LimitError(InputError):
     """Work refused up front: its estimated cost exceeds a limit; the message says
     the estimate and the flag or key that raises the limit."""
+
+
+def nearest(word: str, options) -> str | None:
+    """The option a mistyped ``word`` most likely meant (any case), or None.
+
+    >>> nearest("ln_esp", ["ln_eps", "d"]), nearest("w", ["E", "W"]), nearest("zzz", ["E"])
+    ('ln_eps', 'W', None)
+    """
+    lower = {o.lower(): o for o in options}
+    hits = difflib.get_close_matches(word.lower(), lower, n=1, cutoff=0.6) if len(word) <= 100 else []
+    return lower[hits[0]] if hits else None

@@ -15,7 +15,6 @@ is checked against :data:`KEYS`; an unknown one is refused with a suggestion.
 """
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import sympy
 
-from .errors import InputError, LimitError
+from .errors import InputError, LimitError, nearest
 from .files import read_text
 from .limits import MAX_DIGITS, Limits
 from .names import RefError, split
@@ -336,10 +335,9 @@ def _did_you_mean(word: str, options) -> str:
     ('; did you mean ln_eps?', '; did you mean W?')
     """
     options = list(options)
-    lower = {o.lower(): o for o in options}
-    hits = difflib.get_close_matches(word.lower(), lower, n=1, cutoff=0.6) if len(word) <= 100 else []
-    if hits:
-        return f"; did you mean {lower[hits[0]]}?"
+    near = nearest(word, options)
+    if near is not None:
+        return f"; did you mean {near}?"
     return f"; expected one of {_listing(options)}"
 
 
