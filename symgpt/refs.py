@@ -42,7 +42,7 @@ from flint import arb, ctx, fmpq
 
 from . import sampling
 from .errors import InputError, LimitError
-from .safe import visible
+from .safe import clip, visible
 from .limits import MAX_DIGITS, Limits
 from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
 from .numeric import UNARY, Certified, UndecidableError, certify, compile_expr, power, sign_of
@@ -571,8 +571,7 @@ def _bracket(t) -> str:
 
 
 def _clip(text: str, n: int = 60) -> str:
-    text = visible(text)
-    return text if len(text) <= n else text[:n - 1] + "…"
+    return clip(text, n)
 
 
 def _about(x: float) -> str:

@@ -45,3 +45,16 @@ def visible(text) -> str:
     a\x1b[31mb\u202ec\td
     """
     return "".join(shown(ch) if is_control(ch) else ch for ch in str(text))
+
+
+def clip(text, n: int | None) -> str:
+    r"""Input text for a one-line message: at most ``n`` characters (then ``…``), made visible.
+
+    The cut comes before the escapes, so an escape is never cut in half.
+
+    >>> clip("a\x1bb", 10), clip("x" * 5, 3), clip("xyz", None)
+    ('a\\x1bb', 'xxx…', 'xyz')
+    """
+    text = str(text)
+    cut = n is not None and len(text) > n
+    return visible(text[:n] if cut else text) + ("…" if cut else "")

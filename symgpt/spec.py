@@ -29,7 +29,7 @@ from .errors import InputError, LimitError, nearest
 from .files import read_text
 from .limits import MAX_DIGITS, Limits
 from .names import RefError, split
-from .safe import visible
+from .safe import clip
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
 # each extra example).  The one table of allowed keys: the reader refuses anything else.
@@ -80,10 +80,7 @@ def clean(text: str, limit: int | None = _SHOWN) -> str:
     >>> clean("x" * 50)
     'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'
     """
-    cut = limit is not None and len(text) > limit
-    text = text[:limit] if cut else text
-    out = visible(text)
-    return out + ("…" if cut else "")
+    return clip(text, limit)
 
 
 def show(value) -> str:
