@@ -42,7 +42,7 @@ from flint import arb, ctx, fmpq
 
 from . import sampling
 from .errors import InputError, LimitError
-from .safe import clip, visible
+from .safe import clip
 from .limits import MAX_DIGITS, Limits
 from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
 from .numeric import UNARY, Certified, UndecidableError, certify, compile_expr, power, sign_of
