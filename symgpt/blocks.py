@@ -115,8 +115,21 @@ def note(key, **args) -> dict:
 
 
 def sub(key, **args) -> dict:
-    """A sub-heading."""
+    """A numbered sub-heading: the k-th of section n is numbered ``n.k`` (:func:`symgpt.document.number_tables`).
+
+    >>> sub("attention.scores")["kind"]
+    'sub'
+    """
     return {"kind": "sub", "key": key, "args": args}
+
+
+def minor(key, **args) -> dict:
+    """An unnumbered heading below a sub-heading (one of several parallel parts, such as Q, K and V).
+
+    >>> minor("attention.elem", M="Q")["kind"]
+    'minor'
+    """
+    return {"kind": "minor", "key": key, "args": args}
 
 
 def display(*lines, figs=None) -> dict:

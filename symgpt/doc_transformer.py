@@ -19,7 +19,7 @@ from __future__ import annotations
 import sympy
 
 from . import sampling
-from .blocks import derivation_step, display, figure, math, mtext, note, num, pos, sub, table, tex, text, tok, vec, word
+from .blocks import derivation_step, display, figure, math, minor, mtext, note, num, pos, sub, table, tex, text, tok, vec, word
 from .derive import softmax_ce_steps
 from .figures import bars, heatmap, line as curve
 from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
@@ -105,8 +105,11 @@ def sections(d, n):
     out = [setup(c), vocab(c), tokenize(c), embed(c), positional(c)]
     for l in range(c.s.layers):
         pre = c.s.layer_prefix(l)
-        out += [attention(c, l, pre, figs), residual_ln(c, l, pre, 1), ffn(c, l, pre),
-                residual_ln(c, l, pre, 2)]
+        block = [attention(c, l, pre, figs), residual_ln(c, l, pre, 1), ffn(c, l, pre),
+                 residual_ln(c, l, pre, 2)]
+        for sec in block:
+            sec["layer"] = l + 1 if c.s.layers > 1 else None  # layers are numbered from 1 in headings
+        out += block
     out += [head(c), softmax(c, figs), sample(c), training(c, figs), summary(c)]
     return out, figs
 
@@ -233,15 +236,13 @@ def attention(c, l, pre, figs):
     n, s, d = c.n, c.s, c.d
     g = d.graph
     steps = [text("attention.intro")]
-    if s.layers > 1:
-        steps.insert(0, sub("block.layer", l=num(l)))
     steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")],
                          figs=weight_figs(c, *[pre + nm for nm in ("W_Q", "W_K", "W_V")])))
     steps.append(display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V"))
     hin = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
         Wn = pre + "W_" + M
-        steps.append(sub("attention.elem", M=tex(M)))
+        steps.append(minor("attention.elem", M=tex(M)))
         for t in c.rows:
             lines = []
             for j in range(c.dm):
@@ -260,7 +261,7 @@ def attention(c, l, pre, figs):
     for h in range(s.heads):
         cols = range(h * c.dk, (h + 1) * c.dk)
         if s.heads > 1:
-            steps.append(sub("attention.head", h=num(h)))
+            steps.append(minor("attention.head", h=num(h)))
         dots, scaled = [], []
         for t in c.rows:
             for s_ in range(c.T):

@@ -28,21 +28,31 @@ DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
 # ---------------------------------------------------------------- the document
 
 def number_tables(sections) -> None:
-    """Give each table its caption number ``section-k``, each section its anchor.
+    """Number the sections §0, §1 …, their sub-headings ``n.1``, ``n.2`` … and tables ``n-1`` …; give anchors.
 
-    The anchor is the section's id, with ``-2``, ``-3`` … when an id comes
-    again (the blocks of a deeper model).
+    The numbers follow the source documents, whose sections the builders
+    reproduce in order.  A section's anchor is its id, with ``-2``, ``-3`` …
+    when an id comes again (the blocks of a deeper model); a sub-heading's
+    anchor is ``sec-n-k``.
+
+    >>> secs = [{"id": "a", "steps": [{"kind": "sub"}, {"kind": "table"}, {"kind": "sub"}]}]
+    >>> number_tables(secs); secs[0]["num"], [s.get("num", s.get("number")) for s in secs[0]["steps"]]
+    ('0', ['0.1', '0-1', '0.2'])
     """
     seen: dict = {}
     for n, sec in enumerate(sections):
-        sec["n"] = n
+        sec["n"], sec["num"] = n, str(n)
+        sec.setdefault("layer", None)  # a block's layer, from 1, in a model of several
         seen[sec["id"]] = seen.get(sec["id"], 0) + 1
         sec["anchor"] = sec["id"] + (f"-{seen[sec['id']]}" if seen[sec["id"]] > 1 else "")
-        k = 0
+        tables = subs = 0
         for st in sec["steps"]:
             if st["kind"] == "table":
-                k += 1
-                st["number"] = f"{n}-{k}"
+                tables += 1
+                st["number"] = f"{n}-{tables}"
+            elif st["kind"] == "sub":
+                subs += 1
+                st["num"], st["anchor"] = f"{n}.{subs}", f"{n}-{subs}"
 
 
 def build(d, digits: int | None = None, errata=None) -> dict:

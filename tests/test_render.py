@@ -299,7 +299,10 @@ def test_weird_spec_renders_in_every_format_in_memory():
 
 def test_a_two_layer_two_head_spec_grows_its_tables():
     text = next(t for p, t in rendered("deep").items() if p.name == "deep.en.md")
-    assert text.count("### Layer ") == 2 and "### Head 1" in text
+    headings = [ln for ln in text.splitlines() if ln.startswith("## §")]
+    assert sum("Self-attention (layer " in h for h in headings) == 2  # layers named from 1
+    assert any(h.endswith("(layer 2)") for h in headings) and not any("(layer 0)" in h for h in headings)
+    assert "#### Head 1" in text
     assert "deep-attention-1-1.svg" in text
     H0 = table(text, "Input of the first block")
     assert len(H0) == 3 and all(len(r) == 5 for r in H0)  # T = 3 rows, d = 4 columns
