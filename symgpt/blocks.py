@@ -242,31 +242,41 @@ def exact_decimal(q) -> str | None:
 
 # ---------------------------------------------------------------- control characters
 
-def mtext(token: str) -> str:
-    """A token inside math: ``\\text{…}`` with text-mode escapes (LaTeX and KaTeX).
+# Characters a token may hold that \text{…} cannot show the same way in LaTeX, KaTeX and MathJax
+# (MathJax's \text{} reads no macros): each is a math-mode symbol, in braces so it spaces as a letter.
+# \lt and \gt keep a raw < or > out of Markdown (GitHub would take it for HTML); the LaTeX
+# renderer turns them into < and > (LaTeX has no \lt).
+_MATH_CHARS = {"_": r"\_", "%": r"\%", "$": r"\$", "&": r"\&", "#": r"\#", "{": r"\{", "}": r"\}",
+               "\\": r"{\backslash}", "^": r"{\hat{}}", "~": r"{\sim}", "<": r"{\lt}", ">": r"{\gt}"}
 
-    >>> mtext("<pad>")
-    '\\\\text{\\\\textless{}pad\\\\textgreater{}}'
-    >>> mtext("a_b"), mtext("50%"), mtext("\\\\n"), mtext("{}"), mtext("a\\x1b")
-    ('\\\\text{a\\\\_b}', '\\\\text{50\\\\%}', '\\\\text{\\\\textbackslash{}n}', '\\\\text{\\\\{\\\\}}', '\\\\text{a\\\\textbackslash{}x1b}')
+
+def mtext(token: str) -> str:
+    """A token inside math, the same in LaTeX, KaTeX and MathJax 3: plain runs as ``\\text{…}``,
+    special characters as math symbols between them.
+
+    >>> print(mtext("<pad>"), mtext("a_b"), mtext("50%"))
+    {\\lt}\\text{pad}{\\gt} \\text{a}\\_\\text{b} \\text{50}\\%
+    >>> print(mtext("\\n"), mtext("{}"), mtext("a\x1b"), mtext("我"))
+    {\\backslash}\\text{n} \\{\\} \\text{a}{\\backslash}\\text{x1b} \\text{我}
     """
-    out = []
+    out, run = [], []
+
+    def flush():
+        if run:
+            out.append(r"\text{" + "".join(run) + "}")
+            run.clear()
     for ch in token:
-        if ch in "_%$&#{}":
-            out.append("\\" + ch)
-        elif ch == "\\":
-            out.append(r"\textbackslash{}")
-        elif ch == "^":
-            out.append(r"\textasciicircum{}")
-        elif ch == "~":
-            out.append(r"\textasciitilde{}")
-        elif ch in "<>":  # never a raw < or > in Markdown math: GitHub would take it for HTML
-            out.append(r"\textless{}" if ch == "<" else r"\textgreater{}")
+        if ch in _MATH_CHARS:
+            flush()
+            out.append(_MATH_CHARS[ch])
         elif is_control(ch):  # \x1b shown as the four characters \x1b
-            out.append(r"\textbackslash{}" + shown(ch)[1:])
+            flush()
+            out.append(_MATH_CHARS["\\"])
+            run.append(shown(ch)[1:])
         else:
-            out.append(ch)
-    return r"\text{" + "".join(out) + "}"
+            run.append(ch)
+    flush()
+    return "".join(out) or r"\text{}"
 
 
 class Numbers:

@@ -28,7 +28,7 @@ MACROS = {
     "epsilon", "gamma", "beta", "eta", "lambda", "mu", "sigma", "theta", "top", "hat", "textstyle",
     "Big", "leftarrow", "Rightarrow", "checkmark", "textbackslash", "textasciicircum", "textless", "textgreater",
     "textasciitilde", "begin", "end", "nabla", "mathbf", "prime", "ldots", "cdots", "pm", "lbrace",
-    "rbrace",
+    "rbrace", "lt", "gt", "backslash", "sim",
 }
 SYMBOL_MACROS = set("{}_%$&#,;! |\\")  # \{ \} \_ \% \$ \& \# \, \; \! \  \| \\
 
