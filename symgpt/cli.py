@@ -66,6 +66,40 @@ def terminal_safe(text) -> str:
     return visible(text)
 
 
+# ---------------------------------------------------------------- progress
+
+class Progress:
+    """Numbered progress lines on a terminal (``[2/8] bigram.en.pdf …``), nothing elsewhere.
+
+    Shown only when ``stream`` is a TTY and not ``quiet``: a pipe, a file or a log
+    gets no progress lines, so output stays byte-identical and parseable.
+
+    >>> import io
+    >>> p = Progress(2, io.StringIO())   # not a terminal: silent
+    >>> p.step("bigram.en.md"); p.stream.getvalue()
+    ''
+    """
+
+    def __init__(self, total: int, stream=None, quiet: bool = False):
+        self.total, self.done = total, 0
+        self.stream = sys.stderr if stream is None else stream
+        self.shown = not quiet and _is_tty(self.stream)
+
+    def step(self, what: str) -> None:
+        """Count one step and, on a terminal, say what it is."""
+        self.done += 1
+        if self.shown:
+            with contextlib.suppress(OSError, ValueError):
+                print(f"[{self.done}/{self.total}] {terminal_safe(what)} \u2026", file=self.stream, flush=True)
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 # ---------------------------------------------------------------- the output folder
 
 def _kind(mode: int) -> str:
@@ -144,7 +178,9 @@ class Stage:
         path = self.folder / rel
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "xb") as f:
+            # 0o666 less the umask (0644 under umask 022), as any tool's new file; never 0600
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+            with open(fd, "wb") as f:
                 f.write(data.encode("utf-8") if isinstance(data, str) else data)
         except OSError as e:
             raise OutputError(f"{final}: cannot write the file: {_reason(e)} "

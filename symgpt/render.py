@@ -26,6 +26,7 @@ import math
 import os
 import re
 import shutil
+import sys
 import tempfile
 import tomllib
 from pathlib import Path
@@ -33,7 +34,7 @@ from pathlib import Path
 import jinja2
 
 from .blocks import is_control, line_tex, mtext, shown
-from .cli import InputError, OutputError, Parser, check_out, flush_stdout, run, run_child, staged
+from .cli import InputError, OutputError, Parser, Progress, check_out, flush_stdout, run, run_child, staged
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .document import build, printed_figures
 from .errata import for_document
@@ -412,11 +413,14 @@ def tex_error(log: Path, r) -> str:
 # ---------------------------------------------------------------- the command
 
 def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
-                limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT) -> dict:
+                limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT, progress: Progress | None = None) -> dict:
     """{relative output path: str or bytes} for one spec (``uniform`` overrides its u).
 
     A claims file names its spec relative to ``out_dir`` when given, else by absolute path.
+    ``progress`` counts :func:`steps`: the derivation, then each document as it is made.
     """
+    step = progress.step if progress is not None else (lambda what: None)
+    step(f"{output_name(path)}: derivation")
     spec = load_spec(path, limits)
     if uniform is not None:
         spec = dataclasses.replace(spec, sampling=dataclasses.replace(spec.sampling, uniform=uniform))
@@ -432,20 +436,33 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
         spec_ref = os.path.relpath(spec_ref, Path(out_dir).resolve()).replace(os.sep, "/")
     for lang in langs:
         if "claims" in formats:
+            step(f"{name}.{lang}.claims.toml")
             out[Path(f"{name}.{lang}.claims.toml")] = claims_toml(doc, lang, spec_ref)
         if "md" in formats:
+            step(f"{name}.{lang}.md")
             out[Path(f"{name}.{lang}.md")] = render_doc(doc, "md", lang)
         if "tex" in formats or "pdf" in formats:
             tex = render_doc(doc, "tex", lang)
             if "tex" in formats:
+                step(f"{name}.{lang}.tex")
                 out[Path(f"{name}.{lang}.tex")] = tex
             if "pdf" in formats:
+                step(f"{name}.{lang}.pdf")
                 out[Path(f"{name}.{lang}.pdf")] = compile_pdf(tex, f"{name}.{lang}", tex_timeout)
     return out
 
 
+def steps(specs, formats, langs) -> int:
+    """How many progress steps a run has: per spec its derivation and one per document.
+
+    >>> steps(["a.toml", "b.toml"], ("md", "pdf"), ("zh", "en"))
+    10
+    """
+    return len(specs) * (1 + len(formats) * len(langs))
+
+
 def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
-               limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT) -> dict:
+               limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT, progress: Progress | None = None) -> dict:
     """{relative output path: text or bytes} for the given spec paths, in memory.
 
     Two specs whose files share a name (their outputs would overwrite each
@@ -456,7 +473,7 @@ def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform
         tex_tools()
     out: dict = {}
     for path in specs:
-        out.update(render_spec(path, formats, langs, digits, uniform, out_dir, limits, tex_timeout))
+        out.update(render_spec(path, formats, langs, digits, uniform, out_dir, limits, tex_timeout, progress))
     return out
 
 
@@ -526,6 +543,9 @@ def parser() -> argparse.ArgumentParser:
                     help=f"refuse numbers of more than N digits (default: {MAX_DIGITS})")
     ap.add_argument("--tex-timeout", default=str(TEX_TIMEOUT), metavar="SECONDS",
                     help=f"stop a latexmk run after SECONDS (default: {TEX_TIMEOUT})")
+    ap.add_argument("--quiet", action="store_true",
+                    help="no progress lines on stderr (they are shown only when stderr is a terminal: "
+                         "'[2/8] NAME.en.pdf …', one per spec's derivation and per document)")
     return ap
 
 
@@ -593,7 +613,8 @@ def main(argv=None) -> int:
     specs = list(once.values())
     check_names(specs)
     out = check_out(a.out)
-    files = render_all(specs, formats, langs, a.digits, uniform, out, limits, tex_timeout)
+    progress = Progress(steps(specs, formats, langs), sys.stderr, quiet=a.quiet)
+    files = render_all(specs, formats, langs, a.digits, uniform, out, limits, tex_timeout, progress)
     with staged(out) as stage:
         for rel in sorted(files):
             print(stage.write(rel, files[rel]))
