@@ -248,7 +248,7 @@ def _svg_bars(fig) -> str:
 def _svg_heat(fig) -> str:
     longest = max((len(s) for s in fig["row_labels"]), default=1)
     left, top = 24 + 9 * longest, 48
-    cw = max(80, -(-(360 - left - 16) // max(fig["m"], 1)))
+    cw = max(80, 8 * longest + 16, -(-(360 - left - 16) // max(fig["m"], 1)))  # a label fits its column
     ch = 48
     w, h = left + fig["m"] * cw + 16, top + fig["n"] * ch + 16
     body = []
