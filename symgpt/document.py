@@ -81,7 +81,7 @@ def build(d, digits: int | None = None, errata=None) -> dict:
     for key, fig in figures.items():
         fig["file"] = f"{s.name}-{key}.svg"
     return {
-        "name": s.name, "title": s.title, "kind": s.kind, "digits": digits,
+        "name": s.name, "title": dict(s.titles), "kind": s.kind, "digits": digits,
         "source": str(s.raw.get("source", "")),
         "vocab": list(s.vocab), "input": [s.vocab[i] for i in s.input], "target": s.vocab[s.target],
         "sections": secs, "figures": figures, "errata": errata, "anchors": anchors,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 from xml.sax.saxutils import escape
 
+from . import diagrams
 from .safe import visible
 
 BLUE = (37, 99, 235)
@@ -104,7 +105,7 @@ def _text(x, y, s, anchor="middle", size=12, extra="") -> str:
 
 def svg(fig: dict) -> str:
     """The figure as a standalone SVG document (UTF-8 text)."""
-    return {"bars": _svg_bars, "heat": _svg_heat, "line": _svg_line}[fig["kind"]](fig)
+    return {"bars": _svg_bars, "heat": _svg_heat, "line": _svg_line, "diagram": diagrams.svg}[fig["kind"]](fig)
 
 
 def _frame(w, h, body) -> str:
