@@ -36,7 +36,7 @@ MAX_REPEATED = 3   # layers drawn one by one up to this many; beyond, one block 
 HELPERS = re.compile(r"^(mu|var)\d$|^(A_den|sum_exp)$")   # statistics inside LayerNorm and softmax
 
 
-def _box(i, label_svg=None, label_tex=None, token=None, kind="stage", x=0, w=6) -> dict:
+def _box(i, label_svg=None, label_tex=None, token=None, kind="stage", x=Fraction(1, 2), w=9) -> dict:
     y = (BOX_H + GAP) * i
     b = {"x": str(x), "y": str(y), "w": str(w), "h": str(BOX_H), "kind": kind,
          "cx": str(Fraction(x) + Fraction(w) / 2), "cy": str(y + BOX_H / 2)}
@@ -79,12 +79,12 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True)
     shown = layers if layers <= MAX_REPEATED else 1
     for l in range(shown):
         first = len(boxes)
-        boxes += [_box(first + k, s, t, x=Fraction(1, 2), w=5) for k, (s, t) in enumerate(block)]
+        boxes += [_box(first + k, s, t, x=Fraction(1, 2), w=9) for k, (s, t) in enumerate(block)]
         top = Fraction(boxes[first]["y"]) - Fraction(1, 5)
         bottom = Fraction(boxes[-1]["y"]) + BOX_H + Fraction(1, 5)
         label = (f"layer {l + 1}", rf"\mathrm{{layer}}\ {l + 1}") if layers <= MAX_REPEATED else \
             (f"× {layers}", rf"\times {layers}")
-        frames.append({"x": "0", "y": str(top), "w": "6", "h": str(bottom - top),
+        frames.append({"x": "0", "y": str(top), "w": "10", "h": str(bottom - top),
                        "svg": label[0], "tex": label[1]})
     n = len(boxes)
     head = ("logits = h Eᵀ", r"\mathrm{logits} = h E^{\top}") if tied else \
@@ -97,7 +97,7 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True)
 
 
 def _frame_data(boxes, arrows, frames, side=()) -> dict:
-    width = max([Fraction(b["x"]) + Fraction(b["w"]) for b in boxes] + [Fraction(6)])
+    width = max([Fraction(b["x"]) + Fraction(b["w"]) for b in boxes] + [Fraction(fr["x"]) + Fraction(fr["w"]) + 2 for fr in frames])
     height = max(Fraction(b["y"]) + Fraction(b["h"]) for b in boxes)
     return {"kind": "diagram", "boxes": boxes, "arrows": arrows, "frames": frames, "side": list(side),
             "width": str(width), "height": str(height)}
@@ -263,10 +263,10 @@ def backprop_chain(d) -> dict:
     notes = []
     by_row: dict = {}
     for grp, prm in side:
-        by_row.setdefault(grp, []).append(prm)
+        by_row.setdefault(at[grp][0], []).append(prm)
     right = lane + Fraction(1, 2)
-    for grp, prms in by_row.items():
-        i, b = at[grp]
+    for i, prms in by_row.items():
+        b = next(bx for r, bx in at.values() if r == i)
         names = [label(p) for p in prms]
         notes.append({"x": str(right), "y": str(Fraction(b["y"]) + BOX_H / 2),
                       "svg": "∂ " + ", ".join(n[0] for n in names),
@@ -295,8 +295,9 @@ def xml_text(s) -> str:
 def svg(fig: dict) -> str:
     """A diagram as a standalone SVG document (UTF-8 text, deterministic).
 
-    >>> print(svg(_frame_data([_box(0, "a<b", "a<b")], [], []))[:60])
-    <svg xmlns="http://www.w3.org/2000/svg" width="264.00" heigh
+    >>> out = svg(_frame_data([_box(0, "a<b", "a<b")], [], []))
+    >>> out.startswith("<svg"), "a&lt;b" in out, "a<b" in out
+    (True, True, False)
     """
     pad = Fraction(3, 10)
     W, H = Fraction(fig["width"]) + 2 * pad, Fraction(fig["height"]) + 2 * pad
@@ -309,7 +310,7 @@ def svg(fig: dict) -> str:
     for fr in fig["frames"]:
         out.append(f'<rect x="{_f(fr["x"])}" y="{_f(fr["y"])}" width="{_f(fr["w"])}" height="{_f(fr["h"])}" '
                    f'rx="6" fill="none" stroke="#999" stroke-dasharray="5,3"/>')
-        out.append(f'<text x="{_f(Fraction(fr["x"]) + Fraction(1, 10))}" y="{_f(Fraction(fr["y"]) + Fraction(3, 10))}" '
+        out.append(f'<text x="{_f(Fraction(fr["x"]) + Fraction(fr["w"]) + Fraction(1, 10))}" y="{_f(Fraction(fr["y"]) + Fraction(3, 10))}" '
                    f'font-size="11" fill="#666" {FONT}>{xml_text(fr["svg"])}</text>')
     for a in fig["arrows"]:
         pts = " ".join(f"{_f(x)},{_f(y)}" for x, y in a["points"])
