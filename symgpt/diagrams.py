@@ -247,7 +247,7 @@ def backprop_chain(d) -> dict:
             boxes.append(b)
     arrows, lane = [], width + Fraction(1, 5)
     for a in [grp for row in rows for grp in row]:
-        for b in sorted(edges.get(a, ()), key=lambda x: at[x][0] if x in at else 0):
+        for b in sorted(edges.get(a, ()), key=lambda x: (at[x][0] if x in at else 0, x)):
             if b not in at:
                 continue
             (ia, ba), (ib, bb) = at[a], at[b]
