@@ -12,7 +12,7 @@ the last one, the position that predicts).
 >>> [s["id"] for s in secs][:4]
 ['setup', 'vocab', 'tokenize', 'embed']
 >>> sorted(figs)
-['attention', 'probs']
+['attention', 'backprop', 'pipeline', 'probs']
 """
 from __future__ import annotations
 
@@ -98,6 +98,15 @@ class Ctx:
                                  (word("position"), lambda j: _colhead(colword, j)), args, k)
 
 
+def tokcell(t) -> dict:
+    """A token alone in a table cell: shown bare, where running text quotes it.
+
+    >>> tokcell("我")
+    {'t': 'tok', 'v': '我', 'cell': True}
+    """
+    return {**tok(t), "cell": True}
+
+
 def _colhead(colword, j):
     return {"t": "word", "v": colword, "j": str(j)}
 
@@ -165,7 +174,7 @@ def param_label(group: str) -> str:
 
 
 def vocab(c):
-    rows = [[num(i), tok(t)] for i, t in enumerate(c.s.vocab)]
+    rows = [[num(i), tokcell(t)] for i, t in enumerate(c.s.vocab)]
     return {"id": "vocab", "steps": [
         text("vocab.intro", V=num(c.V)),
         table("vocab.cap", [word("id"), word("token")], rows, args={"V": num(c.V)}, align="rl"),
@@ -726,7 +735,7 @@ def summary(c):
               [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
         [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
                                                               [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
-        [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
+        [word("sec_sample"), math(r"\arg\max"), math("1"), tokcell(best.token)],
         [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
     ]
     return {"id": "summary", "steps": [
@@ -736,8 +745,8 @@ def summary(c):
         sub("tteach.scale"), text("tteach.scale_text"), scale_table(c), note("summary.scale"),
         sub("tteach.next"), text("tteach.next_text"),
         sub("tteach.diy"), text("tteach.diy_text"),
-        display(r"&\texttt{python -m symgpt.render }" + mtext(s.name) + r"\texttt{ --format md,pdf --lang all}",
-                r"&\texttt{python -m symgpt.verify }" + mtext(f"derivations/{s.name}.claims.toml")),
+        display(r"&\text{python -m symgpt.render }" + mtext(s.name) + r"\text{ -{}-format md,claims -{}-lang all -{}-out out}",
+                r"&\text{python -m symgpt.verify }" + mtext(f"out/{s.name}.en.claims.toml")),
         text("tteach.diy_torch")]}
 
 
