@@ -85,7 +85,7 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True)
         label = (f"layer {l + 1}", rf"\mathrm{{layer}}\ {l + 1}") if layers <= MAX_REPEATED else \
             (f"× {layers}", rf"\times {layers}")
         frames.append({"x": "0", "y": str(top), "w": "10", "h": str(bottom - top),
-                       "svg": label[0], "tex": label[1]})
+                       "svg": label[0], "tex": label[1], "layer": str(l + 1) if layers <= MAX_REPEATED else ""})
     n = len(boxes)
     head = ("logits = h Eᵀ", r"\mathrm{logits} = h E^{\top}") if tied else \
         ("logits = h W_out", r"\mathrm{logits} = h W_{\mathrm{out}}")
@@ -234,7 +234,7 @@ def backprop_chain(d) -> dict:
     ('L', 'E', '∂ W_2, b_2')
     """
     rows, side, edges = chain_rows(d)
-    w, step = Fraction(9, 5), Fraction(12, 5)
+    w, step = Fraction(12, 5), Fraction(3)
     width = max(len(r) for r in rows) * step
     at: dict = {}
     boxes = []

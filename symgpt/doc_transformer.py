@@ -719,6 +719,7 @@ def summary(c):
     n, s = c.n, c.s
     t = c.T - 1
     lastp = f"{s.layer_prefix(s.layers - 1)}"
+    last = f"^{{({s.layers})}}" if s.layers > 1 else ""  # a deeper model's blocks: the last one, from 1
     row = lambda group: n.vec([f"{group}[{t},{j}]" for j in range(c.dm)])
     shape = lambda a, b: math(rf"{a} \times {b}")
     best = sampling.greedy(c.d)
@@ -726,10 +727,10 @@ def summary(c):
         [word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)), math(str(s.input[t]))],
         [word("sec_embed"), math("X"), shape(c.T, c.dm), row("X")],
         [word("sec_positional"), math(r"H^{(0)}"), shape(c.T, c.dm), row("H0")],
-        [word("sec_attention"), math(r"\mathrm{Attn}"), shape(c.T, c.dm), row(f"{lastp}Attn")],
-        [word("sec_residual1"), math(r"\mathrm{LN}_1"), shape(c.T, c.dm), row(f"{lastp}LN1")],
-        [word("sec_ffn"), math(r"\mathrm{FFN}"), shape(c.T, c.dm), row(f"{lastp}F")],
-        [word("sec_residual2"), math(r"\mathrm{LN}_2"), shape(c.T, c.dm), row(f"{lastp}LN2")],
+        [word("sec_attention"), math(r"\mathrm{Attn}" + last), shape(c.T, c.dm), row(f"{lastp}Attn")],
+        [word("sec_residual1"), math(r"\mathrm{LN}_1" + last), shape(c.T, c.dm), row(f"{lastp}LN1")],
+        [word("sec_ffn"), math(r"\mathrm{FFN}" + last), shape(c.T, c.dm), row(f"{lastp}F")],
+        [word("sec_residual2"), math(r"\mathrm{LN}_2" + last), shape(c.T, c.dm), row(f"{lastp}LN2")],
         [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
          math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
               [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
