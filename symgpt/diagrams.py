@@ -234,6 +234,9 @@ def backprop_chain(d) -> dict:
     ('L', 'E', '∂ W_2, b_2')
     """
     rows, side, edges = chain_rows(d)
+    row_of = {grp: i for i, row in enumerate(rows) for grp in row}
+    skips = lambda grp: any(row_of.get(b, 0) > row_of[grp] + 1 for b in edges.get(grp, ()))
+    rows = [sorted(row, key=skips) for row in rows]  # a box whose arrow takes a lane goes right
     w, step = Fraction(12, 5), Fraction(3)
     width = max(len(r) for r in rows) * step
     at: dict = {}
