@@ -12,13 +12,13 @@ the last one, the position that predicts).
 >>> [s["id"] for s in secs][:4]
 ['setup', 'vocab', 'tokenize', 'embed']
 >>> sorted(figs)
-['attention', 'probs']
+['attention', 'backprop', 'pipeline', 'probs']
 """
 from __future__ import annotations
 
 import sympy
 
-from . import sampling
+from . import diagrams, sampling, scale
 from .blocks import derivation_step, display, figure, math, minor, mtext, note, num, pos, sub, table, tex, text, tok, vec, word
 from .derive import softmax_ce_steps
 from .figures import bars, heatmap, line as curve
@@ -65,6 +65,10 @@ class Ctx:
         self.k = n.k
         self.fine = n.k + 1
 
+    def per_head(self, key):
+        """A caption key, its per-head variant (naming the head, from 1) when there are several heads."""
+        return key if self.s.heads == 1 else "tteach." + key.replace(".", "_") + "_h"
+
     def posl(self, t):
         return pos(t, self.toks[t])
 
@@ -94,6 +98,15 @@ class Ctx:
                                  (word("position"), lambda j: _colhead(colword, j)), args, k)
 
 
+def tokcell(t) -> dict:
+    """A token alone in a table cell: shown bare, where running text quotes it.
+
+    >>> tokcell("我")
+    {'t': 'tok', 'v': '我', 'cell': True}
+    """
+    return {**tok(t), "cell": True}
+
+
 def _colhead(colword, j):
     return {"t": "word", "v": colword, "j": str(j)}
 
@@ -102,7 +115,7 @@ def sections(d, n):
     """All sections and the figures' data of a transformer document."""
     c = Ctx(d, n)
     figs = {}
-    out = [setup(c), vocab(c), tokenize(c), embed(c), positional(c)]
+    out = [setup(c, figs), vocab(c), tokenize(c), embed(c), positional(c)]
     for l in range(c.s.layers):
         pre = c.s.layer_prefix(l)
         block = [attention(c, l, pre, figs), residual_ln(c, l, pre, 1), ffn(c, l, pre),
@@ -116,8 +129,9 @@ def sections(d, n):
 
 # ---------------------------------------------------------------- §0 set-up
 
-def setup(c):
+def setup(c, figs):
     s = c.s
+    figs["pipeline"] = diagrams.pipeline(c.toks, s.vocab[sampling.greedy(c.d).id], s.layers, s.heads)
     hyper = [[math("V"), word("vocab_size"), num(s.V)], [math("d"), word("d_model"), num(s.d)],
              [math("h"), word("n_heads"), num(s.heads)], [math("d_k"), word("d_head"), num(c.dk)],
              [math(r"d_{\mathrm{ff}}"), word("d_ff"), num(s.d_ff)], [math("L"), word("n_layers"), num(s.layers)],
@@ -129,12 +143,17 @@ def setup(c):
         grp = c.d.graph.groups[group]
         size = len(grp.names)
         count = sum(1 for nm in grp.names if nm in learn)
-        label = (f"{{{PARAM_TEX[base]}}}^{{[{group.split('.')[0]}]}}" if "." in group else PARAM_TEX[base])
+        label = param_label(group)
         prow.append([math(label), math(shape_tex(grp.shape)), word(DESC[base]),
                      num(count) if count == size else word("fixed")])
     total = param_count(c.d)
-    steps = [text("setup.intro", inp=tok("".join(c.toks)), target=tok(c.s.vocab[s.target])),
+    steps = [sub("tteach.setup_what"),
+             text("setup.intro", inp=tok("".join(c.toks)), target=tok(c.s.vocab[s.target])),
+             text("tteach.setup_shape", layers=num(s.layers), heads=num(s.heads)),
+             figure("pipeline", "tteach.pipeline_fig", inp=tok("".join(c.toks)), layers=num(s.layers)),
+             sub("tteach.setup_hyper"),
              table("setup.hyper_cap", [word("symbol"), word("meaning"), word("value")], hyper, align="llr"),
+             sub("tteach.setup_params"),
              text("setup.params", total=num(total, "params()")),
              table("setup.params_cap", [word("name"), word("shape"), word("use"), word("count")], prow,
                    args={"total": num(total, "params()")}, align="lllr")]
@@ -144,8 +163,18 @@ def setup(c):
     return {"id": "setup", "steps": [st for st in steps if st]}
 
 
+def param_label(group: str) -> str:
+    """LaTeX name of a parameter group; in a deeper model its layer, from 1, as a superscript.
+
+    >>> param_label("W_Q"), param_label("l1.W_Q")
+    ('W_Q', '{W_Q}^{[2]}')
+    """
+    layer, _, base = group.rpartition(".")
+    return f"{{{PARAM_TEX[base]}}}^{{[{int(layer[1:]) + 1}]}}" if layer else PARAM_TEX[base]
+
+
 def vocab(c):
-    rows = [[num(i), tok(t)] for i, t in enumerate(c.s.vocab)]
+    rows = [[num(i), tokcell(t)] for i, t in enumerate(c.s.vocab)]
     return {"id": "vocab", "steps": [
         text("vocab.intro", V=num(c.V)),
         table("vocab.cap", [word("id"), word("token")], rows, args={"V": num(c.V)}, align="rl"),
@@ -158,9 +187,11 @@ def tokenize(c):
     onehot = [[c.posl(t)] + [num(1 if v == i else 0) for v in range(c.V)] for t, i in enumerate(ids)]
     head = [word("position")] + [{"t": "tokid", "v": str(v), "tok": tk} for v, tk in enumerate(c.s.vocab)]
     return {"id": "tokenize", "steps": [
+        sub("tteach.tokenize_ids"),
         text("tokenize.intro"),
         display(*lines),
         display(r"\mathrm{tokens} = \left[" + r",\; ".join(map(str, ids)) + rf"\right] \in \mathbb{{Z}}^{{{c.T}}}"),
+        sub("tteach.tokenize_onehot"),
         text("tokenize.onehot", V=num(c.V), Tt=tex(c.T), Vt=tex(c.V)),
         table("tokenize.cap", head, onehot, args={"T": num(c.T), "V": num(c.V)}),
         note("tokenize.lookup")]}
@@ -175,8 +206,10 @@ def embed(c):
         xs = [c.n.weight(f"E[{i},{j}]") for j in range(c.dm)]
         lines.append(rf"x_{{{t}}} &= E[{i}] = {vec(xs)} \quad ({mtext(c.toks[t])})")
     return {"id": "embed", "steps": [
+        sub("tteach.embed_matrix"),
         text("embed.intro", d=num(c.dm)),
         Et,
+        sub("tteach.embed_lookup"),
         display(rf"X = X_{{\mathrm{{oh}}}} \cdot E \in \mathbb{{R}}^{{{c.T} \times {c.dm}}}"),
         text("embed.pick"),
         display(*lines, figs=[(f"E[{i},{j}]", c.n.weight(f"E[{i},{j}]")) for i in c.s.input for j in range(c.dm)]),
@@ -205,11 +238,14 @@ def positional(c):
         if any(hc):
             h_lines.append(rf"&= {vec([cl if cl else v for cl, v in zip(hc, hv)])}")
     return {"id": "positional", "steps": [
+        sub("tteach.pe_formula"),
         text("positional.intro"),
         display(general),
+        sub("tteach.pe_values", d=num(c.dm)),
         text("positional.base", base=tex(n.rational(s.pe_base)), d=tex(c.dm)),
         display(*dens),
         n.calc(*pe_lines),
+        sub("tteach.pe_add"),
         text("positional.closed"),
         display(r"H^{(0)} = X + \mathrm{PE}"),
         n.calc(*h_lines),
@@ -235,10 +271,10 @@ def dot_sum(xs, ws) -> str:
 def attention(c, l, pre, figs):
     n, s, d = c.n, c.s, c.d
     g = d.graph
-    steps = [text("attention.intro")]
+    steps = [text("tteach.attention_lead"), sub("tteach.attention_proj"), text("attention.intro")]
     steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")],
                          figs=weight_figs(c, *[pre + nm for nm in ("W_Q", "W_K", "W_V")])))
-    steps.append(display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V"))
+    steps += [sub("tteach.attention_qkv"), display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V")]
     hin = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
         Wn = pre + "W_" + M
@@ -261,7 +297,7 @@ def attention(c, l, pre, figs):
     for h in range(s.heads):
         cols = range(h * c.dk, (h + 1) * c.dk)
         if s.heads > 1:
-            steps.append(minor("attention.head", h=num(h)))
+            steps.append(minor("attention.head", h=num(h + 1)))
         dots, scaled = [], []
         for t in c.rows:
             for s_ in range(c.T):
@@ -280,8 +316,8 @@ def attention(c, l, pre, figs):
         for t in range(c.T):
             rows.append([c.posl(t)] + [n.cell(f"{pre}S[{c.head_idx(h, t, s_)}]") if s_ <= t
                                        else math(r"-\infty") for s_ in range(c.T)])
-        steps.append(table("attention.mask_cap", [word("query")] + [_colhead("key_at", s_) for s_ in range(c.T)],
-                           rows, args={"h": num(h)}))
+        steps.append(table(c.per_head("attention.mask_cap"), [word("query")] + [_colhead("key_at", s_) for s_ in range(c.T)],
+                           rows, args={"h": num(h + 1)}))
     # softmax
     steps += [sub("attention.softmax"),
               display(r"A_{t,s} = \frac{\exp(S'_{t,s})}{\sum_{r \le t} \exp(S'_{t,r})}")]
@@ -304,13 +340,13 @@ def attention(c, l, pre, figs):
                                                      for s_, p in shares]}))
         rows = [[c.posl(t)] + [n.cell(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)]
                 for t in range(c.T)]
-        steps.append(table("attention.A_cap", [word("query")] + [_colhead("weight_at", s_) for s_ in range(c.T)],
-                           rows, args={"h": num(h)}))
-        name = "attention" if s.layers == 1 and s.heads == 1 else f"attention-{l}-{h}"
+        steps.append(table(c.per_head("attention.A_cap"), [word("query")] + [_colhead("weight_at", s_) for s_ in range(c.T)],
+                           rows, args={"h": num(h + 1)}))
+        name = "attention" if s.layers == 1 and s.heads == 1 else f"attention-{l + 1}-{h + 1}"  # from 1
         figs[name] = heatmap([f"{t}" for t in range(c.T)], c.toks,
                              [[n.v(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)] for t in range(c.T)],
                              [[s_ > t for s_ in range(c.T)] for t in range(c.T)])
-        steps.append(figure(name, "attention.fig", h=num(h)))
+        steps.append(figure(name, "attention.fig" if s.heads == 1 else "tteach.attention_fig_h", h=num(h + 1)))
     # weighted sum: the heads' outputs o (Attn_heads when W_O follows, else Attn itself)
     has_wo = s.raw.get("layer", [{}])[l].get("W_O") is not None
     o = pre + ("Attn_heads" if has_wo else "Attn")
@@ -374,7 +410,7 @@ def residual_ln(c, l, pre, which):
     eps = s.ln_eps
     gam = [n.weight(f"{pre}gamma{which}[{j}]") for j in range(c.dm)]
     bet = [n.weight(f"{pre}beta{which}[{j}]") for j in range(c.dm)]
-    steps = [text(f"residual.intro{which}"), display(formula), n.calc(*lines),
+    steps = [text(f"residual.intro{which}"), sub("tteach.residual_add"), display(formula), n.calc(*lines),
              sub("residual.ln"),
              display(r"\mathrm{LN}(h)_j = \gamma_j \frac{h_j - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta_j,\quad "
                      r"\mu = \frac{1}{d}\sum_j h_j,\quad \sigma^2 = \frac{1}{d}\sum_j (h_j - \mu)^2"),
@@ -427,7 +463,9 @@ def ffn(c, l, pre):
     n, s, g = c.n, c.s, c.d.graph
     dff = s.d_ff
     steps = [text("ffn.intro"),
+             sub("tteach.ffn_formula"),
              display(r"\mathrm{FFN}(h) = \mathrm{ReLU}(h W_1 + b_1)\, W_2 + b_2"),
+             sub("tteach.ffn_weights"),
              display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_1", "b_1", "W_2", "b_2")],
                      figs=weight_figs(c, *[pre + nm for nm in ("W_1", "b_1", "W_2", "b_2")])),
              sub("ffn.first")]
@@ -500,6 +538,7 @@ def softmax(c, figs):
         sub("softmax.norm"),
         table("softmax.cap", [word("token"), word("logit"), math(r"e^{\mathrm{logit}}"), math("p"), word("percent")],
               rows, args={"Z": tex(Z)}),
+        sub("tteach.softmax_picture"),
         figure("probs", "softmax.fig", best=tok(best.token), target=tok(s.vocab[s.target]))]}
 
 
@@ -539,14 +578,14 @@ def sample(c):
              "ref": f"p[{v}]"} for v in tk.kept]
     renorm = tex(vec([n.e(tk.probs[v]) for v in tk.kept]),
                  [(f"topk({sp.top_k}, {v})", n.e(tk.probs[v])) for v in tk.kept])
-    steps += [sub("sample.topk", k=num(sp.top_k)),
+    steps += [sub("tteach.sample_topkp"), minor("sample.topk", k=num(sp.top_k)),
               text("sample.topk_text", k=num(sp.top_k), kept={"t": "list", "v": kept}, renorm=renorm)]
     # top-p
     tp = sampling.top_p(d, sp.top_p)
     cum = [(order[i], n.e(tp.cumulative[i]), "+".join(f"p[{u}]" for u in order[:i + 1])) for i in range(len(order))]
     rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, n.cell(f"p[{v}]"), num(cv, cref),
              word("kept" if v in tp.kept else "dropped")] for v, cv, cref in cum]
-    steps += [sub("sample.topp", P=num(n.rational(sp.top_p))),
+    steps += [minor("sample.topp", P=num(n.rational(sp.top_p))),
               text("sample.topp_text", P=num(n.rational(sp.top_p)), m=num(len(tp.kept))),
               table("sample.topp_cap", [word("token"), math("p"), word("cumulative"), word("kept_col")], rows,
                     args={"P": num(n.rational(sp.top_p))}, align="lrrl")]
@@ -559,7 +598,7 @@ def sample(c):
         rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, num(lo, "+".join(f"p[{u}]" for u in range(v)) or None),
                      num(n.e(acc), "+".join(f"p[{u}]" for u in range(v + 1))),
                      word("chosen" if v == ch.id else "blank")])
-    steps += [sub("sample.draw"),
+    steps += [sub("tteach.sample_to_token"),
               text("sample.draw_text", u=tex(n.rational(sp.uniform))),
               table("sample.draw_cap", [word("token"), word("from"), word("to"), word("drawn_col")], rows,
                     args={"u": num(n.rational(sp.uniform))}, align="lrrl"),
@@ -615,6 +654,10 @@ def training(c, figs):
                               formula=r"h_{\mathrm{final}} \cdot E^{\mathrm{new}}"),
                          line(rf"\mathrm{{logit}}^{{\mathrm{{old}}}}_{{{mtext(tt)}}}", None, f"logits[{t}]")),
                   text("train.rise", rise=num(n.v(rise), rise))]
+    # the chain the gradient runs back along, read off the graph's adjoints
+    figs["backprop"] = diagrams.backprop_chain(d)
+    steps += [sub("tteach.train_chain"), text("tteach.train_chain_text"),
+              figure("backprop", "tteach.backprop_fig"), note("tteach.train_chain_note")]
     # full gradient
     steps += [sub("train.full"), text("train.full_text")]
     learn = set(learnable(d))
@@ -623,7 +666,7 @@ def training(c, figs):
         if not any(nm in learn for nm in grp.names):
             continue
         base = group.split(".")[-1]
-        label = (f"{{{PARAM_TEX[base]}}}^{{[{group.split('.')[0]}]}}" if "." in group else PARAM_TEX[base])
+        label = param_label(group)
         if len(grp.shape) == 2:
             rlab = (lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v" else (lambda i: num(i))
             rows = [[rlab(i)] + [c.cellv(f"grad_{group}[{i},{j}]") for j in range(grp.shape[1])]
@@ -676,6 +719,7 @@ def summary(c):
     n, s = c.n, c.s
     t = c.T - 1
     lastp = f"{s.layer_prefix(s.layers - 1)}"
+    last = f"^{{({s.layers})}}" if s.layers > 1 else ""  # a deeper model's blocks: the last one, from 1
     row = lambda group: n.vec([f"{group}[{t},{j}]" for j in range(c.dm)])
     shape = lambda a, b: math(rf"{a} \times {b}")
     best = sampling.greedy(c.d)
@@ -683,20 +727,39 @@ def summary(c):
         [word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)), math(str(s.input[t]))],
         [word("sec_embed"), math("X"), shape(c.T, c.dm), row("X")],
         [word("sec_positional"), math(r"H^{(0)}"), shape(c.T, c.dm), row("H0")],
-        [word("sec_attention"), math(r"\mathrm{Attn}"), shape(c.T, c.dm), row(f"{lastp}Attn")],
-        [word("sec_residual1"), math(r"\mathrm{LN}_1"), shape(c.T, c.dm), row(f"{lastp}LN1")],
-        [word("sec_ffn"), math(r"\mathrm{FFN}"), shape(c.T, c.dm), row(f"{lastp}F")],
-        [word("sec_residual2"), math(r"\mathrm{LN}_2"), shape(c.T, c.dm), row(f"{lastp}LN2")],
+        [word("sec_attention"), math(r"\mathrm{Attn}" + last), shape(c.T, c.dm), row(f"{lastp}Attn")],
+        [word("sec_residual1"), math(r"\mathrm{LN}_1" + last), shape(c.T, c.dm), row(f"{lastp}LN1")],
+        [word("sec_ffn"), math(r"\mathrm{FFN}" + last), shape(c.T, c.dm), row(f"{lastp}F")],
+        [word("sec_residual2"), math(r"\mathrm{LN}_2" + last), shape(c.T, c.dm), row(f"{lastp}LN2")],
         [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
          math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
               [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
         [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
                                                               [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
-        [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
+        [word("sec_sample"), math(r"\arg\max"), math("1"), tokcell(best.token)],
         [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
     ]
     return {"id": "summary", "steps": [
         text("summary.intro"),
         table("summary.cap", [word("stage"), word("output"), word("shape"), word("at_last")], rows,
               args={"t": c.posl(t)}, align="llll"),
-        note("summary.scale")]}
+        sub("tteach.scale"), text("tteach.scale_text"), scale_table(c), note("summary.scale"),
+        sub("tteach.next"), text("tteach.next_text"),
+        sub("tteach.diy"), text("tteach.diy_text"),
+        display(r"&\text{python -m symgpt.render }" + mtext(s.name) + r"\text{ -{}-format md,claims -{}-lang all -{}-out out}",
+                r"&\text{python -m symgpt.verify }" + mtext(f"out/{s.name}.en.claims.toml")),
+        text("tteach.diy_torch")]}
+
+
+def scale_table(c):
+    """Table 13-2: our model beside published ones, every count from the one formula :func:`scale.params`."""
+    s = c.s
+    ours = scale.of_spec(s)
+    rows = [[math(mtext(s.name)), num(s.layers), num(s.heads), num(s.d), num(s.V), num(s.T),
+             num(scale.grouped(scale.params(ours)), "params()")]]
+    for m in scale.published():
+        rows.append([math(mtext(m["name"])), num(m["n_layer"]), num(m["n_head"]), num(scale.grouped(m["n_embd"])),
+                     num(scale.grouped(m["vocab"])), num(scale.grouped(m["n_ctx"])),
+                     num(scale.grouped(scale.params(scale.gpt2(m))))])
+    head = [word("name"), math("L"), math("h"), math("d"), math("V"), math(r"n_{\mathrm{ctx}}"), word("count")]
+    return table("tteach.scale_cap", head, rows, align="lrrrrrr")

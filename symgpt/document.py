@@ -80,14 +80,39 @@ def build(d, digits: int | None = None, errata=None) -> dict:
             anchors.setdefault(key, secs[f["sec"]]["anchor"])
     for key, fig in figures.items():
         fig["file"] = f"{s.name}-{key}.svg"
+    for row in errata or ():
+        row["link"] = errata_link(secs, row["places"]["zh"])
     return {
-        "name": s.name, "title": s.title, "kind": s.kind, "digits": digits,
+        "name": s.name, "title": dict(s.titles), "kind": s.kind, "digits": digits,
         "source": str(s.raw.get("source", "")),
         "vocab": list(s.vocab), "input": [s.vocab[i] for i in s.input], "target": s.vocab[s.target],
         "sections": secs, "figures": figures, "errata": errata, "anchors": anchors,
     }
 
 
+
+
+def errata_link(sections, places) -> dict | None:
+    """Where the right figures of an errata row are: the sub-section its first place cites.
+
+    ``{"num": "5.2", "anchor": "5-2"}`` when the cited ``§5.2`` is one of our
+    sub-headings, the section's own number and anchor when only ``§5`` is,
+    else None (a place before §0, such as the source's header).
+
+    >>> secs = [{"num": "0", "anchor": "setup", "steps": [{"kind": "sub", "num": "0.1", "anchor": "0-1"}]}]
+    >>> errata_link(secs, ["§0.1 表 0-1"]), errata_link(secs, ["§0 x"]), errata_link(secs, ["页首"])
+    ({'num': '0.1', 'anchor': '0-1'}, {'num': '0', 'anchor': 'setup'}, None)
+    """
+    marks = [p.split(" ", 1)[0][1:] for p in places if p.startswith("§")]
+    for mark in marks:
+        for sec in sections:
+            for st in sec["steps"]:
+                if st["kind"] == "sub" and st.get("num") == mark:
+                    return {"num": mark, "anchor": st["anchor"]}
+        for sec in sections:
+            if sec["num"] == mark.split(".")[0]:
+                return {"num": sec["num"], "anchor": sec["anchor"]}
+    return None
 
 
 def canonical(d, ref: str) -> str | None:

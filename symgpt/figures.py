@@ -23,6 +23,7 @@ import math
 from fractions import Fraction
 from xml.sax.saxutils import escape
 
+from . import diagrams
 from .safe import visible
 
 # One colour table for both formats: a bar's role → (red, green, blue); the heat map's ink.
@@ -200,7 +201,7 @@ def _text(x, y, s, anchor="middle", size=13, extra="", font=FONT) -> str:
 
 def svg(fig: dict) -> str:
     """The figure as a standalone SVG document (UTF-8 text)."""
-    return {"bars": _svg_bars, "heat": _svg_heat, "line": _svg_line}[fig["kind"]](fig)
+    return {"bars": _svg_bars, "heat": _svg_heat, "line": _svg_line, "diagram": diagrams.svg}[fig["kind"]](fig)
 
 
 def _frame(w, h, body) -> str:

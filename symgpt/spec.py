@@ -34,7 +34,7 @@ from .safe import clip
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
 # each extra example).  The one table of allowed keys: the reader refuses anything else.
 KEYS = {
-    "": ("title", "source", "model", "data", "weights", "layer", "sampling", "training"),
+    "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training"),
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps"),
     "data": ("input", "target"),
     "weights": ("E", "W", "W_out"),
@@ -45,6 +45,7 @@ KEYS = {
     "training.adamw": ("lr", "beta1", "beta2", "eps", "weight_decay"),
     "training.gradcheck": ("h", "params"),
     "training.examples[]": ("input", "target"),
+    "title": ("zh", "en"),
 }
 
 # Keys only one model kind has: the other kind refuses them, saying why.
@@ -307,6 +308,7 @@ class Spec:
     sampling: Sampling
     training: Training
     raw: dict = field(repr=False, default_factory=dict)
+    titles: dict = field(default_factory=dict)  # the title per language: {"zh": …, "en": …}
 
     @property
     def V(self) -> int:
@@ -530,11 +532,43 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     sampling = _sampling(r, r.table(raw, "sampling", "", required=False), kind, V)
     training = _training(r, r.table(raw, "training", "", required=False), kind, ids, inp, target,
                          params, is_tf)
-    title = r.string(raw, "title", path.stem)
+    titles = _titles(r, raw, path.stem)
     r.string(raw, "source", "")
     name = path.name.removesuffix(".toml")
-    return Spec(path, name, title, kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
-                inp, target, params, sampling, training, raw)
+    return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
+                inp, target, params, sampling, training, raw, titles)
+
+
+def _titles(r: _Reader, raw: dict, stem: str) -> dict:
+    """The title per language from ``title`` (a string, or a table ``zh``/``en``) and ``title_en``.
+
+    A language without its own title takes the other's; with neither, the file's stem.
+
+    >>> r = _Reader(Path("f.toml"), Limits())
+    >>> _titles(r, {"title": "我爱你", "title_en": "I love you"}, "f")
+    {'zh': '我爱你', 'en': 'I love you'}
+    >>> _titles(r, {"title": {"en": "Hello"}}, "f"), _titles(r, {}, "f")
+    ({'zh': 'Hello', 'en': 'Hello'}, {'zh': 'f', 'en': 'f'})
+    >>> _titles(r, {"title": {"en": "a"}, "title_en": "b"}, "f")
+    Traceback (most recent call last):
+    ...
+    symgpt.spec.SpecError: f.toml: title_en: give the English title once: title.en or title_en, not both
+    """
+    t = raw.get("title", {})
+    if isinstance(t, dict):
+        r.keys(t, "title")
+        titles = {lang: t[lang] for lang in ("zh", "en") if lang in t}
+        for lang, v in titles.items():
+            if not isinstance(v, str):
+                raise r.fail(f"title.{lang}", f"expected a string, got {show(v)}")
+    else:
+        titles = {"zh": r.string(raw, "title", stem)}
+    if "title_en" in raw:
+        if "en" in titles:
+            raise r.fail("title_en", "give the English title once: title.en or title_en, not both")
+        titles["en"] = r.string(raw, "title_en", stem)
+    first = titles.get("zh", titles.get("en", stem))
+    return {"zh": titles.get("zh", first), "en": titles.get("en", first)}
 
 
 def _vocab(r: _Reader, vocab) -> tuple:
