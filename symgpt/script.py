@@ -47,7 +47,7 @@ def literal(q) -> str:
     s = exact_decimal(q)
     if s is None:
         return f"{q.p}/{q.q}"
-    if len(s) > 12:  # 0.00000001 as 1e-08, as Python writes it
+    if len(s.lstrip("-")) > 8:  # 0.00000001 as 1e-8
         return format(Decimal(s), "e")
     return s if "." in s else s + ".0"
 
@@ -197,6 +197,6 @@ def script(d, digits: int = 4) -> str:
     out += [f"g, th = {gexpr}, {name}[{ai}][{aj}]  # AdamW, first step",
             "m, v = (1 - B1) * g, (1 - B2) * g * g",
             "step = ETA * (m / (1 - B1)) / (math.sqrt(v / (1 - B2)) + EPS)",
-            f"print('adamw', f({k + 2}, [m]), f({k + 4}, [v]), f({k + 2}, [step]), "
-            f"f({k + 3}, [th - ETA * WD * th - step]))"]
+            "new = th - ETA * WD * th - step  # decoupled weight decay",
+            f"print('adamw', f({k + 2}, [m]), f({k + 4}, [v]), f({k + 2}, [step]), f({k + 3}, [new]))"]
     return "\n".join(out) + "\n"
