@@ -152,8 +152,9 @@ def printed_figures(sections):
                         for ref, printed in _value_figures(cell):
                             yield {"sec": n, "place": ("table", step["number"], r + 1, col + 1),
                                    "ref": ref, "printed": printed}
-            elif kind in ("text", "note"):
-                paragraphs += 1
-                for v in step["args"].values():
-                    for ref, printed in _value_figures(v):
-                        yield {"sec": n, "place": ("text", paragraphs), "ref": ref, "printed": printed}
+            elif kind in ("text", "note", "items"):
+                for entry in step["entries"] if kind == "items" else [step]:  # each list item a paragraph
+                    paragraphs += 1
+                    for v in entry["args"].values():
+                        for ref, printed in _value_figures(v):
+                            yield {"sec": n, "place": ("text", paragraphs), "ref": ref, "printed": printed}
