@@ -19,7 +19,7 @@ Every figure is a certified rounding (:func:`symgpt.numeric.certify`).
 >>> d = symgpt.load("bigram")
 >>> b = Batch(d)
 >>> b.mean("grad_W[0,2]", 4), b.norm(4), b.coef(4)
-('-0.0407', '0.3879', '1')
+('-0.0826', '0.3984', '1')
 >>> [schedule_lr(d, k, 3) for k in (0, 1, 2, 6, 10, 11)]
 ['0.000333', '0.000667', '0.00100', '0.000550', '0.000100', '0.000100']
 """
