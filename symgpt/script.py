@@ -177,6 +177,7 @@ def script(d, digits: int = 4) -> str:
             "    return seen", "",
             "x, p, L = forward(E, W)",
             "dz, dW, dx = grads(x, p, W)",
+            "print('example', VOCAB[tok], '->', VOCAB[tgt])",
             f"print('p', f({k}, p)); print('loss', f({k}, [L])); print('p-y', f({k}, dz))",
             f"print('grad_W', *[f({k}, r) for r in dW], sep='\\n  ')",
             f"print('grad_x', f({k}, dx))",
