@@ -281,7 +281,7 @@ def extras_section(d, n):
     b = extras.Batch(d)
     k = n.k
     pair = lambda i: math(rf"{mtext(s.vocab[ex.batch[i][0][-1]])} \to {mtext(s.vocab[ex.batch[i][1]])}")
-    head = [word("parameter")] + [math(rf"g^{{({i + 1})}}") for i in range(len(ex.batch))] + [math(r"\bar g")]
+    head = [word("parameter")] + [math(rf"g^{{({i + 1})}}") for i in range(len(ex.batch))] + [math(r"G")]
     own = [m is d for m in b.models]
 
     def cell(i, ref):  # example i's value; the spec's own example prints a claim
@@ -295,7 +295,7 @@ def extras_section(d, n):
              sub("bigram_extras.batch"),
              text("bigram_extras.batch_text", B=num(len(ex.batch)),
                   pairs={"t": "list", "v": [pair(i) for i in range(len(ex.batch))]}),
-             display(r"\bar g = \frac{1}{B} \sum_{b=1}^{B} g^{(b)}"),
+             display(r"G = \frac{1}{B} \sum_{b=1}^{B} g^{(b)}"),
              table("bigram_extras.batch_cap", head, rows, align="l" + "r" * (len(head) - 1))]
     if total > len(names):
         steps.append(text("bigram_extras.batch_more", shown=num(len(names)), total=num(total)))
@@ -303,13 +303,13 @@ def extras_section(d, n):
     c = n.rational(ex.clip)
     steps += [sub("bigram_extras.clip"),
               text("bigram_extras.clip_text", c=tex(c)),
-              display(r"\lVert \bar g \rVert = \sqrt{\textstyle\sum_\theta \bar g_\theta^{2}} = " + b.norm(k)
-                      + r",\qquad \kappa = \min\left(1,\ \frac{" + c + r"}{\lVert \bar g \rVert + 10^{-6}}\right)"
+              display(r"\|G\| = \sqrt{\textstyle\sum_\theta G_\theta^{2}} = " + b.norm(k)
+                      + r",\qquad s = \operatorname{min}\left(1,\ \frac{" + c + r"}{\|G\| + 10^{-6}}\right)"
                       + (r" \approx " if b.clips() else " = ") + b.coef(k + 2))]
     if b.clips():
         top = names[:min(len(names), 6)]
         steps += [text("bigram_extras.clip_cut", coef=num(b.coef(k + 2))),
-                  table("bigram_extras.clip_cap", [word("parameter"), math(r"\bar g"), math(r"\kappa\, \bar g")],
+                  table("bigram_extras.clip_cap", [word("parameter"), math(r"G"), math(r"s\, G")],
                         [[math(_param_tex(d, nm)), num(b.mean(f"grad_{nm}", k)), num(b.clipped_grad(nm, k))]
                          for nm in top], align="lrr")]
     else:
@@ -318,11 +318,11 @@ def extras_section(d, n):
     last = ex.decay_steps + 1
     sched = [[num(it), num(extras.schedule_lr(d, it, 3))] for it in range(last + 1)]
     steps += [sub("bigram_extras.schedule"),
-              text("bigram_extras.schedule_text", lr=tex(n.tex_rational(a.lr)), warmup=num(ex.warmup),
-                   decay=num(ex.decay_steps), min_lr=tex(n.tex_rational(ex.min_lr))),
+              text("bigram_extras.schedule_text", lr=tex(n.tex_rational(a.lr)), warmup=tex(str(ex.warmup)),
+                   decay=tex(str(ex.decay_steps)), min_lr=tex(n.tex_rational(ex.min_lr))),
               display(r"\eta_t = \begin{cases} \eta\, \frac{t + 1}{w + 1} & t < w \\ "
-                      r"\eta_{\min} + \frac{1}{2}\left(1 + \cos \frac{\pi (t - w)}{T - w}\right)(\eta - \eta_{\min})"
-                      r" & w \le t \le T \\ \eta_{\min} & t > T \end{cases}"),
+                      r"\eta_{\mathrm{min}} + \frac{1}{2}\left(1 + \cos\left(180\text{°} \cdot \frac{t - w}{T - w}\right)\right)"
+                      r"(\eta - \eta_{\mathrm{min}}) & w \le t \le T \\ \eta_{\mathrm{min}} & t > T \end{cases}"),
               table("bigram_extras.schedule_cap", [word("step"), math(r"\eta_t")], sched, align="rr")]
     steps += bf16_steps(d, n)
     steps.append(note("bigram_extras.same_chain"))

@@ -10,7 +10,7 @@ document's own claims).
 >>> import symgpt
 >>> doc = build(symgpt.load("bigram"))
 >>> [s["id"] for s in doc["sections"]][:3]
-['bigram_setup', 'bigram_forward', 'bigram_pminusy']
+['bigram_setup', 'bigram_forward', 'bigram_backprop']
 >>> doc["digits"], doc["sections"][1]["steps"][0]["kind"]
 (4, 'text')
 """
