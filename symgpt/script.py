@@ -11,9 +11,9 @@ It does the forward pass, p − y, both gradients, the central differences, SGD
 for the spec's steps (reporting the loss and the target's probability before
 the reported updates), the first AdamW step of one parameter and the
 wrong-update-order pitfall (W updated first, E's gradient then taken with the
-new W).  The SGD part is left out when the spec's training uses clipping, a
-schedule or extra examples, which the script does not model
-(:func:`plain_training`).
+new W).  The SGD loop, the pitfall and the AdamW step are left out when the
+spec's training uses clipping, a schedule or extra examples, which the script
+does not model (:func:`plain_training`).
 
 >>> import symgpt
 >>> text = script(symgpt.load("bigram"))
@@ -194,10 +194,10 @@ def script(d, digits: int = 4) -> str:
                 f"    if k + 1 in {tuple(r for r in tr.report if r >= 1)!r}:",
                 f"        print('step', k + 1, f({k}, [L, pt]))",
                 f"print('wrong order, loss after one step', f({k}, [sgd(E, W, 1, True)[1][0]]))"]
-    gexpr = "dW[%d][%d]" % (ai, aj) if name == "W" else (f"dx[{aj}]" if ai == tok else "0.0")
-    out += [f"g, th = {gexpr}, {name}[{ai}][{aj}]  # AdamW, first step",
-            "m, v = (1 - B1) * g, (1 - B2) * g * g",
-            "step = ETA * (m / (1 - B1)) / (math.sqrt(v / (1 - B2)) + EPS)",
-            "new = th - ETA * WD * th - step  # decoupled weight decay",
-            f"print('adamw', f({k + 2}, [m]), f({k + 4}, [v]), f({k + 2}, [step]), f({k + 3}, [new]))"]
+        gexpr = "dW[%d][%d]" % (ai, aj) if name == "W" else (f"dx[{aj}]" if ai == tok else "0.0")
+        out += [f"g, th = {gexpr}, {name}[{ai}][{aj}]  # AdamW, first step",
+                "m, v = (1 - B1) * g, (1 - B2) * g * g",
+                "step = ETA * (m / (1 - B1)) / (math.sqrt(v / (1 - B2)) + EPS)",
+                "new = th - ETA * WD * th - step  # decoupled weight decay",
+                f"print('adamw', f({k + 2}, [m]), f({k + 4}, [v]), f({k + 2}, [step]), f({k + 3}, [new]))"]
     return "\n".join(out) + "\n"
