@@ -280,7 +280,6 @@ def extras_section(d, n):
     s, ex = d.spec, d.spec.extras
     b = extras.Batch(d)
     k = n.k
-    pair = lambda i: math(rf"{mtext(s.vocab[ex.batch[i][0][-1]])} \to {mtext(s.vocab[ex.batch[i][1]])}")
     head = [word("parameter")] + [math(rf"g^{{({i + 1})}}") for i in range(len(ex.batch))] + [math(r"G")]
     own = [m is d for m in b.models]
 
@@ -293,8 +292,11 @@ def extras_section(d, n):
                     + [num(b.mean(f"grad_{name}", k))])
     steps = [text("bigram_extras.intro"),
              sub("bigram_extras.batch"),
-             text("bigram_extras.batch_text", B=num(len(ex.batch)),
-                  pairs={"t": "list", "v": [pair(i) for i in range(len(ex.batch))]}),
+             text("bigram_extras.batch_text", B=num(len(ex.batch))),
+             table("bigram_extras.pairs_cap", [math("b"), math(r"x^{(b)}"), math(r"y^{(b)}")],
+                   [[num(i + 1), tok(s.vocab[inp[-1]]), tok(s.vocab[tgt])] for i, (inp, tgt) in enumerate(ex.batch)],
+                   align="rll"),
+             text("bigram_extras.mean_text"),
              display(r"G = \frac{1}{B} \sum_{b=1}^{B} g^{(b)}"),
              table("bigram_extras.batch_cap", head, rows, align="l" + "r" * (len(head) - 1))]
     if total > len(names):
@@ -386,7 +388,7 @@ def selfcheck(d, n):
     key = name.replace("[", ",", 1)[:-1]
     upd = f"adamw[1].update[{key}]"
     entries = [text("bigram_selfcheck.pminusy"),
-               text("bigram_selfcheck.signal", signal=n.vec([f"grad_z[{v}]" for v in range(s.V)], kind=tex),
+               text("bigram_selfcheck.signal", signal={"t": "list", "v": [n.cell(f"grad_z[{v}]") for v in range(s.V)]},
                     target=tok(s.vocab[t])),
                text("bigram_selfcheck.outer", t=tex(str(t)), x0=n.cell("x[0]"), pt1=n.cell(f"p[{t}] - 1"),
                     g=n.cell(f"grad_W[0,{t}]"))]

@@ -120,13 +120,6 @@ class Batch:
                 return s[0].grads[name] * s[1].clip_coef
         return decimals(ball, k, f"the clipped gradient of {name}")
 
-    def scaled(self, factor, k: int) -> str:
-        """The norm after clipping: ‖g‖ times the coefficient."""
-        def ball(prec):
-            with ctx.workprec(prec):
-                return self._norm(prec) * self._coef(prec)
-        return decimals(ball, k, "the clipped norm")
-
 
 def schedule_lr(d, step: int, n: int) -> str:
     """AdamW's learning rate at update ``step`` (0-based) under the extras' schedule, n significant digits."""
