@@ -353,7 +353,7 @@ def bf16_steps(d, n):
     return [sub("bigram_extras.bf16"),
             text("bigram_extras.bf16_text"),
             table("bigram_extras.bf16_cap", [word("quantity"), word("exact"), math(r"\mathrm{bf16}"),
-                                             math(r"\mathrm{bf16} - \mathrm{exact}")], rows, align="lrrr"),
+                                             math(r"\delta")], rows, align="lrrr"),
             note("bigram_extras.bf16_note", loss=n.cell("loss", k + 2),
                  bf=num(extras.exact_decimals(r["loss"], k + 2)))]
 
