@@ -691,16 +691,19 @@ def _examples(r: _Reader, examples, kind, ids, length) -> tuple:
 
 
 def _extras(r: _Reader, ex: dict, kind, ids, inp, target, training: Training) -> Extras:
-    """A bigram's ``[extras]``.  Defaults: the batch is [data] and the reversed pair
-    (target → input), clip 1, warm-up 2 steps, cosine decay to step 10, min_lr a tenth of
-    AdamW's lr.
+    """A bigram's ``[extras]``.  Defaults: the batch is [data] and a second example whose
+    target is [data]'s input and whose input is the first other token of the vocabulary
+    (猫 → 吃 for the seed), clip 1, warm-up 2 steps, cosine decay to step 10, min_lr a tenth
+    of AdamW's lr.
 
     >>> s = load_spec("derivations/bigram.toml")
     >>> s.extras.batch, s.extras.clip, s.extras.warmup, s.extras.decay_steps
     ((((1,), 2), ((0,), 1)), 1, 2, 10)
     """
     r.keys(ex, "extras", kind)
-    default = [[_name(ids, inp[-1]), _name(ids, target)], [_name(ids, target), _name(ids, inp[-1])]]
+    x = inp[-1]
+    other = [t for t, i in ids.items() if i != x][:1]
+    default = [[_name(ids, x), _name(ids, target)]] + [[t, _name(ids, x)] for t in other]
     batch = r.get(ex, "batch", "extras", default)
     if not isinstance(batch, list) or not 1 <= len(batch) <= 8:
         raise r.fail("extras.batch", f'expected a list of 1 to 8 [input, target] pairs such as '

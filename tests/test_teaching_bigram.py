@@ -85,7 +85,8 @@ def mean_gradient(spec, batch):
 
 def test_batch_table_is_the_mean_of_the_examples(doc):
     spec = oracle.load_spec(BIGRAM)
-    batch = spec["extras"]["batch"]
+    batch = [("吃", "鱼"), ("猫", "吃")]  # the default batch: [data], then the first other token → the input
+    assert [[c["v"] for c in r[1:]] for r in table(doc, "bigram_extras.pairs_cap")["rows"]] == [list(b) for b in batch]
     t = table(doc, "bigram_extras.batch_cap")
     singles = [mean_gradient(spec, [pair]) for pair in batch]
     mean = mean_gradient(spec, batch)
@@ -106,7 +107,7 @@ def norm(g):
 def test_seed_gradient_is_below_the_clip_so_the_coefficient_is_one(doc):
     spec = oracle.load_spec(BIGRAM)
     with mp.workdps(50):
-        n = norm(mean_gradient(spec, spec["extras"]["batch"]))
+        n = norm(mean_gradient(spec, [("吃", "鱼"), ("猫", "吃")]))
     assert n < 1
     sec = next(s for s in doc["sections"] if s["id"] == "bigram_extras")
     clip = next(st for st in sec["steps"] if st["kind"] == "math" and "operatorname{min}" in st["lines"][0])
@@ -118,7 +119,7 @@ def test_a_tight_clip_scales_every_entry_by_one_coefficient(tmp_path):
     doc = build(derivation_of(write_spec(tmp_path, text, "bigram.toml")))
     spec = oracle.loads_spec(text)
     with mp.workdps(50):
-        g = mean_gradient(spec, spec["extras"]["batch"])
+        g = mean_gradient(spec, [("吃", "鱼"), ("猫", "吃")])
         coef = mpmath.mpf("0.1") / (norm(g) + mpmath.mpf("1e-6"))  # torch clip_grad_norm_
         t = table(doc, "bigram_extras.clip_cap")
         names = [f"W[{i},{j}]" for i in range(2) for j in range(3)]
@@ -208,8 +209,20 @@ def test_a_transformer_refuses_extras(tmp_path):
         load_spec(write_spec(tmp_path, text))
 
 
+def test_an_explicit_batch(tmp_path):
+    text = BIGRAM.read_text(encoding="utf-8") + 'batch = [["鱼", "猫"], ["吃", "鱼"], ["猫", "猫"]]\n'
+    doc = build(derivation_of(write_spec(tmp_path, text, "bigram.toml")))
+    spec = oracle.load_spec(BIGRAM)
+    mean = mean_gradient(spec, [("鱼", "猫"), ("吃", "鱼"), ("猫", "猫")])
+    rows = table(doc, "bigram_extras.batch_cap")["rows"]
+    assert rows[0][-1]["v"] == ref_round_decimals(mean["loss"], 4)
+    assert [r[-1]["v"] for r in rows[1:7]] == [ref_round_decimals(mean[f"W[{i},{j}]"], 4) for i in range(2)
+                                              for j in range(3)]
+    assert len(rows) == 1 + 6 + 6  # W, then the rows of E of all three inputs
+
+
 def test_extras_default_when_absent(tmp_path):
     text = BIGRAM.read_text(encoding="utf-8").split("[extras]")[0]
     s = load_spec(write_spec(tmp_path, text))
-    assert s.extras.batch == (((1,), 2), ((2,), 1)) and s.extras.clip == 1
+    assert s.extras.batch == (((1,), 2), ((0,), 1)) and s.extras.clip == 1
     assert (s.extras.warmup, s.extras.decay_steps, s.extras.min_lr) == (2, 10, Fraction(1, 10000))
