@@ -705,8 +705,8 @@ def _extras(r: _Reader, ex: dict, kind, ids, inp, target, training: Training) ->
     other = [t for t, i in ids.items() if i != x][:1]
     default = [[_name(ids, x), _name(ids, target)]] + [[t, _name(ids, x)] for t in other]
     batch = r.get(ex, "batch", "extras", default)
-    if not isinstance(batch, list) or not 1 <= len(batch) <= 8:
-        raise r.fail("extras.batch", f'expected a list of 1 to 8 [input, target] pairs such as '
+    if not isinstance(batch, list) or not 1 <= len(batch) <= 6:
+        raise r.fail("extras.batch", f'expected a list of 1 to 6 [input, target] pairs such as '
                                      f'[["吃", "鱼"], ["猫", "吃"]], got {show(batch)}')
     pairs = []
     for i, pair in enumerate(batch):

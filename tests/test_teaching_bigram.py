@@ -192,7 +192,7 @@ def test_self_check_facts(doc):
     ("bach = []", "extras.bach: unknown key; did you mean batch?"),
     ('batch = [["吃"]]', "extras.batch[0]: expected an [input, target] pair of tokens, got a list of 1"),
     ('batch = [["吃", "狗"]]', 'extras.batch[0][1]: unknown token "狗"'),
-    ("batch = []", "extras.batch: expected a list of 1 to 8 [input, target] pairs"),
+    ("batch = []", "extras.batch: expected a list of 1 to 6 [input, target] pairs"),
     ("warmup = 5\ndecay_steps = 5", "extras.decay_steps: expected an integer in 6..40"),
     ("clip = 0", "extras.clip: expected a number > 0, got 0"),
 ])
