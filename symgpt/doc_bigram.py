@@ -335,7 +335,10 @@ def bf16_steps(d, n):
     """4.4: the first step with every operation rounded to bfloat16, beside the exact values."""
     s = d.spec
     t, i = s.target, s.input[-1]
-    r = extras.bf16_step(d)
+    try:
+        r = extras.bf16_step(d)
+    except OverflowError:
+        return [sub("bigram_extras.bf16"), text("bigram_extras.bf16_text"), note("bigram_extras.bf16_overflow")]
     k = n.k
     shown = range(s.V) if s.V <= 4 else [t]
     quantities = ([(f"z_{{{v}}}", f"z[{v}]", r["z"][v]) for v in shown]

@@ -127,6 +127,8 @@ def exp_rounded(x: Fraction, fmt: Format = BF16) -> Fraction:
     >>> exp_rounded(Fraction(1))
     Fraction(87, 32)
     """
+    if x > 2 ** (fmt.emax + 1) or x < -2 ** (fmt.emax + 1):  # far past overflow or underflow: no ball needed
+        return math.inf if x > 0 else Fraction(0)
     return _round_ball(lambda: arb(fmpq(x.numerator, x.denominator)).exp(), fmt, f"exp({x})")
 
 
@@ -153,7 +155,7 @@ def bigram_step(E, W, tok: int, target: int, lr, fmt: Format = BF16) -> dict:
 
     Returns the intermediate values (exact rationals): x, z, exp_z, Z, p, loss,
     grad_z, grad_W (rows of W), grad_x, and the float32 parameters after the
-    step, W_new and E_row_new.
+    step, W_new and E_row_new.  OverflowError when a logit's exponential leaves the format's range.
 
     >>> F = Fraction
     >>> s = bigram_step([[F(1, 10), F(2, 10)], [F(3, 10), F(-1, 10)], [F(-2, 10), F(4, 10)]],
@@ -176,10 +178,13 @@ def bigram_step(E, W, tok: int, target: int, lr, fmt: Format = BF16) -> dict:
         return acc
 
     z = [dot(x, [Wl[i][j] for i in range(d)]) for j in range(V)]
-    ez = [exp_rounded(v, fmt) for v in z]
+    ez = [exp_rounded(v, fmt) if not isinstance(v, float) else v for v in z]
     Z = ez[0]
     for v in ez[1:]:
-        Z = r(Z + v)
+        Z = r(Z + v) if not isinstance(Z, float) and not isinstance(v, float) else math.inf
+    if isinstance(Z, float) or Z == 0:
+        raise OverflowError(f"the softmax of this step leaves the range of {fmt.name} (its sum of exponentials "
+                            f"is {'infinite' if isinstance(Z, float) else '0'})")
     p = [r(v / Z) for v in ez]
     loss = -log_rounded(p[target], fmt)
     gz = [r(p[j] - (1 if j == target else 0)) for j in range(V)]

@@ -120,3 +120,12 @@ def test_bf16_first_step_matches_torch_scalar_by_scalar(E, W, tok, tgt, lr):
     theirs = _torch_step([[float(v) for v in r] for r in E], [[float(v) for v in r] for r in W], tok, tgt,
                          float(lr))
     assert ours == theirs
+
+
+def test_a_softmax_beyond_bf16_is_refused_and_torch_agrees():
+    """exp(100) is past bfloat16's largest number (about 3.4e38): torch gives inf, we refuse the step."""
+    assert torch.tensor(100.0, dtype=torch.bfloat16).exp().item() == math.inf
+    assert exp_rounded(Fraction(100)) == math.inf and exp_rounded(Fraction(-200)) == 0
+    with pytest.raises(OverflowError, match="range of bfloat16"):
+        bigram_step([[Fraction(10), Fraction(10)]], [[Fraction(5), Fraction(1)], [Fraction(5), Fraction(1)]],
+                    0, 1, Fraction(1, 2))

@@ -226,3 +226,15 @@ def test_extras_default_when_absent(tmp_path):
     s = load_spec(write_spec(tmp_path, text))
     assert s.extras.batch == (((1,), 2), ((0,), 1)) and s.extras.clip == 1
     assert (s.extras.warmup, s.extras.decay_steps, s.extras.min_lr) == (2, 10, Fraction(1, 10000))
+
+
+def test_logits_beyond_bf16_get_a_note_instead_of_a_table(tmp_path):
+    text = BIGRAM.read_text(encoding="utf-8").replace("W = [[0.5, -0.3, 0.1], [0.2, 0.4, -0.5]]",
+                                                      "W = [[300, -0.3, 0.1], [0.2, 0.4, -0.5]]")
+    text = text.replace('params = ["W[0,2]", "E[1,1]"]', "params = []")  # (§2.3's 200-bit check is not for such logits)
+    doc = build(derivation_of(write_spec(tmp_path, text, "bigram.toml")))
+    sec = next(s for s in doc["sections"] if s["id"] == "bigram_extras")
+    keys = [st.get("key") for st in sec["steps"]]
+    assert "bigram_extras.bf16_overflow" in keys and "bigram_extras.bf16_cap" not in keys
+    z0 = mpmath.mpf("0.3") * 300 - mpmath.mpf("0.1") * mpmath.mpf("0.2")  # 89.98
+    assert mpmath.exp(z0) > mpmath.mpf(2) ** 128  # past bfloat16's largest number, (2 − 2⁻⁷)·2¹²⁷
