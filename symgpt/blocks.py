@@ -16,7 +16,8 @@ A *value* (an argument or a table cell) is a small dict ``{"t": kind, "v": text}
 
 A *step* is one of ``text``, ``note``, ``sub`` (a sub-heading), ``math``
 (display lines, aligned at ``&``; a line is LaTeX text or a typed step of
-:mod:`symgpt.steps`), ``table``, ``figure`` and ``derivation``.
+:mod:`symgpt.steps`), ``table``, ``figure``, ``derivation``, ``code`` (a
+program shown verbatim) and ``items`` (a numbered list of sentences).
 
 >>> display("a &= b")["lines"]
 ['a = b']
@@ -205,6 +206,28 @@ def derivation_step(steps) -> dict:
                     "lhs": "" if s.lhs == prev else s.lhs, "rhs": s.latex, "checked": bool(s.checked)})
         prev = s.lhs
     return {"kind": "derivation", "steps": out}
+
+
+def code(text: str, lang: str = "python") -> dict:
+    """A program shown verbatim; ``fence`` is a Markdown fence longer than any run of backticks in it.
+
+    >>> c = code("print('``')")
+    >>> c["kind"], c["fence"], c["lang"]
+    ('code', '```', 'python')
+    >>> code("a ```` b")["fence"]
+    '`````'
+    """
+    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    return {"kind": "code", "lang": lang, "text": text.rstrip("\n"), "fence": "`" * max(3, longest + 1)}
+
+
+def items(*entries) -> dict:
+    """A numbered list; each entry a :func:`text` step (its key and typed arguments).
+
+    >>> items(text("a.q1"), text("a.q2", x=num("1")))["entries"][1]["args"]
+    {'x': {'t': 'num', 'v': '1'}}
+    """
+    return {"kind": "items", "entries": [{"key": e["key"], "args": e["args"]} for e in entries]}
 
 
 def table(key, head, rows, args=None, align=None) -> dict:

@@ -10,7 +10,7 @@ document's own claims).
 >>> import symgpt
 >>> doc = build(symgpt.load("bigram"))
 >>> [s["id"] for s in doc["sections"]][:3]
-['bigram_setup', 'bigram_forward', 'bigram_pminusy']
+['bigram_setup', 'bigram_forward', 'bigram_backprop']
 >>> doc["digits"], doc["sections"][1]["steps"][0]["kind"]
 (4, 'text')
 """
@@ -177,8 +177,9 @@ def printed_figures(sections):
                         for ref, printed in _value_figures(cell):
                             yield {"sec": n, "place": ("table", step["number"], r + 1, col + 1),
                                    "ref": ref, "printed": printed}
-            elif kind in ("text", "note"):
-                paragraphs += 1
-                for v in step["args"].values():
-                    for ref, printed in _value_figures(v):
-                        yield {"sec": n, "place": ("text", paragraphs), "ref": ref, "printed": printed}
+            elif kind in ("text", "note", "items"):
+                for entry in step["entries"] if kind == "items" else [step]:  # each list item a paragraph
+                    paragraphs += 1
+                    for v in entry["args"].values():
+                        for ref, printed in _value_figures(v):
+                            yield {"sec": n, "place": ("text", paragraphs), "ref": ref, "printed": printed}

@@ -34,7 +34,7 @@ from .safe import clip
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
 # each extra example).  The one table of allowed keys: the reader refuses anything else.
 KEYS = {
-    "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training"),
+    "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps"),
     "data": ("input", "target"),
     "weights": ("E", "W", "W_out"),
@@ -46,6 +46,7 @@ KEYS = {
     "training.gradcheck": ("h", "params"),
     "training.examples[]": ("input", "target"),
     "title": ("zh", "en"),
+    "extras": ("batch", "clip", "warmup", "decay_steps", "min_lr"),
 }
 
 # Keys only one model kind has: the other kind refuses them, saying why.
@@ -53,7 +54,7 @@ ONLY = {
     "model.heads": "transformer", "model.d_ff": "transformer", "model.layers": "transformer",
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
-    "weights.W": "bigram",
+    "weights.W": "bigram", "extras": "bigram",
 }
 
 # The vocabulary axis of each parameter whose index may be a token (E[吃,1], W[0,鱼]).
@@ -288,6 +289,21 @@ class Training:
 
 
 @dataclass(frozen=True)
+class Extras:
+    """The bigram document's production extras (§4): a mini-batch, a clipping threshold and a
+    warm-up + cosine schedule of AdamW's learning rate.  Illustrations only: the spec's own
+    training ([training]) does not use them."""
+    batch: tuple  # ((input id,), target id) pairs; the first is [data] unless given
+    clip: sympy.Rational
+    warmup: int
+    decay_steps: int
+    min_lr: sympy.Rational
+
+
+MAX_SCHEDULE = 40  # extras.decay_steps: the schedule is printed as a table, one row a step
+
+
+@dataclass(frozen=True)
 class Spec:
     """A validated derivation: sizes, tokens and exact weights."""
     path: Path
@@ -309,6 +325,7 @@ class Spec:
     training: Training
     raw: dict = field(repr=False, default_factory=dict)
     titles: dict = field(default_factory=dict)  # the title per language: {"zh": …, "en": …}
+    extras: Extras | None = None  # a bigram's [extras], with defaults when the table is absent
 
     @property
     def V(self) -> int:
@@ -532,11 +549,13 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     sampling = _sampling(r, r.table(raw, "sampling", "", required=False), kind, V)
     training = _training(r, r.table(raw, "training", "", required=False), kind, ids, inp, target,
                          params, is_tf)
+    extras = None if is_tf else _extras(r, r.table(raw, "extras", "", required=False), kind, ids, inp, target,
+                                        training)
     titles = _titles(r, raw, path.stem)
     r.string(raw, "source", "")
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
-                inp, target, params, sampling, training, raw, titles)
+                inp, target, params, sampling, training, raw, titles, extras)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:
@@ -703,3 +722,40 @@ def _examples(r: _Reader, examples, kind, ids, length) -> tuple:
         out.append((r.tokens(ids, r.get(ex, "input", key), f"{key}.input", length),
                     r.token(ids, r.get(ex, "target", key), f"{key}.target")))
     return tuple(out)
+
+
+def _extras(r: _Reader, ex: dict, kind, ids, inp, target, training: Training) -> Extras:
+    """A bigram's ``[extras]``.  Defaults: the batch is [data] and a second example whose
+    target is [data]'s input and whose input is the first other token of the vocabulary
+    (猫 → 吃 for the seed), clip 1, warm-up 2 steps, cosine decay to step 10, min_lr a tenth
+    of AdamW's lr.
+
+    >>> s = load_spec("derivations/bigram.toml")
+    >>> s.extras.batch, s.extras.clip, s.extras.warmup, s.extras.decay_steps
+    ((((1,), 2), ((0,), 1)), 1, 2, 10)
+    """
+    r.keys(ex, "extras", kind)
+    x = inp[-1]
+    other = [t for t, i in ids.items() if i != x][:1]
+    default = [[_name(ids, x), _name(ids, target)]] + [[t, _name(ids, x)] for t in other]
+    batch = r.get(ex, "batch", "extras", default)
+    if not isinstance(batch, list) or not 1 <= len(batch) <= 6:
+        raise r.fail("extras.batch", f'expected a list of 1 to 6 [input, target] pairs such as '
+                                     f'[["吃", "鱼"], ["猫", "吃"]], got {show(batch)}')
+    pairs = []
+    for i, pair in enumerate(batch):
+        key = f"extras.batch[{i}]"
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise r.fail(key, f"expected an [input, target] pair of tokens, got {show(pair)}")
+        pairs.append(((r.token(ids, pair[0], f"{key}[0]"),), r.token(ids, pair[1], f"{key}[1]")))
+    warmup = r.integer(ex, "warmup", "extras", 2, low=0)
+    decay = r.integer(ex, "decay_steps", "extras", max(10, warmup + 1), low=1)
+    if decay <= warmup or decay > MAX_SCHEDULE:
+        raise r.fail("extras.decay_steps", f"expected an integer in {warmup + 1}..{MAX_SCHEDULE} (more than "
+                                           f"extras.warmup = {warmup}), got {decay}")
+    return Extras(tuple(pairs), r.num(ex, "clip", "extras", 1, low=0, strict=True), warmup, decay,
+                  r.num(ex, "min_lr", "extras", str(training.adamw.lr / 10), low=0))
+
+
+def _name(ids: dict, i: int) -> str:
+    return next(t for t, j in ids.items() if j == i)

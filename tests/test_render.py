@@ -132,10 +132,17 @@ def test_transformer_document_has_every_section_of_the_source():
 
 
 def test_bigram_document_follows_its_source():
+    """Sections numbered as source 004: §0 … §6, with 2.1–2.3 and 3.1–3.2 as sub-sections."""
     text = en("bigram")
-    for heading in ("Forward pass", "p - y", "outer product", "numerically", "SGD", "AdamW", "ERRATA"):
-        assert re.search(r"^## .*" + re.escape(heading), text, re.M), heading
+    for num, heading in (("§0", "The cast"), ("§1", "Forward pass"), ("§2", "Backpropagation"),
+                         ("2.1", "p - y"), ("2.2", "outer product"), ("2.3", "numerically"), ("§3", "update"),
+                         ("3.1", "SGD"), ("3.2", "AdamW"), ("§4", "Production extras"), ("4.4", "bfloat16"),
+                         ("§5", "script"), ("§6", "Self-check"), ("", "ERRATA")):
+        level = "##" if num.startswith("§") or not num else "###"
+        assert re.search(rf"^{level} {re.escape(num)}.*" + re.escape(heading), text, re.M), (num, heading)
     assert "](bigram-loss.svg)" in text and "](bigram-probs.svg)" in text
+    assert "```python\nimport math\n" in text  # §5's script as a code block
+    assert re.search(r"^8\. ", text.split("## §6", 1)[1], re.M)  # §6's numbered questions
 
 
 def test_errata_list_the_wrong_figures_and_are_left_out_without_claims():
