@@ -29,6 +29,7 @@ from decimal import Decimal, localcontext
 import sympy
 from flint import fmpq
 
+from . import layout
 from . import steps as st
 from .numeric import round_decimals, round_significant
 from .safe import is_control, shown, visible  # noqa: F401 (used by the escapes of every format)
@@ -159,6 +160,40 @@ def line_tex(ln, aligned: bool = True) -> str:
     """
     s = st.latex(ln)
     return s if aligned else _drop_alignment(s)
+
+
+def fit(step: dict) -> dict:
+    r"""A display whose lines fit the page: a too-wide line is broken (:func:`symgpt.layout.wrap`).
+
+    A computed vector line (no formula, no tail) becomes one line per
+    component (:func:`symgpt.steps.components`: the same figures, so still
+    true by hand and with the same claims); any other wide line, and a
+    component line still too wide, is broken per term.  The display becomes
+    aligned when a line was broken.
+
+    >>> wide = "y &= " + " + ".join(["0.123456 \\times 0.5"] * 9)
+    >>> [ln.count("\\\\") for ln in fit(display(wide))["lines"]], fit(display("x &= 1"))["aligned"]
+    ([2], False)
+    """
+    out, changed = [], False
+    for ln in step["lines"]:
+        if layout.fits(st.latex(ln)):
+            out.append(ln)
+            continue
+        changed = True
+        if isinstance(ln, str):
+            out.append(layout.wrap(ln))
+        elif not ln["formula"] and not ln["tail"] and st.width(ln["res"]) > 1:
+            out.extend(c if layout.fits(st.latex(c)) else {**c, "wrap": True} for c in st.components(ln))
+        else:
+            out.append({**ln, "wrap": True})
+    return {**step, "lines": out, "aligned": True} if changed else step
+
+
+def fit_displays(sections) -> None:
+    """Fit every display of the document to the page width (:func:`fit`), in place."""
+    for sec in sections:
+        sec["steps"] = [fit(s) if s["kind"] == "math" else s for s in sec["steps"]]
 
 
 def _drop_alignment(line: str) -> str:

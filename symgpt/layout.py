@@ -1,0 +1,290 @@
+r"""How wide a line of LaTeX prints, and how to break one that is too wide.
+
+One small, deliberately rough estimate, used for every layout decision of
+the documents (display lines, table columns), so that Markdown and LaTeX get
+the same lines:
+
+- widths are in em of the document's body font (ctexart ``zihao=-4``: 12 pt);
+- a digit, a Latin letter or a parenthesis is half an em, a CJK character
+  one em, a binary operator or relation with its spacing 1.3 em, ``\;`` 0.28
+  em, a super/subscript 0.7 of its content, a fraction its wider part;
+- the budget is the A4 text width (21 cm − 2 × 2.2 cm = 16.6 cm = 472 pt,
+  39 em) less a margin for the estimate's error: :data:`BUDGET` em.
+
+The estimate errs wide (a line judged to fit is well inside the page).
+
+>>> width("0.5 + 0.25") <= 6, width(r"\text{我爱}") == 2.0
+(True, True)
+"""
+from __future__ import annotations
+
+import re
+
+EM_PT = 12.0                      # the body font size (ctexart zihao=-4)
+TEXT_WIDTH_PT = (21.0 - 2 * 2.2) / 2.54 * 72.27   # A4, margin 2.2 cm: ≈ 472 pt
+BUDGET = 35.0                     # em a display line may take (39 em less the estimate's margin)
+
+_OPS = {"+": 1.3, "=": 1.4, "-": 1.3, "<": 1.4, ">": 1.4, "/": 0.5, ",": 0.3, ".": 0.28, ";": 0.3,
+        ":": 0.3, "'": 0.3, "|": 0.3, "!": 0.3}
+_SPACES = {r"\;": 0.28, r"\,": 0.17, r"\:": 0.22, r"\ ": 0.33, r"\quad": 1.0, r"\qquad": 2.0, r"\!": -0.17}
+_RELS = {"times", "approx", "cdot", "to", "mapsto", "le", "ge", "in", "Rightarrow", "neq", "pm", "leftarrow"}
+_WORDS = {"sin", "cos", "exp", "ln", "log", "max", "min", "sqrt", "mathrm", "mathbf", "mathcal", "text",
+          "operatorname", "textbf", "texttt", "mathit", "boldsymbol", "hat", "bar", "tilde", "widehat"}
+_TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|[{}^_]|\s+|.", re.S)
+
+
+def _glyph(ch: str) -> float:
+    """The width of one printed character.
+
+    >>> _glyph("7"), _glyph("爱"), _glyph("+")
+    (0.5, 1.0, 1.3)
+    """
+    if ch in _OPS:
+        return _OPS[ch]
+    if ord(ch) >= 0x2E80:  # CJK, full-width forms
+        return 1.0
+    if ch.isupper():
+        return 0.72
+    return 0.5
+
+
+def _group(tokens, i):
+    """The tokens of the brace group starting at ``tokens[i]`` and the index after it (a lone token too)."""
+    if i >= len(tokens):
+        return [], i
+    if tokens[i] != "{":
+        return [tokens[i]], i + 1
+    depth, j = 0, i
+    while j < len(tokens):
+        depth += tokens[j] == "{"
+        depth -= tokens[j] == "}"
+        j += 1
+        if depth == 0:
+            break
+    return tokens[i + 1:j - 1], j
+
+
+def _width(tokens) -> float:
+    w, i = 0.0, 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.isspace() or t in ("{", "}", "&"):
+            i += 1
+        elif t in ("^", "_"):
+            g, i = _group(tokens, i + 1)
+            w += 0.7 * _width(g)
+        elif t == r"\frac" or t == r"\dfrac":
+            a, i = _group(tokens, i + 1)
+            b, i = _group(tokens, i)
+            w += max(_width(a), _width(b)) + 0.3
+        elif t in (r"\text", r"\textbf", r"\texttt", r"\mathrm", r"\mathbf", r"\operatorname"):
+            g, i = _group(tokens, i + 1)
+            w += _width(g)
+        elif t in (r"\left", r"\right", r"\bigl", r"\bigr", r"\Bigl", r"\Bigr"):
+            i += 1
+            if i < len(tokens) and tokens[i] == ".":
+                i += 1
+        elif t in _SPACES:
+            w += _SPACES[t]
+            i += 1
+        elif t.startswith("\\") and len(t) > 2:
+            name = t[1:]
+            if name in ("textless", "textgreater", "textbackslash", "textasciicircum", "textasciitilde"):
+                w += 0.5
+            elif name in _RELS:
+                w += 1.3
+            elif name in ("sqrt",):
+                w += 1.0
+            elif name in _WORDS:
+                w += 0.5 * len(name) if name in ("sin", "cos", "exp", "ln", "log", "max", "min") else 0.0
+            else:
+                w += 0.6  # a Greek letter or a symbol
+            i += 1
+        elif t.startswith("\\"):  # \_ \% \{ …
+            w += 0.5
+            i += 1
+        else:
+            w += _glyph(t)
+            i += 1
+    return w
+
+
+def width(tex: str) -> float:
+    r"""The estimated printed width of a line of math (or plain text) in em.
+
+    >>> width("0.123"), width(r"\left(0.5,\; 1.8\right)")
+    (2.28, 4.14)
+    >>> round(width(r"x_{0} &= \frac{1}{2}"), 2)
+    3.05
+    """
+    return round(_width(_TOKEN.findall(tex)), 2)
+
+
+def cell_width(text: str) -> float:
+    """The estimated width of a table cell's text (a token, a number, a word).
+
+    >>> cell_width("tok3_very_long_token_string") > 12
+    True
+    """
+    return round(sum(_glyph(ch) if ch not in "_" else 0.5 for ch in text), 2)
+
+
+# ---------------------------------------------------------------- breaking a display line
+
+def _split_top(s: str):
+    r"""Cut ``s`` at its top-level break points (outside braces and ``\left…\right``).
+
+    A piece is ``(joiner, text)``: ``" "`` before an operator piece (``+ b``,
+    ``= c``), ``"\; "`` after a comma of a list (the comma stays with the
+    piece before).
+
+    >>> _split_top(r"a + \left(b + c\right) = d")
+    [('', 'a'), (' ', '+ \\left(b + c\\right)'), (' ', '= d')]
+    >>> _split_top(r"0.5,\; 1.8,\; -2")
+    [('', '0.5,'), ('\\; ', '1.8,'), ('\\; ', '-2')]
+    """
+    pieces, start, depth, i = [], 0, 0, 0
+    joiner = ""
+    while i < len(s):
+        if s.startswith(r"\left", i) and not s.startswith(r"\leftarrow", i):
+            depth += 1
+            i += 5
+            continue
+        if s.startswith(r"\right", i) and not s.startswith(r"\rightarrow", i):
+            depth -= 1
+            i += 6
+            continue
+        ch = s[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            for op in (" + ", " - ", " = ", r" \approx "):
+                if s.startswith(op, i) and i > start:
+                    pieces.append((joiner, s[start:i]))
+                    joiner, start = " ", i + 1
+                    break
+            else:
+                if s.startswith(r",\; ", i):
+                    pieces.append((joiner, s[start:i + 1]))
+                    joiner, start = r"\; ", i + 4
+                    i += 4
+                    continue
+        i += 1
+    pieces.append((joiner, s[start:]))
+    return [(j, t) for j, t in pieces if t]
+
+
+def _outer_group(text: str):
+    r"""``(before, inner, after)`` of the first top-level ``\left( … \right)`` of a piece, else None.
+
+    >>> _outer_group(r"+ \left(a + b\right)^{2}")
+    ('+ ', 'a + b', '^{2}')
+    """
+    i = text.find(r"\left(")
+    if i < 0 or text[:i].count("{") != text[:i].count("}"):
+        return None
+    depth, j = 0, i
+    while j < len(text):
+        if text.startswith(r"\left", j) and not text.startswith(r"\leftarrow", j):
+            depth += 1
+            j += 5
+            continue
+        if text.startswith(r"\right", j) and not text.startswith(r"\rightarrow", j):
+            depth -= 1
+            if depth == 0:
+                return text[:i], text[i + 6:j], text[j + 7:]
+            j += 6
+            continue
+        j += 1
+    return None
+
+
+def _pack(pieces, avail: float, first_avail: float):
+    """Greedy lines of pieces: as many as fit each line (a piece too wide alone is opened up)."""
+    lines: list = []
+    cur, w = "", 0.0
+    for joiner, text in pieces:
+        pw = width(text)
+        room = first_avail if not lines else avail
+        if cur and w + pw + 0.3 > room:
+            lines.append(cur)
+            cur, w = "", 0.0
+            room = avail
+        if not cur and pw > room and _outer_group(text):
+            before, inner, after = _outer_group(text)
+            sub = _pack(_split_top(inner), avail - 1.0, room - width(before) - 0.6)
+            if len(sub) > 1:
+                sub[0] = before + r"\left(" + sub[0] + r"\right."
+                for k in range(1, len(sub) - 1):
+                    sub[k] = r"\left." + sub[k] + r"\right."
+                sub[-1] = r"\left." + sub[-1] + r"\right)" + after
+                lines.extend(sub[:-1])
+                cur, w = sub[-1], width(sub[-1])
+                continue
+        cur = cur + joiner + text if cur else text
+        w += pw + (0.3 if joiner else 0)
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def _split_lhs(line: str):
+    """``(lhs, rest)`` at the line's alignment ``&`` (or its first top-level ``=``).
+
+    >>> _split_lhs("x &= 1"), _split_lhs("x = 1"), _split_lhs("x")
+    (('x ', '= 1'), ('x ', '= 1'), ('', 'x'))
+    """
+    depth = 0
+    for i, ch in enumerate(line):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth == 0 and ch == "&" and (i == 0 or line[i - 1] != "\\"):
+            return line[:i], line[i + 1:].lstrip()
+    pieces = _split_top(line)
+    for k, (_, text) in enumerate(pieces):
+        if k and text.startswith("= "):
+            lhs = "".join(j + t for j, t in pieces[:k])
+            return lhs + " ", line[len(lhs):].lstrip()
+    return "", line
+
+
+def fits(line: str, budget: float = BUDGET) -> bool:
+    """Does the line fit the text width?
+
+    >>> fits("x &= 1"), fits(" + ".join(["0.123456"] * 12))
+    (True, False)
+    """
+    return width(line) <= budget
+
+
+def wrap(line: str, budget: float = BUDGET) -> str:
+    r"""The line broken per term into aligned lines when it is too wide (else as it is).
+
+    Continuation lines start at the alignment point: ``&= …`` for a new side
+    of the equation, ``&\qquad + …`` for the next terms of a sum; a group
+    ``\left( … \right)`` too wide for a line is opened (``\right.`` /
+    ``\left.``) and broken inside.
+
+    >>> print(wrap("y &= " + " + ".join(["0.123456 \\times 0.5"] * 4) + " = 1.2", budget=22))
+    y &= 0.123456 \times 0.5 + 0.123456 \times 0.5 \\
+    &\qquad + 0.123456 \times 0.5 + 0.123456 \times 0.5 = 1.2
+    """
+    if fits(line, budget):
+        return line
+    lhs, rest = _split_lhs(line)
+    room = budget - width(lhs)
+    lines = _pack(_split_top(rest), max(room - 2.0, 12.0), max(room, 12.0))
+    out = []
+    for k, ln in enumerate(lines):
+        if k == 0:
+            out.append(f"{lhs}&{ln}")
+        elif ln.startswith(("= ", r"\approx ")):
+            out.append(f"&{ln}")
+        else:
+            out.append(rf"&\qquad {ln}")
+    return " \\\\\n".join(out)
