@@ -191,9 +191,61 @@ def fit(step: dict) -> dict:
 
 
 def fit_displays(sections) -> None:
-    """Fit every display of the document to the page width (:func:`fit`), in place."""
+    """Fit every display and table of the document to the page width (:func:`fit`, :func:`fit_table`), in place."""
     for sec in sections:
-        sec["steps"] = [fit(s) if s["kind"] == "math" else s for s in sec["steps"]]
+        sec["steps"] = [fit(s) if s["kind"] == "math" else fit_table(s) if s["kind"] == "table" else s
+                        for s in sec["steps"]]
+
+
+WORD_EM = 6.0  # a word of the language file (a heading such as "dim 0"), the same guess in every language
+
+
+def value_width(v) -> float:
+    """The estimated printed width of a typed value in em (:mod:`symgpt.layout`), in any language.
+
+    >>> value_width(num("-0.125")), value_width(pos(2, "tok3_very_long_token_string")) > 15
+    (3.06, True)
+    """
+    t, w = v["t"], layout.cell_width
+    if t == "num":
+        return w(v["v"]) + (w(v["exact"]) + 5 if "exact" in v else 0)
+    if t in ("tok", "pct"):
+        return w(v["v"]) + (1 if t == "pct" else 0)
+    if t in ("tokid", "pos", "share", "ptok"):
+        return w(v["v"]) + w(v.get("tok", v["v"])) + 4
+    if t in ("math", "tex"):
+        return layout.width(v["v"])
+    if t in ("list", "toklist"):
+        return sum(value_width(x) if isinstance(x, dict) else w(x) + 2 for x in v["v"])
+    return WORD_EM
+
+
+def fit_table(step: dict) -> dict:
+    """A table laid out to the page width: its ``parts`` (column groups, each repeating column 0).
+
+    Each part is ``{"cols": [...], "spec": …}``, the LaTeX column spec; a
+    column held to a width wraps (``p{…}``); the later parts are continuations
+    (:func:`symgpt.layout.column_groups`).
+
+    >>> t = table("x.cap", [word("token")] + [num(j) for j in range(12)], [[tok("a")] + [num("-0.123")] * 12])
+    >>> [p["cols"][:3] for p in fit_table(t)["parts"]], fit_table(t)["parts"][1]["spec"]
+    ([[0, 1, 2], [0, 8, 9]], 'lrrrrr')
+    """
+    n = len(step["head"])
+    widths = [max(value_width(r[c]) for r in [step["head"], *step["rows"]]) for c in range(n)]
+    groups, held = layout.column_groups(widths)
+    parts = []
+    for cols in groups:
+        spec = ""
+        for c in cols:
+            a = step["align"][c]
+            if held[c] is None:
+                spec += a
+            else:
+                ragged = {"l": r"\raggedright", "r": r"\raggedleft", "c": r"\centering"}[a]
+                spec += rf">{{{ragged}\arraybackslash}}p{{{held[c]}em}}"
+        parts.append({"cols": cols, "spec": spec})
+    return {**step, "parts": parts}
 
 
 def _drop_alignment(line: str) -> str:

@@ -23,6 +23,9 @@ import re
 EM_PT = 12.0                      # the body font size (ctexart zihao=-4)
 TEXT_WIDTH_PT = (21.0 - 2 * 2.2) / 2.54 * 72.27   # A4, margin 2.2 cm: ≈ 472 pt
 BUDGET = 35.0                     # em a display line may take (39 em less the estimate's margin)
+TABLE_BUDGET = 38.0               # em of \\small type (10.95 pt: 43 em to the text width) a table row may take
+COLUMN_GAP = 1.1                  # em between two columns (2 × \\tabcolsep = 12 pt)
+LABEL_MAX = 10.0                  # em of a row-label column before its text wraps
 
 _OPS = {"+": 1.3, "=": 1.4, "-": 1.3, "<": 1.4, ">": 1.4, "/": 0.5, ",": 0.3, ".": 0.28, ";": 0.3,
         ":": 0.3, "'": 0.3, "|": 0.3, "!": 0.3}
@@ -126,7 +129,7 @@ def cell_width(text: str) -> float:
     >>> cell_width("tok3_very_long_token_string") > 12
     True
     """
-    return round(sum(_glyph(ch) if ch not in "_" else 0.5 for ch in text), 2)
+    return round(sum({"_": 0.5, "-": 0.78, "+": 0.78}.get(ch) or _glyph(ch) for ch in text), 2)
 
 
 # ---------------------------------------------------------------- breaking a display line
@@ -288,3 +291,44 @@ def wrap(line: str, budget: float = BUDGET) -> str:
         else:
             out.append(rf"&\qquad {ln}")
     return " \\\\\n".join(out)
+
+
+# ---------------------------------------------------------------- table columns
+
+def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL_MAX):
+    """Which columns go in each part of a table, and the width a column is held to (None: its own).
+
+    ``widths`` are the columns' natural widths in em; column 0 labels the rows
+    and is repeated in every part.  A label column wider than ``label_max``
+    wraps at that width; the other columns are packed left to right into
+    parts no wider than ``budget``; a single column too wide for a part wraps
+    at the width left.
+
+    >>> column_groups([4, 5, 5, 5])
+    ([[0, 1, 2, 3]], [None, None, None, None])
+    >>> column_groups([4] + [6] * 12)[0]
+    [[0, 1, 2, 3, 4], [0, 5, 6, 7, 8], [0, 9, 10, 11, 12]]
+    >>> column_groups([16, 50])
+    ([[0, 1]], [10.0, 25.6])
+    """
+    gap = COLUMN_GAP
+    held = [None] * len(widths)
+    if sum(widths) + gap * len(widths) <= budget:
+        return [list(range(len(widths)))], held
+    first = widths[0]
+    if first > label_max:
+        held[0], first = label_max, label_max
+    room = budget - first - gap
+    parts, cur, used = [], [], 0.0
+    for c in range(1, len(widths)):
+        w = widths[c]
+        if w + gap > room:
+            held[c], w = round(room - gap - 0.2, 2), room - gap - 0.2
+        if cur and used + w + gap > room:
+            parts.append(cur)
+            cur, used = [], 0.0
+        cur.append(c)
+        used += w + gap
+    if cur:
+        parts.append(cur)
+    return [[0] + p for p in parts], held

@@ -25,6 +25,7 @@ import json
 import math
 import os
 import re
+import unicodedata
 import shutil
 import tempfile
 import tomllib
@@ -87,8 +88,15 @@ _TEX_CHARS = {
 }
 
 
-def tex_escape(text) -> str:
+LONG_RUN = 12  # a run of characters without a space longer than this may break anywhere (a long token)
+
+
+def tex_escape(text, long_run: int = LONG_RUN) -> str:
     """User text made literal in LaTeX text mode (and in ``\\text{…}``).
+
+    A run without spaces longer than ``long_run`` characters (a long token)
+    gets a permitted line break between its characters, so that it cannot
+    run off the page.
 
     >>> tex_escape("<pad>"), tex_escape("a_b"), tex_escape("50%"), tex_escape("$x$")
     ('\\\\textless{}pad\\\\textgreater{}', 'a\\\\_b', '50\\\\%', '\\\\$x\\\\$')
@@ -96,24 +104,32 @@ def tex_escape(text) -> str:
     ('\\\\textbackslash{}n', '\\\\&\\\\#\\\\{\\\\}', '$\\\\hat{m}$')
     >>> print(tex_escape("a\\x07b\\x85"))
     a\\textbackslash{}x07b\\textbackslash{}x85
+    >>> print(tex_escape("see tok_very_long_x", long_run=8))
+    see t\\allowbreak{}o\\allowbreak{}k\\allowbreak{}\\_\\allowbreak{}v\\allowbreak{}e\\allowbreak{}r\\allowbreak{}y\\allowbreak{}\\_\\allowbreak{}l\\allowbreak{}o\\allowbreak{}n\\allowbreak{}g\\allowbreak{}\\_\\allowbreak{}x
     """
-    s = str(text)
     out = []
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if i + 1 < len(s) and s[i + 1] == "\u0302":  # a letter with a combining hat
-            out.append(r"$\hat{" + tex_escape(ch) + "}$")
-            i += 2
-            continue
-        if ch in _TEX_CHARS:
-            out.append(_TEX_CHARS[ch])
-        elif is_control(ch):  # shown as its escape, \x1b: xelatex gets no control character
-            out.append(r"\textbackslash{}" + shown(ch)[1:])
-        else:
-            out.append(ch)
-        i += 1
+    for run in re.split(r"(\s+)", str(text)):
+        chars = []
+        for ch in run:  # a combining mark stays with its letter
+            if chars and unicodedata.combining(ch):
+                chars[-1] += ch
+            else:
+                chars.append(ch)
+        sep = r"\allowbreak{}" if len(chars) > long_run and not run.isspace() else ""
+        out.append(sep.join(_escape_char(c) for c in chars))
     return "".join(out)
+
+
+def _escape_char(s: str) -> str:
+    """One character (with its combining hat) made literal in LaTeX text mode."""
+    ch = s[0]
+    if s[1:] == "\u0302":  # a letter with a combining hat
+        return r"$\hat{" + _escape_char(ch) + "}$"
+    if ch in _TEX_CHARS:
+        return _TEX_CHARS[ch] + "".join(_escape_char(c) for c in s[1:])
+    if is_control(ch):  # shown as its escape, \x1b: xelatex gets no control character
+        return r"\textbackslash{}" + shown(ch)[1:] + "".join(_escape_char(c) for c in s[1:])
+    return s
 
 
 def _sci(s: str) -> str | None:
@@ -225,7 +241,13 @@ class LaTeX(Format):
         return self.math(s) if s.startswith("-") else s
 
     def cell(self, v) -> str:
-        return self.value(v)
+        """A table cell: as :meth:`value`, but a long token may break (in a column held to a width)."""
+        return _LaTeXCell(self.L).value(v)
+
+
+class _LaTeXCell(LaTeX):
+    def esc(self, s) -> str:
+        return tex_escape(s, long_run=8)
 
 
 # ---------------------------------------------------------------- environments
