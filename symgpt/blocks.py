@@ -193,8 +193,29 @@ def fit(step: dict) -> dict:
 def fit_displays(sections) -> None:
     """Fit every display and table of the document to the page width (:func:`fit`, :func:`fit_table`), in place."""
     for sec in sections:
-        sec["steps"] = [fit(s) if s["kind"] == "math" else fit_table(s) if s["kind"] == "table" else s
-                        for s in sec["steps"]]
+        sec["steps"] = [fit(s) if s["kind"] == "math" else fit_table(s) if s["kind"] == "table" else
+                        fit_derivation(s) if s["kind"] == "derivation" else s for s in sec["steps"]]
+
+
+RULE_EM = 14.0  # the rule named beside a derivation step (a few words, in any language)
+
+
+def fit_derivation(step: dict) -> dict:
+    r"""A derivation whose steps fit the page beside their rules: a wide right side is broken per term.
+
+    >>> wide = {"lhs": "L", "rhs": " + ".join(["e^{z_{%d}}" % i for i in range(24)]), "rule": "r", "checked": True}
+    >>> [s["rhs"].count("\\\\") > 0 for s in fit_derivation({"kind": "derivation", "steps": [wide]})["steps"]]
+    [True]
+    """
+    out = []
+    for s in step["steps"]:
+        line = f"{s['lhs']} &= {s['rhs']}"
+        if layout.fits(line, layout.BUDGET - RULE_EM):
+            out.append(s)
+            continue
+        wrapped = layout.wrap(f"{s['lhs']} &= {layout.unfold(s['rhs'])}", layout.BUDGET - RULE_EM)
+        out.append({**s, "rhs": wrapped.split("&", 1)[1].lstrip()[1:].lstrip()})
+    return {**step, "steps": out}
 
 
 WORD_EM = 6.0  # a word of the language file (a heading such as "dim 0"), the same guess in every language

@@ -143,6 +143,8 @@ def _split_top(s: str):
 
     >>> _split_top(r"a + \left(b + c\right) = d")
     [('', 'a'), (' ', '+ \\left(b + c\\right)'), (' ', '= d')]
+    >>> _split_top("= - x + y")
+    [('', '= - x'), (' ', '+ y')]
     >>> _split_top(r"0.5,\; 1.8,\; -2")
     [('', '0.5,'), ('\\; ', '1.8,'), ('\\; ', '-2')]
     """
@@ -167,7 +169,7 @@ def _split_top(s: str):
             depth -= 1
         elif depth == 0:
             for op in (" + ", " - ", " = ", r" \approx "):
-                if s.startswith(op, i) and i > start:
+                if s.startswith(op, i) and s[start:i].strip() not in ("", "=", "+", "-", r"\approx"):
                     pieces.append((joiner, s[start:i]))
                     joiner, start = " ", i + 1
                     break
@@ -183,28 +185,80 @@ def _split_top(s: str):
 
 
 def _outer_group(text: str):
-    r"""``(before, inner, after)`` of the first top-level ``\left( … \right)`` of a piece, else None.
+    r"""``(before, inner, after)`` of the widest top-level ``\left( … \right)`` of a piece, else None.
 
     >>> _outer_group(r"+ \left(a + b\right)^{2}")
     ('+ ', 'a + b', '^{2}')
+    >>> _outer_group(r"\left(a\right) / \left(b + c + d\right)")[1]
+    'b + c + d'
     """
-    i = text.find(r"\left(")
-    if i < 0 or text[:i].count("{") != text[:i].count("}"):
-        return None
-    depth, j = 0, i
-    while j < len(text):
-        if text.startswith(r"\left", j) and not text.startswith(r"\leftarrow", j):
-            depth += 1
-            j += 5
-            continue
-        if text.startswith(r"\right", j) and not text.startswith(r"\rightarrow", j):
-            depth -= 1
-            if depth == 0:
-                return text[:i], text[i + 6:j], text[j + 7:]
-            j += 6
-            continue
-        j += 1
-    return None
+    best, i = None, text.find(r"\left(")
+    while i >= 0:
+        if text[:i].count("{") != text[:i].count("}"):
+            break
+        depth, j, found = 0, i, None
+        while j < len(text):
+            if text.startswith(r"\left", j) and not text.startswith(r"\leftarrow", j):
+                depth += 1
+                j += 5
+                continue
+            if text.startswith(r"\right", j) and not text.startswith(r"\rightarrow", j):
+                depth -= 1
+                if depth == 0:
+                    found = (text[:i], text[i + 6:j], text[j + 7:])
+                    break
+                j += 6
+                continue
+            j += 1
+        if found is None or text[j + 6:j + 7] != ")":
+            break
+        if best is None or width(found[1]) > width(best[1]):
+            best = found
+        i = text.find(r"\left(", j)
+    return best
+
+
+def _brace_end(s: str, i: int) -> int:
+    """The index just after the brace group that opens at ``s[i]``."""
+    depth = 0
+    for j in range(i, len(s)):
+        depth += s[j] == "{"
+        depth -= s[j] == "}"
+        if depth == 0:
+            return j + 1
+    return len(s)
+
+
+def unfold(tex: str, budget: float = BUDGET) -> str:
+    r"""The same formula in a form :func:`wrap` can break: ``\frac{a}{b}`` with a wide part as
+    ``a / \left(b\right)``, and ``\log{\left(…\right)}`` without the braces that hide its parentheses.
+
+    >>> unfold(r"- \log{\left(\frac{e^{z}}{" + " + ".join(["e^{z_{%d}}" % i for i in range(16)]) + r"} \right)}")[:40]
+    '- \\log\\left(e^{z} / \\left(e^{z_{0}} + e^'
+    """
+    out, i = [], 0
+    while i < len(tex):
+        if tex.startswith(r"\frac{", i):
+            a_end = _brace_end(tex, i + 5)
+            b_end = _brace_end(tex, a_end)
+            a, b = tex[i + 6:a_end - 1], tex[a_end + 1:b_end - 1]
+            if max(width(a), width(b)) > budget / 2:
+                a, b = unfold(a, budget), unfold(b, budget)
+                num = a if re.fullmatch(r"[\w^{}.\\]+", a) else rf"\left({a}\right)"
+                out.append(rf"{num} / \left({b}\right)")
+                i = b_end
+                continue
+        m = re.match(r"\\(log|ln|exp|sin|cos)\{\\left\(", tex[i:])
+        if m:
+            end = _brace_end(tex, i + len(m[1]) + 1)
+            inner = tex[i + len(m[1]) + 2:end - 1]
+            if inner.rstrip().endswith(r"\right)"):
+                out.append(rf"\{m[1]}" + unfold(inner, budget))
+                i = end
+                continue
+        out.append(tex[i])
+        i += 1
+    return "".join(out)
 
 
 def _pack(pieces, avail: float, first_avail: float):

@@ -120,6 +120,23 @@ def tex_escape(text, long_run: int = LONG_RUN) -> str:
     return "".join(out)
 
 
+def breakable_list(tex: str) -> str:
+    r"""A flat list of figures in math, ``\left( a,\; b \right)``, with a permitted break after each comma.
+
+    Plain parentheses (a ``\left…\right`` pair cannot break); anything with
+    a fraction, a root or nested delimiters is left as it is.
+
+    >>> breakable_list(r"\left(0.5,\; 1.8\right)"), breakable_list(r"\left[1, 2\right]")
+    ('(0.5,\\; \\allowbreak 1.8)', '[1, \\allowbreak 2]')
+    >>> breakable_list(r"\frac{1}{2}")
+    '\\frac{1}{2}'
+    """
+    m = re.fullmatch(r"\\left([(\[])(.*)\\right([)\]])", tex)
+    if not m or any(c in m[2] for c in ("\\left", "\\frac", "\\sqrt", "{")):
+        return tex
+    return m[1] + re.sub(r",(\\;)? ", lambda c: c[0] + r"\allowbreak ", m[2]) + m[3]
+
+
 def _escape_char(s: str) -> str:
     """One character (with its combining hat) made literal in LaTeX text mode."""
     ch = s[0]
@@ -241,7 +258,12 @@ class LaTeX(Format):
         return self.math(s) if s.startswith("-") else s
 
     def cell(self, v) -> str:
-        """A table cell: as :meth:`value`, but a long token may break (in a column held to a width)."""
+        """A table cell: as :meth:`value`, but a long token or a long list of figures may break.
+
+        (The break is taken only in a column held to a width, :func:`symgpt.blocks.fit_table`.)
+        """
+        if v["t"] == "math":
+            return self.math(breakable_list(v["v"]))
         return _LaTeXCell(self.L).value(v)
 
 
