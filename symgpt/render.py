@@ -105,7 +105,7 @@ def tex_escape(text, long_run: int = LONG_RUN) -> str:
     >>> print(tex_escape("a\\x07b\\x85"))
     a\\textbackslash{}x07b\\textbackslash{}x85
     >>> print(tex_escape("see tok_very_long_x", long_run=8))
-    see t\\allowbreak{}o\\allowbreak{}k\\allowbreak{}\\_\\allowbreak{}v\\allowbreak{}e\\allowbreak{}r\\allowbreak{}y\\allowbreak{}\\_\\allowbreak{}l\\allowbreak{}o\\allowbreak{}n\\allowbreak{}g\\allowbreak{}\\_\\allowbreak{}x
+    see tok\\_\\allowbreak{}very\\_\\allowbreak{}long\\_\\allowbreak{}x
     """
     out = []
     for run in re.split(r"(\s+)", str(text)):
@@ -115,9 +115,32 @@ def tex_escape(text, long_run: int = LONG_RUN) -> str:
                 chars[-1] += ch
             else:
                 chars.append(ch)
-        sep = r"\allowbreak{}" if len(chars) > long_run and not run.isspace() else ""
-        out.append(sep.join(_escape_char(c) for c in chars))
+        out.append(_breakable_run(chars) if len(chars) > long_run and not run.isspace()
+                   else "".join(_escape_char(c) for c in chars))
     return "".join(out)
+
+
+_BREAK_AFTER = "_/;:-)]}|"
+
+
+def _breakable_run(chars) -> str:
+    r"""A long run of characters, escaped, with a permitted break after each ``_ / ; :`` …
+    and, when a stretch between those is still longer than 16 characters, between any two.
+
+    >>> print(_breakable_run(list("a_bc/d")))
+    a\_\allowbreak{}bc/\allowbreak{}d
+    """
+    parts, cur = [], []
+    for c in chars:
+        cur.append(c)
+        if c in _BREAK_AFTER:
+            parts.append(cur)
+            cur = []
+    if cur:
+        parts.append(cur)
+    if any(len(p) > 16 for p in parts):
+        parts = [[c] for c in chars]
+    return r"\allowbreak{}".join("".join(_escape_char(c) for c in p) for p in parts)
 
 
 def breakable_list(tex: str) -> str:
