@@ -218,7 +218,8 @@ def fit_derivation(step: dict) -> dict:
     return {**step, "steps": out}
 
 
-WORD_EM = 6.0  # a word of the language file (a heading such as "dim 0"), the same guess in every language
+WORD_EM = 5.0  # a word of the language file (a heading such as "token"), the same guess in every language
+INDEXED_WORD_EM = 3.0  # a numbered heading such as "dim 0" / "维度 0", before its number
 
 
 def value_width(v) -> float:
@@ -238,6 +239,8 @@ def value_width(v) -> float:
         return layout.width(v["v"])
     if t in ("list", "toklist"):
         return sum(value_width(x) if isinstance(x, dict) else w(x) + 2 for x in v["v"])
+    if t == "word" and "j" in v:
+        return INDEXED_WORD_EM + w(str(v["j"]))
     return WORD_EM
 
 

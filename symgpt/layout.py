@@ -117,10 +117,21 @@ def width(tex: str) -> float:
 
     >>> width("0.123"), width(r"\left(0.5,\; 1.8\right)")
     (2.28, 4.14)
+    >>> width(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}")
+    4.0
     >>> round(width(r"x_{0} &= \frac{1}{2}"), 2)
     3.05
     """
-    return round(_width(_TOKEN.findall(tex)), 2)
+    extra = 0.0
+    for m in list(_MATRIX.finditer(tex))[::-1]:  # a matrix is as wide as its widest cell per column
+        rows = [[c for c in r.split("&")] for r in m[2].split(r"\\")]
+        cols = max(len(r) for r in rows)
+        extra += sum(max(width(r[c]) if c < len(r) else 0 for r in rows) + 1.0 for c in range(cols)) + 1.0
+        tex = tex[:m.start()] + tex[m.end():]
+    return round(extra + _width(_TOKEN.findall(tex)), 2)
+
+
+_MATRIX = re.compile(r"\\begin\{([bp]?matrix)\}(.*?)\\end\{\1\}", re.S)
 
 
 def cell_width(text: str) -> float:
@@ -335,6 +346,8 @@ def wrap(line: str, budget: float = BUDGET) -> str:
         return line
     lhs, rest = _split_lhs(line)
     room = budget - width(lhs)
+    if r"\begin{bmatrix}" in rest:
+        return split_matrix(lhs, rest, room)
     lines = _pack(_split_top(rest), max(room - 2.0, 12.0), max(room, 12.0))
     out = []
     for k, ln in enumerate(lines):
@@ -386,3 +399,44 @@ def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL
     if cur:
         parts.append(cur)
     return [[0] + p for p in parts], held
+
+
+def split_matrix(lhs: str, rest: str, room: float) -> str:
+    r"""A line ``lhs &= \begin{bmatrix} … \end{bmatrix}`` too wide for the page, its columns in blocks.
+
+    The matrix is printed as consecutive blocks of columns, one block a line,
+    bracketed as one matrix (``\left[ … \right.`` then ``\left. … \right]``).
+
+    >>> m = r"\begin{bmatrix} 1.25 & 2.25 & 3.25 & 4.25 \\ 5 & 6 & 7 & 8 \end{bmatrix}"
+    >>> print(split_matrix("W ", "= " + m, 10))
+    W &= \left[\begin{matrix} 1.25 & 2.25 \\ 5 & 6 \end{matrix}\right. \\
+    &\qquad \left.\begin{matrix} 3.25 & 4.25 \\ 7 & 8 \end{matrix}\right]
+    """
+    i, j = rest.index(r"\begin{bmatrix}"), rest.index(r"\end{bmatrix}")
+    before, body, after = rest[:i], rest[i + len(r"\begin{bmatrix}"):j], rest[j + len(r"\end{bmatrix}"):]
+    rows = [[c.strip() for c in r.split("&")] for r in body.split(r"\\")]
+    n = max(len(r) for r in rows)
+    widths = [max(width(r[c]) if c < len(r) else 0 for r in rows) + 1.0 for c in range(n)]
+    blocks, cur, used = [], [], 0.0
+    avail = max(room - 2.0 - width(before) - width(after), 6.0)
+    for c in range(n):
+        if cur and used + widths[c] > avail:
+            blocks.append(cur)
+            cur, used = [], 0.0
+        cur.append(c)
+        used += widths[c]
+    blocks.append(cur)
+    if len(blocks) == 1:
+        return f"{lhs}&{rest}"
+
+    def block(cols):
+        return (r"\begin{matrix} " + r" \\ ".join(" & ".join(r[c] for c in cols if c < len(r)) for r in rows)
+                + r" \end{matrix}")
+
+    out = []
+    for k, cols in enumerate(blocks):
+        left = r"\left[" if k == 0 else r"\left."
+        right = r"\right]" if k == len(blocks) - 1 else r"\right."
+        text = f"{left}{block(cols)}{right}"
+        out.append(f"{lhs}&{before}{text}" if k == 0 else rf"&\qquad {text}{after if k == len(blocks) - 1 else ''}")
+    return " \\\\\n".join(out)
