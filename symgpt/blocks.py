@@ -218,10 +218,6 @@ def fit_derivation(step: dict) -> dict:
     return {**step, "steps": out}
 
 
-WORD_EM = 5.0  # a word of the language file (a heading such as "token"), the same guess in every language
-INDEXED_WORD_EM = 3.0  # a numbered heading such as "dim 0" / "维度 0", before its number
-
-
 def value_width(v) -> float:
     """The estimated printed width of a typed value in em (:mod:`symgpt.layout`), in any language.
 
@@ -239,9 +235,9 @@ def value_width(v) -> float:
         return layout.width(v["v"])
     if t in ("list", "toklist"):
         return sum(value_width(x) if isinstance(x, dict) else w(x) + 2 for x in v["v"])
-    if t == "word" and "j" in v:
-        return INDEXED_WORD_EM + w(str(v["j"]))
-    return WORD_EM
+    if t == "word":
+        return layout.word_width(v["v"], v.get("j"))
+    return 5.0
 
 
 def fit_table(step: dict) -> dict:
@@ -253,7 +249,7 @@ def fit_table(step: dict) -> dict:
 
     >>> t = table("x.cap", [word("token")] + [num(j) for j in range(12)], [[tok("a")] + [num("-0.123")] * 12])
     >>> [p["cols"][:3] for p in fit_table(t)["parts"]], fit_table(t)["parts"][1]["spec"]
-    ([[0, 1, 2], [0, 8, 9]], 'lrrrrr')
+    ([[0, 1, 2], [0, 9, 10]], 'lrrrr')
     """
     n = len(step["head"])
     widths = [max(value_width(r[c]) for r in [step["head"], *step["rows"]]) for c in range(n)]

@@ -18,7 +18,10 @@ The estimate errs wide (a line judged to fit is well inside the page).
 """
 from __future__ import annotations
 
+import functools
 import re
+import tomllib
+from pathlib import Path
 
 EM_PT = 12.0                      # the body font size (ctexart zihao=-4)
 TEXT_WIDTH_PT = (21.0 - 2 * 2.2) / 2.54 * 72.27   # A4, margin 2.2 cm: ≈ 472 pt
@@ -141,6 +144,28 @@ def cell_width(text: str) -> float:
     True
     """
     return round(sum({"_": 0.5, "-": 0.78, "+": 0.78}.get(ch) or _glyph(ch) for ch in text), 2)
+
+
+LANG_DIR = Path(__file__).resolve().parent.parent / "templates" / "lang"
+
+
+@functools.lru_cache(maxsize=None)
+def _words() -> tuple:
+    """The ``[words]`` tables of every language file."""
+    return tuple(tomllib.loads(p.read_text(encoding="utf-8")).get("words", {})
+                 for p in sorted(LANG_DIR.glob("*.toml")))
+
+
+def word_width(key: str, j: str | None = None) -> float:
+    """The width of a word of the language files (``[words]``), the widest of its languages.
+
+    A document's layout is the same in every language, so it is made for the widest.
+
+    >>> word_width("position") >= cell_width("Position"), word_width("dim", "7") >= cell_width("dim 7")
+    (True, True)
+    """
+    texts = [w[key] % {"j": j} if j is not None else w[key] for w in _words() if key in w]
+    return max((cell_width(t) for t in texts), default=5.0)
 
 
 # ---------------------------------------------------------------- breaking a display line
