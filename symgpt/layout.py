@@ -26,7 +26,7 @@ from pathlib import Path
 EM_PT = 12.0                      # the body font size (ctexart zihao=-4)
 TEXT_WIDTH_PT = (21.0 - 2 * 2.2) / 2.54 * 72.27   # A4, margin 2.2 cm: ≈ 472 pt
 BUDGET = 35.0                     # em a display line may take (39 em less the estimate's margin)
-TABLE_BUDGET = 38.0               # em of \\small type (10.95 pt: 43 em to the text width) a table row may take
+TABLE_BUDGET = 41.0               # em of \\small type (10.95 pt: 43 em to the text width) a table row may take
 COLUMN_GAP = 1.1                  # em between two columns (2 × \\tabcolsep = 12 pt)
 LABEL_MAX = 10.0                  # em of a row-label column before its text wraps
 
@@ -387,81 +387,53 @@ def wrap(line: str, budget: float = BUDGET) -> str:
 
 # ---------------------------------------------------------------- table columns
 
-def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL_MAX):
+def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL_MAX, wrap_min: float = 10.0):
     """Which columns go in each part of a table, and the width a column is held to (None: its own).
 
     ``widths`` are the columns' natural widths in em; column 0 labels the rows
-    and is repeated in every part.  A label column wider than ``label_max``
-    wraps at that width; the other columns are packed left to right into
-    parts no wider than ``budget``; a single column too wide for a part wraps
-    at the width left.
+    and is repeated in every part.  In turn, until the table fits ``budget``:
+    a label column wider than ``label_max`` wraps at that width; the widest
+    other columns (text, lists) wrap, each no narrower than ``wrap_min``;
+    then the columns are packed left to right into parts (a table of many
+    narrow columns continues below itself).
 
     >>> column_groups([4, 5, 5, 5])
     ([[0, 1, 2, 3]], [None, None, None, None])
     >>> column_groups([4] + [6] * 12)[0]
-    [[0, 1, 2, 3, 4], [0, 5, 6, 7, 8], [0, 9, 10, 11, 12]]
+    [[0, 1, 2, 3, 4, 5], [0, 6, 7, 8, 9, 10], [0, 11, 12]]
+    >>> column_groups([3, 4, 30, 4])
+    ([[0, 1, 2, 3]], [None, None, 25.6, None])
     >>> column_groups([16, 50])
-    ([[0, 1]], [10.0, 25.6])
+    ([[0, 1]], [10.0, 28.8])
     """
     gap = COLUMN_GAP
     held = [None] * len(widths)
-    if sum(widths) + gap * len(widths) <= budget:
-        return [list(range(len(widths)))], held
-    first = widths[0]
-    if first > label_max:
-        held[0], first = label_max, label_max
-    room = budget - first - gap
+    w = list(widths)
+
+    def total():
+        return sum(w) + gap * len(w)
+
+    if total() <= budget:
+        return [list(range(len(w)))], held
+    if w[0] > label_max:
+        held[0] = w[0] = label_max
+    while total() > budget:
+        c = max(range(1, len(w)), key=lambda k: w[k], default=None)
+        if c is None or w[c] <= wrap_min:
+            break
+        w[c] = held[c] = round(max(wrap_min, w[c] - (total() - budget)), 2)
+    if total() <= budget:
+        return [list(range(len(w)))], held
+    room = budget - w[0] - gap
     parts, cur, used = [], [], 0.0
-    for c in range(1, len(widths)):
-        w = widths[c]
-        if w + gap > room:
-            held[c], w = round(room - gap - 0.2, 2), room - gap - 0.2
-        if cur and used + w + gap > room:
+    for c in range(1, len(w)):
+        if w[c] + gap > room:
+            held[c] = w[c] = round(room - gap - 0.2, 2)
+        if cur and used + w[c] + gap > room:
             parts.append(cur)
             cur, used = [], 0.0
         cur.append(c)
-        used += w + gap
+        used += w[c] + gap
     if cur:
         parts.append(cur)
     return [[0] + p for p in parts], held
-
-
-def split_matrix(lhs: str, rest: str, room: float) -> str:
-    r"""A line ``lhs &= \begin{bmatrix} … \end{bmatrix}`` too wide for the page, its columns in blocks.
-
-    The matrix is printed as consecutive blocks of columns, one block a line,
-    bracketed as one matrix (``\left[ … \right.`` then ``\left. … \right]``).
-
-    >>> m = r"\begin{bmatrix} 1.25 & 2.25 & 3.25 & 4.25 \\ 5 & 6 & 7 & 8 \end{bmatrix}"
-    >>> print(split_matrix("W ", "= " + m, 10))
-    W &= \left[\begin{matrix} 1.25 & 2.25 \\ 5 & 6 \end{matrix}\right. \\
-    &\qquad \left.\begin{matrix} 3.25 & 4.25 \\ 7 & 8 \end{matrix}\right]
-    """
-    i, j = rest.index(r"\begin{bmatrix}"), rest.index(r"\end{bmatrix}")
-    before, body, after = rest[:i], rest[i + len(r"\begin{bmatrix}"):j], rest[j + len(r"\end{bmatrix}"):]
-    rows = [[c.strip() for c in r.split("&")] for r in body.split(r"\\")]
-    n = max(len(r) for r in rows)
-    widths = [max(width(r[c]) if c < len(r) else 0 for r in rows) + 1.0 for c in range(n)]
-    blocks, cur, used = [], [], 0.0
-    avail = max(room - 2.0 - width(before) - width(after), 6.0)
-    for c in range(n):
-        if cur and used + widths[c] > avail:
-            blocks.append(cur)
-            cur, used = [], 0.0
-        cur.append(c)
-        used += widths[c]
-    blocks.append(cur)
-    if len(blocks) == 1:
-        return f"{lhs}&{rest}"
-
-    def block(cols):
-        return (r"\begin{matrix} " + r" \\ ".join(" & ".join(r[c] for c in cols if c < len(r)) for r in rows)
-                + r" \end{matrix}")
-
-    out = []
-    for k, cols in enumerate(blocks):
-        left = r"\left[" if k == 0 else r"\left."
-        right = r"\right]" if k == len(blocks) - 1 else r"\right."
-        text = f"{left}{block(cols)}{right}"
-        out.append(f"{lhs}&{before}{text}" if k == 0 else rf"&\qquad {text}{after if k == len(blocks) - 1 else ''}")
-    return " \\\\\n".join(out)

@@ -287,6 +287,8 @@ class LaTeX(Format):
         """
         if v["t"] == "math":
             return self.math(breakable_list(v["v"]))
+        if v["t"] == "ptok":  # p(token) with the token in text, where it may break
+            return self.math("p(") + tex_escape(v["v"], long_run=8) + self.math(")")
         return _LaTeXCell(self.L).value(v)
 
 
