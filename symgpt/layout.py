@@ -437,3 +437,44 @@ def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL
     if cur:
         parts.append(cur)
     return [[0] + p for p in parts], held
+
+
+def split_matrix(lhs: str, rest: str, room: float) -> str:
+    r"""A line ``lhs &= \begin{bmatrix} … \end{bmatrix}`` too wide for the page, its columns in blocks.
+
+    The matrix is printed as consecutive blocks of columns, one block a line,
+    bracketed as one matrix (``\left[ … \right.`` then ``\left. … \right]``).
+
+    >>> m = r"\begin{bmatrix} 1.25 & 2.25 & 3.25 & 4.25 \\ 5 & 6 & 7 & 8 \end{bmatrix}"
+    >>> print(split_matrix("W ", "= " + m, 10))
+    W &= \left[\begin{matrix} 1.25 & 2.25 \\ 5 & 6 \end{matrix}\right. \\
+    &\qquad \left.\begin{matrix} 3.25 & 4.25 \\ 7 & 8 \end{matrix}\right]
+    """
+    i, j = rest.index(r"\begin{bmatrix}"), rest.index(r"\end{bmatrix}")
+    before, body, after = rest[:i], rest[i + len(r"\begin{bmatrix}"):j], rest[j + len(r"\end{bmatrix}"):]
+    rows = [[c.strip() for c in r.split("&")] for r in body.split(r"\\")]
+    n = max(len(r) for r in rows)
+    widths = [max(width(r[c]) if c < len(r) else 0 for r in rows) + 1.0 for c in range(n)]
+    blocks, cur, used = [], [], 0.0
+    avail = max(room - 2.0 - width(before) - width(after), 6.0)
+    for c in range(n):
+        if cur and used + widths[c] > avail:
+            blocks.append(cur)
+            cur, used = [], 0.0
+        cur.append(c)
+        used += widths[c]
+    blocks.append(cur)
+    if len(blocks) == 1:
+        return f"{lhs}&{rest}"
+
+    def block(cols):
+        return (r"\begin{matrix} " + r" \\ ".join(" & ".join(r[c] for c in cols if c < len(r)) for r in rows)
+                + r" \end{matrix}")
+
+    out = []
+    for k, cols in enumerate(blocks):
+        left = r"\left[" if k == 0 else r"\left."
+        right = r"\right]" if k == len(blocks) - 1 else r"\right."
+        text = f"{left}{block(cols)}{right}"
+        out.append(f"{lhs}&{before}{text}" if k == 0 else rf"&\qquad {text}{after if k == len(blocks) - 1 else ''}")
+    return " \\\\\n".join(out)
