@@ -73,12 +73,17 @@ def tex(s, figs=None) -> dict:
 
 
 def vec(xs) -> str:
-    """LaTeX of a row vector of strings.
+    r"""LaTeX of a row vector of strings.
 
-    >>> vec(["0.5", "1.8"])
-    '\\\\left(0.5,\\\\; 1.8\\\\right)'
+    Plain parentheses around plain figures, so that a long vector in a
+    sentence may break after a comma (the PDF allows it, see the preamble);
+    ``\left( … \right)`` around taller entries (fractions, roots).
+
+    >>> print(vec(["0.5", "1.8"]), vec([r"\frac{1}{2}"]))
+    (0.5,\; 1.8) \left(\frac{1}{2}\right)
     """
-    return r"\left(" + r",\; ".join(xs) + r"\right)"
+    body = r",\; ".join(xs)
+    return rf"\left({body}\right)" if "\\" in body.replace(r"\;", "") else f"({body})"
 
 
 def word(key) -> dict:
@@ -249,7 +254,7 @@ def fit_table(step: dict) -> dict:
 
     >>> t = table("x.cap", [word("token")] + [num(j) for j in range(12)], [[tok("a")] + [num("-0.123")] * 12])
     >>> [p["cols"][:3] for p in fit_table(t)["parts"]], fit_table(t)["parts"][1]["spec"]
-    ([[0, 1, 2], [0, 9, 10]], 'lrrrr')
+    ([[0, 1, 2], [0, 10, 11]], 'lrrr')
     """
     n = len(step["head"])
     widths = [max(value_width(r[c]) for r in [step["head"], *step["rows"]]) for c in range(n)]

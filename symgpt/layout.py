@@ -25,8 +25,8 @@ from pathlib import Path
 
 EM_PT = 12.0                      # the body font size (ctexart zihao=-4)
 TEXT_WIDTH_PT = (21.0 - 2 * 2.2) / 2.54 * 72.27   # A4, margin 2.2 cm: ≈ 472 pt
-BUDGET = 35.0                     # em a display line may take (39 em less the estimate's margin)
-TABLE_BUDGET = 41.0               # em of \\small type (10.95 pt: 43 em to the text width) a table row may take
+BUDGET = 36.0                     # em a display line may take (39 em less the estimate's margin)
+TABLE_BUDGET = 42.0               # em of \\small type (10.95 pt: 43 em to the text width) a table row may take
 COLUMN_GAP = 1.1                  # em between two columns (2 × \\tabcolsep = 12 pt)
 LABEL_MAX = 10.0                  # em of a row-label column before its text wraps
 
@@ -402,9 +402,9 @@ def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL
     >>> column_groups([4] + [6] * 12)[0]
     [[0, 1, 2, 3, 4, 5], [0, 6, 7, 8, 9, 10], [0, 11, 12]]
     >>> column_groups([3, 4, 30, 4])
-    ([[0, 1, 2, 3]], [None, None, 25.6, None])
+    ([[0, 1, 2, 3]], [None, None, 26.6, None])
     >>> column_groups([16, 50])
-    ([[0, 1]], [10.0, 28.8])
+    ([[0, 1]], [10.0, 29.8])
     """
     gap = COLUMN_GAP
     held = [None] * len(widths)
