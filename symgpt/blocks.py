@@ -234,8 +234,10 @@ def value_width(v) -> float:
         return w(v["v"]) + (w(v["exact"]) + 5 if "exact" in v else 0)
     if t in ("tok", "pct"):
         return w(v["v"]) + (1 if t == "pct" else 0)
-    if t in ("tokid", "pos", "share", "ptok"):  # "3 tok", "t=2 (tok)", "tok 45.4%", "p(tok)"
-        return w(v["v"]) + w(v.get("tok", v["v"])) + {"tokid": 1.5, "pos": 3, "share": 2, "ptok": 2}[t]
+    if t == "ptok":  # p(tok)
+        return w(v["v"]) + 2
+    if t in ("tokid", "pos", "share"):  # "3 tok", "t=2 (tok)", "tok 45.4%"
+        return w(v["v"]) + w(v["tok"]) + {"tokid": 1.5, "pos": 3, "share": 2}[t]
     if t in ("math", "tex"):
         return layout.width(v["v"])
     if t in ("list", "toklist"):

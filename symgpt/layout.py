@@ -70,6 +70,14 @@ def _group(tokens, i):
     return tokens[i + 1:j - 1], j
 
 
+def _before(tokens, i) -> str:
+    """The last token before ``tokens[i]`` that is not a space (``""`` at the start)."""
+    for t in reversed(tokens[:i]):
+        if not t.isspace():
+            return t
+    return ""
+
+
 def _width(tokens) -> float:
     w, i = 0.0, 0
     while i < len(tokens):
@@ -110,7 +118,8 @@ def _width(tokens) -> float:
             w += 0.5
             i += 1
         else:
-            w += _glyph(t)
+            unary = t == "-" and _before(tokens, i) in ("", "(", "[", "{", "=", "+", "-", ",", "&")
+            w += 0.78 if unary else _glyph(t)  # a sign is narrower than a binary minus with its spaces
             i += 1
     return w
 
@@ -118,6 +127,8 @@ def _width(tokens) -> float:
 def width(tex: str) -> float:
     r"""The estimated printed width of a line of math (or plain text) in em.
 
+    >>> width("0.123"), width(r"\left(0.5,\; 1.8\right)"), width("(-1)") < width("0 - 1")
+    (2.28, 4.14, True)
     >>> width("0.123"), width(r"\left(0.5,\; 1.8\right)")
     (2.28, 4.14)
     >>> width(r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}")
@@ -143,7 +154,7 @@ def cell_width(text: str) -> float:
     >>> cell_width("tok3_very_long_token_string") > 12
     True
     """
-    return round(sum({"_": 0.5, "-": 0.78, "+": 0.78}.get(ch) or _glyph(ch) for ch in text), 2)
+    return round(sum({"_": 0.5, "-": 0.78, "+": 0.78, "<": 0.78, ">": 0.78, "=": 0.78}.get(ch) or _glyph(ch) for ch in text), 2)
 
 
 LANG_DIR = Path(__file__).resolve().parent.parent / "templates" / "lang"
