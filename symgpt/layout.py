@@ -26,7 +26,7 @@ from pathlib import Path
 EM_PT = 12.0                      # the body font size (ctexart zihao=-4)
 TEXT_WIDTH_PT = (21.0 - 2 * 2.2) / 2.54 * 72.27   # A4, margin 2.2 cm: ≈ 472 pt
 BUDGET = 36.0                     # em a display line may take (39 em less the estimate's margin)
-TABLE_BUDGET = 42.0               # em of \\small type (10.95 pt: 43 em to the text width) a table row may take
+TABLE_BUDGET = 43.0               # em of \\small type (10.95 pt: 43 em to the text width) a table row may take
 COLUMN_GAP = 1.1                  # em between two columns (2 × \\tabcolsep = 12 pt)
 LABEL_MAX = 10.0                  # em of a row-label column before its text wraps
 
@@ -398,7 +398,7 @@ def wrap(line: str, budget: float = BUDGET) -> str:
 
 # ---------------------------------------------------------------- table columns
 
-def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL_MAX, wrap_min: float = 10.0):
+def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL_MAX, wrap_min: float = 6.0):
     """Which columns go in each part of a table, and the width a column is held to (None: its own).
 
     ``widths`` are the columns' natural widths in em; column 0 labels the rows
@@ -413,9 +413,9 @@ def column_groups(widths, budget: float = TABLE_BUDGET, label_max: float = LABEL
     >>> column_groups([4] + [6] * 12)[0]
     [[0, 1, 2, 3, 4, 5], [0, 6, 7, 8, 9, 10], [0, 11, 12]]
     >>> column_groups([3, 4, 30, 4])
-    ([[0, 1, 2, 3]], [None, None, 26.6, None])
+    ([[0, 1, 2, 3]], [None, None, 27.6, None])
     >>> column_groups([16, 50])
-    ([[0, 1]], [10.0, 29.8])
+    ([[0, 1]], [10.0, 30.8])
     """
     gap = COLUMN_GAP
     held = [None] * len(widths)
