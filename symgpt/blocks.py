@@ -231,7 +231,8 @@ def value_width(v) -> float:
     """
     t, w = v["t"], layout.cell_width
     if t == "num":
-        return w(v["v"]) + (w(v["exact"]) + 5 if "exact" in v else 0)
+        sci = lambda x: w(x) + (3 if "e" in x else 0)  # 3.1e-7 prints as 3.1 × 10^-7
+        return sci(v["v"]) + (sci(v["exact"]) + 5.5 if "exact" in v else 0)  # "(in fact …)"
     if t in ("tok", "pct"):
         return w(v["v"]) + (1 if t == "pct" else 0)
     if t == "ptok":  # p(tok)

@@ -154,7 +154,7 @@ def cell_width(text: str) -> float:
     >>> cell_width("tok3_very_long_token_string") > 12
     True
     """
-    return round(sum({"_": 0.5, "-": 0.78, "+": 0.78, "<": 0.78, ">": 0.78, "=": 0.78}.get(ch) or _glyph(ch) for ch in text), 2)
+    return round(sum({"_": 0.5, "-": 0.78, "+": 0.78, "<": 0.78, ">": 0.78, "=": 0.78, " ": 0.33}.get(ch) or _glyph(ch) for ch in text), 2)
 
 
 LANG_DIR = Path(__file__).resolve().parent.parent / "templates" / "lang"
