@@ -181,18 +181,25 @@ def fit(step: dict) -> dict:
     ([2], False)
     """
     out, changed = [], False
-    for ln in step["lines"]:
-        if layout.fits(st.latex(ln)):
+    for ln in step["lines"]:  # first the vector lines too wide become component lines
+        if isinstance(ln, dict) and not layout.fits(st.latex(ln)) and not ln["formula"] and not ln["tail"] \
+                and st.width(ln["res"]) > 1:
+            out.extend(st.components(ln))
+            changed = True
+        else:
             out.append(ln)
+    # the right-hand sides of an aligned display all start after its widest left-hand side
+    lhs = [layout.lhs_width(st.latex(ln)) for ln in out]
+    widest = max(lhs) if len(out) > 1 or changed else 0.0
+    fitted = []
+    for ln, own in zip(out, lhs):
+        budget = layout.BUDGET - max(widest - own, 0.0)
+        if layout.fits(st.latex(ln), budget):
+            fitted.append(ln)
             continue
         changed = True
-        if isinstance(ln, str):
-            out.append(layout.wrap(ln))
-        elif not ln["formula"] and not ln["tail"] and st.width(ln["res"]) > 1:
-            out.extend(c if layout.fits(st.latex(c)) else {**c, "wrap": True} for c in st.components(ln))
-        else:
-            out.append({**ln, "wrap": True})
-    return {**step, "lines": out, "aligned": True} if changed else step
+        fitted.append(layout.wrap(ln, budget) if isinstance(ln, str) else {**ln, "wrap": budget})
+    return {**step, "lines": fitted, "aligned": True} if changed else step
 
 
 def fit_displays(sections) -> None:

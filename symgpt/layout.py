@@ -357,6 +357,15 @@ def _split_lhs(line: str):
     return "", line
 
 
+def lhs_width(line: str) -> float:
+    """The width of a line's left-hand side (before its alignment point).
+
+    >>> lhs_width("x &= 1") < lhs_width(r"\\mathrm{logit}_{3} &= 1")
+    True
+    """
+    return width(_split_lhs(line)[0])
+
+
 def fits(line: str, budget: float = BUDGET) -> bool:
     """Does the line fit the text width?
 

@@ -474,8 +474,8 @@ def latex(ln) -> str:
     """One display line: ``lhs &= [formula =] substitution (= | \\approx) result[tail]``.
 
     A plain string (a line that is not a computation) passes through.  A line
-    marked ``wrap`` (by :func:`symgpt.blocks.fit`) is broken per term to fit the
-    page (:func:`symgpt.layout.wrap`).
+    marked ``wrap`` (a width in em, set by :func:`symgpt.blocks.fit`) is broken
+    per term to fit it (:func:`symgpt.layout.wrap`).
     """
     if isinstance(ln, str):
         return ln
@@ -484,7 +484,7 @@ def latex(ln) -> str:
     tail = ln["tail"] or ""
     middle = "".join(f"{p} = " for p in parts[:-1]) + (f"{parts[-1]} {rel} " if parts else "")
     s = f"{ln['lhs']} &= {middle}{tex(ln['res'])}{tail}"
-    return layout.wrap(s) if ln.get("wrap") else s
+    return layout.wrap(s, ln["wrap"]) if ln.get("wrap") else s
 
 
 def component_lhs(lhs: str, j: int) -> str:
