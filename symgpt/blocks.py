@@ -332,13 +332,16 @@ def derivation_step(steps) -> dict:
 def table(key, head, rows, args=None, align=None) -> dict:
     """A table: caption ``key``, header cells, rows of cells (all values).
 
+    One part of all its columns until :func:`fit_table` lays it out to the page.
+
     >>> t = table("x.cap", [word("token")], [[tok("a")]])
-    >>> t["align"]
-    'l'
+    >>> t["align"], t["parts"]
+    ('l', [{'cols': [0], 'spec': 'l'}])
     """
     n = len(head)
+    align = align or ("l" + "r" * (n - 1))
     return {"kind": "table", "key": key, "args": args or {}, "head": head, "rows": rows,
-            "align": align or ("l" + "r" * (n - 1)), "number": ""}
+            "align": align, "number": "", "parts": [{"cols": list(range(n)), "spec": align}]}
 
 
 # ---------------------------------------------------------------- numbers
