@@ -30,6 +30,7 @@ from decimal import Decimal, localcontext
 import sympy
 from flint import fmpq
 
+from . import layout
 from . import steps as st
 from .numeric import round_decimals, round_significant
 from .safe import is_control, shown, visible  # noqa: F401 (used by the escapes of every format)
@@ -73,12 +74,17 @@ def tex(s, figs=None) -> dict:
 
 
 def vec(xs) -> str:
-    """LaTeX of a row vector of strings.
+    r"""LaTeX of a row vector of strings.
 
-    >>> vec(["0.5", "1.8"])
-    '\\\\left(0.5,\\\\; 1.8\\\\right)'
+    Plain parentheses around plain figures, so that a long vector in a
+    sentence may break after a comma (the PDF allows it, see the preamble);
+    ``\left( … \right)`` around taller entries (fractions, roots).
+
+    >>> print(vec(["0.5", "1.8"]), vec([r"\frac{1}{2}"]))
+    (0.5,\; 1.8) \left(\frac{1}{2}\right)
     """
-    return r"\left(" + r",\; ".join(xs) + r"\right)"
+    body = r",\; ".join(xs)
+    return rf"\left({body}\right)" if "\\" in body.replace(r"\;", "") else f"({body})"
 
 
 def word(key) -> dict:
@@ -162,6 +168,122 @@ def line_tex(ln, aligned: bool = True) -> str:
     return s if aligned else _drop_alignment(s)
 
 
+def fit(step: dict) -> dict:
+    r"""A display whose lines fit the page: a too-wide line is broken (:func:`symgpt.layout.wrap`).
+
+    A computed vector line (no formula, no tail) becomes one line per
+    component (:func:`symgpt.steps.components`: the same figures, so still
+    true by hand and with the same claims); any other wide line, and a
+    component line still too wide, is broken per term.  The display becomes
+    aligned when a line was broken.
+
+    >>> wide = "y &= " + " + ".join(["0.123456 \\times 0.5"] * 9)
+    >>> [ln.count("\\\\") for ln in fit(display(wide))["lines"]], fit(display("x &= 1"))["aligned"]
+    ([2], False)
+    """
+    out, changed = [], False
+    for ln in step["lines"]:  # first the vector lines too wide become component lines
+        if isinstance(ln, dict) and not layout.fits(st.latex(ln)) and not ln["formula"] and not ln["tail"] \
+                and st.width(ln["res"]) > 1:
+            out.extend(st.components(ln))
+            changed = True
+        else:
+            out.append(ln)
+    # the right-hand sides of an aligned display all start after its widest left-hand side
+    lhs = [layout.lhs_width(st.latex(ln)) for ln in out]
+    widest = max(lhs) if len(out) > 1 or changed else 0.0
+    fitted = []
+    for ln, own in zip(out, lhs):
+        budget = layout.BUDGET - max(widest - own, 0.0)
+        if layout.fits(st.latex(ln), budget):
+            fitted.append(ln)
+            continue
+        changed = True
+        fitted.append(layout.wrap(ln, budget) if isinstance(ln, str) else {**ln, "wrap": budget})
+    return {**step, "lines": fitted, "aligned": True} if changed else step
+
+
+def fit_displays(sections) -> None:
+    """Fit every display and table of the document to the page width (:func:`fit`, :func:`fit_table`), in place."""
+    for sec in sections:
+        sec["steps"] = [fit(s) if s["kind"] == "math" else fit_table(s) if s["kind"] == "table" else
+                        fit_derivation(s) if s["kind"] == "derivation" else s for s in sec["steps"]]
+
+
+RULE_EM = 14.0  # the rule named beside a derivation step (a few words, in any language)
+
+
+def fit_derivation(step: dict) -> dict:
+    r"""A derivation whose steps fit the page beside their rules: a wide right side is broken per term.
+
+    >>> wide = {"lhs": "L", "rhs": " + ".join(["e^{z_{%d}}" % i for i in range(24)]), "rule": "r", "checked": True}
+    >>> [s["rhs"].count("\\\\") > 0 for s in fit_derivation({"kind": "derivation", "steps": [wide]})["steps"]]
+    [True]
+    """
+    out = []
+    for s in step["steps"]:
+        line = f"{s['lhs']} &= {s['rhs']}"
+        if layout.fits(line, layout.BUDGET - RULE_EM):
+            out.append(s)
+            continue
+        wrapped = layout.wrap(f"{s['lhs']} &= {layout.unfold(s['rhs'])}", layout.BUDGET - RULE_EM)
+        out.append({**s, "rhs": wrapped.split("&", 1)[1].lstrip()[1:].lstrip()})
+    return {**step, "steps": out}
+
+
+def value_width(v) -> float:
+    """The estimated printed width of a typed value in em (:mod:`symgpt.layout`), in any language.
+
+    >>> value_width(num("-0.125")), value_width(pos(2, "tok3_very_long_token_string")) > 15
+    (3.06, True)
+    """
+    t, w = v["t"], layout.cell_width
+    if t == "num":
+        sci = lambda x: w(x) + (3 if "e" in x else 0)  # 3.1e-7 prints as 3.1 × 10^-7
+        return sci(v["v"]) + (sci(v["exact"]) + 5.5 if "exact" in v else 0)  # "(in fact …)"
+    if t in ("tok", "pct"):
+        return w(v["v"]) + (1 if t == "pct" else 0)
+    if t == "ptok":  # p(tok)
+        return w(v["v"]) + 2
+    if t in ("tokid", "pos", "share"):  # "3 tok", "t=2 (tok)", "tok 45.4%"
+        return w(v["v"]) + w(v["tok"]) + {"tokid": 1.5, "pos": 3, "share": 2}[t]
+    if t in ("math", "tex"):
+        return layout.width(v["v"])
+    if t in ("list", "toklist"):
+        return sum(value_width(x) if isinstance(x, dict) else w(x) + 2 for x in v["v"])
+    if t == "word":
+        return layout.word_width(v["v"], v.get("j"))
+    return 5.0
+
+
+def fit_table(step: dict) -> dict:
+    """A table laid out to the page width: its ``parts`` (column groups, each repeating column 0).
+
+    Each part is ``{"cols": [...], "spec": …}``, the LaTeX column spec; a
+    column held to a width wraps (``p{…}``); the later parts are continuations
+    (:func:`symgpt.layout.column_groups`).
+
+    >>> t = table("x.cap", [word("token")] + [num(j) for j in range(12)], [[tok("a")] + [num("-0.123")] * 12])
+    >>> [p["cols"][:3] for p in fit_table(t)["parts"]], fit_table(t)["parts"][1]["spec"]
+    ([[0, 1, 2], [0, 10, 11]], 'lrrr')
+    """
+    n = len(step["head"])
+    widths = [max(value_width(r[c]) for r in [step["head"], *step["rows"]]) for c in range(n)]
+    groups, held = layout.column_groups(widths)
+    parts = []
+    for cols in groups:
+        spec = ""
+        for c in cols:
+            a = step["align"][c]
+            if held[c] is None:
+                spec += a
+            else:
+                ragged = {"l": r"\raggedright", "r": r"\raggedleft", "c": r"\centering"}[a]
+                spec += rf">{{{ragged}\arraybackslash}}p{{{held[c]}em}}"
+        parts.append({"cols": cols, "spec": spec})
+    return {**step, "parts": parts}
+
+
 def _drop_alignment(line: str) -> str:
     r"""Remove the alignment ``&`` outside environments; a matrix keeps its own.
 
@@ -233,13 +355,16 @@ def items(*entries) -> dict:
 def table(key, head, rows, args=None, align=None) -> dict:
     """A table: caption ``key``, header cells, rows of cells (all values).
 
+    One part of all its columns until :func:`fit_table` lays it out to the page.
+
     >>> t = table("x.cap", [word("token")], [[tok("a")]])
-    >>> t["align"]
-    'l'
+    >>> t["align"], t["parts"]
+    ('l', [{'cols': [0], 'spec': 'l'}])
     """
     n = len(head)
+    align = align or ("l" + "r" * (n - 1))
     return {"kind": "table", "key": key, "args": args or {}, "head": head, "rows": rows,
-            "align": align or ("l" + "r" * (n - 1)), "number": ""}
+            "align": align, "number": "", "parts": [{"cols": list(range(n)), "spec": align}]}
 
 
 # ---------------------------------------------------------------- numbers

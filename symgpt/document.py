@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import doc_bigram, doc_transformer
 from . import steps as st
-from .blocks import Numbers
+from .blocks import Numbers, fit_displays
 from .refs import FUNCTIONS, tokenize
 
 DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
@@ -71,6 +71,7 @@ def build(d, digits: int | None = None, errata=None) -> dict:
     sections = doc_transformer.sections if s.kind == "transformer" else doc_bigram.sections
     secs, figures = sections(d, Numbers(d, digits))
     number_tables(secs)
+    fit_displays(secs)  # layout: no display line wider than the page (symgpt.layout)
     anchors: dict = {}
     for f in printed_figures(secs):
         name = canonical(d, f["ref"])

@@ -25,6 +25,7 @@ import json
 import math
 import os
 import re
+import unicodedata
 import shutil
 import sys
 import tempfile
@@ -88,8 +89,15 @@ _TEX_CHARS = {
 }
 
 
-def tex_escape(text) -> str:
+LONG_RUN = 12  # a run of characters without a space longer than this may break anywhere (a long token)
+
+
+def tex_escape(text, long_run: int = LONG_RUN) -> str:
     """User text made literal in LaTeX text mode (and in ``\\text{…}``).
+
+    A run without spaces longer than ``long_run`` characters (a long token)
+    gets a permitted line break between its characters, so that it cannot
+    run off the page.
 
     >>> tex_escape("<pad>"), tex_escape("a_b"), tex_escape("50%"), tex_escape("$x$")
     ('\\\\textless{}pad\\\\textgreater{}', 'a\\\\_b', '50\\\\%', '\\\\$x\\\\$')
@@ -97,24 +105,72 @@ def tex_escape(text) -> str:
     ('\\\\textbackslash{}n', '\\\\&\\\\#\\\\{\\\\}', '$\\\\hat{m}$')
     >>> print(tex_escape("a\\x07b\\x85"))
     a\\textbackslash{}x07b\\textbackslash{}x85
+    >>> print(tex_escape("see tok_very_long_x", long_run=8))
+    see tok\\_\\allowbreak{}very\\_\\allowbreak{}long\\_\\allowbreak{}x
     """
-    s = str(text)
     out = []
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if i + 1 < len(s) and s[i + 1] == "\u0302":  # a letter with a combining hat
-            out.append(r"$\hat{" + tex_escape(ch) + "}$")
-            i += 2
-            continue
-        if ch in _TEX_CHARS:
-            out.append(_TEX_CHARS[ch])
-        elif is_control(ch):  # shown as its escape, \x1b: xelatex gets no control character
-            out.append(r"\textbackslash{}" + shown(ch)[1:])
-        else:
-            out.append(ch)
-        i += 1
+    for run in re.split(r"(\s+)", str(text)):
+        chars = []
+        for ch in run:  # a combining mark stays with its letter
+            if chars and unicodedata.combining(ch):
+                chars[-1] += ch
+            else:
+                chars.append(ch)
+        out.append(_breakable_run(chars) if len(chars) > long_run and not run.isspace()
+                   else "".join(_escape_char(c) for c in chars))
     return "".join(out)
+
+
+_BREAK_AFTER = "_/;:-)]}|"
+
+
+def _breakable_run(chars) -> str:
+    r"""A long run of characters, escaped, with a permitted break after each ``_ / ; :`` …
+    and, when a stretch between those is still longer than 16 characters, between any two.
+
+    >>> print(_breakable_run(list("a_bc/d")))
+    a\_\allowbreak{}bc/\allowbreak{}d
+    """
+    parts, cur = [], []
+    for c in chars:
+        cur.append(c)
+        if c in _BREAK_AFTER:
+            parts.append(cur)
+            cur = []
+    if cur:
+        parts.append(cur)
+    if any(len(p) > 16 for p in parts):
+        parts = [[c] for c in chars]
+    return r"\allowbreak{}".join("".join(_escape_char(c) for c in p) for p in parts)
+
+
+def breakable_list(tex: str) -> str:
+    r"""A flat list of figures in math, ``\left( a,\; b \right)``, with a permitted break after each comma.
+
+    Plain parentheses (a ``\left…\right`` pair cannot break); anything with
+    a fraction, a root or nested delimiters is left as it is.
+
+    >>> breakable_list(r"\left(0.5,\; 1.8\right)"), breakable_list(r"\left[1, 2\right]")
+    ('(0.5,\\; \\allowbreak 1.8)', '[1, \\allowbreak 2]')
+    >>> breakable_list(r"\frac{1}{2}")
+    '\\frac{1}{2}'
+    """
+    m = re.fullmatch(r"\\left([(\[])(.*)\\right([)\]])", tex)
+    if not m or any(c in m[2] for c in ("\\left", "\\frac", "\\sqrt", "{")):
+        return tex
+    return m[1] + re.sub(r",(\\;)? ", lambda c: c[0] + r"\allowbreak ", m[2]) + m[3]
+
+
+def _escape_char(s: str) -> str:
+    """One character (with its combining hat) made literal in LaTeX text mode."""
+    ch = s[0]
+    if s[1:] == "\u0302":  # a letter with a combining hat
+        return r"$\hat{" + _escape_char(ch) + "}$"
+    if ch in _TEX_CHARS:
+        return _TEX_CHARS[ch] + "".join(_escape_char(c) for c in s[1:])
+    if is_control(ch):  # shown as its escape, \x1b: xelatex gets no control character
+        return r"\textbackslash{}" + shown(ch)[1:] + "".join(_escape_char(c) for c in s[1:])
+    return s
 
 
 def _sci(s: str) -> str | None:
@@ -227,7 +283,20 @@ class LaTeX(Format):
         return self.math(s) if s.startswith("-") else s
 
     def cell(self, v) -> str:
-        return self.value(v)
+        """A table cell: as :meth:`value`, but a long token or a long list of figures may break.
+
+        (The break is taken only in a column held to a width, :func:`symgpt.blocks.fit_table`.)
+        """
+        if v["t"] == "math":
+            return self.math(breakable_list(v["v"]))
+        if v["t"] == "ptok":  # p(token) with the token in text, where it may break
+            return self.math("p(") + tex_escape(v["v"], long_run=8) + self.math(")")
+        return _LaTeXCell(self.L).value(v)
+
+
+class _LaTeXCell(LaTeX):
+    def esc(self, s) -> str:
+        return tex_escape(s, long_run=8)
 
 
 # ---------------------------------------------------------------- environments

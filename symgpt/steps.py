@@ -38,6 +38,7 @@ from fractions import Fraction
 from flint import fmpq
 
 from .claims import certify_rounding, parse_printed
+from . import layout
 from .errors import InputError
 from .numeric import UndecidableError, bounds, round_decimals
 from .refs import bind, parse
@@ -472,7 +473,9 @@ def _factor(x, loose, always_neg=True) -> str:
 def latex(ln) -> str:
     """One display line: ``lhs &= [formula =] substitution (= | \\approx) result[tail]``.
 
-    A plain string (a line that is not a computation) passes through.
+    A plain string (a line that is not a computation) passes through.  A line
+    marked ``wrap`` (a width in em, set by :func:`symgpt.blocks.fit`) is broken
+    per term to fit it (:func:`symgpt.layout.wrap`).
     """
     if isinstance(ln, str):
         return ln
@@ -480,7 +483,36 @@ def latex(ln) -> str:
     parts = [p for p in (ln["formula"], tex(ln["sub"]) if ln["sub"] is not None else "") if p]
     tail = ln["tail"] or ""
     middle = "".join(f"{p} = " for p in parts[:-1]) + (f"{parts[-1]} {rel} " if parts else "")
-    return f"{ln['lhs']} &= {middle}{tex(ln['res'])}{tail}"
+    s = f"{ln['lhs']} &= {middle}{tex(ln['res'])}{tail}"
+    return layout.wrap(s, ln["wrap"]) if ln.get("wrap") else s
+
+
+def component_lhs(lhs: str, j: int) -> str:
+    r"""The left-hand side of component j of a vector line: ``h_{2}`` → ``h_{2,j}``, else ``(lhs)_{j}``.
+
+    >>> component_lhs("h'_{2}", 5), component_lhs(r"\mathrm{LN}(h)", 0)
+    ("h'_{2,5}", '\\left(\\mathrm{LN}(h)\\right)_{0}')
+    """
+    m = re.fullmatch(r"(.*)_\{([^{}]*)\}", lhs)
+    return f"{m[1]}_{{{m[2]},{j}}}" if m else rf"\left({lhs}\right)_{{{j}}}"
+
+
+def components(ln: dict) -> list:
+    """A resolved vector line as one scalar line per component, the same figures in each.
+
+    Every component line is true by hand when the vector line is, and the
+    component lines' claims are the vector line's (:func:`claims`).
+
+    >>> v = {"lhs": "h_{0}", "formula": "", "tail": "", "rel": "=",
+    ...      "sub": Add(Vec({"op": "fig", "ref": "a", "v": "1"}, {"op": "fig", "ref": "b", "v": "2"}),
+    ...                 Vec({"op": "fig", "ref": "c", "v": "3"}, {"op": "fig", "ref": "d", "v": "4"})),
+    ...      "res": Vec({"op": "fig", "ref": "x", "v": "4"}, {"op": "fig", "ref": "y", "v": "6"})}
+    >>> [latex(c) for c in components(v)]
+    ['h_{0,0} &= 1 + 3 = 4', 'h_{0,1} &= 2 + 4 = 6']
+    """
+    return [{**ln, "lhs": component_lhs(ln["lhs"], j),
+             "sub": component(ln["sub"], j) if ln["sub"] is not None else None,
+             "res": component(ln["res"], j)} for j in range(width(ln["res"]))]
 
 
 # ---------------------------------------------------------------- claims
