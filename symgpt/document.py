@@ -83,6 +83,7 @@ def build(d, digits: int | None = None, errata=None) -> dict:
         fig["file"] = f"{s.name}-{key}.svg"
     for row in errata or ():
         row["link"] = errata_link(secs, row["places"]["zh"])
+        row["where"] = {lang: [cited(secs, p) for p in ps] for lang, ps in row["places"].items()}
     return {
         "name": s.name, "title": dict(s.titles), "kind": s.kind, "digits": digits,
         "source": str(s.raw.get("source", "")),
@@ -114,6 +115,23 @@ def errata_link(sections, places) -> dict | None:
             if sec["num"] == mark.split(".")[0]:
                 return {"num": sec["num"], "anchor": sec["anchor"]}
     return None
+
+
+def cited(sections, place: str) -> dict:
+    """A place in the source split into its section mark and the rest, with our anchor for the mark.
+
+    The sections follow the source's numbering, so the source's ``§5.2`` is
+    our sub-section 5.2; the anchor is None when the place cites no § of ours.
+
+    >>> secs = [{"num": "5", "anchor": "attention", "steps": [{"kind": "sub", "num": "5.2", "anchor": "5-2"}]}]
+    >>> cited(secs, "§5.2 q = 1"), cited(secs, "§5 x")["anchor"], cited(secs, "Table 5-1")["anchor"]
+    ({'mark': '§5.2', 'rest': 'q = 1', 'anchor': '5-2'}, 'attention', None)
+    """
+    mark, _, rest = place.partition(" ")
+    link = errata_link(sections, [mark]) if mark.startswith("§") else None
+    if link is None or link["num"] != mark[1:]:
+        return {"mark": "", "rest": place, "anchor": None}
+    return {"mark": mark, "rest": rest, "anchor": link["anchor"]}
 
 
 def canonical(d, ref: str) -> str | None:

@@ -192,6 +192,8 @@ def _split_top(s: str):
     [('', 'a'), (' ', '+ \\left(b + c\\right)'), (' ', '= d')]
     >>> _split_top("= - x + y")
     [('', '= - x'), (' ', '+ y')]
+    >>> _split_top(r"x = \begin{cases} a + b & t \end{cases} + c")
+    [('', 'x'), (' ', '= \\begin{cases} a + b & t \\end{cases}'), (' ', '+ c')]
     >>> _split_top(r"0.5,\; 1.8,\; -2")
     [('', '0.5,'), ('\\; ', '1.8,'), ('\\; ', '-2')]
     """
@@ -205,6 +207,10 @@ def _split_top(s: str):
         if s.startswith(r"\right", i) and not s.startswith(r"\rightarrow", i):
             depth -= 1
             i += 6
+            continue
+        if s.startswith((r"\begin{", r"\end{"), i):  # an environment (cases, matrix) is one piece
+            depth += 1 if s.startswith(r"\begin{", i) else -1
+            i = s.index("}", i) + 1
             continue
         ch = s[i]
         if ch == "\\":
@@ -387,8 +393,8 @@ def wrap(line: str, budget: float = BUDGET) -> str:
     y &= 0.123456 \times 0.5 + 0.123456 \times 0.5 \\
     &\qquad + 0.123456 \times 0.5 + 0.123456 \times 0.5 = 1.2
     """
-    if fits(line, budget):
-        return line
+    if fits(line, budget) or re.search(r"\\begin\{(?!bmatrix)", line):
+        return line  # an environment other than a matrix (cases) has its own & and \\: laid out by hand
     lhs, rest = _split_lhs(line)
     room = budget - width(lhs)
     if r"\begin{bmatrix}" in rest:

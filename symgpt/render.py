@@ -267,7 +267,7 @@ class Markdown(Format):
         return md_escape(s)
 
     def cell(self, v) -> str:
-        return self.value(v).replace("|", "\\|")
+        return self.value(v, cell=True).replace("|", "\\|")
 
 
 class LaTeX(Format):
@@ -291,7 +291,7 @@ class LaTeX(Format):
             return self.math(breakable_list(v["v"]))
         if v["t"] == "ptok":  # p(token) with the token in text, where it may break
             return self.math("p(") + tex_escape(v["v"], long_run=8) + self.math(")")
-        return _LaTeXCell(self.L).value(v)
+        return _LaTeXCell(self.L).value(v, cell=True)
 
 
 class _LaTeXCell(LaTeX):

@@ -360,8 +360,16 @@ def errata_part(text: str, fmt: str) -> str:
     return text.split(mark, 1)[1]
 
 
+def _unlinked(errata):
+    """The errata rows with no cited § of ours (as for a source whose sections we do not follow)."""
+    return [dict(e, link=None, where={lang: [dict(w, anchor=None, mark="", rest=(w["mark"] + " " + w["rest"]).strip())
+                                             for w in ws] for lang, ws in e["where"].items()})
+            for e in errata]
+
+
 def test_markdown_errata_without_anchors(bigram_doc):
     doc = {k: v for k, v in bigram_doc.items() if k != "anchors"}
+    doc["errata"] = _unlinked(doc["errata"])
     md = errata_part(render_doc(doc, "md", "en"), "md")
     assert "| # | Where in the source |" in md and "#sec-" not in md
     assert "0.1% → **0.01%**" in md  # the weight decay: 0.01 % per step
@@ -372,9 +380,20 @@ def test_markdown_errata_without_anchors(bigram_doc):
     assert len(rows) == 3 and all(ln.count(" | ") == 3 for ln in rows)
 
 
+def test_errata_places_link_to_the_sub_sections_they_cite(bigram_doc):
+    """The source's §3.2 is our sub-section 3.2 (AdamW): each cited place links to its heading."""
+    md = render_doc(bigram_doc, "md", "en")
+    (adamw,) = [st for sec in bigram_doc["sections"] for st in sec["steps"]
+                if st["kind"] == "sub" and st["num"] == "3.2"]
+    assert f'<a id="sec-{adamw["anchor"]}"></a>' in md.split("## ERRATA")[0]
+    rows = [ln for ln in errata_part(md, "md").splitlines() if re.match(r"\| \d+ \|", ln)]
+    assert len(rows) == 3 and all(f"| [§3.2](#sec-{adamw['anchor']})" in r for r in rows[:2])
+
+
 def test_markdown_and_latex_errata_link_to_our_sections(bigram_doc):
+    """Without a cited § of ours, the link goes to the section that prints the quantity."""
     sec = bigram_doc["sections"][-1]
-    doc = dict(bigram_doc, anchors={"W[0,2]": sec["id"]})
+    doc = dict(bigram_doc, anchors={"W[0,2]": sec["id"]}, errata=_unlinked(bigram_doc["errata"]))
     md = errata_part(render_doc(doc, "md", "en"), "md")
     assert f"[§{sec['n']}](#sec-{sec['id']})" in md  # the weight-decay row names W[0,2]
     zh = render_doc(doc, "md", "zh").split("## 勘误", 1)[1]
