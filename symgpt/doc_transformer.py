@@ -756,10 +756,11 @@ def scale_table(c):
     s = c.s
     ours = scale.of_spec(s)
     rows = [[math(mtext(s.name)), num(s.layers), num(s.heads), num(s.d), num(s.V), num(s.T),
-             num(scale.grouped(scale.params(ours)), "params()")]]
+             num(scale.grouped(scale.params(ours)), "params()"), word("scale_ours")]]
     for m in scale.published():
         rows.append([math(mtext(m["name"])), num(m["n_layer"]), num(m["n_head"]), num(scale.grouped(m["n_embd"])),
                      num(scale.grouped(m["vocab"])), num(scale.grouped(m["n_ctx"])),
-                     num(scale.grouped(scale.params(scale.gpt2(m))))])
-    head = [word("name"), math("L"), math("h"), math("d"), math("V"), math(r"n_{\mathrm{ctx}}"), word("count")]
-    return table("tteach.scale_cap", head, rows, align="lrrrrrr")
+                     num(scale.grouped(scale.params(scale.gpt2(m)))), tok(m["source"])])
+    head = [word("name"), math("L"), math("h"), math("d"), math("V"), math(r"n_{\mathrm{ctx}}"), word("count"),
+            word("sizes_from")]
+    return table("tteach.scale_cap", head, rows, align="lrrrrrrl")
