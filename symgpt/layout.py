@@ -181,6 +181,19 @@ def word_width(key: str, j: str | None = None) -> float:
 
 # ---------------------------------------------------------------- breaking a display line
 
+def _delimiter(s: str, i: int) -> tuple:
+    r"""``(+1, 5)`` at a ``\left``, ``(-1, 6)`` at a ``\right`` (arrows are not delimiters), else ``(0, 0)``.
+
+    >>> _delimiter(r"\left(", 0), _delimiter(r"\right)", 0), _delimiter(r"\leftarrow", 0)
+    ((1, 5), (-1, 6), (0, 0))
+    """
+    if s.startswith(r"\left", i) and not s.startswith(r"\leftarrow", i):
+        return 1, 5
+    if s.startswith(r"\right", i) and not s.startswith(r"\rightarrow", i):
+        return -1, 6
+    return 0, 0
+
+
 def _split_top(s: str):
     r"""Cut ``s`` at its top-level break points (outside braces and ``\left…\right``).
 
@@ -200,13 +213,10 @@ def _split_top(s: str):
     pieces, start, depth, i = [], 0, 0, 0
     joiner = ""
     while i < len(s):
-        if s.startswith(r"\left", i) and not s.startswith(r"\leftarrow", i):
-            depth += 1
-            i += 5
-            continue
-        if s.startswith(r"\right", i) and not s.startswith(r"\rightarrow", i):
-            depth -= 1
-            i += 6
+        step, length = _delimiter(s, i)
+        if step:
+            depth += step
+            i += length
             continue
         if s.startswith((r"\begin{", r"\end{"), i):  # an environment (cases, matrix) is one piece
             depth += 1 if s.startswith(r"\begin{", i) else -1
@@ -251,18 +261,12 @@ def _outer_group(text: str):
             break
         depth, j, found = 0, i, None
         while j < len(text):
-            if text.startswith(r"\left", j) and not text.startswith(r"\leftarrow", j):
-                depth += 1
-                j += 5
-                continue
-            if text.startswith(r"\right", j) and not text.startswith(r"\rightarrow", j):
-                depth -= 1
-                if depth == 0:
-                    found = (text[:i], text[i + 6:j], text[j + 7:])
-                    break
-                j += 6
-                continue
-            j += 1
+            step, length = _delimiter(text, j)
+            depth += step
+            if step < 0 and depth == 0:
+                found = (text[:i], text[i + 6:j], text[j + 7:])
+                break
+            j += length or 1
         if found is None or text[j + 6:j + 7] != ")":
             break
         if best is None or width(found[1]) > width(best[1]):
