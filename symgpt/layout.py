@@ -348,16 +348,19 @@ def _pack(pieces, avail: float, first_avail: float):
 
 
 def _split_lhs(line: str):
-    """``(lhs, rest)`` at the line's alignment ``&`` (or its first top-level ``=``).
+    r"""``(lhs, rest)`` at the line's alignment ``&`` (or its first top-level ``=``).
 
     >>> _split_lhs("x &= 1"), _split_lhs("x = 1"), _split_lhs("x")
     (('x ', '= 1'), ('x ', '= 1'), ('', 'x'))
+    >>> _split_lhs(r"W = \begin{bmatrix} 1 & 2 \end{bmatrix}")[0]
+    'W '
     """
-    depth = 0
+    depth = env = 0
     for i, ch in enumerate(line):
         depth += ch == "{"
         depth -= ch == "}"
-        if depth == 0 and ch == "&" and (i == 0 or line[i - 1] != "\\"):
+        env += line.startswith(r"\begin{", i) - line.startswith(r"\end{", i)  # a matrix's & are its own
+        if depth == 0 and env == 0 and ch == "&" and (i == 0 or line[i - 1] != "\\"):
             return line[:i], line[i + 1:].lstrip()
     pieces = _split_top(line)
     for k, (_, text) in enumerate(pieces):

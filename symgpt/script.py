@@ -80,6 +80,8 @@ def _wrap(head: str, items: list, tail: str = "") -> list:
 
     >>> _wrap("X = ", ["1", "2"], "  # two")
     ['X = [1, 2]  # two']
+    >>> _wrap("X = ", ["1234567890"] * 12, "  # a comment too long to follow the last row of the list")[0]
+    '# a comment too long to follow the last row of the list'
     >>> _wrap("X = ", ["1234567890"] * 9)
     ['X = [1234567890, 1234567890, 1234567890, 1234567890, 1234567890, 1234567890,', '     1234567890, 1234567890, 1234567890]']
     """
@@ -93,8 +95,10 @@ def _wrap(head: str, items: list, tail: str = "") -> list:
             lines.append(cur.rstrip())
             cur = pad
         cur += piece + " "
-    lines.append(cur.rstrip() + tail)
-    return lines
+    last = cur.rstrip()
+    if len(last + tail) <= WIDTH:
+        return lines + [last + tail]
+    return ([tail.strip()] if tail else []) + lines + [last]  # the comment goes above a long list
 
 
 def plain_training(spec) -> bool:

@@ -73,3 +73,28 @@ def spec_toml(V=6, d=4, heads=1, d_ff=4, layers=1, T=3, long_tokens=False, seed=
     lines += ["", "[sampling]", "top_k = 3", "top_p = 0.5", "uniform = 0.3", "continue = 2",
               "", "[training]", "lr = 0.1", ""]
     return "\n".join(lines)
+
+
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)  # a TOML basic string
+
+
+def bigram_toml(V=12, d=8, long_tokens=True, seed=0, title=None) -> str:
+    """The TOML text of a valid bigram spec with these sizes (gradient check, SGD and AdamW included).
+
+    >>> "kind = \\"bigram\\"" in bigram_toml(4, 2, False)
+    True
+    """
+    rng = random.Random(f"bigram-{seed}-{V}-{d}-{long_tokens}")
+
+    def mat(a, b):
+        return "[" + ", ".join("[" + ", ".join(f"{rng.choice((-1, 1)) * rng.randint(1, 9) / 10:.1f}"
+                                                for _ in range(b)) + "]" for _ in range(a)) + "]"
+
+    vocab = vocabulary(V, long_tokens)
+    return (f"title = {_q(title or f'bigram V={V} d={d}')}\n\n[model]\nkind = \"bigram\"\n"
+            f"vocab = [{', '.join(map(_q, vocab))}]\nd = {d}\n\n"
+            f"[data]\ninput = [{_q(vocab[0])}]\ntarget = {_q(vocab[1])}\n\n"
+            f"[weights]\nE = {mat(V, d)}\nW = {mat(d, V)}\n\n"
+            "[training]\nlr = 0.5\nsteps = 5\nreport = [1, 5]\n"
+            "gradcheck = { h = 1e-5, params = [\"W[0,1]\"] }\n")

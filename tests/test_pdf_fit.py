@@ -9,7 +9,7 @@ LaTeX source lines it names.
 The matrix covers (not multiplies out) the sizes that stretch a page:
 d up to 8, 2 layers, 2 heads, V up to 12, d_ff 12 (a matrix of 12 columns),
 and long tokens (20 characters, underscores, ``%``, ``<pad>``), each in both
-languages somewhere: 10 compiles in all.
+languages somewhere, and a bigram of V = 12, d = 8 with long tokens: 11 compiles in all.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ MATRIX = {  # name: (spec sizes, languages)
     "wide": (dict(V=12, d=8, heads=2, d_ff=8, layers=2, T=3, long_tokens=True, seed=1), ("zh", "en")),
     "deep": (dict(V=6, d=4, heads=2, d_ff=8, layers=2, T=4, long_tokens=True, seed=2), ("zh", "en")),
     "broad": (dict(V=12, d=6, heads=1, d_ff=12, layers=1, T=2, long_tokens=False, seed=3), ("zh", "en")),
+    "bigram-wide": (dict(kind="bigram", V=12, d=8, long_tokens=True, seed=4), ("en",)),
 }
 CASES = [(name, lang) for name in SEEDS for lang in ("zh", "en")] + \
         [(name, lang) for name, (_, langs) in MATRIX.items() for lang in langs]
@@ -64,7 +65,9 @@ def spec_path(name, tmp_path) -> Path:
     if name in SEEDS:
         return SEEDS[name]
     p = tmp_path / f"{name}.toml"
-    p.write_text(specs.spec_toml(**MATRIX[name][0], title=f"Layout test {name}"), encoding="utf-8")
+    sizes = dict(MATRIX[name][0])
+    make = specs.bigram_toml if sizes.pop("kind", "transformer") == "bigram" else specs.spec_toml
+    p.write_text(make(**sizes, title=f"Layout test {name}"), encoding="utf-8")
     return p
 
 
