@@ -53,26 +53,33 @@ def _arrow(a: dict, b: dict) -> dict:
     return {"points": [[str(ax), str(Fraction(a["y"]) + Fraction(a["h"]))], [str(bx), b["y"]]]}
 
 
-def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True) -> dict:
+def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True, ids=None) -> dict:
     """The forward pass as a column of stages: tokens in, the predicted token out.
 
     Each block is drawn once per layer up to :data:`MAX_REPEATED` layers,
     else once inside a frame marked ``× L``.
 
-    >>> f = pipeline(["a"], "b", layers=2, heads=2)
-    >>> [b["svg"] for b in f["boxes"] if b.get("svg", "").startswith("attention")]
-    ['attention, 2 heads', 'attention, 2 heads']
-    >>> [fr["svg"] for fr in f["frames"]], pipeline(["a"], "b", 5, 1)["frames"][0]["svg"]
-    (['layer 1', 'layer 2'], '× 5')
+    The labels are formulas and names of quantities, so one SVG serves every
+    language; the PDF's frames say "layer" in the document's language.
+
+    >>> f = pipeline(["a"], "b", layers=2, heads=2, ids=[0])
+    >>> [b["svg"] for b in f["boxes"] if b.get("svg", "").startswith("Attn")]
+    ['Attn = [head₁, …, head₂] W_O', 'Attn = [head₁, …, head₂] W_O']
+    >>> [fr["svg"] for fr in f["frames"]], pipeline(["a"], "b", 5, 1)["frames"][0]["svg"], f["boxes"][1]["svg"]
+    (['[1]', '[2]'], '× 5', 'ids = [0]')
     """
-    heads_svg = "attention" if heads == 1 else f"attention, {heads} heads"
-    heads_tex = r"\mathrm{attention}" if heads == 1 else rf"\mathrm{{attention}},\ {heads}\ \mathrm{{heads}}"
+    if heads == 1:
+        heads_svg, heads_tex = "Attn = softmax(QKᵀ/√dₖ) V", r"\mathrm{Attn} = \mathrm{softmax}(Q K^{\top} / \sqrt{d_k})\, V"
+    else:
+        heads_svg = f"Attn = [head₁, …, head{_sub(heads)}] W_O"
+        heads_tex = rf"\mathrm{{Attn}} = [\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{heads}}}]\, W_O"
+    ids_svg = "ids = [" + ", ".join(map(str, ids)) + "]" if ids is not None else "ids"
     block = [(heads_svg + "", heads_tex),
              ("H' = H + Attn → LN₁", r"H' = H + \mathrm{Attn} \to \mathrm{LN}_1"),
              ("FFN = ReLU(h W₁ + b₁) W₂ + b₂", r"\mathrm{FFN} = \mathrm{ReLU}(h W_1 + b_1) W_2 + b_2"),
              ("H'' = LN₁ + FFN → LN₂", r"H'' = \mathrm{LN}_1 + \mathrm{FFN} \to \mathrm{LN}_2")]
     boxes = [_box(0, token="".join(tokens), kind="token"),
-             _box(1, "tokenize → ids", r"\mathrm{tokenize} \to \mathrm{ids}"),
+             _box(1, ids_svg, r"\mathrm{" + ids_svg.replace("ids", "ids}", 1)),
              _box(2, "X = E[ids]", r"X = E[\mathrm{ids}]"),
              _box(3, "H⁽⁰⁾ = X + PE", r"H^{(0)} = X + \mathrm{PE}")]
     frames = []
@@ -82,7 +89,7 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True)
         boxes += [_box(first + k, s, t, x=Fraction(1, 2), w=9) for k, (s, t) in enumerate(block)]
         top = Fraction(boxes[first]["y"]) - Fraction(1, 5)
         bottom = Fraction(boxes[-1]["y"]) + BOX_H + Fraction(1, 5)
-        label = (f"layer {l + 1}", rf"\mathrm{{layer}}\ {l + 1}") if layers <= MAX_REPEATED else \
+        label = (f"[{l + 1}]", rf"[{l + 1}]") if layers <= MAX_REPEATED else \
             (f"× {layers}", rf"\times {layers}")
         frames.append({"x": "0", "y": str(top), "w": "10", "h": str(bottom - top),
                        "svg": label[0], "tex": label[1], "layer": str(l + 1) if layers <= MAX_REPEATED else ""})
@@ -94,6 +101,15 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True)
               _box(n + 3, token=predicted, kind="token")]
     arrows = [_arrow(a, b) for a, b in zip(boxes, boxes[1:])]
     return _frame_data(boxes, arrows, frames)
+
+
+def _sub(n: int) -> str:
+    """``n`` in subscript digits (for SVG text).
+
+    >>> _sub(12)
+    '₁₂'
+    """
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def _frame_data(boxes, arrows, frames, side=()) -> dict:

@@ -131,7 +131,8 @@ def sections(d, n):
 
 def setup(c, figs):
     s = c.s
-    figs["pipeline"] = diagrams.pipeline(c.toks, s.vocab[sampling.greedy(c.d).id], s.layers, s.heads)
+    figs["pipeline"] = diagrams.pipeline(c.toks, s.vocab[sampling.greedy(c.d).id], s.layers, s.heads,
+                                        tied=s.tied, ids=list(s.input))
     hyper = [[math("V"), word("vocab_size"), num(s.V)], [math("d"), word("d_model"), num(s.d)],
              [math("h"), word("n_heads"), num(s.heads)], [math("d_k"), word("d_head"), num(c.dk)],
              [math(r"d_{\mathrm{ff}}"), word("d_ff"), num(s.d_ff)], [math("L"), word("n_layers"), num(s.layers)],

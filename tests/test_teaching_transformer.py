@@ -161,9 +161,12 @@ def test_pipeline_is_drawn_from_the_spec_sizes_and_ends_in_the_argmax_token():
     r = oracle.transformer_forward(spec, dps=40)
     best = max(range(len(r["p"])), key=lambda v: r["p"][v])
     fig = build(d)["figures"]["pipeline"]
-    assert [f["svg"] for f in fig["frames"]] == ["layer 1", "layer 2"]
-    assert sum(b.get("svg", "").startswith("attention, 2 heads") for b in fig["boxes"]) == 2
+    assert [f["svg"] for f in fig["frames"]] == ["[1]", "[2]"]  # the PDF says layer 1/2 in its language
+    assert sum(b.get("svg", "").endswith("head₂] W_O") for b in fig["boxes"]) == 2
+    assert not re.search(r"\b(attention|layer|tokenize|heads)\b", diagrams.svg(fig))  # one SVG for every language
     assert fig["boxes"][0]["tok"] == "".join(spec["data"]["input"])
+    ids = [spec["model"]["vocab"].index(t) for t in spec["data"]["input"]]
+    assert fig["boxes"][1]["svg"] == f"ids = {ids}"
     assert fig["boxes"][-1]["tok"] == spec["model"]["vocab"][best]
     svg = diagrams.svg(diagrams.pipeline(["<&>", "\"'"], "</svg>", 1, 1))
     root = ET.fromstring(svg)  # well-formed XML whatever the tokens
