@@ -98,15 +98,6 @@ class Ctx:
                                  (word("position"), lambda j: _colhead(colword, j)), args, k)
 
 
-def tokcell(t) -> dict:
-    """A token alone in a table cell: shown bare, where running text quotes it.
-
-    >>> tokcell("我")
-    {'t': 'tok', 'v': '我', 'cell': True}
-    """
-    return {**tok(t), "cell": True}
-
-
 def _colhead(colword, j):
     return {"t": "word", "v": colword, "j": str(j)}
 
@@ -175,7 +166,7 @@ def param_label(group: str) -> str:
 
 
 def vocab(c):
-    rows = [[num(i), tokcell(t)] for i, t in enumerate(c.s.vocab)]
+    rows = [[num(i), tok(t)] for i, t in enumerate(c.s.vocab)]
     return {"id": "vocab", "steps": [
         text("vocab.intro", V=num(c.V)),
         table("vocab.cap", [word("id"), word("token")], rows, args={"V": num(c.V)}, align="rl"),
@@ -737,7 +728,7 @@ def summary(c):
               [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
         [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
                                                               [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
-        [word("sec_sample"), math(r"\arg\max"), math("1"), tokcell(best.token)],
+        [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
         [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
     ]
     return {"id": "summary", "steps": [

@@ -218,8 +218,7 @@ class Format:
         if t == "pct":
             return self.number(v["v"]) + self.esc("%")
         if t == "tok":  # quoted in running text (「我」, ‘我’) so it never runs into the words around it; bare in a cell
-            bare = cell or v.get("cell")
-            return self.esc(v["v"]) if bare else self.words("quoted") % {"tok": self.esc(v["v"])}
+            return self.esc(v["v"]) if cell else self.words("quoted") % {"tok": self.esc(v["v"])}
         if t == "math":
             return self.math(v["v"])
         if t == "tex":
