@@ -116,7 +116,13 @@ def _example() -> Verdict:
 
 
 def _width(s: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+    """Terminal columns of ``s``: wide and full-width characters take 2, combining marks and format characters 0.
+
+    >>> _width("m\u0302"), _width("你好"), _width("e\u0301x"), _width("a\u200bb")
+    (1, 4, 2, 2)
+    """
+    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf") else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
 
 
 def _cut(s: str, n: int) -> str:
