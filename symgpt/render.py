@@ -341,23 +341,7 @@ def render_doc(doc: dict, fmt: str, lang: str) -> str:
     """One document in one format and language (``md`` or ``tex``)."""
     template, L = _document_template(fmt, lang)
     text = template.render(doc=doc, L=L, lang=lang)
-    if fmt == "tex":
-        text = latex_relations(text)
     return re.sub(r"\n{3,}", "\n\n", text)
-
-
-def latex_relations(tex: str) -> str:
-    r"""``\lt`` and ``\gt`` (KaTeX's and MathJax's, used in Markdown math) as LaTeX's ``<`` and ``>``.
-
-    Only the document's own math writes a backslash: user text reaches LaTeX through
-    :func:`tex_escape`, which turns every backslash into ``\textbackslash{}``.  A line
-    break ``\\`` is read as one unit, so ``\\lt`` stays a break before the letters lt.
-
-    >>> print(latex_relations(r"p_{{\lt}\text{pad}{\gt}} \ltimes \textbackslash{}lt a\\lt"))
-    p_{{<}\text{pad}{>}} \ltimes \textbackslash{}lt a\\lt
-    """
-    return re.sub(r"\\\\|\\([lg])t(?![A-Za-z])",
-                  lambda m: m[0] if not m[1] else "<" if m[1] == "l" else ">", tex)
 
 
 # ---------------------------------------------------------------- the document's own claims
