@@ -125,15 +125,31 @@ def _width(s: str) -> int:
                2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
 
 
-def _cut(s: str, n: int) -> str:
-    if _width(s) <= n:
-        return s
-    out = ""
-    for c in s:
-        if _width(out + c) > n - 1:
-            break
-        out += c
-    return out + "…"
+def _wrap(s: str, n: int) -> list:
+    """``s`` in lines of at most ``n`` terminal columns, broken after a space, an operator, ``(``, ``.`` or ``_``.
+
+    A piece wider than ``n`` by itself (a long name) is broken between characters; nothing is dropped.
+
+    >>> _wrap("§4.1 AdamW table, step 2, m̂ of W[0,2]", 15)
+    ['§4.1 AdamW', 'table, step 2,', 'm̂ of W[0,2]']
+    >>> _wrap("sum(p[0:3])*log(sum_exp)", 10), _wrap("adamw[1].mhat[W,0,2]", 9)
+    (['sum(', 'p[0:3])*', 'log(sum_', 'exp)'], ['adamw[1].', 'mhat[W,0,', '2]'])
+    """
+    lines, line = [], ""
+    for piece in re.findall(r"[^\s*/+(_.]*(?:[\s*/+(_.]+|$)", s):
+        while piece:
+            if _width((line + piece).rstrip()) <= n:
+                line, piece = line + piece, ""
+            elif line.strip():
+                lines.append(line.rstrip())
+                line = ""
+            else:                                   # one piece wider than a line: break it
+                k = max(1, max(i for i in range(len(piece) + 1) if _width(piece[:i]) <= n))
+                lines.append(piece[:k])
+                piece = piece[k:]
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
 
 
 def _pad(s: str, n: int) -> str:
@@ -149,7 +165,7 @@ def _paint(s: str, key: str, colour: bool) -> str:
 
 
 _COLUMNS = ("#", "where", "ref", "printed", "exact", "correct", "Δ ulp", "verdict", "cause")
-_LIMITS = {"where": 34, "ref": 34, "exact": 22}
+_WRAP = {"where": 34, "ref": 34}        # columns wrapped to this many terminal columns; the others keep their width
 
 
 def _cells(v) -> list:
@@ -194,15 +210,17 @@ def format_table(results, show_all=False, colour=False) -> str:
         keys = [v.verdict for v in verdicts if show_all or not v.ok]
         causes = [v.cause or "" for v in verdicts if show_all or not v.ok]
         if rows:
-            rows = [[_cut(c, _LIMITS.get(h, 40)) for h, c in zip(_COLUMNS, r)] for r in rows]
-            widths = [max(_width(x) for x in col) for col in zip(_COLUMNS, *rows)]
+            rows = [[_wrap(c, _WRAP[h]) if h in _WRAP else [c] for h, c in zip(_COLUMNS, r)] for r in rows]
+            widths = [max(_width(x) for x in (h, *(line for r in rows for line in r[i])))
+                      for i, h in enumerate(_COLUMNS)]
             out.append("  ".join(_pad(h, w) for h, w in zip(_COLUMNS, widths)).rstrip())
             out.append("  ".join("-" * w for w in widths))
             for r, key, cause in zip(rows, keys, causes):
-                cells = [_pad(c, w) for c, w in zip(r, widths)]
-                cells[7] = _paint(cells[7], key, colour)
-                cells[8] = _paint(cells[8], cause, colour)
-                out.append("  ".join(cells).rstrip())
+                for j in range(max(map(len, r))):       # a wrapped cell continues on the next lines
+                    cells = [_pad(c[j] if j < len(c) else "", w) for c, w in zip(r, widths)]
+                    cells[7] = _paint(cells[7], key, colour) if j < len(r[7]) else cells[7]
+                    cells[8] = _paint(cells[8], cause, colour) if j < len(r[8]) else cells[8]
+                    out.append("  ".join(cells).rstrip())
             out.append("")
         out.append(summary(path, verdicts))
         out.append("")

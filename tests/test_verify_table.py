@@ -1,0 +1,68 @@
+"""verify's terminal table: East Asian width, combining marks, and wrapped (never cut) where and ref cells."""
+from symgpt.claims import Verdict
+from symgpt.verify import format_table
+
+# Display widths worked out by hand for the characters used below: CJK ideographs and the corner
+# brackets 「」 take two columns, the combining circumflex (U+0302) none, ASCII and the curly quotes “”
+# (East Asian "ambiguous", narrow outside CJK locales, as wcwidth counts them) one.
+WIDE = set("表偏差修正行数值观察按参现收的税「」")
+ZERO = {"\u0302"}
+
+
+def columns(s: str) -> int:
+    return sum(0 if c in ZERO else 2 if c in WIDE else 1 for c in s)
+
+
+def verdict(i, where, ref):
+    return Verdict("f.claims.toml", i, 3, ref, "0.1952", where, None, "0.19517…", "0.1952",
+                   "wrong", "plain error", "1.0")
+
+
+WHERES = ["§3.2 AdamW 表 偏差修正 行 数值 m\u0302",
+          "§3.2 观察 2 「按参数现值收 0.1% 的“税”」 and a long English tail that goes on and on past any column",
+          "§1"]
+REFS = ["adamw[1].mhat[W,0,2]", "sqrt(adamw[1].vhat[W,0,2]) + adamw[1].decay[W,0,2] / W[0,2] * lr", "loss"]
+
+
+def test_rows_align_and_wrapped_cells_keep_every_character():
+    table = format_table([("f.claims.toml", [verdict(i + 1, w, r) for i, (w, r) in enumerate(zip(WHERES, REFS))])])
+    lines = table.splitlines()
+    head = lines[0]
+    at = columns(head[:head.index("printed")])             # display column where "printed" starts
+    body = lines[2:lines.index("")]
+    assert len(body) > len(WHERES)                          # the long cells did wrap
+    first_lines = [ln for ln in body if ln[:1].isdigit()]
+    assert len(first_lines) == len(WHERES)
+    for ln in first_lines:                                  # the printed figure starts under its heading
+        assert ln.index("0.1952") >= 0
+        assert columns(ln[:ln.index("0.1952")]) == at, ln
+    for ln in body:
+        assert columns(ln) <= columns(head) + 40
+    # every character of the where and ref strings is still there, in order (wrapping cuts nothing)
+    text = "".join(body).replace(" ", "")
+    for s in WHERES + REFS:
+        pos = 0
+        for c in s.replace(" ", ""):
+            pos = text.index(c, pos) + 1
+    assert "…" not in "".join(ln for ln in body if "0.19517…" not in ln)
+
+
+def at_columns(line: str, a: int, b: int) -> str:
+    """The characters of ``line`` that start at display columns a ≤ col < b."""
+    out, col = "", 0
+    for c in line:
+        if a <= col < b and c not in ZERO:              # a combining mark belongs to the character before it
+            out += c
+        col += columns(c)
+    return out
+
+
+def test_wrapped_cells_stay_inside_their_columns():
+    table = format_table([("f.claims.toml", [verdict(1, WHERES[1], REFS[1]), verdict(2, WHERES[0], REFS[0])])])
+    lines = table.splitlines()
+    head = lines[0]
+    for left, right in (("where", "ref"), ("ref", "printed")):
+        gap_end = columns(head[:head.index(right)])      # the two spaces before a heading separate the columns
+        for ln in lines[2:lines.index("")]:
+            assert at_columns(ln, gap_end - 2, gap_end).strip() == "", (left, ln)
+    assert columns(head[:head.index("ref")]) - columns(head[:head.index("where")]) <= 34 + 2
