@@ -23,11 +23,10 @@ from .limits import Limits
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError
 from .numeric import certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
+from .resources import DERIVATIONS
 from .spec import Spec, SpecError, load_spec
 from .train import Trace
 from .update_order import WrongOrderTrace
-
-DERIVATIONS = Path(__file__).resolve().parent.parent / "derivations"
 
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
 
