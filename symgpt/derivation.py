@@ -47,10 +47,14 @@ def ref_text(ref) -> str:
 
 
 def find_spec(name_or_path) -> Path:
-    """``derivations/NAME.toml`` for a name; a path as it is.
+    """``derivations/NAME.toml`` for a name (the shipped specs, :mod:`symgpt.resources`); a path as it is.
 
     >>> find_spec("bigram").name
     'bigram.toml'
+    >>> find_spec("bigrma")
+    Traceback (most recent call last):
+    ...
+    symgpt.spec.SpecError: bigrma: no such derivation; known: bigram, tiny-transformer
     """
     p = Path(name_or_path)
     if p.suffix == ".toml" or p.exists():
@@ -58,6 +62,8 @@ def find_spec(name_or_path) -> Path:
     found = DERIVATIONS / f"{name_or_path}.toml"
     if not found.exists():
         known = sorted(q.stem for q in DERIVATIONS.glob("*.toml") if not q.stem.endswith(".claims"))
+        if not known:
+            raise SpecError(f"{name_or_path}: no such derivation; no specs in {DERIVATIONS} (a broken install?)")
         raise SpecError(f"{name_or_path}: no such derivation; known: {', '.join(known)}")
     return found
 
