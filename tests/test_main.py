@@ -87,7 +87,8 @@ def test_an_unknown_spec_names_the_shipped_ones(capsys):
     assert code == 2 and one_error(err) == f"error: bigrma: no such derivation; known: {known}"
 
 
-def test_help_is_the_sub_command_s(capsys):
+def test_help_is_the_sub_command_s(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # argparse wraps help text at hyphens too
     with pytest.raises(SystemExit) as e:
         command.main(["render", "--help"])
     out = capsys.readouterr().out
