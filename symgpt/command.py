@@ -141,10 +141,13 @@ COMMANDS = {"render": render.execute, "verify": verify.execute, "list": list_com
 
 def main(argv=None) -> int:
     """``symgpt ARGS``: run one sub-command; its exit status."""
+    argv = sys.argv[1:] if argv is None else [str(x) for x in argv]
     ap = parser()
     a, extra = ap.parse_known_args(argv)
-    if extra:  # named by the sub-command's own parser: "(see symgpt render --help)"
-        _subparsers(ap)[a.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:  # named by the parser they were given to: "(see symgpt render --help)"
+        before = argv[:argv.index(a.command)]
+        owner = ap if any(x in before for x in extra) else _subparsers(ap)[a.command]
+        owner.error(f"unrecognized arguments: {' '.join(extra)}")
     return COMMANDS[a.command](a)
 
 

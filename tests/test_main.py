@@ -64,6 +64,7 @@ def test_version_from_the_package_metadata(capsys, main, argv):
     ([], r"the following arguments are required: COMMAND \(see symgpt --help\)"),
     (["rendr"], r"argument COMMAND: invalid choice: 'rendr' .*'render'.* \(see symgpt --help\)"),
     (["render", "--bogus"], r"unrecognized arguments: --bogus \(see symgpt render --help\)"),
+    (["--bogus", "list"], r"unrecognized arguments: --bogus \(see symgpt --help\)"),
     (["render", "--lang", "fr"], r"--lang: expected one of zh, en or all, got 'fr'"),
     (["render", "bigram", "--uniform", "1"], r"--uniform: expected a number in \[0, 1\), got 1"),
     (["verify", "--format", "xml"], r"argument --format: invalid choice: 'xml' .* \(see symgpt verify --help\)"),
