@@ -12,6 +12,9 @@ mapping in ``pyproject.toml``).  :func:`folder` finds them through
 
 The package's own location decides, never another copy that the import system could map
 (an editable install of a different checkout): the data always belongs to the code that runs.
+Why not ``files("symgpt.templates")``: setuptools' editable finder maps that name to the
+checkout's folder but cannot import it (a data folder has no ``__init__.py``; setuptools 84),
+and in a wheel it is a namespace package whose ``files()`` is a ``MultiplexedPath``, no ``Path``.
 Both are real folders on disk, read with ordinary paths (Jinja's ``FileSystemLoader``,
 ``Path.glob``); importing symgpt from a zip file is not supported.
 
