@@ -23,11 +23,10 @@ from .limits import Limits
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError
 from .numeric import certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
+from .resources import DERIVATIONS
 from .spec import Spec, SpecError, load_spec
 from .train import Trace
 from .update_order import WrongOrderTrace
-
-DERIVATIONS = Path(__file__).resolve().parent.parent / "derivations"
 
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
 
@@ -48,10 +47,14 @@ def ref_text(ref) -> str:
 
 
 def find_spec(name_or_path) -> Path:
-    """``derivations/NAME.toml`` for a name; a path as it is.
+    """``derivations/NAME.toml`` for a name (the shipped specs, :mod:`symgpt.resources`); a path as it is.
 
     >>> find_spec("bigram").name
     'bigram.toml'
+    >>> find_spec("bigrma")
+    Traceback (most recent call last):
+    ...
+    symgpt.spec.SpecError: bigrma: no such derivation; known: bigram, tiny-transformer
     """
     p = Path(name_or_path)
     if p.suffix == ".toml" or p.exists():
@@ -59,6 +62,8 @@ def find_spec(name_or_path) -> Path:
     found = DERIVATIONS / f"{name_or_path}.toml"
     if not found.exists():
         known = sorted(q.stem for q in DERIVATIONS.glob("*.toml") if not q.stem.endswith(".claims"))
+        if not known:
+            raise SpecError(f"{name_or_path}: no such derivation; no specs in {DERIVATIONS} (a broken install?)")
         raise SpecError(f"{name_or_path}: no such derivation; known: {', '.join(known)}")
     return found
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from pathlib import Path
+
+from .resources import TEMPLATES
 
 EM_PT = 12.0                      # the body font size (ctexart zihao=-4)
 TEXT_WIDTH_PT = (21.0 - 2 * 2.2) / 2.54 * 72.27   # A4, margin 2.2 cm: ≈ 472 pt
@@ -157,7 +158,7 @@ def cell_width(text: str) -> float:
     return round(sum({"_": 0.5, "-": 0.78, "+": 0.78, "<": 0.78, ">": 0.78, "=": 0.78, " ": 0.33}.get(ch) or _glyph(ch) for ch in text), 2)
 
 
-LANG_DIR = Path(__file__).resolve().parent.parent / "templates" / "lang"
+LANG_DIR = TEMPLATES / "lang"
 
 
 @functools.lru_cache(maxsize=None)

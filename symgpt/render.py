@@ -41,9 +41,9 @@ from .document import build, printed_figures
 from .errata import for_document
 from .figures import svg
 from .limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
+from .resources import TEMPLATES, version_line
 from .spec import load_spec, number
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LANGS = ("zh", "en")
 FORMATS = ("md", "tex", "pdf", "claims")
 TEX_PACKAGES = "texlive-xetex texlive-lang-chinese texlive-pictures texlive-latex-extra latexmk"
@@ -560,18 +560,27 @@ def default_specs() -> list:
     return sorted(p for p in DERIVATIONS.glob("*.toml") if not p.name.endswith(".claims.toml"))
 
 
-def parser() -> argparse.ArgumentParser:
-    ap = Parser(
-        prog="python -m symgpt.render",
-        description="Render the derivation documents of specs: every number certified, "
-                    "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.",
-        epilog="Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, "
-               "NAME.<lang>.claims.toml and the pictures NAME-probs.svg, NAME-attention.svg, NAME-loss.svg (with Markdown). "
-               "The same input gives the same bytes; files are written into a staging folder and moved "
-               "into --out only after everything rendered and was written. Bad input or an output fault "
-               "(--out unusable, a full disk, a failing or slow latexmk, a closed stdout): one 'error: ...' "
-               "line on stderr, exit status 2, nothing written. SIGINT/SIGTERM: exit 130/143, nothing "
-               "written, latexmk stopped.")
+def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The arguments of ``python -m symgpt.render``, on a parser of its own or on ``ap``
+    (the ``render`` sub-command of ``symgpt``, :mod:`symgpt.command`).
+
+    >>> parser().parse_args(["bigram", "--lang", "en"]).specs
+    ['bigram']
+    """
+    ap = ap or Parser(prog="python -m symgpt.render")
+    ap.description = ("Render the derivation documents of specs: every number certified, "
+                      "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.")
+    ap.epilog = ("Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, "
+                 "NAME.<lang>.claims.toml and the pictures (with Markdown) NAME-probs.svg, NAME-loss.svg "
+                 "(bigram), NAME-pipeline.svg, NAME-backprop.svg and NAME-attention.svg (transformer; with "
+                 "several layers or heads one per layer L and head H, NAME-attention-L-H.svg, from 1). "
+                 "The same input gives the same bytes; files are written into a staging folder and moved "
+                 "into --out only after everything rendered and was written. Bad input or an output fault "
+                 "(--out unusable, a full disk, a failing or slow latexmk, a closed stdout): one 'error: ...' "
+                 "line on stderr, exit status 2, nothing written. SIGINT/SIGTERM: exit 130/143, nothing "
+                 "written, latexmk stopped.")
+    ap.add_argument("--version", action="version", version=version_line(),
+                    help="print the installed version of symgpt and exit")
     ap.add_argument("specs", nargs="*", metavar="SPEC",
                     help="spec files, or names of specs in derivations/ (default: every spec there)")
     ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|claims|all",
@@ -646,7 +655,12 @@ def seconds(text: str, flag: str, high: float = 86400) -> float:
 
 
 def main(argv=None) -> int:
-    a = parser().parse_args(argv)
+    """``python -m symgpt.render [ARGS]``: render, print the files written; the exit status."""
+    return execute(parser().parse_args(argv))
+
+
+def execute(a: argparse.Namespace) -> int:
+    """Render as the parsed arguments ``a`` of :func:`parser` say; the exit status."""
     formats = _choices(a.format, FORMATS, "--format")
     langs = _choices(a.lang, LANGS, "--lang")
     if a.digits is not None and not 0 <= a.digits <= 30:

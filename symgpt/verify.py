@@ -33,6 +33,7 @@ from .derivation import DERIVATIONS, Derivation, find_spec
 from .limits import MAX_DIGITS, MAX_OPS, Limits
 from .names import MOMENTS
 from .refs import FUNCTIONS
+from .resources import version_line
 from .safe import is_control, visible
 from .spec import load_spec
 
@@ -319,16 +320,23 @@ def list_names(d) -> str:
 
 # ---------------------------------------------------------------- CLI
 
-def _parser() -> argparse.ArgumentParser:
-    p = Parser(
-        prog="python -m symgpt.verify",
-        description="Check every figure a document prints against its exact value. "
-                    "Each claim is judged correct when its exact value provably rounds "
-                    "(half away from zero) to the printed figure, else wrong, with the cause: "
-                    "'carried rounding' when the document's own rounded intermediates (the "
-                    "claim's chain) give the printed figure, else 'plain error'.",
-        epilog="Exit status: 0 every claim holds, 1 some claim is wrong or undecided, 2 bad input. "
-               "Claims files: derivations/NAME.claims.toml (see symgpt/claims.py for the format).")
+def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The arguments of ``python -m symgpt.verify``, on a parser of its own or on ``p``
+    (the ``verify`` sub-command of ``symgpt``, :mod:`symgpt.command`).
+
+    >>> parser().parse_args(["bigram", "--all"]).paths
+    ['bigram']
+    """
+    p = p or Parser(prog="python -m symgpt.verify")
+    p.description = ("Check every figure a document prints against its exact value. "
+                     "Each claim is judged correct when its exact value provably rounds "
+                     "(half away from zero) to the printed figure, else wrong, with the cause: "
+                     "'carried rounding' when the document's own rounded intermediates (the "
+                     "claim's chain) give the printed figure, else 'plain error'.")
+    p.epilog = ("Exit status: 0 every claim holds, 1 some claim is wrong or undecided, 2 bad input. "
+                "Claims files: derivations/NAME.claims.toml (see symgpt/claims.py for the format).")
+    p.add_argument("--version", action="version", version=version_line(),
+                   help="print the installed version of symgpt and exit")
     p.add_argument("paths", nargs="*", metavar="SPEC|CLAIMS",
                    help="a spec name (bigram), a spec file or a claims file; "
                         "default: every derivations/*.claims.toml")
@@ -376,7 +384,12 @@ def _colour(mode: str) -> bool:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    """``python -m symgpt.verify [ARGS]``: judge the claims, print the verdicts; the exit status."""
+    return execute(parser().parse_args(argv))
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Verify as the parsed arguments ``args`` of :func:`parser` say; the exit status."""
     limits = Limits(max_ops=args.max_ops, max_digits=args.max_digits)
     if args.list_spec:
         sys.stdout.write(list_names(derivation_for(find_spec(args.list_spec), limits)))

@@ -1,0 +1,5 @@
+"""``python -m symgpt``: the ``symgpt`` command (:mod:`symgpt.command`)."""
+from .command import console
+
+if __name__ == "__main__":
+    console()
