@@ -143,6 +143,12 @@ def main(argv=None) -> int:
     """``symgpt ARGS``: run one sub-command; its exit status."""
     argv = sys.argv[1:] if argv is None else [str(x) for x in argv]
     ap = parser()
+    before = next((argv[:i] for i, x in enumerate(argv) if not x.startswith("-")), argv)
+    unknown = [x for x in before if x not in ("-h", "--help", "--version")]
+    if unknown:                     # symgpt's own options come before the command
+        ap.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if not argv:
+        ap.error(f"a command is required: {', '.join(COMMANDS)}")
     a, extra = ap.parse_known_args(argv)
     if extra:  # named by the parser they were given to: "(see symgpt render --help)"
         before = argv[:argv.index(a.command)]

@@ -61,7 +61,8 @@ def test_version_from_the_package_metadata(capsys, main, argv):
 # ---------------------------------------------------------------- usage errors: one line, exit 2
 
 @pytest.mark.parametrize("argv, says", [
-    ([], r"the following arguments are required: COMMAND \(see symgpt --help\)"),
+    ([], r"a command is required: render, verify, list, completion \(see symgpt --help\)"),
+    (["--bogus"], r"unrecognized arguments: --bogus \(see symgpt --help\)"),
     (["rendr"], r"argument COMMAND: invalid choice: 'rendr' .*'render'.* \(see symgpt --help\)"),
     (["render", "--bogus"], r"unrecognized arguments: --bogus \(see symgpt render --help\)"),
     (["--bogus", "list"], r"unrecognized arguments: --bogus \(see symgpt --help\)"),
