@@ -42,8 +42,16 @@ from flint import ctx, fmpq
 from . import files
 from .errors import InputError, LimitError, nearest
 from .limits import MAX_DIGITS
-from .numeric import (MAX_PREC, UndecidableError, bounds, certify, prec_for_digits, round_decimals, round_significant,
-                      sign_of)
+from .numeric import (
+    MAX_PREC,
+    UndecidableError,
+    bounds,
+    certify,
+    prec_for_digits,
+    round_decimals,
+    round_significant,
+    sign_of,
+)
 from .refs import ExprError, _about, _clip, bind, numeral_digits, parse
 from .safe import visible
 

@@ -17,16 +17,33 @@ outer product and the matrix product) and 2.3 (the gradient check); §3 holds
 from __future__ import annotations
 
 from . import extras, sampling, script
-from .blocks import (code, derivation_step, display, figure, items, math, minor, mtext, note, num, sub, table, tex, text,
-                     tok, vec, word)
+from .blocks import (
+    code,
+    derivation_step,
+    display,
+    figure,
+    items,
+    math,
+    minor,
+    mtext,
+    note,
+    num,
+    sub,
+    table,
+    tex,
+    text,
+    tok,
+    vec,
+    word,
+)
 from .derive import bigram_gradients, softmax_ce_steps
 from .doc_transformer import W, _bm, weight_figs
-from .figures import bars, line as curve
+from .figures import bars
+from .figures import line as curve
 from .names import split
 from .numeric import round_decimals, round_significant
 from .steps import Dot, Group, Mul, Sub, Vec, exact, fig, line, result
 from .train import gradcheck, gradcheck_table, param_count
-
 
 # GPT-2 small (124M), the published configuration (Radford et al. 2019; Hugging Face `gpt2` config.json:
 # n_vocab 50257, n_embd 768), for §0's comparison of scale.

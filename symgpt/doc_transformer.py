@@ -19,9 +19,27 @@ from __future__ import annotations
 import sympy
 
 from . import diagrams, sampling, scale
-from .blocks import derivation_step, display, figure, math, minor, mtext, note, num, pos, sub, table, tex, text, tok, vec, word
+from .blocks import (
+    derivation_step,
+    display,
+    figure,
+    math,
+    minor,
+    mtext,
+    note,
+    num,
+    pos,
+    sub,
+    table,
+    tex,
+    text,
+    tok,
+    vec,
+    word,
+)
 from .derive import softmax_ce_steps
-from .figures import bars, heatmap, line as curve
+from .figures import bars, heatmap
+from .figures import line as curve
 from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
 from .train import learnable, param_count
 

@@ -16,7 +16,6 @@ document's own claims).
 """
 from __future__ import annotations
 
-
 from . import doc_bigram, doc_transformer
 from . import steps as st
 from .blocks import Numbers, fit_displays

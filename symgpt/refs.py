@@ -42,10 +42,10 @@ from flint import arb, ctx, fmpq
 
 from . import sampling
 from .errors import InputError, LimitError
-from .safe import clip
 from .limits import MAX_DIGITS, Limits
 from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
 from .numeric import UNARY, Certified, UndecidableError, certify, compile_expr, power, sign_of
+from .safe import clip
 from .train import gradcheck, param_count
 
 FUNCTIONS = {

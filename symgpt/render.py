@@ -25,11 +25,11 @@ import json
 import math
 import os
 import re
-import unicodedata
 import shutil
 import sys
 import tempfile
 import tomllib
+import unicodedata
 from pathlib import Path
 
 import jinja2
