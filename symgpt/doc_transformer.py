@@ -429,7 +429,6 @@ def residual_ln(c, l, pre, which):
     mu, var, LN = f"{pre}mu{which}", f"{pre}var{which}", f"{pre}LN{which}"
     dm, eps_leaf = n.const(c.dm), n.const(eps)
     for t in c.rows:
-        hs = [n.v(f"{H}[{t},{j}]") for j in range(c.dm)]
         m, v = f"{mu}[{t}]", f"{var}[{t}]"
         sd = f"sqrt({v}+ln_eps)"
         dev = [Pow(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), 2) for j in range(c.dm)]
@@ -470,7 +469,7 @@ def _affine(c, gamma, x, beta):
 # ---------------------------------------------------------------- FFN
 
 def ffn(c, l, pre):
-    n, s, g = c.n, c.s, c.d.graph
+    n, s = c.n, c.s
     dff = s.d_ff
     steps = [text("ffn.intro"),
              sub("tteach.ffn_formula"),
@@ -509,7 +508,7 @@ def ffn(c, l, pre):
 # ---------------------------------------------------------------- head, softmax
 
 def head(c):
-    n, s, g = c.n, c.s, c.d.graph
+    n, s = c.n, c.s
     lines = []
     for v in range(c.V):
         ws = [W(f"E[{v},{j}]" if s.tied else f"W_out[{j},{v}]") for j in range(c.dm)]
@@ -675,7 +674,6 @@ def training(c, figs):
         grp = g.groups[group]
         if not any(nm in learn for nm in grp.names):
             continue
-        base = group.split(".")[-1]
         label = param_label(group)
         if len(grp.shape) == 2:
             rlab = (lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v" else (lambda i: num(i))

@@ -109,14 +109,14 @@ def tex_escape(text, long_run: int = LONG_RUN) -> str:
     see tok\\_\\allowbreak{}very\\_\\allowbreak{}long\\_\\allowbreak{}x
     """
     out = []
-    for run in re.split(r"(\s+)", str(text)):
+    for span in re.split(r"(\s+)", str(text)):
         chars = []
-        for ch in run:  # a combining mark stays with its letter
+        for ch in span:  # a combining mark stays with its letter
             if chars and unicodedata.combining(ch):
                 chars[-1] += ch
             else:
                 chars.append(ch)
-        out.append(_breakable_run(chars) if len(chars) > long_run and not run.isspace()
+        out.append(_breakable_run(chars) if len(chars) > long_run and not span.isspace()
                    else "".join(_escape_char(c) for c in chars))
     return "".join(out)
 
