@@ -82,8 +82,11 @@ def _wrap(head: str, items: list, tail: str = "") -> list:
     ['X = [1, 2]  # two']
     >>> _wrap("X = ", ["1234567890"] * 12, "  # a comment too long to follow the last row of the list")[0]
     '# a comment too long to follow the last row of the list'
-    >>> _wrap("X = ", ["1234567890"] * 9)
-    ['X = [1234567890, 1234567890, 1234567890, 1234567890, 1234567890, 1234567890,', '     1234567890, 1234567890, 1234567890]']
+    >>> first, second = _wrap("X = ", ["1234567890"] * 9)
+    >>> first
+    'X = [1234567890, 1234567890, 1234567890, 1234567890, 1234567890, 1234567890,'
+    >>> second
+    '     1234567890, 1234567890, 1234567890]'
     """
     one = f"{head}[{', '.join(items)}]{tail}"
     if len(one) <= WIDTH:
