@@ -50,7 +50,7 @@ def spec_text(d=3, T=2, V=6, layers=1, d_ff=4, steps=1, cont=3, heads=1) -> str:
     """A transformer spec of the given sizes (the seed's other settings)."""
     vocab = ", ".join(f'"t{v}"' for v in range(V))
     inp = ", ".join(f'"t{(2 + t) % V}"' for t in range(T))
-    out = [f'title = "bench"', "[model]", 'kind = "transformer"', f"vocab = [{vocab}]", f"d = {d}",
+    out = ['title = "bench"', "[model]", 'kind = "transformer"', f"vocab = [{vocab}]", f"d = {d}",
            f"heads = {heads}", f"d_ff = {d_ff}", f"layers = {layers}", "tied = true", "ln_eps = 1e-5",
            "[data]", f"input = [{inp}]", f'target = "t{4 % V}"', "[weights]", f"E = {matrix(V, d, 1)}"]
     for l in range(layers):

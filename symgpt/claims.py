@@ -42,8 +42,16 @@ from flint import ctx, fmpq
 from . import files
 from .errors import InputError, LimitError, nearest
 from .limits import MAX_DIGITS
-from .numeric import (MAX_PREC, UndecidableError, bounds, certify, prec_for_digits, round_decimals, round_significant,
-                      sign_of)
+from .numeric import (
+    MAX_PREC,
+    UndecidableError,
+    bounds,
+    certify,
+    prec_for_digits,
+    round_decimals,
+    round_significant,
+    sign_of,
+)
 from .refs import ExprError, _about, _clip, bind, numeral_digits, parse
 from .safe import visible
 
@@ -251,7 +259,8 @@ def _printed_digits(text: str) -> float:
     >>> _printed_digits("0.454"), _printed_digits("10^{-12}"), _printed_digits("10⁻⁵")
     (4, 14, 7)
     """
-    t = re.sub(r"10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", r"10e\1", text).translate(_SUPERSCRIPT).replace("^", "e").replace("{", "").replace("}", "")
+    t = re.sub(r"10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", r"10e\1", text).translate(_SUPERSCRIPT)
+    t = t.replace("^", "e").replace("{", "").replace("}", "")
     return sum(numeral_digits(m) for m in re.findall(r"\d*\.?\d+(?:\s*[eE]\s*[+-]?\d+)?", t.replace(" ", "")))
 
 
@@ -563,10 +572,11 @@ def bind_claims(cf: ClaimsFile, d) -> list:
 
     >>> import symgpt
     >>> cf = ClaimsFile(Path("x.claims.toml"), Path("bigram.toml"), (Claim(1, 4, "p[狗]", "0.1", "§1"),))
-    >>> bind_claims(cf, symgpt.load("bigram"))
+    >>> bind_claims(cf, symgpt.load("bigram"))  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.claims.ClaimError: x.claims.toml: claim 1 (line 4): ref 'p[狗]': p[狗]: index '狗' out of range; expected 0..2 or a token
+    symgpt.claims.ClaimError: x.claims.toml: claim 1 (line 4): ref 'p[狗]': p[狗]: index '狗' out of range;
+        expected 0..2 or a token
     """
     out, bound = [], {}
     limits = d.limits

@@ -30,9 +30,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .safe import visible
 from .errors import InputError
 from .numeric import UndecidableError
+from .safe import visible
 
 # exit status of a run stopped by a signal: 128 + the signal's number, as a shell reports it
 STOPPED = {signal.SIGINT: 130, signal.SIGTERM: 143}

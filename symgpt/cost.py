@@ -14,10 +14,12 @@ that drive it.  Nothing here builds a graph, so a refusal is instant.
 >>> c = estimate(load_spec("derivations/tiny-transformer.toml"))
 >>> 300 < c.nodes < 2000, 2_000 < c.ops < 200_000
 (True, True)
->>> check(load_spec("derivations/bigram.toml"), Limits(max_ops=10))  # doctest: +ELLIPSIS
+>>> check(load_spec("derivations/bigram.toml"), Limits(max_ops=10))  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-symgpt.errors.LimitError: derivations/bigram.toml: the spec needs about 1.5e4 scalar operations (training trace 1.5e4: 2 optimizers × (training.steps + 1 = 21) states × 1 example × 3.6e2 ops at 4.4e2 bits; ...), above the limit 10 (--max-ops; symgpt.Limits(max_ops=…) in Python)
+symgpt.errors.LimitError: derivations/bigram.toml: the spec needs about 1.5e4 scalar operations
+    (training trace 1.5e4: 2 optimizers × (training.steps + 1 = 21) states × 1 example × 3.6e2 ops at 4.4e2 bits; ...),
+    above the limit 10 (--max-ops; symgpt.Limits(max_ops=…) in Python)
 """
 from __future__ import annotations
 

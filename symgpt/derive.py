@@ -55,7 +55,8 @@ def softmax_ce_steps(V: int, t: int, j: int | None = None) -> list[Step]:
     jsym, tsym = sympy.symbols("j t", integer=True)
     zj, pj, yj = sympy.Symbol("z_j", real=True), sympy.Symbol("p_j"), sympy.Symbol("y_j")
     lhs = r"\frac{\partial \mathcal{L}}{\partial z_j}"
-    steps += [Step("differentiate", lhs, -sympy.KroneckerDelta(jsym, tsym) + sympy.exp(zj) / sympy.Symbol(r"\sum_k e^{z_k}"), ok_diff),
+    Z_sym = sympy.Symbol(r"\sum_k e^{z_k}")
+    steps += [Step("differentiate", lhs, -sympy.KroneckerDelta(jsym, tsym) + sympy.exp(zj) / Z_sym, ok_diff),
               Step("fold p_j", lhs, -sympy.KroneckerDelta(jsym, tsym) + pj, ok_fold),
               Step("one-hot y", lhs, pj - yj, ok_y)]
     return steps

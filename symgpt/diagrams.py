@@ -69,7 +69,8 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True,
     (['[1]', '[2]'], '× 5', 'ids = [0]')
     """
     if heads == 1:
-        heads_svg, heads_tex = "Attn = softmax(QKᵀ/√dₖ) V", r"\mathrm{Attn} = \mathrm{softmax}(Q K^{\top} / \sqrt{d_k})\, V"
+        heads_svg = "Attn = softmax(QKᵀ/√dₖ) V"
+        heads_tex = r"\mathrm{Attn} = \mathrm{softmax}(Q K^{\top} / \sqrt{d_k})\, V"
     else:
         heads_svg = f"Attn = [head₁, …, head{_sub(heads)}] W_O"
         heads_tex = rf"\mathrm{{Attn}} = [\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{heads}}}]\, W_O"
@@ -113,7 +114,8 @@ def _sub(n: int) -> str:
 
 
 def _frame_data(boxes, arrows, frames, side=()) -> dict:
-    width = max([Fraction(b["x"]) + Fraction(b["w"]) for b in boxes] + [Fraction(fr["x"]) + Fraction(fr["w"]) + 2 for fr in frames])
+    width = max([Fraction(b["x"]) + Fraction(b["w"]) for b in boxes]
+                + [Fraction(fr["x"]) + Fraction(fr["w"]) + 2 for fr in frames])
     height = max(Fraction(b["y"]) + Fraction(b["h"]) for b in boxes)
     return {"kind": "diagram", "boxes": boxes, "arrows": arrows, "frames": frames, "side": list(side),
             "width": str(width), "height": str(height)}
@@ -329,7 +331,8 @@ def svg(fig: dict) -> str:
     for fr in fig["frames"]:
         out.append(f'<rect x="{_f(fr["x"])}" y="{_f(fr["y"])}" width="{_f(fr["w"])}" height="{_f(fr["h"])}" '
                    f'rx="6" fill="none" stroke="#999" stroke-dasharray="5,3"/>')
-        out.append(f'<text x="{_f(Fraction(fr["x"]) + Fraction(fr["w"]) + Fraction(1, 10))}" y="{_f(Fraction(fr["y"]) + Fraction(3, 10))}" '
+        out.append(f'<text x="{_f(Fraction(fr["x"]) + Fraction(fr["w"]) + Fraction(1, 10))}" '
+                   f'y="{_f(Fraction(fr["y"]) + Fraction(3, 10))}" '
                    f'font-size="11" fill="#666" {FONT}>{xml_text(fr["svg"])}</text>')
     for a in fig["arrows"]:
         pts = " ".join(f"{_f(x)},{_f(y)}" for x, y in a["points"])

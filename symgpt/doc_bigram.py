@@ -4,8 +4,9 @@
 >>> from symgpt.blocks import Numbers
 >>> d = symgpt.load("bigram")
 >>> secs, figs = sections(d, Numbers(d, 4))
->>> [s["id"] for s in secs]
-['bigram_setup', 'bigram_forward', 'bigram_backprop', 'bigram_update', 'bigram_extras', 'bigram_script', 'bigram_selfcheck']
+>>> [s["id"] for s in secs]  # doctest: +NORMALIZE_WHITESPACE
+['bigram_setup', 'bigram_forward', 'bigram_backprop', 'bigram_update', 'bigram_extras', 'bigram_script',
+ 'bigram_selfcheck']
 
 The sections follow the source's numbering: §2 holds 2.1 (p − y), 2.2 (the
 outer product and the matrix product) and 2.3 (the gradient check); §3 holds
@@ -17,16 +18,33 @@ outer product and the matrix product) and 2.3 (the gradient check); §3 holds
 from __future__ import annotations
 
 from . import extras, sampling, script
-from .blocks import (code, derivation_step, display, figure, items, math, minor, mtext, note, num, sub, table, tex, text,
-                     tok, vec, word)
+from .blocks import (
+    code,
+    derivation_step,
+    display,
+    figure,
+    items,
+    math,
+    minor,
+    mtext,
+    note,
+    num,
+    sub,
+    table,
+    tex,
+    text,
+    tok,
+    vec,
+    word,
+)
 from .derive import bigram_gradients, softmax_ce_steps
 from .doc_transformer import W, _bm, weight_figs
-from .figures import bars, line as curve
+from .figures import bars
+from .figures import line as curve
 from .names import split
 from .numeric import round_decimals, round_significant
 from .steps import Dot, Group, Mul, Sub, Vec, exact, fig, line, result
 from .train import gradcheck, gradcheck_table, param_count
-
 
 # GPT-2 small (124M), the published configuration (Radford et al. 2019; Hugging Face `gpt2` config.json:
 # n_vocab 50257, n_embd 768), for §0's comparison of scale.
@@ -168,7 +186,8 @@ def check(d, n):
                      num(_certain(round_decimals(c.analytic, k6), ref), f"grad_{d.node(ref)}"),
                      num(_certain(round_significant(c.difference, 3), ref), f"{numeric}-grad_{d.node(ref)}")])
     steps = [text("bigram_gradcheck.intro"),
-             display(r"\frac{\mathcal{L}(\theta + h) - \mathcal{L}(\theta - h)}{2h} \approx \frac{\partial \mathcal{L}}{\partial \theta}"),
+             display(r"\frac{\mathcal{L}(\theta + h) - \mathcal{L}(\theta - h)}{2h} "
+                     r"\approx \frac{\partial \mathcal{L}}{\partial \theta}"),
              text("bigram_gradcheck.h", h=tex(n.tex_rational(h)), k=num(k6))]
     if rows:
         steps.append(table("bigram_gradcheck.cap", [word("parameter"), word("numeric"), word("analytic"),
@@ -223,7 +242,8 @@ def sgd(d, n, figs):
                 for k in tr.report if k >= 1]
         figs["loss"] = curve(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
         steps += [text("bigram_sgd.repeat", steps=num(tr.steps)),
-                  table("train.curve_cap", [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
+                  table("train.curve_cap",
+                        [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
                   figure("loss", "train.curve_fig"),
                   note("bigram_sgd.overfit"),
                   note("bigram_sgd.order")]
@@ -242,12 +262,15 @@ def adamw(d, n):
     val = lambda q: tr.value(1, q, digits=sig)
     R = n.rational
     rows = [
-        [word("adam_m"), math(rf"m = (1 - \beta_1)\, g = {R(1 - a.beta1)} \times g"), num(val(f"m[{key}]"), f"adamw[1].m[{key}]")],
-        [word("adam_v"), math(rf"v = (1 - \beta_2)\, g^2 = {R(1 - a.beta2)} \times g^2"), num(val(f"v[{key}]"), f"adamw[1].v[{key}]")],
+        [word("adam_m"), math(rf"m = (1 - \beta_1)\, g = {R(1 - a.beta1)} \times g"),
+         num(val(f"m[{key}]"), f"adamw[1].m[{key}]")],
+        [word("adam_v"), math(rf"v = (1 - \beta_2)\, g^2 = {R(1 - a.beta2)} \times g^2"),
+         num(val(f"v[{key}]"), f"adamw[1].v[{key}]")],
         [word("adam_hat"), math(r"\hat m = m / (1 - \beta_1),\ \hat v = v / (1 - \beta_2)"),
          math(rf"\hat m = {val(f'mhat[{key}]')},\ \hat v = {val(f'vhat[{key}]')}",
               [(f"adamw[1].mhat[{key}]", val(f"mhat[{key}]")), (f"adamw[1].vhat[{key}]", val(f"vhat[{key}]"))])],
-        [word("adam_step"), math(r"\eta\, \hat m / (\sqrt{\hat v} + \epsilon)"), num(val(f"update[{key}]"), f"adamw[1].update[{key}]")],
+        [word("adam_step"), math(r"\eta\, \hat m / (\sqrt{\hat v} + \epsilon)"),
+         num(val(f"update[{key}]"), f"adamw[1].update[{key}]")],
         [word("adam_decay"), math(r"\eta \lambda \theta"), num(val(f"decay[{key}]"), f"adamw[1].decay[{key}]")],
         [word("adam_new"), math(r"\theta - \eta\lambda\theta - \eta\, \hat m / (\sqrt{\hat v} + \epsilon)"),
          math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}",
@@ -261,7 +284,8 @@ def adamw(d, n):
              theta=tex(n.weight(name)), g=tex(n.v(f"grad_{name}", n.k))),
         table("bigram_adamw.cap", [word("quantity"), word("formula"), word("value")], rows,
               args={"p": tex(_param_tex(d, ref))}, align="lll"),
-        text("bigram_adamw.sign", sgd=num(sgd_step, f"adamw.lr*grad_{name}"), adam=num(val(f"update[{key}]"), f"adamw[1].update[{key}]")),
+        text("bigram_adamw.sign", sgd=num(sgd_step, f"adamw.lr*grad_{name}"),
+             adam=num(val(f"update[{key}]"), f"adamw[1].update[{key}]")),
         note("bigram_adamw.decoupled")]}
 
 
@@ -324,7 +348,8 @@ def extras_section(d, n):
               text("bigram_extras.schedule_text", lr=tex(n.tex_rational(a.lr)), warmup=tex(str(ex.warmup)),
                    decay=tex(str(ex.decay_steps)), min_lr=tex(n.tex_rational(ex.min_lr))),
               display(r"\eta_t = \begin{cases} \eta\, \frac{t + 1}{w + 1} & t < w \\ "
-                      r"\eta_{\mathrm{min}} + \frac{1}{2}\left(1 + \cos\left(180\text{°} \cdot \frac{t - w}{T - w}\right)\right)"
+                      r"\eta_{\mathrm{min}} + "
+                      r"\frac{1}{2}\left(1 + \cos\left(180\text{°} \cdot \frac{t - w}{T - w}\right)\right)"
                       r"(\eta - \eta_{\mathrm{min}}) & w \le t \le T \\ \eta_{\mathrm{min}} & t > T \end{cases}"),
               table("bigram_extras.schedule_cap", [word("step"), math(r"\eta_t")], sched, align="rr")]
     steps += bf16_steps(d, n)

@@ -19,9 +19,27 @@ from __future__ import annotations
 import sympy
 
 from . import diagrams, sampling, scale
-from .blocks import derivation_step, display, figure, math, minor, mtext, note, num, pos, sub, table, tex, text, tok, vec, word
+from .blocks import (
+    derivation_step,
+    display,
+    figure,
+    math,
+    minor,
+    mtext,
+    note,
+    num,
+    pos,
+    sub,
+    table,
+    tex,
+    text,
+    tok,
+    vec,
+    word,
+)
 from .derive import softmax_ce_steps
-from .figures import bars, heatmap, line as curve
+from .figures import bars, heatmap
+from .figures import line as curve
 from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
 from .train import learnable, param_count
 
@@ -276,7 +294,8 @@ def attention(c, l, pre, figs):
             for j in range(c.dm):
                 closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8, rationals=True)
                 lines.append(line(rf"{low}_{{{t},{j}}}",
-                                  Dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)], [W(f"{Wn}[{i},{j}]") for i in range(c.dm)]),
+                                  Dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)],
+                                      [W(f"{Wn}[{i},{j}]") for i in range(c.dm)]),
                                   f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
             steps.append(n.calc(*lines))
         steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M)}))
@@ -308,7 +327,8 @@ def attention(c, l, pre, figs):
         for t in range(c.T):
             rows.append([c.posl(t)] + [n.cell(f"{pre}S[{c.head_idx(h, t, s_)}]") if s_ <= t
                                        else math(r"-\infty") for s_ in range(c.T)])
-        steps.append(table(c.per_head("attention.mask_cap"), [word("query")] + [_colhead("key_at", s_) for s_ in range(c.T)],
+        steps.append(table(c.per_head("attention.mask_cap"),
+                           [word("query")] + [_colhead("key_at", s_) for s_ in range(c.T)],
                            rows, args={"h": num(h + 1)}))
     # softmax
     steps += [sub("attention.softmax"),
@@ -332,7 +352,8 @@ def attention(c, l, pre, figs):
                                                      for s_, p in shares]}))
         rows = [[c.posl(t)] + [n.cell(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)]
                 for t in range(c.T)]
-        steps.append(table(c.per_head("attention.A_cap"), [word("query")] + [_colhead("weight_at", s_) for s_ in range(c.T)],
+        steps.append(table(c.per_head("attention.A_cap"),
+                           [word("query")] + [_colhead("weight_at", s_) for s_ in range(c.T)],
                            rows, args={"h": num(h + 1)}))
         name = "attention" if s.layers == 1 and s.heads == 1 else f"attention-{l + 1}-{h + 1}"  # from 1
         figs[name] = heatmap([f"{t}" for t in range(c.T)], c.toks,
@@ -411,7 +432,6 @@ def residual_ln(c, l, pre, which):
     mu, var, LN = f"{pre}mu{which}", f"{pre}var{which}", f"{pre}LN{which}"
     dm, eps_leaf = n.const(c.dm), n.const(eps)
     for t in c.rows:
-        hs = [n.v(f"{H}[{t},{j}]") for j in range(c.dm)]
         m, v = f"{mu}[{t}]", f"{var}[{t}]"
         sd = f"sqrt({v}+ln_eps)"
         dev = [Pow(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), 2) for j in range(c.dm)]
@@ -420,7 +440,8 @@ def residual_ln(c, l, pre, which):
         lines = [line(r"\mu", Div(Group(Add(*[fig(f"{H}[{t},{j}]") for j in range(c.dm)])), dm), m),
                  line(r"\sigma^2", Div(Group(Add(*dev)), dm), result(v, c.fine)),
                  line(r"\sqrt{\sigma^2 + \varepsilon}", Sqrt(Add(fig(v), eps_leaf)), sd),
-                 line(rf"\mathrm{{LN}}({hl}_{{{t}}})", Vec(*out), Vec(*[result(f"{LN}[{t},{j}]") for j in range(c.dm)]))]
+                 line(rf"\mathrm{{LN}}({hl}_{{{t}}})", Vec(*out),
+                      Vec(*[result(f"{LN}[{t},{j}]") for j in range(c.dm)]))]
         steps += [text("residual.row", t=c.posl(t), h=n.vec([f"{H}[{t},{j}]" for j in range(c.dm)], kind=tex)),
                   n.calc(*lines)]
     steps.append(c.pos_table(f"residual.LN_cap{which}", LN))
@@ -432,8 +453,10 @@ def residual_ln(c, l, pre, which):
         rref = f"{dref}/sqrt((({H}[{t},0]-{H}[{t},1])/2)^2+ln_eps)"
         steps += [text("residual.d2"),
                   display(r"h - \mu = (\delta, -\delta),\quad \delta = \frac{h_0 - h_1}{2},\quad "
-                          r"\sigma^2 = \delta^2,\quad \mathrm{LN}(h)_j = \gamma_j \frac{\pm|\delta|}{\sqrt{\delta^2 + \varepsilon}} + \beta_j"),
-                  text("residual.d2_num", t=c.posl(t), delta=tex(n.e(sympy.Abs(delta), c.fine), [(dref, n.e(sympy.Abs(delta), c.fine))]),
+                          r"\sigma^2 = \delta^2,\quad "
+                          r"\mathrm{LN}(h)_j = \gamma_j \frac{\pm|\delta|}{\sqrt{\delta^2 + \varepsilon}} + \beta_j"),
+                  text("residual.d2_num", t=c.posl(t),
+                       delta=tex(n.e(sympy.Abs(delta), c.fine), [(dref, n.e(sympy.Abs(delta), c.fine))]),
                        ratio=num(n.e_sig(ratio, c.k + 5), rref), gap=num(n.e_sig(1 - ratio, 3), f"1-{rref}"))]
     if which == 2 and l == s.layers - 1:
         steps.append(note("residual.final", t=c.posl(c.T - 1),
@@ -452,7 +475,7 @@ def _affine(c, gamma, x, beta):
 # ---------------------------------------------------------------- FFN
 
 def ffn(c, l, pre):
-    n, s, g = c.n, c.s, c.d.graph
+    n, s = c.n, c.s
     dff = s.d_ff
     steps = [text("ffn.intro"),
              sub("tteach.ffn_formula"),
@@ -491,7 +514,7 @@ def ffn(c, l, pre):
 # ---------------------------------------------------------------- head, softmax
 
 def head(c):
-    n, s, g = c.n, c.s, c.d.graph
+    n, s = c.n, c.s
     lines = []
     for v in range(c.V):
         ws = [W(f"E[{v},{j}]" if s.tied else f"W_out[{j},{v}]") for j in range(c.dm)]
@@ -554,7 +577,8 @@ def sample(c):
     for T in sp.temperatures:
         probs = sampling.temperature(d, T)
         label = math(r"T \to \infty") if T is sympy.oo else math(f"T = {n.rational(T)}")
-        kind = "temp_uniform" if T is sympy.oo else ("temp_sharp" if T < 1 else ("temp_same" if T == 1 else "temp_flat"))
+        kind = ("temp_uniform" if T is sympy.oo
+                else "temp_sharp" if T < 1 else "temp_same" if T == 1 else "temp_flat")
         tref = "inf" if T is sympy.oo else n.rational(T)
         ok = T is sympy.oo or "frac" not in tref
         rows.append([label] + [num(n.e(probs[v]), f"softmax_T({tref}, {v})" if ok else None) for v in shown]
@@ -587,7 +611,8 @@ def sample(c):
     for v in range(c.V):
         lo = n.e(acc)
         acc = acc + n.sym(f"p[{v}]")
-        rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, num(lo, "+".join(f"p[{u}]" for u in range(v)) or None),
+        rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v]},
+                     num(lo, "+".join(f"p[{u}]" for u in range(v)) or None),
                      num(n.e(acc), "+".join(f"p[{u}]" for u in range(v + 1))),
                      word("chosen" if v == ch.id else "blank")])
     steps += [sub("tteach.sample_to_token"),
@@ -613,7 +638,8 @@ def training(c, figs):
     tt = s.vocab[t]
     dsteps = softmax_ce_steps(c.V, t)
     steps = [text("train.intro"), sub("train.sample"),
-             display(rf"\text{{input}} = {vec([mtext(x) for x in c.toks])},\quad \text{{target}} = {mtext(tt)}\ (\mathrm{{id}} = {t})"),
+             display(rf"\text{{input}} = {vec([mtext(x) for x in c.toks])},\quad "
+                     rf"\text{{target}} = {mtext(tt)}\ (\mathrm{{id}} = {t})"),
              sub("train.loss"),
              n.calc(line(r"\mathcal{L}", Neg(Ln(fig(f"p[{t}]"))), "loss", formula=rf"-\ln p_{{{mtext(tt)}}}")),
              text("train.loss_text"),
@@ -624,10 +650,12 @@ def training(c, figs):
     steps += [table("train.grad_cap", [word("token"), math("p_i"), math("y_i"), math(r"p_i - y_i")], rows),
               note("train.grad_sign", target=tok(tt))]
     if s.tied:
-        rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}] + [n.cell(f"grad_E_head[{v},{j}]") for j in range(c.dm)]
+        rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}]
+                + [n.cell(f"grad_E_head[{v},{j}]") for j in range(c.dm)]
                 for v in range(c.V)]
         steps += [sub("train.head"), text("train.head_text"),
-                  display(r"\frac{\partial \mathcal{L}}{\partial E_i}\Big|_{\mathrm{head}} = (p_i - y_i)\, h_{\mathrm{final}}"),
+                  display(r"\frac{\partial \mathcal{L}}{\partial E_i}\Big|_{\mathrm{head}} "
+                          r"= (p_i - y_i)\, h_{\mathrm{final}}"),
                   table("train.head_cap", [word("token")] + [_colhead("dim", j) for j in range(c.dm)], rows)]
         lr = s.training.lr
         old = Vec(*[W(f"E[{t},{j}]") for j in range(c.dm)])
@@ -636,7 +664,8 @@ def training(c, figs):
         lr_s = n.rational(lr)
         rise = f"head_step.logits[{t}]-logits[{t}]"
         steps += [sub("train.sgd"), text("train.sgd_text", lr=tex(lr_s), target=tok(tt)),
-                  display(rf"E_{{{mtext(tt)}}} \leftarrow E_{{{mtext(tt)}}} - \eta \frac{{\partial \mathcal{{L}}}}{{\partial E_{{{mtext(tt)}}}}}"),
+                  display(rf"E_{{{mtext(tt)}}} \leftarrow "
+                          rf"E_{{{mtext(tt)}}} - \eta \frac{{\partial \mathcal{{L}}}}{{\partial E_{{{mtext(tt)}}}}}"),
                   n.calc(rf"E^{{\mathrm{{old}}}} &= {vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])}",
                          line(r"\nabla", None, Vec(*[result(f"grad_E_head[{t},{j}]") for j in range(c.dm)])),
                          line(r"E^{\mathrm{new}}", Sub(old, Mul(n.const(lr), gr)), Vec(*map(result, new)))),
@@ -657,10 +686,10 @@ def training(c, figs):
         grp = g.groups[group]
         if not any(nm in learn for nm in grp.names):
             continue
-        base = group.split(".")[-1]
         label = param_label(group)
         if len(grp.shape) == 2:
-            rlab = (lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v" else (lambda i: num(i))
+            rlab = ((lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v"
+                    else (lambda i: num(i)))
             rows = [[rlab(i)] + [c.cellv(f"grad_{group}[{i},{j}]") for j in range(grp.shape[1])]
                     for i in range(grp.shape[0])]
             head = [word("row")] + [_colhead("col", j) for j in range(grp.shape[1])]
@@ -716,7 +745,8 @@ def summary(c):
     shape = lambda a, b: math(rf"{a} \times {b}")
     best = sampling.greedy(c.d)
     rows = [
-        [word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)), math(str(s.input[t]))],
+        [word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
+         math(str(s.input[t]))],
         [word("sec_embed"), math("X"), shape(c.T, c.dm), row("X")],
         [word("sec_positional"), math(r"H^{(0)}"), shape(c.T, c.dm), row("H0")],
         [word("sec_attention"), math(r"\mathrm{Attn}" + last), shape(c.T, c.dm), row(f"{lastp}Attn")],
@@ -726,8 +756,9 @@ def summary(c):
         [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
          math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
               [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
-        [word("sec_softmax"), math("p"), math(str(c.V)), math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
-                                                              [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
+        [word("sec_softmax"), math("p"), math(str(c.V)),
+         math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
+              [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
         [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
         [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
     ]
@@ -738,7 +769,8 @@ def summary(c):
         sub("tteach.scale"), text("tteach.scale_text"), scale_table(c), note("summary.scale"),
         sub("tteach.next"), text("tteach.next_text"),
         sub("tteach.diy"), text("tteach.diy_text"),
-        display(r"&\text{python -m symgpt.render }" + mtext(s.name) + r"\text{ -{}-format md,claims -{}-lang all -{}-out out}",
+        display(r"&\text{python -m symgpt.render }" + mtext(s.name)
+                + r"\text{ -{}-format md,claims -{}-lang all -{}-out out}",
                 r"&\text{python -m symgpt.verify }" + mtext(f"out/{s.name}.en.claims.toml")),
         text("tteach.diy_torch")]}
 

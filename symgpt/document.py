@@ -16,7 +16,6 @@ document's own claims).
 """
 from __future__ import annotations
 
-
 from . import doc_bigram, doc_transformer
 from . import steps as st
 from .blocks import Numbers, fit_displays
@@ -46,13 +45,13 @@ def number_tables(sections) -> None:
         seen[sec["id"]] = seen.get(sec["id"], 0) + 1
         sec["anchor"] = sec["id"] + (f"-{seen[sec['id']]}" if seen[sec["id"]] > 1 else "")
         tables = subs = 0
-        for st in sec["steps"]:
-            if st["kind"] == "table":
+        for step in sec["steps"]:
+            if step["kind"] == "table":
                 tables += 1
-                st["number"] = f"{n}-{tables}"
-            elif st["kind"] == "sub":
+                step["number"] = f"{n}-{tables}"
+            elif step["kind"] == "sub":
                 subs += 1
-                st["num"], st["anchor"] = f"{n}.{subs}", f"{n}-{subs}"
+                step["num"], step["anchor"] = f"{n}.{subs}", f"{n}-{subs}"
 
 
 def build(d, digits: int | None = None, errata=None) -> dict:
@@ -108,9 +107,9 @@ def errata_link(sections, places) -> dict | None:
     marks = [p.split(" ", 1)[0][1:] for p in places if p.startswith("§")]
     for mark in marks:
         for sec in sections:
-            for st in sec["steps"]:
-                if st["kind"] == "sub" and st.get("num") == mark:
-                    return {"num": mark, "anchor": st["anchor"]}
+            for step in sec["steps"]:
+                if step["kind"] == "sub" and step.get("num") == mark:
+                    return {"num": mark, "anchor": step["anchor"]}
         for sec in sections:
             if sec["num"] == mark.split(".")[0]:
                 return {"num": sec["num"], "anchor": sec["anchor"]}

@@ -54,8 +54,10 @@ def hex_colour(role: str) -> str:
 def nice_step(lo: Fraction, hi: Fraction) -> Fraction:
     """The smallest step 1, 2 or 5 × 10^k that covers [lo, hi] in at most six intervals.
 
-    >>> nice_step(Fraction(0), Fraction(3, 4)), nice_step(Fraction(1), Fraction(10)), nice_step(Fraction(2), Fraction(2))
-    (Fraction(1, 5), Fraction(2, 1), Fraction(1, 1))
+    >>> nice_step(Fraction(0), Fraction(3, 4)), nice_step(Fraction(1), Fraction(10))
+    (Fraction(1, 5), Fraction(2, 1))
+    >>> nice_step(Fraction(2), Fraction(2))
+    Fraction(1, 1)
     """
     span = hi - lo
     if span <= 0:
@@ -92,8 +94,10 @@ def decimal(q: Fraction, step: Fraction) -> str:
     """A tick value as a decimal with as many places as the step needs, the same for every
     tick of an axis (exact: ticks are multiples of the step).
 
-    >>> decimal(Fraction(2, 5), Fraction(1, 5)), decimal(Fraction(3), Fraction(1)), decimal(Fraction(-1, 20), Fraction(1, 20))
-    ('0.4', '3', '-0.05')
+    >>> decimal(Fraction(2, 5), Fraction(1, 5)), decimal(Fraction(3), Fraction(1))
+    ('0.4', '3')
+    >>> decimal(Fraction(-1, 20), Fraction(1, 20))
+    '-0.05'
     """
     places = max(0, -_exponent(step))
     scaled = q * 10 ** places
@@ -282,7 +286,8 @@ def _svg_line(fig) -> str:
     Y = lambda y: top + ph - (Fraction(y) - lo) / (hi - lo) * ph
     body = _y_axis(left, top, ph, left + pw, fig["ymin"], fig["ymax"], fig["yticks"], fig["ytitle"])
     for t in fig["xticks"]:
-        body.append(f'<line x1="{_f(X(int(t)))}" y1="{top + ph}" x2="{_f(X(int(t)))}" y2="{top + ph + 4}" stroke="#333"/>')
+        body.append(f'<line x1="{_f(X(int(t)))}" y1="{top + ph}" x2="{_f(X(int(t)))}" y2="{top + ph + 4}" '
+                    'stroke="#333"/>')
         body.append(_text(X(int(t)), top + ph + 18, t, size=12, extra=' class="xtick"'))
     body += [f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#333"/>',
              f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#333"/>',

@@ -155,7 +155,8 @@ def cell_width(text: str) -> float:
     >>> cell_width("tok3_very_long_token_string") > 12
     True
     """
-    return round(sum({"_": 0.5, "-": 0.78, "+": 0.78, "<": 0.78, ">": 0.78, "=": 0.78, " ": 0.33}.get(ch) or _glyph(ch) for ch in text), 2)
+    narrow = {"_": 0.5, "-": 0.78, "+": 0.78, "<": 0.78, ">": 0.78, "=": 0.78, " ": 0.33}
+    return round(sum(narrow.get(ch) or _glyph(ch) for ch in text), 2)
 
 
 LANG_DIR = TEMPLATES / "lang"

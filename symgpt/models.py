@@ -10,8 +10,7 @@ from __future__ import annotations
 import sympy
 
 from .graph import Graph
-from .layers import (add, attention, embedding, layernorm, linear, param, positional,
-                     relu, softmax_loss, tensor)
+from .layers import add, attention, embedding, layernorm, linear, param, positional, relu, softmax_loss, tensor
 from .names import base
 
 MEANING = {

@@ -525,10 +525,11 @@ def count(name: str, value, low: int, limits: Limits | None = None) -> int:
     Traceback (most recent call last):
     ...
     symgpt.errors.InputError: digits: expected an integer ≥ 1, got 0
-    >>> count("digits", 10**6, 1)
+    >>> count("digits", 10**6, 1)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.errors.LimitError: digits: 1000000 digits asked, above the limit 1000 (--max-digits; symgpt.Limits(max_digits=…) in Python)
+    symgpt.errors.LimitError: digits: 1000000 digits asked, above the limit 1000
+        (--max-digits; symgpt.Limits(max_digits=…) in Python)
     """
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise InputError(f"{name}: expected an integer ≥ {low}, got {value!r}")

@@ -42,10 +42,10 @@ from flint import arb, ctx, fmpq
 
 from . import sampling
 from .errors import InputError, LimitError
-from .safe import clip
 from .limits import MAX_DIGITS, Limits
 from .names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
 from .numeric import UNARY, Certified, UndecidableError, certify, compile_expr, power, sign_of
+from .safe import clip
 from .train import gradcheck, param_count
 
 FUNCTIONS = {
@@ -171,10 +171,11 @@ def parse(text: str, limits: Limits | None = None):
 
     >>> parse("-2^2")
     ('neg', ('pow', ('num', Fraction(2, 1), '2'), ('num', Fraction(2, 1), '2')))
-    >>> parse("__import__(os)")
+    >>> parse("__import__(os)")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.refs.ExprError: unknown function '__import__'; known: abs, argmax, cos, dot, exp, gradcheck, id, log, max, mean, min, onehot, params, seq_len, sin, softmax_T, sqrt, sum, topk, topp, var, vocab_size
+    symgpt.refs.ExprError: unknown function '__import__'; known: abs, argmax, cos, dot, exp, gradcheck, id, log, max,
+        mean, min, onehot, params, seq_len, sin, softmax_T, sqrt, sum, topk, topp, var, vocab_size
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
@@ -696,8 +697,10 @@ def _root_of_number(kind: str, a, b) -> bool:
     """A root of a number (``√n``, ``n^(p/q)``): enclosed by :func:`symgpt.numeric.power`
     (exact when the root is rational), not by SymPy, which factors n to simplify it.
 
-    >>> _root_of_number("pow", sympy.Integer(7), sympy.Rational(1, 3)), _root_of_number("pow", sympy.Integer(7), sympy.Integer(3))
-    (True, False)
+    >>> _root_of_number("pow", sympy.Integer(7), sympy.Rational(1, 3))
+    True
+    >>> _root_of_number("pow", sympy.Integer(7), sympy.Integer(3))
+    False
     """
     if kind == "sqrt":
         return a.is_number

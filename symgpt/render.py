@@ -25,11 +25,11 @@ import json
 import math
 import os
 import re
-import unicodedata
 import shutil
 import sys
 import tempfile
 import tomllib
+import unicodedata
 from pathlib import Path
 
 import jinja2
@@ -109,14 +109,14 @@ def tex_escape(text, long_run: int = LONG_RUN) -> str:
     see tok\\_\\allowbreak{}very\\_\\allowbreak{}long\\_\\allowbreak{}x
     """
     out = []
-    for run in re.split(r"(\s+)", str(text)):
+    for span in re.split(r"(\s+)", str(text)):
         chars = []
-        for ch in run:  # a combining mark stays with its letter
+        for ch in span:  # a combining mark stays with its letter
             if chars and unicodedata.combining(ch):
                 chars[-1] += ch
             else:
                 chars.append(ch)
-        out.append(_breakable_run(chars) if len(chars) > long_run and not run.isspace()
+        out.append(_breakable_run(chars) if len(chars) > long_run and not span.isspace()
                    else "".join(_escape_char(c) for c in chars))
     return "".join(out)
 
@@ -217,7 +217,8 @@ class Format:
             return s
         if t == "pct":
             return self.number(v["v"]) + self.esc("%")
-        if t == "tok":  # quoted in running text (「我」, ‘我’) so it never runs into the words around it; bare in a cell
+        # a token: quoted in running text (「我」, ‘我’) so it never runs into the words around it; bare in a cell
+        if t == "tok":
             return self.esc(v["v"]) if cell else self.words("quoted") % {"tok": self.esc(v["v"])}
         if t == "math":
             return self.math(v["v"])
@@ -466,7 +467,8 @@ def tex_error(log: Path, r) -> str:
 # ---------------------------------------------------------------- the command
 
 def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
-                limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT, progress: Progress | None = None) -> dict:
+                limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT,
+                progress: Progress | None = None) -> dict:
     """{relative output path: str or bytes} for one spec (``uniform`` overrides its u).
 
     A claims file names its spec relative to ``out_dir`` when given, else by absolute path.
@@ -515,7 +517,8 @@ def steps(specs, formats, langs) -> int:
 
 
 def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
-               limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT, progress: Progress | None = None) -> dict:
+               limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT,
+               progress: Progress | None = None) -> dict:
     """{relative output path: text or bytes} for the given spec paths, in memory.
 
     Two specs whose files share a name (their outputs would overwrite each

@@ -82,8 +82,11 @@ def _wrap(head: str, items: list, tail: str = "") -> list:
     ['X = [1, 2]  # two']
     >>> _wrap("X = ", ["1234567890"] * 12, "  # a comment too long to follow the last row of the list")[0]
     '# a comment too long to follow the last row of the list'
-    >>> _wrap("X = ", ["1234567890"] * 9)
-    ['X = [1234567890, 1234567890, 1234567890, 1234567890, 1234567890, 1234567890,', '     1234567890, 1234567890, 1234567890]']
+    >>> first, second = _wrap("X = ", ["1234567890"] * 9)
+    >>> first
+    'X = [1234567890, 1234567890, 1234567890, 1234567890, 1234567890, 1234567890,'
+    >>> second
+    '     1234567890, 1234567890, 1234567890]'
     """
     one = f"{head}[{', '.join(items)}]{tail}"
     if len(one) <= WIDTH:
@@ -194,7 +197,7 @@ def script(d, digits: int = 4) -> str:
             "    g = dW[i][j] if n == 'W' else (dx[j] if i == tok else 0.0)",
             f"    print('gradcheck', n, i, j, f({k6}, [(L2[0] - L2[1]) / (2 * H), g]))"]
     if plain_training(s):
-        out += [f"for k, (L, pt) in enumerate(sgd(E, W, STEPS)):",
+        out += ["for k, (L, pt) in enumerate(sgd(E, W, STEPS)):",
                 f"    if k + 1 in {tuple(r for r in tr.report if r >= 1)!r}:",
                 f"        print('step', k + 1, f({k}, [L, pt]))",
                 f"print('wrong order, loss after one step', f({k}, [sgd(E, W, 1, True)[1][0]]))"]

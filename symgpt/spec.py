@@ -160,10 +160,11 @@ def number(value, file, key, max_digits: int = MAX_DIGITS) -> sympy.Rational:
     Traceback (most recent call last):
     ...
     symgpt.spec.SpecError: f.toml: lr: expected a number such as 0.3, -2, 1e-5 or "1/3", got "__import__('os')"
-    >>> number(_FloatText("1e999999999"), "f.toml", "training.lr")
+    >>> number(_FloatText("1e999999999"), "f.toml", "training.lr")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.errors.LimitError: f.toml: training.lr: 1e999999999 has an exponent beyond ±1000 (the digit limit); raise it with --max-digits
+    symgpt.errors.LimitError: f.toml: training.lr: 1e999999999 has an exponent beyond ±1000 (the digit limit);
+        raise it with --max-digits
     """
     if isinstance(value, bool):
         raise SpecError(f"{file}: {key}: expected a number, got {show(value)}")

@@ -37,8 +37,8 @@ from fractions import Fraction
 
 from flint import fmpq
 
-from .claims import certify_rounding, parse_printed
 from . import layout
+from .claims import certify_rounding, parse_printed
 from .errors import InputError
 from .numeric import UndecidableError, bounds, round_decimals
 from .refs import bind, parse
