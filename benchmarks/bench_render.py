@@ -31,12 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_pdf_fit import MATRIX  # noqa: E402
-
 from symgpt.derivation import load  # noqa: E402
 from symgpt.render import LANGS, render_all, render_spec  # noqa: E402
 
 import specs  # noqa: E402
+from test_pdf_fit import MATRIX  # noqa: E402
 
 SEEDS = [ROOT / "derivations" / "tiny-transformer.toml", ROOT / "derivations" / "bigram.toml"]
 DIGITS = {"tiny-transformer": 3, "bigram": 4}
