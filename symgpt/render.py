@@ -558,9 +558,21 @@ def check_names(specs) -> None:
                              f"rename one of the spec files")
 
 
-def default_specs() -> list:
-    """Every spec in ``derivations/`` (claims files excluded)."""
-    return sorted(p for p in DERIVATIONS.glob("*.toml") if not p.name.endswith(".claims.toml"))
+def default_specs(folder: Path | None = None) -> list:
+    """Every spec in ``derivations/`` (claims files excluded); none is an error, not an empty run.
+
+    >>> [p.name for p in default_specs()]
+    ['bigram.toml', 'tiny-transformer.toml']
+    >>> default_specs(Path("/nonexistent"))
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: no specs in /nonexistent (a broken install? reinstall symgpt, or name a spec file)
+    """
+    folder = DERIVATIONS if folder is None else folder
+    specs = sorted(p for p in folder.glob("*.toml") if not p.name.endswith(".claims.toml"))
+    if not specs:
+        raise InputError(f"no specs in {folder} (a broken install? reinstall symgpt, or name a spec file)")
+    return specs
 
 
 def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:

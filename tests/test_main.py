@@ -219,3 +219,10 @@ def test_python_m_symgpt_runs():
     r = subprocess.run([sys.executable, "-m", "symgpt", "--version"], cwd=ROOT, capture_output=True,
                        text=True, timeout=120)
     assert (r.returncode, r.stdout, r.stderr) == (0, f"symgpt {metadata.version('symgpt')}\n", "")
+
+
+def test_render_with_no_shipped_specs_says_so(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(render, "DERIVATIONS", tmp_path)   # an install whose data went missing
+    code, out, err = status(capsys, ["render", "--out", str(tmp_path / "out")])
+    assert code == 2 and out == "" and not (tmp_path / "out").exists()
+    assert one_error(err) == f"error: no specs in {tmp_path} (a broken install? reinstall symgpt, or name a spec file)"
