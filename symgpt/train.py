@@ -35,6 +35,19 @@ from .numeric import (Evaluator, UndecidableError, certify, count, float64_value
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
 
 
+def model_arg(d, what: str = "d"):
+    """A model argument: a loaded derivation (anything with ``spec``, ``graph`` and ``ev``).
+
+    >>> model_arg("bigram")
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: d: expected a loaded derivation such as symgpt.load("bigram"), got 'bigram'
+    """
+    if not all(hasattr(d, a) for a in ("spec", "graph", "ev")):
+        raise InputError(f'{what}: expected a loaded derivation such as symgpt.load("bigram"), got {d!r:.80}')
+    return d
+
+
 def learnable(d) -> list:
     """Names of the parameters an optimizer updates, in definition order.
 
@@ -44,6 +57,7 @@ def learnable(d) -> list:
     >>> learnable(symgpt.load("bigram"))[-1]
     'W[1,2]'
     """
+    model_arg(d)
     return _learnable(d.spec, d.graph)
 
 
@@ -110,6 +124,7 @@ class Trace:
     """
 
     def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
+        model_arg(d)
         if optimizer not in ("sgd", "adamw"):
             raise InputError(f"optimizer: expected 'sgd' or 'adamw', got {optimizer!r}")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
@@ -368,15 +383,19 @@ class Trace:
 def first_step_exact(d, lr=None, grad="grad_") -> dict:
     """θ − η·grad_θ for every learnable parameter, as exact expressions.
 
-    ``grad="grad_E_head"``-style prefixes select a partial gradient.
+    ``grad`` is the prefix of the gradient nodes (``grad_``); ``lr`` an exact number > 0.
 
     >>> import symgpt
     >>> first_step_exact(symgpt.load("bigram"))["W[0,2]"]
     1/10 - grad_W[0,2]/2
     """
-    lr = d.spec.training.lr if lr is None else lr
+    lr = d.spec.training.lr if lr is None else exact_number(lr, "lr", low=0)
     g = d.graph
-    return {n: g.nodes[n].value - lr * g.sym(grad + n) for n in learnable(d)}
+    names = learnable(d)
+    if not isinstance(grad, str) or not all(grad + n in g.nodes for n in names):
+        raise InputError(f"grad: expected the prefix of a gradient node of every parameter ('grad_'), "
+                         f"got {grad!r}")
+    return {n: g.nodes[n].value - lr * g.sym(grad + n) for n in names}
 
 
 def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
@@ -412,6 +431,7 @@ def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
 
 def _param(d, ref) -> str:
     """The node name of a parameter given to a gradient check."""
+    model_arg(d)
     if not isinstance(ref, str):
         raise RefError(f"ref: expected a parameter name such as 'W[0,2]' (a string), got {ref!r}")
     name = d.registry.node(ref)
@@ -472,7 +492,10 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     """
     name = _param(d, ref)
     node = d.graph.nodes[name]
-    exponents = list(exponents)
+    try:
+        exponents = list(exponents)
+    except TypeError:
+        raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}") from None
     if not all(isinstance(e, int) and not isinstance(e, bool) and 1 <= e <= 300 for e in exponents):
         raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
     _prec(d, prec)
