@@ -432,7 +432,7 @@ def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
 def _param(d, ref) -> str:
     """The node name of a parameter given to a gradient check."""
     model_arg(d)
-    if not isinstance(ref, str):
+    if not isinstance(ref, str) or not ref.strip():
         raise RefError(f"ref: expected a parameter name such as 'W[0,2]' (a string), got {ref!r}")
     name = d.registry.node(ref)
     if d.graph.nodes[name].expr is not None:
