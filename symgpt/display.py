@@ -24,6 +24,7 @@ from __future__ import annotations
 import weakref
 
 import sympy
+from flint import arb
 
 from . import doc_transformer
 from . import steps as st
@@ -337,6 +338,9 @@ class Quantity:
         Exact only where that is known cheaply: a closed form that is a rational
         number, or a size; no SymPy simplification is attempted.
         """
+        if self.node is not None and self.value() == "0":  # an exact zero is an exact ball (a ReLU's 0 carried)
+            b = self.d.ball(self.node, 64)
+            return "=" if (b.is_exact() if isinstance(b, arb) else True) and b == 0 else r"\approx"
         if self.node is not None:
             exact = self._closed_expr()
         else:

@@ -158,15 +158,15 @@ class Trace:
         return f"{self.steps} step" + ("" if self.steps == 1 else "s")
 
     def shown_steps(self, most: int = 8) -> list:
-        """The steps a summary table shows: all when few, else evenly spread, first and last included.
+        """The steps a summary table shows: all when few, else the first update and steps evenly spread.
 
         >>> import symgpt
-        >>> symgpt.load("bigram").trace("sgd").shown_steps(5)
-        [0, 5, 10, 15, 20]
+        >>> symgpt.load("bigram").trace("sgd").shown_steps(6)
+        [0, 1, 5, 10, 15, 20]
         """
         if self.steps < most:
             return list(range(self.steps + 1))
-        return sorted({round(i * self.steps / (most - 1)) for i in range(most)})
+        return sorted({1} | {round(i * self.steps / (most - 2)) for i in range(most - 1)})
 
     def loss_table(self, digits: int = 10) -> list:
         """(k, certified loss at ``digits`` significant digits) for the :meth:`shown_steps`."""
