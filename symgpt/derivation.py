@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import mpmath
 import sympy
 from flint import arb
 
@@ -25,7 +24,14 @@ from .limits import Limits
 from .markup import printed_mpf
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError
-from .numeric import certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
+from .numeric import (
+    certify,
+    count,
+    prec_for_digits,
+    round_decimals,
+    round_significant,
+    to_mpf,
+)
 from .spec import Spec, SpecError, load_spec
 from .train import Trace
 from .update_order import WrongOrderTrace
@@ -66,7 +72,7 @@ def find_spec(name_or_path) -> Path:
     return found
 
 
-def load(name_or_path, limits: Limits | None = None) -> "Derivation":
+def load(name_or_path, limits: Limits | None = None) -> Derivation:
     """Load a derivation by name (``derivations/NAME.toml``) or by path.
 
     >>> load("bigram").spec.vocab
@@ -238,6 +244,7 @@ class Derivation:
         relative radius below 10^-(dps+2); results of arithmetic print
         mpmath's rounding, with no certificate.
 
+        >>> import mpmath
         >>> x = load("tiny-transformer").mpf("loss", 30)
         >>> x, mpmath.mp.dps
         (mpf('2.46737302749765479995003394588'), 15)

@@ -116,7 +116,7 @@ def expr_tex(d, expr) -> str:
 
 # ---------------------------------------------------------------- the worked line
 
-_WORKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_WORKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def worked_lines(d) -> dict:
@@ -326,7 +326,7 @@ class Quantity:
             out.append(rf"{lhs} &= {expr_tex(d, node.expr)}")
         if w is not None:
             out.append(st.latex(w[1]))
-        tex_closed, ops = self.closed()
+        tex_closed, _ = self.closed()
         if tex_closed is not None and tex_closed != (out[0].split("&= ", 1)[1] if out else None):
             out.append(rf"{lhs} &= {tex_closed}")
         out.append(rf"{lhs} &{self._rel()} {tex_number(self.value())}")
@@ -447,9 +447,9 @@ def derivation_markdown(d) -> str:
     source = s.raw.get("source")
     first = examples(d)[0]
     return "\n".join([
-        f"**{md_text(_title(s))}** — {md_code(s.name)}: {md_text(sizes(s))}; "
-        f"{md_code(''.join(s.vocab[i] for i in s.input))} → {md_code(s.vocab[s.target])}; "
-        f"{len(d.graph.nodes)} named quantities in {len(d.graph.groups)} groups.", "",
+        (f"**{md_text(_title(s))}** — {md_code(s.name)}: {md_text(sizes(s))}; "
+         f"{md_code(''.join(s.vocab[i] for i in s.input))} → {md_code(s.vocab[s.target])}; "
+         f"{len(d.graph.nodes)} named quantities in {len(d.graph.groups)} groups."), "",
         f"Spec: {md_code(s.path)}" + (f" (after {md_text(source)})" if source else "") + ".", "",
         md_table(["name", "meaning", f"value ({DIGITS} certified digits)"], rows, align="llr"), "",
         f"Look closer: {md_code(f'd[{d.pretty(first)!r}]')} (definition, worked line, closed form, value), "

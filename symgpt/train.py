@@ -28,9 +28,9 @@ from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_num
 from .models import differentiated
 from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
-from .spec import number
 from .numeric import (Evaluator, UndecidableError, certify, count, float64_values, magnitude, prec_for_digits,
                       round_decimals, round_significant, to_flint)
+from .spec import number
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
 
@@ -178,7 +178,7 @@ class Trace:
             f"**{md_text(self.optimizer)}** trace of {md_code(self.d.spec.name)}: {self._steps_text()}, "
             f"{len(self.names)} parameters, lr {self._lr()}"
             + (", AdamW" if self.optimizer == "adamw" else "") + ". The loss before and after updates "
-            f"(certified, 10 significant digits):", "",
+            "(certified, 10 significant digits):", "",
             md_table(["state", "loss"], rows, align="lr"), "",
             "Any quantity of a state: " + md_code('t.value(k, "p[0]", digits=20)') + ", "
             + md_code(f'd.value("{self.optimizer}[1].loss")') + "."])

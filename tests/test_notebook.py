@@ -16,16 +16,15 @@ import re
 import sys
 
 import nbformat
-import pytest
-
 import oracle
+import pytest
 from conftest import ORACLE_DPS, ROOT, SEED, assert_significant, ref_round_significant
 
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
-from jupyter_client.kernelspec import KernelSpecManager  # noqa: E402
-from jupyter_client.manager import KernelManager  # noqa: E402
-from nbclient import NotebookClient  # noqa: E402
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
 
 TOUR = ROOT / "examples" / "tour.ipynb"
 pytestmark = pytest.mark.slow

@@ -30,12 +30,12 @@ NOT_EXACT = st.one_of(st.none(), st.booleans(), st.floats(allow_nan=True), st.li
                       st.complex_numbers(), st.binary(max_size=3), st.text(alphabet="xyz!", min_size=1, max_size=3))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bigram():
     return symgpt.load("bigram")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def transformer():
     return symgpt.load("tiny-transformer")
 
@@ -71,7 +71,7 @@ def test_a_quantity_name_must_be_a_string(x):
     d = bigram()
     for call in (d.value, d.definition, d.closed_form, d.sign, d.mpf, d.show, d.__getitem__, d.node, d.pretty,
                  lambda r: d.ball(r, 64), d.ref, d.head_step):
-        clear(lambda: call(x), "ref")
+        clear(lambda call=call: call(x), "ref")
 
 
 @SETTINGS
