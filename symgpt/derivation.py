@@ -24,14 +24,7 @@ from .limits import Limits
 from .markup import printed_mpf
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError
-from .numeric import (
-    certify,
-    count,
-    prec_for_digits,
-    round_decimals,
-    round_significant,
-    to_mpf,
-)
+from .numeric import certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
 from .spec import Spec, SpecError, load_spec
 from .train import Trace
 from .update_order import WrongOrderTrace
