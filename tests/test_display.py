@@ -376,3 +376,12 @@ def test_the_math_check_is_a_real_judge():
                        capture_output=True, text=True, timeout=120, check=False)
     bad, good = json.loads(r.stdout)
     assert bad["katex"] and not good["katex"] and not good["mathjax"]
+
+
+def test_a_ball_prints_only_digits_inside_itself():
+    """d.ball's arb prints [midpoint +/- radius]; the true loss lies within the printed radius."""
+    want = truth("tiny-transformer")["loss"]
+    for prec in (64, 200):
+        m = re.fullmatch(r"\[(\S+) \+/- (\S+)\]", str(loaded("tiny-transformer").ball("loss", prec)))
+        with mpmath.workdps(ORACLE_DPS):
+            assert abs(mpmath.mpf(m[1]) - want) <= mpmath.mpf(m[2])
