@@ -293,8 +293,8 @@ class Trace:
         swapped = isinstance(k, str) and isinstance(ref, int) and not isinstance(ref, bool)
         hint = " (arguments swapped? the call is value(k, ref), k the step)" if swapped else ""
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.steps:
-            raise RefError(f"k: expected a step number 0..{self.steps} of the {self.optimizer} trace "
-                           f"(an int), got {k!r}{hint}")
+            raise RefError(f"{self.optimizer}[{k!r}]: k: expected a step number 0..{self.steps} of the "
+                           f"{self.optimizer} trace (an int), got {k!r}{hint}")
         if not isinstance(ref, (str, Ref)) or (isinstance(ref, str) and not ref.strip()):
             raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[0]' (a string), got {ref!r}{hint}")
 
