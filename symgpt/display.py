@@ -205,6 +205,8 @@ def tree(d, expr) -> dict:
             return st.Sqrt(tree(d, b))
         if e.is_Integer and e > 1:
             return st.Pow(tree(d, b), int(e))
+        if e.is_Rational and e.q == 2 and e > 0:  # x^{3/2} = x^1 · √x
+            return st.Mul(st.Pow(tree(d, b), int(e.p // 2)) if e.p > 3 else tree(d, b), st.Sqrt(tree(d, b)))
     if isinstance(expr, sympy.exp):
         return st.Exp(tree(d, expr.args[0]))
     if isinstance(expr, sympy.log):
