@@ -11,15 +11,17 @@
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import mpmath
 import sympy
+from flint import arb
 
-from . import cost
+from . import cost, display
 from .errors import InputError, LimitError
 from .graph import Graph
 from .limits import Limits
+from .markup import printed_mpf
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError
 from .numeric import certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
@@ -68,12 +70,21 @@ def find_spec(name_or_path) -> Path:
     return found
 
 
-def load(name_or_path, limits: Limits | None = None) -> "Derivation":
+def load(name_or_path, limits: Limits | None = None) -> Derivation:
     """Load a derivation by name (``derivations/NAME.toml``) or by path.
 
     >>> load("bigram").spec.vocab
     ('猫', '吃', '鱼')
+    >>> load(3)
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: name_or_path: expected a derivation name such as 'bigram' or a path to a .toml spec, got 3
     """
+    if not isinstance(name_or_path, (str, os.PathLike)) or not str(name_or_path).strip():
+        raise InputError(f"name_or_path: expected a derivation name such as 'bigram' or a path to a .toml "
+                         f"spec, got {name_or_path!r}")
+    if limits is not None and not isinstance(limits, Limits):
+        raise InputError(f"limits: expected symgpt.Limits(max_ops=…, max_digits=…) or None, got {limits!r}")
     return Derivation(load_spec(find_spec(name_or_path), limits), limits=limits)
 
 
@@ -91,6 +102,35 @@ class Derivation:
         self.registry = Names(spec, self.graph, trace=self.trace)
         self.ev = self.registry.ev
         self._traces: dict = {}
+
+    # -- how a notebook shows it (symgpt.display) ------------------------------------
+    def __repr__(self) -> str:
+        """One line, computing nothing.
+
+        >>> load("tiny-transformer")
+        <Derivation tiny-transformer: transformer V=6 d=2 heads=1 d_ff=4 layers=1 T=2, 309 quantities>
+        """
+        return display.derivation_repr(self)
+
+    def _repr_markdown_(self) -> str:
+        return display.derivation_markdown(self)
+
+    def _repr_latex_(self) -> str:
+        return display.derivation_latex(self)
+
+    def __getitem__(self, ref) -> display.Quantity:
+        """``d["A[1,0]"]``: the quantity as a notebook shows it (:meth:`show`)."""
+        return self.show(ref)
+
+    def show(self, ref, digits: int = display.DIGITS) -> display.Quantity:
+        """One quantity for display: definition, worked line, closed form, value at ``digits`` digits.
+
+        In Jupyter it shows as Markdown (or LaTeX); in a terminal as one line.
+
+        >>> load("bigram").show("loss")
+        <Quantity loss = 1.05147013560 (cross-entropy −ln p[target])>
+        """
+        return display.Quantity(self, ref_text(ref), display.check_digits(digits))
 
     def ref(self, name: str) -> Ref:
         """The resolved quantity of any name (see :mod:`symgpt.names`).
@@ -129,10 +169,14 @@ class Derivation:
     def closed_form(self, ref, max_ops=20000) -> sympy.Expr:
         """A forward quantity in numbers; a gradient in named forward quantities.
 
+        ValueError when it has more than ``max_ops`` operations (SymPy's count, checked as it is built).
+
         >>> load("bigram").closed_form("grad_W[0,2]")
         x[0]*(p[2] - 1)
         """
         name = self.node(ref)
+        if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
+            raise InputError(f"max_ops: expected an integer ≥ 1, got {max_ops!r}")
         if name.startswith("grad_"):
             stop = lambda node: not node.name.startswith("grad_")
         else:
@@ -142,6 +186,11 @@ class Derivation:
     # -- values -----------------------------------------------------------
     def ball(self, ref: str, prec: int):
         """An enclosure (fmpq or arb) of any documented quantity at ``prec`` bits.
+
+        An arb prints as ``[midpoint +/- radius]`` with python-flint's ``ctx.dps``
+        digits (15 unless changed), every printed digit inside the ball;
+        ``b.str(n)`` prints n digits, as many as the radius allows.  An exact
+        rational (a weight, an exact zero) is an fmpq.
 
         Besides graph nodes: ``sgd[k].NAME`` and ``adamw[k].NAME`` (the state
         after k updates, see :class:`symgpt.train.Trace`) and
@@ -178,10 +227,36 @@ class Derivation:
         return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
                        start=prec_for_digits(n)).value
 
-    def mpf(self, ref, dps=50) -> mpmath.mpf:
-        """The value as an mpmath number good to ``dps`` digits."""
-        prec = prec_for_digits(count("dps", dps, 1, self.limits))
-        return to_mpf(self.ball(ref, prec), prec)
+    def mpf(self, ref, dps=50):
+        """The value as an mpmath number good to ``dps`` digits, printing its ``dps`` certified digits.
+
+        The number belongs to a private mpmath context at ``dps`` digits
+        (``mpmath.MPContext``), so it prints at that precision whatever the
+        global ``mpmath.mp.dps`` is, and arithmetic on it runs at ``dps``
+        digits.  Its ``str`` and ``repr`` are :meth:`value` at ``dps``
+        significant digits (rounded half away from zero from a ball that
+        proves it): mpmath's own printing rounds the binary midpoint to
+        nearest, and when the value lies within the ball's radius of a
+        rounding boundary that last digit could differ from the true value's
+        rounding.  The binary value itself is the midpoint of a ball of
+        relative radius below 10^-(dps+2); results of arithmetic print
+        mpmath's rounding, with no certificate.
+
+        >>> import mpmath
+        >>> x = load("tiny-transformer").mpf("loss", 30)
+        >>> x, mpmath.mp.dps
+        (mpf('2.46737302749765479995003394588'), 15)
+        >>> print(x + 1)
+        3.46737302749765479995003394588
+        """
+        dps = count("dps", dps, 1, self.limits)
+        text = self.value(ref, digits=dps)
+        prec, top = prec_for_digits(dps), 4 * prec_for_digits(self.limits.max_digits)
+        b = self.ball(ref, prec)
+        while isinstance(b, arb) and b.rel_accuracy_bits() < prec_for_digits(dps + 2) - 40 and prec < top:
+            prec = min(2 * prec, top)
+            b = self.ball(ref, prec)
+        return printed_mpf(to_mpf(b, prec), text, dps)
 
     def sign(self, ref) -> int:
         """-1, 0 or 1, decided rigorously (0 only for an exact zero)."""

@@ -23,7 +23,8 @@ from .errors import InputError
 from .limits import Limits
 from .models import build
 from .numeric import Evaluator
-from .train import exact_number
+from .safe import clip
+from .train import exact_number, model_arg
 
 
 def _exact(x, what, low=None, high=None):
@@ -36,6 +37,11 @@ def _exact(x, what, low=None, high=None):
     if x is sympy.oo:
         return x
     return exact_number(x, what, low, high)
+
+
+def _model(d):
+    """The model argument, checked (:func:`symgpt.train.model_arg`)."""
+    return model_arg(d)
 
 
 def _count(x, what, low, high) -> int:
@@ -66,7 +72,7 @@ def _logits(d):
 
 def ranking(d) -> tuple[list, bool]:
     """Token ids by decreasing probability, decided exactly; ties by lower id."""
-    z, _ = _logits(d)
+    z, _ = _logits(_model(d))
     ties = False
 
     def cmp(a, b):
@@ -81,7 +87,7 @@ def ranking(d) -> tuple[list, bool]:
 
 def greedy(d) -> Choice:
     """argmax of p (= argmax of the logits)."""
-    order, ties = ranking(d)
+    order, ties = ranking(_model(d))
     return Choice(d.spec.vocab[order[0]], order[0], ties)
 
 
@@ -92,7 +98,7 @@ def temperature(d, T) -> list:
     >>> temperature(symgpt.load("bigram"), sympy.oo)
     [1/3, 1/3, 1/3]
     """
-    z, _ = _logits(d)
+    z, _ = _logits(_model(d))
     T = _exact(T, "T", low=0)
     if T is sympy.oo:
         return [sympy.Rational(1, len(z))] * len(z)
@@ -103,15 +109,15 @@ def temperature(d, T) -> list:
 
 def top_k(d, k) -> Truncated:
     """Keep the k most probable tokens, renormalise exactly."""
-    k = _count(k, "k", 1, d.spec.V)
+    k = _count(k, "k", 1, _model(d).spec.V)
     order, _ = ranking(d)
     return _truncate(d, order, order[:k])
 
 
 def top_p(d, P) -> Truncated:
     """Keep the smallest prefix of the ranking whose mass reaches P (≥, decided)."""
-    P = _exact(P, "P", low=0, high=1)
-    order, _ = ranking(d)
+    P = exact_number(P, "P", low=0, high=1)
+    order, _ = ranking(_model(d))
     p = _probs(d)
     mass = sympy.S.Zero
     for n, v in enumerate(order, 1):
@@ -142,8 +148,16 @@ def draw(d, u, probs=None) -> Choice:
     ``probs`` (exact expressions) defaults to p; u comes from the spec or the
     command line, so the draw is reproducible.
     """
-    probs = _probs(d) if probs is None else probs
-    u = _exact(u, "u")
+    _model(d)
+    if probs is None:
+        probs = _probs(d)
+    if isinstance(probs, dict) and sorted(probs, key=str) == sorted(range(d.spec.V), key=str):
+        probs = [probs[v] for v in range(d.spec.V)]  # top_k(…).probs: {id: p}
+    if not isinstance(probs, (list, tuple)) or len(probs) != d.spec.V or \
+            not all(isinstance(q, (int, sympy.Expr)) and not isinstance(q, bool) for q in probs):
+        raise InputError(f"probs: expected {d.spec.V} exact probabilities (SymPy expressions, one per token id, "
+                         f"as from temperature() or top_k().probs), got {clip(repr(probs), 80)}")
+    u = exact_number(u, "u")
     if not 0 <= u < 1:
         raise InputError(f"u: expected a number in [0, 1), got {u}")
     acc = sympy.S.Zero
@@ -163,6 +177,7 @@ def continue_greedy(d, n) -> list:
     >>> [c.token for c in continue_greedy(symgpt.load("bigram"), 2)]
     ['猫', '猫']
     """
+    _model(d)
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise InputError(f"n: expected an integer ≥ 0, got {n!r}")
     limits = getattr(d, "limits", None) or Limits()

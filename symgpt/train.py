@@ -24,14 +24,28 @@ from flint import arb, ctx, fmpq
 
 from .errors import InputError, LimitError
 from .limits import Limits
+from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
 from .models import differentiated
 from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
-from .spec import number
 from .numeric import (Evaluator, UndecidableError, certify, count, float64_values, magnitude, prec_for_digits,
                       round_decimals, round_significant, to_flint)
+from .spec import number
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
+
+
+def model_arg(d, what: str = "d"):
+    """A model argument: a loaded derivation (anything with ``spec``, ``graph`` and ``ev``).
+
+    >>> model_arg("bigram")
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: d: expected a loaded derivation such as symgpt.load("bigram"), got 'bigram'
+    """
+    if not all(hasattr(d, a) for a in ("spec", "graph", "ev")):
+        raise InputError(f'{what}: expected a loaded derivation such as symgpt.load("bigram"), got {d!r:.80}')
+    return d
 
 
 def learnable(d) -> list:
@@ -43,6 +57,7 @@ def learnable(d) -> list:
     >>> learnable(symgpt.load("bigram"))[-1]
     'W[1,2]'
     """
+    model_arg(d)
     return _learnable(d.spec, d.graph)
 
 
@@ -109,6 +124,7 @@ class Trace:
     """
 
     def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
+        model_arg(d)
         if optimizer not in ("sgd", "adamw"):
             raise InputError(f"optimizer: expected 'sgd' or 'adamw', got {optimizer!r}")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
@@ -121,6 +137,56 @@ class Trace:
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
         self._open: set = set()
+
+    # -- how a notebook shows it --------------------------------------------------
+    def __repr__(self) -> str:
+        """One line, computing nothing: optimizer, spec, steps, parameters, learning rate.
+
+        >>> import symgpt
+        >>> symgpt.load("bigram").trace("sgd")
+        <Trace sgd of bigram: 20 steps (states sgd[0]..sgd[20]), 12 parameters, lr 0.5>
+        """
+        return (f"<Trace {self.optimizer} of {self.d.spec.name}: {self._steps_text()} (states "
+                f"{self.optimizer}[0]..{self.optimizer}[{self.steps}]), {len(self.names)} parameters, "
+                f"lr {self._lr()}>")
+
+    def _lr(self) -> str:
+        tr = self.d.spec.training
+        return exact_text(tr.lr if self.optimizer == "sgd" else tr.adamw.lr)
+
+    def _steps_text(self) -> str:
+        return f"{self.steps} step" + ("" if self.steps == 1 else "s")
+
+    def shown_steps(self, most: int = 8) -> list:
+        """The steps a summary table shows: all when few, else the first update and steps evenly spread.
+
+        >>> import symgpt
+        >>> symgpt.load("bigram").trace("sgd").shown_steps(6)
+        [0, 1, 5, 10, 15, 20]
+        """
+        if self.steps < most:
+            return list(range(self.steps + 1))
+        return sorted({1} | {round(i * self.steps / (most - 2)) for i in range(most - 1)})
+
+    def loss_table(self, digits: int = 10) -> list:
+        """(k, certified loss at ``digits`` significant digits) for the :meth:`shown_steps`."""
+        return [(k, self.value(k, "loss", digits=digits)) for k in self.shown_steps()]
+
+    def _repr_markdown_(self) -> str:
+        rows = [[md_code(f"{self.optimizer}[{k}].loss"), v] for k, v in self.loss_table()]
+        return "\n".join([
+            f"**{md_text(self.optimizer)}** trace of {md_code(self.d.spec.name)}: {self._steps_text()}, "
+            f"{len(self.names)} parameters, lr {self._lr()}"
+            + (", AdamW" if self.optimizer == "adamw" else "") + ". The loss before and after updates "
+            "(certified, 10 significant digits):", "",
+            md_table(["state", "loss"], rows, align="lr"), "",
+            "Any quantity of a state: " + md_code('t.value(k, "p[0]", digits=20)') + ", "
+            + md_code(f'd.value("{self.optimizer}[1].loss")') + "."])
+
+    def _repr_latex_(self) -> str:
+        rows = [[str(k), tex_number(v)] for k, v in self.loss_table()]
+        return "$$" + latex_table([r"k", rf"\mathcal{{L}}(\theta_k)\ \text{{({self.optimizer})}}"], rows,
+                                  align="rr") + "$$"
 
     # -- the computation ------------------------------------------------------
     def _evaluate(self, leaves, prec):
@@ -222,6 +288,16 @@ class Trace:
             params[n] = params[n] - new.decay[n] - new.update[n]
 
     # -- reading it -------------------------------------------------------
+    def _step(self, k, ref="loss") -> None:
+        """Check the arguments ``(k, ref)`` of a reading: a step number and a quantity name."""
+        swapped = isinstance(k, str) and isinstance(ref, int) and not isinstance(ref, bool)
+        hint = " (arguments swapped? the call is value(k, ref), k the step)" if swapped else ""
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.steps:
+            raise RefError(f"{self.optimizer}[{k!r}]: k: expected a step number 0..{self.steps} of the "
+                           f"{self.optimizer} trace (an int), got {k!r}{hint}")
+        if not isinstance(ref, (str, Ref)) or (isinstance(ref, str) and not ref.strip()):
+            raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[0]' (a string), got {ref!r}{hint}")
+
     def ball(self, k: int, ref, prec: int):
         """A quantity of state k: loss, p[v], a parameter, grad_<param>, m[param], …
 
@@ -229,10 +305,9 @@ class Trace:
         other node (``logits[v]``, ``A[1,0]``, ``grad_Q[0,1]``) is read from the
         forward and backward pass of the spec's own example at that state.
         """
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.steps:
-            raise RefError(f"{self.optimizer}[{k}]: expected a step in 0..{self.steps}")
-        if not isinstance(ref, (str, Ref)):
-            raise RefError(f"ref: expected a quantity name such as 'loss', got {ref!r}")
+        self._step(k, ref)
+        if isinstance(prec, bool) or not isinstance(prec, int) or prec < 2:
+            raise InputError(f"prec: expected an integer ≥ 2 (bits), got {prec!r}")
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
         s = self.states(prec)[k]
         if r.part in ("loss", "lr", "clip_coef"):
@@ -255,6 +330,7 @@ class Trace:
         later state whose ReLU input cannot be separated from 0 raises
         UndecidableError instead of guessing.
         """
+        self._step(k)
         prec = max(prec_for_digits(30) + 16 * self.steps, self._floor)
         if k == 0:
             ev = self.d.ev
@@ -275,6 +351,10 @@ class Trace:
 
     def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
         """Certified string of a state's quantity (recomputing at higher precision if needed)."""
+        self._step(k, ref)
+        if digits is not None and decimals is not None:
+            raise InputError(f"digits, decimals: expected one of them, got digits={digits!r} and "
+                             f"decimals={decimals!r}")
         limits = getattr(self.d, "limits", None) or Limits()
         if decimals is not None:
             count("decimals", decimals, 0, limits)
@@ -303,15 +383,19 @@ class Trace:
 def first_step_exact(d, lr=None, grad="grad_") -> dict:
     """θ − η·grad_θ for every learnable parameter, as exact expressions.
 
-    ``grad="grad_E_head"``-style prefixes select a partial gradient.
+    ``grad`` is the prefix of the gradient nodes (``grad_``); ``lr`` an exact number > 0.
 
     >>> import symgpt
     >>> first_step_exact(symgpt.load("bigram"))["W[0,2]"]
     1/10 - grad_W[0,2]/2
     """
-    lr = d.spec.training.lr if lr is None else lr
+    lr = d.spec.training.lr if lr is None else exact_number(lr, "lr", low=0)
     g = d.graph
-    return {n: g.nodes[n].value - lr * g.sym(grad + n) for n in learnable(d)}
+    names = learnable(d)
+    if not isinstance(grad, str) or not all(grad + n in g.nodes for n in names):
+        raise InputError(f"grad: expected the prefix of a gradient node of every parameter ('grad_'), "
+                         f"got {grad!r}")
+    return {n: g.nodes[n].value - lr * g.sym(grad + n) for n in names}
 
 
 def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
@@ -347,7 +431,8 @@ def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
 
 def _param(d, ref) -> str:
     """The node name of a parameter given to a gradient check."""
-    if not isinstance(ref, str):
+    model_arg(d)
+    if not isinstance(ref, str) or not ref.strip():
         raise RefError(f"ref: expected a parameter name such as 'W[0,2]' (a string), got {ref!r}")
     name = d.registry.node(ref)
     if d.graph.nodes[name].expr is not None:
@@ -407,7 +492,10 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     """
     name = _param(d, ref)
     node = d.graph.nodes[name]
-    exponents = list(exponents)
+    try:
+        exponents = list(exponents)
+    except TypeError:
+        raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}") from None
     if not all(isinstance(e, int) and not isinstance(e, bool) and 1 <= e <= 300 for e in exponents):
         raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
     _prec(d, prec)

@@ -1,0 +1,151 @@
+r"""Markdown and LaTeX pieces for notebook display: escapes, tables, printed numbers.
+
+Low in the package (it imports only :mod:`symgpt.safe` and :mod:`mpmath`), so
+that :mod:`symgpt.train` can lay out a :class:`~symgpt.train.Trace` with it;
+the display of a derivation and of one quantity is in :mod:`symgpt.display`.
+Every figure laid out here is a certified string computed by the caller.
+
+>>> print(md_table(["k", "loss"], [["0", "1.05"], ["1", "0.889"]]))
+| k | loss |
+| ---: | ---: |
+| 0 | 1.05 |
+| 1 | 0.889 |
+>>> print(latex_table(["k", r"\mathcal{L}"], [["0", "1.05"]]))
+\begin{array}{rr} k & \mathcal{L} \\ \hline 0 & 1.05 \end{array}
+"""
+from __future__ import annotations
+
+import mpmath
+
+from .safe import is_control, shown
+
+
+def md_text(text) -> str:
+    r"""Text made literal in Markdown (names, titles, meanings): specials escaped, controls shown.
+
+    >>> md_text("a_b*[x]"), md_text("<pad>"), md_text("a\x1b")
+    ('a\\_b\\*\\[x\\]', '&lt;pad&gt;', 'a\\\\x1b')
+    """
+    out = []
+    for ch in str(text):
+        if ch in "\\`*_[]#|$~":
+            out.append("\\" + ch)
+        elif ch in "<>&":
+            out.append({"<": "&lt;", ">": "&gt;", "&": "&amp;"}[ch])
+        elif is_control(ch):
+            out.append("\\" + shown(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def md_code(text) -> str:
+    """Text as inline code (a name to type): backticks chosen to fit, controls shown.
+
+    >>> md_code("p[你]"), md_code("a`b")
+    ('`p[你]`', '``a`b``')
+    """
+    s = "".join(shown(ch) if is_control(ch) else ch for ch in str(text))
+    fence = "``" if "`" in s else "`"
+    return f"{fence}{s}{fence}"
+
+
+def md_table(head, rows, align=None) -> str:
+    """A Markdown table of cells already in Markdown; ``align`` one of l/r per column (default r)."""
+    align = align or "r" * len(head)
+    rule = ["---" if a == "l" else "---:" for a in align]
+    lines = [head, rule, *rows]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
+def latex_table(head, rows, align=None) -> str:
+    """A LaTeX ``array`` (math mode) of cells already in LaTeX, the head ruled off."""
+    align = align or "r" * len(head)
+    body = [" & ".join(head) + r" \\ \hline"] + [" & ".join(r) for r in rows]
+    return rf"\begin{{array}}{{{align}}} " + r" \\ ".join(body[1:]).join([body[0] + " ", ""]) + r" \end{array}"
+
+
+def tex_number(s: str) -> str:
+    r"""A certified decimal string in LaTeX: ``2.5e-7`` → ``2.5 \times 10^{-7}``.
+
+    >>> tex_number("2.5e-7"), tex_number("-0.125")
+    ('2.5 \\times 10^{-7}', '-0.125')
+    """
+    mant, _, e = s.partition("e")
+    return rf"{mant} \times 10^{{{int(e)}}}" if e else s
+
+
+def exact_text(q) -> str:
+    """An exact rational (a spec's lr, ε) as its decimal when it terminates, else ``p/q``.
+
+    >>> from fractions import Fraction
+    >>> exact_text(Fraction(1, 10)), exact_text(Fraction(1, 3)), exact_text(Fraction(-5, 4)), exact_text(3)
+    ('0.1', '1/3', '-1.25', '3')
+    """
+    p, n = int(q.numerator), int(q.denominator)
+    k, m = 0, n
+    for f in (2, 5):
+        while m % f == 0:
+            m //= f
+    if m != 1:
+        return f"{p}/{n}"
+    while (10 ** k) % n:
+        k += 1
+    digits = str(abs(p) * (10 ** k // n)).rjust(k + 1, "0")
+    body = digits if k == 0 else f"{digits[:-k]}.{digits[-k:]}"
+    return ("-" if p < 0 else "") + body
+
+
+# ---------------------------------------------------------------- numbers that print what they are
+
+_CONTEXTS: dict = {}
+
+
+def context(dps: int) -> mpmath.ctx_mp.MPContext:
+    """A private mpmath context at ``dps`` digits (one per dps); the global ``mp`` is left alone.
+
+    >>> context(30).dps, mpmath.mp.dps
+    (30, 15)
+    """
+    if dps not in _CONTEXTS:
+        ctx = mpmath.MPContext()
+        ctx.dps = dps
+        _CONTEXTS[dps] = ctx
+    return _CONTEXTS[dps]
+
+
+def printed_mpf(x: mpmath.mpf, text: str, dps: int):
+    """The mpmath number ``x`` (all its bits kept) in the private context of ``dps`` digits, printing as ``text``.
+
+    ``text`` is the certified rounding of the quantity (:meth:`symgpt.Derivation.value`),
+    so ``str``/``repr`` show only certified digits; mpmath's own printing rounds
+    the binary value to nearest, which can differ from the true value's rounding
+    in the last digit when the value lies near a rounding boundary.  Arithmetic
+    on it gives plain numbers of that context (they print ``dps`` digits, as any
+    mpmath number, without a certificate).
+
+    >>> x = printed_mpf(mpmath.mpf(1) / 3, "0.333", 3)
+    >>> str(x), repr(x), str(x * 3)
+    ('0.333', "mpf('0.333')", '1.0')
+    """
+    ctx = context(dps)
+    cls = _printed_class(ctx)
+    out = cls.__new__(cls)
+    out._mpf_ = x._mpf_  # every bit of x (a conversion would round to the context's precision)
+    out._text = text
+    return out
+
+
+_CLASSES: dict = {}
+
+
+def _printed_class(ctx):
+    if id(ctx) not in _CLASSES:
+        def __str__(self):
+            return self._text
+
+        def __repr__(self):
+            return f"mpf('{self._text}')"
+        _CLASSES[id(ctx)] = type("mpf", (ctx.mpf,), {"__str__": __str__, "__repr__": __repr__,
+                                                     "__doc__": "An mpf printing its certified digits."})
+    return _CLASSES[id(ctx)]

@@ -1,0 +1,387 @@
+"""Notebook display: reprs, Markdown and LaTeX of a derivation, a quantity and a trace.
+
+References: the pure-mpmath oracle (tests/oracle.py, 60 digits) for every value
+shown; an SGD step recomputed here from the oracle's gradients for a trace's
+loss; the spec files read with tomllib for the sizes; markdown-it-py (the
+dollarmath plugin) for the Markdown; KaTeX and MathJax 3 (tests/node/mathcheck.mjs)
+for every formula; and, for every worked line, a small LaTeX reader here that
+computes the printed substitution from its printed figures (exact Fractions, or
+mpmath at 80 digits with exp, ln and square roots) and checks that it rounds to
+the printed result when the line says ``=`` (within one last-place unit for ``≈``).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+import subprocess
+import tomllib
+from fractions import Fraction
+
+import mpmath
+import oracle
+import pytest
+from conftest import BIGRAM, ORACLE_DPS, SEED, assert_significant, ref_round_decimals
+from test_markdown import math_spans, md
+from test_mathjax import INSTALL, SCRIPT, _missing
+
+import symgpt
+
+DIGITS = 12
+
+
+@functools.cache
+def loaded(name):
+    return symgpt.load(name)
+
+
+@functools.cache
+def truth(name) -> dict:
+    """{node name: 60-digit mpf} from the oracle, for the quantities it computes."""
+    if name == "bigram":
+        spec = oracle.load_spec(BIGRAM)
+        g = oracle.bigram_grads(spec, dps=ORACLE_DPS)
+        out = {"loss": g["loss"]}
+        for key in ("x", "z", "p", "grad_z", "grad_x"):
+            out.update({f"{key}[{i}]": v for i, v in enumerate(g[key])})
+        out.update({f"grad_W[{i},{j}]": v for i, row in enumerate(g["grad_W"]) for j, v in enumerate(row)})
+        return out
+    spec = oracle.load_spec(SEED)
+    f = oracle.transformer_forward(spec, dps=ORACLE_DPS)
+    target = spec["model"]["vocab"].index(spec["data"]["target"])
+    out = {"loss": f["loss"]}
+    for key in ("Q", "K", "V", "A", "Attn", "H1", "LN1", "Z", "R", "F", "H2", "LN2", "X", "PE", "H0"):
+        out.update({f"{key}[{t},{j}]": v for t, row in enumerate(f[key]) for j, v in enumerate(row)
+                    if not (key == "A" and j > t)})
+    for key in ("logits", "p", "h_final"):
+        out.update({f"{key}[{i}]": v for i, v in enumerate(f[key])})
+    with mpmath.workdps(ORACLE_DPS):
+        out.update({f"grad_logits[{v}]": p - (1 if v == target else 0) for v, p in enumerate(f["p"])})
+    return out
+
+
+# ---------------------------------------------------------------- values agree with the oracle
+
+@pytest.mark.parametrize("name", ["bigram", "tiny-transformer"])
+def test_every_quantity_value_shown_is_the_oracles(name):
+    d = loaded(name)
+    for ref, want in truth(name).items():
+        q = d[ref]
+        if want == 0:  # an exact zero (a ReLU of a negative input) prints as 0
+            assert q.value() == "0" and q.lines()[-1].endswith("= 0"), q.lines()[-1]
+            continue
+        assert_significant(q.value(), want, DIGITS)
+        last = re.sub(r"^(=|\\approx) ", "", q.lines()[-1].split("&", 1)[1])
+        assert_significant(_printed(last), want, DIGITS)
+        assert q.value() in repr(q) and q.value() in q._repr_markdown_()
+
+
+def test_the_derivation_table_shows_oracle_values():
+    d = loaded("tiny-transformer")
+    text = d._repr_markdown_()
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `([^`]+)` \| [^|]+ \| (\S+) \|$", text, re.MULTILINE)}
+    want = truth("tiny-transformer")
+    assert set(rows) == {"A[1,0]", "p[你]", "grad_logits[你]", "loss"}
+    for pretty, shown in rows.items():
+        assert_significant(shown, want[d.node(pretty)], DIGITS)
+        assert shown in d._repr_latex_()
+
+
+def test_reprs_name_the_sizes_read_from_the_spec():
+    raw = tomllib.loads(SEED.read_text(encoding="utf-8"))
+    m, layers = raw["model"], raw["layer"]
+    d = loaded("tiny-transformer")
+    count = sum(functools.reduce(lambda a, b: a * b, shape, 1) for _, shape, _ in d.names())
+    assert repr(d) == (f"<Derivation tiny-transformer: transformer V={len(m['vocab'])} d={m['d']} "
+                       f"heads={m['heads']} d_ff={m['d_ff']} layers={len(layers)} "
+                       f"T={len(raw['data']['input'])}, {count} quantities>")
+    raw = tomllib.loads(BIGRAM.read_text(encoding="utf-8"))
+    assert repr(loaded("bigram")).startswith(f"<Derivation bigram: bigram V={len(raw['model']['vocab'])} "
+                                             f"d={raw['model']['d']} T={len(raw['data']['input'])}, ")
+
+
+def test_a_trace_shows_the_losses_of_sgd_recomputed_here():
+    """sgd[1].loss of the bigram: one step W ← W − η∇W, E ← E − η∇E from the oracle's gradients."""
+    spec = oracle.load_spec(BIGRAM)
+    lr = spec["training"]["lr"]
+    g = oracle.bigram_grads(spec, dps=ORACLE_DPS)
+    with mpmath.workdps(ORACLE_DPS):
+        stepped = dict(spec, weights={
+            "E": [[mpmath.mpf(e.numerator) / e.denominator - mpmath.mpf(lr.numerator) / lr.denominator * ge
+                   for e, ge in zip(row, grow)] for row, grow in zip(spec["weights"]["E"], g["grad_E"])],
+            "W": [[mpmath.mpf(w.numerator) / w.denominator - mpmath.mpf(lr.numerator) / lr.denominator * gw
+                   for w, gw in zip(row, grow)] for row, grow in zip(spec["weights"]["W"], g["grad_W"])]})
+        after = oracle.bigram_forward(stepped, dps=ORACLE_DPS)["loss"]
+    t = loaded("bigram").trace("sgd")
+    table = dict(t.loss_table())
+    assert sorted(table) == t.shown_steps() and table.keys() >= {0, 1, spec["training"]["steps"]}
+    assert_significant(table[0], g["loss"], 10)
+    assert_significant(table[1], after, 10)
+    text, tex = t._repr_markdown_(), t._repr_latex_()
+    assert f"| `sgd[1].loss` | {table[1]} |" in text and f"1 & {table[1]}" in tex
+    assert repr(t) == f"<Trace sgd of bigram: {spec['training']['steps']} steps (states sgd[0]..sgd[20]), 12 parameters, lr 0.5>"
+
+
+def test_mpf_prints_its_certified_digits_at_the_requested_precision():
+    d = loaded("tiny-transformer")
+    want = truth("tiny-transformer")["loss"]
+    for dps in (5, 30, 50):
+        x = d.mpf("loss", dps)
+        assert str(x) == d.value("loss", digits=dps) and repr(x) == f"mpf('{x}')"
+        assert_significant(str(x), want, dps)
+        with mpmath.workdps(60):
+            assert abs(mpmath.mpf(x) - want) < mpmath.mpf(10) ** -(dps + 1)  # the number itself is that good
+    assert mpmath.mp.dps == 15 and len(str(d.mpf("loss", 30) * 1).replace(".", "")) == 30
+
+
+def test_mpf_prints_an_exact_tie_half_away_from_zero(tmp_path):
+    """0.125 (a weight, exact in binary) at 2 digits is 0.13, as d.value and the documents round."""
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(BIGRAM.read_text(encoding="utf-8").replace("E = [[0.1, 0.2]", "E = [[0.125, 0.2]"),
+                    encoding="utf-8")
+    d = symgpt.load(spec)
+    assert str(d.mpf("E[0,0]", 2)) == "0.13" == ref_round_decimals(Fraction(1, 8), 2)
+    assert str(d.mpf("E[0,0]", 3)) == "0.125" and str(d.mpf("E[0,1]", 4)) == "0.2000"
+
+
+# ---------------------------------------------------------------- worked lines are true by hand
+
+_TOKEN = re.compile(r"\s*(\\left\(|\\right\)|\\times|\\sqrt|\\exp|\\ln|\\frac|\d+(?:\.\d+)?|[-+/()^{}])")
+
+
+class Reader:
+    """Reads the printed arithmetic of a worked line (the LaTeX the steps write) to its value."""
+
+    def __init__(self, text: str):
+        self.toks, pos = [], 0
+        text = text.strip()
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            assert m, f"cannot read {text[pos:pos + 30]!r} in {text!r}"
+            self.toks.append(m[1])
+            pos = m.end()
+        self.i = 0
+        self.exact = True
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self, want=None):
+        t = self.peek()
+        assert want is None or t == want, (want, t, self.toks)
+        self.i += 1
+        return t
+
+    def value(self):
+        v = self.sum()
+        assert self.peek() is None, self.toks[self.i:]
+        return v
+
+    def sum(self):
+        v = self.product()
+        while self.peek() in ("+", "-"):
+            op = self.take()
+            v = _op(op, v, self.product())
+        return v
+
+    def product(self):
+        v = self.unary()
+        while self.peek() in (r"\times", "/"):
+            op = self.take()
+            v = _op(op, v, self.unary())
+        return v
+
+    def unary(self):
+        if self.peek() == "-":
+            self.take()
+            return -self.unary()
+        return self.power()
+
+    def power(self):
+        v = self.atom()
+        if self.peek() == "^":
+            self.take()
+            self.take("{")
+            n = self.sum()
+            self.take("}")
+            v = v ** int(n)
+        return v
+
+    def atom(self):
+        t = self.take()
+        if t in ("(", r"\left("):
+            v = self.sum()
+            self.take(")" if t == "(" else r"\right)")
+            return v
+        if t == r"\frac":
+            self.take("{"); a = self.sum(); self.take("}"); self.take("{"); b = self.sum(); self.take("}")
+            return a / b
+        if t in (r"\sqrt", r"\exp", r"\ln"):
+            self.exact = False
+            if t == r"\sqrt":
+                self.take("{"); v = self.sum(); self.take("}")
+            elif t == r"\exp":
+                v = self.atom()
+            else:
+                v = self.power()
+            return {r"\sqrt": mpmath.sqrt, r"\exp": mpmath.exp, r"\ln": mpmath.log}[t](_mp(v))
+        assert re.fullmatch(r"\d+(\.\d+)?", t), (t, self.toks)
+        return Fraction(t)
+
+
+def _op(op, a, b):
+    """a op b: exact when both are Fractions, else in mpmath."""
+    if not (isinstance(a, Fraction) and isinstance(b, Fraction)):
+        a, b = _mp(a), _mp(b)
+    return {"+": a + b, "-": a - b, r"\times": a * b}[op] if op != "/" else a / b
+
+
+def _mp(v):
+    return mpmath.mpf(v.numerator) / v.denominator if isinstance(v, Fraction) else v
+
+
+def _printed(s: str) -> str:
+    """A printed result in LaTeX back to its decimal text (``1.2 \\times 10^{-7}`` → ``1.2e-7``)."""
+    m = re.fullmatch(r"(-?[\d.]+) \\times 10\^\{(-?\d+)\}", s.strip())
+    return f"{m[1]}e{m[2]}" if m else s.strip()
+
+
+def split_line(latex: str):
+    """(substitution, relation, printed result) of a worked line ``lhs &= [formula =] sub rel result``."""
+    body = latex.split("&=", 1)[1].split(r" \quad", 1)[0]
+    if r" \approx " in body:
+        left, res = body.rsplit(r" \approx ", 1)
+        rel = "≈"
+    else:
+        left, res = body.rsplit(" = ", 1)
+        rel = "="
+    return left.rsplit(" = ", 1)[-1], rel, _printed(res)
+
+
+def check_by_hand(latex: str):
+    sub, rel, res = split_line(latex)
+    r = Reader(sub)
+    with mpmath.workdps(80):
+        v = r.value()
+        places = len(res.split(".")[1]) if "." in res else 0
+        assert "e" not in res, res
+        if rel == "=":
+            if r.exact:
+                assert ref_round_decimals(v, places) == res, latex
+            else:  # 80 digits; a value within 10^-70 of a rounding boundary would need more (none here)
+                assert ref_round_decimals(_mp(v), places) == res, latex
+        else:
+            assert abs(_mp(v) - mpmath.mpf(res)) <= mpmath.mpf(10) ** -places * (1 + mpmath.mpf(10) ** -60), latex
+    return rel
+
+
+@pytest.mark.parametrize("name", ["bigram", "tiny-transformer"])
+def test_every_worked_line_is_true_by_hand(name):
+    d = loaded(name)
+    rels, seen = [], 0
+    for node in d.graph.order:
+        q = d.show(node)
+        w = q.worked()
+        if w is None:
+            continue
+        seen += 1
+        latex = symgpt.steps.latex(w[1])
+        assert latex in q._repr_latex_()
+        rels.append(check_by_hand(latex))
+        want = truth(name).get(node)
+        if want is not None:  # the printed result is the true value's rounding
+            res = split_line(latex)[2]
+            places = len(res.split(".")[1]) if "." in res else 0
+            assert res == ref_round_decimals(want, places), (latex, mpmath.nstr(want, 30))
+    assert seen > len(d.graph.order) // 3 and "=" in rels
+
+
+def test_the_reader_is_a_real_judge():
+    """A line whose printed arithmetic misses its result fails the check."""
+    check_by_hand(r"x &= 0.3 \times 0.1 + (-0.5) \times (-0.1) = 0.0800")
+    with pytest.raises(AssertionError):
+        check_by_hand(r"x &= 0.3 \times 0.1 + (-0.5) \times (-0.1) = 0.0810")
+    with pytest.raises(AssertionError):
+        check_by_hand(r"x &= \exp\left(0.4\right) / 5.855 = 0.256")
+
+
+def test_a_small_result_gets_decimals_enough_for_three_digits():
+    """R[0,0] ≈ 3.29e-6: its line prints 0.00000329 (the oracle's rounding), not 0.000."""
+    d = loaded("tiny-transformer")
+    latex = symgpt.steps.latex(d["R[0,0]"].worked()[1])
+    assert split_line(latex)[2] == ref_round_decimals(truth("tiny-transformer")["R[0,0]"], 8)
+
+
+# ---------------------------------------------------------------- Markdown parses, math renders
+
+def everything() -> dict:
+    """{label: (markdown, latex)} of the reprs: both derivations, a few quantities of each, both traces."""
+    out = {}
+    for name in ("bigram", "tiny-transformer"):
+        d = loaded(name)
+        out[name] = (d._repr_markdown_(), d._repr_latex_())
+        for t in ("sgd", "adamw"):
+            tr = d.trace(t)
+            out[f"{name}/{t}"] = (tr._repr_markdown_(), tr._repr_latex_())
+        for node in d.graph.order[:: 7 if name != "bigram" else 1] + ["loss", "sgd[1].loss", "lr", "d"]:
+            q = d.show(node)
+            out[f"{name}/{node}"] = (q._repr_markdown_(), q._repr_latex_())
+    out["tiny-transformer/head_step.p[你]"] = (loaded("tiny-transformer")["head_step.p[你]"]._repr_markdown_(),
+                                              loaded("tiny-transformer")["head_step.p[你]"]._repr_latex_())
+    return out
+
+
+@functools.cache
+def shown() -> dict:
+    return everything()
+
+
+def test_markdown_parses_with_its_math_found():
+    for label, (text, latex) in shown().items():
+        assert latex.startswith("$$") and latex.endswith("$$") and latex.count("$$") == 2, label
+        spans = math_spans(text)
+        if "/" in label and not label.endswith("sgd") and not label.endswith("adamw"):
+            assert any(kind == "math_block" for kind, _ in spans), label
+        leftover = [t.content for t in md.parseInline(text)[0].children or [] if t.type == "text" and "$" in t.content]
+        assert not leftover, (label, leftover)
+
+
+def test_every_formula_renders_in_katex_and_mathjax():
+    missing = _missing()
+    if missing:
+        import os
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs the real math renderers: {missing}: run {INSTALL}", pytrace=False)
+        pytest.skip(f"{missing}: run {INSTALL}")
+    spans = set()
+    for text, latex in shown().values():
+        spans.add((latex[2:-2], True))
+        spans |= {(tex, kind == "math_block") for kind, tex in math_spans(text)}
+    spans = sorted(spans)
+    r = subprocess.run(["node", str(SCRIPT)], input=json.dumps([{"tex": t, "display": d} for t, d in spans]),
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    results = json.loads(r.stdout)
+    bad = [(t[:120], engine, err) for (t, _), res in zip(spans, results) for engine, err in res.items() if err]
+    assert not bad, f"{len(bad)} of {len(spans)} spans fail, first: {bad[:5]}"
+    assert len(spans) > 50
+
+
+def test_the_math_check_is_a_real_judge():
+    """mathcheck.mjs rejects a formula the display could get wrong (a Chinese token outside \\text)."""
+    if _missing():
+        pytest.skip(_missing())
+    r = subprocess.run(["node", str(SCRIPT)], input=json.dumps([{"tex": "p_{你}", "display": True},
+                                                                 {"tex": r"p_{\text{你}}", "display": True}]),
+                       capture_output=True, text=True, timeout=120, check=False)
+    bad, good = json.loads(r.stdout)
+    assert bad["katex"] and not good["katex"] and not good["mathjax"]
+
+
+def test_a_ball_prints_only_digits_inside_itself():
+    """d.ball's arb prints [midpoint +/- radius]; the true loss lies within the printed radius."""
+    want = truth("tiny-transformer")["loss"]
+    for prec in (64, 200):
+        m = re.fullmatch(r"\[(\S+) \+/- (\S+)\]", str(loaded("tiny-transformer").ball("loss", prec)))
+        with mpmath.workdps(ORACLE_DPS):
+            assert abs(mpmath.mpf(m[1]) - want) <= mpmath.mpf(m[2])
