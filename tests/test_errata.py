@@ -406,6 +406,7 @@ def test_markdown_and_latex_errata_link_to_our_sections(bigram_doc):
 needs_tex = pytest.mark.skipif(not shutil.which("xelatex"), reason="xelatex not installed")
 
 
+@pytest.mark.slow
 @needs_tex
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_latex_errata_fit_the_text_width(tmp_path, lang):

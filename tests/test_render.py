@@ -271,13 +271,31 @@ REFRESH = ("python -m symgpt.render tiny-transformer bigram --format md,claims -
            "--out derivations/rendered")
 
 
+def _spec_line(text: str, spec: str) -> str:
+    """A claims file with its ``spec = …`` line (the only line that depends on --out) set to ``spec``."""
+    lines = text.split("\n")
+    [i] = [i for i, ln in enumerate(lines) if ln.startswith("spec = ")]
+    lines[i] = f"spec = {spec}"
+    return "\n".join(lines)
+
+
 def test_committed_rendered_examples_are_fresh():
-    """derivations/rendered/ holds the Markdown and self-claims of both seeds; re-render after changing anything."""
-    fresh = render_all(SEEDS, formats=("md", "claims"), langs=LANGS, out_dir=RENDERED)
+    """derivations/rendered/ holds the Markdown and self-claims of both seeds; re-render after changing anything.
+
+    The fresh files are the session's shared render (test_render_cases.rendered, made with no --out);
+    a claims file names its spec relative to --out, so that one line is compared on its own.
+    """
+    fresh = {p.name: t for case in ("tiny-transformer", "bigram") for p, t in rendered(case).items()
+             if p.suffix in (".md", ".svg", ".toml")}
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in RENDERED.iterdir() if p.is_file()}
-    names = {p.name for p in fresh}
-    assert names == set(on_disk), f"regenerate: {REFRESH}"
-    stale = [p.name for p, t in fresh.items() if on_disk[p.name] != t]
+    assert set(fresh) == set(on_disk), f"regenerate: {REFRESH}"
+    for name, text in on_disk.items():
+        if name.endswith(".claims.toml"):
+            spec = tomllib.loads(text)["spec"]
+            assert spec == f"../{name.split('.')[0]}.toml", name  # relative to derivations/rendered/
+            assert (RENDERED / spec).resolve() == (ROOT / "derivations" / f"{name.split('.')[0]}.toml").resolve()
+            fresh[name] = _spec_line(fresh[name], f'"{spec}"')
+    stale = [n for n, t in fresh.items() if on_disk[n] != t]
     assert not stale, f"stale: {stale}; regenerate with {REFRESH}"
 
 
@@ -292,7 +310,8 @@ def test_committed_examples_pass_verify():
 
 def test_weird_spec_renders_in_every_format_in_memory():
     files = rendered("weird")
-    assert {p.suffix for p in files} == {".md", ".tex", ".svg"}
+    assert {p.suffix for p in files} == {".md", ".tex", ".svg", ".toml"}
+    assert {p.name for p in files if p.suffix == ".toml"} == {"weird.zh.claims.toml", "weird.en.claims.toml"}
     assert weird_spec_path().exists()
 
 

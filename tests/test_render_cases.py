@@ -1,7 +1,7 @@
 """Shared cases for the rendering tests: the two seeds and a spec of hostile tokens.
 
 Each case is rendered once per test session (in memory) and shared by
-test_render.py, test_markdown.py and test_latex.py.
+test_render.py, test_markdown.py, test_latex.py, test_figures.py, test_self_claims.py and others.
 """
 from __future__ import annotations
 
@@ -77,13 +77,17 @@ def deep_spec_path() -> Path:
     return p
 
 
+def spec_path(case: str) -> Path:
+    return {"tiny-transformer": SEEDS[0], "bigram": SEEDS[1], "weird": weird_spec_path(),
+            "deep": deep_spec_path()}[case]
+
+
 @functools.lru_cache(maxsize=None)
 def rendered(case: str) -> dict:
-    """{relative path: text} of Markdown, LaTeX and SVG for a case, both languages."""
+    """{relative path: text} of Markdown, LaTeX, SVG and self-claims (spec named by its absolute
+    path) for a case, both languages: one render_all per case and session, shared by every test."""
     from symgpt.render import render_all
-    path = {"tiny-transformer": SEEDS[0], "bigram": SEEDS[1], "weird": weird_spec_path(),
-            "deep": deep_spec_path()}[case]
-    return render_all([path], formats=("md", "tex"), langs=("zh", "en"))
+    return render_all([spec_path(case)], formats=("md", "tex", "claims"), langs=("zh", "en"))
 
 
 CASES = ["tiny-transformer", "bigram", "weird", "deep"]
