@@ -26,6 +26,7 @@ from symgpt.errata import cause_of, correct_figure, errata, for_document
 from symgpt.refs import Quantity
 from symgpt.render import render_doc
 from symgpt.where import translate
+from test_render_cases import document
 
 ROOT = Path(__file__).resolve().parent.parent
 DERIVATIONS = ROOT / "derivations"
@@ -351,8 +352,7 @@ def test_every_where_string_of_a_seed_reads_in_english(name):
 
 @pytest.fixture(scope="module")
 def bigram_doc():
-    d = symgpt.load("bigram")
-    return build(d, None, for_document(d))
+    return document("bigram")  # built once per session with its errata, shared read-only
 
 
 def errata_part(text: str, fmt: str) -> str:

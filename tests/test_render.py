@@ -22,7 +22,7 @@ import source_prints
 from conftest import BIGRAM, SEED, ref_round_decimals
 from symgpt.render import LANGS, TEMPLATES, render_all
 from symgpt.verify import check_file
-from test_render_cases import ROOT, SEEDS, deep_spec_path, rendered, weird_spec_path
+from test_render_cases import ROOT, SEEDS, document, rendered, weird_spec_path
 
 RENDERED = ROOT / "derivations" / "rendered"
 
@@ -230,9 +230,20 @@ def test_help_is_complete():
         assert flag in o.out
 
 
-def test_smoke_default_run_of_the_real_command(tmp_path):
-    """The one subprocess run of ``python -m symgpt.render`` (messages are checked in-process):
-    no arguments renders derivations/*, md + tex, zh, into ./out, and lists what it wrote."""
+def test_smoke_the_real_command(tmp_path):
+    """The one fast subprocess run of ``python -m symgpt.render`` (messages are checked in-process):
+    exit 0, the written files listed on stdout, nothing on stderr (a pipe gets no progress)."""
+    r = run_cli("bigram", "--format", "md", "--lang", "en", "--out", str(tmp_path / "out"))
+    assert (r.returncode, r.stderr) == (0, "")
+    names = ["bigram-loss.svg", "bigram-probs.svg", "bigram.en.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == names
+    assert r.stdout.split() == [str(tmp_path / "out" / n) for n in names]
+    assert (tmp_path / "out" / "bigram.en.md").read_text(encoding="utf-8").startswith("# ")
+
+
+@pytest.mark.slow
+def test_default_run_of_the_real_command(tmp_path):
+    """No arguments renders derivations/*, md + tex, zh, into ./out, and lists what it wrote."""
     r = run_cli(cwd=tmp_path)
     assert r.returncode == 0 and r.stderr == "", r.stderr
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
@@ -351,9 +362,7 @@ def test_an_untied_spec_with_an_output_projection_renders(tmp_path):
 
 def test_sections_carry_anchors_and_the_document_maps_quantities_to_them():
     """doc["anchors"]: canonical name → the anchor of the first section printing it; links #sec-<anchor> resolve."""
-    import symgpt
-    from symgpt.document import build
-    doc = build(symgpt.load("tiny-transformer"))
+    doc = document("tiny-transformer")
     a = doc["anchors"]
     assert a["E[4,0]"] == "embed" and a["Q[1,0]"] == "attention" and a["p[4]"] == "softmax"
     assert a["sgd[1].loss"] == "train" and "exp(S[1,0])" not in a
@@ -364,6 +373,6 @@ def test_sections_carry_anchors_and_the_document_maps_quantities_to_them():
         assert f'<a id="sec-{anchor}"></a>' in text
     tex = next(t for p, t in rendered("tiny-transformer").items() if p.name.endswith(".en.tex"))
     assert r"\label{sec:attention}" in tex
-    deep = build(symgpt.load(str(deep_spec_path())))
+    deep = document("deep")
     anchors = [s["anchor"] for s in deep["sections"]]
     assert len(anchors) == len(set(anchors)) and "attention-2" in anchors

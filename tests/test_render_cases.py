@@ -90,4 +90,17 @@ def rendered(case: str) -> dict:
     return render_all([spec_path(case)], formats=("md", "tex", "claims"), langs=("zh", "en"))
 
 
+@functools.lru_cache(maxsize=None)
+def document(case: str) -> dict:
+    """The document object (symgpt.document.build, with its errata) of a case, built once per session.
+
+    Shared read-only by the tests that look at a document's data rather than its text.
+    """
+    import symgpt
+    from symgpt.document import build
+    from symgpt.errata import for_document
+    d = symgpt.load(str(spec_path(case)))
+    return build(d, None, for_document(d))
+
+
 CASES = ["tiny-transformer", "bigram", "weird", "deep"]

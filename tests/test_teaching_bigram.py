@@ -20,7 +20,7 @@ from conftest import BIGRAM, ROOT, derivation_of, ref_round_decimals, ref_round_
 from symgpt.document import build
 from symgpt.errors import InputError
 from symgpt.spec import load_spec
-from test_render_cases import rendered
+from test_render_cases import document, rendered
 
 RENDERED = ROOT / "derivations" / "rendered"
 mp = mpmath.mp
@@ -55,7 +55,7 @@ def test_fresh_render_has_the_sources_sections():
 
 @pytest.fixture(scope="module")
 def doc():
-    return build(derivation_of(BIGRAM))
+    return document("bigram")  # built once per session (with its errata), shared read-only
 
 
 def table(doc, key):
@@ -131,8 +131,7 @@ def test_a_tight_clip_scales_every_entry_by_one_coefficient(tmp_path):
 
 
 def test_schedule_table_is_warm_up_then_cosine():
-    doc = build(derivation_of(BIGRAM))
-    t = table(doc, "bigram_extras.schedule_cap")
+    t = table(document("bigram"), "bigram_extras.schedule_cap")
     lr, lo, w, T = mpmath.mpf("0.001"), mpmath.mpf("0.0001"), 2, 10
     with mp.workdps(40):
         for row in t["rows"]:

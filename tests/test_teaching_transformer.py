@@ -17,12 +17,10 @@ import pytest
 import oracle
 import symgpt
 from symgpt import diagrams, scale
-from symgpt.document import build
-from symgpt.errata import for_document
 from symgpt.render import render_all
 from symgpt.spec import SpecError, load_spec
 from symgpt.train import param_count
-from test_render_cases import ROOT, SEEDS, deep_spec_path, rendered
+from test_render_cases import ROOT, SEEDS, deep_spec_path, document, rendered
 
 CLAIMS = ROOT / "derivations" / "tiny-transformer.claims.toml"
 
@@ -102,8 +100,7 @@ def test_every_section_the_claims_file_cites_is_a_heading_in_both_languages():
 
 
 def test_errata_rows_link_to_the_sub_section_they_cite():
-    d = symgpt.load("tiny-transformer")
-    doc = build(d, errata=for_document(d))
+    doc = document("tiny-transformer")  # built with its errata, shared
     md = text_of("tiny-transformer", "tiny-transformer.en.md")
     linked = 0
     for row in doc["errata"]:
@@ -156,11 +153,10 @@ def test_backprop_chain_of_two_layers_runs_through_both_blocks_in_order():
 
 def test_pipeline_is_drawn_from_the_spec_sizes_and_ends_in_the_argmax_token():
     path = deep_spec_path()
-    d = symgpt.load(str(path))
     spec = oracle.load_spec(path)
     r = oracle.transformer_forward(spec, dps=40)
     best = max(range(len(r["p"])), key=lambda v: r["p"][v])
-    fig = build(d)["figures"]["pipeline"]
+    fig = document("deep")["figures"]["pipeline"]
     assert [f["svg"] for f in fig["frames"]] == ["[1]", "[2]"]  # the PDF says layer 1/2 in its language
     assert sum(b.get("svg", "").endswith("head₂] W_O") for b in fig["boxes"]) == 2
     assert not re.search(r"\b(attention|layer|tokenize|heads)\b", diagrams.svg(fig))  # one SVG for every language
