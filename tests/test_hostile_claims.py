@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hostile
-from conftest import BIGRAM, ROOT
+from conftest import BIGRAM, ROOT, loaded
 from symgpt import ClaimError, InputError, LimitError
 from symgpt.claims import Claim, ClaimsFile, judge_all
 from symgpt.refs import FUNCTIONS
@@ -325,8 +325,7 @@ _FUZZ_D = {}   # the bigram derivation, loaded once
        chain=st.one_of(st.none(), expressions()))
 def test_fuzz_every_claim_is_a_verdict_or_one_clear_error(ref, printed, chain):
     if "d" not in _FUZZ_D:
-        import symgpt
-        _FUZZ_D["d"] = symgpt.load("bigram")
+        _FUZZ_D["d"] = loaded("bigram")
     cf = ClaimsFile(Path("f.claims.toml"), BIGRAM, (Claim(1, 3, ref, printed, "§1", chain),))
     t = time.monotonic()
     try:

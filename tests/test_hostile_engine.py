@@ -28,6 +28,7 @@ from symgpt.errors import InputError, LimitError
 from symgpt.models import build, differentiated
 from symgpt.numeric import UndecidableError, bounds
 from symgpt.spec import load_spec
+from conftest import loaded
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "derivations" / "tiny-transformer.toml"
@@ -40,12 +41,12 @@ def seed():
 
 @pytest.fixture(scope="module")
 def bigram():
-    return symgpt.load("bigram")
+    return loaded("bigram")
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    return symgpt.load("tiny-transformer")
+    return loaded("tiny-transformer")
 
 
 def _with(spec, **sizes):

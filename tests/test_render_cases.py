@@ -96,10 +96,10 @@ def document(case: str) -> dict:
 
     Shared read-only by the tests that look at a document's data rather than its text.
     """
-    import symgpt
+    from conftest import loaded
     from symgpt.document import build
     from symgpt.errata import for_document
-    d = symgpt.load(str(spec_path(case)))
+    d = loaded(str(spec_path(case)))
     return build(d, None, for_document(d))
 
 

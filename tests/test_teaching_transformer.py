@@ -20,6 +20,7 @@ from symgpt import diagrams, scale
 from symgpt.render import render_all
 from symgpt.spec import SpecError, load_spec
 from symgpt.train import param_count
+from conftest import loaded
 from test_render_cases import ROOT, SEEDS, deep_spec_path, document, rendered
 
 CLAIMS = ROOT / "derivations" / "tiny-transformer.claims.toml"
@@ -118,7 +119,7 @@ def test_errata_rows_link_to_the_sub_section_they_cite():
 
 def test_backprop_chain_follows_the_sources_hand_drawn_chain():
     """§12.7 of document 000: L → logits → h_final → FFN input → attention output → A, V → Q, K, V → H⁽⁰⁾ → E."""
-    rows, side, _ = diagrams.chain_rows(symgpt.load("tiny-transformer"))
+    rows, side, _ = diagrams.chain_rows(loaded("tiny-transformer"))
     hand = [{"loss"}, {"logits"}, {"h_final"}, {"LN1"}, {"Attn"}, {"A", "V"}, {"Q", "K"}, {"H0"}, {"E"}]
     where = []
     for want in hand:
@@ -132,7 +133,7 @@ def test_backprop_chain_follows_the_sources_hand_drawn_chain():
 
 
 def test_backprop_chain_of_two_layers_runs_through_both_blocks_in_order():
-    d = symgpt.load(str(deep_spec_path()))
+    d = loaded(str(deep_spec_path()))
     rows, side, edges = diagrams.chain_rows(d)
     flat = [g for r in rows for g in r]
     for name in ("LN2", "F", "LN1", "Attn", "Q"):

@@ -13,7 +13,7 @@ import pytest
 import sympy
 
 import oracle
-from conftest import BIGRAM, SEED, assert_close, derivation_of, write_spec
+from conftest import BIGRAM, SEED, assert_close, derivation_of, loaded, write_spec
 from symgpt.derive import bigram_gradients, softmax_ce_steps
 from symgpt.numeric import UndecidableError, round_decimals, round_significant
 from symgpt.train import Trace, gradcheck, gradcheck_table, param_count
@@ -79,8 +79,7 @@ def test_doc004_sgd_matches_the_documents_own_script():
         p = [math.exp(v) / Z for v in z]
         return x, p, -math.log(p[tgt])
 
-    import symgpt
-    t = symgpt.load("bigram").trace("sgd")
+    t = loaded("bigram").trace("sgd")
     for step in range(1, 21):
         x, p, L = forward()
         assert abs(float(t.value(step - 1, "loss", digits=20)) - L) < 1e-13
@@ -285,8 +284,7 @@ def test_trace_reports_relu_ties(tmp_path):
 
 
 def symgpt_load_seed_ties():
-    import symgpt
-    return Trace(symgpt.load("tiny-transformer"), "sgd", 1).relu_ties(0)
+    return Trace(loaded("tiny-transformer"), "sgd", 1).relu_ties(0)
 
 
 # ---------------------------------------------------------------- symbolic derivations
