@@ -83,24 +83,33 @@ def spec_path(case: str) -> Path:
 
 
 @functools.lru_cache(maxsize=None)
-def rendered(case: str) -> dict:
-    """{relative path: text} of Markdown, LaTeX, SVG and self-claims (spec named by its absolute
-    path) for a case, both languages: one render_all per case and session, shared by every test."""
-    from symgpt.render import render_all
-    return render_all([spec_path(case)], formats=("md", "tex", "claims"), langs=("zh", "en"))
-
-
-@functools.lru_cache(maxsize=None)
 def document(case: str) -> dict:
     """The document object (symgpt.document.build, with its errata) of a case, built once per session.
 
-    Shared read-only by the tests that look at a document's data rather than its text.
+    Shared read-only by the tests that look at a document's data, and laid out by :func:`rendered`.
     """
     from conftest import loaded
     from symgpt.document import build
     from symgpt.errata import for_document
     d = loaded(str(spec_path(case)))
     return build(d, None, for_document(d))
+
+
+@functools.lru_cache(maxsize=None)
+def rendered(case: str) -> dict:
+    """{relative path: text} of Markdown, LaTeX, SVG and self-claims (spec named by its absolute
+    path) for a case, both languages, as ``render_all([path], ("md", "tex", "claims"), ("zh", "en"))``
+    writes them: laid out by symgpt.render's own functions from the shared :func:`document`, so a
+    case is built once per session (test_render.py checks this equals render_all for the bigram)."""
+    from symgpt.figures import svg
+    from symgpt.render import claims_toml, render_doc
+    doc, name = document(case), spec_path(case).name.removesuffix(".toml")
+    out = {Path(data["file"]): svg(data) for _, data in sorted(doc["figures"].items())}
+    for lang in ("zh", "en"):
+        out[Path(f"{name}.{lang}.claims.toml")] = claims_toml(doc, lang, str(spec_path(case).resolve()))
+        out[Path(f"{name}.{lang}.md")] = render_doc(doc, "md", lang)
+        out[Path(f"{name}.{lang}.tex")] = render_doc(doc, "tex", lang)
+    return out
 
 
 CASES = ["tiny-transformer", "bigram", "weird", "deep"]
