@@ -53,12 +53,17 @@ def seed_text() -> str:
     return SEED.read_text(encoding="utf-8")
 
 
+def loaded(name):
+    """symgpt.load(name) (a spec's name or path), once per session and spec file: the derivation
+    every test of that spec shares (its values are computed once and cached inside it)."""
+    from symgpt.derivation import find_spec
+    return _loaded(Path(find_spec(str(name))).resolve())
+
+
 @functools.lru_cache(maxsize=None)
-def loaded(name: str):
-    """symgpt.load(name), once per session: the derivation every test of that spec shares
-    (its values are computed once and cached inside it)."""
+def _loaded(path: Path):
     import symgpt
-    return symgpt.load(name)
+    return symgpt.load(str(path))
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 import oracle
-import symgpt
 from symgpt import diagrams, scale
 from symgpt.render import render_all
 from symgpt.spec import SpecError, load_spec
@@ -193,7 +192,7 @@ def test_params_formula_counts_our_models_like_a_hand_count_of_their_matrices():
             if re.search(r"(gamma|beta)\d$", name) and not spec.training.learnable_ln:
                 continue  # LayerNorm γ, β kept fixed: not trained
             hand += sum(len(r) for r in value) if isinstance(value[0], list) else len(value)
-        assert scale.params(scale.of_spec(spec)) == hand == param_count(symgpt.load(str(path))), path
+        assert scale.params(scale.of_spec(spec)) == hand == param_count(loaded(path)), path
     assert scale.params(scale.of_spec(load_spec(SEEDS[0]))) == 6 * 2 + 3 * 2 * 2 + 2 * 4 + 4 + 4 * 2 + 2
 
 
