@@ -3,8 +3,9 @@
 Each case asserts the exit status, the one ``error: …`` line and what it
 names, and that nothing new exists under the test's work folder (which holds
 ``--out``, the folder beside it and TMPDIR) afterwards.  Most run in-process
-through ``hostile.render``; signals, stdout faults, a file-size limit and a
-fake ``latexmk`` go through the real command.
+through ``hostile.render`` (a failing fake ``latexmk`` too, found on PATH); signals
+to the command, stdout faults, a file-size limit, a hanging ``latexmk`` and real TeX
+runs go through the real command and are marked slow.
 
 Root ignores permission bits, so "read-only" and "full disk" are real tmpfs
 mounts (``mount -t tmpfs -o ro`` / ``-o size=8k``); where mounting is not

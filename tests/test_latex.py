@@ -2,6 +2,7 @@
 
 CI installs TeX from Debian's packages (.ci/run); without xelatex these
 tests are skipped locally, never in CI (CI=true makes a missing TeX fail).
+The compiles are marked slow (``pytest -m "not slow"`` leaves them out).
 """
 from __future__ import annotations
 
