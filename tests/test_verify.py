@@ -5,6 +5,7 @@ Expected values come from the mpmath oracle, Fractions and the decimal module.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -224,10 +225,26 @@ def test_md_and_table(tmp_path, capsys):
     assert "\x1b[31mwrong" in out
 
 
-def test_colour_only_on_a_terminal(tmp_path):
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_colour_only_on_a_terminal(tmp_path, monkeypatch):
     path = write_claims(tmp_path, [("p[鱼]", "0.3495")])
     o = hostile.verify(str(path))                      # captured stdout is not a TTY
     assert o.code == 1 and "\x1b[" not in o.out and "0.3495" in o.out
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stdout", tty)            # a stdout that says it is a terminal
+    assert verify.main([str(path)]) == 1
+    assert "\x1b[31mwrong" in tty.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")                # … unless NO_COLOR is set
+    tty.seek(0)
+    tty.truncate()
+    verify.main([str(path)])
+    assert "\x1b[" not in tty.getvalue() and "0.3495" in tty.getvalue()
 
 
 def test_smoke_the_real_command(tmp_path):
