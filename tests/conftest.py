@@ -8,6 +8,7 @@ never set globally: comparisons run inside ``mpmath.workdps``.
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -52,10 +53,22 @@ def seed_text() -> str:
     return SEED.read_text(encoding="utf-8")
 
 
+def loaded(name):
+    """symgpt.load(name) (a spec's name or path), once per session and spec file: the derivation
+    every test of that spec shares (its values are computed once and cached inside it)."""
+    from symgpt.derivation import find_spec
+    return _loaded(Path(find_spec(str(name))).resolve())
+
+
+@functools.lru_cache(maxsize=None)
+def _loaded(path: Path):
+    import symgpt
+    return symgpt.load(str(path))
+
+
 @pytest.fixture(scope="session")
 def seed():
-    import symgpt
-    return symgpt.load("tiny-transformer")
+    return loaded("tiny-transformer")
 
 
 @pytest.fixture(scope="session")
@@ -65,8 +78,7 @@ def seed_oracle():
 
 @pytest.fixture(scope="session")
 def bigram():
-    import symgpt
-    return symgpt.load("bigram")
+    return loaded("bigram")
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,8 @@ from symgpt.errata import cause_of, correct_figure, errata, for_document
 from symgpt.refs import Quantity
 from symgpt.render import render_doc
 from symgpt.where import translate
+from conftest import loaded
+from test_render_cases import document
 
 ROOT = Path(__file__).resolve().parent.parent
 DERIVATIONS = ROOT / "derivations"
@@ -244,7 +246,7 @@ def test_carried_rounding_only_when_the_chain_reproduces_the_figure():
 
 def test_seed_causes_agree_with_the_chains():
     for name in SEEDS:
-        d = symgpt.load(name)
+        d = loaded(name)
         vs = [v for v in judge_all(read_claims(DERIVATIONS / f"{name}.claims.toml"), d) if v.verdict == "wrong"]
         by_index = {v.index: v for v in vs}
         for r in for_document(d):
@@ -260,7 +262,7 @@ def test_seed_causes_agree_with_the_chains():
 
 def independent_groups(name):
     """The seed's faults recomputed from the claims' verdicts with a plain union of links."""
-    d = symgpt.load(name)
+    d = loaded(name)
     vs = [v for v in judge_all(read_claims(DERIVATIONS / f"{name}.claims.toml"), d) if v.verdict == "wrong"]
     comp = {v.index: {v.index} for v in vs}
 
@@ -297,7 +299,7 @@ def independent_groups(name):
 
 @pytest.mark.parametrize("name", SEEDS)
 def test_seed_rows_are_the_faults_of_the_claims_file(name):
-    rows = for_document(symgpt.load(name))
+    rows = for_document(loaded(name))
     groups = independent_groups(name)
     assert [r["claims"] for r in rows] == groups
     wrong = [i for g in groups for i in g]
@@ -305,7 +307,7 @@ def test_seed_rows_are_the_faults_of_the_claims_file(name):
 
 
 def test_transformer_errata_fit_in_twenty_rows():
-    rows = for_document(symgpt.load("tiny-transformer"))
+    rows = for_document(loaded("tiny-transformer"))
     assert len(rows) <= 20 < sum(r["count"] for r in rows)
     cf = read_claims(DERIVATIONS / "tiny-transformer.claims.toml")
     q10 = [c.index for c in cf.claims if c.ref == "Q[1,0]" and c.printed == "0.882"]
@@ -331,7 +333,7 @@ def test_where_strings_translate(zh, en):
 
 @pytest.mark.parametrize("name", SEEDS)
 def test_every_where_string_of_a_seed_reads_in_english(name):
-    d = symgpt.load(name)
+    d = loaded(name)
     vocab = d.spec.vocab
     for c in read_claims(DERIVATIONS / f"{name}.claims.toml").claims:
         en = translate(c.where, "en", vocab)
@@ -351,8 +353,7 @@ def test_every_where_string_of_a_seed_reads_in_english(name):
 
 @pytest.fixture(scope="module")
 def bigram_doc():
-    d = symgpt.load("bigram")
-    return build(d, None, for_document(d))
+    return document("bigram")  # built once per session with its errata, shared read-only
 
 
 def errata_part(text: str, fmt: str) -> str:
@@ -406,6 +407,7 @@ def test_markdown_and_latex_errata_link_to_our_sections(bigram_doc):
 needs_tex = pytest.mark.skipif(not shutil.which("xelatex"), reason="xelatex not installed")
 
 
+@pytest.mark.slow
 @needs_tex
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_latex_errata_fit_the_text_width(tmp_path, lang):

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hostile
-from conftest import BIGRAM, ROOT
+from conftest import BIGRAM, ROOT, loaded
 from symgpt import ClaimError, InputError, LimitError
 from symgpt.claims import Claim, ClaimsFile, judge_all
 from symgpt.refs import FUNCTIONS
@@ -250,13 +250,16 @@ def test_fine_claims_get_a_verdict(tmp_path, ref, printed, code):
     assert ("1 correct" if code == 0 else "1 wrong") in o.out
 
 
-# ---------------------------------------------------------------- the real command
+# ---------------------------------------------------------------- the real command (slow: a process each)
+# A crash (SIGFPE) or a hang would take pytest down with it in-process; the same refusals are
+# checked in-process above (HUGE, test_control_characters_in_where_never_reach_the_terminal).
 
 def command(*argv, timeout=20):
     return subprocess.run([sys.executable, "-m", "symgpt.verify", *argv], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_command_refuses_the_sigfpe_power_fast(tmp_path):
     path = write(tmp_path, SPEC + claim(ref="2^(2^40)", printed="1"))
     t = time.monotonic()
@@ -266,6 +269,7 @@ def test_command_refuses_the_sigfpe_power_fast(tmp_path):
     hostile.assert_refused(o, str(path), "claim 1", "ref '2^(2^40)'", "above --max-digits 1000")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ref", ["10^10^10", "1e999999999", "2^(1/10^18)"])
 def test_command_refuses_hangs(tmp_path, ref):
     path = write(tmp_path, SPEC + claim(ref=ref, printed="1"))
@@ -273,15 +277,15 @@ def test_command_refuses_hangs(tmp_path, ref):
     hostile.assert_refused(hostile.Outcome(r.returncode, r.stdout, r.stderr), str(path), "ref '", "--max-digits")
 
 
+@pytest.mark.slow
 def test_command_escape_in_where_with_colour_never(tmp_path):
     path = write(tmp_path, SPEC + claim(printed="1.0516", where="x\u001b[31mred\u001b[0m"))
     r = command(str(path), "--color", "never")
     assert r.returncode == 1 and "\x1b" not in r.stdout and "x\\x1b[31mred" in r.stdout
 
 
-def test_command_unknown_flag_is_one_line():
-    r = command("--frobnicate")
-    hostile.assert_refused(hostile.Outcome(r.returncode, r.stdout, r.stderr), "--frobnicate")
+def test_unknown_flag_is_one_line():
+    hostile.assert_refused(hostile.verify("--frobnicate"), "--frobnicate")
 
 
 # ---------------------------------------------------------------- fuzz: the claims grammar
@@ -321,8 +325,7 @@ _FUZZ_D = {}   # the bigram derivation, loaded once
        chain=st.one_of(st.none(), expressions()))
 def test_fuzz_every_claim_is_a_verdict_or_one_clear_error(ref, printed, chain):
     if "d" not in _FUZZ_D:
-        import symgpt
-        _FUZZ_D["d"] = symgpt.load("bigram")
+        _FUZZ_D["d"] = loaded("bigram")
     cf = ClaimsFile(Path("f.claims.toml"), BIGRAM, (Claim(1, 3, ref, printed, "§1", chain),))
     t = time.monotonic()
     try:

@@ -3,8 +3,9 @@
 Each case asserts the exit status, the one ``error: …`` line and what it
 names, and that nothing new exists under the test's work folder (which holds
 ``--out``, the folder beside it and TMPDIR) afterwards.  Most run in-process
-through ``hostile.render``; signals, stdout faults, a file-size limit and a
-fake ``latexmk`` go through the real command.
+through ``hostile.render`` (a failing fake ``latexmk`` too, found on PATH); signals
+to the command, stdout faults, a file-size limit, a hanging ``latexmk`` and real TeX
+runs go through the real command and are marked slow.
 
 Root ignores permission bits, so "read-only" and "full disk" are real tmpfs
 mounts (``mount -t tmpfs -o ro`` / ``-o size=8k``); where mounting is not
@@ -385,8 +386,11 @@ def test_a_child_is_killed_with_its_process_group_when_a_signal_arrives(work, au
     assert wait_for(lambda: not alive(child), 5)
 
 
-# ---------------------------------------------------------------- through the real command
+# ---------------------------------------------------------------- through the real command (slow)
+# stdout faults, a file-size limit, a latexmk that hangs or is signalled and a real TeX run need
+# a child process of their own: each is marked slow.
 
+@pytest.mark.slow
 def test_stdout_on_dev_full(work):
     with unchanged(work), open("/dev/full", "w") as full:
         r = command("symgpt.render", "bigram", "--format", "md", "--lang", "en", "--out", work / "out",
@@ -394,6 +398,7 @@ def test_stdout_on_dev_full(work):
     refused(r, "cannot write to stdout", "no space left on device")
 
 
+@pytest.mark.slow
 def test_stdout_a_closed_pipe(work):
     with unchanged(work):
         rd, wr = os.pipe()
@@ -406,6 +411,7 @@ def test_stdout_a_closed_pipe(work):
     refused(r, "cannot write to stdout", "broken pipe")
 
 
+@pytest.mark.slow
 def test_verify_stdout_on_dev_full(work):
     with unchanged(work), open("/dev/full", "w") as full:
         r = command("symgpt.verify", ROOT / "derivations" / "bigram.claims.toml", "--all", work=work,
@@ -413,6 +419,7 @@ def test_verify_stdout_on_dev_full(work):
     refused(r, "cannot write to stdout", "no space left on device")
 
 
+@pytest.mark.slow
 def test_verify_stdout_a_closed_pipe(work):
     rd, wr = os.pipe()
     os.close(rd)
@@ -424,6 +431,7 @@ def test_verify_stdout_a_closed_pipe(work):
     refused(r, "cannot write to stdout", "broken pipe")
 
 
+@pytest.mark.slow
 def test_file_size_limit(work):
     def limit():
         resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))  # the .md (12 KB) cannot be written, the pictures (< 6 KB) can
@@ -434,13 +442,15 @@ def test_file_size_limit(work):
     refused(r, str(work / "out" / "bigram.en.md"), "file too large", "nothing was written")
 
 
-def test_a_failing_latexmk_is_one_line_with_the_logs_first_error(work, aux):
+def test_a_failing_latexmk_is_one_line_with_the_logs_first_error(work, aux, monkeypatch):
+    for k, v in fake_tex(aux, FAKE_FAIL).items():  # in this process: PATH finds the fake first
+        monkeypatch.setenv(k, v)
     with unchanged(work):
-        r = command("symgpt.render", "bigram", "--format", "pdf", "--lang", "en", "--out", work / "out",
-                    work=work, env=fake_tex(aux, FAKE_FAIL))
-    refused(r, "bigram.en.tex", "xelatex failed", "! Undefined control sequence.")
+        hostile.assert_refused(hostile.render("bigram", "--format", "pdf", "--lang", "en", "--out", str(work / "out")),
+                               "bigram.en.tex", "xelatex failed", "! Undefined control sequence.")
 
 
+@pytest.mark.slow
 def test_a_hanging_latexmk_is_stopped_by_the_timeout(work, aux):
     with unchanged(work):
         t = time.monotonic()
@@ -452,6 +462,7 @@ def test_a_hanging_latexmk_is_stopped_by_the_timeout(work, aux):
         assert wait_for(lambda: not alive(int((aux / f).read_text())), 5), f"{f} still running"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_mid_pdf_kills_latexmk_and_leaves_nothing(work, aux, sig, code):
     with unchanged(work):
@@ -474,6 +485,7 @@ def test_a_signal_mid_pdf_kills_latexmk_and_leaves_nothing(work, aux, sig, code)
         assert wait_for(lambda: not alive(int((aux / f).read_text())), 5), f"{f} still running"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_TEX, reason="xelatex/latexmk not installed")
 def test_sigterm_mid_pdf_with_the_real_latexmk(work):
     with unchanged(work):
@@ -531,6 +543,7 @@ def test_claims_strings_escape_every_control_character_and_read_back_exactly(tex
     assert tomllib.loads(f"x = {quoted}")["x"] == text
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_TEX or not shutil.which("pdftotext"), reason="needs xelatex and poppler-utils")
 def test_control_characters_give_a_pdf_with_pages_that_shows_them(work, aux):
     spec = aux / "ctl.toml"

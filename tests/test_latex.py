@@ -2,6 +2,7 @@
 
 CI installs TeX from Debian's packages (.ci/run); without xelatex these
 tests are skipped locally, never in CI (CI=true makes a missing TeX fail).
+The compiles are marked slow (``pytest -m "not slow"`` leaves them out).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import subprocess
 
 import pytest
 
-from symgpt.render import tex_escape
+from symgpt.render import LANGS, tex_escape
 from test_render_cases import CASES, WEIRD_TOKENS, rendered
 
 HAVE_TEX = bool(shutil.which("xelatex") and shutil.which("latexmk"))
@@ -21,10 +22,10 @@ needs_tex = pytest.mark.skipif(not HAVE_TEX and not os.environ.get("CI"),
 
 
 def tex_files():
+    """(case, file name) of every LaTeX output, named without rendering (collection stays fast)."""
     for case in CASES:
-        for path in rendered(case):
-            if path.suffix == ".tex":
-                yield pytest.param(case, path.name, id=path.name)
+        for lang in LANGS:
+            yield pytest.param(case, f"{case}.{lang}.tex", id=f"{case}.{lang}.tex")
 
 
 def compile_tex(tmp_path, name, text):
@@ -36,10 +37,11 @@ def compile_tex(tmp_path, name, text):
     return r.returncode, log, (tmp_path / name).with_suffix(".pdf")
 
 
+@pytest.mark.slow
 @needs_tex
 @pytest.mark.parametrize("case,name", list(tex_files()))
 def test_latex_compiles_without_errors_or_missing_characters(tmp_path, case, name):
-    text = next(t for p, t in rendered(case).items() if p.name == name)
+    [text] = [t for p, t in rendered(case).items() if p.name == name]
     code, log, pdf = compile_tex(tmp_path, name, text)
     errors = [ln for ln in log.splitlines() if ln.startswith("!")]
     assert code == 0 and not errors, errors[:5] or log[-1500:]
@@ -76,6 +78,7 @@ def test_tex_escape(raw, escaped):
     assert tex_escape(raw) == escaped
 
 
+@pytest.mark.slow
 @needs_tex
 def test_pdf_through_the_command_is_the_same_twice(tmp_path):
     from symgpt.render import main

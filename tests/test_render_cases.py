@@ -1,7 +1,7 @@
 """Shared cases for the rendering tests: the two seeds and a spec of hostile tokens.
 
 Each case is rendered once per test session (in memory) and shared by
-test_render.py, test_markdown.py and test_latex.py.
+test_render.py, test_markdown.py, test_latex.py, test_figures.py, test_self_claims.py and others.
 """
 from __future__ import annotations
 
@@ -77,13 +77,39 @@ def deep_spec_path() -> Path:
     return p
 
 
+def spec_path(case: str) -> Path:
+    return {"tiny-transformer": SEEDS[0], "bigram": SEEDS[1], "weird": weird_spec_path(),
+            "deep": deep_spec_path()}[case]
+
+
+@functools.lru_cache(maxsize=None)
+def document(case: str) -> dict:
+    """The document object (symgpt.document.build, with its errata) of a case, built once per session.
+
+    Shared read-only by the tests that look at a document's data, and laid out by :func:`rendered`.
+    """
+    from conftest import loaded
+    from symgpt.document import build
+    from symgpt.errata import for_document
+    d = loaded(str(spec_path(case)))
+    return build(d, None, for_document(d))
+
+
 @functools.lru_cache(maxsize=None)
 def rendered(case: str) -> dict:
-    """{relative path: text} of Markdown, LaTeX and SVG for a case, both languages."""
-    from symgpt.render import render_all
-    path = {"tiny-transformer": SEEDS[0], "bigram": SEEDS[1], "weird": weird_spec_path(),
-            "deep": deep_spec_path()}[case]
-    return render_all([path], formats=("md", "tex"), langs=("zh", "en"))
+    """{relative path: text} of Markdown, LaTeX, SVG and self-claims (spec named by its absolute
+    path) for a case, both languages, as ``render_all([path], ("md", "tex", "claims"), ("zh", "en"))``
+    writes them: laid out by symgpt.render's own functions from the shared :func:`document`, so a
+    case is built once per session (test_render.py checks this equals render_all for the bigram)."""
+    from symgpt.figures import svg
+    from symgpt.render import claims_toml, render_doc
+    doc, name = document(case), spec_path(case).name.removesuffix(".toml")
+    out = {Path(data["file"]): svg(data) for _, data in sorted(doc["figures"].items())}
+    for lang in ("zh", "en"):
+        out[Path(f"{name}.{lang}.claims.toml")] = claims_toml(doc, lang, str(spec_path(case).resolve()))
+        out[Path(f"{name}.{lang}.md")] = render_doc(doc, "md", lang)
+        out[Path(f"{name}.{lang}.tex")] = render_doc(doc, "tex", lang)
+    return out
 
 
 CASES = ["tiny-transformer", "bigram", "weird", "deep"]

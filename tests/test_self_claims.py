@@ -9,19 +9,18 @@ arithmetic exactly: that is the independent check of the documents.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import tomllib
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+import hostile
 import oracle
-from conftest import ROOT, ref_round_decimals
+from conftest import ref_round_decimals
 from symgpt.render import render_all
 from symgpt.verify import check_file
-from test_render_cases import SEEDS, deep_spec_path, weird_spec_path
+from test_render_cases import CASES, SEEDS, rendered
 
 
 def _untied(directory: Path) -> Path:
@@ -31,40 +30,47 @@ def _untied(directory: Path) -> Path:
     return path
 
 
-SPECS = {"tiny-transformer": lambda tmp: SEEDS[0], "bigram": lambda tmp: SEEDS[1],
-         "weird": lambda tmp: weird_spec_path(), "deep": lambda tmp: deep_spec_path(), "untied": _untied}
+def claims_files(case, tmp_path) -> dict:
+    """{name: text} of a case's two self-claims files: the session's shared render for the
+    cases of test_render_cases, a render of its own for the untied spec."""
+    if case in CASES:
+        files = rendered(case)
+    else:
+        files = render_all([_untied(tmp_path)], formats=("claims",), langs=("zh", "en"))
+    return {p.name: t for p, t in files.items() if p.name.endswith(".claims.toml")}
 
 
-@pytest.mark.parametrize("case", sorted(SPECS))
+@pytest.mark.parametrize("case", CASES + ["untied"])
 def test_every_printed_figure_of_our_documents_verifies(tmp_path, case):
-    path = SPECS[case](tmp_path)
-    out = tmp_path / "out"
-    files = render_all([path], formats=("claims",), langs=("zh", "en"), out_dir=out)
-    assert sorted(p.name for p in files) == sorted(f"{path.stem}.{lang}.claims.toml" for lang in ("zh", "en"))
-    for rel, text in files.items():
-        (out / rel).parent.mkdir(parents=True, exist_ok=True)
-        (out / rel).write_text(text, encoding="utf-8")
-        verdicts = check_file(out / rel)
-        assert len(verdicts) > 50
-        bad = [(v.where, v.ref, v.printed, v.correct, v.cause) for v in verdicts if not v.ok]
-        assert not bad, bad[:5]
-        # a worked line is a claim with its printed arithmetic; most close by hand
-        closing = [v for v in verdicts if v.chain is not None and v.chain_from is None]
-        assert len(closing) >= 8
+    files = claims_files(case, tmp_path)
+    assert sorted(files) == sorted(f"{case}.{lang}.claims.toml" for lang in ("zh", "en"))
+    zh, en = (tomllib.loads(files[f"{case}.{lang}.claims.toml"])["claim"] for lang in ("zh", "en"))
+    # the two languages claim the same figures; only the where-strings are in their language
+    assert [{k: v for k, v in c.items() if k != "where"} for c in zh] == \
+           [{k: v for k, v in c.items() if k != "where"} for c in en]
+    assert [c["where"] for c in zh] != [c["where"] for c in en]
+    path = tmp_path / f"{case}.en.claims.toml"
+    path.write_text(files[path.name], encoding="utf-8")
+    verdicts = check_file(path)
+    assert len(verdicts) == len(en) > 50
+    bad = [(v.where, v.ref, v.printed, v.correct, v.cause) for v in verdicts if not v.ok]
+    assert not bad, bad[:5]
+    # a worked line is a claim with its printed arithmetic; most close by hand
+    closing = [v for v in verdicts if v.chain is not None and v.chain_from is None]
+    assert len(closing) >= 8
 
 
-def test_the_claims_command_and_verify_agree_wherever_out_is(tmp_path):
+def test_the_claims_command_and_verify_agree_wherever_out_is(tmp_path, monkeypatch):
     out = tmp_path / "deeper" / "dir"
-    r = subprocess.run([sys.executable, "-m", "symgpt.render", "bigram", "--format", "claims", "--lang", "en",
-                        "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
+    o = hostile.render("bigram", "--format", "claims", "--lang", "en", "--out", str(out))
+    assert o.code == 0, o.err
     claims = out / "bigram.en.claims.toml"
     data = tomllib.loads(claims.read_text(encoding="utf-8"))
     assert (claims.parent / data["spec"]).resolve() == SEEDS[1].resolve()
     assert not Path(data["spec"]).is_absolute()
-    r = subprocess.run([sys.executable, "-m", "symgpt.verify", str(claims)], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+    monkeypatch.chdir(tmp_path)  # verify from another working folder
+    o = hostile.verify(str(claims))
+    assert o.code == 0, o.out + o.err
     # where-strings are in the document's language and name our section and place
     wheres = [c["where"] for c in data["claim"]]
     assert any(re.fullmatch(r"§\d+ .+, table \d+-\d+, row \d+, column \d+", w) for w in wheres)
@@ -115,8 +121,7 @@ def _rational_chain(chain: str):
 @pytest.mark.parametrize("case", ["tiny-transformer", "bigram"])
 def test_worked_sums_and_products_close_by_hand(tmp_path, case):
     """Independently of verify: the + − × ÷ lines marked = redo to the printed result with Fractions."""
-    files = render_all([SPECS[case](tmp_path)], formats=("claims",), langs=("en",))
-    data = tomllib.loads(next(iter(files.values())))
+    data = tomllib.loads(claims_files(case, tmp_path)[f"{case}.en.claims.toml"])
     checked = 0
     for c in data["claim"]:
         if c.get("relation") != "=":
@@ -132,7 +137,7 @@ def test_worked_sums_and_products_close_by_hand(tmp_path, case):
 
 def test_the_source_documents_false_equations_are_true_in_ours(tmp_path):
     """The issue's examples: Z as a sum of its printed terms and −ln p_target close in our document."""
-    text = next(t for p, t in render_all([SEEDS[0]], formats=("md",), langs=("en",)).items() if p.suffix == ".md")
+    text = rendered("tiny-transformer")[Path("tiny-transformer.en.md")]
     z = next(ln for ln in text.splitlines() if ln.startswith("Z = "))
     terms, result = z[len("Z = "):].split(" = ")
     total = sum((Fraction(t.strip()) for t in terms.split("+")), Fraction(0))

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import tempfile
 from fractions import Fraction
 from pathlib import Path
@@ -14,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy import Rational
 
+import hostile
 import oracle
-from conftest import BIGRAM, ROOT, SEED, replace_once, write_spec
+from conftest import BIGRAM, SEED, replace_once, write_spec
 from symgpt.spec import SpecError, load_spec, number
 
 # ---------------------------------------------------------------- exact numbers
@@ -145,32 +144,24 @@ def test_bad_spec_in_process(tmp_path, seed_text, case):
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_spec_render_cli(tmp_path, seed_text, case):
+def test_bad_spec_render_command(tmp_path, seed_text, case):
+    """The command's refusal (in this process, through symgpt.cli.run): exit 2, one line, nothing written."""
     path = _bad_spec(tmp_path, seed_text, case)
     out = tmp_path / "out"
     out.mkdir()
-    r = subprocess.run([sys.executable, "-m", "symgpt.render", str(path), "--out", str(out)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("error: "), lines[0]
-    _check_message(lines[0], path, case)
+    line = hostile.assert_refused(hostile.render(str(path), "--out", str(out)))
+    _check_message(line, path, case)
     assert list(out.iterdir()) == []
 
 
 def test_bad_spec_stops_the_whole_render(tmp_path, seed_text):
-    """A good spec, then a bad one: exit 2 and nothing written, not even the good one's files."""
+    """A good spec, then a bad one: exit 2 and nothing written, not even the good one's files
+    (the good one renders in full first); a new --out is not even created."""
     good = write_spec(tmp_path, BIGRAM.read_text(encoding="utf-8"), "good.toml")
     bad = _bad_spec(tmp_path, seed_text, "W_Q_2x3")
-    out = tmp_path / "out"
-    out.mkdir()
-    r = subprocess.run([sys.executable, "-m", "symgpt.render", str(good), str(bad), "--out", str(out)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert len(r.stderr.splitlines()) == 1 and bad.name in r.stderr
-    assert list(out.iterdir()) == []
+    before = sorted(tmp_path.rglob("*"))
+    hostile.assert_refused(hostile.render(str(good), str(bad), "--out", str(tmp_path / "new" / "out")), bad.name)
+    assert sorted(tmp_path.rglob("*")) == before
 
 
 @pytest.mark.parametrize("field", ["ln_eps", "W_V"])
@@ -184,10 +175,7 @@ def test_code_in_a_number_field_is_never_run(tmp_path, seed_text, field):
     path = write_spec(tmp_path, text)
     with pytest.raises(SpecError):
         load_spec(path)
-    out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "symgpt.render", str(path), "--out", str(out)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2
+    hostile.assert_refused(hostile.render(str(path), "--out", str(tmp_path / "out")), field)
     assert not marker.exists()
 
 
@@ -211,10 +199,8 @@ def test_render_cli_division_by_zero_in_weight(tmp_path, seed_text):
     path = write_spec(tmp_path, text)
     out = tmp_path / "out"
     out.mkdir()
-    r = subprocess.run([sys.executable, "-m", "symgpt.render", str(path), "--out", str(out)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert len(r.stderr.splitlines()) == 1 and "W_Q" in r.stderr
+    hostile.assert_refused(hostile.render(str(path), "--out", str(out)), "W_Q", "division by zero")
+    assert list(out.iterdir()) == []
 
 
 def test_toml_float_with_underscores(tmp_path, seed_text):

@@ -19,8 +19,8 @@ import oracle
 from conftest import BIGRAM, ROOT, derivation_of, ref_round_decimals, ref_round_significant, write_spec
 from symgpt.document import build
 from symgpt.errors import InputError
-from symgpt.render import render_all
 from symgpt.spec import load_spec
+from test_render_cases import document, rendered
 
 RENDERED = ROOT / "derivations" / "rendered"
 mp = mpmath.mp
@@ -42,8 +42,9 @@ def test_every_section_the_claims_file_cites_exists_in_both_languages():
         assert cited <= headings(md), (lang, sorted(cited - headings(md)))
 
 
-def test_fresh_render_has_the_sources_sections(tmp_path):
-    files = render_all([BIGRAM], formats=("md",), langs=("zh", "en"))
+def test_fresh_render_has_the_sources_sections():
+    files = rendered("bigram")  # the session's shared render of the bigram
+    assert sum(p.suffix == ".md" for p in files) == 2
     for p, text in files.items():
         if p.suffix == ".md":
             assert {"0", "1", "2", "2.1", "2.2", "2.3", "3", "3.1", "3.2", "4", "4.1", "4.2", "4.3", "4.4", "5",
@@ -54,7 +55,7 @@ def test_fresh_render_has_the_sources_sections(tmp_path):
 
 @pytest.fixture(scope="module")
 def doc():
-    return build(derivation_of(BIGRAM))
+    return document("bigram")  # built once per session (with its errata), shared read-only
 
 
 def table(doc, key):
@@ -130,8 +131,7 @@ def test_a_tight_clip_scales_every_entry_by_one_coefficient(tmp_path):
 
 
 def test_schedule_table_is_warm_up_then_cosine():
-    doc = build(derivation_of(BIGRAM))
-    t = table(doc, "bigram_extras.schedule_cap")
+    t = table(document("bigram"), "bigram_extras.schedule_cap")
     lr, lo, w, T = mpmath.mpf("0.001"), mpmath.mpf("0.0001"), 2, 10
     with mp.workdps(40):
         for row in t["rows"]:

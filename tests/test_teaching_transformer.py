@@ -15,14 +15,12 @@ from pathlib import Path
 import pytest
 
 import oracle
-import symgpt
 from symgpt import diagrams, scale
-from symgpt.document import build
-from symgpt.errata import for_document
 from symgpt.render import render_all
 from symgpt.spec import SpecError, load_spec
 from symgpt.train import param_count
-from test_render_cases import ROOT, SEEDS, deep_spec_path, rendered
+from conftest import loaded
+from test_render_cases import ROOT, SEEDS, deep_spec_path, document, rendered
 
 CLAIMS = ROOT / "derivations" / "tiny-transformer.claims.toml"
 
@@ -102,8 +100,7 @@ def test_every_section_the_claims_file_cites_is_a_heading_in_both_languages():
 
 
 def test_errata_rows_link_to_the_sub_section_they_cite():
-    d = symgpt.load("tiny-transformer")
-    doc = build(d, errata=for_document(d))
+    doc = document("tiny-transformer")  # built with its errata, shared
     md = text_of("tiny-transformer", "tiny-transformer.en.md")
     linked = 0
     for row in doc["errata"]:
@@ -121,7 +118,7 @@ def test_errata_rows_link_to_the_sub_section_they_cite():
 
 def test_backprop_chain_follows_the_sources_hand_drawn_chain():
     """§12.7 of document 000: L → logits → h_final → FFN input → attention output → A, V → Q, K, V → H⁽⁰⁾ → E."""
-    rows, side, _ = diagrams.chain_rows(symgpt.load("tiny-transformer"))
+    rows, side, _ = diagrams.chain_rows(loaded("tiny-transformer"))
     hand = [{"loss"}, {"logits"}, {"h_final"}, {"LN1"}, {"Attn"}, {"A", "V"}, {"Q", "K"}, {"H0"}, {"E"}]
     where = []
     for want in hand:
@@ -135,7 +132,7 @@ def test_backprop_chain_follows_the_sources_hand_drawn_chain():
 
 
 def test_backprop_chain_of_two_layers_runs_through_both_blocks_in_order():
-    d = symgpt.load(str(deep_spec_path()))
+    d = loaded(str(deep_spec_path()))
     rows, side, edges = diagrams.chain_rows(d)
     flat = [g for r in rows for g in r]
     for name in ("LN2", "F", "LN1", "Attn", "Q"):
@@ -156,11 +153,10 @@ def test_backprop_chain_of_two_layers_runs_through_both_blocks_in_order():
 
 def test_pipeline_is_drawn_from_the_spec_sizes_and_ends_in_the_argmax_token():
     path = deep_spec_path()
-    d = symgpt.load(str(path))
     spec = oracle.load_spec(path)
     r = oracle.transformer_forward(spec, dps=40)
     best = max(range(len(r["p"])), key=lambda v: r["p"][v])
-    fig = build(d)["figures"]["pipeline"]
+    fig = document("deep")["figures"]["pipeline"]
     assert [f["svg"] for f in fig["frames"]] == ["[1]", "[2]"]  # the PDF says layer 1/2 in its language
     assert sum(b.get("svg", "").endswith("head₂] W_O") for b in fig["boxes"]) == 2
     assert not re.search(r"\b(attention|layer|tokenize|heads)\b", diagrams.svg(fig))  # one SVG for every language
@@ -196,7 +192,7 @@ def test_params_formula_counts_our_models_like_a_hand_count_of_their_matrices():
             if re.search(r"(gamma|beta)\d$", name) and not spec.training.learnable_ln:
                 continue  # LayerNorm γ, β kept fixed: not trained
             hand += sum(len(r) for r in value) if isinstance(value[0], list) else len(value)
-        assert scale.params(scale.of_spec(spec)) == hand == param_count(symgpt.load(str(path))), path
+        assert scale.params(scale.of_spec(spec)) == hand == param_count(loaded(path)), path
     assert scale.params(scale.of_spec(load_spec(SEEDS[0]))) == 6 * 2 + 3 * 2 * 2 + 2 * 4 + 4 + 4 * 2 + 2
 
 
@@ -237,9 +233,11 @@ def test_titles_per_language(tmp_path):
     for i, (head, (zh, en)) in enumerate(cases.items()):
         p = tmp_path / f"t{i}.toml"
         p.write_text(head + base, encoding="utf-8")
-        files = render_all([p], ("md",), ("zh", "en"))
-        assert files[Path(f"t{i}.zh.md")].startswith(f"# {zh}\n")
-        assert files[Path(f"t{i}.en.md")].startswith(f"# {en}\n")
+        assert load_spec(p).titles == {"zh": zh, "en": en}, head
+    # the titles reach the documents (one render: the three spellings give the same titles)
+    files = render_all([tmp_path / "t0.toml"], ("md",), ("zh", "en"))
+    assert files[Path("t0.zh.md")].startswith("# 甲\n") and files[Path("t0.en.md")].startswith("# A\n")
+    assert files[Path("t0.en.md")] != files[Path("t0.zh.md")]
     for head, says in (('title = {zh = "甲", en = "A"}\ntitle_en = "B"\n', "title_en: give the English title once"),
                        ('title = {zh = "甲", fr = "A"}\n', "title.fr: unknown key"),
                        ('title = {en = 3}\n', "title.en: expected a string")):

@@ -13,7 +13,7 @@ import pytest
 import sympy
 
 import oracle
-from conftest import BIGRAM, SEED, assert_close, derivation_of, write_spec
+from conftest import BIGRAM, SEED, assert_close, derivation_of, loaded, write_spec
 from symgpt.derive import bigram_gradients, softmax_ce_steps
 from symgpt.numeric import UndecidableError, round_decimals, round_significant
 from symgpt.train import Trace, gradcheck, gradcheck_table, param_count
@@ -79,8 +79,7 @@ def test_doc004_sgd_matches_the_documents_own_script():
         p = [math.exp(v) / Z for v in z]
         return x, p, -math.log(p[tgt])
 
-    import symgpt
-    t = symgpt.load("bigram").trace("sgd")
+    t = loaded("bigram").trace("sgd")
     for step in range(1, 21):
         x, p, L = forward()
         assert abs(float(t.value(step - 1, "loss", digits=20)) - L) < 1e-13
@@ -239,23 +238,31 @@ def test_trace_builds_each_further_example_with_the_given_builder(tmp_path):
 
 
 def test_language_model_loss_over_every_position(tmp_path):
-    """all_positions: mean of −ln p over each position's next token, as in torch."""
+    """all_positions: mean of −ln p over each position's next token, against torch float64
+    (cross-entropy of the tied head on every position's LN2) and the mpmath oracle's LN2."""
     text = SEED.read_text(encoding="utf-8").replace(
         "learnable_ln = false", "learnable_ln = false\nall_positions = true")
     d = derivation_of(write_spec(tmp_path, text))
     spec = oracle.load_spec(SEED)
+    targets = (3, 4)  # 我 → 爱, 爱 → 你
     P = torch_oracle.transformer_params(spec)
     out = {}
     torch_oracle.transformer_loss(spec, P, out=out)
+    with torch.no_grad():
+        logits = out["blocks"][0]["LN2"] @ P["E"].T            # (T, V): every position, tied head
+        torch_loss = float(torch.nn.functional.cross_entropy(logits, torch.tensor(targets)))
+    assert abs(float(d.mpf("loss", 30)) - torch_loss) < 1e-14
     # recompute logits at every position from the oracle's LN2 (tied head)
     r = oracle.transformer_forward(spec, dps=50)
     with mpmath.workdps(50):
         E = [[mpmath.mpf(x.numerator) / x.denominator for x in row] for row in spec["weights"]["E"]]
         losses = []
-        for t, y in ((0, 3), (1, 4)):  # 我 → 爱, 爱 → 你
+        for t, y in enumerate(targets):
             z = [sum(r["blocks"][0]["LN2"][t][j] * E[v][j] for j in range(2)) for v in range(6)]
             losses.append(-z[y] + mpmath.log(sum(mpmath.exp(x) for x in z)))
         assert_close(d.mpf("loss", 40), (losses[0] + losses[1]) / 2, 35)
+    # not the last position's loss alone: the mean really takes both
+    assert abs(float(d.mpf("loss", 30)) - float(losses[1])) > 1e-3
 
 
 def test_trace_reports_relu_ties(tmp_path):
@@ -277,21 +284,86 @@ def test_trace_reports_relu_ties(tmp_path):
 
 
 def symgpt_load_seed_ties():
-    import symgpt
-    return Trace(symgpt.load("tiny-transformer"), "sgd", 1).relu_ties(0)
+    return Trace(loaded("tiny-transformer"), "sgd", 1).relu_ties(0)
 
 
 # ---------------------------------------------------------------- symbolic derivations
 
-def test_softmax_cross_entropy_steps_are_proven():
-    steps = softmax_ce_steps(6, 4)
-    assert all(s.checked for s in steps)
+def _by_name(expr, values: dict):
+    """``expr`` with each free symbol replaced by ``values[its name]`` (every name must be known)."""
+    unknown = {s.name for s in expr.free_symbols} - set(values)
+    assert not unknown, f"symbols the test does not know: {unknown}"
+    return expr.xreplace({s: values[s.name] for s in expr.free_symbols})
+
+
+def _zero(e, point: dict) -> bool:
+    """e == 0, proven by SymPy's simplify and seen at a random rational point to 50 digits."""
+    return sympy.simplify(e) == 0 and abs(sympy.N(e.xreplace(point), 50)) < sympy.Float("1e-45")
+
+
+@pytest.mark.parametrize("V,t", [(3, 2), (6, 4)])
+def test_softmax_cross_entropy_steps_are_reproved_here(V, t):
+    """Each step of softmax_ce_steps, re-proved in the test (its ``checked`` flag is not read):
+    the first two equal L = −ln(e^{z_t} / Σ_k e^{z_k}), built here from symbols; the last three,
+    with j, t, z_j, p_j = e^{z_j}/Σ, y_j = [j = t] and Σ filled in for every concrete j, equal
+    SymPy's diff of that L by z_j."""
+    import random
+    rng = random.Random(V * 100 + t)
+    z = sympy.symbols(f"z_0:{V}", real=True)
+    Z = sympy.Add(*[sympy.exp(x) for x in z])
+    L = -sympy.log(sympy.exp(z[t]) / Z)
+    point = {x: sympy.Rational(rng.randint(-99, 99), rng.randint(1, 99)) for x in z}
+    steps = softmax_ce_steps(V, t)
+    assert [s.rule for s in steps] == ["definition", "log of a quotient", "differentiate", "fold p_j", "one-hot y"]
+    named = {x.name: x for x in z}
+    for s in steps[:2]:
+        assert s.lhs == r"\mathcal{L}"
+        assert _zero(_by_name(s.expr, named) - L, point), s.rule
+    for s in steps[2:]:
+        assert s.lhs == r"\frac{\partial \mathcal{L}}{\partial z_j}"
+        for j in range(V):
+            values = {**named, "j": j, "t": t, "z_j": z[j], "p_j": sympy.exp(z[j]) / Z, "y_j": int(j == t),
+                      r"\sum_k e^{z_k}": Z}
+            assert _zero(_by_name(s.expr, values) - sympy.diff(L, z[j]), point), (s.rule, j)
     assert steps[-1].latex in ("p_{j} - y_{j}", "- y_{j} + p_{j}")
 
 
+def test_a_wrong_step_fails_the_reproof():
+    """Control: the re-proofs above can fail (a flipped δ, a missing one-hot y are caught)."""
+    z = sympy.symbols("z_0:3", real=True)
+    Z = sympy.Add(*[sympy.exp(x) for x in z])
+    L = -sympy.log(sympy.exp(z[2]) / Z)
+    wrong = 1 + sympy.exp(z[2]) / Z  # +δ instead of −δ at j = t = 2
+    assert not _zero(wrong - sympy.diff(L, z[2]), {x: sympy.Rational(1, 3) for x in z})
+    # and the bigram check: x_i·p_k without the one-hot y is not ∂L/∂W[i,t]
+    x, W = sympy.symbols("x_0:2", real=True), sympy.symbols("W_0:3", real=True)
+    zz = [x[0] * w for w in W]
+    LL = -zz[2] + sympy.log(sympy.Add(*[sympy.exp(v) for v in zz]))
+    p2 = sympy.exp(zz[2]) / sympy.Add(*[sympy.exp(v) for v in zz])
+    assert sympy.simplify(sympy.diff(LL, W[2]) - x[0] * p2) != 0
+
+
+@pytest.mark.parametrize("d,V,t", [(2, 3, 2), (3, 4, 0)])
+def test_bigram_matrix_gradients_against_sympy_diff(d, V, t):
+    """∂L/∂W and ∂L/∂x of bigram_gradients (its ``ok`` flag is not read) against SymPy's diff of
+    L = −z_t + ln Σ_k e^{z_k}, z = x·W, built here from symbols; p_k unfolded to e^{z_k}/Σ."""
+    dW, dx, _ = bigram_gradients(d, V, t)
+    x = sympy.symbols(f"x_0:{d}", real=True)
+    W = [[sympy.Symbol(f"W_{i}{k}", real=True) for k in range(V)] for i in range(d)]
+    z = [sympy.Add(*[x[i] * W[i][k] for i in range(d)]) for k in range(V)]
+    Z = sympy.Add(*[sympy.exp(zk) for zk in z])
+    L = -z[t] + sympy.log(Z)
+    values = {s.name: s for s in x} | {W[i][k].name: W[i][k] for i in range(d) for k in range(V)}
+    values |= {f"p_{k}": sympy.exp(z[k]) / Z for k in range(V)}
+    assert dW.shape == (d, V) and dx.shape == (1, d)
+    for i in range(d):
+        for k in range(V):
+            assert sympy.simplify(sympy.diff(L, W[i][k]) - _by_name(dW[i, k], values)) == 0, (i, k)
+        assert sympy.simplify(sympy.diff(L, x[i]) - _by_name(dx[0, i], values)) == 0, i
+
+
 def test_bigram_matrix_gradients_agree_with_oracle(bigram_oracle):
-    dW, dx, ok = bigram_gradients(2, 3, 2)
-    assert ok
+    dW, dx, _ = bigram_gradients(2, 3, 2)
     spec = oracle.load_spec(BIGRAM)
     r = oracle.bigram_forward(spec, dps=50)
     x, p = r["x"], r["p"]

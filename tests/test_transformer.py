@@ -145,7 +145,7 @@ def test_seed_layernorm_with_eps_is_not_minus_one(seed):
 def eps0(tmp_path_factory, seed_text):
     text = replace_once(seed_text, "ln_eps = 1e-5", "ln_eps = 0")
     path = write_spec(tmp_path_factory.mktemp("eps0"), text, "eps0.toml")
-    return path, derivation_of(path)
+    return path, derivation_of(path, gradients=False)  # forward values only: no backward graph
 
 
 def test_eps0_layernorm_is_exactly_minus_one(eps0):
@@ -178,7 +178,7 @@ def test_eps0_agrees_with_oracle(eps0):
 def test_three_token_input(tmp_path, seed_text):
     text = replace_once(seed_text, 'input = ["我", "爱"]', 'input = ["<bos>", "我", "爱"]')
     path = write_spec(tmp_path, text)
-    d = derivation_of(path)
+    d = derivation_of(path, gradients=False)  # forward values only: no backward graph
     assert d.spec.T == 3
     res = oracle.transformer_forward(oracle.load_spec(path), dps=ORACLE_DPS)
     assert_significant(d.value("loss", digits=30), res["loss"], 30)
@@ -197,7 +197,7 @@ def test_three_token_input(tmp_path, seed_text):
 def test_random_multilayer_multihead(tmp_path, seed_no, kwargs):
     text = oracle.random_spec_toml(seed=seed_no, V=8, d=4, heads=2, layers=2, T=4, **kwargs)
     path = write_spec(tmp_path, text)
-    d = derivation_of(path)
+    d = derivation_of(path, gradients=False)  # forward values only: no backward graph
     s = d.spec
     assert (s.V, s.d, s.heads, s.layers, s.T) == (8, 4, 2, 2, 4)
     res = oracle.transformer_forward(oracle.load_spec(path), dps=ORACLE_DPS)
@@ -311,7 +311,7 @@ def test_equal_entries_variance_zero_and_dead_block(tmp_path):
     """Found by hypothesis: H1[0] = (0.39, 0.39) makes var1 exactly 0 (a ball centred on 0,
     whose square python-flint's ** turns into NaN), and a second block of zeros is a ReLU tie."""
     path = write_spec(tmp_path, EQUAL_ENTRIES)
-    d = derivation_of(path)
+    d = derivation_of(path, gradients=False)  # forward values only: no backward graph
     r = oracle.transformer_forward(oracle.load_spec(path), dps=ORACLE_DPS)
     assert_close(d.mpf("loss", 40), r["loss"], 35)
     assert d.value("l0.var1[0]", digits=5) == "0"        # proven exactly 0

@@ -5,6 +5,7 @@ Expected values come from the mpmath oracle, Fractions and the decimal module.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -16,6 +17,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
+import hostile
 import oracle
 from conftest import BIGRAM, ORACLE_DPS, ROOT, ref_round_decimals, to_fraction
 from symgpt import LimitError, Limits, verify
@@ -31,6 +33,11 @@ def cli(*args, env=None):
     r = subprocess.run([sys.executable, "-m", "symgpt.verify", *map(str, args)], cwd=ROOT,
                        capture_output=True, text=True, encoding="utf-8", env=e, timeout=300)
     return r.returncode, r.stdout, r.stderr
+
+
+def claim_count(path) -> int:
+    """How many [[claim]] tables a claims file has, read with tomllib (not with symgpt)."""
+    return len(tomllib.loads(path.read_text(encoding="utf-8"))["claim"])
 
 
 def run_main(capsys, *args):
@@ -122,15 +129,16 @@ def test_planted_errors_are_exactly_the_new_wrong_ones(tmp_path, seed_verdicts, 
     assert all(by_index[i].cause == "plain error" for i in plants)
 
 
-def test_planted_errors_via_cli(tmp_path):
+def test_planted_errors_via_the_command(tmp_path):
     plants = {find(BIGRAM_CLAIMS, "loss", "1.0515"): "1.0516",
               find(BIGRAM_CLAIMS, "grad_W[0,2]", "-0.1952"): "0.1952"}
     copy = copy_with(tmp_path, BIGRAM_CLAIMS, plants)
-    code, out, err = cli(copy, "--format", "json")
-    assert code == 1 and err == ""
-    rows = json.loads(out)
-    assert len(rows) == 167
-    base = {r["index"] for r in json.loads(cli(BIGRAM_CLAIMS, "--format", "json")[1]) if r["verdict"] != "correct"}
+    o = hostile.verify(str(copy), "--format", "json")
+    assert o.code == 1 and o.err == ""
+    rows = json.loads(o.out)
+    assert len(rows) == claim_count(BIGRAM_CLAIMS)
+    base = {r["index"] for r in json.loads(hostile.verify(str(BIGRAM_CLAIMS), "--format", "json").out)
+            if r["verdict"] != "correct"}
     assert {r["index"] for r in rows if r["verdict"] != "correct"} == base | set(plants)
 
 
@@ -217,17 +225,42 @@ def test_md_and_table(tmp_path, capsys):
     assert "\x1b[31mwrong" in out
 
 
-def test_colour_only_on_a_terminal(tmp_path):
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_colour_only_on_a_terminal(tmp_path, monkeypatch):
     path = write_claims(tmp_path, [("p[鱼]", "0.3495")])
-    code, out, err = cli(path)                         # a pipe, not a TTY
-    assert code == 1 and "\x1b[" not in out
+    o = hostile.verify(str(path))                      # captured stdout is not a TTY
+    assert o.code == 1 and "\x1b[" not in o.out and "0.3495" in o.out
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stdout", tty)            # a stdout that says it is a terminal
+    assert verify.main([str(path)]) == 1
+    assert "\x1b[31mwrong" in tty.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")                # … unless NO_COLOR is set
+    tty.seek(0)
+    tty.truncate()
+    verify.main([str(path)])
+    assert "\x1b[" not in tty.getvalue() and "0.3495" in tty.getvalue()
+
+
+def test_smoke_the_real_command(tmp_path):
+    """The one subprocess run of ``python -m symgpt.verify`` (messages are checked in-process):
+    exit 1 for a wrong figure, the table on stdout without colour (a pipe), nothing on stderr."""
+    path = write_claims(tmp_path, [("loss", "1.0515"), ("p[鱼]", "0.3495")])
+    code, out, err = cli(path)
+    assert (code, err) == (1, "")
+    assert "\x1b[" not in out and "0.3495" in out and "2 claims, 1 correct, 1 wrong (1 plain error)" in out
 
 
 def test_no_arguments_checks_every_seed_file():
-    code, out, err = cli()
-    assert code == 1 and err == ""
-    assert "tiny-transformer.claims.toml: 719 claims" in out
-    assert "bigram.claims.toml: 167 claims" in out
+    o = hostile.verify()
+    assert o.code == 1 and o.err == ""
+    for path in (SEED_CLAIMS, BIGRAM_CLAIMS):
+        assert f"{path.name}: {claim_count(path)} claims" in o.out
 
 
 # ---------------------------------------------------------------- bad input: one line, status 2
@@ -241,12 +274,9 @@ def test_no_arguments_checks_every_seed_file():
 ])
 def test_bad_claims_give_one_line(tmp_path, ref, fragment):
     path = write_claims(tmp_path, [("loss", "1.0515"), (ref, "0.1")])
-    code, out, err = cli(path)
-    assert code == 2 and out == ""
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ")
-    assert str(path) in lines[0] and "claim 2" in lines[0] and fragment in lines[0]
+    o = hostile.verify(str(path))
+    assert o.out == ""
+    hostile.assert_refused(o, str(path), "claim 2", fragment)
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -257,8 +287,7 @@ def test_bad_claims_give_one_line(tmp_path, ref, fragment):
 def test_bad_files_give_one_line(tmp_path, text, fragment):
     path = tmp_path / "bad.claims.toml"
     path.write_text(text, encoding="utf-8")
-    code, out, err = cli(path)
-    assert code == 2 and "Traceback" not in err and fragment in err and len(err.strip().splitlines()) == 1
+    hostile.assert_refused(hostile.verify(str(path)), fragment)
 
 
 def test_bad_printed_and_chain(tmp_path, capsys):
@@ -267,21 +296,21 @@ def test_bad_printed_and_chain(tmp_path, capsys):
         verify.check_file(write_claims(tmp_path, [("loss", "about 1")]))
     with pytest.raises(ClaimError, match=r"claim 1 .*chain 'Nope'.*unknown quantity"):
         verify.check_file(write_claims(tmp_path, [("loss", "1.0515", "Nope")]))
-    code, out, err = cli(tmp_path / "missing.claims.toml")
-    assert code == 2 and "no such claims file" in err
+    hostile.assert_refused(hostile.verify(str(tmp_path / "missing.claims.toml")), "no such claims file")
 
 
 # ---------------------------------------------------------------- --list
 
 def test_list_names_every_name_the_seed_claims_use():
-    code, out, err = cli("--list", "tiny-transformer")
-    assert code == 0
+    o = hostile.verify("--list", "tiny-transformer")
+    assert o.code == 0
+    out = o.out
     assert re.search(r"E\[v,j\]\s+6×2", out) and re.search(r"loss\s+scalar", out)
     used = set()
     for path in (SEED_CLAIMS, BIGRAM_CLAIMS):
         for c in tomllib.loads(path.read_text(encoding="utf-8"))["claim"]:
             used |= set(re.findall(r"(?<![0-9A-Za-z_])([A-Za-z_][A-Za-z_0-9]*)", c["ref"]))
-    _, bigram_out, _ = cli("--list", "bigram")
+    bigram_out = hostile.verify("--list", "bigram").out
     listed = out + bigram_out
     tokens = set(NAMES) | {"pad", "bos", "W", "inf"}
     for name in used - tokens:
