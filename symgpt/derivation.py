@@ -24,7 +24,7 @@ from .limits import Limits
 from .markup import printed_mpf
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError
-from .numeric import certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
+from .numeric import UndecidableError, certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
 from .resources import DERIVATIONS
 from .spec import Spec, SpecError, load_spec
 from .train import Trace
@@ -250,13 +250,20 @@ class Derivation:
         3.46737302749765479995003394588
         """
         dps = count("dps", dps, 1, self.limits)
-        text = self.value(ref, digits=dps)
         prec, top = prec_for_digits(dps), 4 * prec_for_digits(self.limits.max_digits)
         b = self.ball(ref, prec)
         while isinstance(b, arb) and b.rel_accuracy_bits() < prec_for_digits(dps + 2) - 40 and prec < top:
             prec = min(2 * prec, top)
             b = self.ball(ref, prec)
-        return printed_mpf(to_mpf(b, prec), text, dps)
+        return printed_mpf(to_mpf(b, prec), lambda: self._printed(ref, dps, b), dps)
+
+    def _printed(self, ref, dps: int, ball) -> str:
+        """``value(ref, digits=dps)``; when no rounding can be certified (a zero SymPy cannot
+        prove), the enclosure itself, ``[+/- 1.2e-10000]``: every digit shown is still true."""
+        try:
+            return self.value(ref, digits=dps)
+        except UndecidableError:
+            return ball.str(dps) if isinstance(ball, arb) else str(ball)
 
     def sign(self, ref) -> int:
         """-1, 0 or 1, decided rigorously (0 only for an exact zero)."""

@@ -8,12 +8,13 @@ True
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import sympy
 
 
-@dataclass
+@dataclass(frozen=True)
 class Step:
     rule: str            # the rule applied to get here
     lhs: str             # LaTeX of the left-hand side
@@ -34,8 +35,17 @@ def softmax_ce_steps(V: int, t: int, j: int | None = None) -> list[Step]:
 
     Each step is proven equal to the one before by SymPy (the differentiation
     step is proven equal to ``diff`` of the definition).  ``j`` picks the
-    component (default: a generic j shown with Kronecker δ).
+    component (default: a generic j shown with Kronecker δ).  The proofs depend
+    on (V, t, j) alone, so they run once per process (the steps are frozen).
+
+    >>> softmax_ce_steps(3, 2)[-1].latex
+    'p_{j} - y_{j}'
     """
+    return list(_softmax_ce_steps(V, t, j))
+
+
+@functools.lru_cache(maxsize=64)
+def _softmax_ce_steps(V: int, t: int, j: int | None) -> tuple[Step, ...]:
     z = sympy.symbols(f"z_0:{V}", real=True)
     p = sympy.symbols(f"p_0:{V}", positive=True)
     Z = sympy.Add(*[sympy.exp(x) for x in z])
@@ -59,19 +69,26 @@ def softmax_ce_steps(V: int, t: int, j: int | None = None) -> list[Step]:
     steps += [Step("differentiate", lhs, -sympy.KroneckerDelta(jsym, tsym) + sympy.exp(zj) / Z_sym, ok_diff),
               Step("fold p_j", lhs, -sympy.KroneckerDelta(jsym, tsym) + pj, ok_fold),
               Step("one-hot y", lhs, pj - yj, ok_y)]
-    return steps
+    return tuple(steps)
 
 
 def bigram_gradients(d: int, V: int, t: int):
     """∂L/∂W = xᵀ(p − y) and ∂L/∂x = W(p − y) as SymPy matrices over symbols.
 
     Returns (dW, dx, ok): ``ok`` says both equal SymPy's own derivatives of
-    L = −z_t + ln Σ e^{z_k}, z = xW, with p_j unfolded to e^{z_j}/Σ e^{z_k}.
+    L = −z_t + ln Σ e^{z_k}, z = xW, with p_j unfolded to e^{z_j}/Σ e^{z_k}
+    (proved once per process for each (d, V, t); fresh matrices every call).
 
     >>> dW, dx, ok = bigram_gradients(2, 3, 2)
     >>> dW[0, 2], ok
     (x_0*(p_2 - 1), True)
     """
+    dW, dx, ok = _bigram_gradients(d, V, t)
+    return dW.copy(), dx.copy(), ok
+
+
+@functools.lru_cache(maxsize=64)
+def _bigram_gradients(d: int, V: int, t: int):
     x = sympy.Matrix(1, d, sympy.symbols(f"x_0:{d}", real=True))
     W = sympy.Matrix(d, V, lambda i, k: sympy.Symbol(f"W_{i}{k}", real=True))
     p = sympy.Matrix(1, V, sympy.symbols(f"p_0:{V}", positive=True))

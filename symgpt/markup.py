@@ -114,11 +114,13 @@ def context(dps: int) -> mpmath.ctx_mp.MPContext:
     return _CONTEXTS[dps]
 
 
-def printed_mpf(x: mpmath.mpf, text: str, dps: int):
+def printed_mpf(x: mpmath.mpf, text, dps: int):
     """The mpmath number ``x`` (all its bits kept) in the private context of ``dps`` digits, printing as ``text``.
 
     ``text`` is the certified rounding of the quantity (:meth:`symgpt.Derivation.value`),
-    so ``str``/``repr`` show only certified digits; mpmath's own printing rounds
+    or a function giving it, called on the first print only (certifying can be slow
+    near a rounding boundary, and a number used only in arithmetic never pays for
+    it); so ``str``/``repr`` show only certified digits. mpmath's own printing rounds
     the binary value to nearest, which can differ from the true value's rounding
     in the last digit when the value lies near a rounding boundary.  Arithmetic
     on it gives plain numbers of that context (they print ``dps`` digits, as any
@@ -127,6 +129,8 @@ def printed_mpf(x: mpmath.mpf, text: str, dps: int):
     >>> x = printed_mpf(mpmath.mpf(1) / 3, "0.333", 3)
     >>> str(x), repr(x), str(x * 3)
     ('0.333', "mpf('0.333')", '1.0')
+    >>> str(printed_mpf(mpmath.mpf(2) / 3, lambda: "0.667", 3))
+    '0.667'
     """
     ctx = context(dps)
     cls = _printed_class(ctx)
@@ -136,16 +140,22 @@ def printed_mpf(x: mpmath.mpf, text: str, dps: int):
     return out
 
 
+def _text(x) -> str:
+    if callable(x._text):
+        x._text = x._text()
+    return x._text
+
+
 _CLASSES: dict = {}
 
 
 def _printed_class(ctx):
     if id(ctx) not in _CLASSES:
         def __str__(self):
-            return self._text
+            return _text(self)
 
         def __repr__(self):
-            return f"mpf('{self._text}')"
+            return f"mpf('{_text(self)}')"
         _CLASSES[id(ctx)] = type("mpf", (ctx.mpf,), {"__str__": __str__, "__repr__": __repr__,
                                                      "__doc__": "An mpf printing its certified digits."})
     return _CLASSES[id(ctx)]

@@ -217,8 +217,8 @@ class Names:
         except RefError:
             group, raw = text, ()
         if group not in self.graph.groups:
-            raise RefError(f"unknown quantity {group!r}; `python -m symgpt.verify --list "
-                           f"{self.spec.path}` lists the names")
+            raise RefError(f"unknown quantity {group!r}; `symgpt list {self.spec.path}` "
+                           f"(in Python: d.names()) lists the names")
         return group, raw
 
     def _index(self, text, x, axis, n) -> int:

@@ -28,8 +28,18 @@ from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_num
 from .models import differentiated
 from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
-from .numeric import (Evaluator, UndecidableError, certify, count, float64_values, magnitude, prec_for_digits,
-                      round_decimals, round_significant, to_flint)
+from .numeric import (
+    Evaluator,
+    UndecidableError,
+    certify,
+    count,
+    float64_values,
+    magnitude,
+    prec_for_digits,
+    round_decimals,
+    round_significant,
+    to_flint,
+)
 from .spec import number
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
@@ -405,10 +415,11 @@ def exact_number(x, name: str, low=None, high=None) -> sympy.Rational:
 
     >>> exact_number("1e-5", "h", low=0), exact_number(Fraction(1, 3), "h")
     (1/100000, 1/3)
-    >>> exact_number(0.1, "h")
+    >>> exact_number(0.1, "h")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.errors.InputError: h: expected an exact number (an int, a sympy.Rational, a Fraction or text such as "0.1"), got the float 0.1
+    symgpt.errors.InputError: h: expected an exact number (an int, a sympy.Rational, a Fraction
+    or text such as "0.1"), got the float 0.1
     """
     if isinstance(x, float):
         raise InputError(f'{name}: expected an exact number (an int, a sympy.Rational, a Fraction or text '

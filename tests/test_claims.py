@@ -14,12 +14,23 @@ import pytest
 import sympy
 from flint import fmpq
 
-import oracle
-from conftest import (BIGRAM, ORACLE_DPS, SEED, assert_close, ball_mid, derivation_of, ref_round_decimals,
-                      ref_round_significant, to_fraction, write_spec)
-from symgpt.claims import (Claim, ClaimError, judge, judge_all, parse_printed, read_claims)
+from symgpt.claims import Claim, ClaimError, judge, judge_all, parse_printed, read_claims
 from symgpt.numeric import to_mpf
 from symgpt.refs import ExprError, bind, evaluate, parse
+
+import oracle
+from conftest import (
+    BIGRAM,
+    ORACLE_DPS,
+    SEED,
+    assert_close,
+    ball_mid,
+    derivation_of,
+    ref_round_decimals,
+    ref_round_significant,
+    to_fraction,
+    write_spec,
+)
 
 PREC = 200
 
@@ -275,7 +286,8 @@ def test_read_claims_seed_files():
         tables = tomllib.loads(path.read_text(encoding="utf-8"))["claim"]  # the [[claim]] tables, by tomllib
         cf = read_claims(path)
         assert len(tables) > 100 and len(cf.claims) == len(tables)
-        assert [(c.ref, c.printed, c.where) for c in cf.claims] == [(t["ref"], t["printed"], t["where"]) for t in tables]
+        assert [(c.ref, c.printed, c.where) for c in cf.claims] == \
+            [(t["ref"], t["printed"], t["where"]) for t in tables]
         assert cf.spec.name == f"{name}.toml"
         assert all(isinstance(c.printed, str) for c in cf.claims)
 
@@ -541,6 +553,7 @@ def test_layer_prefixes_and_head_step(seed, tmp_path):
 def test_a_whole_number_index_is_an_id_even_when_a_token_is_a_numeral(tmp_path):
     """vocab ["2", "吃", "0"]: p[0] is the first token's probability, by a float64 softmax written here."""
     import math
+
     import symgpt
     text = BIGRAM.read_text(encoding="utf-8").replace('["猫", "吃", "鱼"]', '["2", "吃", "0"]')
     text = text.replace('target = "鱼"', 'target = "0"')

@@ -19,13 +19,14 @@ import tomllib
 from fractions import Fraction
 
 import mpmath
-import oracle
 import pytest
+
+import symgpt
+
+import oracle
 from conftest import BIGRAM, ORACLE_DPS, SEED, assert_significant, ref_round_decimals
 from test_markdown import math_spans, md
 from test_mathjax import INSTALL, SCRIPT, _missing
-
-import symgpt
 
 DIGITS = 12
 
@@ -119,7 +120,8 @@ def test_a_trace_shows_the_losses_of_sgd_recomputed_here():
     assert_significant(table[1], after, 10)
     text, tex = t._repr_markdown_(), t._repr_latex_()
     assert f"| `sgd[1].loss` | {table[1]} |" in text and f"1 & {table[1]}" in tex
-    assert repr(t) == f"<Trace sgd of bigram: {spec['training']['steps']} steps (states sgd[0]..sgd[20]), 12 parameters, lr 0.5>"
+    steps = spec["training"]["steps"]
+    assert repr(t) == f"<Trace sgd of bigram: {steps} steps (states sgd[0]..sgd[{steps}]), 12 parameters, lr 0.5>"
 
 
 def test_mpf_prints_its_certified_digits_at_the_requested_precision():
@@ -165,6 +167,13 @@ class Reader:
 
     def peek(self):
         return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def braced(self):
+        """A ``{…}`` group's value."""
+        self.take("{")
+        v = self.sum()
+        self.take("}")
+        return v
 
     def take(self, want=None):
         t = self.peek()
@@ -214,12 +223,12 @@ class Reader:
             self.take(")" if t == "(" else r"\right)")
             return v
         if t == r"\frac":
-            self.take("{"); a = self.sum(); self.take("}"); self.take("{"); b = self.sum(); self.take("}")
+            a, b = self.braced(), self.braced()
             return a / b
         if t in (r"\sqrt", r"\exp", r"\ln"):
             self.exact = False
             if t == r"\sqrt":
-                self.take("{"); v = self.sum(); self.take("}")
+                v = self.braced()
             elif t == r"\exp":
                 v = self.atom()
             else:
@@ -385,3 +394,19 @@ def test_a_ball_prints_only_digits_inside_itself():
         m = re.fullmatch(r"\[(\S+) \+/- (\S+)\]", str(loaded("tiny-transformer").ball("loss", prec)))
         with mpmath.workdps(ORACLE_DPS):
             assert abs(mpmath.mpf(m[1]) - want) <= mpmath.mpf(m[2])
+
+
+def test_an_mpf_whose_rounding_cannot_be_certified_prints_its_enclosure(monkeypatch):
+    """A value SymPy cannot prove zero has no certified rounding: the number still comes back,
+    and it prints the ball (every digit of which is true), never a guessed digit."""
+    d = symgpt.load("bigram")
+
+    def undecidable(ref, digits=None, decimals=None):
+        raise symgpt.numeric.UndecidableError(f"cannot certify the rounding of {ref}")
+    x = d.mpf("loss", 20)
+    monkeypatch.setattr(d, "value", undecidable)
+    shown = str(x)
+    assert shown.startswith("[") and "+/-" in shown
+    mid, rad = shown.strip("[]").split(" +/- ")
+    with mpmath.workdps(ORACLE_DPS):                        # the oracle's loss lies inside the printed ball
+        assert abs(mpmath.mpf(mid) - truth("bigram")["loss"]) <= mpmath.mpf(rad)

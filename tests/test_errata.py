@@ -26,6 +26,7 @@ from symgpt.errata import cause_of, correct_figure, errata, for_document
 from symgpt.refs import Quantity
 from symgpt.render import render_doc
 from symgpt.where import translate
+
 from conftest import loaded
 from test_render_cases import document
 
@@ -253,7 +254,8 @@ def test_seed_causes_agree_with_the_chains():
             for i in r["claims"]:
                 v = by_index[i]
                 # the chain's rounding, as claims printed it, against the figure
-                reproduces = v.chain_value is not None and Fraction(v.chain_value.rstrip("%")) == Fraction(v.printed.rstrip("%"))
+                reproduces = (v.chain_value is not None
+                              and Fraction(v.chain_value.rstrip("%")) == Fraction(v.printed.rstrip("%")))
                 fig = next(f for f in r["figures"] if f["ref"] == v.ref)
                 assert ("carried rounding" in fig["causes"]) >= reproduces
 

@@ -18,8 +18,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-import oracle
 from symgpt.figures import line, svg
+
+import oracle
 from test_render_cases import CASES, SEEDS, WEIRD_SPEC, deep_spec_path, rendered
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -166,7 +167,8 @@ def test_the_pdf_heat_map_shows_the_same_labels_and_zeros(case):
         assert pictures, name
         for pic in pictures:
             assert "infty" not in pic
-            cells = {(int(i), int(j)): v for j, i, v in re.findall(r"\\node\[[^\]]*\] at \((\d+),(\d+)\) \{([^}]*)\}", pic)}
+            node = r"\\node\[[^\]]*\] at \((\d+),(\d+)\) \{([^}]*)\}"
+            cells = {(int(i), int(j)): v for j, i, v in re.findall(node, pic)}
             assert cells and all(v == "0" for (i, j), v in cells.items() if j > i)
             cols = re.findall(r"\\node at \(\d+, -0\.85\) \{([^}]*)\}", pic)
             rows = re.findall(r"\\node\[anchor=east\] at \(-0\.55, \d+\) \{([^}]*)\}", pic)

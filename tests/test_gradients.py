@@ -160,7 +160,8 @@ def test_relu_tie_has_derivative_zero(tmp_path):
     assert d.value("grad_Z[0,2]") == "0"       # Z[0,·] does not reach a one-position loss
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 
 @settings(max_examples=8, deadline=None)

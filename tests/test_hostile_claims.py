@@ -18,11 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import hostile
-from conftest import BIGRAM, ROOT, loaded
 from symgpt import ClaimError, InputError, LimitError
 from symgpt.claims import Claim, ClaimsFile, judge_all
 from symgpt.refs import FUNCTIONS
+
+import hostile
+from conftest import BIGRAM, ROOT, loaded
 
 SPEC = f'spec = "{BIGRAM.as_posix()}"\n'
 

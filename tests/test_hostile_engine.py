@@ -15,8 +15,6 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
-import hostile
-import oracle
 import pytest
 import sympy
 from mpmath import mp
@@ -28,6 +26,9 @@ from symgpt.errors import InputError, LimitError
 from symgpt.models import build, differentiated
 from symgpt.numeric import UndecidableError, bounds
 from symgpt.spec import load_spec
+
+import hostile
+import oracle
 from conftest import loaded
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,7 +175,7 @@ REPL = [
     ("both", lambda d: d.value("loss", digits=3, decimals=3), InputError, ["digits", "decimals"]),
     ("trace('sdg')", lambda d: d.trace("sdg"), InputError, ["optimizer", "'sdg'", "sgd, adamw"]),
     ("trace(None)", lambda d: d.trace(None), InputError, ["optimizer", "None"]),
-    ("unknown ref", lambda d: d.value("nope"), InputError, ["'nope'", "verify --list"]),
+    ("unknown ref", lambda d: d.value("nope"), InputError, ["'nope'", "symgpt list", "d.names()"]),
     ("index", lambda d: d.value("W[9,9]"), InputError, ["W[9,9]", "'9'", "0..1"]),
     ("step range", lambda d: d.value("sgd[99].loss"), InputError, ["sgd[99].loss", "0..20"]),
     ("trace digits", lambda d: d.trace("sgd").value(1, "loss", digits=0), InputError, ["digits"]),
@@ -270,8 +271,9 @@ def test_ln_eps_zero_first_sgd_step_by_hand(eps0):
 
 def test_undecidable_sign_names_the_quantity():
     """A sign no enclosure settles and SymPy cannot decide: one line naming it."""
-    from symgpt.numeric import certify, sign_of
     from flint import arb
+
+    from symgpt.numeric import certify, sign_of
     msg = hostile.raises_clear(UndecidableError,
                                lambda: certify(lambda p: arb("0 +/- 1e-30"), sign_of, what="the sign of Z[0,0]",
                                                start=64, stop=256), "Z[0,0]")

@@ -29,10 +29,11 @@ from pathlib import Path
 
 import pytest
 
-import hostile
 from symgpt import cli, render
 from symgpt.blocks import is_control
 from symgpt.limits import Limits
+
+import hostile
 
 ROOT = Path(__file__).resolve().parent.parent
 BIGRAM = ROOT / "derivations" / "bigram.toml"
@@ -434,7 +435,8 @@ def test_verify_stdout_a_closed_pipe(work):
 @pytest.mark.slow
 def test_file_size_limit(work):
     def limit():
-        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))  # the .md (12 KB) cannot be written, the pictures (< 6 KB) can
+        # the .md (12 KB) cannot be written, the pictures (< 6 KB) can
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
 
     with unchanged(work):
         r = command("symgpt.render", "bigram", "--format", "md", "--lang", "en", "--out", work / "out",

@@ -19,11 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import hostile
-from conftest import BIGRAM, SEED, replace_once, write_spec
 from symgpt.errors import LimitError
 from symgpt.limits import Limits
 from symgpt.spec import KEYS, Spec, SpecError, load_spec
+
+import hostile
+from conftest import BIGRAM, SEED, replace_once, write_spec
 
 B, T = BIGRAM.read_text(encoding="utf-8"), SEED.read_text(encoding="utf-8")
 GC = 'gradcheck = { h = 1e-5, params = ["W[0,2]", "E[1,1]"] }'

@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from symgpt.render import LANGS, tex_escape
+
 from test_render_cases import CASES, WEIRD_TOKENS, rendered
 
 HAVE_TEX = bool(shutil.which("xelatex") and shutil.which("latexmk"))

@@ -12,7 +12,8 @@ import math
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as hs
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 torch = pytest.importorskip("torch")
 

@@ -17,10 +17,11 @@ import tomllib
 from importlib import metadata
 
 import pytest
-from conftest import ROOT
 
 from symgpt import command, render, verify
 from symgpt.cli import run
+
+from conftest import ROOT
 
 DERIVATIONS = ROOT / "derivations"
 SPECS = sorted(p for p in DERIVATIONS.glob("*.toml") if not p.name.endswith(".claims.toml"))

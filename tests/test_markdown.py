@@ -43,8 +43,11 @@ def katex_problems(tex: str) -> list:
     []
     >>> katex_problems(r"\\begin{align*} a \\end{align*}")
     ['environment align* is not supported', 'environment align* is not supported']
-    >>> katex_problems(r"\\DeclareMathOperator{\\foo}{foo} {")
-    ['macro \\\\DeclareMathOperator is not on the KaTeX allowlist', 'macro \\\\foo is not on the KaTeX allowlist', 'unbalanced braces']
+    >>> for problem in katex_problems(r"\\DeclareMathOperator{\\foo}{foo} {"):
+    ...     print(problem)
+    macro \\DeclareMathOperator is not on the KaTeX allowlist
+    macro \\foo is not on the KaTeX allowlist
+    unbalanced braces
     """
     out = []
     depth = 0

@@ -16,8 +16,9 @@ import re
 import sys
 
 import nbformat
-import oracle
 import pytest
+
+import oracle
 from conftest import ORACLE_DPS, ROOT, SEED, assert_significant, ref_round_significant
 
 pytest.importorskip("nbclient")

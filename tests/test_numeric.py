@@ -10,10 +10,10 @@ from flint import arb, ctx, fmpq
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import (boundary_distance, exponent10, ref_round_decimals, ref_round_significant,
-                      to_fraction)
 from symgpt.graph import Graph
 from symgpt.numeric import Evaluator, UndecidableError, round_decimals, round_significant
+
+from conftest import boundary_distance, exponent10, ref_round_decimals, ref_round_significant, to_fraction
 
 # ---------------------------------------------------------------- strategies
 
@@ -275,6 +275,7 @@ def test_certify_raises_precision_until_the_rounding_is_proven():
     # 0.00049999 (below the tie 0.0005) in a ball of radius 2^-(prec/4): 3 decimals need
     # a radius under 10^-8, i.e. prec/4 > log2(10^8) ≈ 26.6, so 64 bits fail and 128 succeed
     from flint import arb, fmpq
+
     from symgpt.numeric import certify
     seen = []
 
@@ -287,6 +288,7 @@ def test_certify_raises_precision_until_the_rounding_is_proven():
 
 def test_certify_reads_an_exact_tie_and_never_guesses():
     from flint import arb, fmpq
+
     from symgpt.numeric import MAX_PREC, certify
     tie = fmpq(1, 2000)  # 0.0005: on the boundary between 0.000 and 0.001
     seen = []
@@ -304,6 +306,7 @@ def test_certify_reads_an_exact_tie_and_never_guesses():
 
 def test_certify_decides_signs_and_goes_on_past_an_undecided_inner_sign():
     from flint import arb, fmpq
+
     from symgpt.numeric import certify, sign_of
     assert [sign_of(x) for x in (fmpq(-2), fmpq(0), arb(3), arb(0, 1))] == [-1, 0, 1, None]
 
@@ -321,6 +324,7 @@ def test_certify_decides_signs_and_goes_on_past_an_undecided_inner_sign():
 
 def test_float64_values_are_what_plain_floats_give():
     import math
+
     from symgpt.graph import ReLU
     from symgpt.numeric import float64_values
     g = Graph()
@@ -364,6 +368,7 @@ def _own_imports(path):
 
 def test_engine_modules_have_no_hidden_imports_and_no_cycles():
     from pathlib import Path
+
     import symgpt
     root = Path(symgpt.__file__).parent
     graph = {}

@@ -18,9 +18,10 @@ import tomllib
 import zipfile
 
 import pytest
-from conftest import ROOT
 
 from symgpt import resources
+
+from conftest import ROOT
 
 PYPROJECT = ROOT / "pyproject.toml"
 

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-import specs
 from symgpt.render import render_spec
+
+import specs
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = {"tiny-transformer": ROOT / "derivations" / "tiny-transformer.toml",

@@ -8,11 +8,11 @@ pipe, the umask set in the child before it starts.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import stat
-import contextlib
-import io
 import subprocess
 import sys
 from pathlib import Path

@@ -16,12 +16,13 @@ from pathlib import Path
 import mpmath
 import pytest
 
+from symgpt.render import LANGS, TEMPLATES, render_all
+from symgpt.verify import check_file
+
 import hostile
 import oracle
 import source_prints
 from conftest import BIGRAM, SEED, ref_round_decimals
-from symgpt.render import LANGS, TEMPLATES, render_all
-from symgpt.verify import check_file
 from test_render_cases import ROOT, SEEDS, document, rendered, weird_spec_path
 
 RENDERED = ROOT / "derivations" / "rendered"
@@ -226,7 +227,8 @@ def test_the_pasted_prose_check_can_fail():
 def test_help_is_complete():
     o = hostile.render("--help")
     assert o.code == 0 and o.err == ""
-    for flag in ("SPEC", "--format", "md|tex|pdf|claims|all", "claims.toml", "--lang", "zh|en", "--digits", "--out", "latexmk"):
+    for flag in ("SPEC", "--format", "md|tex|pdf|claims|all", "claims.toml", "--lang", "zh|en", "--digits",
+                 "--out", "latexmk"):
         assert flag in o.out
 
 

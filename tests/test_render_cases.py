@@ -71,6 +71,7 @@ def weird_spec_path() -> Path:
 def deep_spec_path() -> Path:
     """Two layers, two heads, d = 4, T = 3: tables grow, sums are worked for the last row."""
     import tempfile
+
     import oracle
     p = Path(tempfile.mkdtemp(prefix="symgpt-deep-")) / "deep.toml"
     p.write_text(oracle.random_spec_toml(seed=3, V=5, d=4, heads=2, d_ff=4, layers=2, T=3), encoding="utf-8")
@@ -88,9 +89,10 @@ def document(case: str) -> dict:
 
     Shared read-only by the tests that look at a document's data, and laid out by :func:`rendered`.
     """
-    from conftest import loaded
     from symgpt.document import build
     from symgpt.errata import for_document
+
+    from conftest import loaded
     d = loaded(str(spec_path(case)))
     return build(d, None, for_document(d))
 

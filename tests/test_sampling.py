@@ -6,9 +6,10 @@ import pytest
 import sympy
 from sympy import Rational
 
-import oracle
-from conftest import BIGRAM, ball_mid, ORACLE_DPS, assert_close, derivation_of, replace_once, write_spec
 from symgpt import sampling
+
+import oracle
+from conftest import BIGRAM, ORACLE_DPS, assert_close, ball_mid, derivation_of, replace_once, write_spec
 
 PREC = 200  # bits for reading exact expressions as balls
 

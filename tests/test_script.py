@@ -13,10 +13,11 @@ from decimal import Decimal
 
 import pytest
 
-from conftest import BIGRAM, derivation_of, write_spec
-from symgpt.script import script
 from symgpt.numeric import round_decimals
+from symgpt.script import script
 from symgpt.train import gradcheck
+
+from conftest import BIGRAM, derivation_of, write_spec
 
 OTHER = """
 title = "other"

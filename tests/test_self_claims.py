@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from symgpt.render import render_all
+from symgpt.verify import check_file
+
 import hostile
 import oracle
 from conftest import ref_round_decimals
-from symgpt.render import render_all
-from symgpt.verify import check_file
 from test_render_cases import CASES, SEEDS, rendered
 
 

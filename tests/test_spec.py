@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy import Rational
 
+from symgpt.spec import SpecError, load_spec, number
+
 import hostile
 import oracle
 from conftest import BIGRAM, SEED, replace_once, write_spec
-from symgpt.spec import SpecError, load_spec, number
 
 # ---------------------------------------------------------------- exact numbers
 

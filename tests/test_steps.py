@@ -9,9 +9,10 @@ from fractions import Fraction
 import mpmath
 import pytest
 
+from symgpt import steps as st
+
 import oracle
 from conftest import BIGRAM, SEED, ref_round_decimals
-from symgpt import steps as st
 
 
 def test_sum_of_exponentials_gets_a_guard_digit_where_three_decimals_do_not_close(seed):
@@ -74,7 +75,8 @@ def test_latex_and_chain_fold_signs_and_keep_precedence():
 
 # ---------------------------------------------------------------- property: chain text means what the tree means
 
-from hypothesis import given, settings, strategies as hs  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
 
 from symgpt.refs import evaluate  # noqa: E402
 

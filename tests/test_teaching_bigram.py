@@ -15,11 +15,12 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-import oracle
-from conftest import BIGRAM, ROOT, derivation_of, ref_round_decimals, ref_round_significant, write_spec
 from symgpt.document import build
 from symgpt.errors import InputError
 from symgpt.spec import load_spec
+
+import oracle
+from conftest import BIGRAM, ROOT, derivation_of, ref_round_decimals, ref_round_significant, write_spec
 from test_render_cases import document, rendered
 
 RENDERED = ROOT / "derivations" / "rendered"

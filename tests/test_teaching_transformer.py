@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-import oracle
 from symgpt import diagrams, scale
 from symgpt.render import render_all
 from symgpt.spec import SpecError, load_spec
 from symgpt.train import param_count
+
+import oracle
 from conftest import loaded
 from test_render_cases import ROOT, SEEDS, deep_spec_path, document, rendered
 

@@ -12,18 +12,18 @@ import mpmath
 import pytest
 import sympy
 
-import oracle
-from conftest import BIGRAM, SEED, assert_close, derivation_of, loaded, write_spec
 from symgpt.derive import bigram_gradients, softmax_ce_steps
 from symgpt.numeric import UndecidableError, round_decimals, round_significant
 from symgpt.train import Trace, gradcheck, gradcheck_table, param_count
+
+import oracle
+from conftest import BIGRAM, SEED, assert_close, derivation_of, loaded, write_spec
 
 if os.environ.get("CI") == "true":
     import torch  # noqa: F401
 else:
     torch = pytest.importorskip("torch")
 import torch_oracle  # noqa: E402
-
 
 # ---------------------------------------------------------------- document 004
 
@@ -381,6 +381,7 @@ def test_bigram_matrix_gradients_agree_with_oracle(bigram_oracle):
 def test_doc000_head_step_new_loss_against_oracle(seed, seed_oracle):
     """The loss after the head-only update of row 你: an oracle forward pass with that row."""
     import copy
+
     from conftest import to_fraction
     p, h = seed_oracle["p"], seed_oracle["h_final"]
     spec = copy.deepcopy(oracle.load_spec(SEED))

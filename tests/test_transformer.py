@@ -13,8 +13,16 @@ from hypothesis import strategies as st
 from sympy import Rational, sin, sqrt
 
 import oracle
-from conftest import (ORACLE_DPS, assert_close, assert_significant, derivation_of,
-                      oracle_quantities, ref_round_significant, replace_once, write_spec)
+from conftest import (
+    ORACLE_DPS,
+    assert_close,
+    assert_significant,
+    derivation_of,
+    oracle_quantities,
+    ref_round_significant,
+    replace_once,
+    write_spec,
+)
 
 
 def check_all_quantities(d, res, digits=30):

@@ -17,10 +17,11 @@ from fractions import Fraction
 import mpmath
 import pytest
 
+from symgpt import LimitError, Limits, verify
+
 import hostile
 import oracle
 from conftest import BIGRAM, ORACLE_DPS, ROOT, ref_round_decimals, to_fraction
-from symgpt import LimitError, Limits, verify
 
 SEED_CLAIMS = ROOT / "derivations" / "tiny-transformer.claims.toml"
 BIGRAM_CLAIMS = ROOT / "derivations" / "bigram.claims.toml"

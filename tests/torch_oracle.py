@@ -235,8 +235,9 @@ if __name__ == "__main__":
 
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
-    import oracle
     from mpmath import mp
+
+    import oracle
 
     root = os.path.join(here, "..", "derivations")
     tt = oracle.load_spec(os.path.join(root, "tiny-transformer.toml"))
