@@ -23,8 +23,8 @@ from .safe import is_control, shown
 def md_text(text) -> str:
     r"""Text made literal in Markdown (names, titles, meanings): specials escaped, controls shown.
 
-    >>> md_text("a_b*[x]"), md_text("<pad>"), md_text("a\x1b")
-    ('a\\_b\\*\\[x\\]', '&lt;pad&gt;', 'a\\\\x1b')
+    >>> md_text("a_b*[x]"), md_text("<pad>"), md_text("a\x1b"), md_text("50%"), md_text("{}")
+    ('a\\_b\\*\\[x\\]', '&lt;pad&gt;', 'a\\\\x1b', '50%', '{}')
     """
     out = []
     for ch in str(text):

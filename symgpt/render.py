@@ -41,6 +41,7 @@ from .document import build, printed_figures
 from .errata import for_document
 from .figures import svg
 from .limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
+from .markup import md_text
 from .resources import TEMPLATES, version_line
 from .spec import load_spec, number
 
@@ -51,27 +52,7 @@ TEX_PACKAGES = "texlive-xetex texlive-lang-chinese texlive-pictures texlive-late
 
 # ---------------------------------------------------------------- escaping
 
-def md_escape(text) -> str:
-    """User text (a token like ``<pad>`` or ``a_b``) made literal in Markdown.
-
-    Control characters are shown as their escapes (``\\x1b`` as four characters).
-
-    >>> md_escape("<pad>"), md_escape("a_b*"), md_escape("50%"), md_escape("{}")
-    ('&lt;pad&gt;', 'a\\\\_b\\\\*', '50%', '{}')
-    >>> print(md_escape("a\\x1b[31m"), md_escape("\\u202e"))
-    a\\\\x1b\\[31m \\\\u202e
-    """
-    out = []
-    for ch in str(text):
-        if ch in "\\`*_[]#|$~":
-            out.append("\\" + ch)
-        elif ch in "<>&":
-            out.append({"<": "&lt;", ">": "&gt;", "&": "&amp;"}[ch])
-        elif is_control(ch):  # "\\" + "x1b": Markdown shows \x1b
-            out.append("\\" + shown(ch))
-        else:
-            out.append(ch)
-    return "".join(out)
+md_escape = md_text  # user text made literal in Markdown (symgpt.markup.md_text)
 
 
 _TEX_CHARS = {

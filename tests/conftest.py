@@ -10,12 +10,14 @@ from __future__ import annotations
 import decimal
 import functools
 import math
+import os
 from fractions import Fraction
 from pathlib import Path
 
 import flint
 import mpmath
 import pytest
+from hypothesis import settings
 
 import oracle
 
@@ -23,6 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "derivations" / "tiny-transformer.toml"
 BIGRAM = ROOT / "derivations" / "bigram.toml"
 ORACLE_DPS = 60
+
+# Hypothesis draws the same examples on every run ("fixed"), so the suite's time and verdict are
+# reproducible on every machine and CI; HYPOTHESIS_PROFILE=explore draws new ones each run (a
+# failure prints the example and its @reproduce_failure blob).
+settings.register_profile("fixed", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 BLOCK_KEYS = ("Q", "K", "V", "S", "A", "Attn", "H1", "mu1", "var1", "LN1", "Z", "R", "F",
               "H2", "mu2", "var2", "LN2")
