@@ -17,7 +17,9 @@ rounds to the printed result, else ``≈``.
 >>> q
 <Quantity z[鱼] = 0.0800000000000 (logits x·W)>
 >>> print(q.lines()[0])
-z_{\text{鱼}} &= W_{0,\text{鱼}} x_{0} + W_{1,\text{鱼}} x_{1} = 0.1 \times 0.3000 + (-0.5) \times (-0.1000) = 0.0800
+z_{\text{鱼}} &= W_{0,\text{鱼}} x_{0} + W_{1,\text{鱼}} x_{1}
+>>> print(q.lines()[1])        # the document's own line (its §1)
+z_{2} &= 0.3000 \times 0.1 + (-0.1000) \times (-0.5) = 0.0800
 """
 from __future__ import annotations
 
@@ -26,9 +28,10 @@ import weakref
 import sympy
 from flint import arb
 
-from . import doc_transformer
+from . import doc_bigram, doc_transformer
 from . import steps as st
 from .blocks import Numbers, mtext
+from .document import DEFAULT_DIGITS
 from .errors import InputError
 from .graph import DECIDED, ReLU
 from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
@@ -37,10 +40,7 @@ from .names import RefError
 DIGITS = 12          # significant digits of a quantity's value
 SMALL_OPS = 40       # a closed form of at most this many operations (SymPy count_ops) is shown
 COUNT_OPS = 1000     # up to this many its size is counted; beyond, "more than"
-# The document's decimals, as symgpt.document.DEFAULT_DIGITS.  Neither that module nor doc_bigram can be
-# imported here: both lead to symgpt.extras, which imports symgpt.derivation, which imports this module.
-DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
-SECTIONS = {"transformer": doc_transformer.sections}  # the bigram's lines come from the definitions
+SECTIONS = {"transformer": doc_transformer.sections, "bigram": doc_bigram.sections}
 
 # LaTeX of the quantity names the documents use (names.py's groups); others print as \mathrm{name}
 TEX = {"H0": "H^{(0)}", "H1": "H'", "H2": "H''", "LN1": r"\mathrm{LN}_1", "LN2": r"\mathrm{LN}_2",
@@ -125,8 +125,8 @@ def worked_lines(d) -> dict:
     """{node name: (section number, resolved line)} of the document's worked lines whose result is one node.
 
     The document's sections are built once per derivation, at the document's
-    decimals; a vector line gives one scalar line per component.  Only the
-    transformer's document is read here (see :data:`SECTIONS`).
+    decimals; a vector line gives one scalar line per component (both kinds'
+    documents, see :data:`SECTIONS`).
 
     >>> import symgpt
     >>> sec, ln = worked_lines(symgpt.load("tiny-transformer"))["A[1,0]"]

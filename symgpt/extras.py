@@ -31,7 +31,6 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from . import lowprec
-from .derivation import Derivation
 from .numeric import certify, prec_for_digits, round_decimals, round_significant
 from .train import Trace, lr_at
 
@@ -76,13 +75,14 @@ class Batch:
 
     def __init__(self, d):
         s = d.spec
+        model = type(d)             # a symgpt.Derivation, made from the variant spec under d's limits
         self.d, self.pairs = d, s.extras.batch
-        self.models = [d if (s.input[-1:], s.target) == (inp, tgt) else Derivation(variant(s, ((inp, tgt),)),
-                                                                                      limits=d.limits)
+        self.models = [d if (s.input[-1:], s.target) == (inp, tgt) else model(variant(s, ((inp, tgt),)),
+                                                                                 limits=d.limits)
                        for inp, tgt in self.pairs]
-        self.mean_model = Derivation(variant(s, self.pairs), limits=d.limits)
+        self.mean_model = model(variant(s, self.pairs), limits=d.limits)
         self.trace = Trace(self.mean_model, "sgd", 1)
-        self.clipped = Trace(Derivation(variant(s, self.pairs, s.extras.clip), limits=d.limits), "sgd", 1)
+        self.clipped = Trace(model(variant(s, self.pairs, s.extras.clip), limits=d.limits), "sgd", 1)
 
     def example(self, i: int, ref: str, k: int) -> str:
         """Example i's own value of ``ref`` (loss, grad_W[0,2] …) at k decimals."""
