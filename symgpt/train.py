@@ -124,31 +124,30 @@ class State:
     nodes: object = None                        # (evaluator, values) of the spec's example
 
 
-class Trace:
-    """N steps of SGD or AdamW from a model's spec, at any precision.
+def step_arg(optimizer: str, steps: int, k, ref="loss") -> None:
+    """Check the arguments ``(k, ref)`` of a reading of a trace: a step number and a quantity name.
 
-    ``d`` is the model on the spec's own example: ``spec``, ``graph``, ``ev``
-    and ``registry`` (a :class:`symgpt.Derivation` is one).  ``build(tokens,
-    target)`` builds the graph (with gradients) of each further training
-    example; by default :func:`symgpt.models.differentiated`.
+    >>> step_arg("sgd", 20, "loss", 3)
+    Traceback (most recent call last):
+    ...
+    symgpt.names.RefError: sgd['loss']: k: expected a step number 0..20 of the sgd trace (an int), got 'loss' (arguments swapped? the call is value(k, ref), k the step)
+    """  # noqa: E501
+    swapped = isinstance(k, str) and isinstance(ref, int) and not isinstance(ref, bool)
+    hint = " (arguments swapped? the call is value(k, ref), k the step)" if swapped else ""
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= steps:
+        raise RefError(f"{optimizer}[{k!r}]: k: expected a step number 0..{steps} of the "
+                       f"{optimizer} trace (an int), got {k!r}{hint}")
+    if not isinstance(ref, (str, Ref)) or (isinstance(ref, str) and not ref.strip()):
+        raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[0]' (a string), got {ref!r}{hint}")
+
+
+class Shown:
+    """How a notebook shows a trace: one line, and a table of certified losses (Markdown, LaTeX).
+
+    A trace has ``d``, ``optimizer``, ``steps``, ``names`` (its learnable parameters),
+    ``_lr()`` and ``value(k, ref, digits=…)``.
     """
 
-    def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
-        model_arg(d)
-        if optimizer not in ("sgd", "adamw"):
-            raise InputError(f"optimizer: expected 'sgd' or 'adamw', got {optimizer!r}")
-        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
-            raise InputError(f"steps: expected an integer ≥ 0, got {steps!r}")
-        build = build or (lambda tokens, target: differentiated(d.spec, tokens, target))
-        self.d, self.optimizer = d, optimizer
-        self.steps = d.spec.training.steps if steps is None else steps
-        self.names = learnable(d)
-        self.examples = [d.graph] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
-        self._by_prec: dict[int, list] = {}
-        self._floor = 0  # lowest precision known to decide every sign of the trace
-        self._open: set = set()
-
-    # -- how a notebook shows it --------------------------------------------------
     def __repr__(self) -> str:
         """One line, computing nothing: optimizer, spec, steps, parameters, learning rate.
 
@@ -159,10 +158,6 @@ class Trace:
         return (f"<Trace {self.optimizer} of {self.d.spec.name}: {self._steps_text()} (states "
                 f"{self.optimizer}[0]..{self.optimizer}[{self.steps}]), {len(self.names)} parameters, "
                 f"lr {self._lr()}>")
-
-    def _lr(self) -> str:
-        tr = self.d.spec.training
-        return exact_text(tr.lr if self.optimizer == "sgd" else tr.adamw.lr)
 
     def _steps_text(self) -> str:
         return f"{self.steps} step" + ("" if self.steps == 1 else "s")
@@ -195,8 +190,37 @@ class Trace:
 
     def _repr_latex_(self) -> str:
         rows = [[str(k), tex_number(v)] for k, v in self.loss_table()]
-        return "$$" + latex_table([r"k", rf"\mathcal{{L}}(\theta_k)\ \text{{({self.optimizer})}}"], rows,
-                                  align="rr") + "$$"
+        name = self.optimizer.replace("_", r"\_")        # sgd_wrong_order in \text{…}
+        return "$$" + latex_table([r"k", rf"\mathcal{{L}}(\theta_k)\ \text{{({name})}}"], rows, align="rr") + "$$"
+
+
+class Trace(Shown):
+    """N steps of SGD or AdamW from a model's spec, at any precision.
+
+    ``d`` is the model on the spec's own example: ``spec``, ``graph``, ``ev``
+    and ``registry`` (a :class:`symgpt.Derivation` is one).  ``build(tokens,
+    target)`` builds the graph (with gradients) of each further training
+    example; by default :func:`symgpt.models.differentiated`.
+    """
+
+    def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
+        model_arg(d)
+        if optimizer not in ("sgd", "adamw"):
+            raise InputError(f"optimizer: expected 'sgd' or 'adamw', got {optimizer!r}")
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
+            raise InputError(f"steps: expected an integer ≥ 0, got {steps!r}")
+        build = build or (lambda tokens, target: differentiated(d.spec, tokens, target))
+        self.d, self.optimizer = d, optimizer
+        self.steps = d.spec.training.steps if steps is None else steps
+        self.names = learnable(d)
+        self.examples = [d.graph] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
+        self._by_prec: dict[int, list] = {}
+        self._floor = 0  # lowest precision known to decide every sign of the trace
+        self._open: set = set()
+
+    def _lr(self) -> str:
+        tr = self.d.spec.training
+        return exact_text(tr.lr if self.optimizer == "sgd" else tr.adamw.lr)
 
     # -- the computation ------------------------------------------------------
     def _evaluate(self, leaves, prec):
@@ -299,14 +323,7 @@ class Trace:
 
     # -- reading it -------------------------------------------------------
     def _step(self, k, ref="loss") -> None:
-        """Check the arguments ``(k, ref)`` of a reading: a step number and a quantity name."""
-        swapped = isinstance(k, str) and isinstance(ref, int) and not isinstance(ref, bool)
-        hint = " (arguments swapped? the call is value(k, ref), k the step)" if swapped else ""
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.steps:
-            raise RefError(f"{self.optimizer}[{k!r}]: k: expected a step number 0..{self.steps} of the "
-                           f"{self.optimizer} trace (an int), got {k!r}{hint}")
-        if not isinstance(ref, (str, Ref)) or (isinstance(ref, str) and not ref.strip()):
-            raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[0]' (a string), got {ref!r}{hint}")
+        step_arg(self.optimizer, self.steps, k, ref)
 
     def ball(self, k: int, ref, prec: int):
         """A quantity of state k: loss, p[v], a parameter, grad_<param>, m[param], …

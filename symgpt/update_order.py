@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from flint import ctx
 
+from .markup import exact_text
 from .names import Ref, base
-from .numeric import Evaluator, to_flint
-from .train import learnable
+from .numeric import Evaluator, certify, prec_for_digits, round_decimals, round_significant, to_flint
+from .train import Shown, learnable, step_arg
 
 
 def _first(d, name: str) -> bool:
@@ -34,8 +35,15 @@ def _first(d, name: str) -> bool:
     return base(d.graph.nodes[name].group) != "E"
 
 
-class WrongOrderTrace:
-    """States of SGD with the wrong update order, at any precision."""
+class WrongOrderTrace(Shown):
+    """States of SGD with the wrong update order, at any precision.
+
+    >>> import symgpt
+    >>> symgpt.load("bigram").trace("sgd_wrong_order")
+    <Trace sgd_wrong_order of bigram: 20 steps (states sgd_wrong_order[0]..sgd_wrong_order[20]), 12 parameters, lr 0.5>
+    """  # noqa: E501
+
+    optimizer = "sgd_wrong_order"
 
     def __init__(self, d, steps: int | None = None):
         self.d = d
@@ -77,10 +85,12 @@ class WrongOrderTrace:
             self._by_prec[prec] = out
         return self._by_prec[prec]
 
+    def _lr(self) -> str:
+        return exact_text(self.d.spec.training.lr)
+
     def ball(self, k: int, ref, prec: int):
         """``loss``, ``p[v]`` or a parameter of state k (a name or its Ref), enclosed at ``prec`` bits."""
-        if not 0 <= k <= self.steps:
-            raise KeyError(f"sgd_wrong_order[{k}]: the trace has steps 0..{self.steps}")
+        step_arg(self.optimizer, self.steps, k, ref)
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, "sgd_wrong_order")
         loss, p, params = self.states(prec)[k]
         if r.part == "loss":
@@ -88,3 +98,16 @@ class WrongOrderTrace:
         if r.part == "p":
             return p[r.index[0]]
         return params[r.node]
+
+    def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
+        """Certified string of a state's ``loss``, ``p[v]`` or parameter (15 significant digits by default).
+
+        >>> import symgpt
+        >>> symgpt.load("bigram").trace("sgd_wrong_order").value(1, "loss", decimals=4)
+        '0.8792'
+        """
+        step_arg(self.optimizer, self.steps, k, ref)
+        fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
+               else (lambda b: round_significant(b, digits or 15)))
+        return certify(lambda prec: self.ball(k, ref, prec), fmt, what=f"{self.optimizer}[{k}].{ref}",
+                       start=prec_for_digits((digits or decimals or 15) + 10)).value

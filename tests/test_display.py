@@ -25,6 +25,7 @@ import symgpt
 
 import oracle
 from conftest import BIGRAM, ORACLE_DPS, SEED, assert_significant, ref_round_decimals
+from test_claims import _bigram_steps
 from test_markdown import math_spans, md
 from test_mathjax import INSTALL, SCRIPT, _missing
 
@@ -410,3 +411,23 @@ def test_an_mpf_whose_rounding_cannot_be_certified_prints_its_enclosure(monkeypa
     mid, rad = shown.strip("[]").split(" +/- ")
     with mpmath.workdps(ORACLE_DPS):                        # the oracle's loss lies inside the printed ball
         assert abs(mpmath.mpf(mid) - truth("bigram")["loss"]) <= mpmath.mpf(rad)
+
+
+def test_the_wrong_order_trace_shows_its_certified_losses_and_checks_its_arguments():
+    """sgd_wrong_order displays like the other traces; its table agrees with the document's own
+    loop run in mpmath (tests/test_claims.py), and a misused step is one clear error."""
+    t = symgpt.load("bigram").trace("sgd_wrong_order")
+    steps = tomllib.loads(symgpt.load("bigram").spec.path.read_text())["training"]["steps"]
+    assert repr(t) == (f"<Trace sgd_wrong_order of bigram: {steps} steps (states sgd_wrong_order[0].."
+                       f"sgd_wrong_order[{steps}]), 12 parameters, lr 0.5>")
+    want = _bigram_steps(True, steps)
+    table = dict(t.loss_table())
+    assert set(table) == set(t.shown_steps()) and 0 in table and steps in table
+    for k, shown in table.items():
+        assert_significant(shown, want[k], 10)
+    md, tex = t._repr_markdown_(), t._repr_latex_()
+    assert f"| `sgd_wrong_order[1].loss` | {table[1]} |" in md and r"\text{(sgd\_wrong\_order)}" in tex
+    with pytest.raises(symgpt.InputError, match=r"k: expected a step number 0\.\.20 .*arguments swapped"):
+        t.value("loss", 1)
+    with pytest.raises(symgpt.InputError, match=r"k: expected a step number 0\.\.20"):
+        t.ball(21, "loss", 64)
