@@ -18,16 +18,16 @@ import sympy
 from flint import arb
 
 from . import cost, display
-from .errors import InputError, LimitError
+from .errors import InputError
 from .graph import Graph
 from .limits import Limits
 from .markup import printed_mpf
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError
-from .numeric import UndecidableError, certify, count, prec_for_digits, round_decimals, round_significant, to_mpf
+from .numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
 from .resources import DERIVATIONS
 from .spec import Spec, SpecError, load_spec
-from .train import Trace
+from .train import Trace, precision, rounding
 from .update_order import WrongOrderTrace
 
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
@@ -198,13 +198,7 @@ class Derivation:
         ``head_step.loss`` (document 000's update of the target's row of E with
         the head-path gradient).
         """
-        top = 4 * prec_for_digits(self.limits.max_digits)
-        if isinstance(prec, bool) or not isinstance(prec, int) or prec < 2:
-            raise InputError(f"prec: expected an integer ≥ 2 (bits), got {prec!r}")
-        if prec > top:
-            raise LimitError(f"prec: {prec} bits asked, above the limit {top} bits "
-                             f"(4 × the bits of --max-digits; symgpt.Limits(max_digits=…) in Python)")
-        return self.registry.ref(ref_text(ref)).ball(prec)
+        return self.registry.ref(ref_text(ref)).ball(precision(prec, self.limits))
 
     def value(self, ref, digits=None, decimals=None) -> str:
         """The certified decimal string: ``digits`` significant or ``decimals`` fixed.
@@ -214,15 +208,10 @@ class Derivation:
         >>> load("bigram").value("sgd[1].loss", decimals=4)
         '0.8894'
         """
-        if digits is not None and decimals is not None:
-            raise InputError(f"digits, decimals: expected one of them, got digits={digits!r} and "
-                             f"decimals={decimals!r}")
-        if decimals is not None:
-            count("decimals", decimals, 0, self.limits)
-            fmt, n = (lambda v: round_decimals(v, decimals)), decimals + 10
-        else:
-            digits = 15 if digits is None else count("digits", digits, 1, self.limits)
-            fmt, n = (lambda v: round_significant(v, digits)), digits
+        if isinstance(digits, str) and not isinstance(ref, str):
+            raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got {ref!r} "
+                           f"(arguments swapped? the call is value(ref, digits=…))")
+        fmt, n = rounding(digits, decimals, self.limits)
         r = self.registry.ref(ref_text(ref))
         return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
                        start=prec_for_digits(n)).value

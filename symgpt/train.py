@@ -141,6 +141,49 @@ def step_arg(optimizer: str, steps: int, k, ref="loss") -> None:
         raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[0]' (a string), got {ref!r}{hint}")
 
 
+def rounding(digits, decimals, limits: Limits | None = None):
+    """(fmt, n) of a reading: ``fmt`` rounds a ball to ``digits`` significant digits (15 when neither
+    is given) or to ``decimals`` places, ``n`` the digits it needs; both checked against ``limits``.
+
+    >>> fmt, n = rounding(None, 3)
+    >>> fmt(fmpq(2, 3)), n
+    ('0.667', 13)
+    >>> rounding(-1, None)
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.InputError: digits: expected an integer ≥ 1, got -1
+    """
+    if digits is not None and decimals is not None:
+        raise InputError(f"digits, decimals: expected one of them, got digits={digits!r} and "
+                         f"decimals={decimals!r}")
+    limits = limits or Limits()
+    if decimals is not None:
+        count("decimals", decimals, 0, limits)
+        return (lambda b: round_decimals(b, decimals)), decimals + 10
+    digits = 15 if digits is None else count("digits", digits, 1, limits)
+    return (lambda b: round_significant(b, digits)), digits
+
+
+def precision(prec, limits: Limits | None = None) -> int:
+    """A working precision in bits: an integer from 2 to 4 × the bits of ``limits.max_digits``.
+
+    >>> precision(128)
+    128
+    >>> precision(10 ** 9)  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: prec: 1000000000 bits asked, above the limit 13480 bits
+        (4 × the bits of --max-digits; symgpt.Limits(max_digits=…) in Python)
+    """
+    top = 4 * prec_for_digits((limits or Limits()).max_digits)
+    if isinstance(prec, bool) or not isinstance(prec, int) or prec < 2:
+        raise InputError(f"prec: expected an integer ≥ 2 (bits), got {prec!r}")
+    if prec > top:
+        raise LimitError(f"prec: {prec} bits asked, above the limit {top} bits "
+                         f"(4 × the bits of --max-digits; symgpt.Limits(max_digits=…) in Python)")
+    return prec
+
+
 class Shown:
     """How a notebook shows a trace: one line, and a table of certified losses (Markdown, LaTeX).
 
@@ -333,8 +376,7 @@ class Trace(Shown):
         forward and backward pass of the spec's own example at that state.
         """
         self._step(k, ref)
-        if isinstance(prec, bool) or not isinstance(prec, int) or prec < 2:
-            raise InputError(f"prec: expected an integer ≥ 2 (bits), got {prec!r}")
+        precision(prec, getattr(self.d, "limits", None))
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
         s = self.states(prec)[k]
         if r.part in ("loss", "lr", "clip_coef"):
@@ -379,17 +421,7 @@ class Trace(Shown):
     def value(self, k: int, ref: str, digits=None, decimals=None) -> str:
         """Certified string of a state's quantity (recomputing at higher precision if needed)."""
         self._step(k, ref)
-        if digits is not None and decimals is not None:
-            raise InputError(f"digits, decimals: expected one of them, got digits={digits!r} and "
-                             f"decimals={decimals!r}")
-        limits = getattr(self.d, "limits", None) or Limits()
-        if decimals is not None:
-            count("decimals", decimals, 0, limits)
-        elif digits is not None:
-            count("digits", digits, 1, limits)
-        n = decimals if decimals is not None else (digits or 15)
-        fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
-               else (lambda b: round_significant(b, n)))
+        fmt, n = rounding(digits, decimals, getattr(self.d, "limits", None))
 
         def ball_at(prec):
             try:
@@ -397,7 +429,7 @@ class Trace(Shown):
             except UndecidableError:  # a ReLU sign needs tighter balls: go up for good
                 self._floor = max(self._floor, 2 * prec)
                 raise
-        start = max(prec_for_digits(n + 10) + 16 * self.steps, self._floor)
+        start = max(prec_for_digits(n) + 16 * self.steps, self._floor)
         try:
             return certify(ball_at, fmt, what=f"{self.optimizer}[{k}].{ref}", start=start).value
         except UndecidableError as e:

@@ -26,8 +26,8 @@ from flint import ctx
 
 from .markup import exact_text
 from .names import Ref, base
-from .numeric import Evaluator, certify, prec_for_digits, round_decimals, round_significant, to_flint
-from .train import Shown, learnable, step_arg
+from .numeric import Evaluator, certify, prec_for_digits, to_flint
+from .train import Shown, learnable, precision, rounding, step_arg
 
 
 def _first(d, name: str) -> bool:
@@ -91,6 +91,7 @@ class WrongOrderTrace(Shown):
     def ball(self, k: int, ref, prec: int):
         """``loss``, ``p[v]`` or a parameter of state k (a name or its Ref), enclosed at ``prec`` bits."""
         step_arg(self.optimizer, self.steps, k, ref)
+        precision(prec, self.d.limits)
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, "sgd_wrong_order")
         loss, p, params = self.states(prec)[k]
         if r.part == "loss":
@@ -107,7 +108,6 @@ class WrongOrderTrace(Shown):
         '0.8792'
         """
         step_arg(self.optimizer, self.steps, k, ref)
-        fmt = ((lambda b: round_decimals(b, decimals)) if decimals is not None
-               else (lambda b: round_significant(b, digits or 15)))
+        fmt, n = rounding(digits, decimals, self.d.limits)
         return certify(lambda prec: self.ball(k, ref, prec), fmt, what=f"{self.optimizer}[{k}].{ref}",
-                       start=prec_for_digits((digits or decimals or 15) + 10)).value
+                       start=prec_for_digits(n + 10), stop=4 * prec_for_digits(self.d.limits.max_digits)).value

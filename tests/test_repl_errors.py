@@ -121,35 +121,65 @@ def test_swapped_trace_arguments_are_named():
     assert "0..1" in msg and "'loss'" in msg and "swapped" in msg and "ref" in msg
 
 
+TRACES = ["sgd", "adamw", "sgd_wrong_order"]   # every trace a notebook reads
+
+
+@pytest.mark.parametrize("opt", TRACES)
 @SETTINGS
-@given(NOT_INT)
-def test_trace_step_must_be_a_step_number(x):
-    t = bigram().trace("sgd")
-    for call in (lambda: t.value(x, "loss"), lambda: t.ball(x, "loss", 64), lambda: t.relu_ties(x)):
+@given(x=NOT_INT)
+def test_trace_step_must_be_a_step_number(opt, x):
+    t = bigram().trace(opt)
+    for call in (lambda: t.value(x, "loss"), lambda: t.ball(x, "loss", 64)):
         clear(call, "k")
+    if opt != "sgd_wrong_order":
+        clear(lambda: t.relu_ties(x), "k")
 
 
+@pytest.mark.parametrize("opt", TRACES)
 @pytest.mark.parametrize("k", [-1, 21, 10 ** 9])
-def test_trace_step_out_of_range(k):
-    t = bigram().trace("sgd")
+def test_trace_step_out_of_range(opt, k):
+    t = bigram().trace(opt)
     assert "0..20" in clear(lambda: t.value(k, "loss"), "k")
+    assert "0..20" in clear(lambda: t.ball(k, "loss", 64), "k")
 
 
+@pytest.mark.parametrize("opt", TRACES)
 @SETTINGS
-@given(NOT_STR)
-def test_trace_ref_must_be_a_name(x):
-    t = bigram().trace("sgd")
+@given(x=NOT_STR)
+def test_trace_ref_must_be_a_name(opt, x):
+    t = bigram().trace(opt)
     clear(lambda: t.value(0, x), "ref")
     clear(lambda: t.ball(0, x, 64), "ref")
 
 
+@pytest.mark.parametrize("opt", TRACES)
 @SETTINGS
-@given(NOT_INT)
-def test_trace_counts(x):
-    t = bigram().trace("sgd")
+@given(x=NOT_INT)
+def test_trace_counts(opt, x):
+    t = bigram().trace(opt)
     clear(lambda: t.value(0, "loss", digits=x) if x is not None else t.value(0, "loss", digits=0), "digits")
+    clear(lambda: t.value(0, "loss", decimals=x) if x is not None else t.value(0, "loss", decimals=-1),
+          "decimals")
     clear(lambda: t.ball(0, "loss", x), "prec")
-    clear(lambda: train.Trace(bigram(), "sgd", x if x is not None else -1), "steps")
+    if opt == "sgd":
+        clear(lambda: train.Trace(bigram(), "sgd", x if x is not None else -1), "steps")
+
+
+@pytest.mark.parametrize("opt", TRACES)
+def test_trace_readings_within_the_limits(opt):
+    """Precision and digits above the documented limits are refused up front (they used to run on)."""
+    t = bigram().trace(opt)
+    clear(lambda: t.ball(1, "loss", 10 ** 9), "prec", expected=False)
+    with pytest.raises(symgpt.LimitError, match="above the limit"):
+        t.ball(1, "loss", 10 ** 9)
+    with pytest.raises(symgpt.LimitError, match="digits: 1000000 digits asked"):
+        t.value(1, "loss", digits=10 ** 6)
+    clear(lambda: t.value(1, "loss", digits=3, decimals=3), "digits, decimals")
+
+
+def test_swapped_derivation_value_arguments_are_named():
+    msg = clear(lambda: bigram().value(3, "loss"), "ref")
+    assert "swapped" in msg and "got 3" in msg
 
 
 def test_trace_wants_a_model():
