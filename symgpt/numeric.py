@@ -166,7 +166,15 @@ class Undecided(Exception):
 
 
 class UndecidableError(ValueError):
-    """Neither enclosures nor SymPy could decide a sign."""
+    """Neither enclosures nor SymPy could decide a sign or a rounding.
+
+    ``cause`` is the innermost undecided fact (the sign of a ReLU input that a
+    value depends on), named once however deep the dependence.
+    """
+
+    def __init__(self, message: str, cause: str | None = None):
+        super().__init__(message)
+        self.cause = message if cause is None else cause
 
 
 def to_flint(q) -> fmpq:
@@ -651,13 +659,19 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
         if last:
             break
         prec *= 2
-    if failed is not None:
-        raise failed
+    if failed is not None:  # the cause, once: the sign inside that no bits settled
+        cause = getattr(failed, "cause", str(failed))
+        raise UndecidableError(f"cannot certify {what}: {cause}", cause=cause)
     if infinite:
         raise UndecidableError(f"cannot enclose {what} in {prec} bits: its magnitude or the growth of "
                                f"its error bounds is beyond what the precision limit encloses")
+    proof = (f", which SymPy could not prove within {SYMPY_SECONDS:g} s (numeric.SYMPY_SECONDS)"
+             if exact is not None else "")
+    if fmt is sign_of:
+        raise UndecidableError(f"cannot decide {what} at {prec} bits: every enclosure contains 0; "
+                               f"it may be exactly 0{proof}")
     raise UndecidableError(f"cannot certify {what} at {prec} bits: it may lie on a rounding "
-                           f"boundary, or be 0 where SymPy cannot prove it")
+                           f"boundary, or be 0{proof}")
 
 
 def sign_of(v) -> int | None:
@@ -704,7 +718,7 @@ class Evaluator:
         self.signs: dict[str, int] = {}
         self.zeros: set[str] = set()  # nodes proven exactly 0
         self.open: set[str] = set()   # ReLU inputs whose ball straddles 0: both branches enclosed
-        self.failed: dict[str, str] = {}  # exact leaves: signs neither balls nor SymPy decide (asked once)
+        self.failed: dict[str, tuple] = {}  # exact leaves: signs neither balls nor SymPy decide (asked once)
         self._exprs: dict = {}
         self._tests: dict = {}  # (kind, expr) -> the verdict of one time-boxed SymPy test
 
@@ -803,7 +817,7 @@ class Evaluator:
         if name in self.signs:
             return self.signs[name]
         if name in self.failed:
-            raise UndecidableError(self.failed[name])
+            raise UndecidableError(*self.failed[name])
         i = self.index(name)
         # with inexact leaves (a trace) more working precision cannot shrink the
         # leaves' own radii: give up early so the caller raises the trace's precision
@@ -813,7 +827,7 @@ class Evaluator:
             s = self._sign(lambda prec: self.values(prec, i + 1)[i], self.graph.sym(name), name, stop)
         except UndecidableError as e:
             if exact:  # every bit up to the ceiling and the SymPy test were tried: final
-                self.failed[name] = str(e)
+                self.failed[name] = (str(e), e.cause)
             raise
         self.signs[name] = s
         if s == 0:
