@@ -47,6 +47,12 @@ verdict, inconclusive included, is remembered), so a quantity costs at most
 one budget however often it is asked for."""
 
 
+DEPTH_SECONDS = 1.5
+"""Time budget of one zero test on an expansion by dependency depth (see
+:meth:`Evaluator._cuts`): at most five of them per quantity (7.5 s), on top of
+:data:`SYMPY_SECONDS`."""
+
+
 def ceiling(start: int) -> int:
     """The precision at which :func:`certify` gives up, for a request starting at ``start`` bits.
 
@@ -850,8 +856,17 @@ class Evaluator:
         """fmpq(0) when SymPy proves ``expr`` exactly 0, else None: first on partial
         expansions (identically 0 in the remaining symbols proves 0, cheaply), then
         on the full closed form.  One time box for all of it, run once (memoised)."""
-        return self._tested("zero", expr, lambda: fmpq(0) if any(
-            _is_zero(e, quick=not full) for full, e in self._cuts(expr, depths=True)) else None)
+        def test():
+            for kind, e in self._cuts(expr, depths=True):
+                if kind == "depth":  # added cuts, each in a small box of its own (the
+                    # enclosing box's clock stops meanwhile): the others keep their time
+                    proven = bounded(lambda: _is_zero(e, quick=2000), DEPTH_SECONDS)
+                else:
+                    proven = _is_zero(e, quick=300 if kind == "span" else None)
+                if proven:
+                    return fmpq(0)
+            return None
+        return self._tested("zero", expr, test)
 
     def _tested(self, kind: str, expr, test):
         """``test()`` in one time box (:func:`bounded`), run once per (kind, expr):
@@ -920,7 +935,7 @@ class Evaluator:
                 sub = {s: self._expand(g.by_sym[s], kind, k) for s in expr.free_symbols}
             except (ValueError, UndecidableError):
                 continue
-            yield kind == "full", expr.xreplace(sub)
+            yield kind, expr.xreplace(sub)
 
     def _expand(self, name, kind, k):
         """One node's closed form down to a cut (see :meth:`_cuts`)."""
@@ -945,12 +960,17 @@ class Evaluator:
                        start=prec_for_digits(digits_hint)).value
 
 
-def _is_zero(expr, quick=False) -> bool:
-    """Proven exactly 0 by SymPy (``quick``: small expressions, no ``equals``)."""
+def _is_zero(expr, quick: int | None = None) -> bool:
+    """Proven exactly 0 by SymPy (``quick``: only up to that many operations, no ``equals``).
+
+    >>> x = sympy.Symbol("x", positive=True)
+    >>> _is_zero(sympy.sqrt(x**2) - x, quick=300), _is_zero(x - 1)
+    (True, False)
+    """
     if expr == 0:
         return True
-    if quick and sympy.count_ops(expr) > 300:
+    if quick is not None and sympy.count_ops(expr) > quick:
         return False
     if sympy.simplify(expr) == 0:
         return True
-    return not quick and expr.equals(0) is True
+    return quick is None and expr.equals(0) is True
