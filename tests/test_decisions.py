@@ -14,10 +14,11 @@ from fractions import Fraction
 
 import pytest
 
-import oracle
-from conftest import ORACLE_DPS, assert_significant, derivation_of, write_spec
 from symgpt import numeric
 from symgpt.numeric import UndecidableError, bounded
+
+import oracle
+from conftest import ORACLE_DPS, assert_significant, derivation_of, write_spec
 
 # d = 2, no LayerNorm parameters: LN1[t] = (c, −c) exactly, and column 0 of the first
 # W_1 is (−1.1, −1.1) with b_1[0] = 0, so l0.Z[t,0] = −1.1·(c − c) = 0 at every t.
