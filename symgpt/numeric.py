@@ -648,7 +648,7 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
     prec, pending, failed, infinite = start, exact is not None, None, False
     while True:
         try:
-            ball = ball_at(prec)
+            ball, failed = ball_at(prec), None
             infinite = not isinstance(ball, fmpq) and not ball.is_finite()
             r = None if infinite else fmt(ball)  # a non-finite ball: more bits
         except UndecidableError as e:
@@ -869,16 +869,11 @@ class Evaluator:
         return self._tested("zero", expr, test)
 
     def _tested(self, kind: str, expr, test):
-        """``test()`` in one time box (:func:`bounded`), run once per (kind, expr):
-        its verdict, an inconclusive None included, is remembered inside the box,
-        so an enclosing box running out cannot lose it."""
+        """``test()`` in one time box (:func:`bounded`), run once per (kind, expr): its
+        verdict, an inconclusive None included, is remembered (an interrupted one is not)."""
         key = (kind, expr)
         if key not in self._tests:
-            def run():
-                self._tests[key] = None  # inconclusive, unless it ends
-                self._tests[key] = r = test()
-                return r
-            bounded(run)
+            self._tests[key] = bounded(test)
         return self._tests[key]
 
     def _compiled(self, expr):
@@ -918,10 +913,10 @@ class Evaluator:
         return None
 
     def _cuts(self, expr, depths=False):
-        """(full, expr) with its node symbols expanded to rising consistent cuts
+        """(kind, expr) with its node symbols expanded to rising consistent cuts
         (the nodes defined up to 1, 4, 16, 64 places before each), then with
-        ``depths`` to its definitions 2, 3, 4, 6, 8 levels deep, then to full
-        closed forms; expansions that grow too large are skipped.
+        ``depths`` to its definitions 2, 3, 4, 6, 8 levels deep ("depth"), then to
+        full closed forms ("full"); expansions that grow too large are skipped.
 
         An expression identically 0 (or rational) at a cut is so exactly (each
         substitution replaces a symbol by an expression of the same value): the
