@@ -958,9 +958,9 @@ class Evaluator:
 def _is_zero(expr, quick: int | None = None) -> bool:
     """Proven exactly 0 by SymPy (``quick``: only up to that many operations, no ``equals``).
 
-    >>> x = sympy.Symbol("x", positive=True)
-    >>> _is_zero(sympy.sqrt(x**2) - x, quick=300), _is_zero(x - 1)
-    (True, False)
+    >>> x = sympy.Symbol("x", real=True)
+    >>> _is_zero((x + 1)**2 - x**2 - 2*x - 1, quick=300), _is_zero(x - 1), _is_zero(x**2 + 1, quick=1)
+    (True, False, False)
     """
     if expr == 0:
         return True
