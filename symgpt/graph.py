@@ -171,6 +171,21 @@ class Graph:
         return self.closed_form(name, stop=lambda node: node.expr is not None and pos[node.name] < cut,
                                 decide=decide, max_ops=max_ops)
 
+    def depths(self, name, k: int) -> set:
+        """The nodes fewer than ``k`` definitions away from ``name`` (itself included):
+        what an expansion ``k`` levels deep substitutes.
+
+        >>> g = Graph(); x = g.param("x", "x", (), 1)
+        >>> y = g.define("y", "y", (), x + 1); z = g.define("z", "z", (), 2 * y)
+        >>> sorted(g.depths("z", 2)), sorted(g.depths("z", 1))
+        (['y', 'z'], ['z'])
+        """
+        seen, layer = {name}, [name]
+        for _ in range(k - 1):
+            layer = [i for n in layer for i in self.nodes[n].inputs if i not in seen]
+            seen.update(layer)
+        return seen
+
     # -- reverse mode ---------------------------------------------------
     def backward(self, loss: str, prefix: str = "grad_") -> None:
         """Add ``grad_<name>`` for every node the loss depends on.

@@ -17,6 +17,7 @@ import contextlib
 import math
 import signal
 import threading
+import time
 import weakref
 from fractions import Fraction
 from typing import NamedTuple
@@ -38,9 +39,18 @@ digits a limit allows (``limits.MAX_DIGITS`` = 1000 digits start at 3,370
 bits, far below 65,536) can be certified."""
 
 SYMPY_SECONDS = 2.0
-"""Time budget of one SymPy exact test (zero test, rational value); past it the
-test counts as inconclusive, so certification goes on in ball arithmetic and
-ends in a clear UndecidableError instead of a hang."""
+"""Time budget of one SymPy exact test (a zero test of one quantity, all its
+cuts together; a rational value); past it the test counts as inconclusive, so
+certification goes on in ball arithmetic and ends in a clear UndecidableError
+instead of a hang.  An :class:`Evaluator` runs each test at most once (its
+verdict, inconclusive included, is remembered), so a quantity costs at most
+one budget however often it is asked for."""
+
+
+DEPTH_SECONDS = 1.5
+"""Time budget of one zero test on an expansion by dependency depth (see
+:meth:`Evaluator._cuts`): at most five of them per quantity (7.5 s), on top of
+:data:`SYMPY_SECONDS`."""
 
 
 def ceiling(start: int) -> int:
@@ -52,8 +62,42 @@ def ceiling(start: int) -> int:
     return max(MAX_PREC, 16 * start)
 
 
-class _OutOfTime(Exception):
-    """A SymPy test ran past its budget."""
+class _OutOfTime(BaseException):
+    """A SymPy test ran past its budget.
+
+    A BaseException, so SymPy's own ``except Exception`` clauses cannot swallow it.
+    """
+
+    def __init__(self, box):
+        super().__init__()
+        self.box = box
+
+
+class _Box:
+    """One open time box: its deadline (time.monotonic), or its time left while an inner box runs."""
+    __slots__ = ("deadline", "left", "open")
+
+    def __init__(self, seconds: float):
+        self.deadline, self.left, self.open = time.monotonic() + seconds, None, True
+
+
+_BOXES: list[_Box] = []  # the open boxes of the main thread, outermost first
+
+
+def _arm() -> None:
+    """Set the alarm for the innermost open box (at once when its time is up)."""
+    live = [b for b in _BOXES if b.open]
+    if live:
+        signal.setitimer(signal.ITIMER_REAL, max(live[-1].deadline - time.monotonic(), 1e-4))
+    else:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _alarm(signum, frame):
+    live = [b for b in _BOXES if b.open]
+    if live and live[-1].deadline <= time.monotonic() + 1e-3:
+        raise _OutOfTime(live[-1])
+    _arm()  # early (clock skew) or a box already closing: wait for the innermost deadline
 
 
 @contextlib.contextmanager
@@ -61,25 +105,41 @@ def time_box(seconds: float = SYMPY_SECONDS):
     """Raise :class:`_OutOfTime` inside the block after ``seconds`` (SIGALRM; in
     threads other than the main one the block runs unbounded).
 
+    Boxes nest: while an inner box is open the enclosing box's clock stops,
+    so each test is charged its own time only and gets its whole budget; the
+    total stays bounded because an :class:`Evaluator` runs each test once.
+
     >>> with time_box(1):
     ...     2 + 2
     4
     """
     if threading.current_thread() is not threading.main_thread() or seconds is None:
-        yield
+        yield None
         return
-
-    def alarm(signum, frame):
-        raise _OutOfTime()
-    old = signal.signal(signal.SIGALRM, alarm)
-    previous = signal.setitimer(signal.ITIMER_REAL, seconds)[0]
+    outer = _BOXES[-1] if _BOXES else None
+    if outer is None:  # a timer set outside the boxes is put back when they close
+        old, since = signal.signal(signal.SIGALRM, _alarm), time.monotonic()
+        previous = signal.getitimer(signal.ITIMER_REAL)[0]
+    else:
+        outer.left = outer.deadline - time.monotonic()  # its clock stops
+    box = _Box(seconds)
+    _BOXES.append(box)
     try:
-        yield
+        _arm()
+        yield box
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-        if previous:
-            signal.setitimer(signal.ITIMER_REAL, previous)
+        box.open = False
+        if box in _BOXES:  # with any inner box an interrupted exit left behind
+            del _BOXES[_BOXES.index(box):]
+        if outer is None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+            if previous:
+                signal.setitimer(signal.ITIMER_REAL, max(previous - (time.monotonic() - since), 1e-4))
+        else:
+            if outer.left is not None:  # its clock goes on
+                outer.deadline, outer.left = time.monotonic() + outer.left, None
+            _arm()
 
 
 def bounded(test, seconds: float = SYMPY_SECONDS):
@@ -87,11 +147,19 @@ def bounded(test, seconds: float = SYMPY_SECONDS):
 
     >>> bounded(lambda: 7), bounded(lambda: 1 / 0)
     (7, None)
+    >>> import time as t
+    >>> bounded(lambda: t.sleep(5), 0.05) is None   # out of time: inconclusive
+    True
     """
+    box = None
     try:
-        with time_box(seconds):
+        with time_box(seconds) as box:
             return test()
-    except (_OutOfTime, RecursionError, ArithmeticError, ValueError, TypeError):
+    except _OutOfTime as e:
+        if e.box is not box:  # an enclosing box's time is up: its test ends too
+            raise
+        return None
+    except (RecursionError, ArithmeticError, ValueError, TypeError):
         return None
 
 
@@ -104,7 +172,15 @@ class Undecided(Exception):
 
 
 class UndecidableError(ValueError):
-    """Neither enclosures nor SymPy could decide a sign."""
+    """Neither enclosures nor SymPy could decide a sign or a rounding.
+
+    ``cause`` is the innermost undecided fact (the sign of a ReLU input that a
+    value depends on), named once however deep the dependence.
+    """
+
+    def __init__(self, message: str, cause: str | None = None):
+        super().__init__(message)
+        self.cause = message if cause is None else cause
 
 
 def to_flint(q) -> fmpq:
@@ -572,7 +648,7 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
     prec, pending, failed, infinite = start, exact is not None, None, False
     while True:
         try:
-            ball = ball_at(prec)
+            ball, failed = ball_at(prec), None
             infinite = not isinstance(ball, fmpq) and not ball.is_finite()
             r = None if infinite else fmt(ball)  # a non-finite ball: more bits
         except UndecidableError as e:
@@ -589,13 +665,19 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
         if last:
             break
         prec *= 2
-    if failed is not None:
-        raise failed
+    if failed is not None:  # the cause, once: the sign inside that no bits settled
+        cause = getattr(failed, "cause", str(failed))
+        raise UndecidableError(f"cannot certify {what}: {cause}", cause=cause)
     if infinite:
         raise UndecidableError(f"cannot enclose {what} in {prec} bits: its magnitude or the growth of "
                                f"its error bounds is beyond what the precision limit encloses")
+    proof = (f", which SymPy could not prove within {SYMPY_SECONDS:g} s (numeric.SYMPY_SECONDS)"
+             if exact is not None else "")
+    if fmt is sign_of:
+        raise UndecidableError(f"cannot decide {what} at {prec} bits: every enclosure contains 0; "
+                               f"it may be exactly 0{proof}")
     raise UndecidableError(f"cannot certify {what} at {prec} bits: it may lie on a rounding "
-                           f"boundary, or be 0 where SymPy cannot prove it")
+                           f"boundary, or be 0{proof}")
 
 
 def sign_of(v) -> int | None:
@@ -642,7 +724,9 @@ class Evaluator:
         self.signs: dict[str, int] = {}
         self.zeros: set[str] = set()  # nodes proven exactly 0
         self.open: set[str] = set()   # ReLU inputs whose ball straddles 0: both branches enclosed
+        self.failed: dict[str, tuple] = {}  # exact leaves: signs neither balls nor SymPy decide (asked once)
         self._exprs: dict = {}
+        self._tests: dict = {}  # (kind, expr) -> the verdict of one time-boxed SymPy test
 
     def _sync(self):
         g = self.graph
@@ -734,13 +818,23 @@ class Evaluator:
         return self.decide(name)
 
     def decide(self, name: str) -> int:
+        """The sign of a node (memoised); with exact leaves a sign found undecidable
+        stays so: asked again, it raises at once instead of paying for the search again."""
         if name in self.signs:
             return self.signs[name]
+        if name in self.failed:
+            raise UndecidableError(*self.failed[name])
         i = self.index(name)
         # with inexact leaves (a trace) more working precision cannot shrink the
         # leaves' own radii: give up early so the caller raises the trace's precision
-        stop = MAX_PREC if self.exact() else 2 * max(self.cache, default=64)
-        s = self._sign(lambda prec: self.values(prec, i + 1)[i], self.graph.sym(name), name, stop)
+        exact = self.exact()
+        stop = MAX_PREC if exact else 2 * max(self.cache, default=64)
+        try:
+            s = self._sign(lambda prec: self.values(prec, i + 1)[i], self.graph.sym(name), name, stop)
+        except UndecidableError as e:
+            if exact:  # every bit up to the ceiling and the SymPy test were tried: final
+                self.failed[name] = (str(e), e.cause)
+            raise
         self.signs[name] = s
         if s == 0:
             self.zeros.add(name)
@@ -761,10 +855,26 @@ class Evaluator:
     def _exact_zero(self, expr):
         """fmpq(0) when SymPy proves ``expr`` exactly 0, else None: first on partial
         expansions (identically 0 in the remaining symbols proves 0, cheaply), then
-        on the full closed form."""
-        if any(_is_zero(e, quick=not full) for full, e in self._cuts(expr)):
-            return fmpq(0)
-        return None
+        on the full closed form.  One time box for all of it, run once (memoised)."""
+        def test():
+            for kind, e in self._cuts(expr, depths=True):
+                if kind == "depth":  # added cuts, each in a small box of its own (the
+                    # enclosing box's clock stops meanwhile): the others keep their time
+                    proven = bounded(lambda: _is_zero(e, quick=2000), DEPTH_SECONDS)
+                else:
+                    proven = _is_zero(e, quick=300 if kind == "span" else None)
+                if proven:
+                    return fmpq(0)
+            return None
+        return self._tested("zero", expr, test)
+
+    def _tested(self, kind: str, expr, test):
+        """``test()`` in one time box (:func:`bounded`), run once per (kind, expr): its
+        verdict, an inconclusive None included, is remembered (an interrupted one is not)."""
+        key = (kind, expr)
+        if key not in self._tests:
+            self._tests[key] = bounded(test)
+        return self._tests[key]
 
     def _compiled(self, expr):
         """(closure, number of leading nodes it reads) of an expression over node symbols (memoised)."""
@@ -792,6 +902,9 @@ class Evaluator:
         """
         if not self.exact():
             return None
+        return self._tested("rational", expr, lambda: self._rational(expr))
+
+    def _rational(self, expr) -> fmpq | None:
         for _, e in self._cuts(expr):
             if sympy.count_ops(e) <= 2000:
                 e = sympy.simplify(e)
@@ -799,22 +912,36 @@ class Evaluator:
                     return to_flint(e)
         return None
 
-    def _cuts(self, expr):
-        """(full, expr) with its node symbols expanded to rising consistent cuts,
-        then to full closed forms; expansions that grow too large are skipped.
+    def _cuts(self, expr, depths=False):
+        """(kind, expr) with its node symbols expanded to rising consistent cuts
+        (the nodes defined up to 1, 4, 16, 64 places before each), then with
+        ``depths`` to its definitions 2, 3, 4, 6, 8 levels deep ("depth"), then to
+        full closed forms ("full"); expansions that grow too large are skipped.
 
-        An expression identically 0 (or rational) at a cut is so exactly: the
+        An expression identically 0 (or rational) at a cut is so exactly (each
+        substitution replaces a symbol by an expression of the same value): the
         cheap cuts prove most ties without the full closed form.
         """
         g = self.graph
-        for span in (1, 4, 16, 64, None):
+        cuts = [("span", k) for k in (1, 4, 16, 64)]
+        cuts += [("depth", k) for k in (2, 3, 4, 6, 8)] if depths else []
+        for kind, k in cuts + [("full", None)]:
             try:
-                sub = {s: (g.expand(g.by_sym[s], span, self.decide) if span is not None
-                           else g.closed_form(g.by_sym[s], decide=self.decide))
-                       for s in expr.free_symbols}
+                sub = {s: self._expand(g.by_sym[s], kind, k) for s in expr.free_symbols}
             except (ValueError, UndecidableError):
                 continue
-            yield span is None, expr.xreplace(sub)
+            yield kind, expr.xreplace(sub)
+
+    def _expand(self, name, kind, k):
+        """One node's closed form down to a cut (see :meth:`_cuts`)."""
+        g = self.graph
+        if kind == "span":
+            return g.expand(name, k, self.decide)
+        if kind == "full":
+            return g.closed_form(name, decide=self.decide)
+        depth = g.depths(name, k)
+        return g.closed_form(name, stop=lambda node: node.expr is not None and node.name not in depth,
+                             decide=self.decide, max_ops=2000)
 
     def certified_expr(self, expr, fmt, digits_hint: int):
         """``fmt`` of an expression over node symbols, certified (see :func:`certify`)."""
@@ -828,12 +955,17 @@ class Evaluator:
                        start=prec_for_digits(digits_hint)).value
 
 
-def _is_zero(expr, quick=False) -> bool:
-    """Proven exactly 0 by SymPy (``quick``: small expressions, no ``equals``)."""
+def _is_zero(expr, quick: int | None = None) -> bool:
+    """Proven exactly 0 by SymPy (``quick``: only up to that many operations, no ``equals``).
+
+    >>> x = sympy.Symbol("x", real=True)
+    >>> _is_zero((x + 1)**2 - x**2 - 2*x - 1, quick=300), _is_zero(x - 1), _is_zero(x**2 + 1, quick=1)
+    (True, False, False)
+    """
     if expr == 0:
         return True
-    if quick and sympy.count_ops(expr) > 300:
+    if quick is not None and sympy.count_ops(expr) > quick:
         return False
     if sympy.simplify(expr) == 0:
         return True
-    return not quick and expr.equals(0) is True
+    return quick is None and expr.equals(0) is True
