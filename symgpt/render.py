@@ -42,6 +42,7 @@ from .errata import for_document
 from .figures import svg
 from .limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
 from .markup import md_text
+from .numeric import UndecidableError
 from .resources import TEMPLATES, version_line
 from .spec import load_spec, number
 
@@ -510,7 +511,10 @@ def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform
         tex_tools()
     out: dict = {}
     for path in specs:
-        out.update(render_spec(path, formats, langs, digits, uniform, out_dir, limits, tex_timeout, progress))
+        try:
+            out.update(render_spec(path, formats, langs, digits, uniform, out_dir, limits, tex_timeout, progress))
+        except UndecidableError as e:       # a tie SymPy could not settle: the error names the spec too
+            raise e if str(path) in str(e) else UndecidableError(f"{path}: {e}") from None
     return out
 
 

@@ -17,6 +17,7 @@ import pytest
 from symgpt import numeric
 from symgpt.numeric import UndecidableError, bounded
 
+import hostile
 import oracle
 from conftest import ORACLE_DPS, assert_significant, derivation_of, write_spec
 
@@ -104,6 +105,12 @@ def test_an_unproven_tie_ends_in_one_error_naming_it_and_is_not_tried_again(tmp_
     with pytest.raises(UndecidableError, match=r"sign of l0\.Z\[2,0\]"):
         d.sign("l0.Z[2,0]")
     assert len(calls) == tried
+    # the command: one line naming the spec file, the quantity and the sign; nothing written
+    spec = write_spec(tmp_path, TIE_FAR_BACK)
+    o = hostile.render(str(spec), "--format", "md", "--out", str(tmp_path / "out"))
+    assert o.code == 2 and o.out == "" and not (tmp_path / "out").exists()
+    line = o.err.strip()
+    assert "\n" not in line and line.startswith(f"error: {spec}: ") and "sign of l0.Z[2,0]" in line, o.err
 
 
 # V = 2 and tied, with E[0,0] = E[1,0] = −0.2: ∂loss/∂h_final[0] = Σ_v (p_v − y_v)·E[v,0]
