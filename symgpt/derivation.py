@@ -57,8 +57,18 @@ def find_spec(name_or_path) -> Path:
     Traceback (most recent call last):
     ...
     symgpt.spec.SpecError: bigrma: no such derivation; known: bigram, tiny-transformer
+    >>> find_spec("derivations/bigram.claims.toml")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    symgpt.spec.SpecError: derivations/bigram.claims.toml: a claims file, not a spec: give the spec
+        its `spec` key names (symgpt verify checks a claims file)
     """
+    if isinstance(name_or_path, str) and not name_or_path.strip():
+        raise SpecError(f"expected a spec name such as bigram or a spec file, got {name_or_path!r}")
     p = Path(name_or_path)
+    if p.name.endswith(".claims.toml"):
+        raise SpecError(f"{name_or_path}: a claims file, not a spec: give the spec its `spec` key names "
+                        f"(symgpt verify checks a claims file)")
     if p.suffix == ".toml" or p.exists():
         return p
     found = DERIVATIONS / f"{name_or_path}.toml"

@@ -61,7 +61,11 @@ def claims_path(arg) -> Path:
     >>> claims_path("bigram").name
     'bigram.claims.toml'
     """
+    if isinstance(arg, str) and not arg.strip():
+        raise InputError(f"expected a spec name, a spec file or a claims file, got {arg!r}")
     p = Path(arg)
+    if p.is_dir():
+        raise InputError(f"{arg}: expected a spec or claims file, got a directory")
     if p.name.endswith(".claims.toml"):
         if not p.exists():
             raise InputError(f"{arg}: no such claims file")

@@ -227,3 +227,25 @@ def test_render_with_no_shipped_specs_says_so(capsys, monkeypatch, tmp_path):
     code, out, err = status(capsys, ["render", "--out", str(tmp_path / "out")])
     assert code == 2 and out == "" and not (tmp_path / "out").exists()
     assert one_error(err) == f"error: no specs in {tmp_path} (a broken install? reinstall symgpt, or name a spec file)"
+
+
+@pytest.mark.parametrize("command", ["render", "verify", "list"])
+@pytest.mark.parametrize("arg", ["", "  ", "/", "CLAIMS"])
+def test_empty_names_folders_and_claims_files_are_one_clear_error(capsys, tmp_path, command, arg):
+    """'' used to become '.', and verify crashed on Path('.').with_name (a traceback)."""
+    claims = str(SPECS[0].with_name(SPECS[0].stem + ".claims.toml"))
+    arg = claims if arg == "CLAIMS" else arg
+    argv = [command, arg] + (["--out", str(tmp_path / "out")] if command == "render" else [])
+    code, out, err = status(capsys, argv)
+    if command == "verify" and arg == claims:        # a claims file is what verify checks
+        assert code == 1 and "claims" in out
+        return
+    line = one_error(err)
+    assert code == 2 and out == "" and not (tmp_path / "out").exists()
+    if not arg.strip():
+        assert line.endswith(f"got {arg!r}") and "expected a spec" in line
+    elif arg == "/":
+        assert line.startswith("error: /: expected a spec") and line.endswith("got a directory")
+    else:
+        assert line == (f"error: {claims}: a claims file, not a spec: give the spec its `spec` key names "
+                        f"(symgpt verify checks a claims file)")
