@@ -212,6 +212,8 @@ class Shown:
         >>> symgpt.load("bigram").trace("sgd").shown_steps(6)
         [0, 1, 5, 10, 15, 20]
         """
+        if isinstance(most, bool) or not isinstance(most, int) or most < 3:
+            raise InputError(f"most: expected an integer ≥ 3 (step 0, step 1 and the last), got {most!r}")
         if self.steps < most:
             return list(range(self.steps + 1))
         return sorted({1} | {round(i * self.steps / (most - 2)) for i in range(most - 1)})
