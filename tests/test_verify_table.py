@@ -38,20 +38,29 @@ def test_rows_align_and_wrapped_cells_keep_every_character():
         assert columns(ln[:ln.index("0.1952")]) == at, ln
     for ln in body:
         assert columns(ln) <= columns(head) + 40
-    # every character of the where and ref strings is still there, in order (wrapping cuts nothing)
-    text = "".join(body).replace(" ", "")
-    for s in WHERES + REFS:
-        pos = 0
-        for c in s.replace(" ", ""):
-            pos = text.index(c, pos) + 1
+    # each wrapped cell, its lines read down its column and joined, is the whole string (nothing cut)
+    where_at = columns(head[:head.index("where")])
+    ref_at, printed_at = columns(head[:head.index("ref")]), at
+    rows, row = [], None
+    for ln in body:
+        if ln[:1].isdigit():
+            row = [[], []]
+            rows.append(row)
+        row[0].append(at_columns(ln, where_at, ref_at - 2).strip())
+        row[1].append(at_columns(ln, ref_at, printed_at - 2).strip())
+    for (where_lines, ref_lines), where, ref in zip(rows, WHERES, REFS):
+        assert " ".join(x for x in where_lines if x).replace(" ", "") == where.replace(" ", "")
+        assert "".join(ref_lines).replace(" ", "") == ref.replace(" ", "")
     assert "…" not in "".join(ln for ln in body if "0.19517…" not in ln)
 
 
 def at_columns(line: str, a: int, b: int) -> str:
-    """The characters of ``line`` that start at display columns a ≤ col < b."""
-    out, col = "", 0
+    """The characters of ``line`` that start at display columns a ≤ col < b (a combining mark
+    goes with the character before it)."""
+    out, col, took = "", 0, False
     for c in line:
-        if a <= col < b and c not in ZERO:              # a combining mark belongs to the character before it
+        took = took if c in ZERO else a <= col < b
+        if took:
             out += c
         col += columns(c)
     return out
