@@ -452,7 +452,7 @@ def derivation_markdown(d) -> str:
     first = examples(d)[0]
     return "\n".join([
         (f"**{md_text(_title(s))}** — {md_code(s.name)}: {md_text(sizes(s))}; "
-         f"{md_code(''.join(s.vocab[i] for i in s.input))} → {md_code(s.vocab[s.target])}; "
+         f"{' '.join(md_code(s.vocab[i]) for i in s.input)} → {md_code(s.vocab[s.target])}; "
          f"{len(d.graph.nodes)} named quantities in {len(d.graph.groups)} groups."), "",
         f"Spec: {md_code(s.path)}" + (f" (after {md_text(source)})" if source else "") + ".", "",
         md_table(["name", "meaning", f"value ({DIGITS} certified digits)"], rows, align="llr"), "",

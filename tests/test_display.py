@@ -431,3 +431,59 @@ def test_the_wrong_order_trace_shows_its_certified_losses_and_checks_its_argumen
         t.value("loss", 1)
     with pytest.raises(symgpt.InputError, match=r"k: expected a step number 0\.\.20"):
         t.ball(21, "loss", 64)
+
+
+# ---------------------------------------------------------------- tokens that fight Markdown
+
+TICKS = ("a`", "x``y", "|")
+
+
+@functools.cache
+def ticks_spec():
+    """The bigram with the vocabulary a`, x``y, | (input x``y, target |)."""
+    import tempfile
+    from pathlib import Path
+    text = BIGRAM.read_text(encoding="utf-8")
+    for old, new in (('vocab = ["猫", "吃", "鱼"]', 'vocab = ["a`", "x``y", "|"]'),
+                     ('input = ["吃"]', 'input = ["x``y"]'), ('target = "鱼"', 'target = "|"')):
+        assert old in text
+        text = text.replace(old, new)
+    p = Path(tempfile.mkdtemp(prefix="symgpt-ticks-")) / "ticks.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _inline_children(text):
+    """(code spans' contents, table rows as lists of cell texts) of Markdown parsed by markdown-it-py."""
+    toks = md.parse(text)
+    codes, rows, row = [], [], None
+    for t in toks:
+        if t.type == "tr_open":
+            row = []
+        elif t.type == "tr_close":
+            rows.append(row)
+            row = None
+        elif t.type == "inline":
+            codes += [c.content for c in t.children or [] if c.type == "code_inline"]
+            if row is not None:
+                row.append("".join(c.content for c in t.children or []))
+    return codes, rows
+
+
+def test_tokens_with_backticks_and_bars_keep_their_code_spans_and_table_cells():
+    d = symgpt.load(ticks_spec())
+    spec = oracle.load_spec(ticks_spec())
+    g = oracle.bigram_grads(spec, dps=ORACLE_DPS)
+    want = {"z[|]": g["z"][2], "p[|]": g["p"][2], "grad_z[|]": g["grad_z"][2], "loss": g["loss"]}
+    codes, rows = _inline_children(d._repr_markdown_())
+    assert codes[:3] == ["ticks", "x``y", "|"], codes          # name, input, target: each its own span
+    assert rows[0] == ["name", "meaning", "value (12 certified digits)"]
+    body = {r[0]: r for r in rows[1:]}
+    assert set(body) == set(want), rows
+    for name, row in body.items():
+        assert len(row) == 3, row
+        assert_significant(row[2], want[name], DIGITS)
+    assert "d['z[|]']" in codes
+    for name in ("z[a`]", "z[x``y]", "p[|]"):
+        codes, _ = _inline_children(d[name]._repr_markdown_())
+        assert codes[0] == name and f"d.value({name!r}, digits=50)" in codes, codes
