@@ -373,6 +373,13 @@ def everything() -> dict:
             out[f"{name}/{node}"] = (q._repr_markdown_(), q._repr_latex_())
     out["tiny-transformer/head_step.p[你]"] = (loaded("tiny-transformer")["head_step.p[你]"]._repr_markdown_(),
                                               loaded("tiny-transformer")["head_step.p[你]"]._repr_latex_())
+    ticks = symgpt.load(ticks_spec())  # tokens a`, x``y, | in code spans, table cells and \text
+    out["ticks"] = (ticks._repr_markdown_(), ticks._repr_latex_())
+    for node in ticks.graph.order:
+        out[f"ticks/{node}"] = (ticks.show(node)._repr_markdown_(), ticks.show(node)._repr_latex_())
+    deep = loaded("deep")  # two layers, two heads: the document's lines renamed
+    for node in deep.graph.order[::23] + ["l1.A[1,2,1]", "l1.var2[2]"]:
+        out[f"deep/{node}"] = (deep.show(node)._repr_markdown_(), deep.show(node)._repr_latex_())
     return out
 
 
