@@ -301,7 +301,9 @@ class Quantity:
         return self._closed[0]
 
     def __repr__(self) -> str:
-        return f"<Quantity {self.name} = {self.value()} ({self.ref.meaning})>"
+        exact = self._exact()
+        return f"<Quantity {self.name} = {exact_text(exact) if exact is not None else self.value()} " \
+               f"({self.ref.meaning})>"
 
     # -- the pieces ------------------------------------------------------------
     def worked(self):

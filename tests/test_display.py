@@ -552,6 +552,7 @@ def test_no_line_repeats_what_the_line_before_says():
     assert not re.search(r"= (\S+) = \1$", worked) and r"= Z_{0,0} = " in worked, worked
     raw = tomllib.loads(SEED.read_text(encoding="utf-8"))
     assert d["d"].lines() == [rf"\text{{d}} &= {raw['model']['d']}"]
+    assert repr(d["d"]).startswith(f"<Quantity d = {raw['model']['d']} (")
     assert d["lr"].lines() == [rf"\text{{lr}} &= {raw['training']['lr']}"]
     assert loaded("bigram")["lr"].lines() == [r"\text{lr} &= 0.5"]  # derivations/bigram.toml: lr = 0.5
     for name in ("bigram", "tiny-transformer"):
