@@ -54,7 +54,12 @@ def parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------- list
 
 def list_parser(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The arguments of ``symgpt list``."""
+    """The arguments of ``symgpt list``.
+
+    >>> a = list_parser(argparse.ArgumentParser(prog="symgpt list")).parse_args(["bigram"])
+    >>> a.spec, a.max_ops == str(MAX_OPS)
+    ('bigram', True)
+    """
     ap.description = ("With no SPEC: the shipped derivations, with their titles and files. "
                       "With a SPEC (a name such as bigram, or a spec file): every quantity name it "
                       "defines, with shape and meaning, as python -m symgpt.verify --list SPEC.")
@@ -86,7 +91,17 @@ def shipped() -> str:
 
 
 def list_command(a: argparse.Namespace) -> int:
-    """``symgpt list [SPEC]``."""
+    """``symgpt list [SPEC]``.
+
+    >>> list_command(list_parser(argparse.ArgumentParser()).parse_args([]))  # doctest: +ELLIPSIS
+    bigram            Three words, twelve parameters / 三个词的词表，十二个参数
+    ...
+    0
+    >>> list_command(list_parser(argparse.ArgumentParser()).parse_args(["bigram"]))  # doctest: +ELLIPSIS
+    /.../bigram.toml: bigram, tokens 猫, 吃, 鱼 (an index v is a token or 0..2)
+    ...
+    0
+    """
     if a.spec is None:
         sys.stdout.write(shipped())
         return 0
@@ -99,7 +114,11 @@ def list_command(a: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- completion
 
 def completion_parser(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The arguments of ``symgpt completion``."""
+    """The arguments of ``symgpt completion``.
+
+    >>> completion_parser(argparse.ArgumentParser(prog="symgpt completion")).parse_args(["zsh"]).shell
+    'zsh'
+    """
     ap.description = ("Print a completion script for the shell. It needs shtab "
                       "(pip install 'symgpt[completion]'). Bash: symgpt completion bash > "
                       "~/.local/share/bash-completion/completions/symgpt; zsh: symgpt completion zsh > "
@@ -111,7 +130,18 @@ def completion_parser(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def completion(a: argparse.Namespace) -> int:
-    """``symgpt completion bash|zsh``: the script shtab writes for :func:`parser`."""
+    """``symgpt completion bash|zsh``: the script shtab writes for :func:`parser`.
+
+    >>> import contextlib, io
+    >>> out = io.StringIO()
+    >>> try:
+    ...     with contextlib.redirect_stdout(out):
+    ...         status = completion(argparse.Namespace(shell="bash"))
+    ...     status == 0 and "complete -o bashdefault -F _shtab_symgpt symgpt" in out.getvalue()
+    ... except InputError as e:  # without shtab: one line saying how to get it
+    ...     "pip install 'symgpt[completion]'" in str(e)
+    True
+    """
     try:
         shtab = importlib.import_module("shtab")
     except ImportError:
@@ -158,5 +188,17 @@ def main(argv=None) -> int:
 
 
 def console() -> None:
-    """The ``symgpt`` console script: :func:`main` under :func:`symgpt.cli.run` (one error line, exit 2)."""
+    """The ``symgpt`` console script: :func:`main` under :func:`symgpt.cli.run` (one error line, exit 2).
+
+    >>> saved, sys.argv = sys.argv, ["symgpt", "list"]
+    >>> try:
+    ...     console()
+    ... except SystemExit as e:
+    ...     print("exit", e.code)
+    ... finally:
+    ...     sys.argv = saved  # doctest: +ELLIPSIS
+    bigram            Three words, twelve parameters / 三个词的词表，十二个参数
+    ...
+    exit 0
+    """
     run(main)

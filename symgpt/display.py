@@ -18,8 +18,8 @@ rounds to the printed result, else ``≈``.
 <Quantity z[鱼] = 0.0800000000000 (logits x·W)>
 >>> print(q.lines()[0])
 z_{\text{鱼}} &= W_{0,\text{鱼}} x_{0} + W_{1,\text{鱼}} x_{1}
->>> print(q.lines()[1])        # the document's own line (its §1)
-z_{2} &= 0.3000 \times 0.1 + (-0.1000) \times (-0.5) = 0.0800
+>>> print(q.lines()[1])        # the document's own line (its §1, with the quantity's own name)
+z_{\text{鱼}} &= 0.3000 \times 0.1 + (-0.1000) \times (-0.5) = 0.0800
 """
 from __future__ import annotations
 
@@ -224,6 +224,8 @@ def definition_line(d, name: str, k: int) -> dict | None:
     >>> d = symgpt.load("tiny-transformer")
     >>> st.latex(definition_line(d, "grad_logits[4]", 3)).split("&")[1]
     '= p_{\\\\text{你}} - 1 = 0.085 - 1 = -0.915'
+    >>> print(st.latex(definition_line(d, "R[0,0]", 8)))
+    R_{0,0} &= \\operatorname{ReLU}\\left(Z_{0,0}\\right) = Z_{0,0} = 0.00000329
     """
     node = d.graph.nodes[name]
     if node.expr is None:
@@ -236,6 +238,8 @@ def definition_line(d, name: str, k: int) -> dict | None:
     if not any(leaf["op"] == "fig" for leaf in st.leaves(sub)):
         return None  # nothing to substitute (a constant such as sin(1))
     formula = expr_tex(d, node.expr)
+    if sub["op"] == "fig":  # one operand (a ReLU decided positive): name it, its figure is the result
+        formula, sub = f"{formula} = {expr_tex(d, expr)}", None
     ln = st.line(name_tex(d, name), sub, name, formula=formula)
     try:
         return st.Printer(d, k).resolve(ln)
@@ -277,7 +281,12 @@ class Quantity:
         self._value = self._closed = None
 
     def value(self) -> str:
-        """The value at ``digits`` certified significant digits."""
+        """The value at ``digits`` certified significant digits.
+
+        >>> import symgpt
+        >>> Quantity(symgpt.load("bigram"), "loss", digits=6).value()
+        '1.05147'
+        """
         if self._value is None:
             self._value = self.d.value(self.ref.name, digits=self.digits)
         return self._value
@@ -292,24 +301,40 @@ class Quantity:
         return self._closed[0]
 
     def __repr__(self) -> str:
-        return f"<Quantity {self.name} = {self.value()} ({self.ref.meaning})>"
+        exact = self._exact()
+        return f"<Quantity {self.name} = {exact_text(exact) if exact is not None else self.value()} " \
+               f"({self.ref.meaning})>"
 
     # -- the pieces ------------------------------------------------------------
     def worked(self):
-        """(where, resolved line): the document's worked line (``where`` its section number) or one
-        built from the definition (``where`` None); None when there is none."""
+        r"""(where, resolved line): the document's worked line (``where`` its section number) or one
+        built from the definition (``where`` None); None when there is none.
+
+        The document's line is shown with this quantity's own name on the left
+        (:func:`name_tex`; a document may name it for its section, e.g. ``z_{2}``);
+        its substitution, result and relation are the document's.
+
+        >>> import symgpt
+        >>> where, ln = symgpt.load("bigram")["z[鱼]"].worked()
+        >>> print(where, st.latex(ln))
+        1 z_{\text{鱼}} &= 0.3000 \times 0.1 + (-0.1000) \times (-0.5) = 0.0800
+        """
         if self.node is None:
             return None
         found = worked_lines(self.d).get(self.node)
         if found is not None:
-            return found
+            return found[0], {**found[1], "lhs": name_tex(self.d, self.node)}
         ln = definition_line(self.d, self.node, decimals_for(self.value(), self.k))
         return (None, ln) if ln is not None else None
 
     def closed(self):
-        """(LaTeX or None, operation count or None): the closed form when small, else its size.
+        r"""(LaTeX or None, operation count or None): the closed form when small, else its size.
 
         The count is None when the closed form has more than :data:`COUNT_OPS` operations.
+
+        >>> import symgpt
+        >>> print(*symgpt.load("tiny-transformer")["grad_logits[你]"].closed())
+        p_{\text{你}} - 1 1
         """
         c = self._closed_expr() if self.node is not None else None
         if c is None:
@@ -318,23 +343,43 @@ class Quantity:
         return (expr_tex(self.d, c) if ops <= SMALL_OPS else None), ops
 
     def lines(self) -> list:
-        """The aligned display lines: definition, worked line, closed form, value."""
+        r"""The aligned display lines: definition, worked line, closed form, value; a line saying
+        what the line before says (after the left-hand side) is left out.
+
+        >>> import symgpt
+        >>> d = symgpt.load("tiny-transformer")
+        >>> for line in d["grad_logits[你]"].lines():
+        ...     print(line.split("&")[1])
+        = p_{\text{你}} - 1 = 0.085 - 1 = -0.915
+        \approx -0.915192646785
+        >>> print(*d["PE[0,0]"].lines(), *d["lr"].lines(), sep="\n")
+        \mathrm{PE}_{0,0} &= 0
+        \text{lr} &= 0.1
+        """
         d = self.d
         if self.node is None:  # a training state, a head-step value or a size: its value only
-            return [rf"{mtext(self.name)} &{self._rel()} {tex_number(self.value())}"]
+            exact = self._exact()
+            shown = exact_text(exact) if exact is not None else tex_number(self.value())
+            return [rf"{mtext(self.name)} &{self._rel()} {shown}"]
         lhs = name_tex(d, self.node)
         node = d.graph.nodes[self.node]
         out = []
         w = self.worked()
-        if node.expr is not None and (w is None or w[0] is not None):  # a line from the definition shows it
-            out.append(rf"{lhs} &= {expr_tex(d, node.expr)}")
+        definition = expr_tex(d, node.expr) if node.expr is not None else None
+        if definition is not None and (w is None or w[0] is not None):  # a line from the definition shows it
+            out.append(rf"{lhs} &= {definition}")
         if w is not None:
             out.append(st.latex(w[1]))
         tex_closed, _ = self.closed()
-        if tex_closed is not None and tex_closed != (out[0].split("&= ", 1)[1] if out else None):
+        if tex_closed is not None and tex_closed != definition:
             out.append(rf"{lhs} &= {tex_closed}")
         out.append(rf"{lhs} &{self._rel()} {tex_number(self.value())}")
-        return out
+        return [ln for i, ln in enumerate(out) if i == 0 or ln.split("&", 1)[1] != out[i - 1].split("&", 1)[1]]
+
+    def _exact(self):
+        """The exact value when known cheaply (a size, an exact setting such as lr), else None."""
+        e = self.ref.expr if self.ref.kind == "size" else None
+        return e if isinstance(e, sympy.Rational) else None
 
     def _rel(self) -> str:
         """``=`` when the printed value is the exact value (a rational shown in full), else ``\\approx``.
@@ -345,10 +390,7 @@ class Quantity:
         if self.node is not None and self.value() == "0":  # an exact zero is an exact ball (a ReLU's 0 carried)
             b = self.d.ball(self.node, 64)
             return "=" if (b.is_exact() if isinstance(b, arb) else True) and b == 0 else r"\approx"
-        if self.node is not None:
-            exact = self._closed_expr()
-        else:
-            exact = self.ref.expr if self.ref.kind == "size" else None
+        exact = self._closed_expr() if self.node is not None else self._exact()
         if not isinstance(exact, sympy.Rational):
             return r"\approx"
         mant, _, e = self.value().partition("e")
@@ -356,7 +398,13 @@ class Quantity:
         return "=" if printed == exact else r"\approx"
 
     def notes(self) -> list:
-        """Sentences (Markdown) below the display: where the line comes from, the closed form's size."""
+        """Sentences (Markdown) below the display: where the line comes from, the closed form's size.
+
+        >>> import symgpt
+        >>> notes = symgpt.load("tiny-transformer")["loss"].notes()
+        >>> notes[0].startswith("Worked line from the document's §"), notes[-1][:30]
+        (True, 'Last line: the value at 12 cer')
+        """
         out = []
         if self.node is None:
             return [f"Value at {self.digits} certified significant digits."]
@@ -435,7 +483,12 @@ def examples(d) -> list:
 
 
 def derivation_repr(d) -> str:
-    """``<Derivation NAME: sizes, N quantities>``, computing nothing."""
+    """``<Derivation NAME: sizes, N quantities>``, computing nothing.
+
+    >>> import symgpt
+    >>> derivation_repr(symgpt.load("bigram"))
+    '<Derivation bigram: bigram V=3 d=2 T=1, 40 quantities>'
+    """
     return f"<Derivation {d.spec.name}: {sizes(d.spec)}, {len(d.graph.nodes)} quantities>"
 
 
@@ -445,14 +498,19 @@ def _title(spec) -> str:
 
 
 def derivation_markdown(d) -> str:
-    """Title, sizes, where the spec came from, a few names with their values, how to look closer."""
+    """Title, sizes, where the spec came from, a few names with their values, how to look closer.
+
+    >>> import symgpt
+    >>> print(derivation_markdown(symgpt.load("bigram")).splitlines()[6])
+    | `z[鱼]` | logits x·W | 0.0800000000000 |
+    """
     s = d.spec
     rows = [[md_code(d.pretty(n)), md_text(d.ref(n).meaning), d.value(n, digits=DIGITS)] for n in examples(d)]
     source = s.raw.get("source")
     first = examples(d)[0]
     return "\n".join([
         (f"**{md_text(_title(s))}** — {md_code(s.name)}: {md_text(sizes(s))}; "
-         f"{md_code(''.join(s.vocab[i] for i in s.input))} → {md_code(s.vocab[s.target])}; "
+         f"{' '.join(md_code(s.vocab[i]) for i in s.input)} → {md_code(s.vocab[s.target])}; "
          f"{len(d.graph.nodes)} named quantities in {len(d.graph.groups)} groups."), "",
         f"Spec: {md_code(s.path)}" + (f" (after {md_text(source)})" if source else "") + ".", "",
         md_table(["name", "meaning", f"value ({DIGITS} certified digits)"], rows, align="llr"), "",
@@ -461,7 +519,12 @@ def derivation_markdown(d) -> str:
 
 
 def derivation_latex(d) -> str:
-    """The example names and values as a LaTeX array under the title and sizes."""
+    r"""The example names and values as a LaTeX array under the title and sizes.
+
+    >>> import symgpt
+    >>> print(derivation_latex(symgpt.load("bigram")).split(r" \\ ")[0])
+    $$\begin{gathered} \text{bigram: bigram V=3 d=2 T=1}
+    """
     s = d.spec
     rows = [[name_tex(d, n), tex_number(d.value(n, digits=DIGITS))] for n in examples(d)]
     return "$$" + r"\begin{gathered} " + mtext(f"{s.name}: {sizes(s)}") + r" \\ " + \

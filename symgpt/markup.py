@@ -15,6 +15,8 @@ Every figure laid out here is a certified string computed by the caller.
 """
 from __future__ import annotations
 
+import re
+
 import mpmath
 
 from .safe import is_control, shown
@@ -40,26 +42,52 @@ def md_text(text) -> str:
 
 
 def md_code(text) -> str:
-    """Text as inline code (a name to type): backticks chosen to fit, controls shown.
+    """Text as inline code (a name to type), controls shown: a fence one backtick longer than the
+    longest run of backticks inside, padded with a space when the text starts or ends with one
+    (a CommonMark code span strips one such space on each side).
 
-    >>> md_code("p[你]"), md_code("a`b")
-    ('`p[你]`', '``a`b``')
+    >>> md_code("p[你]"), md_code("a`b"), md_code("x``y"), md_code("a`")
+    ('`p[你]`', '``a`b``', '```x``y```', '`` a` ``')
     """
     s = "".join(shown(ch) if is_control(ch) else ch for ch in str(text))
-    fence = "``" if "`" in s else "`"
-    return f"{fence}{s}{fence}"
+    longest = max((len(run) for run in re.findall("`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
 
 
 def md_table(head, rows, align=None) -> str:
-    """A Markdown table of cells already in Markdown; ``align`` one of l/r per column (default r)."""
+    r"""A Markdown (GFM) table of cells already in Markdown; ``align`` one of l/r per column (default r).
+
+    Every ``|`` in a cell is escaped: GFM splits cells on ``|`` even inside a
+    code span, where ``\|`` then shows as ``|``.
+
+    >>> print(md_table(["name", "value"], [["`|`", "0.5"]], align="lr"))
+    | name | value |
+    | --- | ---: |
+    | `\|` | 0.5 |
+    """
     align = align or "r" * len(head)
     rule = ["---" if a == "l" else "---:" for a in align]
-    lines = [head, rule, *rows]
+    lines = [[_cell(c) for c in head], rule, *[[_cell(c) for c in r] for r in rows]]
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
 
+def _cell(text: str) -> str:
+    r"""A table cell with each ``|`` not already escaped escaped (``\|`` from :func:`md_text` stays).
+
+    >>> _cell("a|b"), _cell("a\\|b"), _cell("`x|y`")
+    ('a\\|b', 'a\\|b', '`x\\|y`')
+    """
+    return re.sub(r"(?<!\\)((?:\\\\)*)\|", r"\1\\|", text)
+
+
 def latex_table(head, rows, align=None) -> str:
-    """A LaTeX ``array`` (math mode) of cells already in LaTeX, the head ruled off."""
+    r"""A LaTeX ``array`` (math mode) of cells already in LaTeX, the head ruled off.
+
+    >>> print(latex_table(["x", "y"], [["1", "2"], ["3", "4"]], align="lr"))
+    \begin{array}{lr} x & y \\ \hline 1 & 2 \\ 3 & 4 \end{array}
+    """
     align = align or "r" * len(head)
     body = [" & ".join(head) + r" \\ \hline"] + [" & ".join(r) for r in rows]
     return rf"\begin{{array}}{{{align}}} " + r" \\ ".join(body[1:]).join([body[0] + " ", ""]) + r" \end{array}"

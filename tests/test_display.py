@@ -28,13 +28,14 @@ from conftest import BIGRAM, ORACLE_DPS, SEED, assert_significant, ref_round_dec
 from test_claims import _bigram_steps
 from test_markdown import math_spans, md
 from test_mathjax import INSTALL, SCRIPT, _missing
+from test_render_cases import deep_spec_path
 
 DIGITS = 12
 
 
 @functools.cache
 def loaded(name):
-    return symgpt.load(name)
+    return symgpt.load(deep_spec_path() if name == "deep" else name)
 
 
 @functools.cache
@@ -48,6 +49,8 @@ def truth(name) -> dict:
             out.update({f"{key}[{i}]": v for i, v in enumerate(g[key])})
         out.update({f"grad_W[{i},{j}]": v for i, row in enumerate(g["grad_W"]) for j, v in enumerate(row)})
         return out
+    if name == "deep":
+        return deep_truth()
     spec = oracle.load_spec(SEED)
     f = oracle.transformer_forward(spec, dps=ORACLE_DPS)
     target = spec["model"]["vocab"].index(spec["data"]["target"])
@@ -59,6 +62,23 @@ def truth(name) -> dict:
         out.update({f"{key}[{i}]": v for i, v in enumerate(f[key])})
     with mpmath.workdps(ORACLE_DPS):
         out.update({f"grad_logits[{v}]": p - (1 if v == target else 0) for v, p in enumerate(f["p"])})
+    return out
+
+
+def deep_truth() -> dict:
+    """The 2-layer 2-head case (tests/test_render_cases.py): each layer's tables, A per head [h, t, s]."""
+    spec = oracle.load_spec(loaded("deep").spec.path)
+    f = oracle.transformer_forward(spec, dps=ORACLE_DPS)
+    out = {"loss": f["loss"]}
+    for key in ("logits", "p", "h_final"):
+        out.update({f"{key}[{i}]": v for i, v in enumerate(f[key])})
+    for n, b in enumerate(f["blocks"]):
+        for key in ("Q", "K", "V", "Attn", "H1", "LN1", "Z", "R", "F", "H2", "LN2"):
+            out.update({f"l{n}.{key}[{t},{j}]": v for t, row in enumerate(b[key]) for j, v in enumerate(row)})
+        for key in ("mu1", "var1", "mu2", "var2"):
+            out.update({f"l{n}.{key}[{t}]": v for t, v in enumerate(b[key])})
+        out.update({f"l{n}.A[{h},{t},{s}]": v for h, rows in enumerate(b["A"]) for t, row in enumerate(rows)
+                    for s, v in enumerate(row) if s <= t})
     return out
 
 
@@ -285,8 +305,10 @@ def check_by_hand(latex: str):
     return rel
 
 
-@pytest.mark.parametrize("name", ["bigram", "tiny-transformer"])
+@pytest.mark.parametrize("name", ["bigram", "tiny-transformer", "deep"])
 def test_every_worked_line_is_true_by_hand(name):
+    """Each worked line's arithmetic checks by hand, its result is the oracle's rounding, and every
+    displayed line names the quantity shown (the document's line keeps its own figures)."""
     d = loaded(name)
     rels, seen = [], 0
     for node in d.graph.order:
@@ -297,13 +319,26 @@ def test_every_worked_line_is_true_by_hand(name):
         seen += 1
         latex = symgpt.steps.latex(w[1])
         assert latex in q._repr_latex_()
-        rels.append(check_by_hand(latex))
+        own = symgpt.display.name_tex(d, node)
+        assert all(ln.split(" &", 1)[0] == own for ln in q.lines()), (own, q.lines())
+        if w[1]["sub"] is not None:  # else one operand named, its figure the result (R = ReLU(Z) = Z = …)
+            rels.append(check_by_hand(latex))
         want = truth(name).get(node)
         if want is not None:  # the printed result is the true value's rounding
             res = split_line(latex)[2]
             places = len(res.split(".")[1]) if "." in res else 0
             assert res == ref_round_decimals(want, places), (latex, mpmath.nstr(want, 30))
     assert seen > len(d.graph.order) // 3 and "=" in rels
+
+
+def test_a_quantity_of_a_deep_model_is_named_as_itself_in_its_worked_line():
+    """l1.A[1,2,1] (layer 2, head 1, row 2, column 1) and l1.var2[2]: the document's lines
+    (its A_{2,1}, \\sigma^2) carry the quantity's own name, with the layer and the head."""
+    d = loaded("deep")
+    for node, lhs in (("l1.A[1,2,1]", "{{A}^{[2]}}_{1,2,1}"), ("l1.var2[2]", "{{\\sigma^2_2}^{[2]}}_{2}")):
+        lines = d[node].lines()
+        assert len(lines) >= 2 and all(ln.startswith(lhs + " &") for ln in lines), lines
+        assert d[node].worked()[0] is not None  # the document's own line
 
 
 def test_the_reader_is_a_real_judge():
@@ -338,6 +373,13 @@ def everything() -> dict:
             out[f"{name}/{node}"] = (q._repr_markdown_(), q._repr_latex_())
     out["tiny-transformer/head_step.p[你]"] = (loaded("tiny-transformer")["head_step.p[你]"]._repr_markdown_(),
                                               loaded("tiny-transformer")["head_step.p[你]"]._repr_latex_())
+    ticks = symgpt.load(ticks_spec())  # tokens a`, x``y, | in code spans, table cells and \text
+    out["ticks"] = (ticks._repr_markdown_(), ticks._repr_latex_())
+    for node in ticks.graph.order:
+        out[f"ticks/{node}"] = (ticks.show(node)._repr_markdown_(), ticks.show(node)._repr_latex_())
+    deep = loaded("deep")  # two layers, two heads: the document's lines renamed
+    for node in deep.graph.order[::23] + ["l1.A[1,2,1]", "l1.var2[2]"]:
+        out[f"deep/{node}"] = (deep.show(node)._repr_markdown_(), deep.show(node)._repr_latex_())
     return out
 
 
@@ -431,3 +473,90 @@ def test_the_wrong_order_trace_shows_its_certified_losses_and_checks_its_argumen
         t.value("loss", 1)
     with pytest.raises(symgpt.InputError, match=r"k: expected a step number 0\.\.20"):
         t.ball(21, "loss", 64)
+
+
+# ---------------------------------------------------------------- tokens that fight Markdown
+
+TICKS = ("a`", "x``y", "|")
+
+
+@functools.cache
+def ticks_spec():
+    """The bigram with the vocabulary a`, x``y, | (input x``y, target |)."""
+    import tempfile
+    from pathlib import Path
+    text = BIGRAM.read_text(encoding="utf-8")
+    for old, new in (('vocab = ["猫", "吃", "鱼"]', 'vocab = ["a`", "x``y", "|"]'),
+                     ('input = ["吃"]', 'input = ["x``y"]'), ('target = "鱼"', 'target = "|"')):
+        assert old in text
+        text = text.replace(old, new)
+    p = Path(tempfile.mkdtemp(prefix="symgpt-ticks-")) / "ticks.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _inline_children(text):
+    """(code spans' contents, table rows as lists of cell texts) of Markdown parsed by markdown-it-py."""
+    toks = md.parse(text)
+    codes, rows, row = [], [], None
+    for t in toks:
+        if t.type == "tr_open":
+            row = []
+        elif t.type == "tr_close":
+            rows.append(row)
+            row = None
+        elif t.type == "inline":
+            codes += [c.content for c in t.children or [] if c.type == "code_inline"]
+            if row is not None:
+                row.append("".join(c.content for c in t.children or []))
+    return codes, rows
+
+
+def test_tokens_with_backticks_and_bars_keep_their_code_spans_and_table_cells():
+    d = symgpt.load(ticks_spec())
+    spec = oracle.load_spec(ticks_spec())
+    g = oracle.bigram_grads(spec, dps=ORACLE_DPS)
+    want = {"z[|]": g["z"][2], "p[|]": g["p"][2], "grad_z[|]": g["grad_z"][2], "loss": g["loss"]}
+    codes, rows = _inline_children(d._repr_markdown_())
+    assert codes[:3] == ["ticks", "x``y", "|"], codes          # name, input, target: each its own span
+    assert rows[0] == ["name", "meaning", "value (12 certified digits)"]
+    body = {r[0]: r for r in rows[1:]}
+    assert set(body) == set(want), rows
+    for name, row in body.items():
+        assert len(row) == 3, row
+        assert_significant(row[2], want[name], DIGITS)
+    assert "d['z[|]']" in codes
+    for name in ("z[a`]", "z[x``y]", "p[|]"):
+        codes, _ = _inline_children(d[name]._repr_markdown_())
+        assert codes[0] == name and f"d.value({name!r}, digits=50)" in codes, codes
+
+
+# ---------------------------------------------------------------- no line says the same thing twice
+
+def test_no_line_repeats_what_the_line_before_says():
+    """grad_logits[你] = p_你 − 1 shows its formula once; PE[0,0] = sin 0 = 0 one line; a ReLU of
+    a negative input one 0; R[0,0] = ReLU(Z) names Z instead of printing its figure twice; sizes
+    and lr exact, as the spec writes them."""
+    d = loaded("tiny-transformer")
+    lines = d["grad_logits[你]"].lines()
+    assert [ln.split("&", 1)[1] for ln in lines].count(r"= p_{\text{你}} - 1") == 0, lines
+    assert sum(r"p_{\text{你}} - 1" in ln for ln in lines) == 1, lines
+    assert d["PE[0,0]"].lines() == [r"\mathrm{PE}_{0,0} &= 0"]
+    negative = [k for k, v in truth("tiny-transformer").items() if k.startswith("Z[") and v < 0]
+    assert negative
+    for z in negative:
+        r = "R" + z[1:]
+        lines = d[r].lines()
+        assert lines[-1].endswith("&= 0") and sum(ln.endswith("&= 0") for ln in lines) == 1, lines
+    worked = symgpt.steps.latex(d["R[0,0]"].worked()[1])
+    assert not re.search(r"= (\S+) = \1$", worked) and r"= Z_{0,0} = " in worked, worked
+    raw = tomllib.loads(SEED.read_text(encoding="utf-8"))
+    assert d["d"].lines() == [rf"\text{{d}} &= {raw['model']['d']}"]
+    assert repr(d["d"]).startswith(f"<Quantity d = {raw['model']['d']} (")
+    assert d["lr"].lines() == [rf"\text{{lr}} &= {raw['training']['lr']}"]
+    assert loaded("bigram")["lr"].lines() == [r"\text{lr} &= 0.5"]  # derivations/bigram.toml: lr = 0.5
+    for name in ("bigram", "tiny-transformer"):
+        for node in loaded(name).graph.order:
+            rhs = [ln.split("&", 1)[1] for ln in loaded(name).show(node).lines()]
+            assert all(a != b for a, b in zip(rhs, rhs[1:])), (node, rhs)
+            assert not any(re.search(r"= (-?[\d.]+) = \1$", r) for r in rhs), (node, rhs)
