@@ -34,7 +34,9 @@ DIGITS = 12
 
 
 @functools.cache
+@functools.cache
 def loaded(name):
+    """One derivation per name for the whole module (loading and its document sections are the cost)."""
     return symgpt.load(deep_spec_path() if name == "deep" else name)
 
 
@@ -305,7 +307,8 @@ def check_by_hand(latex: str):
     return rel
 
 
-@pytest.mark.parametrize("name", ["bigram", "tiny-transformer", "deep"])
+@pytest.mark.parametrize("name", ["bigram", pytest.param("tiny-transformer", marks=pytest.mark.slow),
+                                  pytest.param("deep", marks=pytest.mark.slow)])
 def test_every_worked_line_is_true_by_hand(name):
     """Each worked line's arithmetic checks by hand, its result is the oracle's rounding, and every
     displayed line names the quantity shown (the document's line keeps its own figures)."""
@@ -331,6 +334,7 @@ def test_every_worked_line_is_true_by_hand(name):
     assert seen > len(d.graph.order) // 3 and "=" in rels
 
 
+@pytest.mark.slow  # a sweep over every shown quantity: the full run checks it
 def test_a_quantity_of_a_deep_model_is_named_as_itself_in_its_worked_line():
     """l1.A[1,2,1] (layer 2, head 1, row 2, column 1) and l1.var2[2]: the document's lines
     (its A_{2,1}, \\sigma^2) carry the quantity's own name, with the layer and the head."""
@@ -388,6 +392,7 @@ def shown() -> dict:
     return everything()
 
 
+@pytest.mark.slow  # a sweep over every shown quantity: the full run checks it
 def test_markdown_parses_with_its_math_found():
     for label, (text, latex) in shown().items():
         assert latex.startswith("$$") and latex.endswith("$$") and latex.count("$$") == 2, label
@@ -398,6 +403,7 @@ def test_markdown_parses_with_its_math_found():
         assert not leftover, (label, leftover)
 
 
+@pytest.mark.slow  # a sweep over every shown quantity: the full run checks it
 def test_every_formula_renders_in_katex_and_mathjax():
     missing = _missing()
     if missing:
@@ -533,6 +539,7 @@ def test_tokens_with_backticks_and_bars_keep_their_code_spans_and_table_cells():
 
 # ---------------------------------------------------------------- no line says the same thing twice
 
+@pytest.mark.slow  # a sweep over every shown quantity: the full run checks it
 def test_no_line_repeats_what_the_line_before_says():
     """grad_logits[你] = p_你 − 1 shows its formula once; PE[0,0] = sin 0 = 0 one line; a ReLU of
     a negative input one 0; R[0,0] = ReLU(Z) names Z instead of printing its figure twice; sizes
