@@ -27,7 +27,7 @@ from .names import OPTIMIZERS, Names, Ref, RefError
 from .numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
 from .resources import DERIVATIONS
 from .spec import Spec, SpecError, load_spec
-from .train import Trace, precision, rounding
+from .train import Trace, max_prec, precision, rounding
 from .update_order import WrongOrderTrace
 
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
@@ -249,7 +249,7 @@ class Derivation:
         3.46737302749765479995003394588
         """
         dps = count("dps", dps, 1, self.limits)
-        prec, top = prec_for_digits(dps), 4 * prec_for_digits(self.limits.max_digits)
+        prec, top = prec_for_digits(dps), max_prec(self.limits)
         b = self.ball(ref, prec)
         while isinstance(b, arb) and b.rel_accuracy_bits() < prec_for_digits(dps + 2) - 40 and prec < top:
             prec = min(2 * prec, top)

@@ -164,6 +164,15 @@ def rounding(digits, decimals, limits: Limits | None = None):
     return (lambda b: round_significant(b, digits)), digits
 
 
+def max_prec(limits: Limits | None = None) -> int:
+    """The highest working precision a reading may ask for: 4 × the bits of ``limits.max_digits``.
+
+    >>> max_prec(Limits(max_digits=1000))
+    13480
+    """
+    return 4 * prec_for_digits((limits or Limits()).max_digits)
+
+
 def precision(prec, limits: Limits | None = None) -> int:
     """A working precision in bits: an integer from 2 to 4 × the bits of ``limits.max_digits``.
 
@@ -175,7 +184,7 @@ def precision(prec, limits: Limits | None = None) -> int:
     symgpt.errors.LimitError: prec: 1000000000 bits asked, above the limit 13480 bits
         (4 × the bits of --max-digits; symgpt.Limits(max_digits=…) in Python)
     """
-    top = 4 * prec_for_digits((limits or Limits()).max_digits)
+    top = max_prec(limits)
     if isinstance(prec, bool) or not isinstance(prec, int) or prec < 2:
         raise InputError(f"prec: expected an integer ≥ 2 (bits), got {prec!r}")
     if prec > top:
@@ -528,7 +537,7 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     name = _param(d, ref)
     node = d.graph.nodes[name]
     h = exact_number(h, "h", low=0)
-    _prec(d, prec)
+    precision(prec, getattr(d, "limits", None))
     theta = to_flint(node.value)
     L = []
     for sign in (1, -1):
@@ -560,7 +569,7 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
         raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}") from None
     if not all(isinstance(e, int) and not isinstance(e, bool) and 1 <= e <= 300 for e in exponents):
         raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
-    _prec(d, prec)
+    precision(prec, getattr(d, "limits", None))
     exact = d.ev.ball("grad_" + name, prec)
     theta = int(node.value.p) / int(node.value.q)
     rows = []
@@ -573,15 +582,6 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
             err64 = arb(fd) - exact
         rows.append({"h": h, "error_exact": c.difference, "error_float64": err64})
     return rows
-
-
-def _prec(d, prec) -> int:
-    """A working precision argument: an integer of bits within 4 × the bits of max_digits."""
-    limits = getattr(d, "limits", None) or Limits()
-    top = 4 * prec_for_digits(limits.max_digits)
-    if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= top:
-        raise InputError(f"prec: expected an integer of bits in 2..{top} (--max-digits), got {prec!r}")
-    return prec
 
 
 def float64_loss(graph, name: str, x: float) -> float:

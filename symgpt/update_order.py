@@ -27,7 +27,7 @@ from flint import ctx
 from .markup import exact_text
 from .names import Ref, base
 from .numeric import Evaluator, certify, prec_for_digits, to_flint
-from .train import Shown, learnable, precision, rounding, step_arg
+from .train import Shown, learnable, max_prec, precision, rounding, step_arg
 
 
 def _first(d, name: str) -> bool:
@@ -110,4 +110,4 @@ class WrongOrderTrace(Shown):
         step_arg(self.optimizer, self.steps, k, ref)
         fmt, n = rounding(digits, decimals, self.d.limits)
         return certify(lambda prec: self.ball(k, ref, prec), fmt, what=f"{self.optimizer}[{k}].{ref}",
-                       start=prec_for_digits(n + 10), stop=4 * prec_for_digits(self.d.limits.max_digits)).value
+                       start=prec_for_digits(n + 10), stop=max_prec(self.d.limits)).value
