@@ -23,7 +23,7 @@ from .graph import Graph
 from .limits import Limits
 from .markup import printed_mpf
 from .models import differentiated
-from .names import OPTIMIZERS, Names, Ref, RefError
+from .names import OPTIMIZERS, Names, Ref, RefError, param_names
 from .numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
 from .resources import DERIVATIONS
 from .spec import Spec, SpecError, load_spec
@@ -225,6 +225,18 @@ class Derivation:
         r = self.registry.ref(ref_text(ref))
         return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
                        start=prec_for_digits(n)).value
+
+    def gradient(self, digits: int = 50) -> dict[str, str]:
+        """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.
+
+        Keys are the parameters' node names in the spec's order (``E[0,0]``, ``W_Q[1,0]``, …).
+
+        >>> g = load("bigram").gradient(6)
+        >>> len(g), g["W[0,2]"]
+        (12, '-0.195173')
+        """
+        fmt, n = rounding(digits, None, self.limits)
+        return {name: self.value("grad_" + name, digits=n) for name in param_names(self.spec)}
 
     def mpf(self, ref, dps=50):
         """The value as an mpmath number good to ``dps`` digits, printing its ``dps`` certified digits.

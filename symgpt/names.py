@@ -108,6 +108,22 @@ def base(group: str) -> str:
     return group.rpartition(".")[2]
 
 
+def param_names(spec) -> list[str]:
+    """Every parameter's node name, in the spec's order (what :func:`learnable` filters).
+
+    >>> from symgpt.spec import load_spec
+    >>> param_names(load_spec("derivations/bigram.toml"))[:3]
+    ['E[0,0]', 'E[0,1]', 'E[1,0]']
+    """
+    out = []
+    for group, values in spec.params.items():
+        if values and isinstance(values[0], list):
+            out += [f"{group}[{i},{j}]" for i, row in enumerate(values) for j in range(len(row))]
+        else:
+            out += [f"{group}[{i}]" for i in range(len(values))]
+    return out
+
+
 def learnable(spec, graph) -> list:
     """Names of the parameters an optimizer updates, in definition order.
 
