@@ -527,17 +527,18 @@ def _jacobian_is_zero(d: int, eps) -> bool:
 
 
 def _nonzero_at_a_point(d: int, eps) -> bool:
-    """True when ∂x̂_0/∂x_0 is exactly nonzero at the rational row (0, 1, …, d−1).
+    """True when ∂x̂_0/∂x_0 is exactly nonzero at a rational row ((0, 1, …, d−1), else (0, 1, 4, …)).
 
-    Along the line x = p + t·e_0 the row is a function of one variable, so SymPy
-    differentiates it at t = 0 in O(d) and the value is an exact algebraic number.
+    Along the line x = p + t·e_0 the row is a function of one variable t: mu and
+    var are polynomials in t over QQ (O(d) work), SymPy differentiates x̂_0 at
+    t = 0, and the value is an exact algebraic number q·√r, tested for 0 exactly.
     """
     t = sympy.Symbol("t", real=True)
     for p in ([R(k) for k in range(d)], [R(k * k) for k in range(d)]):
-        row = [p[0] + t] + p[1:]
-        mu = sympy.Add(*row) / d
-        V = sympy.Add(*[sympy.expand((xk - mu) ** 2) for xk in row]) / d + eps
-        J00 = sympy.diff((row[0] - mu) / sympy.sqrt(V), t).subs(t, 0)
+        row = [sympy.Poly(p[0] + t, t, domain="QQ")] + [sympy.Poly(v, t, domain="QQ") for v in p[1:]]
+        mu = sum(row[1:], row[0]) * R(1, d)
+        var = sum(((xk - mu) ** 2 for xk in row[1:]), (row[0] - mu) ** 2) * R(1, d)
+        J00 = sympy.diff((row[0] - mu).as_expr() / sympy.sqrt(var.as_expr() + eps), t).subs(t, 0)
         if J00.is_zero is False:
             return True
     raise RuleError(f"layernorm_vanishes(d={d}, ε={eps}): no point found where the Jacobian is certified nonzero")
