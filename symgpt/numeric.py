@@ -506,6 +506,58 @@ def _fmt(n: int, k: int) -> str:
     return ("-" if n < 0 else "") + body
 
 
+def _dyadic_ends(v: arb) -> tuple[int, int, int]:
+    """(L, H, e): the ball's ends are L·2^e and H·2^e, in integers (no Fraction)."""
+    if not v.is_finite():
+        raise ArithmeticError("non-finite enclosure")
+    mm, me = v.mid().man_exp()
+    rm, re_ = v.rad().man_exp()
+    mm, me, rm, re_ = int(mm), int(me), int(rm), int(re_)
+    e = min(me, re_) if rm else me
+    M, R = mm << (me - e), (rm << (re_ - e)) if rm else 0
+    return M - R, M + R, e
+
+
+def _scaled_half_away(N: int, e: int, k: int) -> int:
+    """round-half-away(N·2^e·10^k), in integers."""
+    num, den = abs(N), 1
+    if e >= 0:
+        num <<= e
+    else:
+        den <<= -e
+    if k >= 0:
+        num *= 10 ** k
+    else:
+        den *= 10 ** -k
+    r = (2 * num + den) // (2 * den)
+    return r if N >= 0 else -r
+
+
+def _exponent_dyadic(N: int, e: int) -> int:
+    """E with 10^E ≤ |N·2^e| < 10^(E+1), for N ≠ 0."""
+    N = abs(N)
+    E = math.floor((N.bit_length() - 1 + e) * 0.30102999566398120)
+
+    def at_least(E):  # |N|·2^e ≥ 10^E
+        num, den = N, 1
+        num, den = (num << e, den) if e >= 0 else (num, den << -e)
+        return num * (10 ** -E if E < 0 else 1) >= den * (10 ** E if E > 0 else 1)
+    while not at_least(E):
+        E -= 1
+    while at_least(E + 1):
+        E += 1
+    return E
+
+
+def _significant_dyadic(N: int, e: int, n: int) -> tuple[int, int, int]:
+    """:func:`_significant` of N·2^e in integers."""
+    E = _exponent_dyadic(N, e)
+    M = abs(_scaled_half_away(N, e, n - 1 - E))
+    if M == 10 ** n:
+        M, E = M // 10, E + 1
+    return (1 if N > 0 else -1), M, E
+
+
 def round_decimals(v, k: int) -> str | None:
     """The value rounded to k decimals (half away from zero), if certified.
 
@@ -514,6 +566,10 @@ def round_decimals(v, k: int) -> str | None:
     >>> round_decimals(arb(1).sin(), 3)
     '0.841'
     """
+    if isinstance(v, arb):
+        L, H, e = _dyadic_ends(v)
+        a, b = _scaled_half_away(L, e, k), _scaled_half_away(H, e, k)
+        return _fmt(a, k) if a == b else None
     lo, hi = bounds(v)
     scale = 10 ** k
     a, b = _round_half_away(lo * scale), _round_half_away(hi * scale)
@@ -540,6 +596,14 @@ def round_significant(v, n: int) -> str | None:
     >>> round_significant(arb(2).sqrt(), 5), round_significant(fmpq(1234), 3)
     ('1.4142', '1230')
     """
+    if isinstance(v, arb):
+        L, H, e = _dyadic_ends(v)
+        if L == H == 0:
+            return "0"
+        if L <= 0 <= H:
+            return None
+        a, b = _significant_dyadic(L, e, n), _significant_dyadic(H, e, n)
+        return _format_significant(*a, n) if a == b else None
     lo, hi = bounds(v)
     if lo == hi == 0:
         return "0"
