@@ -1,14 +1,18 @@
-"""The cost of a spec, estimated from its sizes before any graph is built.
+"""The cost of a spec, estimated from its sizes before any work is done.
 
-A derivation builds the model's forward and reverse graph in SymPy (one small
-definition per scalar node), evaluates it in ball arithmetic, replays it for
-every state of the SGD and AdamW traces, rebuilds the forward graph for each
-greedily continued token and writes one softmax per sampling temperature.
-:func:`estimate` counts the graph nodes and scalar operations of all of these
-from V, d, heads, d_ff, layers, T, the training examples, ``training.steps``,
-``sampling.continue`` and the number of temperatures; :func:`check` refuses a
-spec whose estimate exceeds ``limits.max_ops`` with the estimate and the keys
-that drive it.  Nothing here builds a graph, so a refusal is instant.
+A derivation computes the model's values and gradients on tensors
+(:mod:`symgpt.net`), builds the per-scalar SymPy graph when a closed form or
+a document needs it, replays the tensors for every state of the SGD and
+AdamW traces, rebuilds the forward graph for each greedily continued token
+and writes one softmax per sampling temperature.  :func:`estimate` counts
+the scalar operations of all of these from V, d, heads, d_ff, layers, T, the
+training examples, ``training.steps``, ``sampling.continue`` and the number
+of temperatures (work on tensors counts ÷ :data:`TENSOR`).  Each part is
+checked against ``limits.max_ops`` when its work is asked for (a load checks
+``values``, the first closed form ``graph``, a trace ``training trace``;
+:func:`check_part`), and a render checks them all up front (:func:`check`);
+a refusal names the estimate and the keys that drive it.  Nothing here
+builds anything, so a refusal is instant.
 
 >>> from symgpt.spec import load_spec
 >>> c = estimate(load_spec("derivations/tiny-transformer.toml"))
@@ -17,8 +21,8 @@ that drive it.  Nothing here builds a graph, so a refusal is instant.
 >>> check(load_spec("derivations/bigram.toml"), Limits(max_ops=10))  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-symgpt.errors.LimitError: derivations/bigram.toml: the spec needs about 1.5e4 scalar operations
-    (training trace 1.5e4: 2 optimizers × (training.steps + 1 = 21) states × 1 example × 3.6e2 ops at 4.4e2 bits; ...),
+symgpt.errors.LimitError: derivations/bigram.toml: the spec needs about 5.4e2 scalar operations
+    (continuation 1.8e2: sampling.continue = 2 forward passes of growing T; ...),
     above the limit 10 (--max-ops; symgpt.Limits(max_ops=…) in Python)
 """
 from __future__ import annotations
@@ -40,6 +44,12 @@ overhead dominates); above it an operation counts as (bits/512)^1.5."""
 SYMBOLIC = 2
 """A continued token's forward graph, and each temperature's softmax, is built
 in SymPy and then evaluated: each of its operations counts twice."""
+
+TENSOR = 200
+"""Per-scalar graph operations that cost as much time as one scalar operation of the tensor
+engine (:mod:`symgpt.net`: flint matrix products, no SymPy per scalar).  Work on tensors — the
+values at load, the training traces — counts its operations ÷ TENSOR against ``limits.max_ops``,
+so one limit, in one unit, bounds both paths (benchmarks/bench_scale.py measures both)."""
 
 OPTIMIZERS = 2
 """Traces a document replays: SGD and AdamW (the wrong-order SGD of the bigram
@@ -210,7 +220,7 @@ def estimate(spec, gradients: bool = True) -> Cost:
 
     >>> from symgpt.spec import load_spec
     >>> [p[0] for p in estimate(load_spec("derivations/bigram.toml")).parts]
-    ['graph', 'training trace', 'continuation', 'sampling']
+    ['values', 'graph', 'training trace', 'continuation', 'sampling']
     """
     sizes = _sizes(spec)
     T, V, d = spec.T, spec.V, spec.d
@@ -222,14 +232,16 @@ def estimate(spec, gradients: bool = True) -> Cost:
                                            f"model.layers = {spec.layers}" if spec.kind == "transformer" else ""))
     graph = ("graph", full.nodes * n_ex, full.ops * n_ex,
              shape + (f", × {n_ex} training.examples" if n_ex > 1 else ""))
+    values = ("values", 0, full.ops // TENSOR, f"{_sci(full.ops)} scalar operations on tensors ÷ {TENSOR}, {shape}")
     params = sum(len(v) * (len(v[0]) if v and isinstance(v[0], list) else 1) for v in spec.params.values()) \
         if spec.params else fwd.nodes
     states = tr.steps + 1
     per_state = n_ex * full.ops + 20 * params
     bits = trace_bits(tr.steps)
-    trace = ("training trace", 0, int(OPTIMIZERS * states * per_state * _wide(bits)) if gradients else 0,
+    trace = ("training trace", 0, int(OPTIMIZERS * states * per_state * _wide(bits)) // TENSOR if gradients else 0,
              f"{OPTIMIZERS} optimizers × (training.steps + 1 = {states}) states × "
-             f"{n_ex} example{'s' if n_ex > 1 else ''} × {_sci(per_state)} ops at {_sci(bits)} bits")
+             f"{n_ex} example{'s' if n_ex > 1 else ''} × {_sci(per_state)} ops at {_sci(bits)} bits, on tensors "
+             f"÷ {TENSOR}")
     n = spec.sampling.n_continue
     cont = _continuation(sizes, T, n)
     rank = n * V * max(1, V.bit_length()) * 4
@@ -237,7 +249,64 @@ def estimate(spec, gradients: bool = True) -> Cost:
                     f"sampling.continue = {n} forward passes of growing T")
     temps = len(spec.sampling.temperatures)
     sampling = ("sampling", 0, SYMBOLIC * temps * V * (V + 4), f"{temps} sampling.temperatures × V² = {V}²")
-    return Cost((graph, trace, continuation, sampling))
+    return Cost((values, graph, trace, continuation, sampling))
+
+
+def check_part(spec, part: str, limits: Limits | None = None, gradients: bool = True, what: str = "") -> Cost:
+    """One part of the estimate (``values``, ``graph``, ``training trace``, …), or LimitError
+    when it alone exceeds ``limits.max_ops``: each piece of work is checked when it is asked for.
+
+    >>> from symgpt.spec import load_spec
+    >>> check_part(load_spec("derivations/bigram.toml"), "graph").parts[0][0]
+    'graph'
+    """
+    c = Cost(tuple(p for p in estimate(spec, gradients).parts if p[0] == part))
+    _refuse(spec, c, limits or Limits(), what)
+    return c
+
+
+def check_values(spec, limits: Limits | None = None, gradients: bool = True) -> Cost:
+    """The values part (a load): the forward and reverse pass on tensors."""
+    return check_part(spec, "values", limits, gradients)
+
+
+def check_graph(spec, limits: Limits | None = None, gradients: bool = True) -> Cost:
+    """The per-scalar SymPy graph (closed forms, definitions, documents), checked before it is built."""
+    return check_part(spec, "graph", limits, gradients,
+                      " for closed forms and documents (values need no graph: d.value, d.gradient)")
+
+
+def check_trace(spec, limits: Limits | None = None) -> Cost:
+    """The training traces (both optimizers, every state)."""
+    return check_part(spec, "training trace", limits)
+
+
+def check_pass(spec, prec: int, limits: Limits | None = None, gradients: bool = True) -> int:
+    """One forward (and reverse) pass on tensors at ``prec`` bits, checked before it runs: its
+    operations ÷ :data:`TENSOR`, each counting (bits/512)^1.5 above 512 bits (:func:`_wide`).
+
+    >>> from symgpt.spec import load_spec
+    >>> check_pass(load_spec("derivations/bigram.toml"), 4096) > check_pass(load_spec("derivations/bigram.toml"), 64)
+    True
+    """
+    limits = limits or Limits()
+    sizes = _sizes(spec)
+    fwd = _forward_at(sizes, spec.T)
+    full = reverse(fwd, spec.V, spec.d, spec.kind == "transformer" and spec.tied) if gradients else fwd
+    ops = int(full.ops * _wide(prec)) // TENSOR
+    if ops > limits.max_ops:
+        raise LimitError(f"{spec.path}: one pass at {prec} bits needs about {_sci(ops)} scalar operations "
+                         f"({_sci(full.ops)} on tensors ÷ {TENSOR}, × {_wide(prec):.3g} for the width of "
+                         f"{prec}-bit numbers), above the limit {_sci(limits.max_ops)} "
+                         f"(--max-ops; symgpt.Limits(max_ops=…) in Python)")
+    return ops
+
+
+def _refuse(spec, c: Cost, limits: Limits, what: str = "") -> None:
+    if c.ops > limits.max_ops:
+        raise LimitError(f"{spec.path}: the spec needs about {_sci(c.ops)} scalar operations{what} "
+                         f"({c.breakdown()}), above the limit {_sci(limits.max_ops)} "
+                         f"(--max-ops; symgpt.Limits(max_ops=…) in Python)")
 
 
 def check(spec, limits: Limits | None = None, gradients: bool = True) -> Cost:
@@ -247,10 +316,6 @@ def check(spec, limits: Limits | None = None, gradients: bool = True) -> Cost:
     >>> check(load_spec("derivations/bigram.toml")).ops < Limits().max_ops
     True
     """
-    limits = limits or Limits()
     c = estimate(spec, gradients)
-    if c.ops > limits.max_ops:
-        raise LimitError(f"{spec.path}: the spec needs about {_sci(c.ops)} scalar operations "
-                         f"({c.breakdown()}), above the limit {_sci(limits.max_ops)} "
-                         f"(--max-ops; symgpt.Limits(max_ops=…) in Python)")
+    _refuse(spec, c, limits or Limits())
     return c

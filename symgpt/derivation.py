@@ -18,17 +18,21 @@ import sympy
 from flint import arb
 
 from . import cost, display
-from .errors import InputError
+from .errors import InputError, LimitError
 from .graph import Graph
 from .limits import Limits
 from .markup import printed_mpf
 from .models import differentiated
 from .names import OPTIMIZERS, Names, Ref, RefError, param_names
+from .net import Net
 from .numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
 from .resources import DERIVATIONS
+from .skeleton import Skeleton
 from .spec import Spec, SpecError, load_spec
+from .tensor import tidy
 from .train import Trace, max_prec, precision, rounding
 from .update_order import WrongOrderTrace
+from .values import TensorEvaluator
 
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
 
@@ -107,11 +111,27 @@ class Derivation:
     def __init__(self, spec: Spec, tokens=None, target=None, gradients=True, limits: Limits | None = None):
         self.spec = spec
         self.limits = limits or Limits()
-        self.cost = cost.check(spec, self.limits, gradients)  # before any graph is built
-        self.graph: Graph = differentiated(spec, tokens, target, gradients)
-        self.registry = Names(spec, self.graph, trace=self.trace)
-        self.ev = self.registry.ev
+        self.cost = cost.check_values(spec, self.limits, gradients)  # before any tensor is computed
+        self._example = (tokens, target, gradients)
+        self.net = Net(spec, tokens, target, gradients)
+        self._graph: Graph | None = None
+        self.skeleton = Skeleton(self.net, lambda: self.graph)
+        self.ev = TensorEvaluator(self.net, graph=lambda: self.graph, limits=self.limits)
+        self.registry = Names(spec, self.skeleton, ev=self.ev, trace=self.trace)
         self._traces: dict = {}
+
+    @property
+    def graph(self) -> Graph:
+        """The per-scalar SymPy graph (closed forms, definitions, documents), built on first use.
+
+        Values never need it: they come from :attr:`net` one tensor at a time.  Its
+        size is checked against ``limits.max_ops`` before it is built
+        (:func:`symgpt.cost.check_graph`).
+        """
+        if self._graph is None:
+            cost.check_graph(self.spec, self.limits, self._example[2])
+            self._graph = differentiated(self.spec, *self._example)
+        return self._graph
 
     # -- how a notebook shows it (symgpt.display) ------------------------------------
     def __repr__(self) -> str:
@@ -230,13 +250,50 @@ class Derivation:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.
 
         Keys are the parameters' node names in the spec's order (``E[0,0]``, ``W_Q[1,0]``, …).
+        Every gradient tensor is computed at once, at rising precision while some entry's
+        ball is too wide to round.  An entry that is exactly 0 but only SymPy could prove it
+        (a cancellation the balls cannot see) is "0" when the exact test is within the limits;
+        otherwise it is shown as its enclosure, ``[+/- 6.1e-87]``: every digit shown is true.
 
         >>> g = load("bigram").gradient(6)
-        >>> len(g), g["W[0,2]"]
-        (12, '-0.195173')
+        >>> len(g), g["W[0,2]"], g["E[0,0]"]
+        (12, '-0.195173', '0')
         """
         fmt, n = rounding(digits, None, self.limits)
-        return {name: self.value("grad_" + name, digits=n) for name in param_names(self.spec)}
+        prec, top = prec_for_digits(n), max_prec(self.limits)
+        out: dict = {name: None for name in param_names(self.spec)}
+        last: dict = {}
+        for _ in range(4):  # every tensor at once, at rising precision, while some entry's ball is too wide
+            try:
+                for group in self.spec.params:
+                    G = self.ev.group("grad_" + group, prec)
+                    rows = G if G and isinstance(G[0], list) else [G]
+                    for name, x in zip(self.skeleton.groups[group].names, (x for r in rows for x in r)):
+                        if out[name] is None:
+                            out[name] = fmt(tidy(x))
+                            last[name] = x
+            except LimitError:
+                if prec == prec_for_digits(n):
+                    raise
+                break  # the next precision is beyond the limits: what is left goes the long way
+            if all(v is not None for v in out.values()) or 2 * prec > top:
+                break
+            prec *= 2
+        for name, v in out.items():
+            if v is None:
+                out[name] = self._hard_entry(name, n, last[name])
+        return out
+
+    def _hard_entry(self, name: str, n: int, ball) -> str:
+        """A gradient no enclosure rounds: proven 0, certified the long way, or its enclosure."""
+        if isinstance(ball, arb) and ball.contains(0) and self.ev.exact_zero("grad_" + name):
+            return "0"
+        if not ball.contains(0):
+            try:
+                return self.value("grad_" + name, digits=n)
+            except (UndecidableError, LimitError):
+                pass
+        return ball.str(n)
 
     def mpf(self, ref, dps=50):
         """The value as an mpmath number good to ``dps`` digits, printing its ``dps`` certified digits.

@@ -468,7 +468,7 @@ def examples(d) -> list:
     >>> examples(symgpt.load("tiny-transformer")), examples(symgpt.load("bigram"))
     (['A[1,0]', 'p[4]', 'grad_logits[4]', 'loss'], ['z[2]', 'p[2]', 'grad_z[2]', 'loss'])
     """
-    s, g = d.spec, d.graph
+    s, g = d.spec, d.skeleton
     t = s.target
     logits = "logits" if "logits" in g.groups else "z"
     out = []
@@ -489,7 +489,7 @@ def derivation_repr(d) -> str:
     >>> derivation_repr(symgpt.load("bigram"))
     '<Derivation bigram: bigram V=3 d=2 T=1, 40 quantities>'
     """
-    return f"<Derivation {d.spec.name}: {sizes(d.spec)}, {len(d.graph.nodes)} quantities>"
+    return f"<Derivation {d.spec.name}: {sizes(d.spec)}, {len(d.skeleton.nodes)} quantities>"
 
 
 def _title(spec) -> str:
@@ -511,7 +511,7 @@ def derivation_markdown(d) -> str:
     return "\n".join([
         (f"**{md_text(_title(s))}** — {md_code(s.name)}: {md_text(sizes(s))}; "
          f"{' '.join(md_code(s.vocab[i]) for i in s.input)} → {md_code(s.vocab[s.target])}; "
-         f"{len(d.graph.nodes)} named quantities in {len(d.graph.groups)} groups."), "",
+         f"{len(d.skeleton.nodes)} named quantities in {len(d.skeleton.groups)} groups."), "",
         f"Spec: {md_code(s.path)}" + (f" (after {md_text(source)})" if source else "") + ".", "",
         md_table(["name", "meaning", f"value ({DIGITS} certified digits)"], rows, align="llr"), "",
         f"Look closer: {md_code(f'd[{d.pretty(first)!r}]')} (definition, worked line, closed form, value), "

@@ -124,17 +124,16 @@ def param_names(spec) -> list[str]:
     return out
 
 
-def learnable(spec, graph) -> list:
+def learnable(spec, graph=None) -> list:
     """Names of the parameters an optimizer updates, in definition order.
 
     >>> import symgpt
     >>> d = symgpt.load("bigram")
-    >>> learnable(d.spec, d.graph)[:3]
+    >>> learnable(d.spec)[:3]
     ['E[0,0]', 'E[0,1]', 'E[1,0]']
     """
     keep_ln = spec.training.learnable_ln
-    return [n for n in graph.order if graph.nodes[n].expr is None
-            and (keep_ln or base(graph.nodes[n].group) not in LN_GROUPS)]
+    return [n for n in param_names(spec) if keep_ln or base(n.partition("[")[0]) not in LN_GROUPS]
 
 
 @dataclass(frozen=True)
@@ -182,7 +181,7 @@ class Names:
     def params(self) -> list:
         """The learnable parameters (see :func:`learnable`)."""
         if self._params is None:
-            self._params = learnable(self.spec, self.graph)
+            self._params = learnable(self.spec)
         return self._params
 
     def ref(self, text: str) -> Ref:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import jinja2
 
+from . import cost
 from .blocks import is_control, line_tex, mtext, shown
 from .cli import InputError, OutputError, Parser, Progress, check_out, flush_stdout, run, run_child, staged
 from .derivation import DERIVATIONS, Derivation, find_spec
@@ -461,6 +462,7 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
     spec = load_spec(path, limits)
     if uniform is not None:
         spec = dataclasses.replace(spec, sampling=dataclasses.replace(spec.sampling, uniform=uniform))
+    cost.check(spec, limits)  # a document needs every part: refused up front, before anything is made
     d = Derivation(spec, limits=limits)
     doc = build(d, digits, for_document(d))
     out: dict = {}

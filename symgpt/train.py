@@ -22,14 +22,14 @@ from fractions import Fraction
 import sympy
 from flint import arb, ctx, fmpq
 
+from . import cost
 from .errors import InputError, LimitError
 from .limits import Limits
 from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
-from .models import differentiated
 from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
+from .net import Net
 from .numeric import (
-    Evaluator,
     UndecidableError,
     certify,
     count,
@@ -41,19 +41,20 @@ from .numeric import (
     to_flint,
 )
 from .spec import number
+from .values import TensorEvaluator
 
 NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
 
 
 def model_arg(d, what: str = "d"):
-    """A model argument: a loaded derivation (anything with ``spec``, ``graph`` and ``ev``).
+    """A model argument: a loaded derivation (anything with ``spec`` and ``ev``).
 
     >>> model_arg("bigram")
     Traceback (most recent call last):
     ...
     symgpt.errors.InputError: d: expected a loaded derivation such as symgpt.load("bigram"), got 'bigram'
     """
-    if not all(hasattr(d, a) for a in ("spec", "graph", "ev")):
+    if not all(hasattr(d, a) for a in ("spec", "ev")):
         raise InputError(f'{what}: expected a loaded derivation such as symgpt.load("bigram"), got {d!r:.80}')
     return d
 
@@ -61,14 +62,14 @@ def model_arg(d, what: str = "d"):
 def learnable(d) -> list:
     """Names of the parameters an optimizer updates, in definition order.
 
-    ``d`` is a model: anything with ``spec`` and ``graph`` (a Derivation).
+    ``d`` is a model: anything with ``spec`` (a Derivation).
 
     >>> import symgpt
     >>> learnable(symgpt.load("bigram"))[-1]
     'W[1,2]'
     """
     model_arg(d)
-    return _learnable(d.spec, d.graph)
+    return _learnable(d.spec)
 
 
 def param_count(d) -> int:
@@ -251,10 +252,11 @@ class Shown:
 class Trace(Shown):
     """N steps of SGD or AdamW from a model's spec, at any precision.
 
-    ``d`` is the model on the spec's own example: ``spec``, ``graph``, ``ev``
+    ``d`` is the model on the spec's own example: ``spec``, ``net``, ``ev``
     and ``registry`` (a :class:`symgpt.Derivation` is one).  ``build(tokens,
-    target)`` builds the graph (with gradients) of each further training
-    example; by default :func:`symgpt.models.differentiated`.
+    target)`` builds the model (a :class:`symgpt.net.Net`, with gradients) of
+    each further training example; by default ``Net(spec, tokens, target)``.
+    Every state runs on tensors (:class:`symgpt.values.TensorEvaluator`).
     """
 
     def __init__(self, d, optimizer: str = "sgd", steps: int | None = None, build=None):
@@ -263,11 +265,12 @@ class Trace(Shown):
             raise InputError(f"optimizer: expected 'sgd' or 'adamw', got {optimizer!r}")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
             raise InputError(f"steps: expected an integer ≥ 0, got {steps!r}")
-        build = build or (lambda tokens, target: differentiated(d.spec, tokens, target))
+        build = build or (lambda tokens, target: Net(d.spec, tokens, target))
         self.d, self.optimizer = d, optimizer
         self.steps = d.spec.training.steps if steps is None else steps
+        cost.check_trace(d.spec, getattr(d, "limits", None))
         self.names = learnable(d)
-        self.examples = [d.graph] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
+        self.examples = [d.net] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
         self._open: set = set()
@@ -281,13 +284,13 @@ class Trace(Shown):
         """Mean loss and gradient over the examples at the given parameters."""
         loss, grads, ties = 0, {n: 0 for n in self.names}, set()
         for ex in self.examples:
-            ev = Evaluator(ex, dict(leaves))
+            ev = TensorEvaluator(ex, dict(leaves))
             vals = ev.values(prec)
             loss = loss + vals[ev.index("loss")]
             for n in self.names:
                 grads[n] = grads[n] + vals[ev.index("grad_" + n)]
             ties |= ev.ties
-            if ex is self.d.graph:
+            if ex is self.d.net:
                 self._open = set(ev.open)
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
                 nodes = (ev, vals)
@@ -302,8 +305,7 @@ class Trace(Shown):
         if prec in self._by_prec:
             return self._by_prec[prec]
         spec, tr = self.d.spec, self.d.spec.training
-        g = self.d.graph
-        params = {n: to_flint(g.nodes[n].value) for n in self.names}
+        params = {n: to_flint(self.d.registry.graph.nodes[n].value) for n in self.names}
         m = {n: fmpq(0) for n in self.names}
         v = {n: fmpq(0) for n in self.names}
         out = []
@@ -364,7 +366,7 @@ class Trace(Shown):
         groups = self.d.spec.training.decay_groups
         for n in self.names:
             gr = grads[n]
-            decays = not groups or base(self.d.graph.nodes[n].group) not in NO_DECAY
+            decays = not groups or base(n.partition("[")[0]) not in NO_DECAY
             new.decay[n] = lr * wd * params[n] if decays else fmpq(0)
             m[n] = b1 * m[n] + (1 - b1) * gr
             v[n] = b2 * v[n] + (1 - b2) * gr * gr
@@ -506,7 +508,7 @@ def _param(d, ref) -> str:
     if not isinstance(ref, str) or not ref.strip():
         raise RefError(f"ref: expected a parameter name such as 'W[0,2]' (a string), got {ref!r}")
     name = d.registry.node(ref)
-    if d.graph.nodes[name].expr is not None:
+    if d.registry.graph.nodes[name].value is None:
         raise RefError(f"{ref}: expected a parameter (a weight of the spec), not a computed quantity")
     return name
 
@@ -535,13 +537,13 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     ('-0.195173', '-0.195173')
     """
     name = _param(d, ref)
-    node = d.graph.nodes[name]
+    node = d.registry.graph.nodes[name]
     h = exact_number(h, "h", low=0)
     precision(prec, getattr(d, "limits", None))
     theta = to_flint(node.value)
     L = []
     for sign in (1, -1):
-        ev = Evaluator(d.graph, {name: theta + sign * to_flint(h)})
+        ev = TensorEvaluator(d.net, {name: theta + sign * to_flint(h)})
         L.append(ev.ball("loss", prec))
     with ctx.workprec(prec):
         numeric = (L[0] - L[1]) / (2 * to_flint(h))
@@ -562,7 +564,7 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     '-7.41e-11'
     """
     name = _param(d, ref)
-    node = d.graph.nodes[name]
+    node = d.registry.graph.nodes[name]
     try:
         exponents = list(exponents)
     except TypeError:

@@ -218,7 +218,7 @@ def test_minibatch_averages_gradients(tmp_path):
 def test_trace_builds_each_further_example_with_the_given_builder(tmp_path):
     """A trace takes a model builder, not a Derivation: it is called once per extra example,
     and the mean loss of state 0 is the mean of the two examples' losses (float64 here)."""
-    from symgpt.models import differentiated
+    from symgpt.net import Net
     text = BIGRAM.read_text(encoding="utf-8").replace(
         "[training.adamw]", '[[training.examples]]\ninput = ["猫"]\ntarget = "吃"\n\n[training.adamw]')
     d = derivation_of(write_spec(tmp_path, text))
@@ -226,7 +226,7 @@ def test_trace_builds_each_further_example_with_the_given_builder(tmp_path):
 
     def build(tokens, target):
         calls.append((tuple(tokens), target))
-        return differentiated(d.spec, tokens, target)
+        return Net(d.spec, tokens, target)
     t = Trace(d, "sgd", 1, build=build)
     assert calls == [((0,), 1)]                              # 猫 → 吃, ids 0 and 1
     E, W = [[0.1, 0.2], [0.3, -0.1], [-0.2, 0.4]], [[0.5, -0.3, 0.1], [0.2, 0.4, -0.5]]
