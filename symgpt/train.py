@@ -287,8 +287,11 @@ class Trace(Shown):
             ev = TensorEvaluator(ex, dict(leaves))
             vals = ev.values(prec)
             loss = loss + vals[ev.index("loss")]
-            for n in self.names:
-                grads[n] = grads[n] + vals[ev.index("grad_" + n)]
+            for group in dict.fromkeys(n.partition("[")[0] for n in self.names):
+                for n, g in ev.flat("grad_" + group, prec).items():
+                    n = n[len("grad_"):]
+                    if n in grads:
+                        grads[n] = grads[n] + g
             ties |= ev.ties
             if ex is self.d.net:
                 self._open = set(ev.open)

@@ -118,6 +118,19 @@ class TensorEvaluator:
         group, index = parse_node(name)
         return tidy(at(self.group(group, prec), index))
 
+    def flat(self, group: str, prec: int) -> dict:
+        """{node name: value} of a whole group at ``prec`` bits, row by row (a gradient tensor at once).
+
+        >>> from symgpt.spec import load_spec
+        >>> from symgpt.net import Net
+        >>> TensorEvaluator(Net(load_spec("derivations/bigram.toml"))).flat("W", 64)["W[1,2]"]
+        -1/2
+        """
+        cells = [self.group(group, prec)]
+        while cells and isinstance(cells[0], list):  # nested lists, row by row
+            cells = [x for r in cells for x in r]
+        return {n: tidy(x) for n, x in zip(self.net.groups[group].names, cells)}
+
     def index(self, name: str) -> str:
         """The key of ``name`` in :meth:`values` (the name itself)."""
         return name
