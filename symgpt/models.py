@@ -12,24 +12,7 @@ import sympy
 from .graph import Graph
 from .layers import add, attention, embedding, layernorm, linear, param, positional, relu, softmax_loss, tensor
 from .names import base
-
-MEANING = {
-    "E": ("token embedding matrix (V × d)", ("v", "j")),
-    "W": ("output projection (d × V)", ("j", "v")),
-    "W_out": ("untied LM head (d × V)", ("j", "v")),
-    "W_Q": ("query projection (d × d)", ("i", "j")),
-    "W_K": ("key projection (d × d)", ("i", "j")),
-    "W_V": ("value projection (d × d)", ("i", "j")),
-    "W_O": ("attention output projection (d × d)", ("i", "j")),
-    "W_1": ("FFN first layer (d × d_ff)", ("j", "k")),
-    "b_1": ("FFN first bias (d_ff)", ("k",)),
-    "W_2": ("FFN second layer (d_ff × d)", ("k", "j")),
-    "b_2": ("FFN second bias (d)", ("j",)),
-    "gamma1": ("LayerNorm 1 gain γ (d)", ("j",)),
-    "beta1": ("LayerNorm 1 shift β (d)", ("j",)),
-    "gamma2": ("LayerNorm 2 gain γ (d)", ("j",)),
-    "beta2": ("LayerNorm 2 shift β (d)", ("j",)),
-}
+from .net import MEANING
 
 
 def _params(g: Graph, spec) -> dict:

@@ -17,12 +17,12 @@ only when someone asks for a closed form (:class:`symgpt.derivation.Derivation`)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sympy
 from flint import fmpq
 
-from . import numeric, rules
+from . import graph, numeric, rules
 from .numeric import to_flint
 from .tensor import ONE, ZERO, add, col_sums, mm, scale, transpose, zeros
 
@@ -46,14 +46,11 @@ MEANING = {
 """Meaning and axis letters of every parameter group (without its layer prefix)."""
 
 
-@dataclass
-class Group:
-    """A named tensor: ``H0`` with shape (2, 2) and axes ("t", "j"); its node names on demand."""
-    name: str
-    shape: tuple
-    meaning: str
-    axes: tuple
-    _names: list | None = field(default=None, repr=False, compare=False)
+class Group(graph.Group):
+    """A named tensor (:class:`symgpt.graph.Group`) whose node names are made when first asked for."""
+
+    def __init__(self, name, shape, meaning, axes):
+        super().__init__(name, tuple(shape), meaning, tuple(axes), None)
 
     @property
     def names(self) -> list:
@@ -64,6 +61,10 @@ class Group:
                 idx = [i + (k,) for i in idx for k in range(n)]
             self._names = [f"{self.name}[{','.join(map(str, i))}]" if i else self.name for i in idx]
         return self._names
+
+    @names.setter
+    def names(self, value) -> None:
+        self._names = value
 
 
 @dataclass

@@ -149,17 +149,12 @@ class TensorEvaluator:
         s = self.signs.get(name)
         if s is not None:
             return s
-        if isinstance(v, fmpq):
-            s = (v > 0) - (v < 0)
-        elif v > 0:
-            s = 1
-        elif v < 0:
-            s = -1
-        elif not self._exact:  # a ball at a trace state: both branches, soundly (numeric.STEP_HULL)
-            self.open.add(name)
+        s = sign_of(v)
+        if s is None:
+            if self._exact:
+                raise Undecided(name)
+            self.open.add(name)  # a ball at a trace state: both branches, soundly (numeric.STEP_HULL)
             return None
-        else:
-            raise Undecided(name)
         self.signs[name] = s
         if s == 0:
             self.zeros.add(name)
