@@ -374,6 +374,7 @@ def ln_eps0(a, out):
 
 def train(a, out):
     import hand_mpmath
+
     import torch_oracle
     path = SPECS / "nanogpt-train.toml"
     spec = hand_mpmath.read(str(path))
