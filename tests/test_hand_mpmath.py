@@ -182,3 +182,37 @@ def test_exact_decimals_and_ln_eps(ln_eps):
     if ln_eps == "0":
         assert all(abs(g[k]) < mp.mpf(10) ** -40 for k in ("W_Q[0,1]", "W_1[1,2]", "b_2[0]", "gamma1[0]"))
         assert abs(g["gamma2[0]"]) > 1e-3
+
+
+def test_a_ladder_spec_against_torch():
+    """The benchmark's d = 8, T = 8, 2-layer, 2-head rung: a longer causal mask than the others."""
+    check_torch(oracle.load_spec(os.path.join(ROOT, "benchmarks", "specs", "ladder-d8-T8-L2-h2.toml")))
+
+
+def _generator():
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks", "specs"))
+    import generate
+    return generate
+
+
+def test_committed_ladder_specs_are_the_generated_ones():
+    g = _generator()
+    for s in g.LADDER:
+        with open(os.path.join(ROOT, "benchmarks", "specs", f"{s.name}.toml"), encoding="utf-8") as f:
+            assert f.read() == g.spec_text(s), s.name
+        assert hand_mpmath.param_count(oracle.loads_spec(g.spec_text(s))) == s.params
+
+
+@pytest.mark.slow
+def test_committed_nanogpt_specs_load_in_symgpt():
+    """The nanoGPT shape is what the generator writes, under symgpt's 1 MiB file limit, and loads."""
+    from symgpt.names import param_names
+    from symgpt.spec import load_spec
+    g = _generator()
+    for s in (g.NANOGPT, g.NANOGPT_TRAIN):
+        path = os.path.join(ROOT, "benchmarks", "specs", f"{s.name}.toml")
+        with open(path, encoding="utf-8") as f:
+            assert f.read() == g.spec_text(s)
+        spec = load_spec(path)
+        assert len(param_names(spec)) == s.params == 186_688
+        assert spec.training.steps == s.steps
