@@ -1,7 +1,7 @@
 """Scale: symgpt end to end against hand-written mpmath and PyTorch float64, in one run (issue 12).
 
     python benchmarks/bench_scale.py [--max-size N] [--repeat R] [--timeout S] [--json PATH]
-                                     [--no-ladder] [--nanogpt] [--ln-eps0] [--train] [--largest]
+                                     [--no-ladder] [--nanogpt [--nanogpt-hand]] [--ln-eps0] [--train] [--largest]
 
 The ladder (the seed, then benchmarks/specs/ladder-*.toml up to d = 32, T = 16, L = 2;
 ``--max-size N`` stops after the N-th size, seed included) is measured size by size,
@@ -19,17 +19,19 @@ Columns: ops = multiply-adds of the forward pass (:func:`hand_mpmath.forward_mac
 ratio = symgpt / hand (target ≤ 2), and agreement: the fewest correct digits over every
 gradient of symgpt's 50-digit strings against hand mpmath at 70 digits, and of torch
 float64 against symgpt (their median beside it).  Then the least-squares slope of
-log time against log ops, for symgpt (target ≤ 1.05) and for hand mpmath.  A size that
-times out (``--timeout``, default 120 s) ends the ladder.
+log time against log ops over the sizes with at least 10,000 ops (below, fixed costs
+flatten it), for symgpt (target ≤ 1.05, and every size must finish) and for hand mpmath.
+A size that times out (``--timeout``, default 120 s) ends the ladder.
 
 ``--nanogpt``: benchmarks/specs/nanogpt.toml (d = 64, T = 64, 4 layers, 4 heads, V = 65,
 d_ff = 256, 186,688 parameters) end to end at 50 digits (targets < 60 s, < 2 GB) and at
-1000 digits (target < 10 min).  ``--ln-eps0``: the seed with ln_eps = 0, every gradient
-asked for at 50 digits; how many are certified "0" against how many hand mpmath finds to be
-0 (below 1e-40); target: all of them, well under 1 s.  ``--train``: 20 SGD and 20 AdamW
-steps of benchmarks/specs/nanogpt-train.toml, ``value("sgd[20].loss", digits=30)`` (and
-adamw), against torch float64's trace; target < 10 min in all.  ``--largest``: the ladder
-and then larger ladder-like sizes (benchmarks/specs/generate.py BEYOND) until one takes
+1000 digits (target < 10 min); ``--nanogpt-hand`` also times hand mpmath on it.
+``--ln-eps0``: the seed with ln_eps = 0, every gradient asked for at 50 digits; how many
+are certified "0" against how many hand mpmath finds to be 0 (below 1e-40); target: all
+of them, well under 1 s.  ``--train``: 20 SGD and 20 AdamW steps of
+benchmarks/specs/nanogpt-train.toml, ``value("sgd[20].loss", digits=30)`` (and adamw),
+against torch float64's trace; target < 10 min in all.  ``--largest``: the ladder and
+then larger ladder-like sizes (benchmarks/specs/generate.py BEYOND) until one takes
 over 60 s.  Every symgpt item runs in a subprocess killed past its time limit ("timeout")
 or past ``--max-mem`` GB of address space ("memory"), so the benchmark never hangs.
 """
@@ -372,6 +374,15 @@ def nanogpt(a, out):
         if r["status"] != "ok":
             break  # 1000 digits cannot finish where 50 did not
     out["nanogpt"] = {k: {x: v for x, v in r.items() if x not in ("records", "grads")} for k, r in res.items()}
+    if a.nanogpt_hand:
+        import hand_mpmath
+        t = time.perf_counter()
+        hand_mpmath.grads(str(path), DIGITS)
+        t = time.perf_counter() - t
+        r50 = res[50].get("total_s")
+        print(f"       hand mpmath, forward + reverse at {DIGITS} digits: {t:.1f} s"
+              + (f" (symgpt / hand = {r50 / t:.1f}; target ≤ 2)" if r50 else ""))
+        out["nanogpt"]["hand_s"] = t
 
 
 def ln_eps0(a, out):
@@ -400,6 +411,7 @@ def ln_eps0(a, out):
 
 def train(a, out):
     import hand_mpmath
+    import torch
 
     import torch_oracle
     path = SPECS / "nanogpt-train.toml"
@@ -407,6 +419,7 @@ def train(a, out):
     steps = int(spec["training"]["steps"])
     tr = spec["training"]
     aw = tr["adamw"]
+    torch.set_num_threads(1)
     total, res = 0.0, {}
     for opt in ("sgd", "adamw"):
         t = time.perf_counter()
@@ -427,11 +440,11 @@ def train(a, out):
             total += r["total_s"]
             dig = correct_digits(repr(torch_loss), r["loss"], 17)
             print(f"       {opt}[{steps}].loss = {r['loss']} in {r['total_s']:.1f} s, peak {r['peak_mb']:.0f} MB "
-                  f"(torch float64 {torch_loss!r} in {t_torch:.2f} s: {dig:.1f} correct digits)", flush=True)
+                  f"(torch float64 {torch_loss!r}: {dig:.1f} correct digits; its trace {t_torch:.1f} s)", flush=True)
         else:
             total = math.inf
             print(f"       {opt}[{steps}].loss: {r['status']} after {limit:.0f} s (torch float64 {torch_loss!r} "
-                  f"in {t_torch:.2f} s)", flush=True)
+                  f"in {t_torch:.1f} s, a snapshot of every parameter per step included)", flush=True)
     ok = total < 600
     print(f"[{verdict(ok)}] {steps} SGD and {steps} AdamW steps of the nanoGPT shape, certified final losses: "
           f"{'did not finish' if math.isinf(total) else f'{total:.1f} s'} (target < 600 s)")
@@ -473,6 +486,8 @@ def main(argv=None):
     ap.add_argument("--max-mem", type=float, default=8.0, help="GB of address space per symgpt child (default 8)")
     ap.add_argument("--no-ladder", action="store_true", help="skip the ladder table")
     ap.add_argument("--nanogpt", action="store_true", help="the nanoGPT shape at 50 and 1000 digits")
+    ap.add_argument("--nanogpt-hand", action="store_true",
+                    help="with --nanogpt: also time hand mpmath on the nanoGPT shape (about a minute)")
     ap.add_argument("--ln-eps0", action="store_true", help="the seed with ln_eps = 0: exact zeros")
     ap.add_argument("--train", action="store_true", help="20 SGD and 20 AdamW steps of the nanoGPT shape")
     ap.add_argument("--largest", action="store_true", help="the largest ladder-like model within 60 s")
