@@ -376,8 +376,9 @@ def nanogpt(a, out):
     out["nanogpt"] = {k: {x: v for x, v in r.items() if x not in ("records", "grads")} for k, r in res.items()}
     if a.nanogpt_hand:
         import hand_mpmath
+        spec = hand_mpmath.read(str(path))  # parsed beforehand, as on the ladder
         t = time.perf_counter()
-        hand_mpmath.grads(str(path), DIGITS)
+        hand_mpmath.grads(spec, DIGITS)
         t = time.perf_counter() - t
         r50 = res[50].get("total_s")
         print(f"       hand mpmath, forward + reverse at {DIGITS} digits: {t:.1f} s"
