@@ -11,8 +11,7 @@ each time the median of R repeats (default 3; 1 once a run takes over 10 s):
 - torch: PyTorch float64 forward + backward (tests/torch_oracle.py, tensors built beforehand);
 - symgpt end to end, in a fresh subprocess each repeat (imports excluded):
   ``load_spec(path)``, ``Derivation(spec)``, ``value("loss", digits=50)``, ``gradient(50)``
-  (with ``Limits(max_ops=10**15)``: the cost estimate would refuse the larger specs), its peak
-  memory the child's ``ru_maxrss``.
+  with the default ``Limits()`` as a user has them, its peak memory the child's ``ru_maxrss``.
 
 Columns: ops = multiply-adds of the forward pass (:func:`hand_mpmath.forward_macs`:
 3Td² + T(T+1)d + 2T·d·d_ff per block, V·d for the head), params, the three times,
@@ -58,7 +57,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "benchmarks" / "
 DIGITS = 50
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")  # torch without numpy says so once
 REF_DPS = 70          # hand mpmath as the reference for symgpt's digits (untimed)
-MAX_OPS = 10 ** 15    # symgpt.Limits(max_ops=…) for every symgpt run here
+RAISED_OPS = 10 ** 8  # --max-ops for what the default refuses: 1000-digit passes of the nanoGPT shape, its traces
 FIT_OPS = 10_000      # the slopes are fitted over sizes with at least this many forward multiply-adds
 
 
@@ -83,8 +82,15 @@ def child(job: dict):
     from symgpt.numeric import UndecidableError
     from symgpt.spec import load_spec
 
-    limits = Limits(max_ops=MAX_OPS, max_digits=max(1000, job.get("digits", DIGITS)))
+    from symgpt import rules
+
+    limits = Limits(max_ops=job.get("max_ops", Limits().max_ops), max_digits=max(1000, job.get("digits", DIGITS)))
     kind, path, n = job["kind"], job["spec"], job.get("digits", DIGITS)
+    t0 = time.perf_counter()
+    rules.all_rules()  # each operation's adjoint derived and proven by SymPy: once per process, like an import
+    rules.layernorm_vanishes(load_spec(path, limits).d, 0) if kind != "train" else None
+    rules_s = time.perf_counter() - t0
+    _emit(phase="rules", rules_s=rules_s)
     t0 = time.perf_counter()
     spec = load_spec(path, limits)
     t_load = time.perf_counter() - t0
@@ -96,7 +102,7 @@ def child(job: dict):
         t_loss = time.perf_counter() - t0
         g = d.gradient(n)
         total = time.perf_counter() - t0
-        _emit(done=True, load_s=t_load, build_s=t_build, loss_s=t_loss, total_s=total, loss=loss,
+        _emit(done=True, load_s=t_load, build_s=t_build, loss_s=t_loss, total_s=total, loss=loss, rules_s=rules_s,
               grads=g if job.get("grads") else None, peak_mb=_peak_mb())
     elif kind == "ln_eps0":
         counts = {"zero": 0, "nonzero": 0, "undecidable": 0, "error": 0}
@@ -261,6 +267,7 @@ def symgpt_e2e(path: Path, repeat: int, timeout: float, max_mem: float, digits=D
     first = runs[0]
     return {"status": "ok", "total_s": statistics.median(r["total_s"] for r in runs),
             "build_s": statistics.median(r["build_s"] for r in runs), "grads": first["grads"],
+            "rules_s": statistics.median(r["rules_s"] for r in runs),
             "loss": first["loss"], "peak_mb": max(r["peak_mb"] for r in runs), "repeats": len(runs)}
 
 
@@ -280,7 +287,7 @@ def measure_size(label: str, path: Path, a) -> dict:
     if s["status"] != "ok":
         row["symgpt_s"] = None
         return row
-    row["symgpt_s"], row["build_s"] = s["total_s"], s["build_s"]
+    row["symgpt_s"], row["build_s"], row["rules_s"] = s["total_s"], s["build_s"], s["rules_s"]
     row["ratio"] = row["symgpt_s"] / row["hand_s"]
     _, ref = hand_mpmath.grads(spec, REF_DPS)
     sym = s["grads"]
@@ -337,12 +344,14 @@ def ladder(a, out):
     a.n_ladder = len(ladder_paths()) if not a.max_size else len(sizes)
     rows = []
     print(f"ladder: hand mpmath and torch medians of {a.repeat}, symgpt end to end in fresh subprocesses "
-          f"(timeout {a.timeout or 120:.0f} s each)", flush=True)
+          f"(timeout {a.timeout or 120:.0f} s each; imports and the once-per-process derivation of the "
+          f"adjoint rules by SymPy, symgpt.rules, excluded and shown apart)", flush=True)
     for label, path in sizes:
         r = measure_size(label, path, a)
         rows.append(r)
         print(f"  {label}: hand {r['hand_s']:.3f} s, torch {1e3 * r['torch_s']:.2f} ms, symgpt "
-              f"{fmt(r.get('symgpt_s'), '.3f', r['symgpt'])} s", flush=True)
+              f"{fmt(r.get('symgpt_s'), '.3f', r['symgpt'])} s (rules, once per process: "
+              f"{fmt(r.get('rules_s'), '.2f')} s)", flush=True)
         if r["symgpt"] != "ok":
             print(f"  (symgpt {r['symgpt']} at {label}: the larger sizes are not run)")
             break
@@ -358,7 +367,8 @@ def nanogpt(a, out):
     path = SPECS / "nanogpt.toml"
     res = {}
     for digits, limit, target in ((50, a.timeout or 120, 60), (1000, a.timeout or 900, 600)):
-        r = run_child({"kind": "e2e", "spec": str(path), "digits": digits, "max_mem_gb": a.max_mem}, limit)
+        r = run_child({"kind": "e2e", "spec": str(path), "digits": digits, "max_mem_gb": a.max_mem,
+                       **({"max_ops": RAISED_OPS} if digits > DIGITS else {})}, limit)
         res[digits] = r
         t = r.get("total_s")
         built = next((x for x in r["records"] if x.get("phase") == "built"), None)
@@ -433,7 +443,7 @@ def train(a, out):
         t_torch = time.perf_counter() - t
         torch_loss = rec[steps + 1]["loss"]  # the loss at the state after `steps` updates
         limit = a.timeout or 900
-        r = run_child({"kind": "train", "spec": str(path), "optimizer": opt, "digits": 30,
+        r = run_child({"kind": "train", "spec": str(path), "optimizer": opt, "digits": 30, "max_ops": RAISED_OPS,
                        "max_mem_gb": a.max_mem}, limit)
         res[opt] = {"status": r["status"], "total_s": r.get("total_s"), "loss": r.get("loss"),
                     "torch_loss": torch_loss, "torch_s": t_torch, "peak_mb": r.get("peak_mb")}

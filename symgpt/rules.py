@@ -501,9 +501,15 @@ def layernorm_vanishes(d: int, eps) -> bool:
 
 @functools.cache
 def _vanishes(d: int, eps: sympy.Rational) -> bool:
-    if d <= 3:
-        return _jacobian_is_zero(d, eps)
-    return not _nonzero_at_a_point(d, eps)
+    # a rational point where the Jacobian is nonzero settles "no" cheaply (the usual case, any d);
+    # only where it may vanish (d = 1; d = 2 with ε = 0) the whole Jacobian is proven 0 on symbols
+    if d > 3 or not (d == 1 or (d == 2 and eps == 0)):
+        try:
+            return not _nonzero_at_a_point(d, eps)
+        except RuleError:
+            if d > 3:
+                raise
+    return _jacobian_is_zero(d, eps)
 
 
 def _jacobian_is_zero(d: int, eps) -> bool:
@@ -529,16 +535,15 @@ def _jacobian_is_zero(d: int, eps) -> bool:
 def _nonzero_at_a_point(d: int, eps) -> bool:
     """True when ∂x̂_0/∂x_0 is exactly nonzero at a rational row ((0, 1, …, d−1), else (0, 1, 4, …)).
 
-    Along the line x = p + t·e_0 the row is a function of one variable t: mu and
-    var are polynomials in t over QQ (O(d) work), SymPy differentiates x̂_0 at
-    t = 0, and the value is an exact algebraic number q·√r, tested for 0 exactly.
+    With c = x − mu and s² = var + ε, ∂x̂_0/∂x_0 = ((1 − 1/d)·s² − c_0²/d)/s³ (the quotient
+    rule, ∂s/∂x_0 = c_0/(d·s); tests/test_rules.py checks it against SymPy's diff), so its
+    sign is that of a rational numerator: exact, in Fractions, O(d).
     """
-    t = sympy.Symbol("t", real=True)
-    for p in ([R(k) for k in range(d)], [R(k * k) for k in range(d)]):
-        row = [sympy.Poly(p[0] + t, t, domain="QQ")] + [sympy.Poly(v, t, domain="QQ") for v in p[1:]]
-        mu = sum(row[1:], row[0]) * R(1, d)
-        var = sum(((xk - mu) ** 2 for xk in row[1:]), (row[0] - mu) ** 2) * R(1, d)
-        J00 = sympy.diff((row[0] - mu).as_expr() / sympy.sqrt(var.as_expr() + eps), t).subs(t, 0)
-        if J00.is_zero is False:
+    e = Fraction(int(sympy.Rational(eps).p), int(sympy.Rational(eps).q))
+    for p in ([Fraction(k) for k in range(d)], [Fraction(k * k) for k in range(d)]):
+        mu = sum(p) / d
+        var = sum((x - mu) ** 2 for x in p) / d
+        if var + e == 0:
+            continue
+        if (1 - Fraction(1, d)) * (var + e) - (p[0] - mu) ** 2 / d != 0:
             return True
-    raise RuleError(f"layernorm_vanishes(d={d}, ε={eps}): no point found where the Jacobian is certified nonzero")

@@ -297,6 +297,7 @@ class Trace(Shown):
                 self._open = set(ev.open)
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
                 nodes = (ev, vals)
+            ev.release()  # a node read later recomputes this state's pass
         k = len(self.examples)
         if k > 1:
             loss = loss / k

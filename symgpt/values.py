@@ -131,6 +131,13 @@ class TensorEvaluator:
             cells = [x for r in cells for x in r]
         return {n: tidy(x) for n, x in zip(self.net.groups[group].names, cells)}
 
+    def release(self) -> None:
+        """Drop every computed tensor (kept: leaves and decided signs); a later read recomputes.
+
+        A training trace keeps one evaluator per state for reading its nodes: released, a
+        state costs its parameters, not every activation of the model."""
+        self._cache.clear()
+
     def index(self, name: str) -> str:
         """The key of ``name`` in :meth:`values` (the name itself)."""
         return name

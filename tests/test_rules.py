@@ -352,3 +352,16 @@ def test_layernorm_vanishes_large_d_and_its_inputs():
         rules.layernorm_vanishes(3, sympy.Rational(-1, 10))
     with pytest.raises(ValueError, match="integer ≥ 1"):
         rules.layernorm_vanishes(0, sympy.Integer(0))
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_the_point_certificate_is_the_jacobian_entry(d):
+    """rules._nonzero_at_a_point reads the sign of ∂x̂_0/∂x_0 = ((1 − 1/d)·s² − c_0²/d)/s³ off its
+    numerator: that closed form is SymPy's diff of x̂_0 = (x_0 − mu)/√(var + ε) on generic symbols."""
+    x = sympy.symbols(f"x0:{d}", real=True)
+    eps = sympy.Symbol("eps", positive=True)
+    mu = sympy.Add(*x) / d
+    s2 = sympy.Add(*[(xi - mu) ** 2 for xi in x]) / d + eps
+    derived = sympy.diff((x[0] - mu) / sympy.sqrt(s2), x[0])
+    stated = ((1 - sympy.Rational(1, d)) * s2 - (x[0] - mu) ** 2 / d) / s2 ** sympy.Rational(3, 2)
+    assert sympy.simplify(derived - stated) == 0
