@@ -34,6 +34,10 @@ from .train import Trace, max_prec, precision, rounding
 from .update_order import WrongOrderTrace
 from .values import TensorEvaluator
 
+GRADIENT_MARGIN = 64
+"""Bits above :func:`symgpt.numeric.prec_for_digits` at which :meth:`Derivation.gradient` starts (below
+512 bits a pass costs the same, and one pass then usually rounds every entry)."""
+
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
 
 
@@ -260,7 +264,9 @@ class Derivation:
         (12, '-0.195173', '0')
         """
         fmt, n = rounding(digits, None, self.limits)
-        prec, top = prec_for_digits(n), max_prec(self.limits)
+        # a reverse pass through a few layers' sums costs some 50 bits of the balls' accuracy: start above
+        start = prec_for_digits(n) + GRADIENT_MARGIN
+        prec, top = start, max_prec(self.limits)
         out: dict = {name: None for name in param_names(self.spec)}
         last: dict = {}
         for _ in range(4):  # every tensor at once, at rising precision, while some entry's ball is too wide
@@ -273,7 +279,7 @@ class Derivation:
                             out[name] = fmt(tidy(x))
                             last[name] = x
             except LimitError:
-                if prec == prec_for_digits(n):
+                if prec == start:
                     raise
                 break  # the next precision is beyond the limits: what is left goes the long way
             if all(v is not None for v in out.values()) or 2 * prec > top:

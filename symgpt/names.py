@@ -30,6 +30,7 @@ from flint import fmpq
 
 from .errors import InputError
 from .numeric import Evaluator, to_flint
+from .values import TensorEvaluator
 
 
 class RefError(InputError):
@@ -416,7 +417,8 @@ class Names:
 
             def ball(prec):
                 leaves = {f"E[{s.target},{j}]": ev.expr_ball(e, prec) for j, e in enumerate(rows)}
-                return Evaluator(g, leaves).ball(node, prec)
+                net = getattr(ev, "net", None)  # the tensor engine's model when there is one
+                return (TensorEvaluator(net, leaves) if net is not None else Evaluator(g, leaves)).ball(node, prec)
             return Ref(name, pretty, "head_step", n.group, n.index, grp.shape, grp.meaning, node,
                        ball=ball, exact=lambda: None)
         return self._expr_ref(name, pretty, "head_step", n.group, n.index, grp.shape, grp.meaning,

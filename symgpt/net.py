@@ -97,6 +97,7 @@ class Net:
         self.groups: dict[str, Group] = {}
         self.stages: list[Stage] = []
         self.params = list(spec.params)
+        self._exact_params: dict | None = None
         for name in self.params:
             meaning, axes = MEANING[_base(name)]
             vals = spec.params[name]
@@ -120,17 +121,25 @@ class Net:
         return "grad_" + name
 
     def leaf_values(self, leaves: dict | None) -> dict:
-        """The parameters as tensors of fmpq (the spec's values) or of the given leaves (by node name)."""
+        """The parameters as tensors of fmpq (the spec's values) or of the given leaves (by node name).
+
+        The spec's values are converted once per model (stages only read them)."""
+        if self._exact_params is None:
+            self._exact_params = {
+                name: [[_q(x) for x in row] for row in vals] if vals and isinstance(vals[0], list)
+                else [_q(x) for x in vals] for name, vals in self.spec.params.items()}
+        if not leaves:
+            return dict(self._exact_params)
         v = {}
         for name in self.params:
             vals = self.spec.params[name]
             if vals and isinstance(vals[0], list):
-                v[name] = [[_q(x) for x in row] for row in vals]
+                v[name] = self._exact_params[name]
                 if leaves:
                     v[name] = [[leaves.get(f"{name}[{i},{j}]", x) for j, x in enumerate(row)]
                                for i, row in enumerate(v[name])]
             else:
-                v[name] = [_q(x) for x in vals]
+                v[name] = self._exact_params[name]
                 if leaves:
                     v[name] = [leaves.get(f"{name}[{i}]", x) for i, x in enumerate(v[name])]
         return v
