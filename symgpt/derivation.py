@@ -35,8 +35,9 @@ from .update_order import WrongOrderTrace
 from .values import TensorEvaluator
 
 GRADIENT_MARGIN = 64
-"""Bits above :func:`symgpt.numeric.prec_for_digits` at which :meth:`Derivation.gradient` starts (below
-512 bits a pass costs the same, and one pass then usually rounds every entry)."""
+"""Bits above :func:`symgpt.numeric.prec_for_digits` at which :meth:`Derivation.value` and
+:meth:`Derivation.gradient` start: a pass through a few layers' sums costs some 50 bits of the balls'
+accuracy, below 512 bits a pass costs the same, and a value and the gradient then share one pass."""
 
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
 
@@ -248,7 +249,7 @@ class Derivation:
         fmt, n = rounding(digits, decimals, self.limits)
         r = self.registry.ref(ref_text(ref))
         return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
-                       start=prec_for_digits(n)).value
+                       start=prec_for_digits(n) + GRADIENT_MARGIN).value
 
     def gradient(self, digits: int = 50) -> dict[str, str]:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.

@@ -142,8 +142,8 @@ def _decimal(text: str, file, key, max_digits: int) -> Fraction:
         raise LimitError(f"{file}: {key}: {clean(text, 20)} has an exponent beyond ±{max_digits} "
                          f"(the digit limit); raise it with --max-digits")
     scale = int(e) - len(frac)
-    q = Fraction(_int(whole + frac)) * Fraction(10) ** scale
-    return -q if m["sign"] == "-" else q
+    n = _int(whole + frac) * (-1 if m["sign"] == "-" else 1)
+    return Fraction(n * 10 ** scale) if scale >= 0 else Fraction(n, 10 ** -scale)
 
 
 def number(value, file, key, max_digits: int = MAX_DIGITS) -> sympy.Rational:
@@ -181,11 +181,12 @@ def number(value, file, key, max_digits: int = MAX_DIGITS) -> sympy.Rational:
     if isinstance(value, str):
         num, slash, den = value.strip().partition("/")
         if _DECIMAL.fullmatch(num) and (not slash or _DECIMAL.fullmatch(den)):
-            p = _decimal(num, file, key, max_digits)
-            q = _decimal(den, file, key, max_digits) if slash else Fraction(1)
-            if q == 0:
-                raise SpecError(f'{file}: {key}: expected a number, got "{clean(value)}" (division by zero)')
-            r = p / q
+            r = _decimal(num, file, key, max_digits)
+            if slash:
+                q = _decimal(den, file, key, max_digits)
+                if q == 0:
+                    raise SpecError(f'{file}: {key}: expected a number, got "{clean(value)}" (division by zero)')
+                r = r / q
             return sympy.Rational(r.numerator, r.denominator)
     raise SpecError(f'{file}: {key}: expected a number such as 0.3, -2, 1e-5 or "1/3", got {show(value)}')
 
