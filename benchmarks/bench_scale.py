@@ -487,10 +487,13 @@ def largest(a, out, ladder_rows):
         if prior is not None and prior.get("symgpt_s") is not None:
             t, status = prior["symgpt_s"], "ok"
         else:
-            r = run_child({"kind": "e2e", "spec": str(path), "digits": DIGITS, "max_mem_gb": a.max_mem}, limit)
+            # --max-ops raised: the question here is time, not the default budget
+            r = run_child({"kind": "e2e", "spec": str(path), "digits": DIGITS, "max_mem_gb": a.max_mem,
+                           "max_ops": RAISED_OPS}, limit)
             t, status = r.get("total_s"), r["status"]
         if status != "ok" or t >= limit:
-            print(f"       {label}: {status if status != 'ok' else f'{t:.1f} s'} — past 60 s", flush=True)
+            why = f"{t:.1f} s" if status == "ok" else f"{status}: {r.get('stderr', '').strip().splitlines()[-1:] or ''}"
+            print(f"       {label}: {why} — past 60 s or refused", flush=True)
             break
         import hand_mpmath
         best = (label, t, hand_mpmath.param_count(str(path)), hand_mpmath.forward_macs(str(path)))
