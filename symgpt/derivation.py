@@ -182,7 +182,7 @@ class Derivation:
         >>> [n for n in load("bigram").names() if n[0] in ("z", "loss")]
         [('z', (3,), 'logits x·W'), ('loss', (), 'cross-entropy −ln p[target]')]
         """
-        return [(g.name, g.shape, g.meaning) for g in self.graph.groups.values()]
+        return [(g.name, g.shape, g.meaning) for g in self.skeleton.groups.values()]
 
     def node(self, ref: str) -> str:
         """The canonical node name for a reference such as ``p[你]``.

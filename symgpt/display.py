@@ -32,7 +32,7 @@ from . import doc_bigram, doc_transformer
 from . import steps as st
 from .blocks import Numbers, mtext
 from .document import DEFAULT_DIGITS
-from .errors import InputError
+from .errors import InputError, LimitError
 from .graph import DECIDED, ReLU
 from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
 from .names import RefError
@@ -86,15 +86,15 @@ def name_tex(d, name: str) -> str:
     >>> print(name_tex(d, "grad_logits[4]"))
     \frac{\partial \mathcal{L}}{\partial \mathrm{logit}_{\text{你}}}
     """
-    node = d.graph.nodes[d.node(name)]
+    node = d.skeleton.nodes[d.node(name)]
     group = node.group
-    if group.startswith("grad_") and group[len("grad_"):] in d.graph.groups:
+    if group.startswith("grad_") and group[len("grad_"):] in d.skeleton.groups:
         inner = d.node(name)[len("grad_"):]
         return rf"\frac{{\partial \mathcal{{L}}}}{{\partial {name_tex(d, inner)}}}"
     g = group_tex(group)
     if not node.index:
         return g
-    axes = d.graph.groups[group].axes
+    axes = d.skeleton.groups[group].axes
     idx = ",".join(_index_tex(d, i, a) for i, a in zip(node.index, axes))
     return f"{{{g}}}_{{{idx}}}" if ("_" in g or "^" in g or "'" in g) else f"{g}_{{{idx}}}"
 
@@ -112,7 +112,7 @@ def expr_tex(d, expr) -> str:
     >>> expr_tex(d, d.definition("z[0]"))
     'W_{0,\\text{猫}} x_{0} + W_{1,\\text{猫}} x_{1}'
     """
-    names = {s: name_tex(d, s.name) for s in expr.free_symbols if s.name in d.graph.nodes}
+    names = {s: name_tex(d, s.name) for s in expr.free_symbols if s.name in d.skeleton.nodes}
     return sympy.latex(expr, symbol_names=names)
 
 
@@ -362,7 +362,10 @@ class Quantity:
             shown = exact_text(exact) if exact is not None else tex_number(self.value())
             return [rf"{mtext(self.name)} &{self._rel()} {shown}"]
         lhs = name_tex(d, self.node)
-        node = d.graph.nodes[self.node]
+        try:
+            node = d.graph.nodes[self.node]
+        except LimitError:  # a model too big for its per-scalar graph: the value only
+            return [rf"{lhs} &\approx {tex_number(self.value())}"]
         out = []
         w = self.worked()
         definition = expr_tex(d, node.expr) if node.expr is not None else None
@@ -408,6 +411,11 @@ class Quantity:
         out = []
         if self.node is None:
             return [f"Value at {self.digits} certified significant digits."]
+        try:
+            self.d.graph
+        except LimitError as e:
+            return [f"Value at {self.digits} certified significant digits. The definition and the closed form "
+                    f"need the per-scalar graph, which is beyond the limits for this model: {md_text(str(e))}"]
         w = self.worked()
         if w is not None:
             src = f"the document's §{w[0]}" if w[0] is not None else "the definition, each operand's figure substituted"

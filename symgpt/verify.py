@@ -309,7 +309,7 @@ def list_names(d) -> str:
         lines.append(f"  {'adamw[k].' + name + '[PARAM,i,j]':<28} {meaning}")
     lines.append(f"  {'sgd_wrong_order[k].NAME':<28} loss, p[v], parameters: SGD updating E with a gradient "
                  f"taken after the other weights moved")
-    if "grad_E_head" in d.graph.groups:
+    if "grad_E_head" in d.skeleton.groups:
         lines.append(f"  {'head_step.E[v,j]':<28} the target's row E[t] − lr·grad_E_head[t] (other rows unchanged)")
         lines.append(f"  {'head_step.logits[v]':<28} h_final · head_step.E[v], h_final as it was")
         lines.append(f"  {'head_step.p[v]':<28} p after that update (a forward pass with the new row)")

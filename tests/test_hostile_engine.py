@@ -101,6 +101,10 @@ def test_a_model_too_big_for_closed_forms_still_gives_values(tmp_path):
         assert abs(mpmath.mpf(d.value("loss", digits=30)) - want) < mpmath.mpf(10) ** -28
     assert d.value("grad_W_Q[0,0]", digits=5)
     hostile.raises_clear(LimitError, lambda: d.closed_form("loss"), "closed forms", "--max-ops")
+    # names, the one-line repr and a notebook display need no graph: the display shows the value and says why
+    assert ("loss", (), "cross-entropy −ln p[target]") in d.names() and "quantities>" in repr(d)
+    shown = d["loss"]._repr_markdown_()
+    assert d.value("loss", digits=12) in shown and "beyond the limits" in shown and "--max-ops" in shown
 
 
 def test_a_raised_limit_lets_the_spec_through(seed):
