@@ -49,14 +49,7 @@ def torch_grads(spec):
     return loss.item(), flat({k: p.grad.tolist() for k, p in P.items()})
 
 
-def flat(groups):
-    out = {}
-    for name, v in groups.items():
-        if isinstance(v[0], list):
-            out.update({f"{name}[{i},{j}]": x for i, r in enumerate(v) for j, x in enumerate(r)})
-        else:
-            out.update({f"{name}[{i}]": x for i, x in enumerate(v)})
-    return out
+flat = hand_mpmath._flat  # {"W_Q": [[…]]} → {"W_Q[0,1]": x}: naming only, no arithmetic
 
 
 def key_path(spec, name):
