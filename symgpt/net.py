@@ -24,7 +24,7 @@ from flint import fmpq
 
 from . import graph, numeric, rules
 from .numeric import to_flint
-from .tensor import ONE, ZERO, add, col_sums, mm, scale, transpose, zeros
+from .tensor import ONE, ZERO, add, col_sums, mm, scale, total, transpose, zeros
 
 MEANING = {
     "E": ("token embedding matrix (V × d)", ("v", "j")),
@@ -131,17 +131,11 @@ class Net:
         if not leaves:
             return dict(self._exact_params)
         v = {}
-        for name in self.params:
-            vals = self.spec.params[name]
-            if vals and isinstance(vals[0], list):
-                v[name] = self._exact_params[name]
-                if leaves:
-                    v[name] = [[leaves.get(f"{name}[{i},{j}]", x) for j, x in enumerate(row)]
-                               for i, row in enumerate(v[name])]
+        for name, X in self._exact_params.items():
+            if X and isinstance(X[0], list):
+                v[name] = [[leaves.get(f"{name}[{i},{j}]", x) for j, x in enumerate(row)] for i, row in enumerate(X)]
             else:
-                v[name] = self._exact_params[name]
-                if leaves:
-                    v[name] = [leaves.get(f"{name}[{i}]", x) for i, x in enumerate(v[name])]
+                v[name] = [leaves.get(f"{name}[{i}]", x) for i, x in enumerate(X)]
         return v
 
     # -- the bigram ---------------------------------------------------------------
@@ -245,7 +239,7 @@ class Net:
                 Kh = [[r[c] for c in cols] for r in K]
                 Sh = scale(mm(Qh, transpose(Kh)), rsqrt)                         # (T, T)
                 Eh = [[numeric.exp(Sh[t][u]) for u in range(t + 1)] for t in range(T)]  # exp(S) for s ≤ t
-                dh = [_sum(row) for row in Eh]                                   # (T,)
+                dh = [total(row) for row in Eh]                                   # (T,)
                 Ah = [[(ONE if t == 0 else Eh[t][u] / dh[t]) if u <= t else ZERO for u in range(T)]
                       for t in range(T)]
                 Vh = [[r[c] for c in cols] for r in Vm]
@@ -295,8 +289,8 @@ class Net:
 
         def run(v, ev):
             X, g, b = v[H], v[gamma], v[beta]
-            v[mu] = [_sum(r) / d for r in X]
-            v[var] = [_sum([numeric.power(x - m, fmpq(2)) for x in r]) / d for r, m in zip(X, v[mu])]
+            v[mu] = [total(r) / d for r in X]
+            v[var] = [total([numeric.power(x - m, fmpq(2)) for x in r]) / d for r, m in zip(X, v[mu])]
             if flat:  # x̂ is constant: 0 for d = 1, ±1 for d = 2 with ε = 0 (by the sign of x_0 − x_1)
                 xh = [normalized_flat(ev, H, t, d) for t in range(len(X))]
             else:
@@ -317,13 +311,13 @@ class Net:
 
         def run(v, ev):
             e = [numeric.exp(z) for z in v[logits]]
-            v["sum_exp"] = _sum(e)
+            v["sum_exp"] = total(e)
             v["p"] = [x / v["sum_exp"] for x in e]
-            total = ZERO
+            ce = ZERO
             for name, t in rows:
                 z = v[name]
-                total = total + (-z[t] + numeric.log(_sum([numeric.exp(x) for x in z])))
-            v["loss"] = total / len(rows) if len(rows) > 1 else total
+                ce = ce + (-z[t] + numeric.log(total([numeric.exp(x) for x in z])))
+            v["loss"] = ce / len(rows) if len(rows) > 1 else ce
         self.stage(("sum_exp", "p", "loss"), run)
 
     def _xent_grads(self, v, rows) -> list:
@@ -336,7 +330,7 @@ class Net:
                 p = v["p"]
             else:
                 e = [numeric.exp(x) for x in z]
-                se = _sum(e)
+                se = total(e)
                 p = [x / se for x in e]
             out.append([rule(pv, ONE if j == t else ZERO, n) for j, pv in enumerate(p)])
         return out
@@ -420,8 +414,10 @@ class Net:
         outs = [gAttn]
         if has_WO:
             outs.append(self.grad_group(O))
-        gA, gden, gS = self.grad_group(pre + "A"), self.grad_group(pre + "A_den"), self.grad_group(pre + "S")
-        gV, gK, gQ = self.grad_group(pre + "V"), self.grad_group(pre + "K"), self.grad_group(pre + "Q")
+        gA, gV = self.grad_group(pre + "A"), self.grad_group(pre + "V")
+        # with one position A = 1 is constant: S, A_den, Q and K reach no loss, and the graph has no adjoint group
+        # for them (their gradients here are exact zeros, kept for W_Q, W_K and H)
+        gden, gS, gK, gQ = (self.grad_group(pre + g) if T > 1 else "grad_" + pre + g for g in ("A_den", "S", "K", "Q"))
         gH = "grad_" + H
         if gH not in self.groups:
             self.grad_group(H)
@@ -447,7 +443,7 @@ class Net:
                 gdh, gSh = [ZERO] * T, [[ZERO] * T for _ in range(T)]
                 for t in range(1, T):                                               # row 0: A = 1, constant
                     e, dn = ES[h][t], den[h][t]
-                    gd = _sum([den_rule.grad_den_term(gAh[t][u], e[u], dn) for u in range(t + 1)])
+                    gd = total([den_rule.grad_den_term(gAh[t][u], e[u], dn) for u in range(t + 1)])
                     gdh[t] = gd
                     gSh[t][:t + 1] = [den_rule.grad_S(gAh[t][u], e[u], dn, gd) for u in range(t + 1)]
                 Qh = [[r[c] for c in cols] for r in Q]
@@ -471,7 +467,7 @@ class Net:
                           mm(v[gV], transpose(v[pre + "W_V"])))
             v[gH] = add(v["grad_" + pre + "H1"], through)                           # residual + Q, K, V paths
         outs += ["grad_" + pre + w for w in ("W_Q", "W_K", "W_V")] + (["grad_" + pre + "W_O"] if has_WO else [])
-        self.stage(tuple(outs) + (gA, gden, gS, gV, gK, gQ, gH), attention)
+        self.stage(tuple(outs) + (gA, gV, gH) + ((gden, gS, gK, gQ) if T > 1 else ()), attention)
 
     def _layernorm_backward(self, pre: str, k: int, H: str) -> str:
         """grad_mu, grad_var, grad_H, grad_γ, grad_β from grad_LN (rules.layernorm); returns LN1's name."""
@@ -494,13 +490,13 @@ class Net:
             for row, x, m, q, xh in zip(G, X, v[mu], v[var], v["_xhat_" + LN]):
                 sd = numeric.sqrt(q + eps)                                          # s = √(σ² + ε)
                 c = [xj - m for xj in x]
-                out_var.append(_sum([R.grad_var_term(row[j], g[j], c[j], sd) for j in range(d)]))
-                out_mu.append(_sum([R.grad_mu_term(row[j], g[j], sd) for j in range(d)]))
+                out_var.append(total([R.grad_var_term(row[j], g[j], c[j], sd) for j in range(d)]))
+                out_mu.append(total([R.grad_mu_term(row[j], g[j], sd) for j in range(d)]))
                 if flat:
                     out_H.append([ZERO] * d)
                 else:
-                    a = _sum([row[j] * g[j] for j in range(d)]) / dq
-                    b = _sum([row[j] * g[j] * c[j] for j in range(d)]) / dq
+                    a = total([row[j] * g[j] for j in range(d)]) / dq
+                    b = total([row[j] * g[j] * c[j] for j in range(d)]) / dq
                     out_H.append([R.grad_x(row[j], g[j], c[j], sd, a, b) for j in range(d)])
                 for j in range(d):
                     cj, sj = (xh[j], ONE) if flat else (c[j], sd)  # c/s = x̂, exact when LN is flat
@@ -512,11 +508,6 @@ class Net:
         return f"{pre}LN1"
 
 
-def _sum(xs):
-    s = ZERO
-    for x in xs:
-        s = s + x
-    return s
 
 
 def normalized_flat(ev, H: str, t: int, d: int) -> list:

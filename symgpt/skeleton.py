@@ -51,7 +51,10 @@ class _Nodes(Mapping):
     def __getitem__(self, name):
         if not isinstance(name, str):
             raise KeyError(name)
-        group, index = parse_node(name) if name.endswith("]") and "[" in name else (name, ())
+        try:
+            group, index = parse_node(name) if name.endswith("]") and "[" in name else (name, ())
+        except ValueError:  # an index that is not a whole number: no such node
+            raise KeyError(name) from None
         g = self.sk.groups.get(group)
         if g is None or len(index) != len(g.shape) or any(not 0 <= i < n for i, n in zip(index, g.shape)):
             raise KeyError(name)

@@ -532,6 +532,9 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     tied = r.boolean(m, "tied", "model", True) if is_tf else False
     pe_base = r.num(m, "pe_base", "model", 10000, low=0, strict=True) if is_tf else sympy.Integer(10000)
     ln_eps = r.num(m, "ln_eps", "model", low=0) if is_tf else sympy.Integer(0)
+    if is_tf and d == 1 and ln_eps == 0:
+        raise r.fail("model.ln_eps", "expected ε > 0 with d = 1 (a row of one entry has variance 0, "
+                                     "so LayerNorm would divide 0 by √0), got 0")
 
     data = r.table(raw, "data", "")
     r.keys(data, "data", kind)

@@ -108,10 +108,15 @@ def col_sums(X: list) -> list:
     >>> col_sums([[fmpq(1), fmpq(2)], [fmpq(3), fmpq(4)]])
     [4, 6]
     """
-    return [_sum(c) for c in zip(*X)]
+    return [total(c) for c in zip(*X)]
 
 
-def _sum(xs):
+def total(xs):
+    """x_0 + x_1 + … left to right, 0 (exact) for none.
+
+    >>> total([fmpq(1, 2), fmpq(1, 3)]), total([])
+    (5/6, 0)
+    """
     s = ZERO
     for x in xs:
         s = s + x

@@ -26,6 +26,7 @@ from . import cost
 from .errors import InputError, LimitError
 from .limits import Limits
 from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
+from .models import differentiated
 from .names import LN_GROUPS, Ref, RefError, base
 from .names import learnable as _learnable
 from .net import Net
@@ -275,6 +276,12 @@ class Trace(Shown):
         self._floor = 0  # lowest precision known to decide every sign of the trace
         self._open: set = set()
 
+    def _graph_of(self, ex):
+        """The per-scalar graph of an example, built only if an exact test needs it (a ReLU tie at state 0)."""
+        if ex is self.d.net:
+            return lambda: self.d.graph
+        return lambda: differentiated(self.d.spec, ex.tokens, ex.target)
+
     def _lr(self) -> str:
         tr = self.d.spec.training
         return exact_text(tr.lr if self.optimizer == "sgd" else tr.adamw.lr)
@@ -284,7 +291,7 @@ class Trace(Shown):
         """Mean loss and gradient over the examples at the given parameters."""
         loss, grads, ties = 0, {n: 0 for n in self.names}, set()
         for ex in self.examples:
-            ev = TensorEvaluator(ex, dict(leaves))
+            ev = TensorEvaluator(ex, dict(leaves), graph=self._graph_of(ex))
             vals = ev.values(prec)
             loss = loss + vals[ev.index("loss")]
             for group in dict.fromkeys(n.partition("[")[0] for n in self.names):
@@ -547,7 +554,7 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     theta = to_flint(node.value)
     L = []
     for sign in (1, -1):
-        ev = TensorEvaluator(d.net, {name: theta + sign * to_flint(h)})
+        ev = TensorEvaluator(d.net, {name: theta + sign * to_flint(h)}, graph=lambda: d.graph)
         L.append(ev.ball("loss", prec))
     with ctx.workprec(prec):
         numeric = (L[0] - L[1]) / (2 * to_flint(h))

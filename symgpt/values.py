@@ -203,20 +203,21 @@ class TensorEvaluator:
         if name in self.failed:
             raise UndecidableError(*self.failed[name])
         stop = MAX_PREC if self._exact else 2 * max(self._cache, default=64)
+
+        def ball_at(prec):  # a precision beyond the limits ends the climb (the exact test still runs)
+            try:
+                return self.ball(name, prec)
+            except LimitError as e:
+                raise UndecidableError(str(e)) from None
+        exact = (lambda: self._zero_or_none(sympy.Symbol(name, real=True))) if self._exact and self.graph_fn else None
         try:
-            s = certify(lambda prec: self.ball(name, prec), sign_of, what=f"the sign of {name}", stop=stop).value
+            s = certify(ball_at, sign_of, what=f"the sign of {name}", stop=stop, exact=exact).value
         except UndecidableError as e:
             if not self._exact:
                 raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
                                        f"and its inputs are balls, not exact numbers") from None
-            try:
-                s = self.fallback().decide(name)
-            except UndecidableError as e2:
-                self.failed[name] = (str(e2), e2.cause)
-                raise
-            except Exception:
-                self.failed[name] = (str(e), e.cause)
-                raise e from None
+            self.failed[name] = (str(e), e.cause)
+            raise
         self.signs[name] = s
         if s == 0:
             self.zeros.add(name)

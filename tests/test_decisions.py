@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import pytest
 
-from symgpt import numeric
+from symgpt import numeric, train
 from symgpt.numeric import UndecidableError, bounded
 
 import hostile
@@ -70,6 +70,21 @@ def test_a_tie_far_back_in_the_order_is_proven_and_the_loss_agrees(tmp_path):
     assert_significant(d.value("loss", digits=25), res["loss"], 25, guard=Fraction(1, 10 ** 45))
     assert {"l0.Z[0,0]", "l0.Z[1,0]", "l0.Z[2,0]"} <= d.ev.ties   # the zeros argued above
     assert d.value("l0.Z[2,0]") == "0"
+
+
+def test_a_trace_and_a_gradient_check_prove_the_ties_of_the_spec_weights(tmp_path):
+    """One layer of TIE_FAR_BACK: Z[t,0] = 0 exactly at every position (the argument above), so R[:,0] = 0,
+    and ∂L/∂W_2[0,j] = Σ_t R[t,0]·∂L/∂F[t,j] = 0 by hand.  A trace's state 0 and a gradient check run
+    with the spec's exact weights, so they prove those ties with SymPy as the derivation does."""
+    text = TIE_FAR_BACK.replace("layers = 2", "layers = 1").split("[[layer]]")
+    text = "[[layer]]".join(text[:2]) + "\n[training]\nlr = 0.1\nsteps = 1\n"
+    d = derivation_of(write_spec(tmp_path, text))
+    t = train.Trace(d, "sgd", 1)
+    res = oracle.transformer_forward(oracle.loads_spec(text), dps=ORACLE_DPS)
+    assert_significant(t.value(0, "loss", digits=20), res["loss"], 20, guard=Fraction(1, 10 ** 40))
+    assert t.relu_ties(0) == ["Z[0,0]", "Z[1,0]", "Z[2,0]"]
+    c = train.gradcheck(d, "W_2[0,0]", "1e-6")
+    assert c.analytic == 0 and c.numeric.contains(0) and c.numeric.rad() < 1e-40
 
 
 def _counting(monkeypatch):

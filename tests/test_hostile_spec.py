@@ -125,6 +125,10 @@ CASES = {
     "lr_escape_sequence": (B, "lr = 0.5", r'lr = "\u001b[31m\u2028"', SpecError, "training.lr",
                            r'got "\x1b[31m\u2028"'),
     "d_bool": (B, "d = 2", "d = true", SpecError, "model.d", "expected an integer ≥ 1, got true"),
+    "one_wide_layernorm_without_eps": (T, "d = 2\nheads = 1\nd_ff = 4\nlayers = 1\ntied = true          "
+                                          "# the LM head is Eᵀ (weight tying)\npe_base = 10000\nln_eps = 1e-5",
+                                       "d = 1\nheads = 1\nd_ff = 4\nlayers = 1\ntied = true\npe_base = 10000"
+                                       "\nln_eps = 0", SpecError, "model.ln_eps", "expected ε > 0 with d = 1"),
     "d_string": (B, "d = 2", 'd = "2"', SpecError, "model.d", "expected an integer"),
     "steps_float": (B, "steps = 20", "steps = 2.5", SpecError, "training.steps", "expected an integer"),
     "weight_division_by_zero": (B, "E = [[0.1,", 'E = [["1/0",', SpecError, "weights.E[0,0]",

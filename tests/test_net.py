@@ -30,6 +30,7 @@ SHAPES = {
     "W_O": dict(seed=1, V=8, d=4, heads=2, layers=2, T=4, W_O=True),
     "untied": dict(seed=2, V=8, d=4, heads=2, layers=2, T=4, tied=False),
     "one-head-exact-scale": dict(seed=3, V=8, d=4, heads=1, layers=1, T=4),  # d_k = 4: 1/√d_k = 1/2 exact
+    "one-position": dict(seed=5, V=8, d=4, heads=2, layers=2, T=1),  # A = 1: no adjoint groups for S, Q, K
 }
 
 
@@ -67,10 +68,12 @@ def test_every_node_agrees_with_the_per_scalar_graph(tmp_path, name):
     _agree(_spec(tmp_path, name))
 
 
-def test_every_position_loss_agrees(tmp_path):
+@pytest.mark.parametrize("shape", [dict(seed=4, V=8, d=4, heads=1, layers=1, T=4),
+                                   dict(seed=6, V=8, d=4, heads=2, layers=2, T=3, tied=False, W_O=True)])
+def test_every_position_loss_agrees(tmp_path, shape):
     p = tmp_path / "lm.toml"
-    p.write_text(oracle.random_spec_toml(seed=4, V=8, d=4, heads=1, layers=1, T=4)
-                 + "\n[training]\nall_positions = true\nlr = 0.1\n", encoding="utf-8")
+    p.write_text(oracle.random_spec_toml(**shape) + "\n[training]\nall_positions = true\nlr = 0.1\n",
+                 encoding="utf-8")
     g = _agree(load_spec(p))
     assert "logits_at0" in g.groups
 
