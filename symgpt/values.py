@@ -246,8 +246,15 @@ class TensorEvaluator:
             syms = sorted(expr.free_symbols, key=lambda s: s.name)
             slot = {s: i for i, s in enumerate(syms)}
             names = [s.name for s in syms]
-            f = self._exprs[expr] = (compile_expr(expr, slot, lambda i, v: self._sign_of(names[i], v)), names)
+            f = self._exprs[expr] = (compile_expr(expr, slot, lambda i, v: self._expr_sign_of(names[i], v)), names)
         return f
+
+    def _expr_sign_of(self, name: str, v):
+        """A ReLU's sign inside an expression: decided on the spot when its ball straddles 0."""
+        try:
+            return self._sign_of(name, v)
+        except Undecided:
+            return self.decide(name)
 
     def expr_ball(self, expr, prec: int):
         """An expression over node symbols, enclosed at ``prec`` bits."""

@@ -13,8 +13,10 @@ import time
 from fractions import Fraction
 
 import pytest
+import sympy
 
 from symgpt import numeric, train
+from symgpt.graph import ReLU
 from symgpt.numeric import UndecidableError, bounded
 
 import hostile
@@ -85,6 +87,9 @@ def test_a_trace_and_a_gradient_check_prove_the_ties_of_the_spec_weights(tmp_pat
     assert t.relu_ties(0) == ["Z[0,0]", "Z[1,0]", "Z[2,0]"]
     c = train.gradcheck(d, "W_2[0,0]", "1e-6")
     assert c.analytic == 0 and c.numeric.contains(0) and c.numeric.rad() < 1e-40
+    # an expression over node symbols holding ReLU of a tie decides it on the spot (no stray Undecided)
+    fresh = derivation_of(write_spec(tmp_path, text, "again.toml"))
+    assert fresh.ev.expr_ball(ReLU(sympy.Symbol("Z[1,0]", real=True)) + 1, 128) == 1
 
 
 def _counting(monkeypatch):
