@@ -29,7 +29,8 @@ d_ff = 256, 186,688 parameters) end to end at 50 digits (targets < 60 s, < 2 GB)
 ``--ln-eps0``: the seed with ln_eps = 0, every gradient asked for at 50 digits; how many
 are certified "0" against how many hand mpmath finds to be 0 (below 1e-40); target: all
 of them, well under 1 s.  ``--train``: 20 SGD and 20 AdamW steps of
-benchmarks/specs/nanogpt-train.toml, ``value("sgd[20].loss", digits=30)`` (and adamw),
+the nanoGPT shape with [training] steps = 20 (generate.NANOGPT_TRAIN, written on demand),
+``value("sgd[20].loss", digits=30)`` (and adamw),
 against torch float64's trace; target < 10 min in all.  ``--largest``: the ladder and
 then larger ladder-like sizes (benchmarks/specs/generate.py BEYOND) until one takes
 over 60 s.  Every symgpt item runs in a subprocess killed past its time limit ("timeout")
@@ -435,11 +436,12 @@ def ln_eps0(a, out):
 
 
 def train(a, out):
+    import generate
     import hand_mpmath
     import torch
 
     import torch_oracle
-    path = SPECS / "nanogpt-train.toml"
+    path = generate.write(generate.NANOGPT_TRAIN, Path(tempfile.mkdtemp(prefix="bench-scale-")))
     spec = hand_mpmath.read(str(path))
     steps = int(spec["training"]["steps"])
     tr = spec["training"]
