@@ -744,6 +744,24 @@ def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_
                            f"boundary, or be 0{proof}")
 
 
+def certified_sign(ball_at, what, exact=None, stop: int = MAX_PREC, balls: bool = False) -> int:
+    """The sign of ``what`` through :func:`certify`: enclosures at rising precision, then ``exact()``.
+
+    ``balls``: the inputs are themselves balls (a training state), so more bits cannot settle
+    a straddling enclosure; the error then says so instead of naming the precision.
+
+    >>> certified_sign(lambda prec: arb(2).sqrt() - 1, "√2 − 1")
+    1
+    """
+    try:
+        return certify(ball_at, sign_of, what=f"the sign of {what}", stop=stop, exact=exact).value
+    except UndecidableError:
+        if not balls:
+            raise
+        raise UndecidableError(f"cannot decide the sign of {what}: its enclosure contains 0 "
+                               f"and its inputs are balls, not exact numbers") from None
+
+
 def sign_of(v) -> int | None:
     """The sign of an exact rational or of a ball that excludes 0; None when it straddles 0.
 
@@ -905,16 +923,10 @@ class Evaluator:
         return s
 
     def _sign(self, ball_at, expr, what, stop=None) -> int:
-        """The sign through :func:`certify`, with SymPy's exact zero test as the last resort."""
+        """The sign through :func:`certified_sign`, with SymPy's exact zero test as the last resort."""
         exact = self.exact()
-        try:
-            return certify(ball_at, sign_of, what=f"the sign of {what}", stop=stop or MAX_PREC,
-                           exact=(lambda: self._exact_zero(expr)) if exact else None).value
-        except UndecidableError:
-            if exact:
-                raise
-            raise UndecidableError(f"cannot decide the sign of {what}: its enclosure contains 0 "
-                                   f"and its inputs are balls, not exact numbers") from None
+        return certified_sign(ball_at, what, (lambda: self._exact_zero(expr)) if exact else None,
+                              stop or MAX_PREC, balls=not exact)
 
     def _exact_zero(self, expr):
         """fmpq(0) when SymPy proves ``expr`` exactly 0, else None: first on partial

@@ -30,6 +30,7 @@ from .numeric import (
     Evaluator,
     UndecidableError,
     Undecided,
+    certified_sign,
     certify,
     compile_expr,
     prec_for_digits,
@@ -142,7 +143,7 @@ class TensorEvaluator:
         """The key of ``name`` in :meth:`values` (the name itself)."""
         return name
 
-    def values(self, prec: int, upto=None) -> _Values:
+    def values(self, prec: int) -> _Values:
         """Every value at ``prec`` bits (all stages run), read as ``vals[ev.index(name)]``."""
         self._run(prec, len(self.net.stages) - 1)
         return _Values(self, prec)
@@ -209,14 +210,12 @@ class TensorEvaluator:
                 return self.ball(name, prec)
             except LimitError as e:
                 raise UndecidableError(str(e)) from None
-        exact = (lambda: self._zero_or_none(sympy.Symbol(name, real=True))) if self._exact and self.graph_fn else None
         try:
-            s = certify(ball_at, sign_of, what=f"the sign of {name}", stop=stop, exact=exact).value
+            s = certified_sign(ball_at, name, self._exact_test(sympy.Symbol(name, real=True)), stop,
+                               balls=not self._exact)
         except UndecidableError as e:
-            if not self._exact:
-                raise UndecidableError(f"cannot decide the sign of {name}: its enclosure contains 0 "
-                                       f"and its inputs are balls, not exact numbers") from None
-            self.failed[name] = (str(e), e.cause)
+            if self._exact:  # every bit up to the ceiling and the SymPy test were tried: final
+                self.failed[name] = (str(e), e.cause)
             raise
         self.signs[name] = s
         if s == 0:
@@ -267,15 +266,8 @@ class TensorEvaluator:
         """The exact sign of an expression over node symbols."""
         if isinstance(expr, sympy.Symbol):
             return self.decide(expr.name)
-        exact = (lambda: self._zero_or_none(expr)) if self._exact and self.graph_fn else None
-        try:
-            return certify(lambda prec: self.expr_ball(expr, prec), sign_of, what=f"the sign of {expr}",
-                           exact=exact).value
-        except UndecidableError:
-            if self._exact:
-                raise
-            raise UndecidableError(f"cannot decide the sign of {expr}: its enclosure contains 0 "
-                                   f"and its inputs are balls, not exact numbers") from None
+        return certified_sign(lambda prec: self.expr_ball(expr, prec), expr, self._exact_test(expr),
+                              balls=not self._exact)
 
     def exact_rational(self, expr) -> fmpq | None:
         """The exact value of an expression over node symbols when SymPy shows it is rational
@@ -286,6 +278,10 @@ class TensorEvaluator:
             return self.fallback().exact_rational(expr)
         except UndecidableError:
             return None
+
+    def _exact_test(self, expr):
+        """SymPy's exact zero test of ``expr`` for :func:`certify`, when the leaves are exact and there is a graph."""
+        return (lambda: self._zero_or_none(expr)) if self._exact and self.graph_fn else None
 
     def _zero_or_none(self, expr):
         try:
