@@ -19,7 +19,8 @@ from flint import arb
 
 from . import cost, display
 from .errors import InputError, LimitError
-from .graph import Graph
+from .graph import Graph, Named
+from .lazy import LazyGraph
 from .limits import Limits
 from .markup import printed_mpf
 from .models import differentiated
@@ -120,7 +121,8 @@ class Derivation:
         self._example = (tokens, target, gradients)
         self.net = Net(spec, tokens, target, gradients)
         self._graph: Graph | None = None
-        self.skeleton = Skeleton(self.net, lambda: self.graph)
+        self._lazy: LazyGraph | None = None
+        self.skeleton = Skeleton(self.net, lambda: self.graph, lambda: self.definitions)
         self.ev = TensorEvaluator(self.net, graph=lambda: self.graph, limits=self.limits)
         self.registry = Names(spec, self.skeleton, ev=self.ev, trace=self.trace)
         self._traces: dict = {}
@@ -137,6 +139,26 @@ class Derivation:
             cost.check_graph(self.spec, self.limits, self._example[2])
             self._graph = differentiated(self.spec, *self._example)
         return self._graph
+
+    @property
+    def definitions(self) -> Named:
+        """The per-scalar definitions: the full :attr:`graph` within ``limits.max_ops``, else the
+        lazy graph (:class:`symgpt.lazy.LazyGraph`), which defines a node when it is asked for.
+
+        Either gives the same definition of every node; what needs every node at once
+        (:attr:`graph`'s ``order``, a document) still refuses beyond the limits.
+
+        >>> from symgpt import Limits
+        >>> d = load("tiny-transformer", Limits(max_ops=1000))
+        >>> type(d.definitions).__name__, d.definition("grad_logits[你]")
+        ('LazyGraph', p[4] - 1)
+        """
+        if self._graph is None and self._lazy is None:
+            try:
+                return self.graph
+            except LimitError:
+                self._lazy = differentiated(self.spec, *self._example, lazy=True)
+        return self._graph if self._graph is not None else self._lazy
 
     # -- how a notebook shows it (symgpt.display) ------------------------------------
     def __repr__(self) -> str:
@@ -199,7 +221,7 @@ class Derivation:
     # -- exact forms ------------------------------------------------------
     def definition(self, ref) -> sympy.Expr:
         """The node's own small definition over earlier nodes."""
-        return self.graph.definition(self.node(ref))
+        return self.definitions.definition(self.node(ref))
 
     def closed_form(self, ref, max_ops=20000) -> sympy.Expr:
         """A forward quantity in numbers; a gradient in named forward quantities.
@@ -216,7 +238,7 @@ class Derivation:
             stop = lambda node: not node.name.startswith("grad_")
         else:
             stop = lambda node: False
-        return self.graph.closed_form(name, stop=stop, decide=self.ev.decide, max_ops=max_ops)
+        return self.definitions.closed_form(name, stop=stop, decide=self.ev.decide, max_ops=max_ops)
 
     # -- values -----------------------------------------------------------
     def ball(self, ref: str, prec: int):

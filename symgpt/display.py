@@ -183,8 +183,7 @@ def tree(d, expr) -> dict:
     'exp(z[0])/sum_exp'
     """
     if expr.is_Symbol:
-        node = d.graph.nodes[expr.name]
-        return st.fig(expr.name, weight=node.expr is None)
+        return st.fig(expr.name, weight=d.skeleton.nodes[expr.name].value is not None)
     if expr.is_Rational:
         return st.exact(exact_text(expr), sympy.latex(expr))
     if expr.is_Add:
@@ -227,7 +226,7 @@ def definition_line(d, name: str, k: int) -> dict | None:
     >>> print(st.latex(definition_line(d, "R[0,0]", 8)))
     R_{0,0} &= \\operatorname{ReLU}\\left(Z_{0,0}\\right) = Z_{0,0} = 0.00000329
     """
-    node = d.graph.nodes[name]
+    node = d.definitions.nodes[name]
     if node.expr is None:
         return None
     expr = decided(d, node.expr)
@@ -321,7 +320,10 @@ class Quantity:
         """
         if self.node is None:
             return None
-        found = worked_lines(self.d).get(self.node)
+        try:
+            found = worked_lines(self.d).get(self.node)
+        except LimitError:  # a model too big for its document: the line from the definition
+            found = None
         if found is not None:
             return found[0], {**found[1], "lhs": name_tex(self.d, self.node)}
         ln = definition_line(self.d, self.node, decimals_for(self.value(), self.k))
@@ -362,10 +364,7 @@ class Quantity:
             shown = exact_text(exact) if exact is not None else tex_number(self.value())
             return [rf"{mtext(self.name)} &{self._rel()} {shown}"]
         lhs = name_tex(d, self.node)
-        try:
-            node = d.graph.nodes[self.node]
-        except LimitError:  # a model too big for its per-scalar graph: the value only
-            return [rf"{lhs} &\approx {tex_number(self.value())}"]
+        node = d.definitions.nodes[self.node]  # beyond the limits, the lazy graph's
         out = []
         w = self.worked()
         definition = expr_tex(d, node.expr) if node.expr is not None else None
@@ -411,11 +410,6 @@ class Quantity:
         out = []
         if self.node is None:
             return [f"Value at {self.digits} certified significant digits."]
-        try:
-            self.d.graph
-        except LimitError as e:
-            return [f"Value at {self.digits} certified significant digits. The definition and the closed form "
-                    f"need the per-scalar graph, which is beyond the limits for this model: {md_text(str(e))}"]
         w = self.worked()
         if w is not None:
             src = f"the document's §{w[0]}" if w[0] is not None else "the definition, each operand's figure substituted"

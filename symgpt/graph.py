@@ -87,39 +87,12 @@ class Group:
     names: list = field(default_factory=list)
 
 
-class Graph:
-    """Named nodes in definition (topological) order."""
+class Named:
+    """What reading a graph needs: ``nodes`` (name → :class:`Node`) and ``by_sym``; shared by the
+    full :class:`Graph` and the lazy one (:class:`symgpt.lazy.LazyGraph`), so their definitions,
+    closed forms and depths are computed by the same code."""
 
-    def __init__(self):
-        self.nodes: dict[str, Node] = {}
-        self.order: list[str] = []
-        self.groups: dict[str, Group] = {}
-        self.by_sym: dict[Symbol, str] = {}
-
-    # -- building -------------------------------------------------------
-    def group(self, name, shape, meaning, axes=()) -> None:
-        """Register the tensor ``name`` (its nodes are added afterwards)."""
-        self.groups.setdefault(name, Group(name, tuple(shape), meaning, tuple(axes)))
-
-    def _add(self, node: Node) -> Symbol:
-        if node.name in self.nodes:
-            raise ValueError(f"node {node.name} defined twice")
-        self.nodes[node.name] = node
-        self.order.append(node.name)
-        self.by_sym[node.sym] = node.name
-        if node.group in self.groups:
-            self.groups[node.group].names.append(node.name)
-        return node.sym
-
-    def param(self, name, group, index, value) -> Symbol:
-        """A leaf with an exact value."""
-        return self._add(Node(name, Symbol(name, real=True), None, group, tuple(index), (), value))
-
-    def define(self, name, group, index, expr) -> Symbol:
-        """A node defined by a small expression of earlier nodes."""
-        expr = sympy.Integer(expr) if isinstance(expr, int) else expr
-        inputs = tuple(self.by_sym[s] for s in _symbols(expr))
-        return self._add(Node(name, Symbol(name, real=True), expr, group, tuple(index), inputs))
+    lazy = False  # layers define every node now (False) or register each tensor's rule (True)
 
     def sym(self, name) -> Symbol:
         return self.nodes[name].sym
@@ -159,18 +132,6 @@ class Graph:
 
         return walk(name)
 
-    def expand(self, name, span: int, decide=None, max_ops=2000) -> sympy.Expr:
-        """The closed form down to a cut: nodes defined more than ``span``
-        places before ``name`` stay symbols (parameters become values).
-
-        A consistent cut, so an expansion that is identically 0 in the
-        remaining symbols proves the node is exactly 0.
-        """
-        pos = {n: i for i, n in enumerate(self.order)}
-        cut = pos[name] - span
-        return self.closed_form(name, stop=lambda node: node.expr is not None and pos[node.name] < cut,
-                                decide=decide, max_ops=max_ops)
-
     def depths(self, name, k: int) -> set:
         """The nodes fewer than ``k`` definitions away from ``name`` (itself included):
         what an expansion ``k`` levels deep substitutes.
@@ -185,6 +146,53 @@ class Graph:
             layer = [i for n in layer for i in self.nodes[n].inputs if i not in seen]
             seen.update(layer)
         return seen
+
+
+class Graph(Named):
+    """Named nodes in definition (topological) order."""
+
+    def __init__(self):
+        self.nodes: dict[str, Node] = {}
+        self.order: list[str] = []
+        self.groups: dict[str, Group] = {}
+        self.by_sym: dict[Symbol, str] = {}
+
+    # -- building -------------------------------------------------------
+    def group(self, name, shape, meaning, axes=()) -> None:
+        """Register the tensor ``name`` (its nodes are added afterwards)."""
+        self.groups.setdefault(name, Group(name, tuple(shape), meaning, tuple(axes)))
+
+    def _add(self, node: Node) -> Symbol:
+        if node.name in self.nodes:
+            raise ValueError(f"node {node.name} defined twice")
+        self.nodes[node.name] = node
+        self.order.append(node.name)
+        self.by_sym[node.sym] = node.name
+        if node.group in self.groups:
+            self.groups[node.group].names.append(node.name)
+        return node.sym
+
+    def param(self, name, group, index, value) -> Symbol:
+        """A leaf with an exact value."""
+        return self._add(Node(name, Symbol(name, real=True), None, group, tuple(index), (), value))
+
+    def define(self, name, group, index, expr) -> Symbol:
+        """A node defined by a small expression of earlier nodes."""
+        expr = sympy.Integer(expr) if isinstance(expr, int) else expr
+        inputs = tuple(self.by_sym[s] for s in _symbols(expr))
+        return self._add(Node(name, Symbol(name, real=True), expr, group, tuple(index), inputs))
+
+    def expand(self, name, span: int, decide=None, max_ops=2000) -> sympy.Expr:
+        """The closed form down to a cut: nodes defined more than ``span``
+        places before ``name`` stay symbols (parameters become values).
+
+        A consistent cut, so an expansion that is identically 0 in the
+        remaining symbols proves the node is exactly 0.
+        """
+        pos = {n: i for i, n in enumerate(self.order)}
+        cut = pos[name] - span
+        return self.closed_form(name, stop=lambda node: node.expr is not None and pos[node.name] < cut,
+                                decide=decide, max_ops=max_ops)
 
     # -- reverse mode ---------------------------------------------------
     def backward(self, loss: str, prefix: str = "grad_") -> None:
@@ -213,15 +221,9 @@ class Graph:
             elif n not in needed:  # the loss does not depend on it
                 total = sympy.S.Zero
             else:
-                terms = []
-                for c in consumers[n]:
-                    gc = grads[c]
-                    if gc == 0:
-                        continue
-                    local = _fold(local_diff(self.nodes[c].expr, node.sym), fold)
-                    g_sym = gc if gc.is_Number else self.nodes[prefix + c].sym
-                    terms.append(g_sym * local)
-                total = sympy.Add(*terms)
+                uses = [(self.nodes[c].expr, grads[c] if grads[c].is_Number else self.nodes[prefix + c].sym)
+                        for c in consumers[n] if grads[c] != 0]
+                total = adjoint(node.sym, uses, fold)
             gname = prefix + n
             ggroup = prefix + node.group
             if ggroup not in self.groups and node.group in self.groups:
@@ -244,6 +246,19 @@ class Graph:
         """definition → symbol for every compound node (sum_exp, p[j], A[t,s], …)."""
         return {node.expr: node.sym for node in self.nodes.values()
                 if node.expr is not None and not node.expr.is_Atom and not isinstance(node.expr, DECIDED)}
+
+
+def adjoint(x, uses, fold) -> sympy.Expr:
+    """Σ_c grad_c · fold(∂def_c/∂x) over the consumers c of x, given as (def_c, grad_c) pairs:
+    the one adjoint rule of :meth:`Graph.backward` and of the lazy graph (:mod:`symgpt.lazy`).
+
+    ``fold`` maps a subexpression that is some node's definition to that node's symbol.
+
+    >>> x, y, gy, s = sympy.symbols("x y grad_y s")
+    >>> adjoint(x, [(sympy.exp(x) / s, gy), (x * y, 1)], {sympy.exp(x) / s: y})
+    grad_y*y + y
+    """
+    return sympy.Add(*[g * _fold(local_diff(expr, x), fold) for expr, g in uses])
 
 
 def local_diff(expr, x):

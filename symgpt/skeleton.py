@@ -3,8 +3,9 @@
 :class:`Skeleton` answers what :class:`symgpt.names.Names` asks of a graph —
 its groups, whether a node exists, a node's group, index, symbol and (for a
 parameter) exact value — from a :class:`symgpt.net.Net`, building nothing per
-scalar.  A node's definition (``expr``) comes from the full graph, built on
-first use by the callable ``graph``.
+scalar.  A node's definition (``expr``) comes from the callable ``definitions``
+(the full graph, or the lazy one beyond the limits); the order of every node
+from the full graph, built on first use by the callable ``graph``.
 
 >>> from symgpt.spec import load_spec
 >>> from symgpt.net import Net
@@ -22,7 +23,7 @@ from .tensor import parse_node
 
 
 class SkeletonNode:
-    """A node's name, group, index, symbol and (parameters) exact value; ``expr`` from the full graph."""
+    """A node's name, group, index, symbol and (parameters) exact value; ``expr`` from the definitions."""
     __slots__ = ("name", "group", "index", "value", "_skeleton")
 
     def __init__(self, skeleton, name, group, index, value):
@@ -34,14 +35,14 @@ class SkeletonNode:
 
     @property
     def expr(self):
-        """None for a parameter; otherwise the node's definition in the full graph (built on first use)."""
+        """None for a parameter; otherwise the node's definition (the graph built on first use)."""
         if self.value is not None:
             return None
-        return self._skeleton.full().nodes[self.name].expr
+        return self._skeleton.definitions().nodes[self.name].expr
 
     @property
     def inputs(self) -> tuple:
-        return self._skeleton.full().nodes[self.name].inputs
+        return self._skeleton.definitions().nodes[self.name].inputs
 
 
 class _Nodes(Mapping):
@@ -92,11 +93,12 @@ class _Nodes(Mapping):
 class Skeleton:
     """A graph-shaped view of a :class:`symgpt.net.Net`: ``groups``, ``nodes``, ``sym``; the rest from ``graph()``."""
 
-    def __init__(self, net, graph=None):
+    def __init__(self, net, graph=None, definitions=None):
         self.net = net
         self.groups = net.groups
         self.nodes = _Nodes(self)
         self._graph = graph
+        self._definitions = definitions
 
     def full(self):
         """The per-scalar SymPy graph (built on first use by the derivation)."""
@@ -104,11 +106,15 @@ class Skeleton:
             raise ValueError("no per-scalar graph for this model")
         return self._graph()
 
+    def definitions(self):
+        """The per-scalar definitions (the full graph when no other source is given)."""
+        return self._definitions() if self._definitions is not None else self.full()
+
     def sym(self, name) -> sympy.Symbol:
         return sympy.Symbol(name, real=True)
 
     def definition(self, name):
-        return self.full().definition(name)
+        return self.definitions().definition(name)
 
     @property
     def order(self) -> list:
