@@ -277,7 +277,7 @@ class Quantity:
         self.name = self.ref.pretty
         self.node = self.ref.name if self.ref.kind == "node" else None
         self.k = DEFAULT_DIGITS[d.spec.kind]
-        self._value = self._closed = None
+        self._value = self._closed = self._worked = None
 
     def value(self) -> str:
         """The value at ``digits`` certified significant digits.
@@ -320,14 +320,18 @@ class Quantity:
         """
         if self.node is None:
             return None
-        try:
-            found = worked_lines(self.d).get(self.node)
-        except LimitError:  # a model too big for its document: the line from the definition
-            found = None
-        if found is not None:
-            return found[0], {**found[1], "lhs": name_tex(self.d, self.node)}
-        ln = definition_line(self.d, self.node, decimals_for(self.value(), self.k))
-        return (None, ln) if ln is not None else None
+        if self._worked is None:  # memoised: lines() and notes() both ask
+            try:
+                found = worked_lines(self.d).get(self.node)
+            except LimitError:  # a model too big for its document: the line from the definition
+                found = None
+            if found is not None:
+                w = found[0], {**found[1], "lhs": name_tex(self.d, self.node)}
+            else:
+                ln = definition_line(self.d, self.node, decimals_for(self.value(), self.k))
+                w = (None, ln) if ln is not None else None
+            self._worked = [w]
+        return self._worked[0]
 
     def closed(self):
         r"""(LaTeX or None, operation count or None): the closed form when small, else its size.

@@ -13,7 +13,8 @@ need.  Every definition is the full graph's (SymPy ``==``):
   The consumers come from each layer's ``uses`` maps (which of its indices read
   an input's index), not from a built graph.  Only consumers on the loss's path
   count (``needed``: some chain of consumers reaches the loss, found depth
-  first, memoised); a node off the path has the adjoint 0.  The full graph
+  first, memoised, trying first the way the last path left the same tensor);
+  a node off the path has the adjoint 0.  The full graph
   skips a consumer whose adjoint is literally 0 and writes a consumer's
   adjoint as a number when it is one: the adjoint of a node on the path is
   never literally 0 (its terms are nonzero local derivatives times distinct
@@ -89,6 +90,7 @@ class LazyGraph(Named):
         self._users = defaultdict(list)       # input group → [(consumer group, idx ↦ consumer indices)]
         self._forward: set = set()            # the forward groups (the fold map's), fixed by backward
         self._needed: dict = {}
+        self._prefer: dict = {}               # tensor → the consumer tensor its last path to the loss took
         self._touched: dict = {}
 
     # -- what the layers register --------------------------------------------------
@@ -128,9 +130,12 @@ class LazyGraph(Named):
 
     # -- the consumers and the loss's path -------------------------------------------
     def _uses(self, key):
-        """The forward nodes whose definition holds the node ``key`` = (group, index), last first."""
+        """The forward nodes whose definition holds the node ``key`` = (group, index), last first;
+        first of all those of the tensor through which the loss's path last left ``key``'s tensor."""
         group, idx = key
-        for cg, m in reversed(self._users.get(group, ())):
+        users = self._users.get(group, ())
+        first = self._prefer.get(group)
+        for cg, m in sorted(reversed(users), key=lambda u: u[0] != first):
             for ci in reversed(m(idx)):
                 yield cg, tuple(ci)
 
@@ -153,8 +158,10 @@ class LazyGraph(Named):
             top, it = stack[-1]
             for c in it:
                 if c == loss or memo.get(c) is True:
-                    for k, _ in stack:
+                    path = [k for k, _ in stack] + [c]
+                    for k, nxt in zip(path, path[1:]):
                         memo[k] = True
+                        self._prefer[k[0]] = nxt[0]  # the next search from this tensor tries that way first
                     return True
                 if c not in memo:
                     stack.append((c, self._uses(c)))
