@@ -268,6 +268,7 @@ def softmax_loss(g, logits, target, rows=None):
     ce = lambda z, t: -z[t] + sympy.log(sympy.Add(*[sympy.exp(x) for x in z]))
     meaning = ("cross-entropy −ln p[target]" if len(rows) == 1
                else "mean cross-entropy over every position (language-model loss)")
+    # with one token −z + ln e^z is 0: the loss's uses and arity are then bounds (symgpt.lazy checks its inputs)
     loss = tensor(g, "loss", (), meaning, (), lambda i: sympy.Add(*[ce(z, t) for z, t in rows]) / len(rows),
                   [(z, lambda k: [()]) for z, _ in rows], lambda i: V * len(rows))
     return p, loss

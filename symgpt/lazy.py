@@ -89,6 +89,7 @@ class LazyGraph(Named):
         self._values: dict = {}               # parameter group → its exact values
         self._users = defaultdict(list)       # input group → [(consumer group, idx ↦ consumer indices)]
         self._forward: set = set()            # the forward groups (the fold map's), fixed by backward
+        self._loss_in: frozenset | None = None
         self._needed: dict = {}
         self._prefer: dict = {}               # tensor → the consumer tensor its last path to the loss took
         self._touched: dict = {}
@@ -137,7 +138,14 @@ class LazyGraph(Named):
         first = self._prefer.get(group)
         for cg, m in sorted(reversed(users), key=lambda u: u[0] != first):
             for ci in reversed(m(idx)):
+                if cg == self.loss and _name(group, idx) not in self._loss_inputs():
+                    continue  # the loss can lose a symbol: with one token, −z + ln e^z is 0
                 yield cg, tuple(ci)
+
+    def _loss_inputs(self) -> frozenset:
+        if self._loss_in is None:
+            self._loss_in = frozenset(self.node(self.loss).inputs)
+        return self._loss_in
 
     def consumers(self, name: str) -> list:
         """The names of the forward nodes whose definitions use ``name``, last first."""
@@ -207,6 +215,10 @@ class LazyGraph(Named):
                 expr = self._rule[group](idx) if group in self._rule else self._adjoint(name[len(self.prefix):])
                 expr = sympy.Integer(expr) if isinstance(expr, int) else expr
                 n = Node(name, node_sym(group, idx), expr, group, idx, tuple(s.name for s in _symbols(expr)))
+                arity = self._arity.get(group)
+                if arity is not None and arity(idx) != len(n.inputs) and self.loss not in (None, group):
+                    raise ValueError(f"{name} has {len(n.inputs)} inputs and its layer's maps say {arity(idx)}: "
+                                     f"its consumers would be wrong")
             self.built[name] = n
         return n
 
