@@ -149,6 +149,23 @@ def test_a_derivation_beyond_the_limits_answers_from_the_lazy_graph():
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8))
+def test_random_models_node_by_node(seed, tmp_path):
+    """Random sizes, heads, tying, W_O and losses: every node of the lazy graph is the full graph's."""
+    heads = 1 + seed % 2
+    text = oracle.random_spec_toml(seed=100 + seed, V=3 + seed % 3, d=2 * heads, heads=heads, d_ff=1 + seed % 3,
+                                   layers=1 + seed % 2, T=1 + seed % 4, tied=seed % 3 != 1, W_O=seed % 4 == 3)
+    if seed % 2:
+        text += "\n[training]\nall_positions = true\n"
+    spec = load_spec(write_spec(tmp_path, text))
+    full, lazy = differentiated(spec), differentiated(spec, lazy=True)
+    for name in reversed(full.order):  # adjoints first: nothing built before they are asked for
+        a, b = full.nodes[name], lazy.nodes[name]
+        assert (b.expr, b.inputs, b.value) == (a.expr, a.inputs, a.value), name
+    assert set(lazy.nodes) == set(full.nodes)
+
+
+@pytest.mark.slow
 def test_nanogpt_definitions_and_an_adjoint_evaluated_on_the_tensor_values():
     d = Derivation(load_spec(NANOGPT))
     with pytest.raises(LimitError):
@@ -160,7 +177,7 @@ def test_nanogpt_definitions_and_an_adjoint_evaluated_on_the_tensor_values():
                     f"grad_{p}W_V[3,4]", f"grad_{p}mu1[{t}]", f"grad_{p}Z[{t},7]", f"grad_{p}LN1[{t},3]"):
             e = d.definition(ref)
             assert isinstance(e, sympy.Expr) and e.free_symbols, ref
-    assert d.definition("grad_l3.Q[5,0]") == 0  # row 5 of the last block's queries is off the loss's path
+    assert d.definition("grad_l3.Q[5,0]") == 0 == d.ball("grad_l3.Q[5,0]", 64)  # off the loss's path
     assert d.closed_form("PE[3,2]") == sympy.sin(sympy.Rational(3, 10) * 10 ** sympy.Rational(7, 8))
     for ref in ("grad_l2.S[0,4,1]", "grad_l1.mu1[10]", "grad_l3.K[7,5]", "grad_h_final[3]", "grad_l0.LN2[9,2]",
                 "grad_E[3,3]"):
