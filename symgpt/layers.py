@@ -20,7 +20,7 @@ dimension, ``k`` FFN unit, ``v`` token (so ``p[你]`` works), ``h`` head.
 from __future__ import annotations
 
 import sympy
-from sympy import Symbol
+from sympy import Mul, Symbol  # Mul(a, b) is a * b, built without the operator's dispatch
 
 from .graph import ReLU
 
@@ -156,7 +156,7 @@ def linear(g, name, X, W, b, meaning, axes):
     if b is not None:
         uses.append((b, lambda c: [(t, c[0]) for t in range(T)]))
     return tensor(g, name, (T, n), meaning, axes,
-                  lambda i: sympy.Add(*[X[i[0]][r] * W[r][i[1]] for r in range(len(W))])
+                  lambda i: sympy.Add(*[Mul(X[i[0]][r], W[r][i[1]]) for r in range(len(W))])
                   + (b[i[1]] if b is not None else 0), uses, lambda i: 2 * len(W) + (b is not None))
 
 
@@ -182,7 +182,7 @@ def attention(g, pre, H, W_Q, W_K, W_V, W_O, heads):
 
     def score(i):      # S[h,t,s] = Σ_{c in head h} Q[t,c] K[s,c] / √d_k
         h, t, s = hts(i)
-        return sympy.Add(*[Q[t][c] * K[s][c] for c in range(h * dk, (h + 1) * dk)]) * rsqrt
+        return sympy.Add(*[Mul(Q[t][c], K[s][c]) for c in range(h * dk, (h + 1) * dk)]) * rsqrt
 
     def den(i):        # A_den[h,t] = Σ_{s≤t} exp(S[h,t,s])
         h, t = ht(i)
@@ -220,7 +220,7 @@ def attention(g, pre, H, W_Q, W_K, W_V, W_O, heads):
                 for s in range(T):
                     g.define(_name(nA, hs(h, t, s)), nA, hs(h, t, s), weight(hs(h, t, s)))
     O = tensor(g, name, (T, d), "attention output: Σ_s A[t,s] V[s], heads concatenated", ("t", "j"),
-               lambda i: sympy.Add(*[node_sym(nA, hs(i[1] // dk, i[0], s)) * V[s][i[1]] for s in range(T)]),
+               lambda i: sympy.Add(*[Mul(node_sym(nA, hs(i[1] // dk, i[0], s)), V[s][i[1]]) for s in range(T)]),
                [(nA, lambda a: [(hts(a)[1], j) for j in range(hts(a)[0] * dk, (hts(a)[0] + 1) * dk)]),
                 (V, lambda v: [(t, v[1]) for t in range(T)])], lambda i: 2 * T)
     if W_O is not None:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import sympy
+from sympy import Mul
 
 from .graph import Graph
 from .layers import (
@@ -78,13 +79,13 @@ def transformer(spec, tokens=None, target=None, g=None) -> Graph:
     every_v = lambda _: [(v,) for v in range(spec.V)]
     logits = tensor(g, "logits", (spec.V,), "h_final · E[v] (tied head)" if spec.tied
                     else "h_final · W_out[:, v]", ("v",),
-                    lambda i: sympy.Add(*[h[j] * head(i[0], j) for j in range(d)]),
+                    lambda i: sympy.Add(*[Mul(h[j], head(i[0], j)) for j in range(d)]),
                     [(h, every_v), (W, head_uses)], lambda i: 2 * d)
     rows = None
     if spec.training.all_positions:  # every position predicts the next token
         targets = list(tokens[1:]) + [target]
         logits_at = [tensor(g, f"logits_at{t}", (spec.V,), f"logits at position {t}", ("v",),
-                            lambda i, t=t: sympy.Add(*[H[t][j] * head(i[0], j) for j in range(d)]),
+                            lambda i, t=t: sympy.Add(*[Mul(H[t][j], head(i[0], j)) for j in range(d)]),
                             [(H, lambda x, t=t: every_v(x) if x[0] == t else []), (W, head_uses)], lambda i: 2 * d)
                      for t in range(T - 1)]
         rows = [(z, targets[t]) for t, z in enumerate(logits_at)] + [(logits, target)]
@@ -103,7 +104,7 @@ def bigram(spec, tokens=None, target=None, g=None) -> Graph:
                lambda i: E[tokens[-1]][i[0]], [(E, lambda e: [e[1:]] if e[0] == tokens[-1] else [])],
                lambda i: 1)                                         # (d,)
     z = tensor(g, "z", (spec.V,), "logits x·W", ("v",),
-               lambda i: sympy.Add(*[x[j] * W[j][i[0]] for j in range(spec.d)]),
+               lambda i: sympy.Add(*[Mul(x[j], W[j][i[0]]) for j in range(spec.d)]),
                [(x, lambda _: [(v,) for v in range(spec.V)]), (W, lambda w: [w[1:]])], lambda i: 2 * spec.d)  # (V,)
     softmax_loss(g, z, target)
     return g
