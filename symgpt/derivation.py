@@ -223,10 +223,11 @@ class Derivation:
         """The node's own small definition over earlier nodes."""
         return self.definitions.definition(self.node(ref))
 
-    def closed_form(self, ref, max_ops=20000) -> sympy.Expr:
+    def closed_form(self, ref, max_ops=20000, max_nodes=None) -> sympy.Expr:
         """A forward quantity in numbers; a gradient in named forward quantities.
 
-        ValueError when it has more than ``max_ops`` operations (SymPy's count, checked as it is built).
+        ValueError when it has more than ``max_ops`` operations (SymPy's count, checked as it is built),
+        or reads more than ``max_nodes`` definitions (None: no such bound; see :meth:`symgpt.graph.Named.closed_form`).
 
         >>> load("bigram").closed_form("grad_W[0,2]")
         x[0]*(p[2] - 1)
@@ -238,7 +239,10 @@ class Derivation:
             stop = lambda node: not node.name.startswith("grad_")
         else:
             stop = lambda node: False
-        return self.definitions.closed_form(name, stop=stop, decide=self.ev.decide, max_ops=max_ops)
+        if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1):
+            raise InputError(f"max_nodes: expected an integer ≥ 1 or None, got {max_nodes!r}")
+        return self.definitions.closed_form(name, stop=stop, decide=self.ev.decide, max_ops=max_ops,
+                                            max_nodes=max_nodes)
 
     # -- values -----------------------------------------------------------
     def ball(self, ref: str, prec: int):

@@ -33,13 +33,15 @@ from . import steps as st
 from .blocks import Numbers, mtext
 from .document import DEFAULT_DIGITS
 from .errors import InputError, LimitError
-from .graph import DECIDED, ReLU
+from .graph import DECIDED, ReLU, TooManyDefinitions
 from .markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
 from .names import RefError
 
 DIGITS = 12          # significant digits of a quantity's value
 SMALL_OPS = 40       # a closed form of at most this many operations (SymPy count_ops) is shown
 COUNT_OPS = 1000     # up to this many its size is counted; beyond, "more than"
+LAZY_NODES = 400     # beyond the limits (the lazy graph) a closed form reads at most this many definitions
+LAZY_FIGURES = 24    # … and a worked line from a definition substitutes at most this many figures
 SECTIONS = {"transformer": doc_transformer.sections, "bigram": doc_bigram.sections}
 
 # LaTeX of the quantity names the documents use (names.py's groups); others print as \mathrm{name}
@@ -234,8 +236,11 @@ def definition_line(d, name: str, k: int) -> dict | None:
         sub = tree(d, expr)
     except NoTree:
         return None
-    if not any(leaf["op"] == "fig" for leaf in st.leaves(sub)):
+    figures = sum(leaf["op"] == "fig" for leaf in st.leaves(sub))
+    if not figures:
         return None  # nothing to substitute (a constant such as sin(1))
+    if d.definitions.lazy and figures > LAZY_FIGURES:
+        return None  # beyond the limits a wide sum is shown as its definition and value
     formula = expr_tex(d, node.expr)
     if sub["op"] == "fig":  # one operand (a ReLU decided positive): name it, its figure is the result
         formula, sub = f"{formula} = {expr_tex(d, expr)}", None
@@ -277,7 +282,7 @@ class Quantity:
         self.name = self.ref.pretty
         self.node = self.ref.name if self.ref.kind == "node" else None
         self.k = DEFAULT_DIGITS[d.spec.kind]
-        self._value = self._closed = self._worked = None
+        self._value = self._closed = self._worked = self._too_big = None
 
     def value(self) -> str:
         """The value at ``digits`` certified significant digits.
@@ -293,10 +298,13 @@ class Quantity:
     def _closed_expr(self):
         """The closed form, or None past :data:`COUNT_OPS` operations (memoised)."""
         if self._closed is None:
+            lazy = self.d.definitions.lazy  # nodes built on demand: bound the work too
             try:
-                self._closed = (self.d.closed_form(self.node, max_ops=COUNT_OPS),)
-            except ValueError:
+                self._closed = (self.d.closed_form(self.node, max_ops=COUNT_OPS,
+                                                   max_nodes=LAZY_NODES if lazy else None),)
+            except ValueError as e:  # past COUNT_OPS operations, or (TooManyDefinitions) LAZY_NODES definitions
                 self._closed = (None,)
+                self._too_big = e
         return self._closed[0]
 
     def __repr__(self) -> str:
@@ -420,7 +428,10 @@ class Quantity:
             out.append(f"Worked line from {src}; `=` only when the printed figures, computed exactly, round to "
                        f"the printed result, else `≈`.")
         tex_closed, ops = self.closed()
-        if ops is None:
+        if ops is None and isinstance(self._too_big, TooManyDefinitions):
+            out.append(f"Closed form: not built (it reads more than {LAZY_NODES} definitions); "
+                       f"{md_code(f'd.definition({self.name!r})')} gives the node's own definition.")
+        elif ops is None:
             out.append(f"Closed form: large (more than {COUNT_OPS} operations); "
                        f"{md_code(f'd.definition({self.name!r})')} gives the node's own definition.")
         elif tex_closed is None:

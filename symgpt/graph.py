@@ -66,6 +66,10 @@ class Step(sympy.Function):
 DECIDED = (ReLU, Step)
 
 
+class TooManyDefinitions(ValueError):
+    """A closed form that would substitute more definitions than asked (``max_nodes``)."""
+
+
 @dataclass
 class Node:
     name: str
@@ -103,14 +107,28 @@ class Named:
         return n.value if n.expr is None else n.expr
 
     # -- closed forms ---------------------------------------------------
-    def closed_form(self, name, stop=lambda node: False, decide=None, max_ops=20000):
+    def closed_form(self, name, stop=lambda node: False, decide=None, max_ops=20000, max_nodes=None):
         """Substitute definitions until only numbers (or ``stop`` nodes) remain.
 
         ``decide(name) -> sign`` resolves ReLU and Step of a node; without it
         they stay symbolic.  Raises ValueError past ``max_ops`` operations
-        (None: no limit, for the naive one-expression benchmark).
+        (None: no limit, for the naive one-expression benchmark), or when it
+        would read more than ``max_nodes`` definitions (None: no limit; a bound
+        on the work, for a model whose nodes are built on demand: each
+        substituted node's own definition, and for the lazy graph's adjoint
+        its consumers', :meth:`_reads`).
+
+        >>> g = Graph(); x = g.param("x", "x", (), 2)
+        >>> y = g.define("y", "y", (), x + 1); z = g.define("z", "z", (), y * y)
+        >>> g.closed_form("z"), g.closed_form("z", stop=lambda node: node.name == "y")
+        (9, y**2)
+        >>> g.closed_form("z", max_nodes=1)
+        Traceback (most recent call last):
+        ...
+        symgpt.graph.TooManyDefinitions: the closed form of z reads more than 1 definitions; ...
         """
         memo: dict[str, sympy.Expr] = {}
+        substituted = [0]
 
         def walk(n: str) -> sympy.Expr:
             if n in memo:
@@ -121,6 +139,10 @@ class Named:
             elif node.expr is None:
                 out = node.value
             else:
+                substituted[0] += self._reads(n)
+                if max_nodes is not None and substituted[0] > max_nodes:
+                    raise TooManyDefinitions(f"the closed form of {name} reads more than {max_nodes} "
+                                             f"definitions; use definition({name!r}) or a smaller model")
                 sub = {self.nodes[i].sym: walk(i) for i in node.inputs}
                 out = _resolve(node.expr, decide, self).xreplace(sub)
                 if max_ops is not None and _size_exceeds(out, max_ops):
@@ -131,6 +153,10 @@ class Named:
             return out
 
         return walk(name)
+
+    def _reads(self, name: str) -> int:
+        """The definitions substituting ``name`` reads (its own)."""
+        return 1
 
     def depths(self, name, k: int) -> set:
         """The nodes fewer than ``k`` definitions away from ``name`` (itself included):

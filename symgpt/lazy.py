@@ -124,6 +124,14 @@ class LazyGraph(Named):
             if name in self._values or self.touched(name):
                 self.group(prefix + name, src.shape, f"∂{loss}/∂{name}", src.axes)
 
+    def _reads(self, name: str) -> int:
+        """The definitions substituting ``name`` reads: its own, and an adjoint's its consumers'
+        (what :meth:`closed_form`'s ``max_nodes`` counts)."""
+        group = parse_node(name)[0]
+        if group in self._rule or group in self._values:
+            return 1
+        return 1 + len(self.consumers(name[len(self.prefix):]))
+
     @property
     def order(self):
         raise LimitError("the order of every node needs the full per-scalar graph; the lazy graph defines "

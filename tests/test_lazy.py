@@ -17,6 +17,7 @@ from flint import arb, fmpq
 
 from symgpt import LimitError, Limits
 from symgpt.derivation import Derivation
+from symgpt.graph import TooManyDefinitions
 from symgpt.lazy import LazyGraph
 from symgpt.models import differentiated
 from symgpt.spec import load_spec
@@ -123,6 +124,24 @@ def test_closed_forms_and_depths_agree(pair):
             continue
         assert lazy.closed_form(name, max_ops=100) == want, name
         assert lazy.depths(name, 3) == full.depths(name, 3), name
+
+
+def test_a_bounded_closed_form_is_the_same_cold_or_warm():
+    """``max_nodes`` counts the definitions a closed form reads, not what happens to be built already."""
+    cold, warm = differentiated(load_spec(SEED), lazy=True), differentiated(load_spec(SEED), lazy=True)
+    for name in warm.nodes:
+        warm.nodes[name]
+    seen = set()
+    for name in ("grad_W_Q[1,0]", "loss", "A[1,0]", "grad_logits[4]", "H0[1,0]"):
+        out = []
+        for g in (cold, warm):
+            try:
+                out.append(g.closed_form(name, max_nodes=12))
+            except TooManyDefinitions as e:
+                out.append(str(e))
+        assert out[0] == out[1], name
+        seen.add(isinstance(out[0], str))
+    assert seen == {True, False}
 
 
 def test_the_order_of_every_node_refuses():
