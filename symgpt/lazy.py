@@ -22,8 +22,17 @@ need.  Every definition is the full graph's (SymPy ``==``):
   number, so neither needs the consumer's adjoint built (tests/test_lazy.py
   checks every node of several models against the full graph);
 * the fold map (a forward node's definition → its symbol) is searched among
-  the consumers of one symbol of the subexpression: a node whose definition
-  equals it uses every symbol in it.
+  the consumers of one symbol of the subexpression whose arity (each layer
+  says how many inputs a node has) is its number of symbols: a node whose
+  definition equals it uses every symbol in it and no other.
+
+A node whose definition has other inputs than its layer's arity says is an
+error, never a wrong adjoint (the one exception, checked against its
+definition: the loss of a one-token vocabulary, −z + ln e^z = 0).  Nothing
+here visits every node: a definition costs its neighbourhood (its consumers'
+definitions, for an adjoint), and a closed form can be bounded by the
+definitions it reads (``max_nodes``).  What needs every node at once
+(``order``) is refused.
 
 >>> from symgpt.spec import load_spec
 >>> from symgpt.models import differentiated
@@ -145,10 +154,11 @@ class LazyGraph(Named):
         users = self._users.get(group, ())
         first = self._prefer.get(group)
         for cg, m in sorted(reversed(users), key=lambda u: u[0] != first):
-            for ci in reversed(m(idx)):
-                if cg == self.loss and _name(group, idx) not in self._loss_inputs():
-                    continue  # the loss can lose a symbol: with one token, −z + ln e^z is 0
-                yield cg, tuple(ci)
+            out = m(idx)  # a list of index tuples
+            if cg == self.loss and out and _name(group, idx) not in self._loss_inputs():
+                continue  # the loss can lose a symbol: with one token, −z + ln e^z is 0
+            for ci in reversed(out):
+                yield cg, ci
 
     def _loss_inputs(self) -> frozenset:
         if self._loss_in is None:
