@@ -173,8 +173,7 @@ def attention(g, pre, H, W_Q, W_K, W_V, W_O, heads):
     V = linear(g, pre + "V", H, W_V, None, "values H·W_V", ("t", "j"))
     hs = (lambda h, t, s: (h, t, s)) if heads > 1 else (lambda h, t, s: (t, s))
     hd = (lambda h, t: (h, t)) if heads > 1 else (lambda h, t: (t,))
-    hts = (lambda i: i) if heads > 1 else (lambda i: (0, *i))  # an index of S or A as (h, t, s)
-    ht = (lambda i: i) if heads > 1 else (lambda i: (0, *i))   # an index of A_den as (h, t)
+    hts = (lambda i: i) if heads > 1 else (lambda i: (0, *i))  # an index of S, A (A_den) as (h, t, s) ((h, t))
     S_shape = (heads, T, T) if heads > 1 else (T, T)
     S_axes = ("h", "t", "s") if heads > 1 else ("t", "s")
     rsqrt = 1 / sympy.sqrt(dk)
@@ -185,7 +184,7 @@ def attention(g, pre, H, W_Q, W_K, W_V, W_O, heads):
         return sympy.Add(*[Mul(Q[t][c], K[s][c]) for c in range(h * dk, (h + 1) * dk)]) * rsqrt
 
     def den(i):        # A_den[h,t] = Σ_{s≤t} exp(S[h,t,s])
-        h, t = ht(i)
+        h, t = hts(i)
         return sympy.Add(*[sympy.exp(node_sym(nS, hs(h, t, s))) for s in range(t + 1)])
 
     def weight(i):     # row 0 sees one position: its softmax is exactly 1 (and stays exact)
@@ -195,16 +194,18 @@ def attention(g, pre, H, W_Q, W_K, W_V, W_O, heads):
         return sympy.S.One if t == 0 else sympy.exp(node_sym(nS, hs(h, t, s))) / node_sym(nden, hd(h, t))
 
     name = pre + ("Attn_heads" if W_O is not None else "Attn")
+    # the consumers: Q[t,c] is read by S[h(c),t,s] for every s, K[s,c] by S[h(c),t,s] for every t;
+    # S[h,t,s] by A_den[h,t] and A[h,t,s] when s ≤ t (A's row 0 is 1), A_den[h,t] by A[h,t,s≤t] (t > 0)
     score_uses = [(Q, lambda q: [hs(q[1] // dk, q[0], s) for s in range(T)]),
                   (K, lambda k: [hs(k[1] // dk, t, k[0]) for t in range(T)])]
     den_uses = [(nS, lambda i: [hd(*hts(i)[:2])] if hts(i)[2] <= hts(i)[1] else [])]
     weight_uses = [(nS, lambda i: [i] if 0 < hts(i)[1] and hts(i)[2] <= hts(i)[1] else []),
-                   (nden, lambda i: [hs(*ht(i), s) for s in range(ht(i)[1] + 1)] if ht(i)[1] > 0 else [])]
+                   (nden, lambda i: [hs(*hts(i), s) for s in range(hts(i)[1] + 1)] if hts(i)[1] > 0 else [])]
     if g.lazy:
         tensor(g, nS, S_shape, "scaled scores Q_h K_hᵀ/√d_k, before the mask", S_axes, score, score_uses,
                lambda i: 2 * dk)
         tensor(g, nden, S_shape[:-1], "softmax denominator Σ_{s≤t} exp(S[t,s])", S_axes[:-1], den, den_uses,
-               lambda i: ht(i)[1] + 1)
+               lambda i: hts(i)[1] + 1)
         tensor(g, nA, S_shape, "attention weights (causal softmax of S)", S_axes, weight, weight_uses,
                lambda i: 2 if 0 < hts(i)[1] and hts(i)[2] <= hts(i)[1] else 0)
     else:  # the full graph keeps its order: per head, S, then each row's A_den and A
@@ -221,8 +222,8 @@ def attention(g, pre, H, W_Q, W_K, W_V, W_O, heads):
                     g.define(_name(nA, hs(h, t, s)), nA, hs(h, t, s), weight(hs(h, t, s)))
     O = tensor(g, name, (T, d), "attention output: Σ_s A[t,s] V[s], heads concatenated", ("t", "j"),
                lambda i: sympy.Add(*[Mul(node_sym(nA, hs(i[1] // dk, i[0], s)), V[s][i[1]]) for s in range(T)]),
-               [(nA, lambda a: [(hts(a)[1], j) for j in range(hts(a)[0] * dk, (hts(a)[0] + 1) * dk)]),
-                (V, lambda v: [(t, v[1]) for t in range(T)])], lambda i: 2 * T)
+               [(nA, lambda a: [(hts(a)[1], j) for j in range(hts(a)[0] * dk, (hts(a)[0] + 1) * dk)]),  # head h's
+                (V, lambda v: [(t, v[1]) for t in range(T)])], lambda i: 2 * T)          # columns, every row
     if W_O is not None:
         O = linear(g, pre + "Attn", O, W_O, None, "attention output after W_O", ("t", "j"))
     return O
