@@ -201,6 +201,9 @@ def test_nanogpt_definitions_and_an_adjoint_evaluated_on_the_tensor_values():
     for ref in ("grad_l2.S[0,4,1]", "grad_l1.mu1[10]", "grad_l3.K[7,5]", "grad_h_final[3]", "grad_l0.LN2[9,2]",
                 "grad_E[3,3]"):
         assert _close(_evaluated(d, ref), _mid(d.ball(ref, 256))), ref
+    shown = d["grad_l2.S[0,4,1]"]._repr_markdown_()  # the definition's worked line, the value, bounded work
+    assert r"e^{{{S}^{[3]}}_{0,4,1}}" in shown and d.value("grad_l2.S[0,4,1]", digits=12) in shown
+    assert "Closed form: not built (it reads more than" in shown
 
 
 def _mid(b) -> sympy.Expr:
