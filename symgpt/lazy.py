@@ -99,7 +99,8 @@ class LazyGraph(Named):
         self._users = defaultdict(list)       # input group → [(consumer group, idx ↦ consumer indices)]
         self._forward: set = set()            # the forward groups (the fold map's), fixed by backward
         self._loss_in: frozenset | None = None
-        self._needed: dict = {}
+        self._alive: set = set()              # nodes on the loss's path …
+        self._dead: set = set()               # … and off it, as (group, index)
         self._prefer: dict = {}               # tensor → the consumer tensor its last path to the loss took
         self._touched: dict = {}
 
@@ -147,18 +148,18 @@ class LazyGraph(Named):
                          "nodes one at a time")
 
     # -- the consumers and the loss's path -------------------------------------------
-    def _uses(self, key):
-        """The forward nodes whose definition holds the node ``key`` = (group, index), last first;
-        first of all those of the tensor through which the loss's path last left ``key``'s tensor."""
+    def _uses(self, key) -> list:
+        """The forward nodes (group, index) whose definition holds the node ``key``, last first; first
+        of all those of the tensor through which the loss's path last left ``key``'s tensor."""
         group, idx = key
-        users = self._users.get(group, ())
         first = self._prefer.get(group)
-        for cg, m in sorted(reversed(users), key=lambda u: u[0] != first):
-            out = m(idx)  # a list of index tuples
-            if cg == self.loss and out and _name(group, idx) not in self._loss_inputs():
+        out = []
+        for cg, m in sorted(reversed(self._users.get(group, ())), key=lambda u: u[0] != first):
+            cis = m(idx)  # a list of index tuples
+            if cg == self.loss and cis and _name(group, idx) not in self._loss_inputs():
                 continue  # the loss can lose a symbol: with one token, −z + ln e^z is 0
-            for ci in reversed(out):
-                yield cg, ci
+            out.extend([(cg, ci) for ci in reversed(cis)])
+        return out
 
     def _loss_inputs(self) -> frozenset:
         if self._loss_in is None:
@@ -174,28 +175,32 @@ class LazyGraph(Named):
         return self._on_path(parse_node(name))
 
     def _on_path(self, key) -> bool:
-        memo, loss = self._needed, (self.loss, ())
-        if key == loss:
+        """Depth first along consumers, without recursion (a deep model has long chains); every node
+        met is remembered on the path (``alive``) or off it (``dead``), whole lists tested at once."""
+        alive, dead, loss = self._alive, self._dead, (self.loss, ())
+        if key == loss or key in alive:
             return True
-        if key in memo:
-            return memo[key]
-        stack = [(key, self._uses(key))]
-        while stack:  # depth first, without recursion: a deep model has long chains
-            top, it = stack[-1]
-            for c in it:
-                if c == loss or memo.get(c) is True:
-                    path = [k for k, _ in stack] + [c]
-                    for k, nxt in zip(path, path[1:]):
-                        memo[k] = True
-                        self._prefer[k[0]] = nxt[0]  # the next search from this tensor tries that way first
-                    return True
-                if c not in memo:
-                    stack.append((c, self._uses(c)))
-                    break
-            else:
-                memo[top] = False
+        if key in dead:
+            return False
+        stack = [[key, self._uses(key), 0]]  # [node, its consumers, the next one to try]
+        while stack:
+            frame = stack[-1]
+            top, cs, i = frame
+            if i == 0 and (loss in cs or not alive.isdisjoint(cs)):
+                path = [f[0] for f in stack] + [next(c for c in cs if c == loss or c in alive)]
+                for k, nxt in zip(path, path[1:]):
+                    alive.add(k)
+                    self._prefer[k[0]] = nxt[0]  # the next search from this tensor tries that way first
+                return True
+            if dead.issuperset(cs[i:]):
+                dead.add(top)
                 stack.pop()
-        return memo[key]
+                continue
+            while cs[i] in dead:
+                i += 1
+            frame[2] = i + 1
+            stack.append([cs[i], self._uses(cs[i]), 0])
+        return False
 
     def touched(self, group: str) -> bool:
         """True when some node of the tensor is on the loss's path (its last nodes tried first)."""
@@ -331,7 +336,7 @@ class _Fold:
             return self.constants().get(e) if isinstance(e, (sympy.sin, sympy.cos)) else None
         best = None
         for s in syms:
-            cs = list(self.g._uses(parse_node(s.name)))
+            cs = self.g._uses(parse_node(s.name))
             if best is None or len(cs) < len(best):
                 best = cs
         arity = self.g._arity
