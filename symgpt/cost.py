@@ -27,7 +27,7 @@ symgpt.errors.LimitError: derivations/bigram.toml: the spec needs about 5.4e2 sc
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import LimitError
 from .limits import Limits
@@ -276,8 +276,17 @@ def check_graph(spec, limits: Limits | None = None, gradients: bool = True) -> C
                       " for closed forms and documents (values need no graph: d.value, d.gradient)")
 
 
-def check_trace(spec, limits: Limits | None = None) -> Cost:
-    """The training traces (both optimizers, every state)."""
+def check_trace(spec, limits: Limits | None = None, steps: int | None = None) -> Cost:
+    """The training traces (both optimizers, every state), of ``steps`` updates when given
+    (a trace asked for with its own length) instead of the spec's ``training.steps``.
+
+    >>> from symgpt.spec import load_spec
+    >>> s = load_spec("derivations/bigram.toml")
+    >>> check_trace(s, steps=200).ops > check_trace(s).ops
+    True
+    """
+    if steps is not None and steps != spec.training.steps:
+        spec = replace(spec, training=replace(spec.training, steps=steps))
     return check_part(spec, "training trace", limits)
 
 
@@ -289,14 +298,29 @@ def check_pass(spec, prec: int, limits: Limits | None = None, gradients: bool = 
     >>> check_pass(load_spec("derivations/bigram.toml"), 4096) > check_pass(load_spec("derivations/bigram.toml"), 64)
     True
     """
+    return check_run(spec, prec, 1, limits, gradients)
+
+
+def check_run(spec, prec: int, passes: int, limits: Limits | None = None, gradients: bool = True,
+              what: str = "one pass") -> int:
+    """``passes`` forward (and reverse) passes at up to ``prec`` bits (a training trace's states),
+    checked before the first runs, as :func:`check_pass` counts one.
+
+    >>> from symgpt.spec import load_spec
+    >>> check_run(load_spec("derivations/bigram.toml"), 2048, 10**6, what="a long trace")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    symgpt.errors.LimitError: derivations/bigram.toml: a long trace at 2048 bits needs about 4.7e6 scalar ...
+    """
     limits = limits or Limits()
     sizes = _sizes(spec)
     fwd = _forward_at(sizes, spec.T)
     full = reverse(fwd, spec.V, spec.d, spec.kind == "transformer" and spec.tied) if gradients else fwd
-    ops = int(full.ops * _wide(prec)) // TENSOR
+    ops = int(passes * full.ops * _wide(prec)) // TENSOR
     if ops > limits.max_ops:
-        raise LimitError(f"{spec.path}: one pass at {prec} bits needs about {_sci(ops)} scalar operations "
-                         f"({_sci(full.ops)} on tensors ÷ {TENSOR}, × {_wide(prec):.3g} for the width of "
+        times = f"{passes} passes × " if passes > 1 else ""
+        raise LimitError(f"{spec.path}: {what} at {prec} bits needs about {_sci(ops)} scalar operations "
+                         f"({times}{_sci(full.ops)} on tensors ÷ {TENSOR}, × {_wide(prec):.3g} for the width of "
                          f"{prec}-bit numbers), above the limit {_sci(limits.max_ops)} "
                          f"(--max-ops; symgpt.Limits(max_ops=…) in Python)")
     return ops

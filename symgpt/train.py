@@ -107,23 +107,74 @@ def lr_at(spec, lr0, it: int):
 
 @dataclass
 class State:
-    """The model after ``step`` updates, and what the update that made it used."""
+    """The model after ``step`` updates: what every state keeps (the loss, p, the update that made it).
+
+    Its parameters, gradients and AdamW moments (``params``, ``grads``, ``m``, ``v``) are kept
+    for checkpoints only on a large model (:data:`KEEP_ENTRIES`); :meth:`Trace.full` recomputes
+    them for any state, the same balls at the same precisions.
+    """
     step: int
-    params: dict                       # name -> value
+    prec: int                          # the working precision of this state's pass (bits)
     loss: object = None
     p: list = field(default_factory=list)
-    grads: dict = field(default_factory=dict)   # gradient at this state
     lr: object = None                  # learning rate of the update that made it
     clip_coef: object = None
-    m: dict = field(default_factory=dict)
-    v: dict = field(default_factory=dict)
-    mhat: dict = field(default_factory=dict)
-    vhat: dict = field(default_factory=dict)
-    update: dict = field(default_factory=dict)  # η·m̂/(√v̂+ε)
-    decay: dict = field(default_factory=dict)   # η·λ·θ
     ties: set = field(default_factory=set)      # ReLU inputs exactly 0 here
     open: set = field(default_factory=set)      # ReLU inputs whose sign no ball settled (both branches kept)
-    nodes: object = None                        # (evaluator, values) of the spec's example
+    params: dict | None = None         # name -> value (None: not kept, see Trace.full)
+    grads: dict | None = None          # gradient at this state
+    m: dict | None = None
+    v: dict | None = None
+    exhausted: bool = False            # the balls had no bit left before this state: everything is unknown
+    bits: float = math.inf             # how much of its loss and gradient is known (:func:`accuracy`)
+
+
+KEEP_ENTRIES = 2_000_000
+"""How many parameter-sized balls (parameters, gradients, moments) a trace keeps across its states;
+beyond it only every c-th state keeps them (checkpoints) and the others are recomputed when read."""
+
+CALIBRATE = 256
+"""The precision of the first, cheap trace that measures how fast a trace's balls widen (:meth:`Trace.start`)."""
+
+GUARD = 32
+"""Bits a state's pass works above the accuracy its parameters still have (rounding stays negligible)."""
+
+
+SAMPLE = 8192
+"""How many entries of a state :func:`accuracy` reads at most (evenly spread)."""
+
+
+def accuracy(*tensors: dict) -> float:
+    """Bits between the largest magnitude and the widest radius, tensor by tensor (the least of them):
+    how much of a state is still known.  Exact entries count as known to every bit.
+
+    >>> x = arb(1) / 3
+    >>> accuracy({"W[0,0]": x, "W[0,1]": fmpq(1)}) > 50, accuracy({"W[0,0]": fmpq(1, 3)})
+    (True, inf)
+    """
+    worst = math.inf
+    for t in tensors:
+        groups: dict = {}
+        step = max(1, len(t) // SAMPLE)  # a big state: an even sample (it only steers the precision)
+        for name, x in list(t.items())[::step]:
+            if isinstance(x, fmpq):
+                continue
+            big, rad = groups.get(name.partition("[")[0], (-math.inf, -math.inf))
+            groups[name.partition("[")[0]] = (max(big, _log2(x.mid())), max(rad, _log2(x.rad())))
+        for big, rad in groups.values():
+            if rad > -math.inf:
+                worst = min(worst, big - rad if big > -math.inf else -math.inf)
+    return worst
+
+
+def _log2(x) -> float:
+    """An integer close to log2|x| of an exact arb (mid or rad), −inf for 0 and +inf when not finite."""
+    if x == 0:
+        return -math.inf
+    if not x.is_finite():
+        return math.inf
+    man, exp = x.man_exp()
+    return int(exp) + int(man).bit_length()
 
 
 def step_arg(optimizer: str, steps: int, k, ref="loss") -> None:
@@ -269,12 +320,14 @@ class Trace(Shown):
         build = build or (lambda tokens, target: Net(d.spec, tokens, target))
         self.d, self.optimizer = d, optimizer
         self.steps = d.spec.training.steps if steps is None else steps
-        cost.check_trace(d.spec, getattr(d, "limits", None))
+        cost.check_trace(d.spec, getattr(d, "limits", None), self.steps)
         self.names = learnable(d)
         self.examples = [d.net] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
-        self._open: set = set()
+        self._loss_per_step = None  # (bits state 0's pass loses, bits each update loses): see start()
+        self._full = self._ev = None  # the last state recomputed in full, the last state's evaluator
+        self._adam_memo = None
 
     def _graph_of(self, ex):
         """The per-scalar graph of an example, built only if an exact test needs it (a ReLU tie at state 0)."""
@@ -288,8 +341,12 @@ class Trace(Shown):
 
     # -- the computation ------------------------------------------------------
     def _evaluate(self, leaves, prec):
-        """Mean loss and gradient over the examples at the given parameters."""
-        loss, grads, ties = 0, {n: 0 for n in self.names}, set()
+        """(mean loss, p of the spec's example, mean gradient, ties, open signs) at the given parameters."""
+        with ctx.workprec(prec):  # the sums and the mean round at the pass's precision
+            return self._mean(leaves, prec)
+
+    def _mean(self, leaves, prec):
+        loss, grads, ties, open_ = 0, {n: 0 for n in self.names}, set(), set()
         for ex in self.examples:
             ev = TensorEvaluator(ex, dict(leaves), graph=self._graph_of(ex))
             vals = ev.values(prec)
@@ -301,59 +358,99 @@ class Trace(Shown):
                         grads[n] = grads[n] + g
             ties |= ev.ties
             if ex is self.d.net:
-                self._open = set(ev.open)
+                open_ = set(ev.open)
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
-                nodes = (ev, vals)
-            ev.release()  # a node read later recomputes this state's pass
+            ev.release()
         k = len(self.examples)
         if k > 1:
             loss = loss / k
             grads = {n: g / k for n, g in grads.items()}
-        return loss, p, grads, ties, nodes
+        return loss, p, grads, ties, open_
+
+    def _keep_every(self) -> int:
+        """Keep parameters, gradients and moments at every c-th state (c = 1 for a small model)."""
+        per_state = len(self.names) * (4 if self.optimizer == "adamw" else 2)
+        return max(1, math.ceil(per_state * (self.steps + 1) / KEEP_ENTRIES))
 
     def states(self, prec: int) -> list:
-        """All states at ``prec`` bits (memoised)."""
+        """All states, the first pass at ``prec`` bits (memoised).
+
+        A state's balls are as wide as the updates before it made them, so each pass works only
+        :data:`GUARD` bits above the accuracy its parameters still have: the precision falls along
+        the trace.  When nothing is left, the remaining states are marked ``exhausted`` (their
+        values read as unknown, so :meth:`value` asks for more bits).
+        """
         if prec in self._by_prec:
+            self._by_prec[prec] = self._by_prec.pop(prec)  # most recently used last
             return self._by_prec[prec]
-        spec, tr = self.d.spec, self.d.spec.training
+        cost.check_run(self.d.spec, prec, (self.steps + 1) * len(self.examples), getattr(self.d, "limits", None),
+                       what=f"the {self.optimizer} trace ({self.steps} steps)")
         params = {n: to_flint(self.d.registry.graph.nodes[n].value) for n in self.names}
         m = {n: fmpq(0) for n in self.names}
         v = {n: fmpq(0) for n in self.names}
-        out = []
-        with ctx.workprec(prec):
-            state = State(0, dict(params))
-            for k in range(self.steps + 1):
-                state.loss, state.p, state.grads, state.ties, state.nodes = self._evaluate(params, prec)
-                state.open = self._open
-                out.append(state)
-                if k == self.steps:
-                    break
-                grads, coef = self._clip(state.grads)
-                lr = lr_at(spec, tr.lr if self.optimizer == "sgd" else tr.adamw.lr, k)
-                new = State(k + 1, {}, lr=lr, clip_coef=coef)
-                if self.optimizer == "sgd":
-                    for n in self.names:
-                        params[n] = params[n] - lr * grads[n]
-                else:
-                    self._adamw(params, grads, m, v, k + 1, lr, new)
-                new.params = dict(params)
-                self._bounded(new)
-                state = new
+        keep, out, work, lr, coef = self._keep_every(), [], prec, None, None
+        for k in range(self.steps + 1):
+            loss, p, grads, ties, open_ = self._evaluate(params, work)
+            kept = k % keep == 0 or k == self.steps
+            out.append(State(k, work, loss, p, lr, coef, ties, open_, *(
+                (params, grads, m, v) if kept else (None,) * 4), bits=accuracy(grads, {"loss": loss})))
+            if k == self.steps:
+                break
+            params, m, v, lr, coef = self._update(k, params, m, v, grads, work)
+            left = accuracy(params, m, v)
+            if left < 1:  # no bit left: the rest is unknown at this precision
+                out += [State(j, work, exhausted=True) for j in range(k + 1, self.steps + 1)]
+                break
+            if left < math.inf:  # (every parameter still exact: the same precision)
+                work = min(work, max(64, math.ceil(left) + GUARD))
         self._by_prec[prec] = out
+        while len(self._by_prec) > 2:
+            self._by_prec.pop(next(iter(self._by_prec)))
         return out
+
+    def _update(self, k, params, m, v, grads, prec):
+        """The update that makes state k + 1: (params, m, v, lr, clip coefficient), new dicts."""
+        spec, tr = self.d.spec, self.d.spec.training
+        with ctx.workprec(prec):
+            grads, coef = self._clip(grads)
+            lr = lr_at(spec, tr.lr if self.optimizer == "sgd" else tr.adamw.lr, k)
+            if self.optimizer == "sgd":
+                params = {n: params[n] - lr * grads[n] for n in self.names}
+            else:
+                params, m, v = self._adamw(params, grads, m, v, k + 1, lr)
+        self._bounded(k + 1, params)
+        return params, m, v, lr, coef
+
+    def full(self, prec: int, k: int) -> State:
+        """State k of the trace at ``prec`` with its parameters, gradients and moments, recomputed from the
+        last kept state before it when it did not keep them (the same precisions, so the same balls)."""
+        states = self.states(prec)
+        s = states[k]
+        if s.params is not None or s.exhausted:
+            return s
+        if self._full is not None and self._full[:2] == (prec, k):
+            return self._full[2]
+        j = max(i for i in range(k) if states[i].params is not None)
+        params, m, v, grads = states[j].params, states[j].m, states[j].v, states[j].grads
+        for i in range(j, k):
+            params, m, v, _, _ = self._update(i, params, m, v, grads, states[i].prec)
+            _, _, grads, _, _ = self._evaluate(params, states[i + 1].prec)
+        full = State(**{**s.__dict__, "params": params, "grads": grads, "m": m, "v": v})
+        self._full = (prec, k, full)
+        return full
 
     def _lr_key(self) -> str:
         tr = self.d.spec.training
         return f"training.lr = {tr.lr}" if self.optimizer == "sgd" else f"training.adamw.lr = {tr.adamw.lr}"
 
-    def _bounded(self, state: State) -> None:
+    def _bounded(self, k: int, params: dict) -> None:
         """Refuse a state whose parameters grew past 10^max_digits.  (A non-finite
         ball only needs more bits: :func:`certify` raises the precision.)"""
         limits = getattr(self.d, "limits", None) or Limits()
-        for n, x in state.params.items():
+        for n, x in params.items():
             if limits.max_digits < magnitude(x) < math.inf:
                 raise LimitError(
-                    f"{self.d.spec.path}: {self._lr_key()} drives {self.optimizer}[{state.step}].{n} beyond "
+                    f"{self.d.spec.path}: {self._lr_key()} drives {self.optimizer}[{k}].{n} beyond "
                     f"10^{limits.max_digits}; lower the learning rate or training.steps "
                     f"(--max-digits; symgpt.Limits(max_digits=…) in Python)")
 
@@ -370,23 +467,58 @@ class Trace(Shown):
             raise UndecidableError("clipping: cannot decide whether the norm exceeds the threshold")
         return {n: x * coef for n, x in grads.items()}, coef
 
-    def _adamw(self, params, grads, m, v, t, lr, new: State):
-        """Decoupled weight decay, moments, bias correction (torch.optim.AdamW)."""
-        a = self.d.spec.training.adamw
-        b1, b2, eps, wd = (to_flint(x) for x in (a.beta1, a.beta2, a.eps, a.weight_decay))
-        groups = self.d.spec.training.decay_groups
-        for n in self.names:
-            gr = grads[n]
-            decays = not groups or base(n.partition("[")[0]) not in NO_DECAY
-            new.decay[n] = lr * wd * params[n] if decays else fmpq(0)
-            m[n] = b1 * m[n] + (1 - b1) * gr
-            v[n] = b2 * v[n] + (1 - b2) * gr * gr
-            new.m[n], new.v[n] = m[n], v[n]
-            new.mhat[n] = m[n] / (1 - b1 ** t)
-            new.vhat[n] = v[n] / (1 - b2 ** t)
-            root = arb(new.vhat[n]).sqrt() if not isinstance(new.vhat[n], fmpq) or new.vhat[n] != 0 else fmpq(0)
-            new.update[n] = lr * new.mhat[n] / (root + eps)
-            params[n] = params[n] - new.decay[n] - new.update[n]
+    def _adamw(self, params, grads, m, v, t, lr):
+        """One AdamW update (torch.optim.AdamW): decoupled weight decay, moments, bias correction.
+        Returns the new (params, m, v)."""
+        b1, b2 = self._adam[:2]
+        c1, c2 = 1 - b1, 1 - b2
+        decay, adaptive = self._adam_rules(t, lr)
+        m = {n: b1 * m[n] + c1 * grads[n] for n in self.names}
+        v = {n: b2 * v[n] + c2 * grads[n] * grads[n] for n in self.names}
+        return {n: params[n] - decay(n, params[n]) - adaptive(m[n], v[n]) for n in self.names}, m, v
+
+    @property
+    def _adam(self) -> tuple:
+        """(β1, β2, ε, λ) as exact fmpq, and the set of parameters that decay (not the embedding, biases or
+        LayerNorm when ``decay_groups``)."""
+        if self._adam_memo is None:
+            tr = self.d.spec.training
+            self._adam_memo = (*(to_flint(x) for x in (tr.adamw.beta1, tr.adamw.beta2, tr.adamw.eps,
+                                                        tr.adamw.weight_decay)),
+                               {n for n in self.names
+                                if not tr.decay_groups or base(n.partition("[")[0]) not in NO_DECAY})
+        return self._adam_memo
+
+    def _adam_rules(self, t: int, lr):
+        """(decay(n, θ), adaptive(m, v)) of update t: η·λ·θ (0 for a parameter that does not decay)
+        and η·m̂/(√v̂ + ε) with m̂ = m/(1 − β1^t), v̂ = v/(1 − β2^t); the update and a reading share them."""
+        b1, b2, eps, wd, decaying = self._adam
+        rate, c1, c2, zero = lr * wd, 1 - b1 ** t, 1 - b2 ** t, fmpq(0)
+
+        def decay(n, theta):
+            return rate * theta if n in decaying else zero
+
+        def adaptive(m, v):
+            vhat = v / c2
+            root = arb(vhat).sqrt() if not isinstance(vhat, fmpq) or vhat != 0 else zero
+            return lr * (m / c1) / (root + eps)
+        return decay, adaptive
+
+    def _moment(self, prec: int, k: int, what: str, n: str):
+        """An AdamW quantity of state k ≥ 1: m, v, or (recomputed, as the update did) m̂, v̂, update, decay."""
+        s = self.full(prec, k)
+        if s.exhausted:
+            return arb.nan()
+        if what in ("m", "v"):
+            return getattr(s, what)[n]
+        b1, b2 = self._adam[:2]
+        decay, adaptive = self._adam_rules(k, s.lr)
+        with ctx.workprec(self.states(prec)[k - 1].prec):
+            if what == "decay":
+                return decay(n, self.full(prec, k - 1).params[n])
+            if what == "update":
+                return adaptive(s.m[n], s.v[n])
+            return s.m[n] / (1 - b1 ** k) if what == "mhat" else s.v[n] / (1 - b2 ** k)
 
     # -- reading it -------------------------------------------------------
     def _step(self, k, ref="loss") -> None:
@@ -398,23 +530,69 @@ class Trace(Shown):
         ``ref`` is a name (``m[W,0,2]``) or its :class:`symgpt.names.Ref`.  Any
         other node (``logits[v]``, ``A[1,0]``, ``grad_Q[0,1]``) is read from the
         forward and backward pass of the spec's own example at that state.
+        ``prec`` is the precision wanted of the result: the trace starts higher (:meth:`start`).
         """
         self._step(k, ref)
-        precision(prec, getattr(self.d, "limits", None))
+        limits = getattr(self.d, "limits", None)
+        precision(prec, limits)
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
+        prec = self.start(prec)
+        if prec > max_prec(limits):
+            first, per_step = self._loss_per_step
+            raise LimitError(f"{self.d.spec.path}: {self.optimizer}[{k}].{r.name}: the trace would start at "
+                             f"{prec} bits (its balls lose about {per_step} bits per update and {first} in a "
+                             f"pass), above the limit {max_prec(limits)} bits (4 × the bits of --max-digits; "
+                             f"symgpt.Limits(max_digits=…) in Python)")
         s = self.states(prec)[k]
+        if s.exhausted:
+            return arb.nan()  # nothing known at this precision: more bits
         if r.part in ("loss", "lr", "clip_coef"):
             return getattr(s, r.part)
         if r.part == "p":
             return s.p[r.index[0]]
         if r.part == "moment":
-            return getattr(s, r.group)[r.node]
+            return self._moment(prec, k, r.group, r.node)
         if r.part == "grad":
-            return s.grads[r.node[len("grad_"):]]  # the (mini-batch mean) gradient
+            return self.full(prec, k).grads[r.node[len("grad_"):]]  # the (mini-batch mean) gradient
         if r.part == "param":
-            return s.params[r.node]
-        ev, vals = s.nodes  # any other node of the graph, at this state's parameters
-        return vals[ev.index(r.node)]
+            return self.full(prec, k).params[r.node]
+        return self._nodes(prec, k).ball(r.node, s.prec)  # any other node, at this state's parameters
+
+    def _nodes(self, prec: int, k: int) -> TensorEvaluator:
+        """The evaluator of the spec's own example at state k (the last one asked for is kept)."""
+        if self._ev is None or self._ev[:2] != (prec, k):
+            self._ev = (prec, k, TensorEvaluator(self.d.net, dict(self.full(prec, k).params),
+                                                 graph=self._graph_of(self.d.net)))
+        return self._ev[2]
+
+    def start(self, bits: int) -> int:
+        """The precision a trace starts at so that every state keeps about ``bits`` bits.
+
+        Measured, not guessed: a first trace at a low precision tells how many bits state 0's pass
+        loses to rounding and how many each update costs (the balls widen with every update, by
+        however much the model's size makes them), and the start covers both with a margin.
+
+        >>> import symgpt
+        >>> t = symgpt.load("bigram").trace("sgd")
+        >>> 128 < t.start(128) < 128 + 16 * t.steps
+        True
+        """
+        if self._loss_per_step is None:
+            self._calibrate()
+        first, per_step = self._loss_per_step
+        need = bits + first + math.ceil(1.1 * per_step * self.steps)
+        return max(-(-need // 64) * 64, self._floor)
+
+    def _calibrate(self) -> None:
+        """Bits lost by state 0's pass and per update, read off a trace at :data:`CALIBRATE` bits
+        (at 4 × that when the balls ran out before two states could be compared)."""
+        for cal in (CALIBRATE, 4 * CALIBRATE):
+            known = [s.bits for s in self.states(cal) if not s.exhausted]
+            steps = [a - b for a, b in zip(known, known[1:]) if a < math.inf and b > 16]
+            if steps or self.steps == 0 or len(known) == self.steps + 1:
+                break
+        first = max(cal - min(known[0], cal), 0)
+        self._loss_per_step = (first, max(steps + [8]) if steps or len(known) == self.steps + 1 else cal)
 
     def relu_ties(self, k: int) -> list:
         """ReLU inputs exactly 0 at state k, where ReLU'(0) = 0 was used.
@@ -424,7 +602,7 @@ class Trace(Shown):
         UndecidableError instead of guessing.
         """
         self._step(k)
-        prec = max(prec_for_digits(30) + 16 * self.steps, self._floor)
+        prec = self.start(prec_for_digits(30))
         if k == 0:
             ev = self.d.ev
             ev.values(prec)
@@ -451,9 +629,9 @@ class Trace(Shown):
             try:
                 return self.ball(k, ref, prec)
             except UndecidableError:  # a ReLU sign needs tighter balls: go up for good
-                self._floor = max(self._floor, 2 * prec)
+                self._floor = max(self._floor, 2 * self.start(prec))
                 raise
-        start = max(prec_for_digits(n) + 16 * self.steps, self._floor)
+        start = prec_for_digits(n) + GUARD
         try:
             return certify(ball_at, fmt, what=f"{self.optimizer}[{k}].{ref}", start=start).value
         except UndecidableError as e:

@@ -1,0 +1,158 @@
+"""Training traces at scale: 20 SGD and AdamW steps of a 2-layer, 2-head model, certified.
+
+The trace's balls widen with every update, so it starts at a precision measured by a first,
+cheap trace and works lower and lower along the states (symgpt.train.Trace.start); on a big
+model it keeps parameters, gradients and moments only at checkpoints and recomputes the rest.
+Every figure is checked against an independent trace: the hand-written mpmath forward and
+reverse pass of benchmarks/hand_mpmath.py, with the SGD and AdamW updates written out here
+(torch.optim's formulas) at 120 digits, where rounding cannot reach the 30 digits compared.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import pytest
+from mpmath import mp
+
+import symgpt
+from symgpt import train
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "tests")]
+
+import hand_mpmath  # noqa: E402
+
+import oracle  # noqa: E402
+from test_hand_mpmath import key_path  # noqa: E402
+
+pytestmark = pytest.mark.slow
+STEPS, DPS = 20, 120
+TRAINING = f"""
+[training]
+lr = 0.3
+steps = {STEPS}
+
+[training.adamw]
+lr = 0.01
+beta1 = 0.9
+beta2 = 0.999
+eps = 1e-8
+weight_decay = 0.1
+"""
+
+
+@pytest.fixture(scope="module")
+def spec_path(tmp_path_factory):
+    text = oracle.random_spec_toml(seed=11, V=10, d=8, heads=2, d_ff=16, layers=2, T=6, tied=True, W_O=True)
+    path = tmp_path_factory.mktemp("trace") / "d8-L2-h2.toml"
+    path.write_text(text + TRAINING, encoding="utf-8")
+    return str(path)
+
+
+def _slot(spec, name):
+    *where, last = key_path(spec, name)
+    node = spec
+    for k in where:
+        node = node[k]
+    return node, last
+
+
+def _set(spec, name, x):
+    node, last = _slot(spec, name)
+    node[last] = x
+
+
+def _get(spec, name):
+    node, last = _slot(spec, name)
+    return node[last]
+
+
+def hand_trace(path, optimizer, names):
+    """[(loss, {name: θ}, {name: g})] of states 0..STEPS, in mpmath at DPS digits (torch.optim's updates)."""
+    spec = hand_mpmath.read(path)
+    tr = spec["training"]
+    out = []
+    with mp.workdps(DPS):
+        theta = {n: hand_mpmath.num(_get(spec, n)) for n in names}
+        m = {n: mp.zero for n in names}
+        v = {n: mp.zero for n in names}
+        for t in range(STEPS + 1):
+            for n, x in theta.items():
+                _set(spec, n, x)
+            loss, g = hand_mpmath.grads(spec, DPS)
+            out.append((loss, dict(theta), {n: g[n] for n in names}))
+            if optimizer == "sgd":
+                lr = hand_mpmath.num(tr["lr"])
+                theta = {n: x - lr * g[n] for n, x in theta.items()}
+                continue
+            a = tr["adamw"]
+            lr, b1, b2, eps, wd = (hand_mpmath.num(a[k]) for k in ("lr", "beta1", "beta2", "eps", "weight_decay"))
+            k = t + 1
+            for n in names:
+                m[n] = b1 * m[n] + (1 - b1) * g[n]
+                v[n] = b2 * v[n] + (1 - b2) * g[n] ** 2
+                mhat, vhat = m[n] / (1 - b1 ** k), v[n] / (1 - b2 ** k)
+                theta[n] = theta[n] - lr * wd * theta[n] - lr * mhat / (mp.sqrt(vhat) + eps)
+    return out
+
+
+def close(text, want, digits=30):
+    """The certified figure ``text`` (``digits`` significant) is the rounding of ``want`` (within one unit)."""
+    with mp.workdps(DPS):
+        got = mp.mpf(text)
+        unit = mp.mpf(10) ** (mp.floor(mp.log10(abs(want))) - digits + 1)
+        return abs(got - want) <= unit
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adamw"])
+def test_twenty_steps_agree_with_a_hand_trace(spec_path, optimizer):
+    d = symgpt.load(spec_path)
+    names = train.learnable(d)
+    hand = hand_trace(spec_path, optimizer, names)
+    t = d.trace(optimizer)
+    first, per_step = t._loss_per_step or (None, None)
+    for k in (1, 7, STEPS):
+        loss, theta, g = hand[k]
+        assert close(d.value(f"{optimizer}[{k}].loss", digits=30), loss)
+        for n in (names[0], names[len(names) // 2], names[-1]):
+            assert close(d.value(f"{optimizer}[{k}].{n}", digits=30), theta[n]), (k, n)
+            if g[n] != 0:
+                assert close(d.value(f"{optimizer}[{k}].grad_{n}", digits=25), g[n], 25), (k, n)
+    # the precision falls along the trace: the last state works with fewer bits than the first
+    states = t.states(t.start(train.prec_for_digits(30) + train.GUARD))
+    assert states[-1].prec < states[0].prec and not any(s.exhausted for s in states)
+    assert first is None or per_step > 0
+
+
+def test_checkpoints_recompute_the_same_states(spec_path, monkeypatch):
+    """With room for one state only, every state but the checkpoints is recomputed when read: its
+    parameters, gradients and AdamW quantities still agree with the hand trace."""
+    monkeypatch.setattr(train, "KEEP_ENTRIES", 1)
+    d = symgpt.load(spec_path)
+    names = train.learnable(d)
+    hand = hand_trace(spec_path, "adamw", names)
+    t = d.trace("adamw")
+    keep = t._keep_every()
+    assert keep > STEPS  # only state 0 and the last keep their parameters
+    n = names[len(names) // 3]
+    for k in (3, 11):
+        assert close(d.value(f"adamw[{k}].{n}", digits=30), hand[k][1][n])
+        assert close(d.value(f"adamw[{k}].grad_{n}", digits=25), hand[k][2][n], 25)
+    # decay = η·λ·θ of the state before: by hand from the hand trace's θ
+    with mp.workdps(DPS):
+        want = mp.mpf("0.01") * mp.mpf("0.1") * hand[10][1][n]
+    group, index = n[:-1].split("[")
+    assert close(d.value(f"adamw[11].decay[{group},{index}]", digits=30), want)
+    states = t.states(t.start(train.prec_for_digits(30) + train.GUARD))
+    assert [s.step for s in states if s.params is not None] == [0, STEPS]
+
+
+def test_accuracy_reads_the_widest_radius_against_the_largest_value():
+    """Bits between max |mid| and max radius of each tensor, the least over tensors: by hand."""
+    from flint import arb, fmpq
+    a = {"W[0,0]": arb(1, 2.0 ** -40), "W[0,1]": arb(2.0 ** -30, 2.0 ** -50)}    # 2^0 against 2^-40
+    b = {"E[0,0]": arb(8, 2.0 ** -20), "E[0,1]": fmpq(1, 3)}                      # 2^3 against 2^-20
+    bits = train.accuracy(a, b)
+    assert 22 <= bits <= 24 and math.isinf(train.accuracy({"W[0,0]": fmpq(1, 3)}))
