@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import signal
+import sys
 import threading
 import time
 import weakref
@@ -29,6 +31,26 @@ from flint import arb, ctx, fmpq
 from .errors import InputError, LimitError
 from .graph import ReLU, Step
 from .limits import Limits
+
+
+def threads(text: str | None, cores: int | None) -> int:
+    """How many threads python-flint's matrix products use: ``SYMGPT_THREADS`` when it is a whole
+    number ≥ 1, else every core (a wrong value is named on stderr and the default kept).
+
+    >>> threads("1", 8), threads(None, 2), threads(None, None)
+    (1, 2, 1)
+    """
+    default = max(1, cores or 1)
+    if text is None or not text.strip():
+        return default
+    if text.strip().isdigit() and int(text) >= 1:
+        return int(text)
+    print(f"symgpt: SYMGPT_THREADS: expected a whole number ≥ 1, got {text!r}; using {default}", file=sys.stderr)
+    return default
+
+
+ctx.threads = threads(os.environ.get("SYMGPT_THREADS"), os.cpu_count())
+"""Matrix products (arb_mat, fmpz_mat) run on every core unless ``SYMGPT_THREADS`` says otherwise."""
 
 MAX_PREC = 1 << 16
 """The precision ceiling (bits) of :func:`certify`, the only loop that raises
@@ -329,6 +351,15 @@ def compile_expr(expr, slot, sign_of):
         e = expr.exp
         if e.is_Rational:
             e = to_flint(e)
+            if expr.base.is_Symbol:  # a rule applied along a row meets the same base (σ of the row) d times
+                i, memo = slot[expr.base], [None, 0, None]     # [base object, precision, its power]
+
+                def power_of_slot(v):
+                    b = v[i]
+                    if memo[0] is not b or memo[1] != ctx.prec:
+                        memo[:] = b, ctx.prec, power(b, e)
+                    return memo[2]
+                return power_of_slot
             return lambda v: power(fb(v), e)
         fe = compile_expr(e, slot, sign_of)
         return lambda v: (arb(fe(v)) * arb(fb(v)).log()).exp()
