@@ -92,7 +92,8 @@ def test_resource_bomb_is_refused_fast_with_the_estimate(seed, sizes, key, when)
 
 def test_a_model_too_big_for_closed_forms_still_gives_values(tmp_path):
     """Values need no per-scalar graph: under a limit the graph exceeds, the loss and a gradient
-    come out (and agree with the mpmath oracle), while a closed form is refused with the estimate."""
+    come out (and agree with the mpmath oracle); a node's definition is built alone (the lazy graph),
+    while a closed form too big to read is refused with one clear error."""
     spec = load_spec(_shape_spec(tmp_path, "d = 4\nheads = 2"))
     graph_ops = next(p for p in cost.estimate(spec).parts if p[0] == "graph")[2]
     d = Derivation(spec, limits=symgpt.Limits(max_ops=graph_ops - 1))
@@ -100,11 +101,15 @@ def test_a_model_too_big_for_closed_forms_still_gives_values(tmp_path):
         want = oracle.transformer_forward(oracle.load_spec(spec.path), dps=40)["loss"]
         assert abs(mpmath.mpf(d.value("loss", digits=30)) - want) < mpmath.mpf(10) ** -28
     assert d.value("grad_W_Q[0,0]", digits=5)
-    hostile.raises_clear(LimitError, lambda: d.closed_form("loss"), "closed forms", "--max-ops")
-    # names, the one-line repr and a notebook display need no graph: the display shows the value and says why
+    # −z[t] + ln Σ_v exp(z[v]), over the logits' symbols (V = 6, target 4): read off by hand
+    z = [sympy.Symbol(f"logits[{v}]", real=True) for v in range(6)]
+    assert d.definition("loss") == -z[spec.target] + sympy.log(sympy.Add(*[sympy.exp(x) for x in z]))
+    hostile.raises_clear(ValueError, lambda: d.closed_form("loss", max_ops=50), "operations")
+    # names, the one-line repr and a notebook display need no whole graph: value and definition
     assert ("loss", (), "cross-entropy −ln p[target]") in d.names() and "quantities>" in repr(d)
     shown = d["loss"]._repr_markdown_()
-    assert d.value("loss", digits=12) in shown and "beyond the limits" in shown and "--max-ops" in shown
+    assert d.value("loss", digits=12) in shown and "from the definition" in shown
+    assert f"= {d.value('loss', decimals=3)}" in shown  # the worked line ends at the loss
 
 
 def test_a_raised_limit_lets_the_spec_through(seed):
