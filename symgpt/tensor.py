@@ -67,8 +67,8 @@ def mm(X: list, Y: list) -> list:
     a, b = len(X), len(Y[0]) if Y else 0
     if a == 0 or b == 0:
         return [[ZERO] * b for _ in range(a)]
-    rows = [i for i, r in enumerate(X) if all(isinstance(x, fmpq) for x in r)]
-    cols = [j for j in range(b) if all(isinstance(r[j], fmpq) for r in Y)]
+    rows = [i for i, r in enumerate(X) if all(type(x) is fmpq for x in r)]
+    cols = [j for j, c in enumerate(zip(*Y)) if all(type(x) is fmpq for x in c)] if rows else []
     if len(rows) == a and len(cols) == b:
         return _rows(fmpq_mat(X) * fmpq_mat(Y))
     out = _rows(arb_mat(X) * arb_mat(Y))
