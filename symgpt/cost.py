@@ -209,8 +209,8 @@ def _wide(bits: int) -> float:
     return max(1.0, bits / WORD_BITS) ** 1.5
 
 
-def estimate(spec, gradients: bool = True) -> Cost:
-    """Nodes and scalar operations of everything a derivation of ``spec`` does.
+def estimate(spec, gradients: bool = True, only: str | None = None) -> Cost:
+    """Nodes and scalar operations of everything a derivation of ``spec`` does (or of the part ``only``).
 
     Parts: the graph (forward and reverse, one per training example), the
     training traces (optimizers × states × examples × the graph's operations,
@@ -221,6 +221,8 @@ def estimate(spec, gradients: bool = True) -> Cost:
     >>> from symgpt.spec import load_spec
     >>> [p[0] for p in estimate(load_spec("derivations/bigram.toml")).parts]
     ['values', 'graph', 'training trace', 'continuation', 'sampling']
+    >>> estimate(load_spec("derivations/bigram.toml"), only="sampling").parts[0][0]
+    'sampling'
     """
     sizes = _sizes(spec)
     T, V, d = spec.T, spec.V, spec.d
@@ -230,26 +232,40 @@ def estimate(spec, gradients: bool = True) -> Cost:
     n_ex = len(tr.examples)
     shape = (f"model.d = {d}, V = {V}" + (f", T = {T} (data.input), model.d_ff = {spec.d_ff}, "
                                            f"model.layers = {spec.layers}" if spec.kind == "transformer" else ""))
-    graph = ("graph", full.nodes * n_ex, full.ops * n_ex,
-             shape + (f", × {n_ex} training.examples" if n_ex > 1 else ""))
-    values = ("values", 0, full.ops // TENSOR, f"{_sci(full.ops)} scalar operations on tensors ÷ {TENSOR}, {shape}")
-    params = sum(len(v) * (len(v[0]) if v and isinstance(v[0], list) else 1) for v in spec.params.values()) \
-        if spec.params else fwd.nodes
-    states = tr.steps + 1
-    per_state = n_ex * full.ops + 20 * params
-    bits = trace_bits(tr.steps)
-    trace = ("training trace", 0, int(OPTIMIZERS * states * per_state * _wide(bits)) // TENSOR if gradients else 0,
-             f"{OPTIMIZERS} optimizers × (training.steps + 1 = {states}) states × "
-             f"{n_ex} example{'s' if n_ex > 1 else ''} × {_sci(per_state)} ops at {_sci(bits)} bits, on tensors "
-             f"÷ {TENSOR}")
-    n = spec.sampling.n_continue
-    cont = _continuation(sizes, T, n)
-    rank = n * V * max(1, V.bit_length()) * 4
-    continuation = ("continuation", cont.nodes, SYMBOLIC * cont.ops + rank,
-                    f"sampling.continue = {n} forward passes of growing T")
-    temps = len(spec.sampling.temperatures)
-    sampling = ("sampling", 0, SYMBOLIC * temps * V * (V + 4), f"{temps} sampling.temperatures × V² = {V}²")
-    return Cost((values, graph, trace, continuation, sampling))
+
+    def graph():
+        return ("graph", full.nodes * n_ex, full.ops * n_ex,
+                shape + (f", × {n_ex} training.examples" if n_ex > 1 else ""))
+
+    def values():
+        return ("values", 0, full.ops // TENSOR, f"{_sci(full.ops)} scalar operations on tensors ÷ {TENSOR}, {shape}")
+
+    def trace():
+        params = sum(len(v) * (len(v[0]) if v and isinstance(v[0], list) else 1) for v in spec.params.values()) \
+            if spec.params else fwd.nodes
+        states = tr.steps + 1
+        per_state = n_ex * full.ops + 20 * params
+        bits = trace_bits(tr.steps)
+        return ("training trace", 0,
+                int(OPTIMIZERS * states * per_state * _wide(bits)) // TENSOR if gradients else 0,
+                f"{OPTIMIZERS} optimizers × (training.steps + 1 = {states}) states × "
+                f"{n_ex} example{'s' if n_ex > 1 else ''} × {_sci(per_state)} ops at {_sci(bits)} bits, on tensors "
+                f"÷ {TENSOR}")
+
+    def continuation():
+        n = spec.sampling.n_continue
+        cont = _continuation(sizes, T, n)
+        rank = n * V * max(1, V.bit_length()) * 4
+        return ("continuation", cont.nodes, SYMBOLIC * cont.ops + rank,
+                f"sampling.continue = {n} forward passes of growing T")
+
+    def sampling():
+        temps = len(spec.sampling.temperatures)
+        return ("sampling", 0, SYMBOLIC * temps * V * (V + 4), f"{temps} sampling.temperatures × V² = {V}²")
+
+    parts = {"values": values, "graph": graph, "training trace": trace, "continuation": continuation,
+             "sampling": sampling}
+    return Cost(tuple(f() for name, f in parts.items() if only in (None, name)))
 
 
 def check_part(spec, part: str, limits: Limits | None = None, gradients: bool = True, what: str = "") -> Cost:
@@ -260,7 +276,7 @@ def check_part(spec, part: str, limits: Limits | None = None, gradients: bool = 
     >>> check_part(load_spec("derivations/bigram.toml"), "graph").parts[0][0]
     'graph'
     """
-    c = Cost(tuple(p for p in estimate(spec, gradients).parts if p[0] == part))
+    c = estimate(spec, gradients, only=part)
     _refuse(spec, c, limits or Limits(), what)
     return c
 
