@@ -126,6 +126,7 @@ class State:
     m: dict | None = None
     v: dict | None = None
     exhausted: bool = False            # the balls had no bit left before this state: everything is unknown
+    cause: str = ""                    # why, when a decision (a clipping threshold) could not be made
     bits: float = math.inf             # how much of its loss and gradient is known (:func:`accuracy`)
 
 
@@ -162,7 +163,7 @@ def accuracy(*tensors: dict) -> float:
             big, rad = groups.get(name.partition("[")[0], (-math.inf, -math.inf))
             groups[name.partition("[")[0]] = (max(big, _log2(x.mid())), max(rad, _log2(x.rad())))
         for big, rad in groups.values():
-            if rad > -math.inf:
+            if rad > -math.inf and big > -math.inf:  # (balls around 0 alone say nothing of a scale)
                 worst = min(worst, big - rad if big > -math.inf else -math.inf)
     return worst
 
@@ -396,7 +397,11 @@ class Trace(Shown):
                 (params, grads, m, v) if kept else (None,) * 4), bits=accuracy(grads, {"loss": loss})))
             if k == self.steps:
                 break
-            params, m, v, lr, coef = self._update(k, params, m, v, grads, work)
+            try:
+                params, m, v, lr, coef = self._update(k, params, m, v, grads, work)
+            except UndecidableError as e:  # e.g. whether the norm exceeds the clipping threshold: more bits
+                out += [State(j, work, exhausted=True, cause=str(e)) for j in range(k + 1, self.steps + 1)]
+                break
             left = accuracy(params, m, v)
             if left < 1:  # no bit left: the rest is unknown at this precision
                 out += [State(j, work, exhausted=True) for j in range(k + 1, self.steps + 1)]
@@ -512,8 +517,8 @@ class Trace(Shown):
         if what in ("m", "v"):
             return getattr(s, what)[n]
         b1, b2 = self._adam[:2]
-        decay, adaptive = self._adam_rules(k, s.lr)
-        with ctx.workprec(self.states(prec)[k - 1].prec):
+        with ctx.workprec(self.states(prec)[k - 1].prec):  # as the update computed them
+            decay, adaptive = self._adam_rules(k, s.lr)
             if what == "decay":
                 return decay(n, self.full(prec, k - 1).params[n])
             if what == "update":
@@ -538,14 +543,20 @@ class Trace(Shown):
         r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
         prec = self.start(prec)
         if prec > max_prec(limits):
-            first, per_step = self._loss_per_step
+            first, per_step, measured = self._loss_per_step
+            why = (f"its balls lose about {per_step} bits per update and {first} in a pass" if measured else
+                   f"its balls kept no bit over two updates even at {per_step} bits")
             raise LimitError(f"{self.d.spec.path}: {self.optimizer}[{k}].{r.name}: the trace would start at "
-                             f"{prec} bits (its balls lose about {per_step} bits per update and {first} in a "
-                             f"pass), above the limit {max_prec(limits)} bits (4 × the bits of --max-digits; "
-                             f"symgpt.Limits(max_digits=…) in Python)")
+                             f"{prec} bits ({why}), above the limit {max_prec(limits)} bits (4 × the bits of "
+                             f"--max-digits; symgpt.Limits(max_digits=…) in Python)")
         s = self.states(prec)[k]
-        if s.exhausted:
-            return arb.nan()  # nothing known at this precision: more bits
+        if k == 0 and r.part in ("moment", "lr", "clip_coef"):
+            raise RefError(f"{self.optimizer}[0].{r.name}: {'AdamW state' if r.part == 'moment' else r.part} "
+                           f"is defined after an update (k ≥ 1)")
+        if s.exhausted:  # nothing known at this precision: more bits
+            if s.cause:
+                raise UndecidableError(s.cause)
+            return arb.nan()
         if r.part in ("loss", "lr", "clip_coef"):
             return getattr(s, r.part)
         if r.part == "p":
@@ -579,7 +590,7 @@ class Trace(Shown):
         """
         if self._loss_per_step is None:
             self._calibrate()
-        first, per_step = self._loss_per_step
+        first, per_step, _ = self._loss_per_step
         need = bits + first + math.ceil(1.1 * per_step * self.steps)
         return max(-(-need // 64) * 64, self._floor)
 
@@ -589,10 +600,11 @@ class Trace(Shown):
         for cal in (CALIBRATE, 4 * CALIBRATE):
             known = [s.bits for s in self.states(cal) if not s.exhausted]
             steps = [a - b for a, b in zip(known, known[1:]) if a < math.inf and b > 16]
-            if steps or self.steps == 0 or len(known) == self.steps + 1:
+            measured = bool(steps) or len(known) == self.steps + 1
+            if measured:
                 break
-        first = max(cal - min(known[0], cal), 0)
-        self._loss_per_step = (first, max(steps + [8]) if steps or len(known) == self.steps + 1 else cal)
+        first = cal - min(max(known[0], 0), cal) if known else cal
+        self._loss_per_step = (first, max(steps + [8]) if measured else cal, measured)
 
     def relu_ties(self, k: int) -> list:
         """ReLU inputs exactly 0 at state k, where ReLU'(0) = 0 was used.
@@ -608,11 +620,15 @@ class Trace(Shown):
             ev.values(prec)
             return sorted(ev.ties)
         s = self.states(prec)[k]
-        for _ in range(3):  # a sign left open at one precision may settle at a higher one
-            if not s.open:
+        for _ in range(3):  # a sign left open (or a state out of bits) at one precision may settle at a higher one
+            if (not s.open and not s.exhausted) or 2 * prec > max_prec(getattr(self.d, "limits", None)):
                 break
             prec *= 2
             s = self.states(prec)[k]
+        if s.exhausted:
+            raise UndecidableError(f"{self.d.spec.path}: {self.optimizer}[{k}]: the trace's balls have no bit left "
+                                   f"at {prec} bits; its ReLU signs are unknown there"
+                                   + (f" ({s.cause})" if s.cause else ""))
         if s.open:
             raise UndecidableError(
                 f"{self.d.spec.path}: {self.optimizer}[{k}]: cannot decide whether "

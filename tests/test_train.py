@@ -13,6 +13,7 @@ import pytest
 import sympy
 
 from symgpt.derive import bigram_gradients, softmax_ce_steps
+from symgpt.names import RefError
 from symgpt.numeric import UndecidableError, round_decimals, round_significant
 from symgpt.train import Trace, gradcheck, gradcheck_table, param_count
 
@@ -281,6 +282,32 @@ def test_trace_reports_relu_ties(tmp_path):
     with pytest.raises(UndecidableError):
         t.relu_ties(1)
     assert symgpt_load_seed_ties() == []
+    # a later state the balls no longer reach at the trace's precision is not "no ties" either
+    with pytest.raises(UndecidableError):
+        Trace(d, "sgd", 10).relu_ties(5)
+
+
+def test_a_moment_or_a_learning_rate_before_any_update_is_a_clear_error():
+    t = Trace(loaded("bigram"), "adamw", 2)
+    for ref in ("mhat[W,0,2]", "update[W,0,2]", "decay[W,0,2]", "m[W,0,2]", "lr", "clip_coef"):
+        with pytest.raises(RefError, match="after an update"):
+            t.value(0, ref)
+
+
+def test_a_clipping_threshold_a_hair_above_the_norm_is_decided_with_more_bits(tmp_path):
+    """clip = ‖g₀‖ + 10⁻⁶ + 10⁻⁹⁰: the coefficient c/(‖g‖ + 10⁻⁶) is 1 + about 10⁻⁹⁰, so no clipping;
+    at the cheap precision the trace starts with the coefficient's ball contains 1, and the
+    reading climbs until it does not.  ‖g₀‖ at 120 digits from the oracle's closed form of the
+    bigram's gradient (x ⊗ (p − y) and W·(p − y)); the loss after one step against torch float64."""
+    spec = oracle.load_spec(BIGRAM)
+    with mpmath.workdps(120):
+        g = oracle.bigram_grads(spec, dps=120)
+        norm = mpmath.sqrt(sum(x ** 2 for row in g["grad_E"] + g["grad_W"] for x in row))
+        clip = mpmath.nstr(norm + mpmath.mpf(10) ** -6 + mpmath.mpf(10) ** -90, 110, strip_zeros=False)
+    text = BIGRAM.read_text(encoding="utf-8").replace("[training]\n", f"[training]\nclip = \"{clip}\"\n", 1)
+    d = derivation_of(write_spec(tmp_path, text))
+    want = torch_oracle.torch_train(oracle.load_spec(BIGRAM), "bigram", "sgd", 3, 0.5)[2]["loss"]  # after 1
+    assert abs(float(d.value("sgd[1].loss", digits=12)) - want) < 1e-12
 
 
 def symgpt_load_seed_ties():
