@@ -32,24 +32,35 @@ from .errors import InputError, LimitError
 from .graph import ReLU, Step
 from .limits import Limits
 
+MAX_THREADS = 256
+"""The most threads ``SYMGPT_THREADS`` may ask for."""
+
 
 def threads(text: str | None, cores: int | None) -> int:
     """How many threads python-flint's matrix products use: ``SYMGPT_THREADS`` when it is a whole
-    number ≥ 1, else every core (a wrong value is named on stderr and the default kept).
+    number from 1 to :data:`MAX_THREADS`, else every core this process may run on (a wrong value is
+    named on stderr and the default kept).
 
     >>> threads("1", 8), threads(None, 2), threads(None, None)
     (1, 2, 1)
+    >>> threads("²", 2), threads("99999999999999999999", 2)  # named on stderr, the default kept
+    (2, 2)
     """
-    default = max(1, cores or 1)
+    default = max(1, min(cores or 1, MAX_THREADS))
     if text is None or not text.strip():
         return default
-    if text.strip().isdigit() and int(text) >= 1:
-        return int(text)
+    try:
+        n = int(text.strip()) if text.strip().isascii() else 0
+    except ValueError:
+        n = 0
+    if 1 <= n <= MAX_THREADS:
+        return n
     print(f"symgpt: SYMGPT_THREADS: expected a whole number ≥ 1, got {text!r}; using {default}", file=sys.stderr)
     return default
 
 
-ctx.threads = threads(os.environ.get("SYMGPT_THREADS"), os.cpu_count())
+ctx.threads = threads(os.environ.get("SYMGPT_THREADS"),
+                      len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
 """Matrix products (arb_mat, fmpz_mat) run on every core unless ``SYMGPT_THREADS`` says otherwise."""
 
 MAX_PREC = 1 << 16
