@@ -164,7 +164,7 @@ def accuracy(*tensors: dict) -> float:
             groups[name.partition("[")[0]] = (max(big, _log2(x.mid())), max(rad, _log2(x.rad())))
         for big, rad in groups.values():
             if rad > -math.inf and big > -math.inf:  # (balls around 0 alone say nothing of a scale)
-                worst = min(worst, big - rad if big > -math.inf else -math.inf)
+                worst = min(worst, big - rad)
     return worst
 
 
