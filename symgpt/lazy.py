@@ -27,8 +27,7 @@ need.  Every definition is the full graph's (SymPy ``==``):
   definition equals it uses every symbol in it and no other.
 
 A node whose definition has other inputs than its layer's arity says is an
-error, never a wrong adjoint (the one exception, checked against its
-definition: the loss of a one-token vocabulary, −z + ln e^z = 0).  Nothing
+error, never a wrong adjoint.  Nothing
 here visits every node: a definition costs its neighbourhood (its consumers'
 definitions, for an adjoint), and a closed form can be bounded by the
 definitions it reads (``max_nodes``).  What needs every node at once
@@ -98,7 +97,6 @@ class LazyGraph(Named):
         self._values: dict = {}               # parameter group → its exact values
         self._users = defaultdict(list)       # input group → [(consumer group, idx ↦ consumer indices)]
         self._forward: set = set()            # the forward groups (the fold map's), fixed by backward
-        self._loss_in: frozenset | None = None
         self._alive: set = set()              # nodes on the loss's path …
         self._dead: set = set()               # … and off it, as (group, index)
         self._prefer: dict = {}               # tensor → the consumer tensor its last path to the loss took
@@ -156,15 +154,8 @@ class LazyGraph(Named):
         out = []
         for cg, m in sorted(reversed(self._users.get(group, ())), key=lambda u: u[0] != first):
             cis = m(idx)  # a list of index tuples
-            if cg == self.loss and cis and _name(group, idx) not in self._loss_inputs():
-                continue  # the loss can lose a symbol: with one token, −z + ln e^z is 0
             out.extend([(cg, ci) for ci in reversed(cis)])
         return out
-
-    def _loss_inputs(self) -> frozenset:
-        if self._loss_in is None:
-            self._loss_in = frozenset(self.node(self.loss).inputs)
-        return self._loss_in
 
     def consumers(self, name: str) -> list:
         """The names of the forward nodes whose definitions use ``name``, last first."""

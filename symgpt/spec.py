@@ -596,9 +596,12 @@ def _titles(r: _Reader, raw: dict, stem: str) -> dict:
 
 
 def _vocab(r: _Reader, vocab) -> tuple:
-    """The vocabulary and its token → id map; each token a distinct non-empty string."""
+    """The vocabulary and its token → id map; at least two tokens, each a distinct non-empty string."""
     if not isinstance(vocab, list) or not vocab:
         raise r.fail("model.vocab", f"expected a non-empty list of non-empty token strings, got {show(vocab)}")
+    if len(vocab) == 1:
+        raise r.fail("model.vocab", f"expected at least 2 tokens, got only {show(vocab[0])}: with one, p = softmax(z) "
+                                    f"is 1 and the loss 0 whatever the weights, so there is nothing to predict")
     ids: dict = {}
     for i, t in enumerate(vocab):
         if not isinstance(t, str) or not t:

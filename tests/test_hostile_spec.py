@@ -91,6 +91,8 @@ CASES = {
     "data_input_string": (B, 'input = ["吃"]', 'input = "吃"', SpecError, "data.input", "list of tokens"),
     "vocab_int_token": (B, 'vocab = ["猫", "吃", "鱼"]', 'vocab = ["猫", "吃", 3]', SpecError, "model.vocab[2]",
                         "token string"),
+    "vocab_one_token": (B, 'vocab = ["猫", "吃", "鱼"]', 'vocab = ["吃"]', SpecError, "model.vocab",
+                        "at least 2 tokens"),
     "model_not_table": (B, '[model]\nkind = "bigram"\nvocab = ["猫", "吃", "鱼"]\nd = 2\n', "model = 3\n",
                         SpecError, "model", "expected a table"),
     "kind_rnn": (B, 'kind = "bigram"', 'kind = "rnn"', SpecError, "model.kind", '"transformer" or "bigram"'),
