@@ -729,6 +729,32 @@ class Certified(NamedTuple):
     prec: int
 
 
+def remembered_sign(ev, name: str, exact: bool, find) -> int:
+    """The sign of node ``name`` by ``find()``, remembered in ``ev.signs`` (a 0 also in ``ev.zeros``);
+    with exact leaves an undecidable sign is final, remembered in ``ev.failed`` and raised at once
+    when asked again.  The bookkeeping of both evaluators' ``decide``.
+
+    >>> from types import SimpleNamespace
+    >>> ev = SimpleNamespace(signs={}, zeros=set(), failed={})
+    >>> remembered_sign(ev, "Z[0,0]", True, lambda: 0), ev.zeros, remembered_sign(ev, "Z[0,0]", True, None)
+    (0, {'Z[0,0]'}, 0)
+    """
+    if name in ev.signs:
+        return ev.signs[name]
+    if name in ev.failed:
+        raise UndecidableError(*ev.failed[name])
+    try:
+        s = find()
+    except UndecidableError as e:
+        if exact:  # every bit up to the ceiling and the SymPy test were tried: final
+            ev.failed[name] = (str(e), e.cause)
+        raise
+    ev.signs[name] = s
+    if s == 0:
+        ev.zeros.add(name)
+    return s
+
+
 def certify(ball_at, fmt, *, what, exact=None, start: int = 64, stop: int = MAX_PREC) -> Certified:
     """``fmt(ball_at(prec))`` at prec = start, 2·start, … until it is not None.
 
@@ -944,25 +970,13 @@ class Evaluator:
     def decide(self, name: str) -> int:
         """The sign of a node (memoised); with exact leaves a sign found undecidable
         stays so: asked again, it raises at once instead of paying for the search again."""
-        if name in self.signs:
-            return self.signs[name]
-        if name in self.failed:
-            raise UndecidableError(*self.failed[name])
         i = self.index(name)
         # with inexact leaves (a trace) more working precision cannot shrink the
         # leaves' own radii: give up early so the caller raises the trace's precision
         exact = self.exact()
         stop = MAX_PREC if exact else 2 * max(self.cache, default=64)
-        try:
-            s = self._sign(lambda prec: self.values(prec, i + 1)[i], self.graph.sym(name), name, stop)
-        except UndecidableError as e:
-            if exact:  # every bit up to the ceiling and the SymPy test were tried: final
-                self.failed[name] = (str(e), e.cause)
-            raise
-        self.signs[name] = s
-        if s == 0:
-            self.zeros.add(name)
-        return s
+        return remembered_sign(self, name, exact, lambda: self._sign(
+            lambda prec: self.values(prec, i + 1)[i], self.graph.sym(name), name, stop))
 
     def _sign(self, ball_at, expr, what, stop=None) -> int:
         """The sign through :func:`certified_sign`, with SymPy's exact zero test as the last resort."""

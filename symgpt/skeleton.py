@@ -15,6 +15,7 @@ from the full graph, built on first use by the callable ``graph``.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import sympy
@@ -81,13 +82,7 @@ class _Nodes(Mapping):
             yield from g.names
 
     def __len__(self):
-        n = 0
-        for g in self.sk.groups.values():
-            k = 1
-            for s in g.shape:
-                k *= s
-            n += k
-        return n
+        return sum(math.prod(g.shape) for g in self.sk.groups.values())
 
 
 class Skeleton:

@@ -326,9 +326,14 @@ class Trace(Shown):
         self.examples = [d.net] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
-        self._loss_per_step = None  # (bits state 0's pass loses, bits each update loses): see start()
+        self._loss_per_step = None  # (bits state 0's pass loses, bits per update, measured?): start()
         self._full = self._ev = None  # the last state recomputed in full, the last state's evaluator
-        self._adam_memo = None
+        # AdamW's (β1, β2, ε, λ) as fmpq, and the parameters that decay (with decay_groups, not the
+        # embedding, the biases or LayerNorm)
+        tr = d.spec.training
+        a = tr.adamw
+        self._adam = (*(to_flint(x) for x in (a.beta1, a.beta2, a.eps, a.weight_decay)),
+                      {n for n in self.names if not tr.decay_groups or base(n.partition("[")[0]) not in NO_DECAY})
 
     def _graph_of(self, ex):
         """The per-scalar graph of an example, built only if an exact test needs it (a ReLU tie at state 0)."""
@@ -481,18 +486,6 @@ class Trace(Shown):
         m = {n: b1 * m[n] + c1 * grads[n] for n in self.names}
         v = {n: b2 * v[n] + c2 * grads[n] * grads[n] for n in self.names}
         return {n: params[n] - decay(n, params[n]) - adaptive(m[n], v[n]) for n in self.names}, m, v
-
-    @property
-    def _adam(self) -> tuple:
-        """(β1, β2, ε, λ) as exact fmpq, and the set of parameters that decay (not the embedding, biases or
-        LayerNorm when ``decay_groups``)."""
-        if self._adam_memo is None:
-            tr = self.d.spec.training
-            self._adam_memo = (*(to_flint(x) for x in (tr.adamw.beta1, tr.adamw.beta2, tr.adamw.eps,
-                                                        tr.adamw.weight_decay)),
-                               {n for n in self.names
-                                if not tr.decay_groups or base(n.partition("[")[0]) not in NO_DECAY})
-        return self._adam_memo
 
     def _adam_rules(self, t: int, lr):
         """(decay(n, θ), adaptive(m, v)) of update t: η·λ·θ (0 for a parameter that does not decay)

@@ -34,6 +34,7 @@ from .numeric import (
     certify,
     compile_expr,
     prec_for_digits,
+    remembered_sign,
     sign_of,
 )
 from .tensor import at, parse_node, tidy
@@ -199,10 +200,6 @@ class TensorEvaluator:
 
     def decide(self, name: str) -> int:
         """The sign of a node (memoised): balls at rising precision, then SymPy on the graph."""
-        if name in self.signs:
-            return self.signs[name]
-        if name in self.failed:
-            raise UndecidableError(*self.failed[name])
         stop = MAX_PREC if self._exact else 2 * max(self._cache, default=64)
 
         def ball_at(prec):  # a precision beyond the limits ends the climb (the exact test still runs)
@@ -210,17 +207,8 @@ class TensorEvaluator:
                 return self.ball(name, prec)
             except LimitError as e:
                 raise UndecidableError(str(e)) from None
-        try:
-            s = certified_sign(ball_at, name, self._exact_test(sympy.Symbol(name, real=True)), stop,
-                               balls=not self._exact)
-        except UndecidableError as e:
-            if self._exact:  # every bit up to the ceiling and the SymPy test were tried: final
-                self.failed[name] = (str(e), e.cause)
-            raise
-        self.signs[name] = s
-        if s == 0:
-            self.zeros.add(name)
-        return s
+        return remembered_sign(self, name, self._exact, lambda: certified_sign(
+            ball_at, name, self._exact_test(sympy.Symbol(name, real=True)), stop, balls=not self._exact))
 
     def fallback(self) -> Evaluator:
         """The per-scalar evaluator of the same model (built on first use), sharing the decided signs.
