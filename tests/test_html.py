@@ -21,6 +21,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
+import symgpt
 from symgpt.claims import judge_all, read_claims
 from symgpt.document import build, printed_figures
 from symgpt.errata import for_document
@@ -98,7 +99,7 @@ def _numeric(s: str) -> mpmath.mpf:
     return mpmath.mpf(s.replace("%", ""))
 
 
-def check_page(name: str, text: str, d) -> list:
+def check_page(name: str, text: str, d, max_bytes: int = 2_000_000) -> list:
     """The checks every page must pass; the live figures."""
     figs = live_figures(text)
     assert figs, name
@@ -129,7 +130,7 @@ def check_page(name: str, text: str, d) -> list:
     assert "default-src 'none'" in text
     assert not re.search(r'(src|href)="(https?:)?//', text), name
     assert "<link" not in text and "@import" not in text
-    assert len(text.encode("utf-8")) < 2_000_000, f"{name}: {len(text.encode()) / 1e6:.2f} MB"
+    assert len(text.encode("utf-8")) < max_bytes, f"{name}: {len(text.encode()) / 1e6:.2f} MB"
     return figs
 
 
@@ -249,3 +250,19 @@ def test_committed_pages_are_fresh(seed_pages, bigram_pages):
         assert (rendered / name).read_text(encoding="utf-8") == text, \
             f"stale {name}: python -m symgpt.render tiny-transformer bigram --format md,claims,html --lang all " \
             f"--out derivations/rendered"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["weird", "deep"])
+def test_hostile_tokens_and_a_deeper_model(case):
+    """Tokens that fight the formats (<pad>, $x$, &, {}, a backslash-n) and a 2-layer, 2-head, d = 4 model:
+    every check of a seed page holds, and no token reaches the page as markup."""
+    from test_render_cases import deep_spec_path, weird_spec_path
+    path = weird_spec_path() if case == "weird" else deep_spec_path()
+    d = symgpt.load(str(path))
+    [(rel, text)] = render_all([path], formats=("html",), langs=("en",)).items()
+    check_page(rel.name, text, d, max_bytes=2_000_000 if case == "weird" else 4_000_000)  # 2 MB: the seeds' target
+    if case == "weird":
+        assert "<pad>" not in text and "&lt;pad&gt;" in text
+        body = text[text.index("<body"):]
+        assert body.count("<script") == 2  # the packed cards and the page's own script, nothing from a token
