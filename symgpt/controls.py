@@ -6,8 +6,8 @@ reader can reach is as checked as the document's own.
 
 - temperature: ``softmax_T(T, v)`` for the spec's ``sampling.temperatures`` and
   a grid around them (T = ∞ included when the spec has it);
-- top-k: ``topk(k, v)`` for k = 1 … V; top-p: ``topp(P, v)`` for the spec's P
-  and P = 0.1 … 0.9;
+- top-k: ``topk(k, v)`` for k = 1, 2, 3, 5, 10, 20, 50 … (:func:`k_grid`), the spec's k and V;
+  top-p: ``topp(P, v)`` for the spec's P and P = 0.1 … 0.9 (P = 1 keeps every token: it is p);
 - for each table, the seeded draw: the cumulative bar in token-id order, u on
   it, and the token drawn (decided by exact signs, :func:`symgpt.sampling.draw`);
 - training: the loss, p[target] and every parameter of each SGD and AdamW state.
@@ -57,6 +57,20 @@ def grid(spec_values, extra) -> list:
     return sorted(vals, key=lambda v: (v is sympy.oo, v if v is not sympy.oo else 0))
 
 
+def k_grid(V: int, k: int) -> list:
+    """The top-k slider's stops: 1, 2, 3, 5, 10, 20, 50 … below V, the spec's k and V itself.
+
+    >>> k_grid(6, 3), k_grid(30, 7)
+    ([1, 2, 3, 5, 6], [1, 2, 3, 5, 7, 10, 20, 30])
+    """
+    stops = {1, 2, 3, k, V}
+    step = 5
+    while step < V:
+        stops.add(step)
+        step = step * 5 // 2 if str(step).startswith("2") else step * 2  # 5, 10, 20, 50, 100 …
+    return sorted(x for x in stops if x <= V)
+
+
 def _panel(d, pr: Printer, label: str, ref_of, probs, u) -> dict:
     """One table: a figure per token, and the draw of u from it."""
     V = d.spec.V
@@ -71,20 +85,20 @@ def sampling_panels(d, decimals: int) -> dict:
     s = d.spec.sampling
     pr = Printer(d, decimals)
     u = s.uniform
-    out: dict = {"uniform": _decimal(u), "default": {}}
+    out: dict = {"uniform": _decimal(u), "u_position": float(Fraction(int(u.p), int(u.q))), "default": {}}
     temps = grid(s.temperatures, TEMPERATURES)
     out["temperature"] = [
         _panel(d, pr, _decimal(T), lambda v, T=T: f"softmax_T({_decimal(T)}, {v})", sampling.temperature(d, T), u)
         for T in temps]
     out["default"]["temperature"] = temps.index(sympy.Integer(1)) if sympy.Integer(1) in temps else 0
-    ks = list(range(1, d.spec.V + 1))
+    ks = k_grid(d.spec.V, s.top_k)
     out["top_k"] = [_panel(d, pr, str(k), lambda v, k=k: f"topk({k}, {v})", sampling.top_k(d, k).probs, u)
                     for k in ks]
     out["default"]["top_k"] = ks.index(s.top_k)
-    ps = grid([s.top_p], TOP_P)
+    ps = [P for P in grid([s.top_p], TOP_P) if P < 1]  # P = 1 keeps every token: the plain p, shown above
     out["top_p"] = [_panel(d, pr, _decimal(P), lambda v, P=P: f"topp({_decimal(P)}, {v})",
                            sampling.top_p(d, P).probs, u) for P in ps]
-    out["default"]["top_p"] = ps.index(s.top_p)
+    out["default"]["top_p"] = ps.index(s.top_p) if s.top_p in ps else len(ps) - 1
     return out
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import gzip
+import hashlib
 import html
 import json
 import re
@@ -87,29 +88,38 @@ class Page:
         return f'<span data-n="{self.figure(ref, printed)}">{text}</span>'
 
 
-_BEFORE, _AFTER = r"(?<![\d.^_{])(?<!\^\{)(?<!_\{)", r"(?![\d])"  # not inside a longer number, index, exponent
+_BEFORE = r"(?<![\d.^_{\-−])(?<!\^\{)(?<!_\{)"  # not inside a longer or signed number, an index, an exponent
+_AFTER = r"(?![\d])"
 
 
 def mark_tex(tex: str, figs, mark) -> str:
     r"""``tex`` with each printed figure of ``figs`` (ref, printed) wrapped by ``mark(ref, printed, tex)``.
 
-    Figures are found left to right, each after the one before (a figure not
-    found after it is looked for from the start among the unmarked text);
-    digits of an index or an exponent (``h_{0}``, ``10^{-5}``) are never taken.
+    Figures are found left to right, each after the one before; one not found there is looked for
+    from the start among the text not yet marked.  Digits of an index or an exponent (``h_{0}``,
+    ``10^{-5}``) and a figure inside a signed one (0.48 in −0.48) are never taken.
 
     >>> mark_tex(r"h_{0} = (0.5,\; -0.25)", [("a", "0.5"), ("b", "-0.25")], lambda r, p, t: f"[{r}:{t}]")
     'h_{0} = ([a:0.5],\\; [b:-0.25])'
+    >>> mark_tex("-0.48 + 0.48", [("a", "0.48"), ("b", "-0.48")], lambda r, p, t: f"[{r}:{t}]")
+    '[b:-0.48] + [a:0.48]'
     """
-    pieces, rest, done = [], tex, ""
+    taken: list = []  # (start, end, replacement)
+    cursor = 0
     for ref, printed in figs:
         pat = re.compile(_BEFORE + re.escape(st._num_tex(printed)) + _AFTER)
-        m = pat.search(rest)
+        free = lambda m: not any(a < m.end() and m.start() < b for a, b, _ in taken)
+        m = next((m for m in pat.finditer(tex, cursor) if free(m)), None) \
+            or next((m for m in pat.finditer(tex) if free(m)), None)
         if m is None:
             continue
-        pieces.append(rest[:m.start()] + mark(ref, printed, m[0]))
-        rest = rest[m.end():]
-    done = "".join(pieces) + rest
-    return done
+        taken.append((m.start(), m.end(), mark(ref, printed, m[0])))
+        cursor = m.end()
+    out, at = [], 0
+    for a, b, text in sorted(taken):
+        out += [tex[at:a], text]
+        at = b
+    return "".join(out) + tex[at:]
 
 
 @contextlib.contextmanager
@@ -184,9 +194,29 @@ def finish(texts, page: Page, attrs, what: str) -> list:
     out = []
     for text in texts:
         text = re.sub(f"{MARK_OPEN}(\\d+){MARK_CLOSE}", lambda m: done[int(m[1])], text)
-        text = text.replace('class="enclosing" data-n=', 'data-n=')
-        out.append(re.sub(r'data-n="(\d+)"', lambda m: attrs(int(m[1])), text))
+        text = re.sub(r'(<annotation encoding="application/x-tex">)(.*?)(</annotation>)',
+                      lambda m: m[1] + unmark(m[2]) + m[3], text, flags=re.S)
+        text = text.replace('class="enclosing" data-n=', 'data-math data-n=')
+        out.append(re.sub(r'(data-math )?data-n="(\d+)"', lambda m: attrs(int(m[2]), bool(m[1])), text))
     return out
+
+
+def unmark(tex: str) -> str:
+    r"""A formula without its figure marks: ``\htmlData{n=3}{0.5}`` → ``0.5`` (for the MathML annotation,
+    the TeX a reader copies).
+
+    >>> unmark(r"x = \htmlData{n=3}{0.5} + \htmlData{n=4}{\frac{1}{2}}")
+    'x = 0.5 + \\frac{1}{2}'
+    """
+    while True:
+        m = re.search(r"\\htmlData\{n=\d+\}\{", tex)
+        if not m:
+            return tex
+        depth, i = 1, m.end()
+        while depth and i < len(tex):
+            depth += {"{": 1, "}": -1}.get(tex[i], 0) if tex[i - 1] != "\\" else 0
+            i += 1
+        tex = tex[:m.start()] + tex[m.end():i - 1] + tex[i:]
 
 
 def packed(text: str) -> str:
@@ -198,14 +228,15 @@ def packed(text: str) -> str:
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
 
 
-def attributes(ref: str, printed: str, exact: str, err: dict | None = None) -> str:
-    """The attributes of one live figure.
+def attributes(ref: str, printed: str, exact: str, err: dict | None = None, in_math: bool = False) -> str:
+    """The attributes of one live figure; one in a formula is out of the tab order (KaTeX's visual
+    layer is hidden from screen readers, which read its MathML), reached by a pointer or a link.
 
     >>> attributes("A[1,0]", "0.454", "0.4541")
     'class="n" tabindex="0" data-ref="A[1,0]" data-printed="0.454" data-exact="0.4541"'
     """
-    out = f'class="n{" err" if err else ""}" tabindex="0" data-ref="{esc(ref)}" data-printed="{esc(printed)}" ' \
-          f'data-exact="{esc(exact)}"'
+    out = f'class="n{" err" if err else ""}" tabindex="{-1 if in_math else 0}" data-ref="{esc(ref)}" ' \
+          f'data-printed="{esc(printed)}" data-exact="{esc(exact)}"'
     if err:
         out += f' data-err="{esc(json.dumps(err, ensure_ascii=False))}"'
     return out
@@ -279,7 +310,7 @@ def _label(s: str) -> str:
     return "∞" if s == "inf" else s
 
 
-def render_page(doc: dict, d, lang: str, controls: dict | None = None) -> str:
+def render_page(doc: dict, d, lang: str, controls: dict | None = None, langs=("zh", "en")) -> str:
     """One document as an explorable page (``NAME.<lang>.html``): text, figures live, math typeset.
 
     ``controls`` (:func:`page_data`) is computed once per spec and shared by its languages.
@@ -313,10 +344,11 @@ def render_page(doc: dict, d, lang: str, controls: dict | None = None) -> str:
                        label=_label, klabel=lambda k: f"k = {k}", svg=lambda fig: _inline_svg(fig))
     env.globals.update(say=f.say, words=f.words)
     other = "en" if lang == "zh" else "zh"
-    js_words = {k: f.words("html_" + k) for k in ("err_printed", "err_correct", "err_cause", "close")}
+    js_words = {k: f.words("html_" + k) for k in ("err_printed", "err_correct", "err_cause", "close", "card")}
     info = {**controls, "katex_css": KATEX_CSS_MARK, "generator": version_line(),
-            "other_file": f"{doc['name']}.{other}.html", "other_lang": other,
+            "other_file": f"{doc['name']}.{other}.html" if other in langs else None, "other_lang": other,
             "sampling_after": SAMPLING_AFTER[doc["kind"]], "training_after": TRAINING_AFTER[doc["kind"]],
+            "script_hash": SCRIPT_HASH_MARK,
             "pretty": lambda r: controls["pretty"].get(r, r), "words_json": json.dumps(js_words, ensure_ascii=False)}
     with marking(page):
         cards_html = env.get_template("html/cards.html.j2").render(page=info)
@@ -325,16 +357,30 @@ def render_page(doc: dict, d, lang: str, controls: dict | None = None) -> str:
     cards = {c["key"]: c for c in controls["cards"]}
     errata = controls["errata"]
 
-    def attrs(n: int) -> str:
+    def attrs(n: int, in_math: bool) -> str:
         ref, printed = page.figures[n]
         key = controls["keys"].get(ref, ref)
         err = errata.get(key)
         if err is not None:
             err = {**err, "cause": f.words("cause_" + err["cause"].replace(" ", "_"))}
-        return attributes(ref, printed, cards[key]["value"], err) + f' data-key="{esc(key)}"'
+        return attributes(ref, printed, cards[key]["value"], err, in_math) + f' data-key="{esc(key)}"'
     text, cards_html = finish([re.sub(r"\n{2,}", "\n", text), cards_html], page, attrs, f"{doc['name']}.{lang}.html")
     text = text.replace(MARK_OPEN + "cards" + MARK_CLOSE, packed(cards_html))
+    own = re.search(r"<script>(.*?)</script>", text, re.S)  # the page's script as it stands in the page
+    text = text.replace(SCRIPT_HASH_MARK, script_hash(own[1]))
     return text.replace(KATEX_CSS_MARK, inline_css(text))
+
+
+SCRIPT_HASH_MARK = MARK_OPEN + "script-hash" + MARK_CLOSE
+
+
+def script_hash(js: str) -> str:
+    """The CSP source that allows exactly this inline script and nothing else (no handler attribute).
+
+    >>> script_hash("")
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
+    """
+    return "'sha256-" + base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
 def meanings(lang: str) -> dict:

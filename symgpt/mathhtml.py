@@ -66,7 +66,13 @@ def typeset(items, what: str = "document") -> list[str]:
     if r.returncode != 0:
         said = r.stderr.decode("utf-8", "replace").strip().splitlines()
         raise OutputError(f"{what}: node {KATEX / 'typeset.cjs'} failed: {said[-1] if said else r.returncode}")
-    out = json.loads(r.stdout.decode("utf-8"))
+    try:
+        out = json.loads(r.stdout.decode("utf-8"))
+    except ValueError:
+        out = None
+    if not isinstance(out, list) or len(out) != len(items) or not all(isinstance(o, dict) for o in out):
+        raise OutputError(f"{what}: node {KATEX / 'typeset.cjs'} did not answer one result per formula "
+                          f"({len(items)} sent)")
     for it, o in zip(items, out):
         if "error" in o:
             raise OutputError(f"{what}: KaTeX cannot typeset {it[0][:120]!r}: {o['error'][:200]}")

@@ -490,9 +490,10 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
             out[Path(f"{name}.{lang}.md")] = render_doc(doc, "md", lang)
         if "html" in formats:
             step(f"{name}.{lang}.html")
-            if page is None:
-                page = html.page_data(doc, d)
-            out[Path(f"{name}.{lang}.html")] = html.render_page(doc, d, lang, page)
+            if page is None:  # the page's own document: lines and tables whole (it scrolls, it does not break)
+                page_doc = build(d, digits, doc["errata"], fit=False)
+                page = html.page_data(page_doc, d)
+            out[Path(f"{name}.{lang}.html")] = html.render_page(page_doc, d, lang, page, langs)
         if "tex" in formats or "pdf" in formats:
             tex = render_doc(doc, "tex", lang)
             if "tex" in formats:

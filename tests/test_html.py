@@ -56,6 +56,8 @@ class Live(HTMLParser):
         if "n" in (a.get("class") or "").split() and "data-ref" in a:
             live = len(self.figs)
             self.figs.append({**a, "text": "", "in_main": self.main > 0})
+        if "katex-mathml" in (a.get("class") or "").split():
+            live = "mathml"  # what a screen reader gets: not the text a reader sees
         self.stack.append((tag, live))
 
     def handle_endtag(self, tag):
@@ -67,6 +69,8 @@ class Live(HTMLParser):
             self.main -= 1
 
     def handle_data(self, data):
+        if any(live == "mathml" for _, live in self.stack):
+            return
         for _, live in self.stack:
             if live is not None:
                 self.figs[live]["text"] += data
@@ -117,11 +121,12 @@ def check_page(name: str, text: str, d, max_bytes: int = 2_000_000) -> list:
         assert d.value(ref, digits=30) == exact, ref
     # the printed text of each figure is what data-printed says (a sign may stand outside, as an operator)
     for f in figs:
-        shown = f["text"].replace("−", "-").replace("\u200b", "").strip()
-        printed = f["data-printed"]
-        assert shown in (printed, printed.lstrip("-")) or "×" in shown or "10" in shown, (f["data-ref"], shown, printed)
+        shown = f["text"].replace("−", "-").replace("\u200b", "").replace(" ", "").strip()
+        shown = re.sub(r"×10(-?\d+)$", r"e\1", shown)  # 3.1×10⁻⁷ as KaTeX writes it: 3.1×10-7
+        printed = re.sub(r"e([+-])0*(\d)", lambda m: "e" + m[1].replace("+", "") + m[2], f["data-printed"])
+        assert shown in (printed, printed.lstrip("-")), (f["data-ref"], shown, printed)
     # every figure the document prints is live in <main>, with its reference and its printed text
-    doc = build(d, None, for_document(d))
+    doc = build(d, None, for_document(d), fit=False)  # the page's own: it scrolls a wide line, never splits it
     want = Counter((g["ref"], g["printed"]) for g in printed_figures(doc["sections"]))
     have = Counter((f["data-ref"], f["data-printed"]) for f in figs if f["in_main"])
     missing = want - have
@@ -167,7 +172,8 @@ def test_cards_of_the_backward_pass(bigram_pages):
     text = cards(bigram_pages["bigram.en.html"])
     card = re.search(r'<div class="card" data-key="grad_z\[2\]">(.*?)</div>\s*(?=<div class="card"|$)', text, re.S)[1]
     assert 'data-go="p[2]"' in card
-    assert re.search(r"p_\{\\text\{鱼\}\} - 1", card) or "p" in card  # the annotation is gone: the HTML shows it
+    shown = re.sub(r"\s+", "", re.sub(r"<[^>]+>", "", card)).replace("\u200b", "")
+    assert "∂z鱼∂L=p鱼−1=" in shown, shown[:200]  # the typeset adjoint (KaTeX lays out a denominator first)
     # the page's live grad_z[2] carries the card's key, and p[2]'s card lists grad_z[2] among its consumers
     p_card = re.search(r'<div class="card" data-key="p\[2\]">(.*?)</div>\s*(?=<div class="card"|$)', text, re.S)[1]
     assert 'data-go="grad_z[2]"' in p_card
@@ -224,6 +230,31 @@ def test_seed_page(seed_pages_quick, seed, seed_oracle):
     # by hand: A[1,0] = exp(S[1,0]) / Σ_s exp(S[1,s]); computed from S[1,0] and the denominator, into Attn[1,·]
     assert 'data-go="S[1,0]"' in card and 'data-go="A_den[1]"' in card and 'data-go="Attn[1,0]"' in card
     assert "0.454159904426734888767664512980" in card
+    # the expressions' values against the oracle: exp(S[1,0]); topk and topp renormalised from the oracle's p
+    p = seed_oracle["p"]
+    with mpmath.workdps(60):
+        S = seed_oracle["S"] if "S" in seed_oracle else seed_oracle["blocks"][0]["S"]
+        assert abs(_numeric(exact["exp(S[1,0])"]) - mpmath.exp(S[1][0])) < mpmath.mpf(10) ** -27
+        order = sorted(range(len(p)), key=lambda v: -p[v])
+        checked = 0
+        for ref, value in exact.items():
+            m = re.fullmatch(r"(topk|topp)\(([\d.]+), (\d+)\)", ref)
+            if not m:
+                continue
+            if m[1] == "topk":
+                kept = order[:int(m[2])]
+            else:
+                P, mass, kept = mpmath.mpf(m[2]), 0, []
+                for v in order:
+                    if mass >= P:
+                        break
+                    kept.append(v)
+                    mass += p[v]
+            v = int(m[3])
+            want = p[v] / sum(p[i] for i in kept) if v in kept else mpmath.mpf(0)
+            assert abs(_numeric(value) - want) < mpmath.mpf(10) ** -27, ref
+            checked += 1
+        assert checked >= 50
 
 
 def test_node_missing_is_one_error(tmp_path, monkeypatch):
@@ -266,3 +297,33 @@ def test_hostile_tokens_and_a_deeper_model(case):
         assert "<pad>" not in text and "&lt;pad&gt;" in text
         body = text[text.index("<body"):]
         assert body.count("<script") == 2  # the packed cards and the page's own script, nothing from a token
+
+
+def test_a_hostile_drawn_token_stays_text(tmp_path):
+    """A token that is markup (drawn by the seeded u, so it stands in labels too) reaches the page as text,
+    and the page's policy runs its own script only (a hash, no 'unsafe-inline': no handler attribute runs)."""
+    evil = '"><img src=x onerror=alert(1)>'
+    text = (ROOT / "derivations/bigram.toml").read_text(encoding="utf-8")
+    text = text.replace('vocab = ["猫", "吃", "鱼"]', f"vocab = [{json.dumps(evil)}, \"吃\", \"鱼\"]")
+    text = re.sub(r"(?m)^uniform = .*$", "uniform = 0.01", text)
+    assert evil in text
+    path = tmp_path / "evil.toml"
+    path.write_text(text, encoding="utf-8")
+    page = render_all([path], formats=("html",), langs=("en",))[Path("evil.en.html")]
+    assert "<img" not in page and "&lt;img" in page
+    assert "'unsafe-inline'" not in page.split("script-src")[1].split('"')[0]
+    assert re.search(r"script-src 'sha256-[A-Za-z0-9+/]+=*'", page)
+    assert re.search(r'aria-label="[^"]*&quot;&gt;&lt;img', page)  # the draw's label, escaped
+
+
+def test_katex_and_node_faults_are_one_error(tmp_path, monkeypatch):
+    from symgpt.cli import OutputError
+    from symgpt.mathhtml import typeset
+    with pytest.raises(OutputError, match=r"KaTeX cannot typeset '\\\\frac\{'"):
+        typeset([(r"\frac{", False)], "x.html")
+    fake = tmp_path / "node"
+    fake.write_text("#!/bin/sh\necho not json\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    with pytest.raises(OutputError, match="did not answer one result per formula"):
+        typeset([("x", False)], "x.html")

@@ -50,6 +50,7 @@
     if (el) { var box = errBox(el); if (box) popup.appendChild(box); }
     popup.hidden = false;
     popup.setAttribute("data-key", key);
+    popup.setAttribute("aria-label", words.card + " " + key);
     var r = anchor.getBoundingClientRect();
     var top = window.scrollY + r.bottom + 6, left = window.scrollX + r.left;
     popup.style.top = top + "px"; popup.style.left = "0px";
@@ -110,6 +111,7 @@
       var i = slider.value;
       control.querySelectorAll(".panel").forEach(function (p) { p.hidden = p.getAttribute("data-i") !== i; });
       if (out) out.textContent = labels[+i];
+      slider.setAttribute("aria-valuetext", labels[+i]);
       hide();
     }
     slider.addEventListener("input", update);
