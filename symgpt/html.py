@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import gzip
 import hashlib
 import html
 import json
 import re
 import tomllib
+import zlib
 
 from . import steps as st
 from .blocks import line_tex
@@ -220,12 +220,15 @@ def unmark(tex: str) -> str:
 
 
 def packed(text: str) -> str:
-    """Text gzip-compressed (no timestamp: the same bytes every run), as base64 for a page to carry.
+    """Text zlib-compressed (RFC 1950, what a browser's ``DecompressionStream("deflate")`` reads), as base64.
 
-    >>> import gzip; gzip.decompress(base64.b64decode(packed("card"))).decode()
+    zlib, not gzip: Python's gzip header differs between versions (3.12 changed it), zlib's stream
+    does not, so a page is the same bytes whichever Python renders it.
+
+    >>> import zlib; zlib.decompress(base64.b64decode(packed("card"))).decode()
     'card'
     """
-    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
+    return base64.b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
 
 
 def attributes(ref: str, printed: str, exact: str, err: dict | None = None, in_math: bool = False) -> str:

@@ -9,11 +9,11 @@ for every printed figure.  The page in a real browser: tests/test_html_browser.p
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import re
 import shutil
 import tomllib
+import zlib
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -84,7 +84,7 @@ def live_figures(text: str) -> list:
 
 def cards(text: str) -> str:
     m = re.search(r'<script type="text/plain" id="cards-gz">([^<]*)</script>', text)
-    return gzip.decompress(base64.b64decode(m[1])).decode("utf-8")
+    return zlib.decompress(base64.b64decode(m[1])).decode("utf-8")
 
 
 @pytest.fixture(scope="module")

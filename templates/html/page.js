@@ -5,13 +5,13 @@
   var popup = document.getElementById("popup");
   var words = JSON.parse(document.body.getAttribute("data-words") || "{}");
   var cards = {};
-  // the proof cards travel gzip-compressed (base64) and are unpacked once, when the page has loaded
+  // the proof cards travel zlib-compressed (base64) and are unpacked once, when the page has loaded
   function unpack() {
     var packed = document.getElementById("cards-gz");
     if (!packed || typeof DecompressionStream === "undefined") return Promise.resolve();
     var bin = atob(packed.textContent.trim()), bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
     return new Response(stream).text().then(function (html) {
       var holder = document.createElement("div");
       holder.id = "cards"; holder.hidden = true; holder.innerHTML = html;
