@@ -212,6 +212,15 @@ class Forensics:
         total = sum(scores.values()) or 1
         return sorted(((k, float(v / total), float(v)) for k, v in scores.items()), key=lambda r: -r[1])
 
+    def spread(self, fmt: str, name: str) -> np.ndarray:
+        """Σ over every source of |its local error carried to ``name``|, entry by entry (mpf array): the size of
+        error first-order analysis expects from roundings of this format at every step."""
+        out = np.zeros(np.shape(self.exact[name]), dtype=object) + MP.mpf(0)
+        for b in self.births[fmt].values():
+            if b and name in b:
+                out = out + np.vectorize(abs, otypes=[object])(b[name])
+        return np.asarray(out, dtype=object)
+
     def local_share(self, fmt: str, name: str) -> float | None:
         """‖local error‖ / (‖local‖ + ‖inherited‖) of one quantity: how much of its error it makes itself."""
         loc = self.local(fmt).get(name)

@@ -29,6 +29,7 @@ Operation order (PyTorch 2.x on CPU, as measured for these shapes; see ``tests/t
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import ml_dtypes
@@ -36,6 +37,9 @@ import mpmath
 import numpy as np
 
 from .errors import InputError
+
+_CR = mpmath.mp.clone()
+_CR.dps = 40  # exp and log of a float64, then rounded to float64: correct but for a tie within 10⁻⁴⁰
 
 FORMATS = {
     # name: (numpy type, working type of its composite operations, significand bits, smallest normal exponent)
@@ -150,10 +154,19 @@ class Floats:
         return np.where(self.w(z) > 0, g, self.dt(0)).astype(self.dt)
 
     def exp(self, x):
-        return self.out(np.exp(self.w(x)))
+        return self.out(self._rounded(np.exp, "exp", x))
 
     def log(self, x):
-        return self.out(np.log(self.w(x)))
+        return self.out(self._rounded(np.log, "log", x))
+
+    def _rounded(self, f, name, x):
+        """f(x) correctly rounded to the working type (torch's exp and log nearly always are; numpy's float32
+        ones often are not): through float64 for float32, through mpmath for float64."""
+        x = self.w(x)
+        if self.wide is np.float32:
+            return f(x.astype(np.float64)).astype(np.float32)
+        g = getattr(_CR, name)
+        return np.vectorize(lambda v: float(g(v)) if math.isfinite(v) else float(f(v)), otypes=[np.float64])(x)
 
     def sqrt(self, x):
         return self.out(np.sqrt(self.w(x)))
@@ -182,54 +195,93 @@ class Floats:
         x = self.w(x)
         if mask is not None:
             x = np.where(mask, -np.inf, x).astype(self.wide)
-        e = np.exp((x - x.max(axis=-1, keepdims=True)).astype(self.wide))
+        e = self._rounded(np.exp, "exp", (x - x.max(axis=-1, keepdims=True)).astype(self.wide))
         return self.out(e * (self.wide(1) / self._rowsum(e))[..., None])
 
     def log_softmax(self, x):
         x = self.w(x)
         m = x.max(axis=-1, keepdims=True)
-        return self.out((x - m) - np.log(self._rowsum(np.exp((x - m).astype(self.wide))))[..., None])
+        e = self._rounded(np.exp, "exp", (x - m).astype(self.wide))
+        # torch keeps Σ and its log in the tensor's own format (a 16-bit buffer for a 16-bit input)
+        ls = self.w(self.out(self._rounded(np.log, "log", self.w(self.out(self._rowsum(e))))))
+        return self.out((x - m) - ls[..., None])
 
     def xent_grad(self, logp, target):
         """torch's adjoint of −log_softmax[target]: g − exp(log p)·Σg with g = −onehot, i.e. exp(log p) − onehot."""
         g = np.zeros(logp.shape, dtype=self.wide)
         g[target] = -1
-        return self.out(g - np.exp(self.w(logp)) * self._rowsum(g))
+        return self.out(g - self._rounded(np.exp, "exp", logp) * self._rowsum(g))
 
     def softmax_grad(self, a, g):
         """A ⊙ (g − Σ_s g·A), row by row."""
         a, g = self.w(a), self.w(g)
         return self.out(a * (g - self._rowsum(g * a)[..., None]))
 
+    LANES = {"float64": 8}  # AVX-512 lanes of torch's vectorised Welford (16 for float32 and its opmath)
+
     def _moments(self, x, eps):
-        n = self.wide(x.shape[-1])
-        mean = self._rowsum(x) / n
-        c = x - mean[:, None]
-        rstd = self.wide(1) / np.sqrt(self._rowsum(c * c) / n + eps)
-        return mean, c, rstd
+        """(mean, rstd) of each row: torch's RowwiseMoments (Welford, per vector lane, lanes then merged), and
+        rstd = 1/√(var + ε).  One chunk of lanes (d ≤ 16 lanes); beyond that torch cascades the chunks."""
+        N, V = x.shape[-1], self.LANES.get(self.name, 16)
+        n, w = N // V, self.wide
+        m1, m2 = np.zeros(x.shape[:-1] + (V,), w), np.zeros(x.shape[:-1] + (V,), w)
+        for j in range(n):                                   # lane-wise Welford, × 1/(j+1)
+            xv = x[..., j * V:(j + 1) * V]
+            delta = xv - m1
+            m1 = m1 + delta * w(1 / w(j + 1))
+            m2 = m2 + delta * (xv - m1)
+        c0, a1, a2 = 0, np.zeros(x.shape[:-1], w), np.zeros(x.shape[:-1], w)
+        for i in range(n * V, N):                            # the tail, scalar Welford
+            delta = x[..., i] - a1
+            c0 += 1
+            a1 = a1 + delta / w(c0)
+            a2 = a2 + delta * (x[..., i] - a1)
+        for lane in range(V if n else 0):                    # AddMoments of each lane
+            c = w(n) / w(c0 + n)
+            delta = m1[..., lane] - a1
+            a1 = a1 + c * delta
+            a2 = a2 + (m2[..., lane] + delta * delta * c * w(c0))
+            c0 += n
+        return a1, w(1) / np.sqrt(a2 / w(N) + eps)
 
     def layer_norm(self, x, gamma, beta, eps):
-        """(x − mean)·rstd·γ + β per row, rstd = 1/√(var + ε) (biased variance)."""
+        """(x − mean)·rstd·γ + β per row, the last multiply-add fused; rstd = 1/√(var + ε) (biased variance)."""
         x = self.w(x)
-        mean, c, rstd = self._moments(x, self.const(Fraction(str(eps))))
-        return self.out(c * rstd[:, None] * self.w(gamma) + self.w(beta))
+        mean, rstd = self._moments(x, self.const(Fraction(str(eps))))
+        return self.out(self.fma((x - mean[:, None]) * rstd[:, None], self.w(gamma), self.w(beta)))
+
+    def fma(self, a, b, c):
+        """a·b + c rounded once in the working type (the compiler fuses these in torch's vectorised kernels)."""
+        wide = "float64" if self.wide is np.float64 else "float32"
+        a, b, c = np.broadcast_arrays(a, b, c)
+        return np.vectorize(lambda x, y, z: round_to(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)),
+                                                     wide), otypes=[np.float64])(a, b, c).astype(self.wide)
+
+    def _saved(self, x, eps):
+        """(mean, rstd) as the forward pass saves them for the backward: in the tensor's own format (torch's CPU
+        LayerNorm keeps them in bfloat16 or float16 for a 16-bit input)."""
+        return tuple(self.w(np.asarray(v).astype(self.dt)) for v in self._moments(x, self.const(Fraction(str(eps)))))
 
     def layer_norm_grad(self, x, g, gamma, eps):
-        """∂L/∂x of LayerNorm: a·g·γ + b·x + c with a = rstd (torch's CPU kernel's form)."""
+        """∂L/∂x of LayerNorm in torch's CPU form: a·g·γ + b·x + c with a = rstd,
+        b = (Σgγ·mean − Σgxγ)·a³/N, c = −b·mean − Σgγ·a/N (fused multiply-adds where torch's compiler fuses)."""
         x, g, gamma = self.w(x), self.w(g), self.w(gamma)
-        n = self.const(Fraction(x.shape[-1]))
-        mean, _, a = self._moments(x, self.const(Fraction(str(eps))))
-        dy_g = g * gamma
-        ds, db = self._rowsum(dy_g * x), self._rowsum(dy_g)
-        b = (db * mean - ds) * a * a * a / n
-        c = -b * mean - db * a / n
-        return self.out(a[:, None] * dy_g + b[:, None] * x + c[:, None])
+        inv = self.const(Fraction(1, x.shape[-1]))
+        mean, a = self._saved(x, eps)
+        ds, db = self._rowsum(g * x * gamma), self._rowsum(g * gamma)
+        b = self.fma(db, mean, -ds) * a * a * a * inv
+        c = self.fma(-b, mean, -(db * a * inv))
+        return self.out(self.fma(b[:, None], x, a[:, None] * g * gamma) + c[:, None])
 
     def layer_norm_param_grads(self, x, g, eps):
-        """(∂L/∂γ, ∂L/∂β) = (Σ_t g·x̂, Σ_t g)."""
+        """(∂L/∂γ, ∂L/∂β) = (Σ_t g·(a·x − a·mean), Σ_t g) with a = rstd, accumulated row by row."""
         x, g = self.w(x), self.w(g)
-        mean, c, rstd = self._moments(x, self.const(Fraction(str(eps))))
-        return self.out(self._rowsum((g * (c * rstd[:, None])).T)), self.out(self._rowsum(g.T))
+        mean, a = self._saved(x, eps)
+        xh = self.fma(a[:, None], x, (-a * mean)[:, None])
+        dg, dbeta = g[0] * xh[0], g[0]
+        for t in range(1, x.shape[0]):
+            dg, dbeta = self.fma(g[t], xh[t], dg), dbeta + g[t]
+        return self.out(dg), self.out(dbeta)
 
 
 class Exact(Floats):
@@ -304,7 +356,14 @@ class Exact(Floats):
         mean = self._rowsum(x) / n
         c = x - mean[:, None]
         rstd = np.array([1 / self.ctx.sqrt(v / n + eps) for v in self._rowsum(c * c)], dtype=object)
-        return mean, c, rstd
+        return mean, rstd
+
+    def _saved(self, x, eps):
+        return self._moments(x, self.const(Fraction(str(eps))))
+
+
+    def fma(self, a, b, c):
+        return a * b + c
 
     def _rowsum(self, x):
         acc = np.zeros(x.shape[:-1], dtype=object) + self.ctx.mpf(0)
@@ -527,8 +586,8 @@ class Pipeline:
         for m in ("Q", "K", "V"):
             self.add(g["W_" + m], [H, g[m]], lambda ar, X, G: ar.mm(X.T, G))
 
-        def through(ar, G, GQ, GK, GV, WQ, WK, WV):   # residual, then the Q, K and V paths
-            return ar.add(ar.add(ar.add(G, ar.mm(GQ, WQ.T)), ar.mm(GK, WK.T)), ar.mm(GV, WV.T))
+        def through(ar, G, GQ, GK, GV, WQ, WK, WV):   # autograd's order: residual, then the V, K and Q paths
+            return ar.add(ar.add(ar.add(G, ar.mm(GV, WV.T)), ar.mm(GK, WK.T)), ar.mm(GQ, WQ.T))
         self.add("grad_" + H, [g["H1"], g["Q"], g["K"], g["V"], p["W_Q"], p["W_K"], p["W_V"]], through)
 
     # -- the first updates --------------------------------------------------------------------------------
@@ -538,17 +597,45 @@ class Pipeline:
         alr, b1, b2, eps, wd = (Fraction(str(x)) for x in (a.lr, a.beta1, a.beta2, a.eps, a.weight_decay))
         decays = set(_decaying(self.spec, self.trained))
         for n in self.trained:
-            self.add(f"sgd[1].{n}", [n, "grad_" + n], lambda ar, P, G: ar.sub(P, ar.mul(G, ar.const(lr))))
+            self.add(f"sgd[1].{n}", [n, "grad_" + n], lambda ar, P, G: _sgd(ar, P, G, lr))
 
             def adamw(ar, P, G, wd=wd if n in decays else Fraction(0)):
-                # torch.optim.AdamW, step 1: θ·(1 − lr·λ); m = (1−β1)g, v = (1−β2)g²;
-                # θ − (lr/(1−β1))·m / (√v/√(1−β2) + ε)
-                P = ar.mul(P, ar.const(1 - alr * wd)) if wd else P
-                m = ar.mul(G, ar.const(1 - b1))
-                v = ar.mul(ar.mul(G, G), ar.const(1 - b2))
-                den = ar.add(ar.div(ar.sqrt(v), ar.const(_root(ar, 1 - b2))), ar.const(eps))
-                return ar.sub(P, ar.mul(ar.div(m, den), ar.const(alr / (1 - b1))))
+                # torch.optim.AdamW's first step (single-tensor): θ·(1 − lr·λ); m = lerp(0, g, 1 − β1);
+                # v = 0 + (1 − β2)·g·g; θ + (−lr/(1 − β1))·m / (√v / √(1 − β2) + ε), the scalars in Python floats
+                k = _scalars(ar, alr, b1, b2, wd)
+                P = ar.mul(P, k["decay"]) if wd else P
+                m = ar.mul(G, k["1-b1"])
+                v = ar.out(ar.fma(ar.w(G) * k["1-b2"], ar.w(G), ar.w(0)))
+                den = ar.add(ar.div(ar.sqrt(v), k["sqrt(bc2)"]), ar.const(eps))
+                return ar.out(ar.w(P) + k["-step"] * ar.w(m) / ar.w(den))
             self.add(f"adamw[1].{n}", [n, "grad_" + n], adamw)
+
+
+def _sgd(ar, P, G, lr):
+    """θ + (−lr)·g: torch's add_(g, alpha=−lr).  In float32/float64 one fused multiply-add.  In the 16-bit
+    formats alpha is rounded to the format; whole vectors of 32 entries are done in float32 and rounded once, the
+    entries after the last whole vector (a scalar loop) round the product to the format, then the sum."""
+    if isinstance(ar, Exact):
+        return P - G * ar.const(lr)
+    if ar.wide is not ar.dt:
+        alpha = -ar.w(ar.out(ar.const(lr)))
+        vector = ar.out(ar.w(P) + ar.w(G) * alpha)
+        scalar = ar.add(P, ar.mul(G, alpha))
+        whole = np.arange(np.size(P)).reshape(np.shape(P)) < np.size(P) // 32 * 32
+        return np.where(whole, vector, scalar).astype(ar.dt)
+    return ar.out(ar.fma(ar.w(G), -ar.const(lr), ar.w(P)))
+
+
+def _scalars(ar, lr, b1, b2, wd) -> dict:
+    """AdamW's step-1 scalars as torch.optim computes them: Python floats (exact values for :class:`Exact`)."""
+    if isinstance(ar, Exact):
+        c = {k: ar.const(v) for k, v in (("decay", 1 - lr * wd), ("1-b1", 1 - b1), ("1-b2", 1 - b2),
+                                          ("-step", -lr / (1 - b1)))}
+        c["sqrt(bc2)"] = ar.ctx.sqrt(ar.const(1 - b2))
+        return c
+    lr, b1, b2, wd = float(lr), float(b1), float(b2), float(wd)
+    return {k: ar.wide(v) for k, v in (("decay", 1 - lr * wd), ("1-b1", 1 - b1), ("1-b2", 1 - b2),
+                                        ("-step", -(lr / (1 - b1 ** 1))), ("sqrt(bc2)", math.sqrt(1 - b2 ** 1)))}
 
 
 def _mp50():
