@@ -25,7 +25,6 @@ True
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -338,25 +337,8 @@ def forensics(d, formats=None, births=True) -> Forensics:
 
 # ---------------------------------------------------------------------------------------------- the command
 
-def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """``python -m symgpt.precision`` / ``symgpt precision``.
-
-    >>> parser().parse_args(["bigram", "--formats", "float16"]).formats
-    'float16'
-    """
-    from .cli import Parser
-    ap = ap or Parser(prog="python -m symgpt.precision",
-                      description="Evaluate a model in float64, float32, bfloat16 and float16 and show what "
-                                  "each format does to every quantity, and where the error starts.")
-    ap.add_argument("specs", nargs="*", metavar="SPEC", help="shipped names or spec files (default: both seeds)")
-    ap.add_argument("--formats", default=",".join(FORMATS), help="comma-separated formats (default: all four)")
-    ap.add_argument("--format", dest="output", default="table", choices=("table", "md", "json"),
-                    help="output: an aligned table, Markdown or JSON")
-    ap.add_argument("--no-births", action="store_true", help="skip the birth analysis (faster on big models)")
-    return ap
-
-
-def execute(a: argparse.Namespace) -> int:
+def execute(a) -> int:
+    """Run ``python -m symgpt.precision`` / ``symgpt precision`` with parsed arguments (:mod:`symgpt.precision_cli`)."""
     from .derivation import find_spec
     from .verify import derivation_for
     formats = check_formats([f.strip() for f in a.formats.split(",") if f.strip()])
@@ -377,6 +359,8 @@ def _jsonable(x):
 
 
 def main(argv=None) -> int:
+    """``python -m symgpt.precision ARGS``; its exit status."""
+    from .precision_cli import parser
     return execute(parser().parse_args(argv))
 
 

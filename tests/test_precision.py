@@ -232,14 +232,14 @@ def _cli(*args):
                           cwd=ROOT, timeout=300)
 
 
-def test_cli_json_and_markdown():
-    r = _cli("bigram", "--formats", "float16,bfloat16", "--format", "json", "--no-births")
-    assert r.returncode == 0, r.stderr
-    data = json.loads(r.stdout)
+def test_cli_json_and_markdown(capsys):
+    from symgpt.precision import main
+    assert main(["bigram", "--formats", "float16,bfloat16", "--format", "json", "--no-births"]) == 0
+    data = json.loads(capsys.readouterr().out)
     loss = data[0]["quantities"]["loss"]["float16"]
     assert data[0]["formats"] == ["float16", "bfloat16"] and loss["values"][0]["float"] == 1.0517578125
-    r = _cli("bigram", "--formats", "float32", "--format", "md", "--no-births")
-    assert r.returncode == 0 and "| quantity | float32 digits / max ulps | flips |" in r.stdout
+    assert main(["bigram", "--formats", "float32", "--format", "md", "--no-births"]) == 0
+    assert "| quantity | float32 digits / max ulps | flips |" in capsys.readouterr().out
 
 
 def test_cli_bad_format_is_one_error_line():
