@@ -79,12 +79,14 @@ def exact_of(x) -> Fraction:
 def fraction(q) -> Fraction:
     """An exact number (int, Fraction, float, an mpmath mpf of any context, a SymPy Rational) as a Fraction.
 
-    >>> fraction(mpmath.mpf(0.5)), fraction(0.25)
-    (Fraction(1, 2), Fraction(1, 4))
+    >>> fraction(mpmath.mpf(-0.5)), fraction(0.25)
+    (Fraction(-1, 2), Fraction(1, 4))
     """
     if hasattr(q, "_mpf_"):
-        man, e = q.man_exp
-        return Fraction(int(man)) * Fraction(2) ** int(e)
+        sign, man, e, _ = q._mpf_                          # ±man·2^e, the sign kept apart
+        if not man and e:
+            raise ValueError(f"{q}: not a finite number")
+        return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(e)
     if isinstance(q, (int, float, Fraction)):
         return Fraction(q)
     return Fraction(str(q))
