@@ -1,0 +1,133 @@
+"""The documents' last section: the same numbers in float64, float32, bfloat16 and float16 (:mod:`symgpt.precision`).
+
+Exact values are certified figures of the document (claims); a float is an exact rational, printed exactly when a
+short decimal is its value and with ≈ otherwise; digit counts and shares are exact statements about those floats.
+The error along the pipeline is a table (correct digits per tensor and format), not a picture.
+
+>>> import symgpt
+>>> from symgpt.blocks import Numbers
+>>> d = symgpt.load("bigram")
+>>> sec = section(d, Numbers(d, 4))
+>>> sec["id"], [s["kind"] for s in sec["steps"]][:3]
+('precision', ['text', 'table', 'text'])
+"""
+from __future__ import annotations
+
+import math as pymath
+from fractions import Fraction
+
+import numpy as np
+
+from .blocks import code, math, mtext, num, table, text, tok, word
+
+SIG = 6
+"""Significant digits of a float printed with ≈."""
+FORMAT_DIGITS = {"float64": 15, "float32": 7, "bfloat16": 2, "float16": 3}
+"""The decimal digits each format carries (floor of bits·log10 2): a count at the cap means every digit is right."""
+
+
+def tex_float(x: float, sig: int = SIG) -> str:
+    """A float as LaTeX: its exact value when ``sig`` digits hold it, else ≈ its rounding.
+
+    >>> tex_float(2.46875), tex_float(0.1), tex_float(1.0346e-11), tex_float(float("nan"))
+    ('2.46875', '\\\\approx 0.1', '\\\\approx 1.0346 \\\\times 10^{-11}', '\\\\mathrm{NaN}')
+    """
+    if pymath.isnan(x):
+        return r"\mathrm{NaN}"
+    if pymath.isinf(x):
+        return ("-" if x < 0 else "") + r"\infty"
+    s = f"{x:.{sig}g}"
+    exact = Fraction(s) == Fraction(x)
+    mant, _, exp = s.partition("e")
+    body = mant + (rf" \times 10^{{{int(exp)}}}" if exp else "")
+    return body if exact else r"\approx " + body
+
+
+def digits(f, fmt: str, name: str) -> int:
+    """Fewest correct significant digits over a tensor's entries, at most the format's own count."""
+    return max(0, min(FORMAT_DIGITS[fmt], int(pymath.floor(f.summary(fmt, name)["digits"] + 1e-9))))
+
+
+def pipeline_rows(f) -> list:
+    """The tensors of the error table, in evaluation order: activations, adjoints, parameter gradients, and the
+    first updates of the parameter with the smallest gradient."""
+    skip = {"X", "PE", "logp", "grad_E_head"}
+    names = [n for n in f.pipe.names if n not in skip and "[1]." not in n]
+    small = f.headline()[3][1][len("grad_"):] if len(f.headline()) > 3 else None
+    return names + [f"{opt}[1].{small}" for opt in ("sgd", "adamw") if f"{opt}[1].{small}" in f.exact]
+
+
+def section(d, n, formats=None) -> dict:
+    """The section: headline values per format, correct digits along the pipeline, where the error is born,
+    and (a transformer with d = 2) what a saturated LayerNorm does to the gradients."""
+    from .precision import forensics
+    f = forensics(d, formats)
+    fm = f.formats
+    rows = []
+    for label, group, idx in f.headline():
+        ref = group + (f"[{','.join(map(str, idx))}]" if idx else "")
+        vals = [float(f.floats[fmt][group][idx]) if idx else float(f.floats[fmt][group]) for fmt in fm]
+        rows.append([math(_ref_tex(ref)), num(n.sig(ref, 10), ref)] + [math(tex_float(v)) for v in vals])
+    head = [word("quantity"), word("exact")] + [tok(x) for x in fm]
+    dig = [[math(_ref_tex(name))] + [num(str(digits(f, fmt, name))) for fmt in fm] for name in pipeline_rows(f)]
+    born = []
+    for fmt in fm:
+        tops = [", ".join(f"{src} {int(100 * share)} %" for src, share, _ in f.born(fmt, what)[:2]) or "—"
+                for what in ("loss", f.pipe.grads)]
+        born.append([tok(fmt), tok(tops[0]), tok(tops[1])])
+    steps = [
+        text("precision.intro"),
+        table("precision.values_cap", head, rows, align="ll" + "r" * len(fm)),
+        text("precision.digits_intro", **{k: num(str(v)) for k, v in FORMAT_DIGITS.items() if k in fm}
+             | {k: num("0") for k in ("float64", "float32", "bfloat16", "float16") if k not in fm}),
+        table("precision.digits_cap", [word("quantity")] + [tok(x) for x in fm], dig, align="l" + "r" * len(fm)),
+        text("precision.born_intro"),
+        table("precision.born_cap", [word("blank"), math(r"\mathcal{L}"), math(r"\nabla_\theta \mathcal{L}")], born,
+              align="lll"),
+    ]
+    steps += _decisions(f)
+    if d.spec.kind == "transformer" and d.spec.d == 2 and {"float32", "bfloat16"} <= set(fm):
+        steps += _layernorm(d, n, f)
+    steps += [text("precision.run"), code(f"python -m symgpt.precision {d.spec.name}", "sh")]
+    return {"id": "precision", "steps": steps}
+
+
+def _ref_tex(ref: str) -> str:
+    """A quantity's name in math: grad_W_Q[1,0] → \\mathrm{grad\\_W\\_Q}[1,0]."""
+    return mtext(ref)
+
+
+def _decisions(f) -> list:
+    """Sentences on the signs and decisions a format changes, and AdamW steps that are not numbers at all."""
+    out = []
+    for fmt in f.formats:
+        fl, ex = f.floats[fmt], f.exact
+        flips = sum(f.summary(fmt, name)["sign_flips"] for name in f.pipe.names if "[1]." not in name)
+        relu = sum(int(np.sum((np.asarray(fl[z], dtype=np.float64) > 0) != (ex[z] > 0)))
+                   for z in f.pipe.names if z.rpartition(".")[2] == "Z")
+        changed = [name for name in f.pipe.names if name.rpartition(".")[2] in ("p", "logits", "z", "A")
+                   and f.decisions(fmt, name)]
+        nan = [name.partition(".")[2] for name in f.pipe.names
+               if name.startswith("adamw[1].") and f.summary(fmt, name)["nonfinite"]]
+        if flips or relu or changed or nan:
+            out.append(text("precision.flips", fmt=tok(fmt), flips=num(str(flips)), relu=num(str(relu)),
+                            argmax=_names(changed), nan=_names(nan)))
+    return out
+
+
+def _names(names) -> dict:
+    """Tensor names as one math value (or a dash)."""
+    return math(", ".join(mtext(x) for x in names) if names else "-")
+
+
+def _layernorm(d, n, f) -> list:
+    """d = 2: the saturated LayerNorm and the digits of the smallest gradients."""
+    bf = f.floats["bfloat16"]["grad_H2"]
+    exact = max(abs(x) for x in f.exact["grad_H2"].ravel())
+    ratio = max(abs(float(x)) for x in bf.ravel()) / float(exact) if exact else 0
+    _, g, idx = f.headline()[3]
+    gref = f"{g}[{','.join(map(str, idx))}]"
+    ln = f"{d.spec.layer_prefix(0)}LN1[{len(d.spec.input) - 1},0]"
+    return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref), name=math(mtext(g)),
+                 d32=num(str(digits(f, "float32", g))), l32=num(str(digits(f, "float32", "loss"))),
+                 d64=num(str(digits(f, "float64", g))), ratio=num(str(int(ratio))))]
