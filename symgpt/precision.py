@@ -50,11 +50,9 @@ def ulp(x, fmt: str):
     (mpf('0.0078125'), True, True)
     """
     _, _, bits, emin = FORMATS[fmt]
-    x = abs(MP.mpf(x))
-    e = emin if x == 0 else max(int(MP.floor(MP.log(x, 2))), emin)
-    if x and MP.mpf(2) ** e > x:  # log rounding at a power of two
-        e -= 1
-    return MP.mpf(2) ** (max(e, emin) - bits + 1)
+    x = MP.mpf(x)
+    e = emin if x == 0 else max(MP.frexp(x)[1] - 1, emin)  # 2^e ≤ |x| < 2^(e+1)
+    return MP.ldexp(MP.mpf(1), e - bits + 1)
 
 
 def _mpf(x):
@@ -74,7 +72,7 @@ class Forensics:
         self.params = exact_params(d.spec)
         self.exact = self._exact_values()
         self.floats = {f: _quiet(evaluate, self.pipe, Floats(f), self.params) for f in self.formats}
-        self._local = {}
+        self._local, self._summaries = {}, {}
         self.births = {f: self._births(f) for f in self.formats} if births else {}
 
     # -- exact values --------------------------------------------------------------------------------------
@@ -115,6 +113,11 @@ class Forensics:
     def summary(self, fmt: str, name: str) -> dict:
         """One quantity in one format: largest |ulps|, largest and median relative error, fewest correct digits,
         sign flips, decision flips."""
+        if (fmt, name) not in self._summaries:
+            self._summaries[fmt, name] = self._summary(fmt, name)
+        return dict(self._summaries[fmt, name])
+
+    def _summary(self, fmt: str, name: str) -> dict:
         es = self.entries(fmt, name)
         full = FORMATS[fmt][2] * math.log10(2)
         rels = [r for *_, r in es]
