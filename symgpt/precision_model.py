@@ -219,12 +219,12 @@ class Floats:
         a, g = self.w(a), self.w(g)
         return self.out(a * (g - self._rowsum(g * a)[..., None]))
 
-    LANES = {"float64": 8}  # AVX-512 lanes of torch's vectorised Welford (16 for float32 and its opmath)
+    LANES = {"float64": 4}  # lanes of torch's vectorised Welford as measured (8 for float32 and its opmath)
 
     def _moments(self, x, eps):
         """(mean, rstd) of each row: torch's RowwiseMoments (Welford, per vector lane, lanes then merged), and
-        rstd = 1/√(var + ε).  One chunk of lanes (d ≤ 16 lanes); beyond that torch cascades the chunks."""
-        N, V = x.shape[-1], self.LANES.get(self.name, 16)
+        rstd = 1/√(var + ε).  One chunk of lanes (d ≤ 16 vectors); beyond that torch cascades the chunks."""
+        N, V = x.shape[-1], self.LANES.get(self.name, 8)
         n, w = N // V, self.wide
         m1, m2 = np.zeros(x.shape[:-1] + (V,), w), np.zeros(x.shape[:-1] + (V,), w)
         for j in range(n):                                   # lane-wise Welford, × 1/(j+1)
@@ -238,11 +238,11 @@ class Floats:
             c0 += 1
             a1 = a1 + delta / w(c0)
             a2 = a2 + delta * (x[..., i] - a1)
-        for lane in range(V if n else 0):                    # AddMoments of each lane
+        for lane in range(V if n else 0):                    # AddMoments of each lane (two multiply-adds fused)
             c = w(n) / w(c0 + n)
             delta = m1[..., lane] - a1
-            a1 = a1 + c * delta
-            a2 = a2 + (m2[..., lane] + delta * delta * c * w(c0))
+            a1 = self.fma(c, delta, a1)
+            a2 = a2 + self.fma(delta * delta * c, w(c0), m2[..., lane])
             c0 += n
         return a1, w(1) / np.sqrt(a2 / w(N) + eps)
 
@@ -280,10 +280,15 @@ class Floats:
         x, g = self.w(x), self.w(g)
         mean, a = self._saved(x, eps)
         xh = self.fma(a[:, None], x, (-a * mean)[:, None])
-        dg, dbeta = g[0] * xh[0], g[0]
+        keep = self._buffer
+        dg, dbeta = keep(g[0] * xh[0]), keep(g[0])
         for t in range(1, x.shape[0]):
-            dg, dbeta = self.fma(g[t], xh[t], dg), dbeta + g[t]
+            dg, dbeta = keep(self.fma(g[t], xh[t], dg)), keep(dbeta + g[t])
         return self.out(dg), self.out(dbeta)
+
+    def _buffer(self, v):
+        """A value stored in torch's per-thread γ/β gradient buffer, which has the tensor's own format."""
+        return self.w(self.out(v))
 
 
 class Exact(Floats):
@@ -366,6 +371,9 @@ class Exact(Floats):
 
     def fma(self, a, b, c):
         return a * b + c
+
+    def _buffer(self, v):
+        return v
 
     def _rowsum(self, x):
         acc = np.zeros(x.shape[:-1], dtype=object) + self.ctx.mpf(0)
@@ -483,9 +491,9 @@ class Pipeline:
         for l in reversed(range(s.layers)):
             self._block_backward(s.layer_prefix(l), "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2")
         rows = [(tok, t) for t, tok in enumerate(toks)]
-        if s.tied:  # autograd adds the embedding's rows to the head's gradient
+        if s.tied:  # autograd adds the embedding's gradient (its rows summed first) to the head's
             self.add("grad_E", ["grad_E_head", "grad_H0"],
-                     lambda ar, gh, g: _scatter(ar, gh, [(tok, g[t]) for tok, t in rows], start=gh))
+                     lambda ar, gh, g: ar.add(gh, _scatter(ar, gh, [(tok, g[t]) for tok, t in rows])))
         else:
             self.add("grad_E", ["E", "grad_H0"], lambda ar, E, g: _scatter(ar, E, [(tok, g[t]) for tok, t in rows]))
 
