@@ -428,6 +428,9 @@ class Pipeline:
         self.stages: list[Stage] = []
         self.params = list(spec.params)
         tr = spec.training
+        if tr.all_positions:
+            raise InputError(f"{spec.path}: [training].all_positions: the floating-point forensics models the loss "
+                             "at the last position only; expected all_positions = false")
         self.trained = sorted({n.partition("[")[0] for n in _trained(spec)}, key=self.params.index)
         if spec.kind == "transformer":
             self._transformer()

@@ -288,3 +288,11 @@ def test_random_two_layer_specs_in_16_bit_formats(tmp_path, seed, tied, W_O):
         assert len(off) <= 1, off
         for n, i in off:
             assert abs(ours(f, fmt, n)[i] - t[n][i]) <= float(ulp(ours(f, fmt, n)[i], fmt)), (fmt, n, i)
+
+
+def test_a_loss_over_every_position_is_refused(tmp_path):
+    text = (ROOT / "derivations" / "tiny-transformer.toml").read_text(encoding="utf-8")
+    p = tmp_path / "all.toml"
+    p.write_text(text.replace("learnable_ln = false", "learnable_ln = false\nall_positions = true"), encoding="utf-8")
+    with pytest.raises(symgpt.errors.InputError, match="all_positions"):
+        forensics(symgpt.load(str(p)))
