@@ -308,7 +308,10 @@ class Exact(Floats):
         return self.ctx.mpf(q.numerator) / q.denominator if isinstance(q, Fraction) else self.ctx.mpf(q)
 
     def w(self, x):
-        """Any numbers (floats, Fractions, mpf) as an object array of this context's mpf."""
+        """Any numbers (floats, Fractions, mpf) as an object array of this context's mpf (an object array is
+        taken to hold them already: every value this arithmetic makes is one)."""
+        if isinstance(x, np.ndarray) and x.dtype == object:
+            return x
         def one(v):
             if isinstance(v, Fraction):
                 return self.ctx.mpf(v.numerator) / v.denominator
