@@ -263,7 +263,7 @@ class Forensics:
         if self.births:
             out["born"] = {f: {"loss": self.born(f, "loss")[:8], "gradients": self.born(f, self.pipe.grads)[:8]}
                            for f in self.formats}
-        return out
+        return _strict(out)
 
     def table(self, markdown=False) -> str:
         fm = self.formats
@@ -293,6 +293,21 @@ class Forensics:
                         f"{n} {100 * s:.0f}%" for n, s, _ in top) or "nowhere (no error)"))
         lines += [f"note: {n}" for n in self.pipe.notes]
         return "\n".join(lines) + "\n"
+
+
+def _strict(x):
+    """JSON without NaN or Infinity: a float that is not finite becomes the string "nan", "inf" or "-inf".
+
+    >>> _strict({"a": [float("nan"), (1.5, float("-inf"))]})
+    {'a': ['nan', [1.5, '-inf']]}
+    """
+    if isinstance(x, dict):
+        return {k: _strict(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_strict(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
 
 
 def _grid(head, rows, markdown) -> list:
@@ -348,7 +363,7 @@ def execute(a) -> int:
     specs = a.specs or ["tiny-transformer", "bigram"]
     results = [forensics(derivation_for(find_spec(s)), formats, births=not a.no_births) for s in specs]
     if a.output == "json":
-        sys.stdout.write(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=1,
+        sys.stdout.write(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=1, allow_nan=False,
                                     default=_jsonable) + "\n")
     else:
         sys.stdout.write("\n".join(r.table(markdown=a.output == "md") for r in results))
