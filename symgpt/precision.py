@@ -362,12 +362,33 @@ def execute(a) -> int:
     formats = check_formats([f.strip() for f in a.formats.split(",") if f.strip()])
     specs = a.specs or ["tiny-transformer", "bigram"]
     results = [forensics(derivation_for(find_spec(s)), formats, births=not a.no_births) for s in specs]
+    if a.svg:
+        _write_svgs(results, a.svg)
     if a.output == "json":
         sys.stdout.write(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=1, allow_nan=False,
                                     default=_jsonable) + "\n")
     else:
         sys.stdout.write("\n".join(r.table(markdown=a.output == "md") for r in results))
     return 0
+
+
+def _write_svgs(results, out) -> None:
+    """Each model's chart as OUT/NAME-precision.svg (the folder made if missing); every picture is drawn before
+    any file is written, and each file appears whole (written beside, then renamed)."""
+    import os
+    from pathlib import Path
+
+    from .errors import InputError
+    from .precision_figure import svg
+    pictures = {f"{r.d.spec.name}-precision.svg": svg(r) for r in results}
+    try:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        for name, text in pictures.items():
+            tmp = Path(out) / f".{name}.part"
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, Path(out) / name)
+    except OSError as e:
+        raise InputError(f"--svg {out}: cannot write the picture: {e.strerror or e}") from None
 
 
 def _jsonable(x):

@@ -296,3 +296,14 @@ def test_a_loss_over_every_position_is_refused(tmp_path):
     p.write_text(text.replace("learnable_ln = false", "learnable_ln = false\nall_positions = true"), encoding="utf-8")
     with pytest.raises(symgpt.errors.InputError, match="all_positions"):
         forensics(symgpt.load(str(p)))
+
+
+def test_cli_svg_picture(tmp_path, capsys):
+    from symgpt.precision import main
+    assert main(["bigram", "--formats", "float32,float16", "--no-births", "--svg", str(tmp_path / "pics")]) == 0
+    pic = (tmp_path / "pics" / "bigram-precision.svg").read_text(encoding="utf-8")
+    assert pic.count("<polyline") == 2 and ">float16</text>" in pic and ">grad_W</text>" in pic
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(symgpt.errors.InputError, match="--svg"):
+        main(["bigram", "--formats", "float32", "--no-births", "--svg", str(blocker / "sub")])
