@@ -121,13 +121,25 @@ def _names(names) -> dict:
 
 
 def _layernorm(d, n, f) -> list:
-    """d = 2: the saturated LayerNorm and the digits of the smallest gradients."""
-    bf = f.floats["bfloat16"]["grad_H2"]
-    exact = max(abs(x) for x in f.exact["grad_H2"].ravel())
-    ratio = max(abs(float(x)) for x in bf.ravel()) / float(exact) if exact else 0
+    """d = 2: the saturated LayerNorm, the digits of the smallest gradients, and what PyTorch's 16-bit saved
+    statistics do (against the same run with them kept in float32)."""
+    from .precision_model import Floats, run
+
+    class Float32Statistics(Floats):
+        def _saved(self, x, eps):
+            return self._moments(x, self.const(Fraction(str(eps))))
+
+    grad = f"grad_{d.spec.layer_prefix(d.spec.layers - 1)}H2"
+    with np.errstate(all="ignore"):
+        kept = run(f.pipe, Float32Statistics("bfloat16"), f.params)[grad]
+    exact = np.array([float(x) for x in f.exact[grad].ravel()])
+    big = float(np.max(np.abs(exact)))
+    ratio = float(np.max(np.abs(np.asarray(f.floats["bfloat16"][grad], dtype=np.float64)))) / big
+    off = float(np.max(np.abs(np.asarray(kept, dtype=np.float64).ravel() - exact))) / big
     _, g, idx = f.headline()[3]
     gref = f"{g}[{','.join(map(str, idx))}]"
     ln = f"{d.spec.layer_prefix(0)}LN1[{len(d.spec.input) - 1},0]"
     return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref), name=math(mtext(g)),
                  d32=num(str(digits(f, "float32", g))), l32=num(str(digits(f, "float32", "loss"))),
-                 d64=num(str(digits(f, "float64", g))), ratio=num(str(int(ratio))))]
+                 d64=num(str(digits(f, "float64", g))), ratio=num(str(int(ratio))),
+                 pct=num(str(max(1, pymath.ceil(100 * off)))))]

@@ -1,5 +1,6 @@
 """Precision forensics (symgpt.precision): per-format values against PyTorch itself, roundings by hand, the exact
 references against the certified engine, and the birth analysis against the exact adjoints."""
+import contextlib
 import functools
 import json
 import subprocess
@@ -37,13 +38,24 @@ def report(spec, births=True):
 @functools.lru_cache(maxsize=None)
 def torch_values(spec, fmt):
     """PyTorch's run of the spec in ``fmt``, from the same float parameters and positional encoding."""
-    torch.set_num_threads(1)
     f = report(spec, births=False)
     fl = f.floats[fmt]
     params = {n: np.asarray(fl[n], dtype=np.float64) for n in f.params}
-    if f.d.spec.kind == "bigram":
-        return tp.bigram(f.d.spec, params, TORCH[fmt])
-    return tp.transformer(f.d.spec, params, np.asarray(fl["PE"], dtype=np.float64), TORCH[fmt])
+    with one_thread():
+        if f.d.spec.kind == "bigram":
+            return tp.bigram(f.d.spec, params, TORCH[fmt])
+        return tp.transformer(f.d.spec, params, np.asarray(fl["PE"], dtype=np.float64), TORCH[fmt])
+
+
+@contextlib.contextmanager
+def one_thread():
+    """torch on one thread (its reductions over rows then run in one order), restored afterwards."""
+    saved = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved)
 
 
 def ours(f, fmt, name):
@@ -274,12 +286,12 @@ def test_random_two_layer_specs_in_16_bit_formats(tmp_path, seed, tied, W_O):
     import oracle
     path = tmp_path / f"r{seed}.toml"
     path.write_text(oracle.random_spec_toml(seed, tied=tied, W_O=W_O))
-    torch.set_num_threads(1)
     f = forensics(symgpt.load(str(path)), ["bfloat16", "float16"], births=False)
     for fmt in f.formats:
         fl = f.floats[fmt]
         params = {n: np.asarray(fl[n], dtype=np.float64) for n in f.params}
-        t = tp.transformer(f.d.spec, params, np.asarray(fl["PE"], dtype=np.float64), TORCH[fmt])
+        with one_thread():
+            t = tp.transformer(f.d.spec, params, np.asarray(fl["PE"], dtype=np.float64), TORCH[fmt])
         off = []
         for n in (n for n in f.names() if n in t):
             a = ours(f, fmt, n)
