@@ -20,24 +20,24 @@ import numpy as np
 
 from .blocks import code, math, mtext, num, table, text, tok, word
 
-SIG = 6
+SIG = 5
 """Significant digits of a float printed with ≈."""
 FORMAT_DIGITS = {"float64": 15, "float32": 7, "bfloat16": 2, "float16": 3}
 """The decimal digits each format carries (floor of bits·log10 2): a count at the cap means every digit is right."""
 
 
 def tex_float(x: float, sig: int = SIG) -> str:
-    """A float as LaTeX: its exact value when ``sig`` digits hold it, else ≈ its rounding.
+    """A float as LaTeX: its exact value when ``sig`` + 2 digits hold it, else ≈ its rounding to ``sig`` digits.
 
-    >>> tex_float(2.46875), tex_float(0.1), tex_float(1.0346e-11), tex_float(float("nan"))
-    ('2.46875', '\\\\approx 0.1', '\\\\approx 1.0346 \\\\times 10^{-11}', '\\\\mathrm{NaN}')
+    >>> tex_float(2.46875), tex_float(0.1), tex_float(1.03467e-11), tex_float(float("nan"))
+    ('2.46875', '\\\\approx 0.1', '\\\\approx 1.0347 \\\\times 10^{-11}', '\\\\mathrm{NaN}')
     """
     if pymath.isnan(x):
         return r"\mathrm{NaN}"
     if pymath.isinf(x):
         return ("-" if x < 0 else "") + r"\infty"
-    s = f"{x:.{sig}g}"
-    exact = Fraction(s) == Fraction(x)
+    exact = next((f"{x:.{k}g}" for k in range(1, sig + 3) if Fraction(f"{x:.{k}g}") == Fraction(x)), None)
+    s = exact or f"{x:.{sig}g}"
     mant, _, exp = s.partition("e")
     body = mant + (rf" \times 10^{{{int(exp)}}}" if exp else "")
     return body if exact else r"\approx " + body
@@ -67,8 +67,9 @@ def section(d, n, formats=None) -> dict:
     for label, group, idx in f.headline():
         ref = group + (f"[{','.join(map(str, idx))}]" if idx else "")
         vals = [float(f.floats[fmt][group][idx]) if idx else float(f.floats[fmt][group]) for fmt in fm]
-        rows.append([math(_ref_tex(ref)), num(n.sig(ref, 10), ref)] + [math(tex_float(v)) for v in vals])
-    head = [word("quantity"), word("exact")] + [tok(x) for x in fm]
+        rows.append([math(_ref_tex(ref)), num(n.sig(ref, 8), ref)] + [math(tex_float(v)) for v in vals])
+    wide, narrow = [i for i, x in enumerate(fm) if FORMAT_DIGITS[x] > 3], [i for i, x in enumerate(fm)
+                                                                          if FORMAT_DIGITS[x] <= 3]
     dig = [[math(_ref_tex(name))] + [num(str(digits(f, fmt, name))) for fmt in fm] for name in pipeline_rows(f)]
     born = []
     for fmt in fm:
@@ -77,7 +78,13 @@ def section(d, n, formats=None) -> dict:
         born.append([tok(fmt), tok(tops[0]), tok(tops[1])])
     steps = [
         text("precision.intro"),
-        table("precision.values_cap", head, rows, align="ll" + "r" * len(fm)),
+        table("precision.values_cap", [word("quantity"), word("exact")] + [tok(fm[i]) for i in wide],
+              [r[:2] + [r[2 + i] for i in wide] for r in rows], align="ll" + "r" * len(wide)),
+    ]
+    if narrow:  # the 16-bit formats in a table of their own, so that neither is wider than the page
+        steps.append(table("precision.values16_cap", [word("quantity")] + [tok(fm[i]) for i in narrow],
+                           [r[:1] + [r[2 + i] for i in narrow] for r in rows], align="l" + "r" * len(narrow)))
+    steps += [
         text("precision.digits_intro", **{k: num(str(v)) for k, v in FORMAT_DIGITS.items() if k in fm}
              | {k: num("0") for k in ("float64", "float32", "bfloat16", "float16") if k not in fm}),
         table("precision.digits_cap", [word("quantity")] + [tok(x) for x in fm], dig, align="l" + "r" * len(fm)),
