@@ -9,7 +9,7 @@ The error along the pipeline is a table (correct digits per tensor and format), 
 >>> d = symgpt.load("bigram")
 >>> sec = section(d, Numbers(d, 4))
 >>> sec["id"], [s["kind"] for s in sec["steps"]][:3]
-('precision', ['text', 'table', 'text'])
+('precision', ['text', 'table', 'table'])
 """
 from __future__ import annotations
 
