@@ -149,4 +149,4 @@ def _layernorm(d, n, f) -> list:
     return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref), name=math(mtext(g)),
                  d32=num(str(digits(f, "float32", g))), l32=num(str(digits(f, "float32", "loss"))),
                  d64=num(str(digits(f, "float64", g))), ratio=num(str(int(ratio))),
-                 pct=num(str(max(1, pymath.ceil(100 * off)))))]
+                 pct={"t": "pct", "v": str(max(1, pymath.ceil(100 * off)))})]
