@@ -265,7 +265,9 @@ class Forensics:
                            for f in self.formats}
         return _strict(out)
 
-    def table(self, markdown=False) -> str:
+    def table(self, markdown=False, entries=False) -> str:
+        """The per-tensor table (digits, largest |ulps|, flips), the headline values and where the error is born;
+        with ``entries``, every entry's value and error in every format."""
         fm = self.formats
         lines = [f"# {self.d.spec.name}: precision forensics ({', '.join(fm)})", ""]
         head = ["quantity"] + [f"{f} digits / max ulps" for f in fm] + ["flips"]
@@ -292,7 +294,21 @@ class Forensics:
                     lines.append(f"{f}: {what} error born at " + (", ".join(
                         f"{n} {100 * s:.0f}%" for n, s, _ in top) or "nowhere (no error)"))
         lines += [f"note: {n}" for n in self.pipe.notes]
+        if entries:
+            lines += ["", "every entry (float − exact in units in the last place, and relative):"]
+            head = ["node", "exact"] + [f"{f} value / ulps / rel" for f in fm]
+            rows = []
+            for n in self.names():
+                per = [self.entries(f, n) for f in fm]
+                for k, (idx, _, e, _, _) in enumerate(per[0]):
+                    rows.append([_node(n, idx), MP.nstr(e, 17)] + [
+                        f"{fe[k][1]!r} / {_ulps(abs(float(fe[k][3])))} / {float(fe[k][4]):.1e}" for fe in per])
+            lines += _grid(head, rows, markdown)
         return "\n".join(lines) + "\n"
+
+    def _repr_markdown_(self) -> str:
+        """A notebook shows the Markdown table."""
+        return self.table(markdown=True)
 
 
 def _strict(x):
@@ -368,7 +384,7 @@ def execute(a) -> int:
         sys.stdout.write(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=1, allow_nan=False,
                                     default=_jsonable) + "\n")
     else:
-        sys.stdout.write("\n".join(r.table(markdown=a.output == "md") for r in results))
+        sys.stdout.write("\n".join(r.table(markdown=a.output == "md", entries=a.entries) for r in results))
     return 0
 
 

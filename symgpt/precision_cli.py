@@ -22,6 +22,8 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
                     help=f"comma-separated formats among {', '.join(FORMAT_NAMES)} (default: all four)")
     ap.add_argument("--format", dest="output", default="table", choices=("table", "md", "json"),
                     help="output: an aligned table, Markdown or JSON")
+    ap.add_argument("--entries", action="store_true",
+                    help="with table or md: also every entry's value, its error in ulps and relative, per format")
     ap.add_argument("--svg", metavar="DIR", help="also write DIR/NAME-precision.svg: correct digits of every "
                                                  "tensor along the pipeline, one line per format")
     ap.add_argument("--no-births", action="store_true",

@@ -255,6 +255,10 @@ def test_cli_json_and_markdown(capsys):
     assert data[0]["formats"] == ["float16", "bfloat16"] and loss["values"][0]["float"] == 1.0517578125
     assert main(["bigram", "--formats", "float32", "--format", "md", "--no-births"]) == 0
     assert "| quantity | float32 digits / max ulps | flips |" in capsys.readouterr().out
+    assert main(["bigram", "--formats", "bfloat16", "--no-births", "--entries"]) == 0
+    row = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("loss ")][-1]
+    # the bigram's loss in bfloat16 is 1.046875 = 67/64 (torch's own value, test_bit_for_bit_with_pytorch)
+    assert row.split()[:3] == ["loss", "1.0514701356032603", "1.046875"]
 
 
 def test_cli_bad_format_is_one_error_line():
