@@ -8,8 +8,10 @@ stage is ``fn(Floats) − fn(Exact)`` on the same float inputs, and :mod:`symgpt
 Operation order (PyTorch 2.x on CPU, as measured for these shapes; see ``tests/test_precision.py``):
 
 * matrix products: in float64 and float32 every product is rounded and the sum runs over k from 0 upwards, no fused
-  multiply-add (what torch's CPU ``mm`` does for these small shapes); in bfloat16 and float16 the products are
-  exact in float32, summed in float32 in the same order, and the sum is rounded once to the format.
+  multiply-add (what torch's CPU ``mm`` does for these small shapes), except that when the right factor is a
+  transposed view (``K.T``, ``W.T`` in autograd) the even and the odd k are summed apart and then added; in
+  bfloat16 and float16 the products are exact in float32, summed in float32 in order, and rounded once to the
+  format.  (For n ≥ 16 columns torch's float32/float64 kernel sums in yet another order, not modelled.)
 * reductions (sums over a row or a column): sequential, in float32 for bfloat16 and float16.
 * softmax, log-softmax, LayerNorm and their backward formulas are each one composite operation: computed in
   float32 for bfloat16 and float16 (in the format itself for float32 and float64) and rounded once.  Softmax
@@ -181,12 +183,16 @@ class Floats:
         return acc
 
     def mm(self, a, b):
-        """(m, k)·(k, n): products rounded (exact in float32 for 16-bit formats), summed over k in order."""
+        """(m, k)·(k, n): products rounded (exact in float32 for 16-bit formats), summed over k in order; in
+        float32/float64, when b is a transposed view (as torch's Mᵀ is), the even and the odd k are summed apart
+        and the two sums added (what torch's CPU kernel does for that layout)."""
+        strided = (self.wide is self.dt and np.ndim(b) == 2 and np.shape(a)[0] > 1 and b.shape[0] > 2
+                   and b.strides[0] < b.strides[1])
         a, b = self.w(a), self.w(b)
-        acc = np.zeros((a.shape[0], b.shape[1]), dtype=self.wide)
+        lanes = [np.zeros((a.shape[0], b.shape[1]), dtype=self.wide) for _ in range(2 if strided else 1)]
         for k in range(a.shape[1]):
-            acc = acc + a[:, k:k + 1] * b[k:k + 1, :]
-        return self.out(acc)
+            lanes[k % len(lanes)] = lanes[k % len(lanes)] + a[:, k:k + 1] * b[k:k + 1, :]
+        return self.out(lanes[0] + lanes[1] if strided else lanes[0])
 
     def colsum(self, g):
         """Σ over rows (a bias gradient), (T, n) → (n,)."""
