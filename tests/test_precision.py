@@ -179,10 +179,14 @@ def test_seed_within_the_bound_where_not_bit_for_bit():
 
 @pytest.mark.slow
 def test_two_layer_two_head_model_within_the_bound():
-    """d = 8, 2 heads, 2 layers: the 16-bit formats are bit for bit but for a few LayerNorm γ/β and embedding
-    gradients (torch accumulates them in another order); float32/float64 differ from the multi-head score
-    products on (torch sums sliced products in another order).  All of it within the bound."""
-    assert _within_bound(str(LADDER), FORMATS) > 100
+    """d = 8, 2 heads, 2 layers: bfloat16 and float16 bit for bit everywhere (11,921 entries each); float32 and
+    float64 differ from the first product with 16 or more columns on (torch's kernel sums those in another
+    order) and wherever torch's vectorised exp is off by one place.  All of it within the bound."""
+    for fmt in ("bfloat16", "float16"):
+        f, t = report(str(LADDER)), torch_values(str(LADDER), fmt)
+        for n in (n for n in f.names() if n in t):
+            np.testing.assert_array_equal(ours(f, fmt, n), t[n], err_msg=f"{fmt} {n}")
+    assert _within_bound(str(LADDER), FORMATS) > 1000
 
 
 # ---------------------------------------------------------------- where the error is born
