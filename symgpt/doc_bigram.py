@@ -6,7 +6,7 @@
 >>> secs, figs = sections(d, Numbers(d, 4))
 >>> [s["id"] for s in secs]  # doctest: +NORMALIZE_WHITESPACE
 ['bigram_setup', 'bigram_forward', 'bigram_backprop', 'bigram_update', 'bigram_extras', 'bigram_script',
- 'bigram_selfcheck']
+ 'bigram_selfcheck', 'precision']
 
 The sections follow the source's numbering: §2 holds 2.1 (p − y), 2.2 (the
 outer product and the matrix product) and 2.3 (the gradient check); §3 holds
