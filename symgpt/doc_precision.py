@@ -22,6 +22,9 @@ from .blocks import code, math, mtext, num, table, text, tok, word
 
 SIG = 5
 """Significant digits of a float printed with ≈."""
+BIRTHS_UP_TO = 64
+"""The birth analysis runs in a document when d·T·layers is at most this (the seed: 4, under a second; d = 8,
+T = 8 with 2 layers is 128 and takes half a minute)."""
 FORMAT_DIGITS = {"float64": 15, "float32": 7, "bfloat16": 2, "float16": 3}
 """The decimal digits each format carries (floor of bits·log10 2): a count at the cap means every digit is right."""
 
@@ -61,7 +64,10 @@ def section(d, n, formats=None) -> dict:
     """The section: headline values per format, correct digits along the pipeline, where the error is born,
     and (a transformer with d = 2) what a saturated LayerNorm does to the gradients."""
     from .precision import forensics
-    f = forensics(d, formats)
+    if d.spec.training.all_positions:   # the forensics models the loss at the last position only
+        return {"id": "precision", "steps": [text("precision.unsupported"),
+                                             code(f"python -m symgpt.precision {d.spec.name}", "sh")]}
+    f = forensics(d, formats, births=d.spec.d * len(d.spec.input) * max(d.spec.layers, 1) <= BIRTHS_UP_TO)
     fm = f.formats
     rows = []
     for label, group, idx in f.headline():
@@ -72,7 +78,7 @@ def section(d, n, formats=None) -> dict:
                                                                           if FORMAT_DIGITS[x] <= 3]
     dig = [[math(_ref_tex(name))] + [num(str(digits(f, fmt, name))) for fmt in fm] for name in pipeline_rows(f)]
     born = []
-    for fmt in fm:
+    for fmt in fm if f.births else ():
         tops = [", ".join(f"{src} {int(100 * share)} %" for src, share, _ in f.born(fmt, what)[:2]) or "—"
                 for what in ("loss", f.pipe.grads)]
         born.append([tok(fmt), tok(tops[0]), tok(tops[1])])
@@ -88,10 +94,13 @@ def section(d, n, formats=None) -> dict:
         text("precision.digits_intro", **{k: num(str(v)) for k, v in FORMAT_DIGITS.items() if k in fm}
              | {k: num("0") for k in ("float64", "float32", "bfloat16", "float16") if k not in fm}),
         table("precision.digits_cap", [word("quantity")] + [tok(x) for x in fm], dig, align="l" + "r" * len(fm)),
-        text("precision.born_intro"),
-        table("precision.born_cap", [word("blank"), math(r"\mathcal{L}"), math(r"\nabla_\theta \mathcal{L}")], born,
-              align="lll"),
     ]
+    if f.births:
+        steps += [text("precision.born_intro"),
+                  table("precision.born_cap", [word("blank"), math(r"\mathcal{L}"), math(r"\nabla_\theta \mathcal{L}")],
+                        born, align="lll")]
+    else:
+        steps.append(text("precision.born_skipped"))
     steps += _decisions(f)
     if d.spec.kind == "transformer" and d.spec.d == 2 and {"float32", "bfloat16"} <= set(fm):
         steps += _layernorm(d, n, f)

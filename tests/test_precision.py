@@ -343,3 +343,14 @@ def test_products_with_a_transposed_factor_sum_even_and_odd_apart(fmt):
     plain = ar.mm(q[:, :4], np.ascontiguousarray(k[:, :4].T)).astype(np.float64)
     np.testing.assert_array_equal(ours_, t)
     assert np.sum(plain != t) > 8
+
+
+def test_document_section_of_a_spec_it_does_not_model(tmp_path):
+    from symgpt.blocks import Numbers
+    from symgpt.doc_precision import section
+    text = (ROOT / "derivations" / "tiny-transformer.toml").read_text(encoding="utf-8")
+    p = tmp_path / "all.toml"
+    p.write_text(text.replace("learnable_ln = false", "learnable_ln = false\nall_positions = true"), encoding="utf-8")
+    d = symgpt.load(str(p))
+    sec = section(d, Numbers(d, 3))
+    assert [s.get("key") for s in sec["steps"]][0] == "precision.unsupported" and len(sec["steps"]) == 2
