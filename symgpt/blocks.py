@@ -25,6 +25,7 @@ program shown verbatim) and ``items`` (a numbered list of sentences).
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal, localcontext
 
 import sympy
@@ -404,8 +405,8 @@ def mtext(token: str) -> str:
 
     >>> print(mtext("<pad>"), mtext("a_b"), mtext("50%"))
     {\\lt}\\text{pad}{\\gt} \\text{a}\\_\\text{b} \\text{50}\\%
-    >>> print(mtext("\\n"), mtext("{}"), mtext("a\x1b"), mtext("我"))
-    {\\backslash}\\text{n} \\{\\} \\text{a}{\\backslash}\\text{x1b} \\text{我}
+    >>> print(mtext("\\n"), mtext("{}"), mtext("a\x1b"), mtext("我"), mtext("\ue000"))
+    {\\backslash}\\text{n} \\{\\} \\text{a}{\\backslash}\\text{x1b} \\text{我} {\\backslash}\\text{ue000}
     """
     out, run = [], []
 
@@ -417,7 +418,8 @@ def mtext(token: str) -> str:
         if ch in _MATH_CHARS:
             flush()
             out.append(_MATH_CHARS[ch])
-        elif is_control(ch):  # \x1b shown as the four characters \x1b
+        elif is_control(ch) or unicodedata.category(ch) == "Co":  # \x1b shown as the four characters \x1b;
+            # a private-use character (KaTeX refuses it) as \ue000
             flush()
             out.append(_MATH_CHARS["\\"])
             run.append(shown(ch)[1:])

@@ -275,6 +275,8 @@ class Quantity:
     worked line's figures (the document's, 3 for a transformer and 4 for a bigram).
     """
 
+    count_ops = COUNT_OPS  # a closed form is built up to this many operations (beyond: "large")
+
     def __init__(self, d, ref: str, digits: int = DIGITS):
         self.d = d
         self.ref = d.ref(ref)  # RefError for a name the derivation does not define
@@ -300,7 +302,7 @@ class Quantity:
         if self._closed is None:
             lazy = self.d.definitions.lazy  # nodes built on demand: bound the work too
             try:
-                self._closed = (self.d.closed_form(self.node, max_ops=COUNT_OPS,
+                self._closed = (self.d.closed_form(self.node, max_ops=self.count_ops,
                                                    max_nodes=LAZY_NODES if lazy else None),)
             except ValueError as e:  # past COUNT_OPS operations, or (TooManyDefinitions) LAZY_NODES definitions
                 self._closed = (None,)

@@ -54,11 +54,13 @@ def number_tables(sections) -> None:
                 step["num"], step["anchor"] = f"{n}.{subs}", f"{n}-{subs}"
 
 
-def build(d, digits: int | None = None, errata=None) -> dict:
+def build(d, digits: int | None = None, errata=None, fit: bool = True) -> dict:
     """The whole document of a derivation, at the seed's precision by default.
 
     ``errata`` are the source document's wrong figures (from
     :func:`symgpt.errata.for_document`), or None when there is no claims file.
+    ``fit=False`` leaves every display line and table whole (the HTML page, which scrolls a
+    wide formula; a split matrix would no longer list its figures in order).
 
     >>> import symgpt
     >>> doc = build(symgpt.load("tiny-transformer"))
@@ -70,7 +72,8 @@ def build(d, digits: int | None = None, errata=None) -> dict:
     sections = doc_transformer.sections if s.kind == "transformer" else doc_bigram.sections
     secs, figures = sections(d, Numbers(d, digits))
     number_tables(secs)
-    fit_displays(secs)  # layout: no display line wider than the page (symgpt.layout)
+    if fit:  # layout: no display line wider than the page (symgpt.layout); a web page scrolls instead
+        fit_displays(secs)
     anchors: dict = {}
     for f in printed_figures(secs):
         name = canonical(d, f["ref"])

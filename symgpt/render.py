@@ -7,7 +7,8 @@ then written atomically, so bad input leaves nothing half-written, and the
 same input always gives the same bytes.
 
 Files, for a spec NAME: ``NAME.<lang>.md``, ``NAME.<lang>.tex``,
-``NAME.<lang>.pdf``, the pictures the Markdown shows, ``NAME-<figure>.svg``,
+``NAME.<lang>.pdf``, the explorable page ``NAME.<lang>.html`` (:mod:`symgpt.html`),
+the pictures the Markdown shows, ``NAME-<figure>.svg``,
 and the document's own claims ``NAME.<lang>.claims.toml`` (every figure it
 prints with its reference, and for a worked line its printed arithmetic as
 ``chain``), which ``python -m symgpt.verify`` checks.
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import cost
+from . import cost, html, mathhtml
 from .blocks import is_control, line_tex, mtext, shown
 from .cli import InputError, OutputError, Parser, Progress, check_out, flush_stdout, run, run_child, staged
 from .derivation import DERIVATIONS, Derivation, find_spec
@@ -48,7 +49,7 @@ from .resources import TEMPLATES, version_line
 from .spec import load_spec, number
 
 LANGS = ("zh", "en")
-FORMATS = ("md", "tex", "pdf", "claims")
+FORMATS = ("md", "tex", "pdf", "claims", "html")
 TEX_PACKAGES = "texlive-xetex texlive-lang-chinese texlive-pictures texlive-latex-extra latexmk"
 
 
@@ -227,6 +228,12 @@ class Format:
 
     def say(self, key, args=None) -> str:
         """The sentence ``key`` ("section.name") of the language file, arguments filled in."""
+        s, args = self.sentence(key, args)
+        return s % {k: self.value(v) for k, v in args.items()}
+
+    def sentence(self, key, args=None) -> tuple:
+        """(the sentence ``key`` of the language file, its arguments), checked: a ``tex`` value stands
+        inside ``$…$`` and every other kind outside."""
         sec, _, name = key.partition(".")
         try:
             s = self.L[sec][name]
@@ -240,7 +247,7 @@ class Format:
                     where = "inside" if inside else "outside"
                     raise ValueError(f"{key}: %({name})s stands {where} $…$ but is given a "
                                      f"{args[name]['t']!r} value")
-        return s % {k: self.value(v) for k, v in args.items()}
+        return s, args
 
 
 class Markdown(Format):
@@ -473,6 +480,7 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
     spec_ref = str(Path(path).resolve())
     if out_dir is not None:
         spec_ref = os.path.relpath(spec_ref, Path(out_dir).resolve()).replace(os.sep, "/")
+    page = None  # the HTML pages' cards and controls, shared by the languages
     for lang in langs:
         if "claims" in formats:
             step(f"{name}.{lang}.claims.toml")
@@ -480,6 +488,12 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
         if "md" in formats:
             step(f"{name}.{lang}.md")
             out[Path(f"{name}.{lang}.md")] = render_doc(doc, "md", lang)
+        if "html" in formats:
+            step(f"{name}.{lang}.html")
+            if page is None:  # the page's own document: lines and tables whole (it scrolls, it does not break)
+                page_doc = build(d, digits, doc["errata"], fit=False)
+                page = html.page_data(page_doc, d)
+            out[Path(f"{name}.{lang}.html")] = html.render_page(page_doc, d, lang, page, langs)
         if "tex" in formats or "pdf" in formats:
             tex = render_doc(doc, "tex", lang)
             if "tex" in formats:
@@ -511,6 +525,8 @@ def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform
     check_names(specs)
     if "pdf" in formats:
         tex_tools()
+    if "html" in formats:
+        mathhtml.node()
     out: dict = {}
     for path in specs:
         try:
@@ -572,7 +588,7 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
     ap = ap or Parser(prog="python -m symgpt.render")
     ap.description = ("Render the derivation documents of specs: every number certified, "
                       "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.")
-    ap.epilog = ("Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, "
+    ap.epilog = ("Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, NAME.<lang>.html, "
                  "NAME.<lang>.claims.toml and the pictures (with Markdown) NAME-probs.svg, NAME-loss.svg "
                  "(bigram), NAME-pipeline.svg, NAME-backprop.svg and NAME-attention.svg (transformer; with "
                  "several layers or heads one per layer L and head H, NAME-attention-L-H.svg, from 1). "
@@ -585,8 +601,10 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
                     help="print the installed version of symgpt and exit")
     ap.add_argument("specs", nargs="*", metavar="SPEC",
                     help="spec files, or names of specs in derivations/ (default: every spec there)")
-    ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|claims|all",
-                    help="output formats, comma-separated; 'all' is md,tex,pdf,claims (default: md,tex). "
+    ap.add_argument("--format", default="md,tex", metavar="md|tex|pdf|claims|html|all",
+                    help="output formats, comma-separated; 'all' is md,tex,pdf,claims,html (default: md,tex). "
+                         "html writes NAME.<lang>.html, one self-contained page whose every figure opens its "
+                         "proof (needs node: KaTeX typesets the math while rendering); "
                          "pdf runs latexmk -xelatex (TeX Live with ctex, Fandol fonts and pgfplots); "
                          "claims writes NAME.<lang>.claims.toml, every figure the document prints, "
                          "for python -m symgpt.verify")

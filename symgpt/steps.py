@@ -32,6 +32,7 @@ operands.
 """
 from __future__ import annotations
 
+import contextvars
 import re
 from fractions import Fraction
 
@@ -46,6 +47,9 @@ from .refs import bind, parse
 GUARD = 3           # at most k+3 decimals for an operand, as a rule
 WIDE_GUARDS = (6, 9, 12)  # then these, when a factor (a large lr) amplifies the operands' rounding
 SMALL = 12          # a value below 10^-12 that rounds to 0 is printed as 0 (no 13th decimal)
+FIGURE: contextvars.ContextVar = contextvars.ContextVar("FIGURE", default=None)
+"""When set, ``mark(ref, printed, tex)`` wraps each figure :func:`tex` writes (the HTML page's live figures,
+:func:`symgpt.html.marking`); its sign stays outside, so a sign folds into the operator as before."""
 
 
 # ---------------------------------------------------------------- the tree
@@ -428,7 +432,11 @@ def tex(tree) -> str:
     """
     op = tree["op"]
     if op == "fig":
-        return _num_tex(tree["v"])
+        s, mark = _num_tex(tree["v"]), FIGURE.get()
+        if mark is None or not tree.get("ref"):
+            return s
+        sign = "-" if s.startswith("-") else ""
+        return sign + mark(tree["ref"], tree["v"], s[len(sign):])
     if op == "num":
         return tree["tex"]
     a = tree["args"]
