@@ -6,7 +6,7 @@
 >>> secs, figs = sections(d, Numbers(d, 4))
 >>> [s["id"] for s in secs]  # doctest: +NORMALIZE_WHITESPACE
 ['bigram_setup', 'bigram_forward', 'bigram_backprop', 'bigram_update', 'bigram_extras', 'bigram_script',
- 'bigram_selfcheck']
+ 'bigram_selfcheck', 'precision']
 
 The sections follow the source's numbering: §2 holds 2.1 (p − y), 2.2 (the
 outer product and the matrix product) and 2.3 (the gradient check); §3 holds
@@ -17,7 +17,7 @@ outer product and the matrix product) and 2.3 (the gradient check); §3 holds
 """
 from __future__ import annotations
 
-from . import extras, sampling, script
+from . import doc_precision, extras, sampling, script
 from .blocks import (
     code,
     derivation_step,
@@ -55,7 +55,7 @@ def sections(d, n):
     """All sections and the figures' data of a bigram document."""
     figs = {}
     return [setup(d, n), forward(d, n, figs), backprop(d, n), update(d, n, figs), extras_section(d, n),
-            script_section(d, n), selfcheck(d, n)], figs
+            script_section(d, n), selfcheck(d, n), doc_precision.section(d, n)], figs
 
 
 def _within(key, part):

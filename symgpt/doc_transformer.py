@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sympy
 
-from . import diagrams, sampling, scale
+from . import diagrams, doc_precision, sampling, scale
 from .blocks import (
     derivation_step,
     display,
@@ -132,7 +132,7 @@ def sections(d, n):
         for sec in block:
             sec["layer"] = l + 1 if c.s.layers > 1 else None  # layers are numbered from 1 in headings
         out += block
-    out += [head(c), softmax(c, figs), sample(c), training(c, figs), summary(c)]
+    out += [head(c), softmax(c, figs), sample(c), training(c, figs), summary(c), doc_precision.section(d, n)]
     return out, figs
 
 

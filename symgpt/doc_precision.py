@@ -1,0 +1,161 @@
+"""The documents' last section: the same numbers in float64, float32, bfloat16 and float16 (:mod:`symgpt.precision`).
+
+Exact values are certified figures of the document (claims); a float is an exact rational, printed exactly when a
+short decimal is its value and with ≈ otherwise; digit counts and shares are exact statements about those floats.
+The error along the pipeline is a table (correct digits per tensor and format), not a picture.
+
+>>> import symgpt
+>>> from symgpt.blocks import Numbers
+>>> d = symgpt.load("bigram")
+>>> sec = section(d, Numbers(d, 4))
+>>> sec["id"], [s["kind"] for s in sec["steps"]][:3]
+('precision', ['text', 'table', 'table'])
+"""
+from __future__ import annotations
+
+import math as pymath
+from fractions import Fraction
+
+import numpy as np
+
+from .blocks import code, math, mtext, num, table, text, tok, word
+
+SIG = 5
+"""Significant digits of a float printed with ≈."""
+BIRTHS_UP_TO = 64
+"""The birth analysis runs in a document when d·T·layers is at most this (the seed: 4, under a second; d = 8,
+T = 8 with 2 layers is 128 and takes half a minute)."""
+FORMAT_DIGITS = {"float64": 15, "float32": 7, "bfloat16": 2, "float16": 3}
+"""The decimal digits each format carries (floor of bits·log10 2): a count at the cap means every digit is right."""
+
+
+def tex_float(x: float, sig: int = SIG) -> str:
+    """A float as LaTeX: its exact value when ``sig`` + 2 digits hold it, else ≈ its rounding to ``sig`` digits.
+
+    >>> tex_float(2.46875), tex_float(0.1), tex_float(1.03467e-11), tex_float(float("nan"))
+    ('2.46875', '\\\\approx 0.1', '\\\\approx 1.0347 \\\\times 10^{-11}', '\\\\mathrm{NaN}')
+    """
+    if pymath.isnan(x):
+        return r"\mathrm{NaN}"
+    if pymath.isinf(x):
+        return ("-" if x < 0 else "") + r"\infty"
+    exact = next((f"{x:.{k}g}" for k in range(1, sig + 3) if Fraction(f"{x:.{k}g}") == Fraction(x)), None)
+    s = exact or f"{x:.{sig}g}"
+    mant, _, exp = s.partition("e")
+    body = mant + (rf" \times 10^{{{int(exp)}}}" if exp else "")
+    return body if exact else r"\approx " + body
+
+
+def digits(f, fmt: str, name: str) -> int:
+    """Fewest correct significant digits over a tensor's entries, at most the format's own count."""
+    return max(0, min(FORMAT_DIGITS[fmt], int(pymath.floor(f.summary(fmt, name)["digits"] + 1e-9))))
+
+
+def pipeline_rows(f) -> list:
+    """The tensors of the error table, in evaluation order: activations, adjoints, parameter gradients, and the
+    first updates of the parameter with the smallest gradient."""
+    skip = {"X", "PE", "logp", "grad_E_head"}
+    names = [n for n in f.pipe.names if n not in skip and "[1]." not in n]
+    small = f.headline()[3][1][len("grad_"):] if len(f.headline()) > 3 else None
+    return names + [f"{opt}[1].{small}" for opt in ("sgd", "adamw") if f"{opt}[1].{small}" in f.exact]
+
+
+def section(d, n, formats=None) -> dict:
+    """The section: headline values per format, correct digits along the pipeline, where the error is born,
+    and (a transformer with d = 2) what a saturated LayerNorm does to the gradients."""
+    from .precision import forensics
+    if d.spec.training.all_positions:   # the forensics models the loss at the last position only
+        return {"id": "precision", "steps": [text("precision.unsupported"),
+                                             code(f"python -m symgpt.precision {d.spec.name}", "sh")]}
+    f = forensics(d, formats, births=d.spec.d * len(d.spec.input) * max(d.spec.layers, 1) <= BIRTHS_UP_TO)
+    fm = f.formats
+    rows = []
+    for label, group, idx in f.headline():
+        ref = group + (f"[{','.join(map(str, idx))}]" if idx else "")
+        vals = [float(f.floats[fmt][group][idx]) if idx else float(f.floats[fmt][group]) for fmt in fm]
+        rows.append([math(_ref_tex(ref)), num(n.sig(ref, 8), ref)] + [math(tex_float(v)) for v in vals])
+    wide, narrow = [i for i, x in enumerate(fm) if FORMAT_DIGITS[x] > 3], [i for i, x in enumerate(fm)
+                                                                          if FORMAT_DIGITS[x] <= 3]
+    dig = [[math(_ref_tex(name))] + [num(str(digits(f, fmt, name))) for fmt in fm] for name in pipeline_rows(f)]
+    born = []
+    for fmt in fm if f.births else ():
+        tops = [", ".join(f"{src} {int(100 * share)} %" for src, share, _ in f.born(fmt, what)[:2]) or "—"
+                for what in ("loss", f.pipe.grads)]
+        born.append([tok(fmt), tok(tops[0]), tok(tops[1])])
+    steps = [
+        text("precision.intro"),
+        table("precision.values_cap", [word("quantity"), word("exact")] + [tok(fm[i]) for i in wide],
+              [r[:2] + [r[2 + i] for i in wide] for r in rows], align="ll" + "r" * len(wide)),
+    ]
+    if narrow:  # the 16-bit formats in a table of their own, so that neither is wider than the page
+        steps.append(table("precision.values16_cap", [word("quantity")] + [tok(fm[i]) for i in narrow],
+                           [r[:1] + [r[2 + i] for i in narrow] for r in rows], align="l" + "r" * len(narrow)))
+    steps += [
+        text("precision.digits_intro", **{k: num(str(v)) for k, v in FORMAT_DIGITS.items() if k in fm}
+             | {k: num("0") for k in ("float64", "float32", "bfloat16", "float16") if k not in fm}),
+        table("precision.digits_cap", [word("quantity")] + [tok(x) for x in fm], dig, align="l" + "r" * len(fm)),
+    ]
+    if f.births:
+        steps += [text("precision.born_intro"),
+                  table("precision.born_cap", [word("blank"), math(r"\mathcal{L}"), math(r"\nabla_\theta \mathcal{L}")],
+                        born, align="lll")]
+    else:
+        steps.append(text("precision.born_skipped"))
+    steps += _decisions(f)
+    if d.spec.kind == "transformer" and d.spec.d == 2 and {"float32", "bfloat16"} <= set(fm):
+        steps += _layernorm(d, n, f)
+    steps += [text("precision.run"), code(f"python -m symgpt.precision {d.spec.name}", "sh")]
+    return {"id": "precision", "steps": steps}
+
+
+def _ref_tex(ref: str) -> str:
+    """A quantity's name in math: grad_W_Q[1,0] → \\mathrm{grad\\_W\\_Q}[1,0]."""
+    return mtext(ref)
+
+
+def _decisions(f) -> list:
+    """Sentences on the signs and decisions a format changes, and AdamW steps that are not numbers at all."""
+    out = []
+    for fmt in f.formats:
+        fl, ex = f.floats[fmt], f.exact
+        flips = sum(f.summary(fmt, name)["sign_flips"] for name in f.pipe.names if "[1]." not in name)
+        relu = sum(int(np.sum((np.asarray(fl[z], dtype=np.float64) > 0) != (ex[z] > 0)))
+                   for z in f.pipe.names if z.rpartition(".")[2] == "Z")
+        changed = [name for name in f.pipe.names if name.rpartition(".")[2] in ("p", "logits", "z", "A")
+                   and f.decisions(fmt, name)]
+        nan = [name.partition(".")[2] for name in f.pipe.names
+               if name.startswith("adamw[1].") and f.summary(fmt, name)["nonfinite"]]
+        if flips or relu or changed or nan:
+            out.append(text("precision.flips", fmt=tok(fmt), flips=num(str(flips)), relu=num(str(relu)),
+                            argmax=_names(changed), nan=_names(nan)))
+    return out
+
+
+def _names(names) -> dict:
+    """Tensor names as one math value (or a dash)."""
+    return math(", ".join(mtext(x) for x in names) if names else "-")
+
+
+def _layernorm(d, n, f) -> list:
+    """d = 2: the saturated LayerNorm, the digits of the smallest gradients, and what PyTorch's 16-bit saved
+    statistics do (against the same run with them kept in float32)."""
+    from .precision_model import Floats, run
+
+    class Float32Statistics(Floats):
+        def _saved(self, x, eps):
+            return self._moments(x, self.const(Fraction(str(eps))))
+
+    grad = f"grad_{d.spec.layer_prefix(d.spec.layers - 1)}H2"
+    with np.errstate(all="ignore"):
+        kept = run(f.pipe, Float32Statistics("bfloat16"), f.params)[grad]
+    exact = np.array([float(x) for x in f.exact[grad].ravel()])
+    big = float(np.max(np.abs(exact)))
+    ratio = float(np.max(np.abs(np.asarray(f.floats["bfloat16"][grad], dtype=np.float64)))) / big
+    off = float(np.max(np.abs(np.asarray(kept, dtype=np.float64).ravel() - exact))) / big
+    _, g, idx = f.headline()[3]
+    gref = f"{g}[{','.join(map(str, idx))}]"
+    ln = f"{d.spec.layer_prefix(0)}LN1[{len(d.spec.input) - 1},0]"
+    return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref), name=math(mtext(g)),
+                 d32=num(str(digits(f, "float32", g))), l32=num(str(digits(f, "float32", "loss"))),
+                 d64=num(str(digits(f, "float64", g))), ratio=num(str(int(ratio))),
+                 pct={"t": "pct", "v": str(max(1, pymath.ceil(100 * off)))})]

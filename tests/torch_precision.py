@@ -1,0 +1,95 @@
+"""The transformer and the bigram in PyTorch in any dtype, every intermediate kept with its gradient.
+
+Written as a practitioner writes them (``@``, ``torch.softmax``, ``F.layer_norm``, ``torch.log_softmax``,
+autograd, ``torch.optim.SGD`` / ``AdamW``), independent of symgpt: it takes the parameters as floats of the
+dtype (float64 numbers that the dtype holds exactly) and the positional encoding the same way, and returns
+numpy float64 arrays by the names symgpt uses.
+"""
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def _t(x, dt):
+    return torch.tensor(np.asarray(x, dtype=np.float64)).to(dt)
+
+
+def transformer(spec, params: dict, PE, dt) -> dict:
+    """Forward, backward and the first SGD/AdamW update of a transformer spec (a symgpt Spec, read for sizes,
+    tokens and hyper-parameters).  ``params``: name -> float64 array of the dtype's values."""
+    out = {}
+    P = {n: _t(v, dt).requires_grad_(True) for n, v in params.items()}
+    ids, T, d, heads = list(spec.input), len(spec.input), spec.d, spec.heads
+    dk = d // heads
+    eps = float(spec.ln_eps)
+    keep = {}
+
+    def k(name, t):
+        t.retain_grad()
+        keep[name] = t
+        return t
+
+    H = k("H0", P["E"][ids] + _t(PE, dt))
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+    for l in range(spec.layers):
+        pre = spec.layer_prefix(l)
+        Q, K, V = (k(pre + m, H @ P[pre + "W_" + m]) for m in ("Q", "K", "V"))
+        S = k(pre + "S", torch.stack([Q[:, h * dk:(h + 1) * dk] @ K[:, h * dk:(h + 1) * dk].T / math.sqrt(dk)
+                                      for h in range(heads)]) if heads > 1 else
+              Q @ K.T / math.sqrt(dk))
+        A = k(pre + "A", torch.softmax(S.masked_fill(mask, float("-inf")), dim=-1))
+        Ah = A if heads > 1 else A[None]
+        O = torch.cat([Ah[h] @ V[:, h * dk:(h + 1) * dk] for h in range(heads)], dim=1)
+        if pre + "W_O" in P:
+            O = k(pre + "Attn_heads", O) @ P[pre + "W_O"]
+        H1 = k(pre + "H1", H + k(pre + "Attn", O))
+        LN1 = k(pre + "LN1", F.layer_norm(H1, (d,), P[pre + "gamma1"], P[pre + "beta1"], eps))
+        Z = k(pre + "Z", LN1 @ P[pre + "W_1"] + P[pre + "b_1"])
+        R = k(pre + "R", torch.relu(Z))
+        H2 = k(pre + "H2", LN1 + k(pre + "F", R @ P[pre + "W_2"] + P[pre + "b_2"]))
+        H = k(pre + "LN2", F.layer_norm(H2, (d,), P[pre + "gamma2"], P[pre + "beta2"], eps))
+    h = k("h_final", H[T - 1])
+    logits = k("logits", (h[None, :] @ (P["E"].T if spec.tied else P["W_out"]))[0])
+    return _head(spec, P, keep, logits, out)
+
+
+def bigram(spec, params: dict, dt) -> dict:
+    P = {n: _t(v, dt).requires_grad_(True) for n, v in params.items()}
+    keep = {}
+    x = P["E"][spec.input[-1]]
+    x.retain_grad()
+    keep["x"] = x
+    z = (x[None, :] @ P["W"])[0]
+    z.retain_grad()
+    keep["z"] = z
+    return _head(spec, P, keep, z, {})
+
+
+def _head(spec, P, keep, logits, out):
+    logp = torch.log_softmax(logits, dim=-1)
+    loss = -logp[spec.target]
+    loss.backward()
+    with torch.no_grad():
+        out["p"] = torch.softmax(logits, dim=-1)
+    out["logp"], out["loss"] = logp, loss
+    for n, t in keep.items():
+        out[n] = t
+        if t.grad is not None:
+            out["grad_" + n] = t.grad
+    for n, t in P.items():
+        out[n] = t
+        out["grad_" + n] = t.grad
+    tr = spec.training
+    for name, opt in (("sgd", lambda ps: torch.optim.SGD(ps, lr=float(tr.lr), foreach=False)),
+                      ("adamw", lambda ps: torch.optim.AdamW(
+                          ps, lr=float(tr.adamw.lr), betas=(float(tr.adamw.beta1), float(tr.adamw.beta2)),
+                          eps=float(tr.adamw.eps), weight_decay=float(tr.adamw.weight_decay), foreach=False))):
+        for n, t in P.items():
+            q = t.detach().clone().requires_grad_(True)
+            q.grad = t.grad.clone()
+            o = opt([q])
+            o.step()
+            out[f"{name}[1].{n}"] = q
+    return {n: t.detach().to(torch.float64).numpy().copy() for n, t in out.items()}
