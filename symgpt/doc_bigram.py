@@ -55,7 +55,7 @@ def sections(d, n):
     """All sections and the figures' data of a bigram document."""
     figs = {}
     return [setup(d, n), forward(d, n, figs), backprop(d, n), update(d, n, figs), extras_section(d, n),
-            script_section(d, n), selfcheck(d, n), doc_precision.section(d, n)], figs
+            script_section(d, n), selfcheck(d, n), doc_precision.section(d, n, figs=figs)], figs
 
 
 def _within(key, part):

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .blocks import code, math, mtext, num, table, text, tok, word
+from .blocks import code, figure, math, mtext, num, table, text, tok, word
 
 SIG = 5
 """Significant digits of a float printed with ≈."""
@@ -60,13 +60,11 @@ def pipeline_rows(f) -> list:
     return names + [f"{opt}[1].{small}" for opt in ("sgd", "adamw") if f"{opt}[1].{small}" in f.exact]
 
 
-def section(d, n, formats=None) -> dict:
+def section(d, n, formats=None, figs=None) -> dict:
     """The section: headline values per format, correct digits along the pipeline, where the error is born,
     and (a transformer with d = 2) what a saturated LayerNorm does to the gradients."""
     from .precision import forensics
-    if d.spec.training.all_positions:   # the forensics models the loss at the last position only
-        return {"id": "precision", "steps": [text("precision.unsupported"),
-                                             code(f"python -m symgpt.precision {d.spec.name}", "sh")]}
+    from .precision_figure import picture
     f = forensics(d, formats, births=d.spec.d * len(d.spec.input) * max(d.spec.layers, 1) <= BIRTHS_UP_TO)
     fm = f.formats
     rows = []
@@ -95,6 +93,9 @@ def section(d, n, formats=None) -> dict:
              | {k: num("0") for k in ("float64", "float32", "bfloat16", "float16") if k not in fm}),
         table("precision.digits_cap", [word("quantity")] + [tok(x) for x in fm], dig, align="l" + "r" * len(fm)),
     ]
+    if figs is not None:  # the same digits as a picture along the pipeline (NAME-precision.svg, and in the PDF)
+        figs["precision"] = picture(f)
+        steps.append(figure("precision", "precision.fig"))
     if f.births:
         steps += [text("precision.born_intro"),
                   table("precision.born_cap", [word("blank"), math(r"\mathcal{L}"), math(r"\nabla_\theta \mathcal{L}")],
@@ -125,9 +126,13 @@ def _decisions(f) -> list:
                    and f.decisions(fmt, name)]
         nan = [name.partition(".")[2] for name in f.pipe.names
                if name.startswith("adamw[1].") and f.summary(fmt, name)["nonfinite"]]
-        if flips or relu or changed or nan:
-            out.append(text("precision.flips", fmt=tok(fmt), flips=num(str(flips)), relu=num(str(relu)),
-                            argmax=_names(changed), nan=_names(nan)))
+        parts = ([("precision.flips_sign", {"n": num(str(flips))})] if flips else []) \
+            + ([("precision.flips_relu", {"n": num(str(relu))})] if relu else []) \
+            + ([("precision.flips_argmax", {"names": _names(changed)})] if changed else []) \
+            + ([("precision.flips_nan", {"names": _names(nan)})] if nan else [])
+        if parts:  # only what did happen, joined into one sentence ("said", symgpt.render.Format.value)
+            what = {"t": "said", "v": parts, "sep": "precision.flips_sep"}
+            out.append(text("precision.flips", fmt=tok(fmt), what=what))
     return out
 
 
@@ -150,6 +155,8 @@ def _layernorm(d, n, f) -> list:
         kept = run(f.pipe, Float32Statistics("bfloat16"), f.params)[grad]
     exact = np.array([float(x) for x in f.exact[grad].ravel()])
     big = float(np.max(np.abs(exact)))
+    if big == 0:  # LayerNorm with ε = 0 on d = 2: its gradient is exactly 0, nothing to compare a float run with
+        return []
     ratio = float(np.max(np.abs(np.asarray(f.floats["bfloat16"][grad], dtype=np.float64)))) / big
     off = float(np.max(np.abs(np.asarray(kept, dtype=np.float64).ravel() - exact))) / big
     _, g, idx = f.headline()[3]

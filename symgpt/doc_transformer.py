@@ -12,7 +12,7 @@ the last one, the position that predicts).
 >>> [s["id"] for s in secs][:4]
 ['setup', 'vocab', 'tokenize', 'embed']
 >>> sorted(figs)
-['attention', 'backprop', 'pipeline', 'probs']
+['attention', 'backprop', 'pipeline', 'precision', 'probs']
 """
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def sections(d, n):
         for sec in block:
             sec["layer"] = l + 1 if c.s.layers > 1 else None  # layers are numbered from 1 in headings
         out += block
-    out += [head(c), softmax(c, figs), sample(c), training(c, figs), summary(c), doc_precision.section(d, n)]
+    out += [head(c), softmax(c, figs), sample(c), training(c, figs), summary(c), doc_precision.section(d, n, figs=figs)]
     return out, figs
 
 

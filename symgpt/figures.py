@@ -182,6 +182,26 @@ def line(xs, ys) -> dict:
             "colours": {"other": hex_colour("other")}}
 
 
+SERIES = ("2563EB", "16A34A", "DC2626", "D97706", "7C3AED", "0891B2")  # blue, green, red, amber, violet, teal
+
+
+def lines(labels, series: dict, ymax: int, ytitle: str) -> dict:
+    """Several named series over the same labelled x positions (one line each, with a legend): e.g. the
+    correct digits of every tensor along the pipeline, one line per float format.  The y axis runs from 0
+    to ``ymax`` in steps of 4 (``ymax`` a multiple of 4); the series' names stand in the legend as they are.
+
+    >>> f = lines(["H0", "Q"], {"float32": [7, 6], "bfloat16": [2, 2]}, 16, "d")
+    >>> [s["name"] for s in f["series"]], f["yticks"], f["series"][1]["points"][1]
+    (['float32', 'bfloat16'], ['0', '4', '8', '12', '16'], {'x': 1, 'y': 2})
+    """
+    out = []
+    for k, (name, ys) in enumerate(series.items()):
+        out.append({"name": name, "role": f"series{k}", "points": [{"x": i, "y": y} for i, y in enumerate(ys)]})
+    return {"kind": "lines", "labels": list(labels), "series": out, "ymin": "0", "ymax": str(ymax),
+            "yticks": [str(t) for t in range(0, ymax + 1, 4)], "ytitle": ytitle,
+            "colours": {f"series{k}": SERIES[k % len(SERIES)] for k in range(len(out))}}
+
+
 # ---------------------------------------------------------------- SVG
 
 def _f(x) -> str:
@@ -205,7 +225,8 @@ def _text(x, y, s, anchor="middle", size=13, extra="", font=FONT) -> str:
 
 def svg(fig: dict) -> str:
     """The figure as a standalone SVG document (UTF-8 text)."""
-    return {"bars": _svg_bars, "heat": _svg_heat, "line": _svg_line, "diagram": diagrams.svg}[fig["kind"]](fig)
+    return {"bars": _svg_bars, "heat": _svg_heat, "line": _svg_line, "lines": _svg_lines,
+            "diagram": diagrams.svg}[fig["kind"]](fig)
 
 
 def _frame(w, h, body) -> str:
@@ -297,4 +318,32 @@ def _svg_line(fig) -> str:
     body.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
     for p in pts:
         body.append(f'<circle cx="{_f(X(p["x"]))}" cy="{_f(Y(p["y"]))}" r="3" fill="{colour}"/>')
+    return _frame(w, h, body)
+
+
+def _svg_lines(fig) -> str:
+    """Each series a polyline with dots; the x labels turned 60°; a legend of the series' names on top."""
+    left, top, step, ph = 64, 36, 18, 240
+    n = len(fig["labels"])
+    pw = step * max(n - 1, 1)
+    w, h = left + pw + 40, top + ph + 110
+    ymax = Fraction(fig["ymax"])
+    X = lambda i: left + i * step
+    Y = lambda y: top + ph - Fraction(y) / ymax * ph
+    body = _y_axis(left, top, ph, left + pw, fig["ymin"], fig["ymax"], fig["yticks"], fig["ytitle"])
+    for i, name in enumerate(fig["labels"]):
+        x = _f(X(i))
+        body.append(f'<line x1="{x}" y1="{top + ph}" x2="{x}" y2="{top + ph + 4}" stroke="#333"/>')
+        body.append(_text(X(i) + 4, top + ph + 10, name, "end", 11,
+                          extra=f' class="xtick" transform="rotate(-60 {_f(X(i) + 4)} {_f(top + ph + 10)})"'))
+    body.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#333"/>')
+    for k, ser in enumerate(fig["series"]):
+        colour = "#" + fig["colours"][ser["role"]]
+        pts = [(X(p["x"]), Y(p["y"])) for p in ser["points"]]
+        body.append(f'<polyline points="{" ".join(f"{_f(x)},{_f(y)}" for x, y in pts)}" fill="none" '
+                    f'stroke="{colour}" stroke-width="2"/>')
+        body += [f'<circle cx="{_f(x)}" cy="{_f(y)}" r="2.5" fill="{colour}"/>' for x, y in pts]
+        lx = left + k * 110
+        body.append(f'<line x1="{lx}" y1="14" x2="{lx + 22}" y2="14" stroke="{colour}" stroke-width="3"/>')
+        body.append(_text(lx + 28, 18, ser["name"], "start", 12, extra=' class="legend"'))
     return _frame(w, h, body)

@@ -18,6 +18,9 @@ Operation order (PyTorch 2.x on CPU, as measured for these shapes; see ``tests/t
   subtracts the row maximum first and multiplies by 1/Σ; the loss is −log_softmax[target], and its adjoint is
   ``exp(log_softmax) − onehot`` (torch's formula); the softmax adjoint is ``A ⊙ (g − Σ g·A)``; LayerNorm's is
   torch's ``a·g·γ + b·x + c`` form with ``a = rstd``.
+* a loss over every position (``training.all_positions``): the head's (T, V) logits, a log-softmax per row, and
+  the mean of −log p[next token] summed in position order, then ÷ T; each row's adjoint gets −1/T at its target
+  (F.cross_entropy's mean; checked against it within the first-order bound, not bit for bit).
 * exp, log and sqrt: numpy's in float64 and float32; computed in float32 and rounded for bfloat16 and float16.
   (torch's vectorised exp and log are not numpy's: they can differ in the last bit.)
 * scalars (1/√d_k, ε, lr, β) are rounded to the arithmetic's working type (float32 for the two 16-bit formats).
@@ -214,11 +217,19 @@ class Floats:
         ls = self.w(self.out(self._rounded(np.log, "log", self.w(self.out(self._rowsum(e))))))
         return self.out((x - m) - ls[..., None])
 
-    def xent_grad(self, logp, target):
-        """torch's adjoint of −log_softmax[target]: g − exp(log p)·Σg with g = −onehot, i.e. exp(log p) − onehot."""
+    def xent_grad(self, logp, target, n: int = 1):
+        """torch's adjoint of −log_softmax[target] (over n positions, the mean's share −1/n):
+        g − exp(log p)·Σg with g = −onehot/n, i.e. (exp(log p) − onehot)/n."""
         g = np.zeros(logp.shape, dtype=self.wide)
-        g[target] = -1
+        g[target] = -self.wide(1) / self.wide(n) if n > 1 else -1
         return self.out(g - self._rounded(np.exp, "exp", logp) * self._rowsum(g))
+
+    def mean_nll(self, logps, ys):
+        """The mean over positions of −log p[y], summed in position order in the working type, then ÷ n."""
+        acc = self.wide(0)
+        for lp, y in zip(logps, ys):
+            acc = acc - self.w(lp)[y]
+        return self.out(acc / self.wide(len(ys)))
 
     def softmax_grad(self, a, g):
         """A ⊙ (g − Σ_s g·A), row by row."""
@@ -362,10 +373,13 @@ class Exact(Floats):
         m = max(x)
         return (x - m) - self.ctx.log(sum(self.exp(x - m)))
 
-    def xent_grad(self, logp, target):
+    def xent_grad(self, logp, target, n: int = 1):
         g = self.exp(logp)
         g[target] -= 1
-        return g
+        return g / n if n > 1 else g
+
+    def mean_nll(self, logps, ys):
+        return sum((-self.w(lp)[y] for lp, y in zip(logps, ys)), self.ctx.mpf(0)) / len(ys)
 
     def _moments(self, x, eps):
         n = x.shape[-1]
@@ -437,9 +451,6 @@ class Pipeline:
         self.stages: list[Stage] = []
         self.params = list(spec.params)
         tr = spec.training
-        if tr.all_positions:
-            raise InputError(f"{spec.path}: [training].all_positions: the floating-point forensics models the loss "
-                             "at the last position only; expected all_positions = false")
         self.trained = sorted({n.partition("[")[0] for n in _trained(spec)}, key=self.params.index)
         if spec.kind == "transformer":
             self._transformer()
@@ -471,10 +482,15 @@ class Pipeline:
         self.add("grad_W", ["x", "grad_z"], lambda ar, x, g: ar.mm(x[:, None], g[None, :]))
         self.add("grad_E", ["E", "grad_x"], lambda ar, E, g: _scatter(ar, E, [(tok, g)]))
 
-    def _head_loss(self, z, tgt):
+    def _head_loss(self, z, tgt, earlier=(), ys=()):
+        """p and log p at the last position; the loss −log p[target], or with ``earlier`` positions' log p
+        (targets ``ys``, the last one's included) the mean of −log p over every position."""
         self.add("p", [z], lambda ar, v: ar.softmax(v))
         self.add("logp", [z], lambda ar, v: ar.log_softmax(v))
-        self.add("loss", ["logp"], lambda ar, lp: ar.sub(lp[tgt] * 0, lp[tgt]))
+        if earlier:
+            self.add("loss", list(earlier) + ["logp"], lambda ar, *lps: ar.mean_nll(lps, ys))
+        else:
+            self.add("loss", ["logp"], lambda ar, lp: ar.sub(lp[tgt] * 0, lp[tgt]))
 
     # -- the transformer ----------------------------------------------------------------------------------
     def _transformer(self):
@@ -488,24 +504,50 @@ class Pipeline:
         for l in range(s.layers):
             H = self._block(s.layer_prefix(l), H)
         W = "E" if s.tied else "W_out"
+        head = (lambda ar, h, W_: ar.mm(h[None, :], W_.T if s.tied else W_)[0])
+        every = s.training.all_positions  # the loss is the mean over every position: t predicts token t + 1
+        early = list(range(T - 1)) if every else []
+        for t in early:
+            self.add(f"logits_at{t}", [H, W], lambda ar, X, W_, t=t: head(ar, X[t].copy(), W_))
+            self.add(f"logp_at{t}", [f"logits_at{t}"], lambda ar, v: ar.log_softmax(v))
         self.add("h_final", [H], lambda ar, X: X[T - 1].copy())
-        self.add("logits", ["h_final", W], lambda ar, h, W_: ar.mm(h[None, :], W_.T if s.tied else W_)[0])
-        self._head_loss("logits", s.target)
-        # the adjoints, from the loss backwards
-        self.add("grad_logits", ["logp"], lambda ar, lp: ar.xent_grad(lp, s.target))
+        self.add("logits", ["h_final", W], head)
+        ys = [toks[t + 1] for t in early] + [s.target]
+        self._head_loss("logits", s.target, [f"logp_at{t}" for t in early], ys)
+        # the adjoints, from the loss backwards (each position's share 1/T of the mean)
+        n = len(ys)
+        for t in early:
+            self.add(f"grad_logits_at{t}", [f"logp_at{t}"], lambda ar, lp, y=ys[t]: ar.xent_grad(lp, y, n))
+        self.add("grad_logits", ["logp"], lambda ar, lp: ar.xent_grad(lp, s.target, n))
         self.add("grad_h_final", ["grad_logits", W],
                  lambda ar, g, W_: ar.mm(g[None, :], W_ if s.tied else W_.T)[0])
-        if s.tied:
+        G = [f"grad_logits_at{t}" for t in early] + ["grad_logits"]
+        last_block = [H]  # the head reads row t of the last block's output for each position it predicts from
+        if s.tied:  # the last position's g ⊗ h_final (the engine's grad_E_head); the earlier ones' Σ_t g_t ⊗ h_t
             self.add("grad_E_head", ["grad_logits", "h_final"], lambda ar, g, h: ar.mm(g[:, None], h[None, :]))
+            if early:
+                self.add("grad_E_early", G[:-1] + last_block,
+                         lambda ar, *a: ar.mm(np.stack(a[:-1]).T, a[-1][:len(a) - 1]))
         else:
-            self.add("grad_W_out", ["h_final", "grad_logits"], lambda ar, h, g: ar.mm(h[:, None], g[None, :]))
-        self.add("grad_" + H, ["grad_h_final", H], lambda ar, g, X: _row(ar, X, T - 1, g))
+            self.add("grad_W_out", G + last_block,
+                     lambda ar, *a: ar.mm(a[-1][T - len(a[:-1]):].T, np.stack(a[:-1])))
+
+        def grad_rows(ar, gh, W_, X, *gs):  # row T−1 from grad_h_final; rows t < T−1 from their own logits
+            out = _row(ar, X, T - 1, gh)
+            for t, g in enumerate(gs):
+                out[t] = ar.mm(g[None, :], W_ if s.tied else W_.T)[0]
+            return out
+        self.add("grad_" + H, ["grad_h_final", W, H] + G[:-1], grad_rows)
         for l in reversed(range(s.layers)):
             self._block_backward(s.layer_prefix(l), "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2")
         rows = [(tok, t) for t, tok in enumerate(toks)]
         if s.tied:  # autograd adds the embedding's gradient (its rows summed first) to the head's
-            self.add("grad_E", ["grad_E_head", "grad_H0"],
-                     lambda ar, gh, g: ar.add(gh, _scatter(ar, gh, [(tok, g[t]) for tok, t in rows])))
+            more = ["grad_E_early"] if s.training.all_positions and T > 1 else []
+
+            def grad_E(ar, gh, g, *early):
+                head_part = ar.add(gh, early[0]) if early else gh
+                return ar.add(head_part, _scatter(ar, gh, [(tok, g[t]) for tok, t in rows]))
+            self.add("grad_E", ["grad_E_head", "grad_H0"] + more, grad_E)
         else:
             self.add("grad_E", ["E", "grad_H0"], lambda ar, E, g: _scatter(ar, E, [(tok, g[t]) for tok, t in rows]))
 

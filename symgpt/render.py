@@ -15,7 +15,7 @@ prints with its reference, and for a worked line its printed arithmetic as
 
 >>> files = render_all(["derivations/bigram.toml"], formats=("md",), langs=("en",))
 >>> sorted(p.name for p in files)
-['bigram-loss.svg', 'bigram-probs.svg', 'bigram.en.md']
+['bigram-loss.svg', 'bigram-precision.svg', 'bigram-probs.svg', 'bigram.en.md']
 """
 from __future__ import annotations
 
@@ -222,6 +222,8 @@ class Format:
             return self.words("share") % {"tok": self.esc(v["tok"]), "pct": self.number(v["v"]) + self.esc("%")}
         if t == "list":
             return self.words("sep").join(self.value(x) for x in v["v"])
+        if t == "said":  # sentences of the language file joined into one: [(key, args)], a separator's key
+            return self.say(v["sep"]).join(self.say(key, args) for key, args in v["v"])
         if t == "toklist":
             return self.words("sep").join(self.words("quoted") % {"tok": self.esc(x)} for x in v["v"])
         raise ValueError(f"unknown value kind {t!r}")
@@ -588,8 +590,9 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
     ap = ap or Parser(prog="python -m symgpt.render")
     ap.description = ("Render the derivation documents of specs: every number certified, "
                       "Markdown (with SVG pictures), LaTeX and PDF, in Chinese or English.")
-    ap.epilog = ("Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, NAME.<lang>.html, "
-                 "NAME.<lang>.claims.toml and the pictures (with Markdown) NAME-probs.svg, NAME-loss.svg "
+    ap.epilog = ("Files written for a spec NAME: NAME.<lang>.md, NAME.<lang>.tex, NAME.<lang>.pdf, "
+                 "NAME.<lang>.html, NAME.<lang>.claims.toml and the pictures (with Markdown) NAME-precision.svg, "
+                 "NAME-probs.svg, NAME-loss.svg "
                  "(bigram), NAME-pipeline.svg, NAME-backprop.svg and NAME-attention.svg (transformer; with "
                  "several layers or heads one per layer L and head H, NAME-attention-L-H.svg, from 1). "
                  "The same input gives the same bytes; files are written into a staging folder and moved "

@@ -221,3 +221,23 @@ def test_loss_range_is_fitted_to_the_data(ys):
         assert ymin >= 0
     root = ET.fromstring(svg(fig))
     assert texts(root, "ytick") == fig["yticks"]
+
+
+@pytest.mark.parametrize("case", ["bigram", "tiny-transformer"])
+def test_the_precision_picture_draws_the_digits_table(case):
+    """NAME-precision.svg: one line per format, one point per row of the document's digits table, at its height
+    (y = digits / 16 of the plot), and the TikZ picture of the PDF plots the same coordinates."""
+    md = files(case, ".en.md")[f"{case}.en.md"]
+    part = md.split("Correct significant digits of every tensor, in evaluation order**", 1)[1].split("\n\n")[1]
+    rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in part.splitlines()[2:]]
+    table = {k: [int(r[1 + k]) for r in rows] for k in range(4)}  # float64, float32, bfloat16, float16
+    root = ET.fromstring(files(case, "-precision.svg")[f"{case}-precision.svg"])
+    lines = [el for el in root.iter(NS + "polyline")]
+    assert len(lines) == 4
+    for k, el in enumerate(lines):
+        ys = [float(p.split(",")[1]) for p in el.get("points").split()]
+        assert len(ys) == len(rows)
+        assert [round((36 + 240 - y) / 240 * 16, 6) for y in ys] == table[k]  # top 36, plot height 240, 0..16
+    tex = files(case, ".en.tex")[f"{case}.en.tex"]
+    plots = re.findall(r"\\addplot\[symgpt-series\d[^\]]*\] coordinates \{([^}]*)\}", tex)
+    assert [[int(y) for y in re.findall(r"\(\d+,(\d+)\)", p)] for p in plots] == [table[k] for k in range(4)]

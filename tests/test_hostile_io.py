@@ -274,10 +274,9 @@ def test_specs_whose_outputs_clash_are_refused_before_any_work(work, aux):
 def test_a_spec_named_twice_is_rendered_once(work):
     o = hostile.render("bigram", str(BIGRAM), "--format", "md", "--lang", "en", "--out", str(work / "out"))
     assert o.code == 0, o.err
-    assert sorted(p.name for p in (work / "out").iterdir()) == ["bigram-loss.svg", "bigram-probs.svg",
-                                                                 "bigram.en.md"]
-    assert o.out.splitlines() == [str(work / "out" / n) for n in
-                                  ("bigram-loss.svg", "bigram-probs.svg", "bigram.en.md")]
+    names = ["bigram-loss.svg", "bigram-precision.svg", "bigram-probs.svg", "bigram.en.md"]
+    assert sorted(p.name for p in (work / "out").iterdir()) == names
+    assert o.out.splitlines() == [str(work / "out" / n) for n in names]
 
 
 def test_success_replaces_old_files_and_leaves_no_staging_folder(work):
@@ -289,8 +288,8 @@ def test_success_replaces_old_files_and_leaves_no_staging_folder(work):
     assert o.code == 0, o.err
     assert (out / "bigram.en.md").read_text(encoding="utf-8").startswith("# ")
     assert (out / "keep.txt").read_text() == "mine"
-    assert sorted(p.name for p in out.iterdir()) == ["bigram-loss.svg", "bigram-probs.svg", "bigram.en.md",
-                                                     "keep.txt"]
+    assert sorted(p.name for p in out.iterdir()) == ["bigram-loss.svg", "bigram-precision.svg", "bigram-probs.svg",
+                                                     "bigram.en.md", "keep.txt"]
     assert not list((work / "tmp").iterdir()) and sorted(p.name for p in work.iterdir()) == ["out", "tmp"]
 
 
@@ -521,7 +520,7 @@ def test_control_characters_are_shown_in_svg_markdown_latex_and_claims(aux):
     spec.write_text(CONTROL_SPEC, encoding="utf-8")
     files = render.render_all([spec], formats=("md", "tex", "claims"), langs=("en", "zh"))
     svgs = [t for p, t in files.items() if p.suffix == ".svg"]
-    assert len(svgs) == 2
+    assert len(svgs) == 3  # probs, loss and the float formats' digits
     for text in svgs:
         ET.fromstring(text.encode("utf-8"))  # well-formed XML, or ParseError
     probs = next(t for p, t in files.items() if p.name == "ctl-probs.svg")

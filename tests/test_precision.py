@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import ml_dtypes
 import mpmath
@@ -310,12 +311,32 @@ def test_random_two_layer_specs_in_16_bit_formats(tmp_path, seed, tied, W_O):
             assert abs(ours(f, fmt, n)[i] - t[n][i]) <= float(ulp(ours(f, fmt, n)[i], fmt)), (fmt, n, i)
 
 
-def test_a_loss_over_every_position_is_refused(tmp_path):
+def _every_position(tmp_path) -> Path:
     text = (ROOT / "derivations" / "tiny-transformer.toml").read_text(encoding="utf-8")
     p = tmp_path / "all.toml"
     p.write_text(text.replace("learnable_ln = false", "learnable_ln = false\nall_positions = true"), encoding="utf-8")
-    with pytest.raises(symgpt.errors.InputError, match="all_positions"):
-        forensics(symgpt.load(str(p)))
+    return p
+
+
+def test_a_loss_over_every_position(tmp_path):
+    """The language-model loss (mean over every position, each predicting the next token): the mpmath pipeline
+    agrees with the engine on every quantity both name (the early positions' logits and their gradients too), and
+    PyTorch's F.cross_entropy over the (T, V) logits agrees with ours bit for bit or within the bound."""
+    p = _every_position(tmp_path)
+    f = report(p)
+    assert "logits_at0" in f.pipe.names and "grad_logits_at0" in f.pipe.names
+    with mpmath.workdps(60):
+        for n in f.pipe.names:
+            if n in f.d.net.groups and n != "PE":
+                for a, b in zip(np.ravel(f.reference[n]), np.ravel(f.exact[n])):
+                    assert abs(a - b) <= MP.mpf(10) ** -40 * max(1, abs(b)), n
+    assert abs(f.exact["loss"] - MP.mpf(f.d.value("loss", digits=45))) < MP.mpf(10) ** -40
+    same = 0
+    for fmt in FORMATS:
+        t = torch_values(p, fmt)
+        same += sum(np.array_equal(ours(f, fmt, n), t[n], equal_nan=True) for n in f.names() if n in t)
+    assert same > 100
+    _within_bound(p, FORMATS)
 
 
 def test_cli_svg_picture(tmp_path, capsys):
@@ -345,12 +366,10 @@ def test_products_with_a_transposed_factor_sum_even_and_odd_apart(fmt):
     assert np.sum(plain != t) > 8
 
 
-def test_document_section_of_a_spec_it_does_not_model(tmp_path):
+def test_document_section_of_a_loss_over_every_position(tmp_path):
     from symgpt.blocks import Numbers
     from symgpt.doc_precision import section
-    text = (ROOT / "derivations" / "tiny-transformer.toml").read_text(encoding="utf-8")
-    p = tmp_path / "all.toml"
-    p.write_text(text.replace("learnable_ln = false", "learnable_ln = false\nall_positions = true"), encoding="utf-8")
-    d = symgpt.load(str(p))
+    d = symgpt.load(str(_every_position(tmp_path)))
     sec = section(d, Numbers(d, 3))
-    assert [s.get("key") for s in sec["steps"]][0] == "precision.unsupported" and len(sec["steps"]) == 2
+    keys = [s.get("key") for s in sec["steps"]]
+    assert "precision.values_cap" in keys and "precision.digits_cap" in keys

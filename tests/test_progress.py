@@ -96,9 +96,9 @@ def test_a_terminal_sees_one_numbered_line_per_step(tmp_path):
 
 def test_quiet_silences_a_terminal_and_a_pipe_gets_no_progress(tmp_path):
     code, out, err = render_here(["--format", "md", "--lang", "en", "--quiet"], tmp_path / "q", stderr_tty=True)
-    assert code == 0 and err == "" and out.count("\n") == 3
+    assert code == 0 and err == "" and out.count("\n") == 4
     code, out, err = render_here(["--format", "md", "--lang", "en"], tmp_path / "p", stderr_tty=False)
-    assert code == 0 and err == "" and out.count("\n") == 3
+    assert code == 0 and err == "" and out.count("\n") == 4
 
 
 @pytest.mark.slow
@@ -108,9 +108,9 @@ def test_a_real_terminal_and_a_real_pipe(tmp_path):
     assert code == 0 and err.splitlines() == STEPS
     assert sorted(out.split()) == sorted(str(p) for p in (tmp_path / "o").iterdir())
     code, out, err = render(["--format", "md", "--lang", "en", "--quiet"], tmp_path / "q", stderr_tty=True)
-    assert code == 0 and err == "" and out.count("\n") == 3
+    assert code == 0 and err == "" and out.count("\n") == 4
     code, out, err = render(["--format", "md", "--lang", "en"], tmp_path / "p", stderr_tty=False)
-    assert code == 0 and err == "" and out.count("\n") == 3
+    assert code == 0 and err == "" and out.count("\n") == 4
 
 
 def _modes(folder: Path) -> dict:
@@ -124,10 +124,11 @@ def _check_modes(tmp_path, umask, file_mode, dir_mode, render_fn):
     os.chmod(existing, 0o755)
     for out in (fresh, existing):
         code, listing, _ = render_fn(["--format", "md,claims", "--lang", "en"], out, stderr_tty=False, umask=umask)
-        assert code == 0 and len(listing.split()) == 4
+        assert code == 0 and len(listing.split()) == 5
         modes = _modes(out)
         files = {n: m for n, m in modes.items() if n != out.name}
-        assert set(files) == {"bigram.en.md", "bigram.en.claims.toml", "bigram-probs.svg", "bigram-loss.svg"}
+        assert set(files) == {"bigram.en.md", "bigram.en.claims.toml", "bigram-probs.svg", "bigram-loss.svg",
+                              "bigram-precision.svg"}
         assert set(files.values()) == {file_mode}, {n: oct(m) for n, m in files.items()}
     assert _modes(fresh)["out"] == dir_mode and stat.S_IMODE(fresh.parent.stat().st_mode) == dir_mode
     assert not [p for p in existing.iterdir() if re.match(r"\.", p.name)]  # no staging folder left behind

@@ -237,7 +237,7 @@ def test_smoke_the_real_command(tmp_path):
     exit 0, the written files listed on stdout, nothing on stderr (a pipe gets no progress)."""
     r = run_cli("bigram", "--format", "md", "--lang", "en", "--out", str(tmp_path / "out"))
     assert (r.returncode, r.stderr) == (0, "")
-    names = ["bigram-loss.svg", "bigram-probs.svg", "bigram.en.md"]
+    names = ["bigram-loss.svg", "bigram-precision.svg", "bigram-probs.svg", "bigram.en.md"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == names
     assert r.stdout.split() == [str(tmp_path / "out" / n) for n in names]
     assert (tmp_path / "out" / "bigram.en.md").read_text(encoding="utf-8").startswith("# ")

@@ -50,8 +50,17 @@ def transformer(spec, params: dict, PE, dt) -> dict:
         R = k(pre + "R", torch.relu(Z))
         H2 = k(pre + "H2", LN1 + k(pre + "F", R @ P[pre + "W_2"] + P[pre + "b_2"]))
         H = k(pre + "LN2", F.layer_norm(H2, (d,), P[pre + "gamma2"], P[pre + "beta2"], eps))
+    W = P["E"].T if spec.tied else P["W_out"]
+    if spec.training.all_positions:  # every position predicts the next token: one (T, V) product, the mean loss
+        k("h_final", H[T - 1])
+        L2 = H @ W
+        for t in range(T - 1):
+            k(f"logits_at{t}", L2[t])
+        logits = k("logits", L2[T - 1])
+        ys = torch.tensor(ids[1:] + [spec.target])
+        return _head(spec, P, keep, logits, out, lambda: F.cross_entropy(L2, ys))
     h = k("h_final", H[T - 1])
-    logits = k("logits", (h[None, :] @ (P["E"].T if spec.tied else P["W_out"]))[0])
+    logits = k("logits", (h[None, :] @ W)[0])
     return _head(spec, P, keep, logits, out)
 
 
@@ -67,9 +76,9 @@ def bigram(spec, params: dict, dt) -> dict:
     return _head(spec, P, keep, z, {})
 
 
-def _head(spec, P, keep, logits, out):
+def _head(spec, P, keep, logits, out, mean_loss=None):
     logp = torch.log_softmax(logits, dim=-1)
-    loss = -logp[spec.target]
+    loss = -logp[spec.target] if mean_loss is None else mean_loss()
     loss.backward()
     with torch.no_grad():
         out["p"] = torch.softmax(logits, dim=-1)
