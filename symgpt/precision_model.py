@@ -224,6 +224,14 @@ class Floats:
         g[target] = -self.wide(1) / self.wide(n) if n > 1 else -1
         return self.out(g - self._rounded(np.exp, "exp", logp) * self._rowsum(g))
 
+    def clip_coef(self, grads, c: Fraction):
+        """torch's clip_grad_norm_: each gradient's 2-norm, the norm of those norms, c/(norm + 10⁻⁶) clamped to 1
+        (a 0-d array of the format, the factor every gradient is multiplied by)."""
+        norms = [self.out(np.sqrt(self._rowsum(np.ravel(self.w(g)) ** 2))) for g in grads]
+        total = self.out(np.sqrt(self._rowsum(self.w(np.array(norms)) ** 2)))
+        coef = self.out(self.wide(float(c)) / (self.w(total) + self.wide(1e-6)))
+        return np.minimum(coef, self.out(self.wide(1)))
+
     def mean_nll(self, logps, ys):
         """The mean over positions of −log p[y], summed in position order in the working type, then ÷ n."""
         acc = self.wide(0)
@@ -378,6 +386,10 @@ class Exact(Floats):
         g[target] -= 1
         return g / n if n > 1 else g
 
+    def clip_coef(self, grads, c: Fraction):
+        norm = self.ctx.sqrt(sum((x * x for g in grads for x in np.ravel(g)), self.ctx.mpf(0)))
+        return min(self.const(c) / (norm + self.const(Fraction(1, 10 ** 6))), self.ctx.mpf(1))
+
     def mean_nll(self, logps, ys):
         return sum((-self.w(lp)[y] for lp, y in zip(logps, ys)), self.ctx.mpf(0)) / len(ys)
 
@@ -459,8 +471,9 @@ class Pipeline:
         self.grads = ["grad_" + n for n in self.params if "grad_" + n in self.names]
         self.notes = []
         if updates:
-            if len(tr.examples) > 1 or tr.clip is not None or tr.warmup:
-                self.notes.append("the first updates use [data] alone, with no clipping or warm-up")
+            if len(tr.examples) > 1:
+                self.notes.append("the first updates use [data] alone (the other examples of training.examples "
+                                  "are left out of the gradient)")
             self._updates()
 
     @property
@@ -657,11 +670,19 @@ class Pipeline:
     # -- the first updates --------------------------------------------------------------------------------
     def _updates(self):
         tr = self.spec.training
-        lr, a = Fraction(str(tr.lr)), tr.adamw
-        alr, b1, b2, eps, wd = (Fraction(str(x)) for x in (a.lr, a.beta1, a.beta2, a.eps, a.weight_decay))
+        lr, a = _first_rate(self.spec, tr.lr), tr.adamw   # the schedule's rate at update 0 (a warm-up's share)
+        alr = _first_rate(self.spec, a.lr)
+        b1, b2, eps, wd = (Fraction(str(x)) for x in (a.beta1, a.beta2, a.eps, a.weight_decay))
         decays = set(_decaying(self.spec, self.trained))
+        grad = {n: "grad_" + n for n in self.trained}
+        if tr.clip is not None:  # torch.nn.utils.clip_grad_norm_: every gradient times min(1, c/(‖g‖ + 10⁻⁶))
+            c = Fraction(str(tr.clip))
+            self.add("clip_coef", list(grad.values()), lambda ar, *gs: ar.clip_coef(gs, c))
+            for n in self.trained:
+                self.add(f"clip[1].grad_{n}", [grad[n], "clip_coef"], lambda ar, G, k: ar.mul(G, k))
+            grad = {n: f"clip[1].grad_{n}" for n in self.trained}
         for n in self.trained:
-            self.add(f"sgd[1].{n}", [n, "grad_" + n], lambda ar, P, G: _sgd(ar, P, G, lr))
+            self.add(f"sgd[1].{n}", [n, grad[n]], lambda ar, P, G: _sgd(ar, P, G, lr))
 
             def adamw(ar, P, G, wd=wd if n in decays else Fraction(0)):
                 # torch.optim.AdamW's first step (single-tensor): θ·(1 − lr·λ); m = lerp(0, g, 1 − β1);
@@ -672,7 +693,22 @@ class Pipeline:
                 v = ar.out(ar.fma(ar.w(G) * k["1-b2"], ar.w(G), ar.w(0)))
                 den = ar.add(ar.div(ar.sqrt(v), k["sqrt(bc2)"]), ar.const(eps))
                 return ar.out(ar.w(P) + k["-step"] * ar.w(m) / ar.w(den))
-            self.add(f"adamw[1].{n}", [n, "grad_" + n], adamw)
+            self.add(f"adamw[1].{n}", [n, grad[n]], adamw)
+
+
+def _first_rate(spec, lr) -> Fraction:
+    """The learning rate of update 0 (:func:`symgpt.train.lr_at`: a warm-up's first share, else lr itself).
+
+    >>> import dataclasses, symgpt
+    >>> spec = symgpt.load("bigram").spec
+    >>> _first_rate(spec, spec.training.lr)
+    Fraction(1, 2)
+    >>> _first_rate(dataclasses.replace(spec, training=dataclasses.replace(spec.training, warmup=3)), spec.training.lr)
+    Fraction(1, 8)
+    """
+    from .train import lr_at
+    q = lr_at(spec, lr, 0)
+    return Fraction(int(q.p), int(q.q))
 
 
 def _sgd(ar, P, G, lr):

@@ -339,6 +339,30 @@ def test_a_loss_over_every_position(tmp_path):
     _within_bound(p, FORMATS)
 
 
+def test_clipping_and_warm_up_in_the_first_updates(tmp_path):
+    """training.clip and a warm-up: the clip coefficient and the first SGD and AdamW parameters of the mpmath
+    pipeline agree with the certified trace to 40 digits; PyTorch (clip_grad_norm_, the warm-up's first rate)
+    agrees with our floats bit for bit or within the bound."""
+    text = (ROOT / "derivations" / "tiny-transformer.toml").read_text(encoding="utf-8")
+    p = tmp_path / "clip.toml"
+    p.write_text(text.replace("learnable_ln = false", "learnable_ln = false\nclip = 0.5\nwarmup = 2"),
+                 encoding="utf-8")
+    f = report(p)
+    assert not f.pipe.notes
+    with MP.workdps(60):
+        assert abs(f.exact["clip_coef"] - MP.mpf(f.d.value("sgd[1].clip_coef", digits=45))) < MP.mpf(10) ** -40
+        assert f.exact["clip_coef"] < MP.mpf(1) / 2  # the threshold bites: ‖g‖ ≈ 1.4
+        for opt in ("sgd", "adamw"):
+            for n in ("E", "W_Q", "b_2"):
+                for idx, x in np.ndenumerate(f.exact[f"{opt}[1].{n}"]):
+                    ref = f"{opt}[1].{n}[{','.join(map(str, idx))}]"
+                    assert abs(x - MP.mpf(f.d.value(ref, digits=45))) <= MP.mpf(10) ** -40 * max(1, abs(x)), ref
+    _within_bound(p, FORMATS)
+    same = sum(np.array_equal(ours(f, "bfloat16", n), torch_values(p, "bfloat16")[n], equal_nan=True)
+               for n in f.names() if n.startswith("sgd[1].") and n in torch_values(p, "bfloat16"))
+    assert same > 0
+
+
 def test_cli_svg_picture(tmp_path, capsys):
     from symgpt.precision import main
     assert main(["bigram", "--formats", "float32,float16", "--no-births", "--svg", str(tmp_path / "pics")]) == 0

@@ -91,14 +91,34 @@ def _head(spec, P, keep, logits, out, mean_loss=None):
         out[n] = t
         out["grad_" + n] = t.grad
     tr = spec.training
-    for name, opt in (("sgd", lambda ps: torch.optim.SGD(ps, lr=float(tr.lr), foreach=False)),
+    first = {"sgd": first_rate(spec, tr.lr), "adamw": first_rate(spec, tr.adamw.lr)}  # a warm-up's first share
+    for name, opt in (("sgd", lambda ps: torch.optim.SGD(ps, lr=first["sgd"], foreach=False)),
                       ("adamw", lambda ps: torch.optim.AdamW(
-                          ps, lr=float(tr.adamw.lr), betas=(float(tr.adamw.beta1), float(tr.adamw.beta2)),
+                          ps, lr=first["adamw"], betas=(float(tr.adamw.beta1), float(tr.adamw.beta2)),
                           eps=float(tr.adamw.eps), weight_decay=float(tr.adamw.weight_decay), foreach=False))):
+        qs = {}
         for n, t in P.items():
             q = t.detach().clone().requires_grad_(True)
             q.grad = t.grad.clone()
+            qs[n] = q
+        if tr.clip is not None:  # over the trained parameters' gradients together, as the trace clips them
+            trained = {n.partition("[")[0] for n in symgpt_trained(spec)}
+            torch.nn.utils.clip_grad_norm_([q for n, q in qs.items() if n in trained], float(tr.clip),
+                                           foreach=False)
+        for n, q in qs.items():
             o = opt([q])
             o.step()
             out[f"{name}[1].{n}"] = q
     return {n: t.detach().to(torch.float64).numpy().copy() for n, t in out.items()}
+
+
+def first_rate(spec, lr) -> float:
+    """The schedule's rate at update 0 as a Python float (symgpt's lr_at: a warm-up's first share)."""
+    from symgpt.precision_model import _first_rate
+    return float(_first_rate(spec, lr))
+
+
+def symgpt_trained(spec) -> list:
+    """The parameters the spec trains (learnable LayerNorm or not), entry by entry."""
+    from symgpt.precision_model import _trained
+    return _trained(spec)
