@@ -7,7 +7,9 @@ load:
 
 * exact: every named tensor (forward and adjoints) at 256 bits by the certified tensor engine, the reference the
   forensics compares with (the baseline);
-* floats: the four formats' IEEE runs (numpy, ml_dtypes) and their comparison with the exact values;
+* ieee: the four formats' IEEE runs alone (numpy, ml_dtypes), every stage in each format;
+* floats: the whole forensics without births: the exact reference (so at least 1× by construction), the four
+  formats' runs and every tensor's comparison with its exact values;
 * births: the same plus every rounding carried alone through the mpmath pipeline (models up to d = D);
 
 and prints each as a ratio to the exact evaluation of the same spec, measured in the same process.
@@ -24,6 +26,7 @@ sys.path[:0] = [str(ROOT)]
 
 import symgpt  # noqa: E402
 from symgpt.precision import PREC, forensics  # noqa: E402
+from symgpt.precision_model import FORMATS, Floats, Pipeline, exact_params, run  # noqa: E402
 
 SPECS = ["bigram", "tiny-transformer", str(ROOT / "benchmarks/specs/ladder-d4-T4-L1.toml"),
          str(ROOT / "benchmarks/specs/ladder-d8-T8-L2-h2.toml")]
@@ -35,6 +38,15 @@ def exact(spec):
         if name not in d.net.params:
             d.ev.group(name, PREC)
     return d
+
+
+def ieee(spec):
+    d = symgpt.load(spec)
+    pipe, params = Pipeline(d.spec), exact_params(d.spec)
+    t = time.perf_counter()
+    for fmt in FORMATS:
+        run(pipe, Floats(fmt), params)
+    return time.perf_counter() - t
 
 
 def floats(spec):
@@ -63,12 +75,14 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--births-up-to", type=int, default=8, help="largest d whose birth analysis is timed")
     a = ap.parse_args(argv)
-    print(f"{'spec':<22}{'exact s':>9}{'floats s':>10}{'×exact':>8}{'births s':>10}{'×exact':>8}")
+    print(f"{'spec':<22}{'exact s':>9}{'ieee s':>9}{'×exact':>8}{'floats s':>10}{'×exact':>8}{'births s':>10}"
+          f"{'×exact':>8}")
     for spec in SPECS:
         d = symgpt.load(spec).spec.d
         t0 = best(exact, spec, a.repeat)
+        ti = min(ieee(spec) for _ in range(a.repeat))  # the runs alone, without the load
         t1 = best(floats, spec, a.repeat)
-        line = f"{Path(spec).stem:<22}{t0:>9.3f}{t1:>10.3f}{t1 / t0:>8.1f}"
+        line = f"{Path(spec).stem:<22}{t0:>9.3f}{ti:>9.3f}{ti / t0:>8.1f}{t1:>10.3f}{t1 / t0:>8.1f}"
         if d <= a.births_up_to:
             t2 = best(births, spec, 1 if d > 4 else a.repeat)
             line += f"{t2:>10.3f}{t2 / t0:>8.1f}"

@@ -2,7 +2,8 @@
 
 Exact values are certified figures of the document (claims); a float is an exact rational, printed exactly when a
 short decimal is its value and with ≈ otherwise; digit counts and shares are exact statements about those floats.
-The error along the pipeline is a table (correct digits per tensor and format), not a picture.
+The error along the pipeline is a table (correct digits per tensor and format) and the same as a picture
+(:func:`symgpt.precision_figure.picture`).
 
 >>> import symgpt
 >>> from symgpt.blocks import Numbers
@@ -103,7 +104,7 @@ def section(d, n, formats=None, figs=None) -> dict:
     else:
         steps.append(text("precision.born_skipped"))
     steps += _decisions(f)
-    if d.spec.kind == "transformer" and d.spec.d == 2 and {"float32", "bfloat16"} <= set(fm):
+    if d.spec.kind == "transformer" and d.spec.d == 2 and set(FORMAT_DIGITS) <= set(fm):
         steps += _layernorm(d, n, f)
     steps += [text("precision.run"), code(f"python -m symgpt.precision {d.spec.name}", "sh")]
     return {"id": "precision", "steps": steps}
@@ -124,12 +125,15 @@ def _decisions(f) -> list:
                    for z in f.pipe.names if z.rpartition(".")[2] == "Z")
         changed = [name for name in f.pipe.names if name.rpartition(".")[2] in ("p", "logits", "z", "A")
                    and f.decisions(fmt, name)]
-        nan = [name.partition(".")[2] for name in f.pipe.names
-               if name.startswith("adamw[1].") and f.summary(fmt, name)["nonfinite"]]
+        steps = {name.partition(".")[2]: np.asarray(fl[name], dtype=np.float64) for name in f.pipe.names
+                 if name.startswith("adamw[1].")}
+        nan = [n_ for n_, v in steps.items() if np.isnan(v).any()]
+        inf = [n_ for n_, v in steps.items() if np.isinf(v).any()]
         parts = ([("precision.flips_sign", {"n": num(str(flips))})] if flips else []) \
             + ([("precision.flips_relu", {"n": num(str(relu))})] if relu else []) \
             + ([("precision.flips_argmax", {"names": _names(changed)})] if changed else []) \
-            + ([("precision.flips_nan", {"names": _names(nan)})] if nan else [])
+            + ([("precision.flips_nan", {"names": _names(nan)})] if nan else []) \
+            + ([("precision.flips_inf", {"names": _names(inf)})] if inf else [])
         if parts:  # only what did happen, joined into one sentence ("said", symgpt.render.Format.value)
             what = {"t": "said", "v": parts, "sep": "precision.flips_sep"}
             out.append(text("precision.flips", fmt=tok(fmt), what=what))
@@ -150,6 +154,8 @@ def _layernorm(d, n, f) -> list:
         def _saved(self, x, eps):
             return self._moments(x, self.const(Fraction(str(eps))))
 
+    if not _saturated(d, f):  # the story below is about saturated rows (γ = 1, β = 0, |LN| ≈ 1): else say nothing
+        return []
     grad = f"grad_{d.spec.layer_prefix(d.spec.layers - 1)}H2"
     with np.errstate(all="ignore"):
         kept = run(f.pipe, Float32Statistics("bfloat16"), f.params)[grad]
@@ -162,7 +168,22 @@ def _layernorm(d, n, f) -> list:
     _, g, idx = f.headline()[3]
     gref = f"{g}[{','.join(map(str, idx))}]"
     ln = f"{d.spec.layer_prefix(0)}LN1[{len(d.spec.input) - 1},0]"
+    ratio_text = f"{ratio:.2g}" if ratio < 10 else str(int(round(ratio)))  # a ratio of two floats, "about"
     return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref), name=math(mtext(g)),
                  d32=num(str(digits(f, "float32", g))), l32=num(str(digits(f, "float32", "loss"))),
-                 d64=num(str(digits(f, "float64", g))), ratio=num(str(int(ratio))),
+                 d64=num(str(digits(f, "float64", g))), dbf=num(str(digits(f, "bfloat16", g))),
+                 dh=num(str(digits(f, "float16", g))), ratio=num(ratio_text),
                  pct={"t": "pct", "v": str(max(1, pymath.ceil(100 * off)))})]
+
+
+def _saturated(d, f) -> bool:
+    """Every LayerNorm is the plain normalisation (γ = 1, β = 0) and every output of it is within 1 % of ±1."""
+    for l in range(d.spec.layers):
+        pre = d.spec.layer_prefix(l)
+        for k in ("1", "2"):
+            gamma, beta = f.exact.get(f"{pre}gamma{k}"), f.exact.get(f"{pre}beta{k}")
+            ln = f.exact.get(f"{pre}LN{k}")
+            if gamma is None or ln is None or any(g != 1 for g in np.ravel(gamma)) or \
+                    any(b != 0 for b in np.ravel(beta)) or any(abs(x) < 0.99 for x in np.ravel(ln)):
+                return False
+    return True

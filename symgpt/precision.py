@@ -15,8 +15,10 @@ every quantity the engine names, and the same pipeline in mpmath for the rest (`
 * **birth**: a stage's *local* error is its float result minus the exact result of the same operation on the same
   float inputs; the rest of its error is *inherited*.  To see where the loss and the gradients' error is born,
   each stage's local error (and each parameter's cast) is injected alone into the exact pipeline and carried to
-  every later quantity (first order, in mpmath; for the loss this is Σ ∂loss/∂node · local, with the exact
-  adjoints).
+  every later quantity: one rounding at a time, propagated exactly (in mpmath), not linearised; to first order
+  this is Σ ∂loss/∂node · local with the exact adjoints, which the tests check.  The sum over the sources is
+  the error the roundings explain one by one (:meth:`Forensics.spread`); what they do together beyond that is
+  of second order.
 
 >>> import symgpt
 >>> f = forensics(symgpt.load("bigram"), ["bfloat16"], births=False)
@@ -86,8 +88,11 @@ class Forensics:
             if st.name in groups and st.name != "PE":
                 out[st.name] = np.vectorize(_mpf, otypes=[object])(
                     np.array(self.d.ev.group(st.name, PREC), dtype=object))
-            else:
+            elif st.name == "PE":
                 out[st.name] = self.reference[st.name]
+            else:  # from the certified values of its inputs (an exactly zero gradient gives an exact update)
+                with np.errstate(all="ignore"):
+                    out[st.name] = np.asarray(st.fn(ex, *[out[i] for i in st.inputs]), dtype=object)
         return out
 
     # -- errors ----------------------------------------------------------------------------------------------
@@ -216,7 +221,7 @@ class Forensics:
 
     def spread(self, fmt: str, name: str) -> np.ndarray:
         """Σ over every source of |its local error carried to ``name``|, entry by entry (mpf array): the size of
-        error first-order analysis expects from roundings of this format at every step."""
+        error the roundings of this format explain one at a time (their interactions left out)."""
         out = np.zeros(np.shape(self.exact[name]), dtype=object) + MP.mpf(0)
         for b in self.births[fmt].values():
             if b and name in b:
@@ -224,7 +229,9 @@ class Forensics:
         return np.asarray(out, dtype=object)
 
     def local_share(self, fmt: str, name: str) -> float | None:
-        """‖local error‖ / (‖local‖ + ‖inherited‖) of one quantity: how much of its error it makes itself."""
+        """‖local error‖ / (‖local‖ + ‖inherited‖) of one quantity: how much of its error it makes itself, the
+        rest coming in with its inputs (a parameter's error is all its own cast; None for a quantity without a
+        local error)."""
         loc = self.local(fmt).get(name)
         if loc is None:
             return None
@@ -257,7 +264,7 @@ class Forensics:
     def to_json(self) -> dict:
         out = {"spec": self.d.spec.name, "formats": self.formats, "notes": self.pipe.notes, "quantities": {}}
         for n in self.names():
-            out["quantities"][n] = {f: dict(self.summary(f, n), values=[
+            out["quantities"][n] = {f: dict(self.summary(f, n), own_share=self.local_share(f, n), values=[
                 {"index": list(idx), "float": fv, "exact": MP.nstr(e, 20), "ulps": float(u), "rel": float(r)}
                 for idx, fv, e, u, r in self.entries(f, n)]) for f in self.formats}
         if self.births:
@@ -270,7 +277,7 @@ class Forensics:
         with ``entries``, every entry's value and error in every format."""
         fm = self.formats
         lines = [f"# {self.d.spec.name}: precision forensics ({', '.join(fm)})", ""]
-        head = ["quantity"] + [f"{f} digits / max ulps" for f in fm] + ["flips"]
+        head = ["quantity"] + [f"{f} digits / max ulps / own" for f in fm] + ["flips"]
         rows = []
         for n in self.names():
             ss = {f: self.summary(f, n) for f in fm}
@@ -278,14 +285,15 @@ class Forensics:
                 ([f"{s['sign_flips']} sign"] if s["sign_flips"] else []) + s["decisions"] +
                 ([f"{s['nonfinite']} inf/nan"] if s["nonfinite"] else [])) for f, s in ss.items()
                 if s["sign_flips"] or s["decisions"] or s["nonfinite"])
-            rows.append([n] + [f"{s['digits']:.1f} / {_ulps(s['ulps'])}" for s in ss.values()] + [flips])
+            rows.append([n] + [f"{s['digits']:.1f} / {_ulps(s['ulps'])} / {_share(self.local_share(f, n))}"
+                               for f, s in ss.items()] + [flips])
         lines += _grid(head, rows, markdown)
         lines += ["", "headline values:"]
         for label, g, idx in self.headline():
             vals = [f"{label}: exact {MP.nstr(self.exact[g][idx], 12)}"]
             for f in fm:
                 fv = float(np.asarray(self.floats[f][g], dtype=np.float64)[idx])
-                vals.append(f"{f} {fv:.9g}")
+                vals.append(f"{f} {fv!r}")  # the float itself (the shortest decimal that names it)
             lines.append("  " + ", ".join(vals))
         if self.births:
             for f in fm:
@@ -309,6 +317,15 @@ class Forensics:
     def _repr_markdown_(self) -> str:
         """A notebook shows the Markdown table."""
         return self.table(markdown=True)
+
+
+def _share(x) -> str:
+    """A quantity's own share of its error, in per cent ("-" for a parameter's cast or no error at all).
+
+    >>> _share(0.25), _share(None)
+    ('25%', '-')
+    """
+    return "-" if x is None else f"{100 * x:.0f}%"
 
 
 def _strict(x):
@@ -377,7 +394,15 @@ def execute(a) -> int:
     from .verify import derivation_for
     formats = check_formats([f.strip() for f in a.formats.split(",") if f.strip()])
     specs = a.specs or ["tiny-transformer", "bigram"]
-    results = [forensics(derivation_for(find_spec(s)), formats, births=not a.no_births) for s in specs]
+    from .doc_precision import BIRTHS_UP_TO
+    results = []
+    for s in specs:
+        d = derivation_for(find_spec(s))
+        small = d.spec.d * len(d.spec.input) * max(d.spec.layers, 1) <= BIRTHS_UP_TO
+        results.append(forensics(d, formats, births=not a.no_births and (a.births or small)))
+        if not a.no_births and not (a.births or small):
+            results[-1].pipe.notes.append(f"no birth analysis for a model with d·T·layers > {BIRTHS_UP_TO} "
+                                          "(--births asks for it; it can take long)")
     if a.svg:
         _write_svgs(results, a.svg)
     if a.output == "json":

@@ -26,9 +26,11 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
                     help="with table or md: also every entry's value, its error in ulps and relative, per format")
     ap.add_argument("--svg", metavar="DIR", help="also write DIR/NAME-precision.svg: correct digits of every "
                                                  "tensor along the pipeline, one line per format")
-    ap.add_argument("--no-births", action="store_true",
-                    help="skip the birth analysis (each rounding carried alone to every later quantity; "
-                         "slow on big models)")
+    births = ap.add_mutually_exclusive_group()
+    births.add_argument("--births", action="store_true",
+                        help="the birth analysis even for a big model (by default only when d·T·layers ≤ 64: it "
+                             "carries each rounding alone through the whole model, which takes long beyond that)")
+    births.add_argument("--no-births", action="store_true", help="skip the birth analysis")
     return ap
 
 

@@ -24,8 +24,9 @@ Operation order (PyTorch 2.x on CPU, as measured for these shapes; see ``tests/t
 * exp, log and sqrt: numpy's in float64 and float32; computed in float32 and rounded for bfloat16 and float16.
   (torch's vectorised exp and log are not numpy's: they can differ in the last bit.)
 * scalars (1/√d_k, ε, lr, β) are rounded to the arithmetic's working type (float32 for the two 16-bit formats).
-* parameters: the spec's exact values rounded to the nearest float of the format (the whole model cast to the
-  format, as ``model.to(dtype)``; no float32 master copy).
+* parameters: the spec's exact values rounded once to the nearest float of the format (no float32 master
+  copy).  ``model.to(dtype)`` from a float64 model would round twice; for the seeds' short decimals the two
+  agree.  The positional encoding is the correctly rounded sin/cos, not ``torch.sin`` in the format.
 
 >>> import numpy as np
 >>> ar = Floats("bfloat16")
@@ -57,16 +58,17 @@ FORMATS = {
 
 
 def check_formats(names) -> list:
-    """The format names, checked.
+    """The format names, checked; a name given twice counts once.
 
-    >>> check_formats(["float32", "bfloat16"])
+    >>> check_formats(["float32", "bfloat16", "float32"])
     ['float32', 'bfloat16']
     """
     out = []
     for n in names:
         if n not in FORMATS:
             raise InputError(f"--formats: expected some of {', '.join(FORMATS)}, got {n!r}")
-        out.append(n)
+        if n not in out:
+            out.append(n)
     if not out:
         raise InputError("--formats: expected at least one format")
     return out

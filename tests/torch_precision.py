@@ -6,6 +6,8 @@ dtype (float64 numbers that the dtype holds exactly) and the positional encoding
 numpy float64 arrays by the names symgpt uses.
 """
 import math
+import re
+from fractions import Fraction
 
 import numpy as np
 import torch
@@ -113,12 +115,11 @@ def _head(spec, P, keep, logits, out, mean_loss=None):
 
 
 def first_rate(spec, lr) -> float:
-    """The schedule's rate at update 0 as a Python float (symgpt's lr_at: a warm-up's first share)."""
-    from symgpt.precision_model import _first_rate
-    return float(_first_rate(spec, lr))
+    """The schedule's rate at update 0 (nanoGPT's warm-up: lr·1/(warmup + 1); the cosine starts at lr)."""
+    lr = Fraction(str(lr))
+    return float(lr / (spec.training.warmup + 1) if spec.training.warmup else lr)
 
 
 def symgpt_trained(spec) -> list:
-    """The parameters the spec trains (learnable LayerNorm or not), entry by entry."""
-    from symgpt.precision_model import _trained
-    return _trained(spec)
+    """The parameters the spec trains: every one, but LayerNorm's γ and β only when they are learnable."""
+    return [n for n in spec.params if spec.training.learnable_ln or not re.search(r"(gamma|beta)\d$", n)]
