@@ -1,0 +1,166 @@
+"""Why a printed figure is wrong: the causes seen in hand-computed tutorials.
+
+A figure that rounds from no quantity is *wrong* when either its own
+arithmetic (``2.175 / 4.789 ≈ 0.454``) or its context (``p(你) = 0.0851``
+in a row labelled 你) points to a quantity whose value is near it.  The cause
+is the first of these that explains the printed digits:
+
+* **carried rounding**: the figure's own chain, computed exactly from the
+  rounded figures the document printed before, rounds to it;
+* **truncation**: the value cut (not rounded) at the printed place gives it;
+* **round-half-even**: the value is exactly halfway, and rounding the tie to
+  the even digit gives it (half away from zero is the convention checked);
+* **float artefact**: it carries float64's error (``0.30000000000000004``);
+* **transposed index**: it is the value of the same quantity with its
+  indices swapped (``A[0,1]`` printed for ``A[1,0]``);
+* **last-digit slip**: only the last printed digit differs;
+* **plain error**: none of these.
+
+The distance is (printed − exact) in units of the last printed place.
+
+>>> from fractions import Fraction
+>>> cause_of(Fraction("0.4539"), Fraction("0.45398"), 4, chain_ok=False)
+'truncation'
+>>> cause_of(Fraction("0.125"), Fraction("0.1245"), 3, chain_ok=False, tie_even="0.124")
+'last-digit slip'
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flint import fmpq
+
+from .claims import show
+from .numeric import UndecidableError, round_decimals
+from .refs import ExprError, bind, parse
+
+CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index",
+          "last-digit slip", "plain error")
+NEAR_ULPS = 60        # a context-named quantity this close (in last-place units) makes a figure wrong …
+NEAR_RELATIVE = Fraction(1, 4)   # … or this close relatively
+STRONG = 4.0          # the context score that names a quantity on its own
+
+
+def _value(q, prec: int = 256) -> Fraction:
+    b = q.ball(prec)
+    if isinstance(b, fmpq):
+        return Fraction(int(b.p), int(b.q))
+    m = b.mid().man_exp()
+    return Fraction(int(m[0])) * Fraction(2) ** int(m[1])
+
+
+def _trunc(x: Fraction, k: int) -> Fraction:
+    s = 1 if x >= 0 else -1
+    return s * Fraction(int(abs(x) * 10 ** k), 10 ** k)
+
+
+def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_even: str | None = None,
+             transposed: bool = False, sig: int = 0) -> str:
+    """The first cause (see the module) that explains a wrong figure printed at k decimals.
+
+    ``tie_even``: the half-even rounding when the exact value is a tie; ``sig``: the figure's
+    significant digits (a float artefact has many).
+
+    >>> cause_of(Fraction("0.30000000000000004"), Fraction("0.3"), 17, chain_ok=False, sig=17)
+    'float artefact'
+    >>> cause_of(Fraction("0.460"), Fraction("0.454"), 3, chain_ok=False)
+    'last-digit slip'
+    >>> cause_of(Fraction("0.554"), Fraction("0.454"), 3, chain_ok=False)
+    'plain error'
+    """
+    ulp = Fraction(1, 10 ** k)
+    if chain_ok:
+        return "carried rounding"
+    if _trunc(exact, k) == printed:
+        return "truncation"
+    if tie_even is not None and Fraction(tie_even) == printed:
+        return "round-half-even"
+    if sig >= 12 and exact != 0 and abs(printed - exact) <= abs(exact) * Fraction(1, 2 ** 48):
+        return "float artefact"
+    if transposed:
+        return "transposed index"
+    correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
+    if printed != correct and abs(printed - correct) < 10 * ulp and \
+            _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:
+        return "last-digit slip"
+    return "plain error"
+
+
+def _digits(x: Fraction, k: int) -> str:
+    return f"{'-' if x < 0 else ''}{int(abs(x) * 10 ** k):0{k + 1}d}"
+
+
+def _tie_even(q, k: int) -> str | None:
+    """The half-even rounding of q at k decimals when q is exactly halfway (else None)."""
+    try:
+        ex = q.exact()
+    except Exception:  # noqa: BLE001 - SymPy finds no exact value
+        return None
+    if ex is None:
+        return None
+    x = Fraction(int(ex.p), int(ex.q)) * 10 ** k
+    if (x * 2).denominator != 1 or x.denominator == 1:
+        return None
+    lo = x - Fraction(1, 2)
+    even = lo if int(lo) % 2 == 0 else lo + 1
+    return str(Fraction(int(even), 10 ** k)) if k == 0 else f"{float(even / 10 ** k):.{k}f}"
+
+
+def _chain_rounds(m, n) -> tuple:
+    """(does the chain computed exactly from its printed operands round to the figure, its rounding)."""
+    if not n.chain:
+        return False, None
+    try:
+        q = bind(parse(n.chain, m.d.limits), m.d, m.d.limits)
+        from .claims import certify_rounding
+        from .match import printed
+        if n.kind in ("power", "fraction"):
+            return False, None
+        r, _, _ = certify_rounding(q, printed(n))
+        return Fraction(r) == n.value, r
+    except (ExprError, UndecidableError, ArithmeticError, ValueError, KeyError):
+        return False, None
+
+
+def diagnose(m, n, ctx, prev, dc=None):
+    """A figure no candidate rounds to: a wrong figure with its likely quantity and cause, or unmatched."""
+    from .match import Result, score
+    chain_ok, chain_value = _chain_rounds(m, n)
+    scale = 100 if n.kind == "percent" else 1
+    y = n.value / scale
+    ulp = Fraction(1, 10 ** n.decimals) / scale
+    if n.kind in ("power", "fraction", "integer") and not chain_ok:
+        return Result(n, "unmatched")
+    window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
+    from .match import _integral
+    near = [c for c in m.cands if c.meets(y - window, y + window) and not _integral(c.ball)]
+    if dc is not None and dc.meets(y - window, y + window):
+        near.append(dc)
+    ranked = sorted(((score(c, ctx, prev), -i, c) for i, c in enumerate(near)), key=lambda t: (-t[0], t[1]))
+    best = None
+    if ranked:
+        top = ranked[0][0]
+        need = 0.0 if chain_ok else STRONG
+        if top >= need:
+            tied = [r[2] for r in ranked if r[0] == top]
+            best = min(tied, key=lambda c: abs(_value(c.q, 128) - y))
+    if best is None:
+        return Result(n, "unmatched", candidates=[r[2].ref for r in ranked[:3]])
+    x = _value(best.q)
+    k = n.decimals + (2 if n.kind == "percent" else 0)
+    transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
+                     c.idx != best.idx and _near_round(c, n) for c in m.cands)
+    cause = cause_of(y, x, k, chain_ok=chain_ok, tie_even=_tie_even(best.q, k), transposed=transposed,
+                     sig=len(n.text.strip("-+−%").replace(".", "").lstrip("0")))
+    correct = round_decimals(best.q.ball(256), k)
+    if n.kind == "percent" and correct is not None:
+        correct = f"{Fraction(correct) * 100:.{n.decimals}f}%"
+    dist = (y - x) / ulp
+    return Result(n, "wrong", best.ref, [r[2].ref for r in ranked[:3]], ranked[0][0], correct=correct,
+                  exact=show(best.q, best.q.ball(256), 256, 12), cause=cause,
+                  distance=f"{float(dist):.2g}", chain_value=chain_value)
+
+
+def _near_round(c, n) -> bool:
+    from .match import rounds_to
+    return rounds_to(c, n)

@@ -1,0 +1,473 @@
+"""Which quantity a printed figure is: candidates, a cheap prefilter, certified rounding, context.
+
+Every quantity a tutorial of one spec may print is a *candidate*: each entry of
+every graph node, the sizes, token ids, exp of a logit, the sampling tables,
+the training states.  Each is enclosed once at :data:`PREFILTER_BITS` bits; a
+figure keeps the candidates whose enclosure meets its rounding cell
+(``0.454`` → [0.4535, 0.4545]), and only those are certified
+(:func:`symgpt.claims.certify_rounding`).  A figure that is the result of
+arithmetic on earlier figures (``1.050×0.820 = 0.861``) also gets the same
+arithmetic over their quantities as a candidate (``Q[0,0]*K[0,0]``).
+
+Among the certified candidates the context decides (:func:`score`): the
+symbol to the figure's left (``q1,0 =``, ``p(你)``, ``exp(``), the table's
+caption, row and column (``t=1``, ``dim 0``, a token), and the document's
+order (a matrix is printed entry after entry).
+
+>>> import symgpt
+>>> from symgpt.extract import extract
+>>> m = Matcher(symgpt.load("tiny-transformer"))
+>>> [(r.verdict, r.ref) for r in m.match(extract("A1,0 = 2.175 / 4.789 ≈ 0.454"))][-1]
+('matched', 'A[1,0]')
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb, fmpq
+
+from .claims import Printed, certify_rounding
+from .numeric import UndecidableError
+from .refs import ExprError, bind, parse
+
+PREFILTER_BITS = 64
+TOKEN_AXES = ("v",)
+
+
+@dataclass
+class Candidate:
+    """A quantity a figure may be."""
+    ref: str
+    group: str                # the name it belongs to: 'A', 'exp(logits)', 'sgd[1].p', 'id'
+    idx: tuple = ()           # its indices as integers (a token as its id)
+    axes: str = ""            # the axes' letters: 'ts', 'vj'
+    q: object = None          # the bound quantity
+    ball: object = None       # enclosure at PREFILTER_BITS
+    derived: bool = False     # arithmetic over other figures' quantities
+
+    def meets(self, lo: Fraction, hi: Fraction) -> bool:
+        """Can the value lie in [lo, hi]? (from the prefilter enclosure)"""
+        b = self.ball
+        if b is None:
+            return True
+        blo, bhi = _bounds(b)
+        return not (bhi < lo or blo > hi)
+
+
+def _bounds(b):
+    if isinstance(b, fmpq):
+        v = Fraction(int(b.p), int(b.q))
+        return v, v
+    lo, hi = b.mid_rad_10exp(20) if False else (None, None)
+    m, r = b.mid().man_exp(), b.rad().man_exp()
+    mid = Fraction(int(m[0])) * Fraction(2) ** int(m[1])
+    rad = Fraction(int(r[0])) * Fraction(2) ** int(r[1])
+    return mid - rad, mid + rad
+
+
+@dataclass
+class Result:
+    """The verdict on one figure."""
+    number: object                       # the extract.Number
+    verdict: str                         # matched | ambiguous | unmatched | wrong
+    ref: str | None = None               # the quantity (the most likely one for a wrong figure)
+    candidates: list = field(default_factory=list)   # refs, best first
+    score: float = 0.0
+    correct: str | None = None           # for a wrong figure: the correct rounding
+    exact: str | None = None             # the value, certified digits
+    cause: str | None = None             # for a wrong figure (symgpt.diagnose)
+    distance: str | None = None          # (printed − exact) in last-place units
+    chain_value: str | None = None
+
+
+# ---------------------------------------------------------------- candidates
+
+ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the node's own name
+    "Q": ("q", "query"), "K": ("k", "key"), "V": ("v", "value"), "S": ("s", "score", "分数"),
+    "A": ("a", "权重", "attention weight"), "Attn": ("attn", "注意力输出", "attention output"),
+    "H0": ("h", "h(0)", "h⁽⁰⁾", "pe"), "H1": ("h'", "h′", "残差"), "H2": ("h''", "h″"),
+    "LN1": ("ln", "h_ln1", "ln(h'"), "LN2": ("ln", "hfinal", "h_final", "ln(h''"),
+    "mu1": ("μ", "mu", "mean"), "mu2": ("μ", "mu", "mean"), "var1": ("σ²", "var"), "var2": ("σ²", "var"),
+    "Z": ("z",), "R": ("relu",), "F": ("ffn",), "logits": ("logit",), "z": ("z", "logit", "打分"),
+    "p": ("p", "prob", "概率", "百分比", "%"), "loss": ("loss", "l", "损失"), "E": ("e", "嵌入", "embedding"),
+    "PE": ("pe", "位置编码", "sin", "cos"), "X": ("x", "嵌入"), "x": ("x", "查行"),
+    "sum_exp": ("z", "分母", "sum", "和"), "A_den": ("分母", "denominator"),
+    "grad_logits": ("∂l/∂logit", "梯度", "grad", "p - y", "p-y", "pi - yi"),
+    "grad_z": ("∂l/∂z", "梯度", "grad", "p-y", "p - y", "信号"),
+    "grad_W": ("∂l/∂w", "梯度", "解析梯度"), "grad_x": ("∂l/∂x",), "grad_E": ("∂l/∂e", "梯度"),
+    "grad_E_head": ("∂l/∂e", "梯度"), "exp(logits)": ("exp", "e^z"), "exp(z)": ("exp", "e^z", "e^{z"),
+    "exp(S)": ("exp",), "sqrt(var1)": ("σ", "sqrt", "√"), "sqrt(var2)": ("σ", "sqrt", "√"),
+    "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
+    "d_ff": ("d_ff", "ffn 隐藏"), "vocab_size()": ("v", "词表", "vocab"), "seq_len()": ("t", "长度", "序列"),
+    "params()": ("参数", "param"), "id": ("id", "→", "="), "softmax_T": ("温度", "temperature", "t ="),
+    "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "lr": ("η", "lr", "学习率", "learning rate"),
+    "adamw.lr": ("η", "lr"), "adamw.beta1": ("β1", "beta1", "β_1"), "adamw.beta2": ("β2", "beta2", "β_2"),
+    "adamw.eps": ("ε", "eps"), "adamw.weight_decay": ("λ", "weight decay", "decay"),
+    "ln_eps": ("ε", "eps"), "pe_base": ("10000", "base"), "head_step.E": ("new", "更新", "e你new"),
+    "head_step.logits": ("新 logit", "new logit"), "d/heads": ("d_k", "d/h"), "sqrt(d/heads)": ("√", "sqrt"),
+    "sgd[1].p": ("更新后", "after"), "sgd[1].loss": ("更新后", "→"),
+}
+
+
+def _entries(shape):
+    return itertools.product(*(range(n) for n in shape)) if shape else [()]
+
+
+def candidates(d) -> list:
+    """Every quantity a tutorial of ``d``'s spec is likely to print, enclosed once.
+
+    >>> import symgpt
+    >>> cs = candidates(symgpt.load("bigram"))
+    >>> [c.ref for c in cs if c.group == "p"]
+    ['p[猫]', 'p[吃]', 'p[鱼]']
+    """
+    s, out, seen = d.spec, [], set()
+    vocab = list(s.vocab)
+
+    def add(ref, group, idx=(), axes=""):
+        if ref in seen:
+            return
+        seen.add(ref)
+        try:
+            q = bind(parse(ref, d.limits), d, d.limits)
+            ball = q.ball(PREFILTER_BITS)
+        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return
+        if getattr(q, "vector", False):
+            return
+        out.append(Candidate(ref, group, tuple(idx), axes, q, ball))
+
+    def ref_of(name, axes, idx):
+        if not idx:
+            return name
+        return f"{name}[{','.join(vocab[i] if a in TOKEN_AXES else str(i) for a, i in zip(axes, idx))}]"
+    groups = list(d.registry.groups())
+    for pattern, shape, _ in groups:
+        name, _, axes = pattern.partition("[")
+        axes = axes.rstrip("]").replace(",", "")
+        for idx in _entries(shape):
+            add(ref_of(name, axes, idx), name, idx, axes)
+    for r in d.registry.sizes():
+        add(r.name, r.name)
+    for f in ("vocab_size()", "seq_len()", "params()", "argmax()"):
+        add(f, f)
+    if s.kind == "transformer":
+        add("d/heads", "d/heads")
+        add("sqrt(d/heads)", "sqrt(d/heads)")
+    for i, t in enumerate(vocab):
+        add(f"id({t})", "id", (i,), "v")
+    shapes = {p.partition("[")[0]: (shape, p.partition("[")[2].rstrip("]").replace(",", "")) for p, shape, _ in groups}
+    for f, names in (("exp", ("logits", "z", "S")), ("sqrt", ("var1", "var2")), ("log", ("p",))):
+        for name in names:
+            if name in shapes:
+                shape, axes = shapes[name]
+                for idx in _entries(shape):
+                    add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
+    sm = s.sampling
+    for T in sm.temperatures:
+        tt = "inf" if str(T) == "oo" else str(T)
+        for i, t in enumerate(vocab):
+            add(f"softmax_T({tt}, {t})", "softmax_T", (i,), "v")
+    for i, t in enumerate(vocab):
+        add(f"topk({sm.top_k}, {t})", "topk", (i,), "v")
+        add(f"topp({sm.top_p}, {t})", "topp", (i,), "v")
+    _cumulative(d, add)
+    _training(d, add, shapes, ref_of)
+    return out
+
+
+def _cumulative(d, add):
+    """p sorted from the largest, summed: the running totals a top-p paragraph prints."""
+    try:
+        ps = sorted(((d.ball(f"p[{t}]", PREFILTER_BITS).mid(), t) for t in d.spec.vocab), reverse=True)
+    except Exception:   # noqa: BLE001 - a spec without p
+        return
+    terms = []
+    for _, t in ps[:-1]:
+        terms.append(f"p[{t}]")
+        if len(terms) > 1:
+            add(" + ".join(terms), "cumulative p", (len(terms),), "n")
+
+
+def _training(d, add, shapes, ref_of):
+    tr = d.spec.training
+    params = [p for p in d.spec.params if p in shapes]
+    steps = sorted({0, 1, *tr.report, tr.steps})
+    for k in steps:
+        add(f"sgd[{k}].loss", "sgd.loss", (k,), "k")
+        for name in ("p",):
+            if name in shapes:
+                shape, axes = shapes[name]
+                for idx in _entries(shape):
+                    add(f"sgd[{k}].{ref_of(name, axes, idx)}", f"sgd.{name}", (k, *idx), "k" + axes)
+        add(f"sgd_wrong_order[{k}].loss", "sgd_wrong_order.loss", (k,), "k")
+    add("loss - sgd[1].loss", "loss drop")
+    for name in params:
+        shape, axes = shapes[name]
+        for idx in _entries(shape):
+            entry = ref_of(name, axes, idx)
+            add(f"sgd[1].{entry}", f"sgd[1].{name}", idx, axes)
+            add(f"adamw[1].{entry}", f"adamw[1].{name}", idx, axes)
+            inner = ",".join([name] + [str(i) for i in idx])
+            for m in ("m", "v", "mhat", "vhat", "update", "decay"):
+                add(f"adamw[1].{m}[{inner}]", f"adamw[1].{m}", idx, axes)
+            add(f"sqrt(adamw[1].vhat[{inner}])", "sqrt(adamw[1].vhat)", idx, axes)
+            add(f"lr*grad_{entry}", f"lr*grad_{name}", idx, axes)
+    for p in tr.gradcheck_params:
+        add(f"gradcheck({p}, {_num(tr.gradcheck_h)})", "gradcheck")
+    if "grad_E_head" in shapes:
+        shape, axes = shapes["E"]
+        t = d.spec.vocab.index(d.spec.target) if isinstance(d.spec.target, str) else d.spec.target
+        for j in range(shape[1]):
+            add(f"head_step.{ref_of('E', axes, (t, j))}", "head_step.E", (t, j), axes)
+        for name in ("logits", "p"):
+            shape, axes = shapes[name]
+            for idx in _entries(shape):
+                add(f"head_step.{ref_of(name, axes, idx)}", f"head_step.{name}", idx, axes)
+        add("head_step.loss", "head_step.loss")
+        add("head_step.logits[%s] - logits[%s]" % ((d.spec.vocab[t],) * 2), "head_step.rise")
+
+
+def _num(x) -> str:
+    f = Fraction(int(x.p), int(x.q)) if hasattr(x, "p") else Fraction(str(x))
+    if f.denominator == 1:
+        return str(f.numerator)
+    e = 0
+    while f.denominator != 1 and e < 30:
+        f *= 10
+        e += 1
+    return f"{f.numerator}e-{e}"
+
+
+# ---------------------------------------------------------------- context
+
+TOKEN_WORDS = {"<pad>": ("pad",), "<bos>": ("bos",)}
+
+
+@dataclass
+class Context:
+    """What the text around a figure says about it."""
+    symbol: str = ""          # the symbol just left of it: 'q', 'p', 'exp'
+    sym_idx: tuple = ()       # that symbol's indices: q1,0 → (1, 0)
+    tokens: tuple = ()        # token ids named in the row label or just left of it
+    t: int | None = None      # t=1 in the row label
+    dim: int | None = None    # dim 0 in the column
+    text: str = ""            # lower-cased nearby text (left of it, row, column, caption)
+    far: str = ""             # heading
+
+
+SYMBOL = re.compile(r"([A-Za-z∂/σμ²√]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?\}?[\s'′]*"
+                    r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
+
+
+def context(n, vocab) -> Context:
+    """The hints a figure's surroundings give (see :class:`Context`)."""
+    left = n.before[-40:]
+    c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower())
+    m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
+    if m:
+        c.symbol = m[1].lower()
+        if m[2] and m[2][0].isdigit():
+            digits = re.findall(r"\d+", m[2])
+            c.sym_idx = tuple(int(x) for x in (digits if len(digits) > 1 else
+                                                (list(digits[0]) if len(digits[0]) == 2 else digits)))
+    words = " ".join((n.row, left[-12:]))
+    ids = []
+    for i, t in enumerate(vocab):
+        for w in (t, *TOKEN_WORDS.get(t, ())):
+            if w and w in words:
+                ids.append(i)
+                break
+    c.tokens = tuple(ids)
+    m = re.search(r"\bt\s*=\s*(\d)", n.row) or re.search(r"\bt\s*=\s*(\d)\b", n.table)
+    c.t = int(m[1]) if m else None
+    m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
+    c.dim = int(m[1]) if m else None
+    return c
+
+
+def score(cand: Candidate, c: Context, prev: list) -> float:
+    """How well the context names a candidate (higher is better); ``prev`` the earlier matches."""
+    s = 0.0
+    names = {cand.group.lower(), cand.group.lower().replace("_", "")} | set(ALIASES.get(cand.group, ()))
+    base = cand.group.split(".")[-1].split("(")[-1].rstrip(")")
+    names |= set(ALIASES.get(base, ())) if "(" not in cand.group and "." not in cand.group else set()
+    if c.symbol and c.symbol in names:
+        s += 4
+        if c.sym_idx:
+            s += 4 if c.sym_idx == cand.idx[-len(c.sym_idx):] else -2
+    elif c.symbol and any(len(a) > 1 and a in c.symbol for a in names):
+        s += 2
+    s += 1.5 * sum(1 for a in names if len(a) > 1 and a in c.text)
+    s += 0.5 * sum(1 for a in names if len(a) > 1 and a in c.far)
+    if "v" in cand.axes and c.tokens:
+        s += 2 if cand.idx[cand.axes.index("v")] in c.tokens else -1
+    if "t" in cand.axes and c.t is not None:
+        s += 2 if cand.idx[cand.axes.index("t")] == c.t else -1
+    if c.dim is not None and cand.axes and cand.axes[-1] in "jk":
+        s += 2 if cand.idx[-1] == c.dim else -1
+    for k, p in enumerate(reversed(prev[-4:])):
+        if p is not None and p.group == cand.group:
+            s += 1.0 if k else 1.5
+            if k == 0 and _next(p, cand):
+                s += 2.5
+    if cand.derived:
+        s += 1
+    return s
+
+
+def _next(p: Candidate, c: Candidate) -> bool:
+    """c is the entry printed right after p (row-major order)."""
+    if len(p.idx) != len(c.idx) or not p.idx:
+        return False
+    return list(c.idx) > list(p.idx) and sum(abs(a - b) for a, b in zip(c.idx, p.idx)) <= 2 and \
+        c.idx[-1] in (p.idx[-1] + 1, 0)
+
+
+# ---------------------------------------------------------------- matching
+
+def cell(n) -> tuple:
+    """The rounding cell [lo, hi] of a figure, in the value's units.
+
+    >>> from symgpt.extract import extract
+    >>> cell(extract("0.454")[0]), cell(extract("8.5%")[0])
+    ((Fraction(907, 2000), Fraction(909, 2000)), (Fraction(169, 2000), Fraction(171, 2000)))
+    """
+    scale = 100 if n.kind == "percent" else 1
+    if n.kind in ("power", "fraction"):
+        return n.value / scale, n.value / scale
+    half = Fraction(1, 2 * 10 ** n.decimals)
+    return (n.value - half) / scale, (n.value + half) / scale
+
+
+def printed(n) -> Printed:
+    return Printed(n.text, n.kind, n.value, n.decimals)
+
+
+def rounds_to(cand: Candidate, n) -> bool:
+    """Certified: does the candidate's exact value round to the printed figure?"""
+    lo, hi = cell(n)
+    if not cand.meets(lo, hi):
+        return False
+    try:
+        if n.kind in ("power", "fraction"):
+            v = cand.q.ball(256)
+            t = fmpq(n.value.numerator, n.value.denominator)
+            if isinstance(v, fmpq):
+                return v == t
+            ex = cand.q.exact()
+            return ex is not None and ex == t
+        r, _, _ = certify_rounding(cand.q, printed(n))
+    except (UndecidableError, ArithmeticError, ValueError):
+        return False
+    if Fraction(r) != n.value:
+        return False
+    return not (n.text.lstrip()[:1] in "-−" and n.value == 0 and _bounds(cand.ball)[0] > 0)
+
+
+class Matcher:
+    """Matches a document's figures to one derivation's quantities."""
+
+    def __init__(self, d):
+        self.d = d
+        self.cands = candidates(d)
+        self.vocab = list(d.spec.vocab)
+
+    def derived(self, n, found: dict):
+        """The figure's chain with each operand replaced by its matched quantity (or None)."""
+        if not n.chain or not n.operands:
+            return None
+        refs = [found.get(i) for i in n.operands]
+        if any(r is None for r in refs):
+            return None
+        chain, out, pos = n.chain, [], 0
+        for i, r in zip(n.operands, refs):
+            text = found["_text"][i].lstrip("+")
+            k = chain.find(text, pos)
+            if k < 0:
+                return None
+            out.append(chain[pos:k])
+            out.append(r.ref if re.fullmatch(r"[\w.\[\],<>\u4e00-\u9fff]+|\w+\(.*\)", r.ref) else f"({r.ref})")
+            pos = k + len(text)
+        ref = "".join(out) + chain[pos:]
+        try:
+            q = bind(parse(ref, self.d.limits), self.d, self.d.limits)
+            ball = q.ball(PREFILTER_BITS)
+        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return None
+        return Candidate(ref, "chain", (), "", q, ball, derived=True)
+
+    def match(self, numbers) -> list:
+        """A :class:`Result` for every figure, in order."""
+        from .diagnose import diagnose
+        found: dict = {"_text": {n.index: n.text for n in numbers}}
+        prev: list = []
+        printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
+        wrong_as: dict = {}       # a wrong figure's text → its Result
+        out = []
+        for n in numbers:
+            lo, hi = cell(n)
+            pool = [c for c in self.cands if c.meets(lo, hi)]
+            if n.kind == "integer":
+                pool = [c for c in pool if _integral(c.ball)]
+            hits = [c for c in pool if rounds_to(c, n)]
+            dc = self.derived(n, found)
+            if dc is not None and rounds_to(dc, n):
+                same = [c for c in hits if _same_value(c, dc)]
+                hits = same or [dc]
+            ctx = context(n, self.vocab)
+            again = printed_as.get(n.text)
+            ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0), i, c)
+                             for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
+            if ranked:
+                best = ranked[0]
+                tied = [r for r in ranked if r[0] == best[0]]
+                res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
+                             [r[2].ref for r in ranked[:6]], best[0])
+                found[n.index] = best[2]
+                prev.append(best[2])
+                if res.verdict == "matched":
+                    printed_as[n.text] = best[2].ref
+                out.append(res)
+                continue
+            res = diagnose(self, n, ctx, prev, dc)
+            if res.verdict != "wrong" and n.text in wrong_as:
+                res = _reprint(wrong_as[n.text], n)
+            if res.verdict == "wrong":
+                wrong_as.setdefault(n.text, res)
+            if res.verdict == "wrong" and res.ref:
+                c = next((c for c in self.cands if c.ref == res.ref), dc)
+                found[n.index] = c
+                prev.append(c)
+            else:
+                prev.append(None)
+            out.append(res)
+        return out
+
+
+def _reprint(first: Result, n) -> Result:
+    """A wrong figure printed again: the same quantity, the same cause (its chain is the first printing's)."""
+    import dataclasses
+    return dataclasses.replace(first, number=n)
+
+
+def _integral(b) -> bool:
+    """An exact integer enclosure (a count, a size, an id)."""
+    if isinstance(b, fmpq):
+        return b.q == 1
+    return b.is_exact() and b.is_integer()
+
+
+def _same_value(a: Candidate, b: Candidate) -> bool:
+    """Equal enclosures at 128 bits to within 2^-100 (a node and the arithmetic that defines it)."""
+    try:
+        x, y = a.q.ball(128), b.q.ball(128)
+        diff = arb(x) - arb(y) if not isinstance(x, fmpq) or not isinstance(y, fmpq) else x - y
+        if isinstance(diff, fmpq):
+            return diff == 0
+        return abs(diff) < arb(2) ** -100
+    except (ArithmeticError, ValueError, TypeError):
+        return False
