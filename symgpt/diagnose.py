@@ -7,9 +7,9 @@ is the first of these that explains the printed digits:
 
 * **carried rounding**: the figure's own chain, computed exactly from the
   rounded figures the document printed before, rounds to it;
-* **truncation**: the value cut (not rounded) at the printed place gives it;
 * **round-half-even**: the value is exactly halfway, and rounding the tie to
   the even digit gives it (half away from zero is the convention checked);
+* **truncation**: the value cut (not rounded) at the printed place gives it;
 * **float artefact**: it carries float64's error (``0.30000000000000004``);
 * **transposed index**: it is the value of the same quantity with its
   indices swapped (``A[0,1]`` printed for ``A[1,0]``);
@@ -21,8 +21,8 @@ The distance is (printed − exact) in units of the last printed place.
 >>> from fractions import Fraction
 >>> cause_of(Fraction("0.4539"), Fraction("0.45398"), 4, chain_ok=False)
 'truncation'
->>> cause_of(Fraction("0.125"), Fraction("0.1245"), 3, chain_ok=False, tie_even="0.124")
-'last-digit slip'
+>>> cause_of(Fraction("0.124"), Fraction("0.1245"), 3, chain_ok=False, tie_even="0.124")
+'round-half-even'
 """
 from __future__ import annotations
 
@@ -63,18 +63,18 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
 
     >>> cause_of(Fraction("0.30000000000000004"), Fraction("0.3"), 17, chain_ok=False, sig=17)
     'float artefact'
-    >>> cause_of(Fraction("0.460"), Fraction("0.454"), 3, chain_ok=False)
+    >>> cause_of(Fraction("0.456"), Fraction("0.45416"), 3, chain_ok=False)
     'last-digit slip'
-    >>> cause_of(Fraction("0.554"), Fraction("0.454"), 3, chain_ok=False)
+    >>> cause_of(Fraction("0.460"), Fraction("0.45416"), 3, chain_ok=False)
     'plain error'
     """
     ulp = Fraction(1, 10 ** k)
     if chain_ok:
         return "carried rounding"
+    if tie_even is not None and Fraction(tie_even) == printed:
+        return "round-half-even"     # before truncation: a tie cut down is the even rounding too
     if _trunc(exact, k) == printed:
         return "truncation"
-    if tie_even is not None and Fraction(tie_even) == printed:
-        return "round-half-even"
     if sig >= 12 and exact != 0 and abs(printed - exact) <= abs(exact) * Fraction(1, 2 ** 48):
         return "float artefact"
     if transposed:

@@ -528,5 +528,6 @@ def _pdf_text(p) -> str:
     r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(p), "-"], capture_output=True, timeout=120)
     if r.returncode != 0:
         msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(f"DOCUMENT {p}: pdftotext could not read it: {msg[-1] if msg else 'exit ' + str(r.returncode)}")
+        why = msg[-1] if msg else f"exit status {r.returncode}"
+        raise InputError(f"DOCUMENT {p}: pdftotext could not read it: {why}")
     return r.stdout.decode("utf-8", "replace").replace("\f", "\n")

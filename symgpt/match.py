@@ -268,6 +268,9 @@ def context(n, vocab) -> Context:
     left = n.before[-40:]
     c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower())
     m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
+    if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col]:
+        lhs = n.line_text[:n.line_text.index("=")] + "="     # A1,0 = 2.175 / 4.789 ≈ 0.454: the equation's subject
+        m = SYMBOL.search(lhs.replace("$", "").replace("\\", "")[-40:])
     if m:
         c.symbol = m[1].lower()
         if m[2] and m[2][0].isdigit():
