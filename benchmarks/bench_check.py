@@ -49,8 +49,36 @@ def names(ref: str) -> set:
     return set(re.findall(r"[A-Za-z_][\w.]*(?=\[|\b)", re.sub(r"\[[^\]]*\]", "[]", ref)))
 
 
+EQUIVALENT = ((re.compile(r"\bsgd\[0\]\."), ""), (re.compile(r"softmax_T\(1, ([^)]+)\)"), r"p[\1]"))
+
+
+def canonical(d, ref: str) -> str:
+    """A reference with the spellings of one quantity made one: sgd[0].loss is loss, softmax_T(1, t) is p[t],
+    and a node defined as another node (X[0,0] := E[我,0], h_final[0] := LN2[1,0]) is that node."""
+    s = norm(ref)
+    for rx, by in EQUIVALENT:
+        s = rx.sub(by, s)
+    try:
+        e = d.definition(s)
+        if e.is_Symbol:
+            return _tokens(d, str(e))
+    except Exception:  # noqa: BLE001 - not a single node
+        pass
+    return _tokens(d, s)
+
+
+def _tokens(d, ref: str) -> str:
+    """Token indices as ids: E[我,0] → E[2,0]."""
+    vocab = list(d.spec.vocab)
+
+    def index(m):
+        parts = [str(vocab.index(p)) if p in vocab else p for p in m[1].split(",")]
+        return "[" + ",".join(parts) + "]"
+    return re.sub(r"\[([^\]]*)\]", index, ref)
+
+
 def same_quantity(d, mine: str, theirs: str, cache: dict) -> bool:
-    if norm(mine) == norm(theirs):
+    if norm(mine) == norm(theirs) or canonical(d, mine) == canonical(d, theirs):
         return True
     if names(mine) != names(theirs):
         return False

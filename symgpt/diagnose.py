@@ -26,6 +26,8 @@ The distance is (printed − exact) in units of the last printed place.
 """
 from __future__ import annotations
 
+import math
+import re
 from fractions import Fraction
 
 from flint import fmpq
@@ -47,6 +49,11 @@ def _value(q, prec: int = 256) -> Fraction:
         return Fraction(int(b.p), int(b.q))
     m = b.mid().man_exp()
     return Fraction(int(m[0])) * Fraction(2) ** int(m[1])
+
+
+def _bounds_of(b):
+    from .match import _bounds
+    return _bounds(b)
 
 
 def _trunc(x: Fraction, k: int) -> Fraction:
@@ -92,6 +99,11 @@ def _digits(x: Fraction, k: int) -> str:
 
 def _tie_even(q, k: int) -> str | None:
     """The half-even rounding of q at k decimals when q is exactly halfway (else None)."""
+    b = q.ball(256)
+    if not isinstance(b, fmpq):
+        lo, hi = (v * 10 ** k - Fraction(1, 2) for v in _bounds_of(b))
+        if math.floor(hi) < math.ceil(lo):
+            return None      # no point halfway between two k-place figures inside the enclosure: no tie
     try:
         ex = q.exact()
     except Exception:  # noqa: BLE001 - SymPy finds no exact value
@@ -131,6 +143,8 @@ def diagnose(m, n, ctx, prev, dc=None):
     ulp = Fraction(1, 10 ** n.decimals) / scale
     if n.kind in ("power", "fraction", "integer") and not chain_ok:
         return Result(n, "unmatched")
+    if not chain_ok and _operand(n):
+        return Result(n, "unmatched")   # 1.11 in (1.11/1.11): what it is, only its own equation could say
     window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
     from .match import _integral
     near = [c for c in m.cands if c.meets(y - window, y + window) and not _integral(c.ball)]
@@ -159,6 +173,11 @@ def diagnose(m, n, ctx, prev, dc=None):
     return Result(n, "wrong", best.ref, [r[2].ref for r in ranked[:3]], ranked[0][0], correct=correct,
                   exact=show(best.q, best.q.ball(256), 256, 12), cause=cause,
                   distance=f"{float(dist):.2g}", chain_value=chain_value)
+
+
+def _operand(n) -> bool:
+    """A figure inside arithmetic (a factor, a divisor), not the result of an equation or a table cell."""
+    return bool(re.match(r"\s*[×*/÷^²·]", n.after) or re.search(r"[×*/÷·]\s*\(?\s*$", n.before))
 
 
 def _near_round(c, n) -> bool:

@@ -79,9 +79,9 @@ LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:表|Table|图|Figure)\s*\d+(?:[-.]\d+)*")
 LABEL_NUMBER = re.compile(r"(?:表|Table|图|Figure|§|Fig\.|Eq\.)\s*\d+(?:[-.]\d+)*")
 DATE = re.compile(r"\d+\s*[年月日号]")
-MODEL_NAME = re.compile(r"[A-Za-z]+-\d+(?:\.\d+)?")
+MODEL_NAME = re.compile(r"\b[A-Z][A-Za-z]*-\d+(?:\.\d+)?")      # GPT-4, Llama-2
 LATEX_INDEX = re.compile(r"(?:_|\^)\s*\{[^}]*\}|(?:_|\^)\s*\d+|\\[A-Za-z]+")
-LAYER = re.compile(r"(?<=[A-Za-z\d'′])\(\d\)|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]⁾")
+LAYER = re.compile(r"(?<=[A-Za-z\d'′])\(\d\)|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]⁾|\bdim\s*\d")
 FENCE = re.compile(r"\s*```")
 RUN = re.compile(r"(?:(?<=[\d.])[-−+]|(?<![\d.])[-−+]?)\d[\d.,]*%?")
 FRACTION = re.compile(r"(?<![\d.(/])[1-9]\d*/[1-9]\d*(?![\d./)])")
@@ -103,10 +103,10 @@ def _masked(line: str) -> str:
     for m in FRACTION.finditer(line):      # 1/3: read by _powers
         if not re.search(r"[\d.]\s*[-+×*]\s*$", line[:m.start()]):
             blank(m.start(), m.end())
-    for m in LATEX_INDEX.finditer(line):   # x_{0}, p_2, g^2; \times, \mathbf
-        blank(m.start(), m.end())
-    h = HEADING.match(line)
-    if h and not re.search(r"[=≈×]", line[:40]):
+    for m in LATEX_INDEX.finditer(line):   # x_{0}, p_2, g^2; \times, \mathbf; not ℝ^{2×2}
+        if not line[:m.start()].rstrip().endswith(("ℝ", "mathbb{R}")):
+            blank(m.start(), m.end())
+    if _is_heading(line):
         m = re.match(r"\s*(?:#+\s*)?(?:§\s*)?[\d.]+", line)
         if m:
             blank(0, m.end())
@@ -117,23 +117,39 @@ def _masked(line: str) -> str:
 
 # ---------------------------------------------------------------- splitting glued cells
 
-PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+")
+PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+|[1-9]\d*")
 
 
 def split_run(run: str, places: int = 3) -> list:
-    """A run of digits and points printed without separators, as the figures it holds:
-    each figure has at most 3 digits before the point and no leading zero; among the
-    ways to cut it, the one whose figures' decimals are nearest ``places`` (a percent's
-    ``places - 2``) wins, then the one with fewer digits before the points, then fewer figures.
+    """A run of digits and points printed without separators, as the figures it holds.
 
-    >>> split_run("0.5001.800"), split_run("0.17117.1%"), split_run("0.1710"), split_run("10.8820.784")
+    Each figure has at most 3 digits before the point and no leading zero.  Every cut is
+    priced: a figure whose decimals differ from the cut's common number of decimals costs
+    the difference, a bare integer 0.75, a second digit before the point 2; a common number
+    other than ``places`` (what the line or document mostly prints) costs 1.5 more.
+
+    >>> split_run("0.5001.800", 1), split_run("0.17117.1%"), split_run("0.1710"), split_run("10.8820.784")
     (['0.500', '1.800'], ['0.171', '17.1%'], ['0.171', '0'], ['1', '0.882', '0.784'])
     """
+    best = None
+    for target in range(1, 9):
+        cut = _cut(run, target)
+        if cut is None:
+            continue
+        cost = (cut[0] + (0 if target == places else 1.5), cut[1])
+        if best is None or cost < best[0]:
+            best = (cost, cut[2])
+    return best[1] if best else []
+
+
+def _cut(run: str, target: int):
+    """(cost, figures, pieces) of the cheapest cut of ``run`` for a common number of decimals ``target``."""
     def cost(p):
-        dev = abs(_places(p) - (places - 2 if p.endswith("%") else places)) if "." in p else 0
-        lead = 0 if p.endswith("%") else max(0, len(p.split(".")[0]) - 1)
-        return (dev, lead, 1)
-    best: dict = {len(run): ((0, 0, 0), [])}
+        if "." not in p:
+            return 0.75
+        dev = abs(_places(p) - (target - 2 if p.endswith("%") else target))
+        return dev + (0 if p.endswith("%") else 2 * max(0, len(p.split(".")[0]) - 1))
+    best: dict = {len(run): (0, 0, [])}
     for i in range(len(run) - 1, -1, -1):
         options = []
         for j in range(i + 1, len(run) + 1):
@@ -142,12 +158,11 @@ def split_run(run: str, places: int = 3) -> list:
                 continue
             if j < len(run) and run[j] == ".":
                 continue
-            c, rest = best[j]
-            here = cost(m.group())
-            options.append((tuple(a + b for a, b in zip(c, here)), [m.group()] + rest))
+            c, k, rest = best[j]
+            options.append((c + cost(m.group()), k + 1, [m.group()] + rest))
         if options:
-            best[i] = min(options, key=lambda o: o[0])
-    return best[0][1] if 0 in best else []
+            best[i] = min(options, key=lambda o: (o[0], o[1]))
+    return best.get(0)
 
 
 def _places(p: str) -> int:
@@ -190,6 +205,8 @@ def extract(text: str) -> list:
     [('0.000', '表 10-1 · 分布', 'pad', 'logit'), ('0.171', '表 10-1 · 分布', 'pad', 'p')]
     """
     lines = text.splitlines()
+    sections = {m[1] for m in (re.match(r"\s*(?:#+\s*)?§?\s*(\d+(?:\.\d+)+)\s+\S", ln) for ln in lines)
+                if m and _is_heading(m.string)}
     out: list = []
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
     places: Counter = Counter()
@@ -203,22 +220,21 @@ def extract(text: str) -> list:
             continue
         if ERRATA.match(line) and len(line) < 60:
             errata = True
-        if HEADING.match(line) and not re.search(r"[=≈×]", line) and len(line.strip()) < 80 and not in_code \
-                and not _cells(line):
+        if _is_heading(line) and len(line.strip()) < 80 and not in_code and not _cells(line):
             heading, table, header = _heading(line), "", []
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line):
                 errata = False
             continue
-        if CAPTION.match(line):
+        caption = bool(CAPTION.match(line))
+        if caption:
             table, header, glued_header = line.strip().strip("*").strip(), [], True
-            continue
         cells = _cells(line)
-        if glued_header and cells is None and "\t" not in line:
+        if glued_header and not caption and cells is None and "\t" not in line:
             glued_header = False
             if len(line) < 60 and not re.search(r"[=≈×:：]", line):
-                header = [line.strip()]
-                continue
-        glued_header = False
+                header = [line.strip()]        # its figures (ids: 我(2)) are read below, without a header
+        elif not caption:
+            glued_header = False
         cells = _cells(line)
         if cells is not None and set("".join(cells)) <= set("-: "):
             continue                                   # | ---: | :--- |
@@ -230,17 +246,20 @@ def extract(text: str) -> list:
             continue
         if errata:
             continue
-        if cells is None and len(line.strip()) <= 24 and not _has_figure(line) and \
+        if cells is None and len(line.strip()) <= 24 and \
                 re.fullmatch(r"\s*[A-Za-z][\w{}^]*(?:\s*∈\s*\S+)?\s*", line):
-            table, header = line.strip(), []
-            continue
+            table, header = line.strip(), []        # a matrix's name on its own line: W_Q, b_1 ∈ ℝ⁴
+            if not _has_figure(line):
+                continue
+        local = Counter(_places(p) for p in re.findall(r"(?<![\w.])\d+\.\d+(?![\d.])", _masked(line)))
         found = _figures(line, no, cells, header if (cells is not None or "\t" in line) else [],
-                         places.most_common(1)[0][0] if places else 3)
+                         (local or places).most_common(1)[0][0] if (local or places) else 3)
         places.update(_places(n.text) for n in found if "." in n.text and n.kind == "decimal" and len(n.text) < 8
                       and not re.match(r"[\d.]", line[n.col + len(n.text):n.col + len(n.text) + 1]))
         if header and table and cells is None and "\t" not in line:
             for n in found:
                 n.column = header[0]
+        found = [n for n in found if not _cross_reference(n, line, sections)]
         for n in found:
             n.heading, n.table = heading, table if (table or cells is not None) else ""
             n.index = len(out)
@@ -251,6 +270,21 @@ def extract(text: str) -> list:
 
 def _table_like(lines, no) -> bool:
     return False
+
+
+def _cross_reference(n, line: str, sections: set) -> bool:
+    """A section number cited in prose ('见 2.2 节', '2.2 的账单'): not a figure."""
+    if n.text not in sections:
+        return False
+    rest = line[n.col + len(n.text):].lstrip()
+    return bool(re.match(r"[\u4e00-\u9fff]|section|§", rest, re.I)) and not re.search(r"[=≈]\s*$", line[:n.col])
+
+
+def _is_heading(line: str) -> bool:
+    """'§5 …', '## …', '5.2 计算 Q、K、V', '4.2 代入 d=2 …'; '1. 前向传播' only with no equation in it."""
+    if not HEADING.match(line):
+        return False
+    return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
 
 
 def _heading(line: str) -> str:
@@ -294,7 +328,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3) -> list:
             continue
         expanded = []
         for p in pieces:
-            glued = tight and not tight.isspace() and tight not in "([{=,:：（$" and not sign
+            glued = tight and not tight.isspace() and not sign and \
+                (tight not in "([{=,:：（$" or tight == "=" and re.search(r"[A-Za-z]=$", line[:start]))
             expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and
                                                                                   split_run(p, places) != [p]) \
                 else split_run(p, places)
@@ -341,12 +376,16 @@ def _cell_of(line: str, col: int) -> int:
     return line[:col].strip().lstrip("|").count("|")
 
 
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 POWER = re.compile(r"10\s*\^\s*\{\s*([-−+]?\d+)\s*\}|10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)|(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)")
 
 
 def _powers(line: str, no: int) -> list:
-    """10^{-3}, 10⁻⁵, 1e-5 and 1/3: exact notations."""
+    """10^{-3}, 10⁻⁵, 1e-5 and 1/3: exact notations; and ℝ⁴'s 4 (a size written as a superscript)."""
     out = []
+    for m in re.finditer(r"ℝ([⁰¹²³⁴⁵⁶⁷⁸⁹]+)", line):
+        out.append(Number(m[1].translate(SUPERSCRIPT), Fraction(int(m[1].translate(SUPERSCRIPT))), 0, "integer",
+                          no, m.start(1), line))
     for m in FRACTION.finditer(line):
         if not re.search(r"[\d.]\s*[-+×*]\s*$", line[:m.start()]):
             n = _number(m.group(), no, m.start(), line)

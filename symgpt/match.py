@@ -48,13 +48,33 @@ class Candidate:
     ball: object = None       # enclosure at PREFILTER_BITS
     derived: bool = False     # arithmetic over other figures' quantities
 
+    def __post_init__(self):
+        self.span = _float_span(self.ball)
+        self.key = f"{self.group}[{','.join(map(str, self.idx))}]" if self.idx else self.group
+
     def meets(self, lo: Fraction, hi: Fraction) -> bool:
-        """Can the value lie in [lo, hi]? (from the prefilter enclosure)"""
-        b = self.ball
-        if b is None:
+        """Can the value lie in [lo, hi]? (from the prefilter enclosure, widened to floats outward)"""
+        if self.span is None:
             return True
-        blo, bhi = _bounds(b)
-        return not (bhi < lo or blo > hi)
+        return not (self.span[1] < _down(lo) or self.span[0] > _up(hi))
+
+
+def _down(x: Fraction) -> float:
+    f = float(x)
+    return f - abs(f) * 1e-12 - 1e-300
+
+
+def _up(x: Fraction) -> float:
+    f = float(x)
+    return f + abs(f) * 1e-12 + 1e-300
+
+
+def _float_span(b):
+    """[lo, hi] of an enclosure as floats rounded outward (a little wider: a prefilter only)."""
+    if b is None:
+        return None
+    lo, hi = _bounds(b)
+    return _down(lo), _up(hi)
 
 
 def _bounds(b):
@@ -168,6 +188,8 @@ def candidates(d) -> list:
                     add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
     sm = s.sampling
     for T in sm.temperatures:
+        if T == 1:
+            continue                      # softmax_T(1, t) is p[t]
         tt = "inf" if str(T) == "oo" else str(T)
         for i, t in enumerate(vocab):
             add(f"softmax_T({tt}, {t})", "softmax_T", (i,), "v")
@@ -195,7 +217,7 @@ def _cumulative(d, add):
 def _training(d, add, shapes, ref_of):
     tr = d.spec.training
     params = [p for p in d.spec.params if p in shapes]
-    steps = sorted({0, 1, *tr.report, tr.steps})
+    steps = sorted({1, *tr.report, tr.steps})     # state 0 is the model itself: loss, p
     for k in steps:
         add(f"sgd[{k}].loss", "sgd.loss", (k,), "k")
         for name in ("p",):
@@ -257,6 +279,8 @@ class Context:
     dim: int | None = None    # dim 0 in the column
     text: str = ""            # lower-cased nearby text (left of it, row, column, caption)
     far: str = ""             # heading
+    words: frozenset = frozenset()   # identifiers standing alone in the caption, row and column (Q, W_Q)
+    inputs: frozenset = frozenset()  # the quantities the line's equation is computed from (Q[0,0] → H0[0,0], …)
 
 
 SYMBOL = re.compile(r"([A-Za-z∂/σμ²√]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?\}?[\s'′]*"
@@ -266,7 +290,8 @@ SYMBOL = re.compile(r"([A-Za-z∂/σμ²√]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(
 def context(n, vocab) -> Context:
     """The hints a figure's surroundings give (see :class:`Context`)."""
     left = n.before[-40:]
-    c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower())
+    c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower(),
+                words=frozenset(re.findall(r"(?<![A-Za-z0-9_])[A-Za-z]\w*", " ".join((n.row, n.column, n.table)))))
     m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
     if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col]:
         lhs = n.line_text[:n.line_text.index("=")] + "="     # A1,0 = 2.175 / 4.789 ≈ 0.454: the equation's subject
@@ -305,6 +330,10 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
     elif c.symbol and any(len(a) > 1 and a in c.symbol for a in names):
         s += 2
     s += 1.5 * sum(1 for a in names if len(a) > 1 and a in c.text)
+    if cand.group in c.words:
+        s += 4
+    if cand.key in c.inputs:
+        s += 3
     s += 0.5 * sum(1 for a in names if len(a) > 1 and a in c.far)
     if "v" in cand.axes and c.tokens:
         s += 2 if cand.idx[cand.axes.index("v")] in c.tokens else -1
@@ -404,7 +433,33 @@ class Matcher:
         return Candidate(ref, "chain", (), "", q, ball, derived=True)
 
     def match(self, numbers) -> list:
-        """A :class:`Result` for every figure, in order."""
+        """A :class:`Result` for every figure, in order.
+
+        Two passes: the first finds what each equation computes (``q0,0 = 0.500 × 0.3 + … = 1.050``
+        is ``Q[0,0]``); the second prefers, for the figures of that line, the quantities its definition
+        reads (``H0[0,0]``, ``W_Q[0,0]``, …).
+        """
+        first = self._match(numbers, {})
+        return self._match(numbers, self._inputs(first))
+
+    def _inputs(self, results) -> dict:
+        """line → the quantities the definitions of its equations' results read (canonical keys)."""
+        graph = {p.partition("[")[0] for p, _, _ in self.d.registry.groups()}
+        out: dict = {}
+        for r in results:
+            if r.verdict not in ("matched", "wrong") or not r.ref or not r.number.chain:
+                continue
+            c = next((c for c in self.cands if c.ref == r.ref), None)
+            if c is None or c.group not in graph:
+                continue
+            try:
+                keys = {str(x) for x in self.d.definition(c.ref).free_symbols}
+            except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
+                continue
+            out.setdefault(r.number.line, set()).update(keys | {c.key})
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def _match(self, numbers, inputs: dict) -> list:
         from .diagnose import diagnose
         found: dict = {"_text": {n.index: n.text for n in numbers}}
         prev: list = []
@@ -414,15 +469,17 @@ class Matcher:
         for n in numbers:
             lo, hi = cell(n)
             pool = [c for c in self.cands if c.meets(lo, hi)]
-            if n.kind == "integer":
-                pool = [c for c in pool if _integral(c.ball)]
+            line_inputs = inputs.get(n.line, frozenset())
+            if n.kind == "integer":      # a count or an id; a rounded value only where the equation reads it
+                pool = [c for c in pool if _integral(c.ball) or c.key in line_inputs]
             hits = [c for c in pool if rounds_to(c, n)]
             dc = self.derived(n, found)
             if dc is not None and rounds_to(dc, n):
                 same = [c for c in hits if _same_value(c, dc)]
                 hits = same or [dc]
             ctx = context(n, self.vocab)
-            again = printed_as.get(n.text)
+            ctx.inputs = line_inputs
+            again = printed_as.get(n.text) if len(n.text.strip("-+−%").replace(".", "").lstrip("0")) >= 3 else None
             ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
             if ranked:
