@@ -50,6 +50,8 @@ class Number:
     chain: str | None = None  # the arithmetic it is the result of, operands as printed: "2.175/4.789"
     relation: str | None = None   # "=" or "≈": how the chain is joined to the figure
     operands: list = field(default_factory=list)  # indices (in the document) of the chain's figures
+    array: str = ""           # the name of the matrix or vector literal it is an entry of: 'E', 'p', '∂l/∂z'
+    pos: tuple = ()           # its place in that literal: (row, column) or (k,)
     index: int = 0            # position in the document
 
     @property
@@ -211,7 +213,7 @@ def extract(text: str) -> list:
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
     places: Counter = Counter()
     for no, raw in enumerate(lines, 1):
-        line = raw.replace("\u00a0", " ")
+        line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
         if FENCE.match(line):
             in_code = not in_code
             continue
@@ -338,6 +340,7 @@ def _figures(line: str, no: int, cells, header, places: int = 3) -> list:
             at = line.find(p, pos) if line.find(p, pos) >= 0 else pos
             text = (sign if i == 0 else "") + p
             pos = at + len(p)
+            at -= len(text) - len(p)                  # a signed figure starts at its sign
             n = _number(text.replace("−", "-").replace(",", "") if re.search(r"\d,\d{3}", text) else text,
                         no, at, line)
             if n:
@@ -363,6 +366,7 @@ def _figures(line: str, no: int, cells, header, places: int = 3) -> list:
             n.column = header[k] if k < len(header) else ""
             n.row = line.split("\t")[0] if k > 0 else ""
     _chains(line, found)
+    _arrays(line, found)
     return found
 
 
@@ -432,6 +436,75 @@ def _chains(line: str, found: list) -> None:
             n = inside[0]
             n.chain, n.relation = chain, "=" if spans[k - 1][1] == "=" else "≈"
             n.operands = [m for m in found if ends[k - 1] <= m.col < bounds[k]]
+
+
+LATEX_NAMES = ((re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
+               (re.compile(r"\\(?:mathbf|mathrm|text|boldsymbol)\{([^{}]*)\}"), r"\1"),
+               (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
+OPEN = re.compile(r"\\begin\{[bpvB]?matrix\}|\[|\(")
+CLOSE = re.compile(r"\\end\{[bpvB]?matrix\}|\]|\)")
+ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′]*(?:\[\d+\])?)\s*(?:=|:|→|\\to)\s*$")
+
+
+def _arrays(line: str, found: list) -> None:
+    """The matrix or vector literal each figure is an entry of, and its place in it:
+    ``E = \\begin{bmatrix} 0.1 & 0.2 \\\\ 0.3 & -0.1 \\end{bmatrix}`` gives -0.1 ('E', (1, 1));
+    ``p = [0.3673, 0.2832]`` gives 0.2832 ('p', (1,)); ``E = [[0.1, 0.2], [0.3, -0.1]]`` as the first;
+    ``E[1]: [0.3, -0.1]`` gives -0.1 ('E', (1, 1)).
+
+    >>> ns = extract(r"$E = \\begin{bmatrix} 0.1 & 0.2 \\\\ 0.3 & -0.1 \\end{bmatrix}$, p = [0.36, 0.28]")
+    >>> [(n.text, n.array, n.pos) for n in ns][-3:]
+    [('-0.1', 'E', (1, 1)), ('0.36', 'p', (0,)), ('0.28', 'p', (1,))]
+    >>> [(n.text, n.array, n.pos) for n in extract("W = [[0.5, -0.3], [0.2, 0.4]]")][-1]
+    ('0.4', 'W', (1, 1))
+    """
+    at = {n.col: n for n in found}
+    stack: list = []
+    i = 0
+    while i < len(line) and found:
+        m = OPEN.match(line, i)
+        if m:
+            latex = m.group().startswith("\\")
+            if stack and not latex and stack[-1]["list"] and m.group() == "[":      # a row of [[…], […]]
+                stack.append(dict(name=stack[-1]["name"], row=stack[-1], k=0, latex=False, list=False, lead=()))
+            else:
+                name, lead = _array_name(line[:i])
+                stack.append(dict(name=name, row=None, k=0, latex=latex, list=m.group() == "[", r=0, c=0, lead=lead))
+            i = m.end()
+            continue
+        m = CLOSE.match(line, i)
+        if m and stack:
+            stack.pop()
+            i = m.end()
+            continue
+        if stack:
+            top = stack[-1]
+            if top["latex"] and line.startswith("\\\\", i):
+                top["r"], top["c"] = top["r"] + 1, 0
+                i += 2
+                continue
+            if top["latex"] and line[i] == "&":
+                top["c"] += 1
+            elif not top["latex"] and line[i] == ",":
+                top["k"] += 1
+            n = at.get(i)
+            if n is not None and top["name"] and not n.array:
+                pos = (top["r"], top["c"]) if top["latex"] else \
+                    (top["row"]["k"], top["k"]) if top["row"] is not None else (top["k"],)
+                n.array, n.pos = top["name"], top["lead"] + pos
+        i += 1
+
+
+def _array_name(before: str) -> tuple:
+    """The name a literal is assigned to (``E = [``, ``∂L/∂z = [``, ``E[1]: [``) and its leading indices."""
+    for rx, by in LATEX_NAMES:
+        before = rx.sub(by, before)
+    m = ARRAY_NAME.search(before.replace("$", "").rstrip())
+    if not m:
+        return "", ()
+    name = m[1]
+    lead = re.fullmatch(r"(.+)\[(\d+)\]", name)
+    return (lead[1], (int(lead[2]),)) if lead else (name, ())
 
 
 def _terms(side: str) -> list:

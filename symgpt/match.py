@@ -117,7 +117,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "sum_exp": ("z", "分母", "sum", "和"), "A_den": ("分母", "denominator"),
     "grad_logits": ("∂l/∂logit", "梯度", "grad", "p - y", "p-y", "pi - yi"),
     "grad_z": ("∂l/∂z", "梯度", "grad", "p-y", "p - y", "信号"),
-    "grad_W": ("∂l/∂w", "梯度", "解析梯度"), "grad_x": ("∂l/∂x",), "grad_E": ("∂l/∂e", "梯度"),
+    "grad_W": ("∂l/∂w", "解析梯度", "analytic"), "gradcheck": ("数值梯度", "numerical", "finite difference"), "grad_x": ("∂l/∂x",), "grad_E": ("∂l/∂e", "梯度"),
     "grad_E_head": ("∂l/∂e", "梯度"), "exp(logits)": ("exp", "e^z"), "exp(z)": ("exp", "e^z", "e^{z"),
     "exp(S)": ("exp",), "sqrt(var1)": ("σ", "sqrt", "√"), "sqrt(var2)": ("σ", "sqrt", "√"),
     "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
@@ -128,7 +128,12 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "adamw.eps": ("ε", "eps"), "adamw.weight_decay": ("λ", "weight decay", "decay"),
     "ln_eps": ("ε", "eps"), "pe_base": ("10000", "base"), "head_step.E": ("new", "更新", "e你new"),
     "head_step.logits": ("新 logit", "new logit"), "d/heads": ("d_k", "d/h"), "sqrt(d/heads)": ("√", "sqrt"),
+    "y": ("y", "y_i", "yi", "one-hot", "目标", "target", "label"), "onehot": ("one-hot", "x_oh", "onehot"),
     "sgd[1].p": ("更新后", "after"), "sgd[1].loss": ("更新后", "→"),
+    "adamw[1].m": ("m", "一阶矩", "first moment"), "adamw[1].v": ("v", "二阶矩", "second moment"),
+    "adamw[1].mhat": ("m̂", "偏差修正", "bias-corrected"), "sqrt(adamw[1].vhat)": ("√v̂", "sqrt(v̂)"),
+    "adamw[1].vhat": ("v̂",), "adamw[1].update": ("步长", "update", "step", "自适应"),
+    "adamw[1].decay": ("衰减", "decay"), "sgd.loss": ("l", "loss", "损失"), "sgd.p": ("p", "p(")
 }
 
 
@@ -179,6 +184,12 @@ def candidates(d) -> list:
         add("sqrt(d/heads)", "sqrt(d/heads)")
     for i, t in enumerate(vocab):
         add(f"id({t})", "id", (i,), "v")
+    logits = next((g for g in ("logits", "z") if f"grad_{g}" in {p.partition("[")[0] for p, _, _ in groups}), None)
+    for i, t in enumerate(vocab):
+        if logits:                        # the one-hot target y = p − ∂L/∂logits
+            add(f"p[{t}] - grad_{logits}[{t}]", "y", (i,), "v")
+        for pos in range(s.T):
+            add(f"onehot({pos}, {t})", "onehot", (pos, i), "tv")
     shapes = {p.partition("[")[0]: (shape, p.partition("[")[2].rstrip("]").replace(",", "")) for p, shape, _ in groups}
     for f, names in (("exp", ("logits", "z", "S")), ("sqrt", ("var1", "var2")), ("log", ("p",))):
         for name in names:
@@ -217,7 +228,7 @@ def _cumulative(d, add):
 def _training(d, add, shapes, ref_of):
     tr = d.spec.training
     params = [p for p in d.spec.params if p in shapes]
-    steps = sorted({1, *tr.report, tr.steps})     # state 0 is the model itself: loss, p
+    steps = range(1, tr.steps + 1)                 # state 0 is the model itself: loss, p
     for k in steps:
         add(f"sgd[{k}].loss", "sgd.loss", (k,), "k")
         for name in ("p",):
@@ -278,19 +289,21 @@ class Context:
     t: int | None = None      # t=1 in the row label
     dim: int | None = None    # dim 0 in the column
     text: str = ""            # lower-cased nearby text (left of it, row, column, caption)
+    column: str = ""          # lower-cased column header
     far: str = ""             # heading
     words: frozenset = frozenset()   # identifiers standing alone in the caption, row and column (Q, W_Q)
     inputs: frozenset = frozenset()  # the quantities the line's equation is computed from (Q[0,0] → H0[0,0], …)
 
 
-SYMBOL = re.compile(r"([A-Za-z∂/σμ²√]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?\}?[\s'′]*"
+SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?\}?[\s'′]*"
                     r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
 
 
 def context(n, vocab) -> Context:
     """The hints a figure's surroundings give (see :class:`Context`)."""
-    left = n.before[-40:]
+    left = _plain(n.before[-60:])[-40:]
     c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower(),
+                column=n.column.lower() if len(n.column) < 30 else "",
                 words=frozenset(re.findall(r"(?<![A-Za-z0-9_])[A-Za-z]\w*", " ".join((n.row, n.column, n.table)))))
     m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
     if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col]:
@@ -302,6 +315,8 @@ def context(n, vocab) -> Context:
             digits = re.findall(r"\d+", m[2])
             c.sym_idx = tuple(int(x) for x in (digits if len(digits) > 1 else
                                                 (list(digits[0]) if len(digits[0]) == 2 else digits)))
+    if n.array:                       # an entry of a literal: E = [[…]], p = […], \begin{bmatrix}
+        c.symbol, c.sym_idx = n.array.lower().replace("{", "").replace("}", ""), tuple(n.pos)
     words = " ".join((n.row, left[-12:]))
     ids = []
     for i, t in enumerate(vocab):
@@ -315,6 +330,22 @@ def context(n, vocab) -> Context:
     m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
     c.dim = int(m[1]) if m else None
     return c
+
+
+PLAIN = ((re.compile(r"\\sqrt\{\\hat\s*(\w)\}"), "√\\1\u0302"), (re.compile(r"\\hat\s*\{?(\w)\}?"), "\\1\u0302"),
+         (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
+         (re.compile(r"\\(?:mathbf|mathrm|text|boldsymbol)\{([^{}]*)\}"), r"\1"))
+
+
+def _plain(s: str) -> str:
+    """LaTeX symbols as a reader sees them: \\hat m → m̂, \\sqrt{\\hat v} → √v̂, \\frac{\\partial L}{\\partial z} → ∂L/∂z.
+
+    >>> _plain(r"$\\hat m = $"), _plain(r"\\sqrt{\\hat v} =")
+    ('$m̂ = $', '√v̂ =')
+    """
+    for rx, by in PLAIN:
+        s = rx.sub(by, s)
+    return s
 
 
 def score(cand: Candidate, c: Context, prev: list) -> float:
@@ -335,6 +366,7 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
     if cand.key in c.inputs:
         s += 3
     s += 0.5 * sum(1 for a in names if len(a) > 1 and a in c.far)
+    s += 2 * sum(1 for a in names if len(a) > 1 and a in c.column)
     if "v" in cand.axes and c.tokens:
         s += 2 if cand.idx[cand.axes.index("v")] in c.tokens else -1
     if "t" in cand.axes and c.t is not None:
