@@ -278,8 +278,10 @@ def _cross_reference(n, line: str, sections: set) -> bool:
     """A section number cited in prose ('见 2.2 节', '2.2 的账单'): not a figure."""
     if n.text not in sections:
         return False
-    rest = line[n.col + len(n.text):].lstrip()
-    return bool(re.match(r"[\u4e00-\u9fff]|section|§", rest, re.I)) and not re.search(r"[=≈]\s*$", line[:n.col])
+    rest, before = line[n.col + len(n.text):].lstrip(), line[:n.col].rstrip()
+    if re.search(r"(?:section|sec\.|§|第)$", before, re.I):
+        return True
+    return bool(re.match(r"[\u4e00-\u9fff]|section|§", rest, re.I)) and not re.search(r"[=≈]\s*$", before)
 
 
 def _is_heading(line: str) -> bool:
@@ -302,7 +304,7 @@ def _cells(line: str):
 
 
 def _has_figure(s: str) -> bool:
-    return bool(re.search(r"(?<![A-Za-z_])\d", _masked(s)))
+    return bool(re.search(r"(?<![\w.])\d", _masked(s)))
 
 
 def _figures(line: str, no: int, cells, header, places: int = 3) -> list:

@@ -73,6 +73,8 @@ def _float_span(b):
     """[lo, hi] of an enclosure as floats rounded outward (a little wider: a prefilter only)."""
     if b is None:
         return None
+    if not isinstance(b, fmpq) and not b.is_finite():
+        return (float("-inf"), float("inf"))
     lo, hi = _bounds(b)
     return _down(lo), _up(hi)
 
@@ -117,7 +119,8 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "sum_exp": ("z", "分母", "sum", "和"), "A_den": ("分母", "denominator"),
     "grad_logits": ("∂l/∂logit", "梯度", "grad", "p - y", "p-y", "pi - yi"),
     "grad_z": ("∂l/∂z", "梯度", "grad", "p-y", "p - y", "信号"),
-    "grad_W": ("∂l/∂w", "解析梯度", "analytic"), "gradcheck": ("数值梯度", "numerical", "finite difference"), "grad_x": ("∂l/∂x",), "grad_E": ("∂l/∂e", "梯度"),
+    "grad_W": ("∂l/∂w", "解析梯度", "analytic"),
+    "gradcheck": ("数值梯度", "numerical", "finite difference"), "grad_x": ("∂l/∂x",), "grad_E": ("∂l/∂e", "梯度"),
     "grad_E_head": ("∂l/∂e", "梯度"), "exp(logits)": ("exp", "e^z"), "exp(z)": ("exp", "e^z", "e^{z"),
     "exp(S)": ("exp",), "sqrt(var1)": ("σ", "sqrt", "√"), "sqrt(var2)": ("σ", "sqrt", "√"),
     "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
@@ -161,7 +164,7 @@ def candidates(d) -> list:
             ball = q.ball(PREFILTER_BITS)
         except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
             return
-        if getattr(q, "vector", False):
+        if getattr(q, "vector", False) or not isinstance(ball, fmpq) and not ball.is_finite():
             return
         out.append(Candidate(ref, group, tuple(idx), axes, q, ball))
 
@@ -218,11 +221,12 @@ def _cumulative(d, add):
         ps = sorted(((d.ball(f"p[{t}]", PREFILTER_BITS).mid(), t) for t in d.spec.vocab), reverse=True)
     except Exception:   # noqa: BLE001 - a spec without p
         return
-    terms = []
-    for _, t in ps[:-1]:
-        terms.append(f"p[{t}]")
-        if len(terms) > 1:
-            add(" + ".join(terms), "cumulative p", (len(terms),), "n")
+    for order in (ps, [(0, t) for t in d.spec.vocab]):      # by probability (top-p), by id (the draw's CDF)
+        terms = []
+        for _, t in order[:-1]:
+            terms.append(f"p[{t}]")
+            if len(terms) > 1:
+                add(" + ".join(terms), "cumulative p", (len(terms),), "n")
 
 
 def _training(d, add, shapes, ref_of):
@@ -295,7 +299,8 @@ class Context:
     inputs: frozenset = frozenset()  # the quantities the line's equation is computed from (Q[0,0] → H0[0,0], …)
 
 
-SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?\}?[\s'′]*"
+SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
+                    r"\}?[\s'′]*"
                     r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
 
 
@@ -461,6 +466,8 @@ class Matcher:
             q = bind(parse(ref, self.d.limits), self.d, self.d.limits)
             ball = q.ball(PREFILTER_BITS)
         except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return None
+        if not isinstance(ball, fmpq) and not ball.is_finite():
             return None
         return Candidate(ref, "chain", (), "", q, ball, derived=True)
 
