@@ -157,32 +157,59 @@ def diagnose(m, n, ctx, prev, dc=None):
         near.append(dc)
     ranked = sorted(((score(c, ctx, prev), -i, c) for i, c in enumerate(near)), key=lambda t: (-t[0], t[1]))
     best = None
-    if ranked:
+    if ranked and ranked[0][0] >= STRONG and ranked[0][2] is not dc and _named_by(ranked[0][2], ctx):
+        best = ranked[0][2]             # the context names it: q1,0 = … = 0.882 is Q[1,0]
+    elif dc is not None and n.chain and dc.meets(y - window, y + window):
+        best = dc                       # else its own arithmetic does: a×b = c is a·b
+    elif ranked:
         top = ranked[0][0]
         need = 0.0 if chain_ok else STRONG
-        if top >= need:
+        if top >= need and (chain_ok or _named_by(ranked[0][2], ctx)):
             tied = [r[2] for r in ranked if r[0] == top]
             best = min(tied, key=lambda c: abs(_value(c.q, 128) - y))
     if best is None:
         return Result(n, "unmatched", candidates=[r[2].ref for r in ranked[:3]])
-    x = _value(best.q)
-    k = n.decimals + (2 if n.kind == "percent" else 0)
     transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
                      c.idx != best.idx and _near_round(c, n) for c in m.cands)
+    return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
+                 chain_ok=chain_ok, chain_value=chain_value, transposed=transposed)
+
+
+def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False):
+    """The wrong-figure verdict on figure ``n`` for the quantity ``best``, with its cause and distance."""
+    from .match import Result
+    scale = 100 if n.kind == "percent" else 1
+    y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
+    x = _value(best.q)
+    k = n.decimals + (2 if n.kind == "percent" else 0)
     cause = cause_of(y, x, k, chain_ok=chain_ok, tie_even=_tie_even(best.q, k), transposed=transposed,
                      sig=len(n.text.strip("-+−%").replace(".", "").lstrip("0")))
     correct = round_decimals(best.q.ball(256), k)
     if n.kind == "percent" and correct is not None:
         correct = f"{Fraction(correct) * 100:.{n.decimals}f}%"
-    dist = (y - x) / ulp
-    return Result(n, "wrong", best.ref, [r[2].ref for r in ranked[:3]], ranked[0][0], correct=correct,
+    return Result(n, "wrong", best.ref, candidates, score, correct=correct,
                   exact=show(best.q, best.q.ball(256), 256, 12), cause=cause,
-                  distance=f"{float(dist):.2g}", chain_value=chain_value)
+                  distance=f"{float((y - x) / ulp):.2g}", chain_value=chain_value)
+
+
+def _named_by(c, ctx) -> bool:
+    """The context names the quantity itself (its symbol, or its table's label with every index)."""
+    from .match import _names, _pinned
+    return ctx.symbol in _names(c) or _pinned(c, ctx)
+
+
+def near_window(n) -> tuple:
+    """[lo, hi] of the values a wrong figure may stand for: NEAR_ULPS last-place units or NEAR_RELATIVE."""
+    scale = 100 if n.kind == "percent" else 1
+    y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
+    w = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
+    return y - w, y + w
 
 
 def _operand(n) -> bool:
     """A figure inside arithmetic (a factor, a divisor), not the result of an equation or a table cell."""
-    return bool(re.match(r"\s*[×*/÷^²·]", n.after) or re.search(r"[×*/÷·]\s*\(?\s*$", n.before))
+    return bool(re.match(r"\s*(?:[×*/÷^²·+]|\\times|\\cdot)", n.after) or
+                re.search(r"(?:[×*/÷·+]|\\times|\\cdot)\s*\(?\s*$", n.before))
 
 
 def _near_round(c, n) -> bool:

@@ -271,16 +271,21 @@ def extract(text: str) -> list:
 
 
 def _table_like(lines, no) -> bool:
+    """After a caption, the table itself follows a blank line: is the next non-blank line a table row?"""
+    for line in lines[no:no + 3]:
+        if line.strip():
+            return _cells(line) is not None
     return False
 
 
 def _cross_reference(n, line: str, sections: set) -> bool:
     """A section number cited in prose ('见 2.2 节', '2.2 的账单'): not a figure."""
+    rest, before = line[n.col + len(n.text):].lstrip(), line[:n.col].rstrip()
+    if re.match(r"\d+(\.\d+)*$", n.text) and (re.match(r"(?:小节|节|章)", rest) or
+                                               re.search(r"(?:section|sec\.|§)$", before, re.I)):
+        return True
     if n.text not in sections:
         return False
-    rest, before = line[n.col + len(n.text):].lstrip(), line[:n.col].rstrip()
-    if re.search(r"(?:section|sec\.|§|第)$", before, re.I):
-        return True
     return bool(re.match(r"[\u4e00-\u9fff]|section|§", rest, re.I)) and not re.search(r"[=≈]\s*$", before)
 
 
@@ -418,6 +423,7 @@ def _number(text: str, no: int, col: int, line: str):
 def _chains(line: str, found: list) -> None:
     """A figure alone on one side of = or ≈, after a side that is arithmetic on printed numbers,
     gets that side as its chain: ``1.130 / 1.4142 ≈ 0.799`` → chain ``1.130/1.4142``."""
+    line = re.sub(r"\\(?:quad|qquad|left|right|[,;:!])|&", lambda m: " " * len(m.group()), line)   # spacing
     spans = [(m.start(), m.group()) for m in re.finditer(r"=|≈|\\approx", line)]
     if not spans:
         return
@@ -440,12 +446,12 @@ def _chains(line: str, found: list) -> None:
             n.operands = [m for m in found if ends[k - 1] <= m.col < bounds[k]]
 
 
-LATEX_NAMES = ((re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
-               (re.compile(r"\\(?:mathbf|mathrm|text|boldsymbol)\{([^{}]*)\}"), r"\1"),
+LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
+               (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
                (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
 OPEN = re.compile(r"\\begin\{[bpvB]?matrix\}|\[|\(")
 CLOSE = re.compile(r"\\end\{[bpvB]?matrix\}|\]|\)")
-ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′]*(?:\[\d+\])?)\s*(?:=|:|→|\\to)\s*$")
+ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′]*(?:\[\d+\])?)\s*&?\s*(?:=|:|→|\\to)\s*$")
 
 
 def _arrays(line: str, found: list) -> None:

@@ -34,6 +34,9 @@ from .numeric import UndecidableError
 from .refs import ExprError, bind, parse
 
 PREFILTER_BITS = 64
+STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
+                        # caption, row and column)
+STRONG_GAP = 4.0        # … and by this much more than any quantity that rounds to the figure
 TOKEN_AXES = ("v",)
 
 
@@ -297,10 +300,11 @@ class Context:
     far: str = ""             # heading
     words: frozenset = frozenset()   # identifiers standing alone in the caption, row and column (Q, W_Q)
     inputs: frozenset = frozenset()  # the quantities the line's equation is computed from (Q[0,0] → H0[0,0], …)
+    factor: frozenset = frozenset()  # the factors of the definition's terms this figure can be, by value
 
 
 SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
-                    r"\}?[\s'′]*"
+                    r"\}?[\s'′&]*"
                     r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
 
 
@@ -309,7 +313,7 @@ def context(n, vocab) -> Context:
     left = _plain(n.before[-60:])[-40:]
     c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower(),
                 column=n.column.lower() if len(n.column) < 30 else "",
-                words=frozenset(re.findall(r"(?<![A-Za-z0-9_])[A-Za-z]\w*", " ".join((n.row, n.column, n.table)))))
+                words=_symbols(n))
     m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
     if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col]:
         lhs = n.line_text[:n.line_text.index("=")] + "="     # A1,0 = 2.175 / 4.789 ≈ 0.454: the equation's subject
@@ -338,8 +342,8 @@ def context(n, vocab) -> Context:
 
 
 PLAIN = ((re.compile(r"\\sqrt\{\\hat\s*(\w)\}"), "√\\1\u0302"), (re.compile(r"\\hat\s*\{?(\w)\}?"), "\\1\u0302"),
-         (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
-         (re.compile(r"\\(?:mathbf|mathrm|text|boldsymbol)\{([^{}]*)\}"), r"\1"))
+         (re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
+         (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"))
 
 
 def _plain(s: str) -> str:
@@ -353,12 +357,46 @@ def _plain(s: str) -> str:
     return s
 
 
+def _symbols(n) -> frozenset:
+    """Identifiers that label a figure's table: a caption or header that is a symbol (``W_Q``,
+    ``b_1 ∈ ℝ⁴``) or the math in it (``The matrix $Q$`` → Q); not the words of a sentence."""
+    parts = [n.table] if len(n.table) <= 24 else []
+    parts += [n.row, n.column] if max(len(n.row), len(n.column)) <= 12 else []
+    parts += re.findall(r"\$([^$]{1,30})\$", " ".join((n.table, n.row, n.column)))
+    return frozenset(w for part in parts for w in re.findall(r"(?<![A-Za-z0-9_\\])[A-Za-z]\w*", part))
+
+
+def _pinned(cand: Candidate, c: Context) -> bool:
+    """Does the context name this very entry: its name, and each of its indices?"""
+    if not (c.symbol in _names(cand) or cand.group in c.words):
+        return False
+    if c.sym_idx and c.symbol in _names(cand):
+        return c.sym_idx == cand.idx
+    for axis, i in zip(cand.axes, cand.idx):
+        if axis == "t" and c.t == i or axis == "v" and c.tokens == (i,):
+            continue
+        if axis == cand.axes[-1] and axis in "jk" and c.dim == i:
+            continue
+        return False
+    return True
+
+
+def _base(cand: Candidate) -> str:
+    """The name a candidate's group has without its training state or function: sgd[1].p → p."""
+    return re.sub(r"^\w+\(|\)$", "", cand.group.split(".")[-1])
+
+
+def _names(cand: Candidate) -> set:
+    """What a tutorial may call a candidate's quantity: its group's name and aliases, lower case."""
+    names = {cand.group.lower(), cand.group.lower().replace("_", "")} | set(ALIASES.get(cand.group, ()))
+    base = cand.group.split(".")[-1].split("(")[-1].rstrip(")")
+    return names | (set(ALIASES.get(base, ())) if "(" not in cand.group and "." not in cand.group else set())
+
+
 def score(cand: Candidate, c: Context, prev: list) -> float:
     """How well the context names a candidate (higher is better); ``prev`` the earlier matches."""
     s = 0.0
-    names = {cand.group.lower(), cand.group.lower().replace("_", "")} | set(ALIASES.get(cand.group, ()))
-    base = cand.group.split(".")[-1].split("(")[-1].rstrip(")")
-    names |= set(ALIASES.get(base, ())) if "(" not in cand.group and "." not in cand.group else set()
+    names = _names(cand)
     if c.symbol and c.symbol in names:
         s += 4
         if c.sym_idx:
@@ -369,6 +407,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
     if cand.group in c.words:
         s += 4
     if cand.key in c.inputs:
+        s += 3
+    if len(c.factor) == 1 and cand.key in c.factor:
         s += 3
     s += 0.5 * sum(1 for a in names if len(a) > 1 and a in c.far)
     s += 2 * sum(1 for a in names if len(a) > 1 and a in c.column)
@@ -481,9 +521,41 @@ class Matcher:
         first = self._match(numbers, {})
         return self._match(numbers, self._inputs(first))
 
+    def _named(self, n, ctx, prev, ranked):
+        """(score, candidate) when the context names one quantity near the figure far more strongly
+        (by STRONG_NAMING, and STRONG_GAP above the best candidate that rounds to it), else None."""
+        from .diagnose import _operand, near_window
+        if n.kind not in ("decimal", "percent") or _operand(n) or not (n.chain or n.array or n.table):
+            return None
+        lo, hi = near_window(n)
+        scored = sorted(((score(c, ctx, prev), i, c) for i, c in enumerate(self.cands) if c.meets(lo, hi)),
+                        key=lambda t: (-t[0], t[1]))
+        if not scored or scored[0][0] < STRONG_NAMING or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+            return None
+        top = scored[0][2]
+        if ranked and scored[0][0] < ranked[0][0] + STRONG_GAP or not _pinned(top, ctx) or rounds_to(top, n):
+            return None
+        if any(_base(r[2]) == _base(top) for r in ranked):
+            return None                 # p printed after an update is sgd[1].p: the same symbol, another state
+        return scored[0][0], top
+
+    def _transposed(self, ctx, best: Candidate):
+        """The candidate the context names by symbol and both indices (``W[1,0]``, when ``best`` is its
+        transpose ``W[0,1]`` and it does not itself round to the figure), else None."""
+        if len(ctx.sym_idx) != 2 or best.idx != ctx.sym_idx[::-1] or best.idx == ctx.sym_idx:
+            return None
+        named = [c for c in self.cands if c.group == best.group and c.idx == ctx.sym_idx]
+        if len(named) != 1 or ctx.symbol not in _names(best):
+            return None
+        return named[0]
+
     def _inputs(self, results) -> dict:
-        """line → the quantities the definitions of its equations' results read (canonical keys)."""
+        """line → the quantities the definitions of its equations' results read (canonical keys), and
+        figure index → the key of the factor it is, where a printed product ``a × b`` matches one term
+        of the definition by value (``0.500 × 0.3`` in ``q0,0 = …`` is ``H0[0,0]·W_Q[0,0]``)."""
+        import sympy
         graph = {p.partition("[")[0] for p, _, _ in self.d.registry.groups()}
+        by_key = {c.key: c for c in self.cands}
         out: dict = {}
         for r in results:
             if r.verdict not in ("matched", "wrong") or not r.ref or not r.number.chain:
@@ -492,10 +564,22 @@ class Matcher:
             if c is None or c.group not in graph:
                 continue
             try:
-                keys = {str(x) for x in self.d.definition(c.ref).free_symbols}
+                definition = self.d.definition(c.ref)
             except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
                 continue
+            keys = {str(x) for x in definition.free_symbols}
             out.setdefault(r.number.line, set()).update(keys | {c.key})
+            line = [x.number for x in results if x.number.line == r.number.line]
+            for a, b in zip(line, line[1:]):
+                if not re.fullmatch(r"\s*[×*·]\s*\(?\s*", a.after) and not re.fullmatch(r"\s*\\times\s*", a.after):
+                    continue
+                for term in sympy.Add.make_args(sympy.expand(definition)):
+                    fs = [str(f) for f in sympy.Mul.make_args(term) if f.is_Symbol]
+                    if len(fs) == 2 and all(k in by_key for k in fs):
+                        for x, y in (fs, fs[::-1]):
+                            if by_key[x].meets(*cell(a)) and by_key[y].meets(*cell(b)):
+                                out.setdefault(("factor", a.index), set()).add(x)
+                                out.setdefault(("factor", b.index), set()).add(y)
         return {k: frozenset(v) for k, v in out.items()}
 
     def _match(self, numbers, inputs: dict) -> list:
@@ -515,12 +599,32 @@ class Matcher:
             dc = self.derived(n, found)
             if dc is not None and rounds_to(dc, n):
                 same = [c for c in hits if _same_value(c, dc)]
-                hits = same or [dc]
+                hits = same + [dc]             # the arithmetic itself, or a node it equals that the context names
             ctx = context(n, self.vocab)
             ctx.inputs = line_inputs
+            ctx.factor = inputs.get(("factor", n.index), frozenset())
             again = printed_as.get(n.text) if len(n.text.strip("-+−%").replace(".", "").lstrip("0")) >= 3 else None
             ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
+            swapped = self._transposed(ctx, ranked[0][2]) if ranked else None
+            named = None if swapped is not None or (dc is not None and dc in hits) else \
+                self._named(n, ctx, prev, ranked)
+            if named is not None:           # 1.0 in Q's table at t=0, dim 0: Q[0,0] = 1.05, not a 1
+                from .diagnose import _chain_rounds, wrong
+                chain_ok, chain_value = _chain_rounds(self, n)
+                res = wrong(n, named[1], [named[1].ref] + [r[2].ref for r in ranked[:2]], named[0],
+                            chain_ok=chain_ok, chain_value=chain_value)
+                found[n.index] = named[1]
+                prev.append(named[1])
+                out.append(res)
+                continue
+            if swapped is not None:         # W[0,1] printed where the context names W[1,0]
+                from .diagnose import wrong
+                res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True)
+                found[n.index] = swapped
+                prev.append(swapped)
+                out.append(res)
+                continue
             if ranked:
                 best = ranked[0]
                 tied = [r for r in ranked if r[0] == best[0]]
