@@ -47,6 +47,7 @@ class Number:
     row: str = ""             # the row's label (its first cell, or the text before the first figure)
     column: str = ""          # the column header (Markdown/HTML tables)
     cell: int = -1            # position among the row's figures
+    width: int = 0            # how many figures the row has
     chain: str | None = None  # the arithmetic it is the result of, operands as printed: "2.175/4.789"
     relation: str | None = None   # "=" or "≈": how the chain is joined to the figure
     operands: list = field(default_factory=list)  # indices (in the document) of the chain's figures
@@ -233,7 +234,7 @@ def extract(text: str) -> list:
         cells = _cells(line)
         if glued_header and not caption and cells is None and "\t" not in line:
             glued_header = False
-            if len(line) < 60 and not re.search(r"[=≈×:：]", line):
+            if len(line) < 60 and not re.search(r"\d\.\d", line):
                 header = [line.strip()]        # its figures (ids: 我(2)) are read below, without a header
         elif not caption:
             glued_header = False
@@ -255,7 +256,8 @@ def extract(text: str) -> list:
                 continue
         local = Counter(_places(p) for p in re.findall(r"(?<![\w.])\d+\.\d+(?![\d.])", _masked(line)))
         found = _figures(line, no, cells, header if (cells is not None or "\t" in line) else [],
-                         (local or places).most_common(1)[0][0] if (local or places) else 3)
+                         max(local, key=lambda k: (local[k], places[k])) if local else
+                         places.most_common(1)[0][0] if places else 3)
         places.update(_places(n.text) for n in found if "." in n.text and n.kind == "decimal" and len(n.text) < 8
                       and not re.match(r"[\d.]", line[n.col + len(n.text):n.col + len(n.text) + 1]))
         if header and table and cells is None and "\t" not in line:
@@ -359,7 +361,11 @@ def _figures(line: str, no: int, cells, header, places: int = 3) -> list:
         n.before = line[prev_end:n.col]
         n.after = line[n.col + len(n.text):found[i + 1].col if i + 1 < len(found) else len(line)]
         prev_end = n.col + len(n.text)
-        n.cell = i
+        n.cell, n.width = i, len(found)
+    if found and cells is None and "\t" not in line and \
+            re.fullmatch(r"\s*[A-Za-z]\s*=\s*", line[:found[0].col]) and found[0].kind in ("integer", "decimal") \
+            and len(found) > 1 and not re.search(r"[=≈×+]", line[found[0].col + len(found[0].text):]):
+        found = found[1:]                             # a glued row label: t=1 in 't=10.8820.784', T = 0.5
     first = found[0].col if found else 0
     row = cells[0] if cells else line[:first]
     for n in found:

@@ -50,6 +50,7 @@ class Candidate:
     q: object = None          # the bound quantity
     ball: object = None       # enclosure at PREFILTER_BITS
     derived: bool = False     # arithmetic over other figures' quantities
+    param: str | None = None  # a function's parameter: the temperature of softmax_T(0.5, 爱)
 
     def __post_init__(self):
         self.span = _float_span(self.ball)
@@ -129,7 +130,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
     "d_ff": ("d_ff", "ffn 隐藏"), "vocab_size()": ("v", "词表", "vocab"), "seq_len()": ("t", "长度", "序列"),
     "params()": ("参数", "param"), "id": ("id", "→", "="), "softmax_T": ("温度", "temperature", "t ="),
-    "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "lr": ("η", "lr", "学习率", "learning rate"),
+    "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "cumulative p": ("累计", "cumulative", "top-p"), "lr": ("η", "lr", "学习率", "learning rate"),
     "adamw.lr": ("η", "lr"), "adamw.beta1": ("β1", "beta1", "β_1"), "adamw.beta2": ("β2", "beta2", "β_2"),
     "adamw.eps": ("ε", "eps"), "adamw.weight_decay": ("λ", "weight decay", "decay"),
     "ln_eps": ("ε", "eps"), "pe_base": ("10000", "base"), "head_step.E": ("new", "更新", "e你new"),
@@ -210,6 +211,8 @@ def candidates(d) -> list:
         tt = "inf" if str(T) == "oo" else str(T)
         for i, t in enumerate(vocab):
             add(f"softmax_T({tt}, {t})", "softmax_T", (i,), "v")
+            if out and out[-1].ref == f"softmax_T({tt}, {t})":
+                out[-1].param = tt if tt == "inf" else str(Fraction(str(T)))
     for i, t in enumerate(vocab):
         add(f"topk({sm.top_k}, {t})", "topk", (i,), "v")
         add(f"topp({sm.top_p}, {t})", "topp", (i,), "v")
@@ -301,6 +304,7 @@ class Context:
     words: frozenset = frozenset()   # identifiers standing alone in the caption, row and column (Q, W_Q)
     inputs: frozenset = frozenset()  # the quantities the line's equation is computed from (Q[0,0] → H0[0,0], …)
     factor: frozenset = frozenset()  # the factors of the definition's terms this figure can be, by value
+    param: str | None = None         # a temperature named by the row (T = 0.5)
 
 
 SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
@@ -315,8 +319,10 @@ def context(n, vocab) -> Context:
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
     m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
-    if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col]:
-        lhs = n.line_text[:n.line_text.index("=")] + "="     # A1,0 = 2.175 / 4.789 ≈ 0.454: the equation's subject
+    if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col] and \
+            "=" in re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]:
+        clause = re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]
+        lhs = clause[:clause.index("=")] + "=" if "=" in clause else ""   # the subject: A1,0 = 2.175/4.789 ≈ 0.454
         m = SYMBOL.search(lhs.replace("$", "").replace("\\", "")[-40:])
     if m:
         c.symbol = m[1].lower()
@@ -338,6 +344,10 @@ def context(n, vocab) -> Context:
     c.t = int(m[1]) if m else None
     m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
     c.dim = int(m[1]) if m else None
+    _glued_columns(n, c, vocab)
+    m = re.search(r"\bT\s*=\s*(\d+(?:\.\d+)?)|T\s*→\s*(∞)", n.row)
+    if m:
+        c.param = "inf" if m[2] else str(Fraction(m[1]))
     return c
 
 
@@ -357,10 +367,28 @@ def _plain(s: str) -> str:
     return s
 
 
+def _glued_columns(n, c: Context, vocab) -> None:
+    """A header glued into one string ('位置q dim 0q dim 1', '温度 Tp(爱)p(你)p(他)', '看 t=0看 t=1'): when
+    it names as many dims, tokens or positions as the row has figures, the figure's cell picks one."""
+    if n.cell < 0 or not n.column or len(n.column) > 60:
+        return
+    dims = [int(x) for x in re.findall(r"dim\s*(\d)", n.column)]
+    ts = [int(x) for x in re.findall(r"t\s*=\s*(\d)", n.column)]
+    toks = [i for _, i in sorted((n.column.find(w), i) for i, t in enumerate(vocab)
+                                  for w in (t, *TOKEN_WORDS.get(t, ())) if w and w in n.column)]
+    width = n.width
+    if len(dims) == width:
+        c.dim = dims[n.cell]
+    elif len(ts) == width:
+        c.dim = ts[n.cell]
+    elif len(toks) == width:
+        c.tokens = (toks[n.cell],)
+
+
 def _symbols(n) -> frozenset:
     """Identifiers that label a figure's table: a caption or header that is a symbol (``W_Q``,
     ``b_1 ∈ ℝ⁴``) or the math in it (``The matrix $Q$`` → Q); not the words of a sentence."""
-    parts = [n.table] if len(n.table) <= 24 else []
+    parts = [n.table] if re.fullmatch(r"[A-Za-z][\w{}^]*(?:\s*∈.*)?", n.table) else []
     parts += [n.row, n.column] if max(len(n.row), len(n.column)) <= 12 else []
     parts += re.findall(r"\$([^$]{1,30})\$", " ".join((n.table, n.row, n.column)))
     return frozenset(w for part in parts for w in re.findall(r"(?<![A-Za-z0-9_\\])[A-Za-z]\w*", part))
@@ -416,7 +444,9 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 2 if cand.idx[cand.axes.index("v")] in c.tokens else -1
     if "t" in cand.axes and c.t is not None:
         s += 2 if cand.idx[cand.axes.index("t")] == c.t else -1
-    if c.dim is not None and cand.axes and cand.axes[-1] in "jk":
+    if c.param is not None and cand.param is not None:
+        s += 3 if c.param == cand.param else -2
+    if c.dim is not None and cand.axes and cand.axes[-1] in "jks":
         s += 2 if cand.idx[-1] == c.dim else -1
     for k, p in enumerate(reversed(prev[-4:])):
         if p is not None and p.group == cand.group:
@@ -614,6 +644,7 @@ class Matcher:
                 chain_ok, chain_value = _chain_rounds(self, n)
                 res = wrong(n, named[1], [named[1].ref] + [r[2].ref for r in ranked[:2]], named[0],
                             chain_ok=chain_ok, chain_value=chain_value)
+                wrong_as.setdefault(n.text, res)
                 found[n.index] = named[1]
                 prev.append(named[1])
                 out.append(res)
@@ -621,6 +652,7 @@ class Matcher:
             if swapped is not None:         # W[0,1] printed where the context names W[1,0]
                 from .diagnose import wrong
                 res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True)
+                wrong_as.setdefault(n.text, res)
                 found[n.index] = swapped
                 prev.append(swapped)
                 out.append(res)

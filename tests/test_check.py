@@ -51,7 +51,8 @@ def test_glued_table_cells_are_cut_where_a_reader_would():
     # A copied HTML table loses its cell separators: '0.5001.800' holds 0.500 and 1.800, 'pad0.1710+0.171'
     # holds p = 0.171, y = 0 and the gradient +0.171; a row label 't=1' glued to 0.882 stays a label.
     ns = extract("表 5-1 · Q\n位置q dim 0q dim 1\nt=0 (我)0.5001.800\nt=10.8820.784\npad0.1710+0.171\n")
-    assert [n.text for n in ns] == ["0", "0.500", "1.800", "1", "0.882", "0.784", "0.171", "0", "+0.171"]
+    assert [(n.text, n.row) for n in ns] == [("0.500", "t=0 (我)"), ("1.800", "t=0 (我)"), ("0.882", "t=1"),
+                                              ("0.784", "t=1"), ("0.171", "pad"), ("0", "pad"), ("+0.171", "pad")]
     assert split_run("0.0001.0000.17117.1%") == ["0.000", "1.000", "0.171", "17.1%"]
 
 
