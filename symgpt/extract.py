@@ -366,6 +366,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3) -> list:
             re.fullmatch(r"\s*[A-Za-z]\s*=\s*", line[:found[0].col]) and found[0].kind in ("integer", "decimal") \
             and len(found) > 1 and not re.search(r"[=≈×+]", line[found[0].col + len(found[0].text):]):
         found = found[1:]                             # a glued row label: t=1 in 't=10.8820.784', T = 0.5
+        for i, n in enumerate(found):
+            n.cell, n.width = i, len(found)
     first = found[0].col if found else 0
     row = cells[0] if cells else line[:first]
     for n in found:

@@ -130,7 +130,8 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
     "d_ff": ("d_ff", "ffn 隐藏"), "vocab_size()": ("v", "词表", "vocab"), "seq_len()": ("t", "长度", "序列"),
     "params()": ("参数", "param"), "id": ("id", "→", "="), "softmax_T": ("温度", "temperature", "t ="),
-    "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "cumulative p": ("累计", "cumulative", "top-p"), "lr": ("η", "lr", "学习率", "learning rate"),
+    "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "cumulative p": ("累计", "cumulative", "top-p"),
+    "lr": ("η", "lr", "学习率", "learning rate"),
     "adamw.lr": ("η", "lr"), "adamw.beta1": ("β1", "beta1", "β_1"), "adamw.beta2": ("β2", "beta2", "β_2"),
     "adamw.eps": ("ε", "eps"), "adamw.weight_decay": ("λ", "weight decay", "decay"),
     "ln_eps": ("ε", "eps"), "pe_base": ("10000", "base"), "head_step.E": ("new", "更新", "e你new"),
@@ -396,7 +397,10 @@ def _symbols(n) -> frozenset:
 
 def _pinned(cand: Candidate, c: Context) -> bool:
     """Does the context name this very entry: its name, and each of its indices?"""
-    if not (c.symbol in _names(cand) or cand.group in c.words):
+    names = _names(cand)
+    if not (c.symbol in names or cand.group in c.words or any(len(a) > 1 and a in c.column for a in names)):
+        return False
+    if cand.param is not None and c.param != cand.param:
         return False
     if c.sym_idx and c.symbol in _names(cand):
         return c.sym_idx == cand.idx
