@@ -49,7 +49,7 @@ def names(ref: str) -> set:
     return set(re.findall(r"[A-Za-z_][\w.]*(?=\[|\b)", re.sub(r"\[[^\]]*\]", "[]", ref)))
 
 
-EQUIVALENT = ((re.compile(r"\bsgd\[0\]\."), ""), (re.compile(r"softmax_T\(1, ([^)]+)\)"), r"p[\1]"))
+EQUIVALENT = ((re.compile(r"\bsgd\[0\]\."), ""), (re.compile(r"softmax_T\(1,\s*([^)]+)\)"), r"p[\1]"))
 
 
 def canonical(d, ref: str) -> str:

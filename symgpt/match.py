@@ -306,6 +306,7 @@ class Context:
     inputs: frozenset = frozenset()  # the quantities the line's equation is computed from (Q[0,0] → H0[0,0], …)
     factor: frozenset = frozenset()  # the factors of the definition's terms this figure can be, by value
     param: str | None = None         # a temperature named by the row (T = 0.5)
+    argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
 
 
 SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
@@ -320,7 +321,8 @@ def context(n, vocab) -> Context:
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
     m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
-    if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col] and \
+    from .diagnose import _operand
+    if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col] and not _operand(n) and \
             "=" in re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]:
         clause = re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]
         lhs = clause[:clause.index("=")] + "=" if "=" in clause else ""   # the subject: A1,0 = 2.175/4.789 ≈ 0.454
@@ -346,6 +348,8 @@ def context(n, vocab) -> Context:
     m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
     c.dim = int(m[1]) if m else None
     _glued_columns(n, c, vocab)
+    if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
+        c.argument_of = ("logits", "z", "S")
     m = re.search(r"\bT\s*=\s*(\d+(?:\.\d+)?)|T\s*→\s*(∞)", n.row)
     if m:
         c.param = "inf" if m[2] else str(Fraction(m[1]))
@@ -459,6 +463,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
                 s += 2.5
     if cand.derived:
         s += 1
+    if c.argument_of and cand.group in c.argument_of:
+        s += 2
     return s
 
 
@@ -631,14 +637,16 @@ class Matcher:
                 pool = [c for c in pool if _integral(c.ball) or c.key in line_inputs]
             hits = [c for c in pool if rounds_to(c, n)]
             dc = self.derived(n, found)
+            confirmed: set = set()
             if dc is not None and rounds_to(dc, n):
-                same = [c for c in hits if _same_value(c, dc)]
-                hits = same + [dc]             # the arithmetic itself, or a node it equals that the context names
+                confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)}
+                hits = hits + [dc]
             ctx = context(n, self.vocab)
             ctx.inputs = line_inputs
             ctx.factor = inputs.get(("factor", n.index), frozenset())
             again = printed_as.get(n.text) if len(n.text.strip("-+−%").replace(".", "").lstrip("0")) >= 3 else None
-            ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0), i, c)
+            ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0)
+                              + (2 if c.ref in confirmed else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
             swapped = self._transposed(ctx, ranked[0][2]) if ranked else None
             named = None if swapped is not None or (dc is not None and dc in hits) else \
