@@ -227,6 +227,12 @@ def extract(text: str) -> list:
             heading, table, header = _heading(line), "", []
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line):
                 errata = False
+            if not _has_figure(line) or errata:
+                continue
+            found = _figures(line, no, None, [], places.most_common(1)[0][0] if places else 3)
+            for n in found:                # '4.2 代入 d=2 的具体数值', '3. 分词：[2, 3]': figures in a heading
+                n.heading, n.index = heading, len(out)
+                out.append(n)
             continue
         caption = bool(CAPTION.match(line))
         if caption:
@@ -250,14 +256,15 @@ def extract(text: str) -> list:
         if errata:
             continue
         if cells is None and len(line.strip()) <= 24 and \
-                re.fullmatch(r"\s*[A-Za-z][\w{}^]*(?:\s*∈\s*\S+)?\s*", line):
+                re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_{}^]*(?:\s*∈\s*\S+)?\s*", line):
             table, header = line.strip(), []        # a matrix's name on its own line: W_Q, b_1 ∈ ℝ⁴
             if not _has_figure(line):
                 continue
         local = Counter(_places(p) for p in re.findall(r"(?<![\w.])\d+\.\d+(?![\d.])", _masked(line)))
-        found = _figures(line, no, cells, header if (cells is not None or "\t" in line) else [],
-                         max(local, key=lambda k: (local[k], places[k])) if local else
-                         places.most_common(1)[0][0] if places else 3)
+        row_places = max(local, key=lambda k: (local[k], places[k])) if local else \
+            places.most_common(1)[0][0] if places else 3
+        found = _figures(line, no, cells, header if (cells is not None or "\t" in line) else [], row_places,
+                         glued_row=bool(table and cells is None and "\t" not in line))
         places.update(_places(n.text) for n in found if "." in n.text and n.kind == "decimal" and len(n.text) < 8
                       and not re.match(r"[\d.]", line[n.col + len(n.text):n.col + len(n.text) + 1]))
         if header and table and cells is None and "\t" not in line:
@@ -293,8 +300,8 @@ def _cross_reference(n, line: str, sections: set) -> bool:
 
 def _is_heading(line: str) -> bool:
     """'§5 …', '## …', '5.2 计算 Q、K、V', '4.2 代入 d=2 …'; '1. 前向传播' only with no equation in it."""
-    if not HEADING.match(line):
-        return False
+    if not HEADING.match(line) or len(re.findall(r"\d+(?:\.\d+)?", line)) > 4:
+        return False                        # '§5 自注意力H⁽⁰⁾Q·Kᵀ/√d …2×2(1.000, 0.917)': a table row
     return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
 
 
@@ -314,7 +321,7 @@ def _has_figure(s: str) -> bool:
     return bool(re.search(r"(?<![\w.])\d", _masked(s)))
 
 
-def _figures(line: str, no: int, cells, header, places: int = 3) -> list:
+def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool = False) -> list:
     """The figures of one line (cells: its Markdown cells, header: the table's header cells;
     places: the decimals most figures have so far, to cut glued cells)."""
     masked = _masked(line)
@@ -329,8 +336,9 @@ def _figures(line: str, no: int, cells, header, places: int = 3) -> list:
         if sign and arithmetic and prev and re.match(r"[\d)\]]", prev):
             sign = ""                                 # 1.810-2.200: a subtraction
             start += 1
-        if tight and (tight.isalpha() and tight.isascii() or tight in "_'′^") and "." not in body:
-            continue                                  # q0,0, h1, x_0, h''0: an index
+        if tight and (tight.isalpha() and tight.isascii() or tight in "_'′^") and "." not in body and \
+                not (glued_row and m.end() == len(masked.rstrip()) and re.search(r"[A-Za-z]{3,}$", line[:start])):
+            continue                                  # q0,0, h1, x_0, h''0: an index (not 'Query4' ending a row)
         if tight == "." or body.endswith(","):
             body = body.rstrip(",")
         pieces = [body] if "," not in body or re.fullmatch(r"[1-9]\d{0,2}(,\d{3})+", body) else \

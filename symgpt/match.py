@@ -393,7 +393,7 @@ def _glued_columns(n, c: Context, vocab) -> None:
 def _symbols(n) -> frozenset:
     """Identifiers that label a figure's table: a caption or header that is a symbol (``W_Q``,
     ``b_1 ∈ ℝ⁴``) or the math in it (``The matrix $Q$`` → Q); not the words of a sentence."""
-    parts = [n.table] if re.fullmatch(r"[A-Za-z][\w{}^]*(?:\s*∈.*)?", n.table) else []
+    parts = [n.table] if re.fullmatch(r"[A-Za-z][A-Za-z0-9_{}^]*(?:\s*∈.*)?", n.table) else []
     parts += [n.row, n.column] if max(len(n.row), len(n.column)) <= 12 else []
     parts += re.findall(r"\$([^$]{1,30})\$", " ".join((n.table, n.row, n.column)))
     return frozenset(w for part in parts for w in re.findall(r"(?<![A-Za-z0-9_\\])[A-Za-z]\w*", part))
