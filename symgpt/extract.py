@@ -213,6 +213,7 @@ def extract(text: str) -> list:
     out: list = []
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
     places: Counter = Counter()
+    label_rows = -1            # rows read so far of a matrix printed under its name (-1: none)
     for no, raw in enumerate(lines, 1):
         line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
         if FENCE.match(line):
@@ -258,8 +259,10 @@ def extract(text: str) -> list:
         if cells is None and len(line.strip()) <= 24 and \
                 re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_{}^]*(?:\s*∈\s*\S+)?\s*", line):
             table, header = line.strip(), []        # a matrix's name on its own line: W_Q, b_1 ∈ ℝ⁴
+            label_rows = 0
             if not _has_figure(line):
                 continue
+            label_rows = -1
         local = Counter(_places(p) for p in re.findall(r"(?<![\w.])\d+\.\d+(?![\d.])", _masked(line)))
         row_places = max(local, key=lambda k: (local[k], places[k])) if local else \
             places.most_common(1)[0][0] if places else 3
@@ -271,6 +274,17 @@ def extract(text: str) -> list:
             for n in found:
                 n.column = header[0]
         found = [n for n in found if not _cross_reference(n, line, sections)]
+        label = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_{}^]*)(?:\s*∈\s*\S+)?\s*", table)
+        if label and label_rows >= 0 and cells is None and found and not re.search(r"[=≈×:：]", line):
+            name = label[1]                          # its rows follow: 0.30.4 / 0.50.2
+            for n in found:
+                if not n.array:
+                    n.array, n.pos = name, (label_rows, n.cell) if "ℝ" not in table or "×" in table else (n.cell,)
+            label_rows += 1
+        elif cells is not None or not found:
+            pass
+        else:
+            label_rows = -1
         for n in found:
             n.heading, n.table = heading, table if (table or cells is not None) else ""
             n.index = len(out)

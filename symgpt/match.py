@@ -114,9 +114,11 @@ class Result:
 ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the node's own name
     "Q": ("q", "query"), "K": ("k", "key"), "V": ("v", "value"), "S": ("s", "score", "分数"),
     "A": ("a", "权重", "attention weight"), "Attn": ("attn", "注意力输出", "attention output"),
-    "H0": ("h", "h(0)", "h⁽⁰⁾", "pe"), "H1": ("h'", "h′", "残差"), "H2": ("h''", "h″"),
-    "LN1": ("ln", "h_ln1", "ln(h'"), "LN2": ("ln", "hfinal", "h_final", "ln(h''"),
-    "mu1": ("μ", "mu", "mean"), "mu2": ("μ", "mu", "mean"), "var1": ("σ²", "var"), "var2": ("σ²", "var"),
+    "H0": ("h", "h(0)", "h⁽⁰⁾", "pe"), "H1": ("h'", "h′", "残差", "第一次", "first"),
+    "H2": ("h''", "h″", "第二次", "second"), "LN1": ("ln", "h_ln1", "第一次", "first"),
+    "LN2": ("ln", "hfinal", "h_final", "第二次", "second", "最终"), "mu1": ("μ", "mu", "mean", "第一次", "first"),
+    "mu2": ("μ", "mu", "mean", "第二次", "second"), "var1": ("σ²", "var", "第一次", "first"),
+    "var2": ("σ²", "var", "第二次", "second"),
     "Z": ("z",), "R": ("relu",), "F": ("ffn",), "logits": ("logit",), "z": ("z", "logit", "打分"),
     "p": ("p", "prob", "概率", "百分比", "%"), "loss": ("loss", "l", "损失"), "E": ("e", "嵌入", "embedding"),
     "PE": ("pe", "位置编码", "sin", "cos"), "X": ("x", "嵌入"), "x": ("x", "查行"),
@@ -524,6 +526,7 @@ class Matcher:
         self.d = d
         self.cands = candidates(d)
         self.vocab = list(d.spec.vocab)
+        self._alias: dict = {}
 
     def derived(self, n, found: dict):
         """The figure's chain with each operand replaced by its matched quantity (or None)."""
@@ -578,6 +581,20 @@ class Matcher:
         if any(_base(r[2]) == _base(top) for r in ranked):
             return None                 # p printed after an update is sgd[1].p: the same symbol, another state
         return scored[0][0], top
+
+    def _node(self, c: Candidate) -> str:
+        """The node a candidate names, through definitions that are a single other node
+        (X[0,0] := E[2,0], h_final[0] := LN2[1,0]); its own key otherwise."""
+        if c.key not in self._alias:
+            key = c.key
+            try:
+                e = self.d.definition(c.ref) if not c.derived and "(" not in c.ref else None
+                if e is not None and e.is_Symbol:
+                    key = str(e)
+            except Exception:  # noqa: BLE001 - not a graph node: itself
+                pass
+            self._alias[c.key] = key
+        return self._alias[c.key]
 
     def _transposed(self, ctx, best: Candidate):
         """The candidate the context names by symbol and both indices (``W[1,0]``, when ``best`` is its
@@ -672,6 +689,8 @@ class Matcher:
             if ranked:
                 best = ranked[0]
                 tied = [r for r in ranked if r[0] == best[0]]
+                if len({self._node(r[2]) for r in tied}) == 1:
+                    tied = tied[:1]             # X[1,0] and E[爱,0]: one node under two names
                 res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
                              [r[2].ref for r in ranked[:6]], best[0])
                 found[n.index] = best[2]
