@@ -259,10 +259,10 @@ def extract(text: str) -> list:
         if cells is None and len(line.strip()) <= 24 and \
                 re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_{}^]*(?:\s*∈\s*\S+)?\s*", line):
             table, header = line.strip(), []        # a matrix's name on its own line: W_Q, b_1 ∈ ℝ⁴
-            label_rows = 0
-            if not _has_figure(line):
+            label_rows = -2                          # its rows follow (-2: this line itself, its shape)
+            if not _has_figure(line) and not re.search(r"ℝ[⁰¹²³⁴⁵⁶⁷⁸⁹]", line):
+                label_rows = 0
                 continue
-            label_rows = -1
         local = Counter(_places(p) for p in re.findall(r"(?<![\w.])\d+\.\d+(?![\d.])", _masked(line)))
         row_places = max(local, key=lambda k: (local[k], places[k])) if local else \
             places.most_common(1)[0][0] if places else 3
@@ -281,6 +281,8 @@ def extract(text: str) -> list:
                 if not n.array:
                     n.array, n.pos = name, (label_rows, n.cell) if "ℝ" not in table or "×" in table else (n.cell,)
             label_rows += 1
+        elif label_rows == -2:
+            label_rows = 0
         elif cells is not None or not found:
             pass
         else:

@@ -627,16 +627,21 @@ class Matcher:
             keys = {str(x) for x in definition.free_symbols}
             out.setdefault(r.number.line, set()).update(keys | {c.key})
             line = [x.number for x in results if x.number.line == r.number.line]
+            terms = [(t, [str(f) for f in sympy.Mul.make_args(t) if f.is_Symbol])
+                     for t in sympy.Add.make_args(sympy.expand(definition))]
             for a, b in zip(line, line[1:]):
-                if not re.fullmatch(r"\s*[×*·]\s*\(?\s*", a.after) and not re.fullmatch(r"\s*\\times\s*", a.after):
-                    continue
-                for term in sympy.Add.make_args(sympy.expand(definition)):
-                    fs = [str(f) for f in sympy.Mul.make_args(term) if f.is_Symbol]
-                    if len(fs) == 2 and all(k in by_key for k in fs):
-                        for x, y in (fs, fs[::-1]):
-                            if by_key[x].meets(*cell(a)) and by_key[y].meets(*cell(b)):
-                                out.setdefault(("factor", a.index), set()).add(x)
-                                out.setdefault(("factor", b.index), set()).add(y)
+                if re.fullmatch(r"\s*(?:[×*·]|\\times)\s*\(?\s*", a.after):       # a × b: one term's two factors
+                    for _, fs in terms:
+                        if len(fs) == 2 and all(k in by_key for k in fs):
+                            for x, y in (fs, fs[::-1]):
+                                if by_key[x].meets(*cell(a)) and by_key[y].meets(*cell(b)):
+                                    out.setdefault(("factor", a.index), set()).add(x)
+                                    out.setdefault(("factor", b.index), set()).add(y)
+            for b in line:                                                      # … + 0.1 is b_1[k]
+                if re.search(r"\+\s*$", b.before) and not re.match(r"\s*(?:[×*/·]|\\times)", b.after):
+                    for t, fs in terms:
+                        if t.is_Symbol and str(t) in by_key and by_key[str(t)].meets(*cell(b)):
+                            out.setdefault(("factor", b.index), set()).add(str(t))
         return {k: frozenset(v) for k, v in out.items()}
 
     def _match(self, numbers, inputs: dict) -> list:
