@@ -48,6 +48,7 @@ class Number:
     column: str = ""          # the column header (Markdown/HTML tables)
     cell: int = -1            # position among the row's figures
     width: int = 0            # how many figures the row has
+    position: int | None = None   # the input position the text is about (a line 't=1:' above it)
     chain: str | None = None  # the arithmetic it is the result of, operands as printed: "2.175/4.789"
     relation: str | None = None   # "=" or "≈": how the chain is joined to the figure
     operands: list = field(default_factory=list)  # indices (in the document) of the chain's figures
@@ -214,6 +215,7 @@ def extract(text: str) -> list:
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
     places: Counter = Counter()
     label_rows = -1            # rows read so far of a matrix printed under its name (-1: none)
+    position = None            # the input position the last 't=1:' line spoke of
     for no, raw in enumerate(lines, 1):
         line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
         if FENCE.match(line):
@@ -225,7 +227,7 @@ def extract(text: str) -> list:
         if ERRATA.match(line) and len(line) < 60:
             errata = True
         if _is_heading(line) and len(line.strip()) < 80 and not in_code and not _cells(line):
-            heading, table, header = _heading(line), "", []
+            heading, table, header, position = _heading(line), "", [], None
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line):
                 errata = False
             if not _has_figure(line) or errata:
@@ -274,6 +276,11 @@ def extract(text: str) -> list:
             for n in found:
                 n.column = header[0]
         found = [n for n in found if not _cross_reference(n, line, sections)]
+        m = re.match(r"\s*(?:位置\s*)?t\s*=\s*(\d)\b|\s*第\s*(\d)\s*个位置|\s*位置\s*(?:pos\s*=\s*)?(\d)\s*[:：]", line)
+        if m and not cells:
+            position = int(next(g for g in m.groups() if g is not None))
+        for n in found:
+            n.position = position
         label = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_{}^]*)(?:\s*∈\s*\S+)?\s*", table)
         if label and label_rows >= 0 and cells is None and found and not re.search(r"[=≈×:：]", line):
             name = label[1]                          # its rows follow: 0.30.4 / 0.50.2

@@ -36,7 +36,7 @@ from .refs import ExprError, bind, parse
 PREFILTER_BITS = 64
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
                         # caption, row and column)
-STRONG_GAP = 4.0        # … and by this much more than any quantity that rounds to the figure
+STRONG_GAP = 4.0        # … and by this much more than a quantity that rounds to the figure and is named too
 TOKEN_AXES = ("v",)
 
 
@@ -346,7 +346,11 @@ def context(n, vocab) -> Context:
                 break
     c.tokens = tuple(ids)
     m = re.search(r"\bt\s*=\s*(\d)", n.row) or re.search(r"\bt\s*=\s*(\d)\b", n.table)
-    c.t = int(m[1]) if m else None
+    c.t = int(m[1]) if m else n.position
+    if not c.symbol and n.table and n.row and not n.column.count("|"):
+        m = re.match(r"\s*([A-Za-z][A-Za-z_]*)(?!\s*=)", n.row)   # a glued row 'h注意力头数 (n_heads)1': its symbol
+        if m and len(m[1]) <= 5:
+            c.symbol = m[1].lower()
     m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
     c.dim = int(m[1]) if m else None
     _glued_columns(n, c, vocab)
@@ -576,8 +580,10 @@ class Matcher:
         if not scored or scored[0][0] < STRONG_NAMING or (len(scored) > 1 and scored[1][0] == scored[0][0]):
             return None
         top = scored[0][2]
-        if ranked and scored[0][0] < ranked[0][0] + STRONG_GAP or not _pinned(top, ctx) or rounds_to(top, n):
+        if not _pinned(top, ctx) or _integral(top.ball) or rounds_to(top, n):
             return None
+        if ranked and scored[0][0] < ranked[0][0] + STRONG_GAP and _pinned(ranked[0][2], ctx):
+            return None                 # a quantity that rounds to it is named about as well
         if any(_base(r[2]) == _base(top) for r in ranked):
             return None                 # p printed after an update is sgd[1].p: the same symbol, another state
         return scored[0][0], top
@@ -655,8 +661,9 @@ class Matcher:
             lo, hi = cell(n)
             pool = [c for c in self.cands if c.meets(lo, hi)]
             line_inputs = inputs.get(n.line, frozenset())
-            if n.kind == "integer":      # a count or an id; a rounded value only where the equation reads it
-                pool = [c for c in pool if _integral(c.ball) or c.key in line_inputs]
+            factor = inputs.get(("factor", n.index), frozenset())
+            if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads
+                pool = [c for c in pool if _integral(c.ball) or c.key in factor]
             hits = [c for c in pool if rounds_to(c, n)]
             dc = self.derived(n, found)
             confirmed: set = set()
@@ -665,7 +672,7 @@ class Matcher:
                 hits = hits + [dc]
             ctx = context(n, self.vocab)
             ctx.inputs = line_inputs
-            ctx.factor = inputs.get(("factor", n.index), frozenset())
+            ctx.factor = factor
             again = printed_as.get(n.text) if len(n.text.strip("-+−%").replace(".", "").lstrip("0")) >= 3 else None
             ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0)
                               + (2 if c.ref in confirmed else 0), i, c)
