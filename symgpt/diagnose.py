@@ -143,7 +143,9 @@ def diagnose(m, n, ctx, prev, dc=None):
     scale = 100 if n.kind == "percent" else 1
     y = n.value / scale
     ulp = Fraction(1, 10 ** n.decimals) / scale
-    if n.kind in ("power", "fraction", "integer") and not chain_ok:
+    if n.kind == "integer" and not chain_ok:
+        return _count(m, n, ctx, prev)
+    if n.kind in ("power", "fraction") and not chain_ok:
         return Result(n, "unmatched")
     if not chain_ok and _operand(n):
         return Result(n, "unmatched")   # 1.11 in (1.11/1.11): what it is, only its own equation could say
@@ -190,6 +192,25 @@ def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None
     return Result(n, "wrong", best.ref, candidates, score, correct=correct,
                   exact=show(best.q, best.q.ball(256), 256, 12), cause=cause,
                   distance=f"{float((y - x) / ulp):.2g}", chain_value=chain_value)
+
+
+MAGNITUDE = re.compile(r"\s*(?:万|亿|千|百万|million|billion|thousand|[kMB]\b)", re.I)
+
+
+def _count(m, n, ctx, prev):
+    """An integer that no count rounds to: wrong only when the word right beside it names a count
+    ('全部 18 个参数', '总参数38'), no magnitude word follows (5 万亿参数 is another model's), and that
+    count is within a factor of two."""
+    from .match import Result, _integral, _names
+    near = n.before[-4:] + " " + n.after[:6]
+    if MAGNITUDE.match(n.after):
+        return Result(n, "unmatched")
+    y = n.value
+    named = [c for c in m.cands if _integral(c.ball) and c.group not in COUNTS and c.meets(y / 2, y * 2)
+             and any(len(a) > 1 and a in near.lower() for a in _names(c))]
+    if len(named) != 1:
+        return Result(n, "unmatched")
+    return wrong(n, named[0], [named[0].ref], 0.0)
 
 
 def _named_by(c, ctx) -> bool:

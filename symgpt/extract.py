@@ -535,7 +535,7 @@ def _arrays(line: str, found: list) -> None:
             elif not top["latex"] and line[i] == ",":
                 top["k"] += 1
             n = at.get(i)
-            if n is not None and top["name"] and not n.array:
+            if n is not None and not n.array and not n.pos:      # an unnamed tuple keeps the place alone
                 pos = (top["r"], top["c"]) if top["latex"] else \
                     (top["row"]["k"], top["k"]) if top["row"] is not None else (top["k"],)
                 n.array, n.pos = top["name"], top["lead"] + pos

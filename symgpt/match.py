@@ -337,6 +337,11 @@ def context(n, vocab) -> Context:
                                                 (list(digits[0]) if len(digits[0]) == 2 else digits)))
     if n.array:                       # an entry of a literal: E = [[…]], p = […], \begin{bmatrix}
         c.symbol, c.sym_idx = n.array.lower().replace("{", "").replace("}", ""), tuple(n.pos)
+    elif len(n.pos) == 1:             # (爱 25.5%、他 20.9%、pad 17.1%) … (0.405, 0.332, 0.272): listed tokens in order
+        c.tokens = _listed_token(n, vocab) or ()
+    m = re.match(r"\s*([A-Za-z][\w-]{2,})\s*=\s*[\d.]+\s*[:：]", n.line_text)
+    if not c.symbol and m:            # 'Top-k=3: …': the line's subject
+        c.symbol = m[1].lower()
     words = " ".join((n.row, left[-12:]))
     ids = []
     for i, t in enumerate(vocab):
@@ -376,6 +381,23 @@ def _plain(s: str) -> str:
     for rx, by in PLAIN:
         s = rx.sub(by, s)
     return s
+
+
+def _listed_token(n, vocab):
+    """The token an entry of an unnamed tuple stands for, when the line names as many tokens before the
+    tuple as it has entries: (token id) or None."""
+    line = n.line_text
+    open_at = line.rfind("(", 0, n.col)
+    close_at = line.find(")", n.col)
+    if open_at < 0 or close_at < 0:
+        return None
+    width = len(re.findall(r"[-+−]?\d+(?:\.\d+)?%?", line[open_at:close_at]))
+    words = [(line.find(w, 0, open_at), i) for i, t in enumerate(vocab) for w in (t, *TOKEN_WORDS.get(t, ()))
+             if w and line.find(w, 0, open_at) >= 0]
+    order = [i for _, i in sorted(words)]
+    if len(order) != width or n.pos[0] >= width:
+        return None
+    return (order[n.pos[0]],)
 
 
 def _glued_columns(n, c: Context, vocab) -> None:
