@@ -200,13 +200,13 @@ MAGNITUDE = re.compile(r"\s*(?:万|亿|千|百万|million|billion|thousand|[kMB]
 def _count(m, n, ctx, prev):
     """An integer that no count rounds to: wrong only when the word right beside it names a count
     ('全部 18 个参数', '总参数38'), no magnitude word follows (5 万亿参数 is another model's), and that
-    count is within a factor of two."""
+    count is within a factor of three."""
     from .match import Result, _integral, _names
     near = n.before[-4:] + " " + n.after[:6]
     if MAGNITUDE.match(n.after):
         return Result(n, "unmatched")
     y = n.value
-    named = [c for c in m.cands if _integral(c.ball) and c.group not in COUNTS and c.meets(y / 2, y * 2)
+    named = [c for c in m.cands if _integral(c.ball) and c.group not in COUNTS and c.meets(y / 3, y * 3)
              and any(len(a) > 1 and a in near.lower() for a in _names(c))]
     if len(named) != 1:
         return Result(n, "unmatched")

@@ -34,6 +34,7 @@ from .numeric import UndecidableError
 from .refs import ExprError, bind, parse
 
 PREFILTER_BITS = 64
+SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
                         # caption, row and column)
 STRONG_GAP = 4.0        # … and by this much more than a quantity that rounds to the figure and is named too
@@ -340,7 +341,7 @@ def context(n, vocab) -> Context:
     elif len(n.pos) == 1:             # (爱 25.5%、他 20.9%、pad 17.1%) … (0.405, 0.332, 0.272): listed tokens in order
         c.tokens = _listed_token(n, vocab) or ()
     m = re.match(r"\s*([A-Za-z][\w-]{2,})\s*=\s*[\d.]+\s*[:：]", n.line_text)
-    if not c.symbol and m:            # 'Top-k=3: …': the line's subject
+    if m and (not c.symbol or c.symbol in m[1].lower()):       # 'Top-k=3: …': the line's subject
         c.symbol = m[1].lower()
     words = " ".join((n.row, left[-12:]))
     ids = []
@@ -381,6 +382,11 @@ def _plain(s: str) -> str:
     for rx, by in PLAIN:
         s = rx.sub(by, s)
     return s
+
+
+def _near(n) -> tuple:
+    from .diagnose import near_window
+    return near_window(n)
 
 
 def _listed_token(n, vocab):
@@ -677,6 +683,7 @@ class Matcher:
         found: dict = {"_text": {n.index: n.text for n in numbers}}
         prev: list = []
         printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
+        sure_of: set = set()      # figures matched with a context that names their quantity
         wrong_as: dict = {}       # a wrong figure's text → its Result
         out = []
         for n in numbers:
@@ -699,6 +706,10 @@ class Matcher:
             ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0)
                               + (2 if c.ref in confirmed else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
+            sure = all(i in sure_of for i in n.operands)     # every operand named by its context
+            if dc is not None and dc not in hits and n.chain and sure and (not ranked or ranked[0][0] < 2) \
+                    and dc.meets(*_near(n)):
+                ranked = []                  # 0.840 × 0.2 = 0.1680: its own arithmetic outweighs a coincidence
             swapped = self._transposed(ctx, ranked[0][2]) if ranked else None
             named = None if swapped is not None or (dc is not None and dc in hits) else \
                 self._named(n, ctx, prev, ranked)
@@ -731,6 +742,8 @@ class Matcher:
                 prev.append(best[2])
                 if res.verdict == "matched":
                     printed_as[n.text] = best[2].ref
+                    if best[0] >= SURE:
+                        sure_of.add(n.index)
                 out.append(res)
                 continue
             res = diagnose(self, n, ctx, prev, dc)
