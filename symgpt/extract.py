@@ -68,7 +68,10 @@ class Number:
             label = f" row {self.row.strip()}" if self.row.strip() else ""
             head = f" column {self.column.strip()}" if self.column.strip() else ""
             parts.append(f"{self.table}{label}{head}")
-        place = f"line {self.line} 「{_clip(self.line_text.strip(), 70)}」"
+        text = self.line_text
+        a, b = max(0, self.col - 32), min(len(text), self.col + len(self.text) + 32)
+        excerpt = ("…" if a else "") + text[a:b].strip() + ("…" if b < len(text) else "")
+        place = f"line {self.line} 「{excerpt}」"
         return ": ".join(parts + [place]) if parts else place
 
 
