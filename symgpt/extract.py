@@ -256,8 +256,8 @@ def extract(text: str) -> list:
         if cells is not None and not header and not any(_has_figure(c) for c in cells):
             header = cells
             continue
-        if table and not header and cells is None and "\t" in line and not _has_figure(line):
-            header = line.split("\t")
+        if cells is None and "\t" in line and not _has_figure(line) and (table or not header):
+            header = line.split("\t")             # a tab-separated table's header, with or without a caption
             continue
         if errata:
             continue

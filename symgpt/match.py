@@ -197,8 +197,11 @@ def candidates(d) -> list:
         add(f"id({t})", "id", (i,), "v")
     logits = next((g for g in ("logits", "z") if f"grad_{g}" in {p.partition("[")[0] for p, _, _ in groups}), None)
     for i, t in enumerate(vocab):
-        if logits:                        # the one-hot target y = p − ∂L/∂logits
+        if logits:                        # the one-hot target y = p − ∂L/∂logits: 0 or 1 by its definition
             add(f"p[{t}] - grad_{logits}[{t}]", "y", (i,), "v")
+            if out and out[-1].group == "y":
+                out[-1].ball = fmpq(int(t == _target(s)))
+                out[-1].__post_init__()
         for pos in range(s.T):
             add(f"onehot({pos}, {t})", "onehot", (pos, i), "tv")
     shapes = {p.partition("[")[0]: (shape, p.partition("[")[2].rstrip("]").replace(",", "")) for p, shape, _ in groups}
@@ -223,6 +226,11 @@ def candidates(d) -> list:
     _cumulative(d, add)
     _training(d, add, shapes, ref_of)
     return out
+
+
+def _target(s) -> str:
+    """The spec's target token."""
+    return s.target if isinstance(s.target, str) else s.vocab[s.target]
 
 
 def _cumulative(d, add):
@@ -336,6 +344,9 @@ def context(n, vocab) -> Context:
             digits = re.findall(r"\d+", m[2])
             c.sym_idx = tuple(int(x) for x in (digits if len(digits) > 1 else
                                                 (list(digits[0]) if len(digits[0]) == 2 else digits)))
+    m = re.search(r"(\S+?)\s*=\s*$", left)
+    if m and m[1] in vocab:           # 猫=0, 吃=1: a token's id
+        c.symbol, c.tokens = "id", (vocab.index(m[1]),)
     if n.array:                       # an entry of a literal: E = [[…]], p = […], \begin{bmatrix}
         c.symbol, c.sym_idx = n.array.lower().replace("{", "").replace("}", ""), tuple(n.pos)
     elif len(n.pos) == 1:             # (爱 25.5%、他 20.9%、pad 17.1%) … (0.405, 0.332, 0.272): listed tokens in order
