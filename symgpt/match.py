@@ -331,8 +331,8 @@ def context(n, vocab) -> Context:
     c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower(),
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
-    m = SYMBOL.search(left.replace("$", "").replace("\\", ""))
     from .diagnose import _operand
+    m = SYMBOL.search(left.replace("$", "").replace("\\", "")) if not _operand(n) else None
     if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col] and not _operand(n) and \
             "=" in re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]:
         clause = re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]
@@ -670,7 +670,7 @@ class Matcher:
             except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
                 continue
             keys = {str(x) for x in definition.free_symbols}
-            out.setdefault(r.number.line, set()).update(keys | {c.key})
+            out.setdefault(r.number.line, set()).update(keys)        # not the subject: it is no operand of itself
             line = [x.number for x in results if x.number.line == r.number.line]
             terms = [(t, [str(f) for f in sympy.Mul.make_args(t) if f.is_Symbol])
                      for t in sympy.Add.make_args(sympy.expand(definition))]
