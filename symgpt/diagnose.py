@@ -159,8 +159,10 @@ def diagnose(m, n, ctx, prev, dc=None):
         near.append(dc)
     ranked = sorted(((score(c, ctx, prev), -i, c) for i, c in enumerate(near)), key=lambda t: (-t[0], t[1]))
     best = None
-    if ranked and ranked[0][0] >= STRONG and ranked[0][2] is not dc and _named_by(ranked[0][2], ctx):
-        best = ranked[0][2]             # the context names it: q1,0 = … = 0.882 is Q[1,0]
+    named = [r[2] for r in ranked if r[0] >= max(STRONG, ranked[0][0] - 2) and r[2] is not dc
+             and _named_by(r[2], ctx)] if ranked else []
+    if named:                           # the context names it: q1,0 = … = 0.882 is Q[1,0]; among
+        best = min(named, key=lambda c: abs(_value(c.q, 128) - y))   # names as good, the nearest value
     elif dc is not None and n.chain and dc.meets(y - window, y + window):
         best = dc                       # else its own arithmetic does: a×b = c is a·b
     elif ranked:

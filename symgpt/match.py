@@ -361,7 +361,7 @@ def context(n, vocab) -> Context:
             if w and w in words:
                 ids.append(i)
                 break
-    c.tokens = tuple(ids)
+    c.tokens = c.tokens or tuple(ids)
     m = re.search(r"\bt\s*=\s*(\d)", n.row) or re.search(r"\bt\s*=\s*(\d)\b", n.table)
     c.t = int(m[1]) if m else n.position
     if not c.symbol and n.table and n.row and not n.column.count("|"):
