@@ -136,8 +136,11 @@ def _chain_rounds(m, n) -> tuple:
         return False, None
 
 
-def diagnose(m, n, ctx, prev, dc=None):
-    """A figure no candidate rounds to: a wrong figure with its likely quantity and cause, or unmatched."""
+def diagnose(m, n, ctx, prev, dc=None, sure=False):
+    """A figure no candidate rounds to: a wrong figure with its likely quantity and cause, or unmatched.
+
+    ``dc`` is the figure's own arithmetic over its operands' quantities (None without one); ``sure``
+    says every operand was named by its context, so that arithmetic outranks the context's symbol."""
     from .match import Result, score
     chain_ok, chain_value = _chain_rounds(m, n)
     scale = 100 if n.kind == "percent" else 1
@@ -161,10 +164,13 @@ def diagnose(m, n, ctx, prev, dc=None):
     best = None
     named = [r[2] for r in ranked if r[0] >= max(STRONG, ranked[0][0] - 2) and r[2] is not dc
              and _named_by(r[2], ctx)] if ranked else []
-    if named:                           # the context names it: q1,0 = … = 0.882 is Q[1,0]; among
+    near_dc = dc is not None and n.chain and dc.meets(y - window, y + window)
+    if near_dc and sure:
+        best = _node_for(m, dc, near, ctx, prev)   # 1.050×0.644 + 0.560×1.009 = 1.241: that dot product
+    elif named:                         # the context names it: q1,0 = … = 0.882 is Q[1,0]; among
         best = min(named, key=lambda c: abs(_value(c.q, 128) - y))   # names as good, the nearest value
-    elif dc is not None and n.chain and dc.meets(y - window, y + window):
-        best = dc                       # else its own arithmetic does: a×b = c is a·b
+    elif near_dc:
+        best = _node_for(m, dc, near, ctx, prev)   # else its own arithmetic does: a×b = c is a·b
     elif ranked:
         top = ranked[0][0]
         need = 0.0 if chain_ok else STRONG
@@ -177,6 +183,14 @@ def diagnose(m, n, ctx, prev, dc=None):
                      c.idx != best.idx and _near_round(c, n) for c in m.cands)
     return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
                  chain_ok=chain_ok, chain_value=chain_value, transposed=transposed)
+
+
+def _node_for(m, dc, near, ctx, prev):
+    """The arithmetic's quantity, as the graph node it equals when there is one (2.175 + 2.614 is A_den[1]),
+    the one the context names best; else the arithmetic itself."""
+    from .match import _same_value, score
+    same = [c for c in near if c is not dc and c.group not in m.d.spec.params and _same_value(c, dc)]
+    return max(same, key=lambda c: score(c, ctx, prev)) if same else dc
 
 
 def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False):

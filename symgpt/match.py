@@ -355,12 +355,7 @@ def context(n, vocab) -> Context:
     if m and (not c.symbol or c.symbol in m[1].lower()):       # 'Top-k=3: …': the line's subject
         c.symbol = m[1].lower()
     words = " ".join((n.row, left[-12:]))
-    ids = []
-    for i, t in enumerate(vocab):
-        for w in (t, *TOKEN_WORDS.get(t, ())):
-            if w and w in words:
-                ids.append(i)
-                break
+    ids = [i for i, t in enumerate(vocab) if any(_mentions(words, w) for w in (t, *TOKEN_WORDS.get(t, ())))]
     c.tokens = c.tokens or tuple(ids)
     m = re.search(r"\bt\s*=\s*(\d)", n.row) or re.search(r"\bt\s*=\s*(\d)\b", n.table)
     c.t = int(m[1]) if m else n.position
@@ -393,6 +388,19 @@ def _plain(s: str) -> str:
     for rx, by in PLAIN:
         s = rx.sub(by, s)
     return s
+
+
+def _mentions(text: str, token: str) -> bool:
+    """Does the text name the token, not merely contain it inside a word ('我们' is no 我)?
+
+    >>> _mentions("t=0 (我)", "我"), _mentions("我们这里", "我"), _mentions("pad0.171", "pad")
+    (True, False, True)
+    """
+    for m in re.finditer(re.escape(token), text):
+        after = text[m.end():m.end() + 1]
+        if not (len(token) == 1 and re.match(r"[\u4e00-\u9fff]", after)):
+            return True
+    return False
 
 
 def _near(n) -> tuple:
@@ -757,7 +765,7 @@ class Matcher:
                         sure_of.add(n.index)
                 out.append(res)
                 continue
-            res = diagnose(self, n, ctx, prev, dc)
+            res = diagnose(self, n, ctx, prev, dc, sure)
             if res.verdict != "wrong" and n.text in wrong_as:
                 res = _reprint(wrong_as[n.text], n)
             if res.verdict == "wrong":
