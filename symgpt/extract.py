@@ -293,10 +293,8 @@ def extract(text: str) -> list:
             label_rows += 1
         elif label_rows == -2:
             label_rows = 0
-        elif cells is not None or not found:
-            pass
-        else:
-            label_rows = -1
+        elif cells is None and found:
+            label_rows = -1                          # prose after the matrix: its rows are over
         for n in found:
             n.heading, n.table = heading, table if (table or cells is not None) else ""
             n.index = len(out)

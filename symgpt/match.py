@@ -85,10 +85,14 @@ def _float_span(b):
 
 
 def _bounds(b):
+    """[lo, hi] of an enclosure, exactly, as Fractions.
+
+    >>> _bounds(fmpq(1, 3))
+    (Fraction(1, 3), Fraction(1, 3))
+    """
     if isinstance(b, fmpq):
         v = Fraction(int(b.p), int(b.q))
         return v, v
-    lo, hi = b.mid_rad_10exp(20) if False else (None, None)
     m, r = b.mid().man_exp(), b.rad().man_exp()
     mid = Fraction(int(m[0])) * Fraction(2) ** int(m[1])
     rad = Fraction(int(r[0])) * Fraction(2) ** int(r[1])
