@@ -30,9 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import symgpt  # noqa: E402
+from symgpt.candidates import Candidate, _same_value  # noqa: E402
 from symgpt.claims import judge_all, read_claims  # noqa: E402
 from symgpt.extract import extract, read_document  # noqa: E402
-from symgpt.match import Candidate, Matcher, _same_value  # noqa: E402
+from symgpt.match import Matcher  # noqa: E402
 from symgpt.refs import bind, parse  # noqa: E402
 
 DOCS = (("000_bb71734f6ca496a6.txt", "tiny-transformer"), ("004_22821fb5315e141e.txt", "bigram"))

@@ -54,7 +54,7 @@ def _value(q, prec: int = 256) -> Fraction:
 
 
 def _bounds_of(b):
-    from .match import _bounds
+    from .candidates import _bounds
     return _bounds(b)
 
 
@@ -141,7 +141,8 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
 
     ``dc`` is the figure's own arithmetic over its operands' quantities (None without one); ``sure``
     says every operand was named by its context, so that arithmetic outranks the context's symbol."""
-    from .match import Result, score
+    from .context import score
+    from .match import Result
     chain_ok, chain_value = _chain_rounds(m, n)
     scale = 100 if n.kind == "percent" else 1
     y = n.value / scale
@@ -153,7 +154,7 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     if not chain_ok and _operand(n):
         return Result(n, "unmatched")   # 1.11 in (1.11/1.11): what it is, only its own equation could say
     window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
-    from .match import _integral
+    from .candidates import _integral
     if FORMATS.search(" ".join((n.column, n.row, n.before[-12:]))):
         return Result(n, "unmatched")   # a float32 or bf16 value, printed to show that format's error
     near = [c for c in m.cands if c.meets(y - window, y + window) and not _integral(c.ball)
@@ -188,7 +189,8 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
 def _node_for(m, dc, near, ctx, prev):
     """The arithmetic's quantity, as the graph node it equals when there is one (2.175 + 2.614 is A_den[1]),
     the one the context names best; else the arithmetic itself."""
-    from .match import _same_value, score
+    from .candidates import _same_value
+    from .context import score
     same = [c for c in near if c is not dc and c.group not in m.d.spec.params and _same_value(c, dc)]
     return max(same, key=lambda c: score(c, ctx, prev)) if same else dc
 
@@ -217,7 +219,9 @@ def _count(m, n, ctx, prev):
     """An integer that no count rounds to: wrong only when the word right beside it names a count
     ('全部 18 个参数', '总参数38'), no magnitude word follows (5 万亿参数 is another model's), and that
     count is within a factor of three."""
-    from .match import Result, _integral, _names
+    from .candidates import _integral
+    from .context import _names
+    from .match import Result
     near = n.before[-4:] + " " + n.after[:6]
     if MAGNITUDE.match(n.after):
         return Result(n, "unmatched")
@@ -231,7 +235,7 @@ def _count(m, n, ctx, prev):
 
 def _named_by(c, ctx) -> bool:
     """The context names the quantity itself (its symbol, or its table's label with every index)."""
-    from .match import _names, _pinned
+    from .context import _names, _pinned
     return ctx.symbol in _names(c) or _pinned(c, ctx)
 
 
