@@ -202,6 +202,11 @@ class Matcher:
             if r.verdict not in ("matched", "wrong") or not r.ref or not r.number.chain:
                 continue
             c = next((c for c in self.cands if c.ref == r.ref), None)
+            inner = re.fullmatch(r"(?:exp|sqrt|log)\((.+)\)", c.ref) if c is not None else None
+            arg = next((x for x in self.cands if inner and x.ref == inner[1]), None)
+            if arg is not None:             # exp(0.400) = 1.492 is exp(logits[爱]): the 0.400 is logits[爱]
+                out.setdefault(r.number.line, set()).add(arg.key)
+                continue
             if c is None or c.group not in graph:
                 continue
             try:
