@@ -159,14 +159,29 @@ def claims_text(results, spec_path: Path, claims_path: Path, source: str) -> str
     return "\n".join(out) + "\n"
 
 
-def write_claims(path, text: str) -> None:
-    """Write a claims file whole or not at all (a temporary file beside it, renamed)."""
+def claims_target(path) -> Path:
+    """``--write-claims`` checked before any work: a ``.claims.toml`` file name in an existing folder.
+
+    >>> claims_target("/nonexistent/x.claims.toml")
+    Traceback (most recent call last):
+    ...
+    symgpt.cli.OutputError: --write-claims /nonexistent/x.claims.toml: no such directory /nonexistent
+    """
     path = Path(path)
+    if not path.name.endswith(".claims.toml"):
+        raise InputError(f"--write-claims {path}: expected a file name ending in .claims.toml")
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise OutputError(f"--write-claims {path}: no such directory {folder}")
     if path.exists() and not path.is_file():
         raise OutputError(f"--write-claims {path}: expected a file, got a directory or special file")
+    return path
+
+
+def write_claims(path, text: str) -> None:
+    """Write a claims file whole or not at all (a temporary file beside it, renamed)."""
+    path = claims_target(path)
+    folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -200,8 +215,8 @@ def main(argv=None) -> int:
 
 def execute(args: argparse.Namespace) -> int:
     limits = Limits(max_ops=args.max_ops, max_digits=args.max_digits)
-    if args.write_claims and Path(args.write_claims).name.endswith(".claims.toml") is False:
-        raise InputError(f"--write-claims {args.write_claims}: expected a file name ending in .claims.toml")
+    if args.write_claims:
+        claims_target(args.write_claims)       # a bad target is named before any work or output
     spec_path = find_spec(args.spec)
     results = check(args.document, spec_path, limits)
     if args.format == "json":

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .claims import parse_printed
+from .errors import LimitError
+from .limits import MAX_DIGITS
 
 # ---------------------------------------------------------------- one figure
 
@@ -124,6 +126,7 @@ def _masked(line: str) -> str:
 
 # ---------------------------------------------------------------- splitting glued cells
 
+MAX_RUN = 80           # characters of a glued run worth cutting
 PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+|[1-9]\d*")
 
 
@@ -138,6 +141,8 @@ def split_run(run: str, places: int = 3) -> list:
     >>> split_run("0.5001.800", 1), split_run("0.17117.1%"), split_run("0.1710"), split_run("10.8820.784")
     (['0.500', '1.800'], ['0.171', '17.1%'], ['0.171', '0'], ['1', '0.882', '0.784'])
     """
+    if len(run) > MAX_RUN:
+        return []                             # no table cell is this long: not figures to cut
     best = None
     for target in range(1, 9):
         cut = _cut(run, target)
@@ -443,6 +448,8 @@ def _powers(line: str, no: int) -> list:
             out += [n] if n else []
     for m in POWER.finditer(line):
         if m[3] is not None:
+            if len(m[4].lstrip("+-")) > 3 or len(m[3]) > MAX_DIGITS:
+                continue                      # 1e-999999999: beyond --max-digits, not a figure to check
             text, value = m.group(), Fraction(m[3]) * Fraction(10) ** int(m[4])
             out.append(Number(text, value, 0, "power", no, m.start(), line))
             continue
@@ -455,7 +462,7 @@ def _powers(line: str, no: int) -> list:
 def _number(text: str, no: int, col: int, line: str):
     try:
         p = parse_printed(text)
-    except (ValueError, ArithmeticError):
+    except (ValueError, ArithmeticError, LimitError):   # LimitError: more digits than --max-digits allows
         return None
     return Number(p.text, p.value, p.decimals, p.kind, no, col, line)
 

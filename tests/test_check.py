@@ -250,6 +250,13 @@ def test_bad_input_is_one_error_naming_the_file(tmp_path):
     with pytest.raises(symgpt.errors.InputError, match="expected a file name ending in .claims.toml"):
         check_cmd.main([str(bad), "--spec", "bigram", "--write-claims", str(tmp_path / "x.toml")])
     assert not (tmp_path / "x.toml").exists()
+    good = tmp_path / "good.md"
+    good.write_text("p = [0.3673]\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symgpt.check", str(good), "--spec", "bigram", "--write-claims",
+                        str(tmp_path / "no" / "x.claims.toml")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout) == (2, "")          # named before any work: no report half-printed
+    assert r.stderr.strip() == f"error: --write-claims {tmp_path / 'no' / 'x.claims.toml'}: no such directory " \
+                               f"{tmp_path / 'no'}"
 
 
 # ---------------------------------------------------------------- HTML and PDF
@@ -300,6 +307,13 @@ def _tiny_pdf(path: Path, line: str) -> Path:
     out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     path.write_bytes(bytes(out))
     return path
+
+
+def test_huge_figures_are_skipped_not_computed():
+    # 1e-999999999 and a 5000-digit figure exceed --max-digits: no figure, no hang, no error.
+    ns = extract("x = 1e-999999999, y = 10^{-999999999}, z = " + "7" * 5000 + ", w = 0.5")
+    assert [n.text for n in ns] == ["0.5"]
+    assert [n.text for n in extract("(" + "0.12" * 3000 + ") 0.25")] == ["0.25"]     # a glued run too long to cut
 
 
 def test_exact_figures_from_text_never_through_float():
