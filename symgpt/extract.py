@@ -418,6 +418,7 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
             n.column = header[k] if k < len(header) else ""
             n.row = line.split("\t")[0] if k > 0 else ""
     _chains(line, found)
+    _component_chains(line, found)
     _arrays(line, found)
     return found
 
@@ -467,6 +468,67 @@ def _number(text: str, no: int, col: int, line: str):
     return Number(p.text, p.value, p.decimals, p.kind, no, col, line)
 
 
+TUPLE = re.compile(r"\(([^()]*,[^()]*)\)")
+
+
+def _component_chains(line: str, found: list) -> None:
+    """An equation of tuples, read one component at a time: ``(1.541, 0.840) + (1.000, 0.917) =
+    (2.541, 1.757)`` holds ``1.541 + 1.000 = 2.541`` and ``0.840 + 0.917 = 1.757``; a scalar outside the
+    tuples (``0.454 × (1.310, 0.790)``) belongs to every component.
+
+    >>> ns = extract("h = (0.5 + 0.000, 0.8 + 1.000) = (0.500, 1.800)")
+    >>> [(n.text, n.chain) for n in ns if n.chain]
+    [('0.500', '(0.5+0.000)'), ('1.800', '(0.8+1.000)')]
+    """
+    if "=" not in line or not found:
+        return
+    tuples = [m for m in TUPLE.finditer(line) if not re.search(r"[A-Za-z]\s*$", line[:m.start()])]
+    widths = {len(_split_top(m[1])) for m in tuples}
+    if len(tuples) < 2 or len(widths) != 1:
+        return
+    saved = {id(n): n.col for n in found}
+    for k in range(widths.pop()):
+        virtual, cols, pos = "", {}, 0            # the k-th component line, and each figure's column in it
+        for m in tuples:
+            for n in found:
+                if pos <= saved[id(n)] < m.start():
+                    cols[id(n)] = len(virtual) + saved[id(n)] - pos
+            virtual += line[pos:m.start()]
+            start, part = _split_top(m[1])[k]
+            origin = m.start(1) + start
+            for n in found:
+                if origin <= saved[id(n)] < origin + len(part):
+                    cols[id(n)] = len(virtual) + 1 + saved[id(n)] - origin
+            virtual += "(" + part + ")"
+            pos = m.end()
+        for n in found:
+            if saved[id(n)] >= pos:
+                cols[id(n)] = len(virtual) + saved[id(n)] - pos
+        virtual += line[pos:]
+        members = [n for n in found if id(n) in cols]
+        had = {id(n) for n in members if n.chain}
+        for n in members:
+            n.col = cols[id(n)]
+        _chains(virtual, members)
+        for n in members:
+            n.col = saved[id(n)]
+            if id(n) not in had and n.chain and "," in n.chain:
+                n.chain, n.relation, n.operands = None, None, []
+
+
+def _split_top(text: str) -> list:
+    """[(start, part)] of a tuple's inside, cut at its top-level commas."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            out.append((start, text[start:i]))
+            start = i + 1
+    out.append((start, text[start:]))
+    return out
+
+
 def _chains(line: str, found: list) -> None:
     """A figure alone on one side of = or ≈, after a side that is arithmetic on printed numbers,
     gets that side as its chain: ``1.130 / 1.4142 ≈ 0.799`` → chain ``1.130/1.4142``."""
@@ -481,7 +543,8 @@ def _chains(line: str, found: list) -> None:
     for k in range(1, len(ends)):
         side = line[ends[k]:bounds[k + 1]]
         inside = [n for n in found if ends[k] <= n.col < bounds[k + 1]]
-        if len(inside) != 1 or _chain_text(side) is not None:
+        bare = re.fullmatch(r"\s*\(\s*[-+−]?[\d.]+%?\s*\)\s*", side)     # (2.541): one component's result
+        if len(inside) != 1 or (_chain_text(side) is not None and not bare):
             continue
         rest = side.replace(inside[0].text, "", 1)
         if re.search(r"[\d]", rest) or re.search(r"[A-Za-z\u4e00-\u9fff]", rest.split("，")[0].split(",")[0][:6]):
