@@ -54,6 +54,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
 }
 
 
+SIZES = ("d", "d_ff", "heads", "layers", "vocab_size()", "seq_len()", "d/heads")
 TOKEN_WORDS = {"<pad>": ("pad",), "<bos>": ("bos",)}
 
 
@@ -73,6 +74,8 @@ class Context:
     factor: frozenset = frozenset()  # the factors of the definition's terms this figure can be, by value
     param: str | None = None         # a temperature named by the row (T = 0.5)
     argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
+    shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
+    primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
 
 
 SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
@@ -109,7 +112,7 @@ def context(n, vocab) -> Context:
     m = re.match(r"\s*([A-Za-z][\w-]{2,})\s*=\s*[\d.]+\s*[:：]", n.line_text)
     if m and (not c.symbol or c.symbol in m[1].lower()):       # 'Top-k=3: …': the line's subject
         c.symbol = m[1].lower()
-    words = " ".join((n.row, left[-12:]))
+    words = " ".join((n.row, left[-12:], n.after[:3] if n.kind == "integer" else ""))   # '2 我': an id
     ids = [i for i, t in enumerate(vocab) if any(_mentions(words, w) for w in (t, *TOKEN_WORDS.get(t, ())))]
     c.tokens = c.tokens or tuple(ids)
     m = re.search(r"\bt\s*=\s*(\d)", n.row) or re.search(r"\bt\s*=\s*(\d)\b", n.table)
@@ -121,6 +124,8 @@ def context(n, vocab) -> Context:
     m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
     c.dim = int(m[1]) if m else None
     _glued_columns(n, c, vocab)
+    c.shape = n.kind == "integer" and bool(re.search(r"[×x]\s*$", n.before) or re.match(r"\s*[×x]\s*\d", n.after))
+    c.primes = 2 if re.search(r"h(?:''|″)", n.line_text) else 1 if re.search(r"h['′]", n.line_text) else 0
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
         c.argument_of = ("logits", "z", "S")
     m = re.search(r"\bT\s*=\s*(\d+(?:\.\d+)?)|T\s*→\s*(∞)", n.row)
@@ -266,6 +271,10 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
                 s += 2.5
     if cand.derived:
         s += 1
+    if c.shape:                       # ℝ^(2×4), 2×2, (3×2): sizes, not ids
+        s += 2 if cand.group in SIZES else -2 if cand.group == "id" else 0
+    if c.primes and cand.group[-1:] in "12" and cand.group[:-1] in ("LN", "H", "mu", "var"):
+        s += 1 if int(cand.group[-1]) == c.primes else -1
     if c.argument_of and cand.group in c.argument_of:
         s += 2
     return s

@@ -219,7 +219,7 @@ class Matcher:
             terms = [(t, [str(f) for f in sympy.Mul.make_args(t) if f.is_Symbol])
                      for t in sympy.Add.make_args(sympy.expand(definition))]
             for a, b in zip(line, line[1:]):
-                if re.fullmatch(r"\s*(?:[×*·]|\\times)\s*\(?\s*", a.after):       # a × b: one term's two factors
+                if re.fullmatch(r"\s*\)?\s*(?:[×*·]|\\times)\s*\(?\s*", a.after):   # a × b: one term's factors
                     for _, fs in terms:
                         if len(fs) == 2 and all(k in by_key for k in fs):
                             for x, y in (fs, fs[::-1]):
