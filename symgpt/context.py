@@ -102,9 +102,9 @@ def context(n, vocab) -> Context:
             digits = re.findall(r"\d+", m[2])
             c.sym_idx = tuple(int(x) for x in (digits if len(digits) > 1 else
                                                 (list(digits[0]) if len(digits[0]) == 2 else digits)))
-    m = re.search(r"(\S+?)\s*=\s*$", left)
-    if m and m[1] in vocab:           # 猫=0, 吃=1: a token's id
-        c.symbol, c.tokens = "id", (vocab.index(m[1]),)
+    named = [i for i, t in enumerate(vocab) if re.search(re.escape(t) + r"\s*=\s*$", left)]
+    if len(named) == 1:               # 猫=0, 吃=1: a token's id
+        c.symbol, c.tokens = "id", (named[0],)
     if n.array:                       # an entry of a literal: E = [[…]], p = […], \begin{bmatrix}
         c.symbol, c.sym_idx = n.array.lower().replace("{", "").replace("}", ""), tuple(n.pos)
     elif len(n.pos) == 1:             # (爱 25.5%、他 20.9%、pad 17.1%) … (0.405, 0.332, 0.272): listed tokens in order
@@ -124,7 +124,8 @@ def context(n, vocab) -> Context:
     m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
     c.dim = int(m[1]) if m else None
     _glued_columns(n, c, vocab)
-    c.shape = n.kind == "integer" and bool(re.search(r"[×x]\s*$", n.before) or re.match(r"\s*[×x]\s*\d", n.after))
+    c.shape = n.kind == "integer" and bool(re.search(r"(?:[×x]|\\times)\s*$", n.before)
+                                           or re.match(r"\s*(?:[×x]|\\times)\s*\d", n.after))
     c.primes = 2 if re.search(r"h(?:''|″)", n.line_text) else 1 if re.search(r"h['′]", n.line_text) else 0
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
         c.argument_of = ("logits", "z", "S")

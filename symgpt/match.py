@@ -257,7 +257,9 @@ class Matcher:
             ctx = context(n, self.vocab)
             ctx.inputs = line_inputs
             ctx.factor = factor
-            again = printed_as.get(n.text) if len(n.text.strip("-+−%").replace(".", "").lstrip("0")) >= 3 else None
+            again, where = printed_as.get(n.text, (None, None))
+            if where == n.line or len(n.text.strip("-+−%").replace(".", "").lstrip("0")) < 3:
+                again = None                 # a reprint is on another line (a row may print one value twice)
             ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0)
                               + (2 if c.ref in confirmed else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
@@ -296,7 +298,7 @@ class Matcher:
                 found[n.index] = best[2]
                 prev.append(best[2])
                 if res.verdict == "matched":
-                    printed_as[n.text] = best[2].ref
+                    printed_as[n.text] = (best[2].ref, n.line)
                     if best[0] >= SURE:
                         sure_of.add(n.index)
                 out.append(res)
