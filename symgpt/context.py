@@ -78,7 +78,8 @@ class Context:
     primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
 
 
-SYMBOL = re.compile(r"([A-Za-z∂/σμ²√\u0302]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
+SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0370-\u03ff]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?"
+                    r"(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
                     r"\}?[\s'′&]*"
                     r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
 
@@ -137,7 +138,11 @@ def context(n, vocab) -> Context:
 
 PLAIN = ((re.compile(r"\\sqrt\{\\hat\s*(\w)\}"), "√\\1\u0302"), (re.compile(r"\\hat\s*\{?(\w)\}?"), "\\1\u0302"),
          (re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
-         (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"))
+         (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
+         (re.compile(r"\\(alpha|beta|gamma|delta|epsilon|varepsilon|eta|theta|lambda|mu|sigma)(?![A-Za-z])"),
+          lambda m: GREEK[m[1]]), (re.compile(r"\{=\}"), "="))
+GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "eta": "η",
+         "theta": "θ", "lambda": "λ", "mu": "μ", "sigma": "σ"}
 
 
 def _plain(s: str) -> str:
@@ -242,7 +247,9 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
     """How well the context names a candidate (higher is better); ``prev`` the earlier matches."""
     s = 0.0
     names = _names(cand)
-    if c.symbol and c.symbol in names:
+    if c.symbol and c.sym_idx and c.symbol + "".join(map(str, c.sym_idx)) in names:
+        s += 8                        # β_1 = 0.9: the symbol with its index is the name
+    elif c.symbol and c.symbol in names:
         s += 4
         if c.sym_idx:
             s += 4 if c.sym_idx == cand.idx[-len(c.sym_idx):] else -2

@@ -188,8 +188,8 @@ def test_source_documents_against_the_hand_claims():
     tt = bench_check.score(SEEDS / "000_bb71734f6ca496a6.txt", "tiny-transformer")
     bigram = bench_check.score(SEEDS / "004_22821fb5315e141e.txt", "bigram")
     assert tt["false_alarms"] <= 2 and bigram["false_alarms"] <= 2
-    assert tt["wrong_found"] >= 67 and bigram["wrong_found"] >= 2
-    assert tt["recall"] >= 0.73 and bigram["recall"] >= 0.74
+    assert tt["wrong_found"] >= 68 and bigram["wrong_found"] >= 2
+    assert tt["recall"] >= 0.77 and bigram["recall"] >= 0.77
 
 
 @pytest.mark.slow
