@@ -110,6 +110,8 @@ def context(n, vocab) -> Context:
         c.symbol, c.sym_idx = n.array.lower().replace("{", "").replace("}", ""), tuple(n.pos)
     elif len(n.pos) == 1:             # (爱 25.5%、他 20.9%、pad 17.1%) … (0.405, 0.332, 0.272): listed tokens in order
         c.tokens = _listed_token(n, vocab) or ()
+    if not c.symbol and n.subject:    # the row's formula cell defines it
+        c.symbol, c.sym_idx = n.subject.lower(), tuple(n.pos) if len(n.pos) == 1 else ()
     m = re.match(r"\s*([A-Za-z][\w-]{2,})\s*=\s*[\d.]+\s*[:：]", n.line_text)
     if m and (not c.symbol or c.symbol in m[1].lower()):       # 'Top-k=3: …': the line's subject
         c.symbol = m[1].lower()

@@ -51,6 +51,7 @@ class Number:
     cell: int = -1            # position among the row's figures
     width: int = 0            # how many figures the row has
     position: int | None = None   # the input position the text is about (a line 't=1:' above it)
+    subject: str = ""         # what another cell of its table row defines: '| x = E[1] | [0.3, -0.1] |' → x
     chain: str | None = None  # the arithmetic it is the result of, operands as printed: "2.175/4.789"
     relation: str | None = None   # "=" or "≈": how the chain is joined to the figure
     operands: list = field(default_factory=list)  # indices (in the document) of the chain's figures
@@ -417,6 +418,11 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
             k = line[:n.col].count("\t")
             n.column = header[k] if k < len(header) else ""
             n.row = line.split("\t")[0] if k > 0 else ""
+        row_cells = cells if cells is not None else line.split("\t") if "\t" in line else []
+        k = _cell_of(line, n.col) if cells is not None else line[:n.col].count("\t")
+        subjects = [m[1] for i, c in enumerate(row_cells) if i != k
+                    for m in [re.match(r"\s*\$?\s*([A-Za-z][A-Za-z_]*)\s*=(?!=)", c)] if m]
+        n.subject = subjects[0] if len(subjects) == 1 else ""   # '① 查行 | x = E[1] | [0.3, -0.1]': x
     _chains(line, found)
     _component_chains(line, found)
     _arrays(line, found)
