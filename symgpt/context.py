@@ -34,7 +34,8 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "grad_z": ("∂l/∂z", "梯度", "grad", "p-y", "p - y", "信号"),
     "grad_W": ("∂l/∂w", "解析梯度", "analytic"),
     "gradcheck": ("数值梯度", "numerical", "finite difference"), "grad_x": ("∂l/∂x",), "grad_E": ("∂l/∂e", "梯度"),
-    "grad_E_head": ("∂l/∂e", "梯度"), "exp(logits)": ("exp", "e^z"), "exp(z)": ("exp", "e^z", "e^{z"),
+    "grad_E_head": ("∂l/∂e", "梯度", "权重绑定", "weight tying", "tied"),
+    "exp(logits)": ("exp", "e^z"), "exp(z)": ("exp", "e^z", "e^{z"),
     "exp(S)": ("exp",), "sqrt(var1)": ("σ", "sqrt", "√"), "sqrt(var2)": ("σ", "sqrt", "√"),
     "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
     "d_ff": ("d_ff", "ffn 隐藏"), "vocab_size()": ("v", "词表", "vocab"), "seq_len()": ("t", "长度", "序列"),
@@ -87,7 +88,7 @@ SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0370-\u03ff]+(?:_\{?[A-Za-z]+\}?)
 def context(n, vocab) -> Context:
     """The hints a figure's surroundings give (see :class:`Context`)."""
     left = _plain(n.before[-60:])[-40:]
-    c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=n.heading.lower(),
+    c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=(n.heading + " " + n.prose).lower(),
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
     from .diagnose import _operand

@@ -52,6 +52,7 @@ class Number:
     width: int = 0            # how many figures the row has
     position: int | None = None   # the input position the text is about (a line 't=1:' above it)
     subject: str = ""         # what another cell of its table row defines: '| x = E[1] | [0.3, -0.1] |' → x
+    prose: str = ""           # the prose just before it (what a table is introduced as)
     chain: str | None = None  # the arithmetic it is the result of, operands as printed: "2.175/4.789"
     relation: str | None = None   # "=" or "≈": how the chain is joined to the figure
     operands: list = field(default_factory=list)  # indices (in the document) of the chain's figures
@@ -225,6 +226,7 @@ def extract(text: str) -> list:
     places: Counter = Counter()
     label_rows = -1            # rows read so far of a matrix printed under its name (-1: none)
     position = None            # the input position the last 't=1:' line spoke of
+    prose = ""                 # the last lines of prose before the figure's line (a table's introduction)
     for no, raw in enumerate(lines, 1):
         line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
         if FENCE.match(line):
@@ -303,9 +305,12 @@ def extract(text: str) -> list:
             label_rows = -1                          # prose after the matrix: its rows are over
         for n in found:
             n.heading, n.table = heading, table if (table or cells is not None) else ""
+            n.prose = prose
             n.index = len(out)
             out.append(n)
         _link_chains(out[len(out) - len(found):])
+        if cells is None and not table and not re.search(r"\d\.\d{2}", line):
+            prose = _clip((prose + " " + line.strip())[-160:], 160)
     return out
 
 
