@@ -129,8 +129,15 @@ def context(n, vocab) -> Context:
     c.dim = int(m[1]) if m else None
     _glued_columns(n, c, vocab)
     c.shape = n.kind == "integer" and bool(re.search(r"(?:[×x]|\\times)\s*$", n.before)
-                                           or re.match(r"\s*(?:[×x]|\\times)\s*\d", n.after))
+                                           or re.match(r"\s*(?:[×x]|\\times)\s*(?:\d|$)", n.after))
     c.primes = 2 if re.search(r"h(?:''|″)", n.line_text) else 1 if re.search(r"h['′]", n.line_text) else 0
+    if c.shape:                       # 'V × d = 6 × 2': each factor is the size its symbol names
+        m = re.search(r"([A-Za-z_]+)\s*×\s*([A-Za-z_]+)\s*=\s*(\d+)\s*×\s*$", n.line_text[:n.col])
+        m2 = re.search(r"([A-Za-z_]+)\s*×\s*([A-Za-z_]+)\s*=\s*$", n.line_text[:n.col])
+        if m:
+            c.symbol = m[2].lower()
+        elif m2:
+            c.symbol = m2[1].lower()
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
         c.argument_of = ("logits", "z", "S")
     m = re.search(r"\bT\s*=\s*(\d+(?:\.\d+)?)|T\s*→\s*(∞)", n.row)
