@@ -227,6 +227,7 @@ def extract(text: str) -> list:
     label_rows = -1            # rows read so far of a matrix printed under its name (-1: none)
     position = None            # the input position the last 't=1:' line spoke of
     prose = ""                 # the last lines of prose before the figure's line (a table's introduction)
+    last: tuple = (0, "", [])  # the previous line's number, text and figures (an equation continued below it)
     for no, raw in enumerate(lines, 1):
         line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
         if FENCE.match(line):
@@ -303,12 +304,15 @@ def extract(text: str) -> list:
             label_rows = 0
         elif cells is None and found:
             label_rows = -1                          # prose after the matrix: its rows are over
+        if cells is None and re.match(r"\s*(?:=|≈)", line) and last[0] == no - 1:
+            _continued(last[1], last[2], line, found)
         for n in found:
             n.heading, n.table = heading, table if (table or cells is not None) else ""
             n.prose = prose
             n.index = len(out)
             out.append(n)
         _link_chains(out[len(out) - len(found):])
+        last = (no, line, found)
         if cells is None and not table and not re.search(r"\d\.\d{2}", line):
             prose = _clip((prose + " " + line.strip())[-160:], 160)
     return out
@@ -662,6 +666,31 @@ def _term_chains(line: str, found: list, left: tuple, right: tuple, rel: str) ->
         n = inside[0]
         n.chain, n.relation = chain, "=" if rel == "=" else "≈"
         n.operands = [m for m in found if left[0] + ls <= m.col < left[0] + ls + len(lterm)]
+
+
+def _continued(above: str, above_found: list, line: str, found: list) -> None:
+    """A line that starts with = continues the equation above it: its figures get the chains the last
+    side of the line above gives (``= (0.200 + 0.0915, 0.900 - 0.0915)`` over ``= (0.292, 0.809)``).
+
+    >>> ns = extract("E = (0.200 + 0.0915, 0.900 - 0.0915)\\n    = (0.292, 0.809)")
+    >>> [(n.text, n.chain) for n in ns if n.chain]
+    [('0.292', '(0.200+0.0915)'), ('0.809', '(0.900-0.0915)')]
+    """
+    import dataclasses
+    cut = max(above.rfind("="), above.rfind("≈")) + 1
+    tail = above[cut:]
+    shift = len(tail) + 1
+    olds = [dataclasses.replace(m, col=m.col - cut, chain=None, operands=[]) for m in above_found if m.col >= cut]
+    had = {id(n): (n.chain, n.relation, n.operands) for n in found}
+    for n in found:
+        n.col += shift
+    virtual = tail + " " + line
+    _chains(virtual, olds + found)
+    _component_chains(virtual, olds + found)
+    for n in found:
+        n.col -= shift
+        if had[id(n)][0] is not None or not any(m in olds for m in n.operands):
+            n.chain, n.relation, n.operands = had[id(n)]
 
 
 def _link_chains(found: list) -> None:

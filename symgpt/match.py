@@ -109,6 +109,7 @@ class Matcher:
         self.cands = candidates(d)
         self.vocab = list(d.spec.vocab)
         self._alias: dict = {}
+        self.graph = {p.partition("[")[0] for p, _, _ in d.registry.groups()}    # the model's nodes' groups
 
     def derived(self, n, found: dict):
         """The figure's chain with each operand replaced by its matched quantity (or None)."""
@@ -253,7 +254,8 @@ class Matcher:
             confirmed: set = set()
             if dc is not None and rounds_to(dc, n):
                 confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)}
-                hits = hits + [dc]
+                nodes = {c.ref for c in hits if c.ref in confirmed and c.group in self.graph}
+                hits = hits + ([] if nodes else [dc])     # a node it equals names it (Attn[1,1], not a·v + a·v)
             ctx = context(n, self.vocab)
             ctx.inputs = line_inputs
             ctx.factor = factor
