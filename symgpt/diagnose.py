@@ -14,6 +14,8 @@ is the first of these that explains the printed digits:
 * **transposed index**: it is the value of the same quantity with its
   indices swapped (``A[0,1]`` printed for ``A[1,0]``);
 * **last-digit slip**: only the last printed digit differs;
+* **scale slip**: the context names a quantity that is the figure times 10 or 100 (``0.0851`` printed
+  as ``0.851``); **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
 * **plain error**: none of these.
 
 The distance is (printed − exact) in units of the last printed place.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 from flint import fmpq
@@ -37,7 +40,7 @@ from .numeric import UndecidableError, round_decimals
 from .refs import ExprError, bind, parse
 
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index",
-          "last-digit slip", "plain error")
+          "last-digit slip", "scale slip", "percent slip", "plain error")
 NEAR_ULPS = 60        # a context-named quantity this close (in last-place units) makes a figure wrong …
 NEAR_RELATIVE = Fraction(1, 4)   # … or this close relatively
 STRONG = 4.0          # the context score that names a quantity on its own
@@ -76,6 +79,8 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     'last-digit slip'
     >>> cause_of(Fraction("0.460"), Fraction("0.45416"), 3, chain_ok=False)
     'plain error'
+    >>> cause_of(Fraction("0.851"), Fraction("0.08512"), 3, chain_ok=False)
+    'scale slip'
     """
     ulp = Fraction(1, 10 ** k)
     if chain_ok:
@@ -92,7 +97,14 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     if printed != correct and abs(printed - correct) < 10 * ulp and \
             _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:
         return "last-digit slip"
+    if any(printed == _rounded(exact * Fraction(10) ** e, k) for e in (-2, -1, 1, 2)):
+        return "scale slip"         # the decimal point moved: 0.851 for 0.0851
     return "plain error"
+
+
+def _rounded(x: Fraction, k: int) -> Fraction:
+    """x rounded half away from zero at k decimals."""
+    return Fraction(int(abs(x) * 10 ** k + Fraction(1, 2)), 10 ** k) * (1 if x >= 0 else -1)
 
 
 def _digits(x: Fraction, k: int) -> str:
@@ -206,7 +218,7 @@ def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None
                      sig=len(n.text.strip("-+−%").replace(".", "").lstrip("0")))
     correct = round_decimals(best.q.ball(256), k)
     if n.kind == "percent" and correct is not None:
-        correct = f"{Fraction(correct) * 100:.{n.decimals}f}%"
+        correct = f"{Decimal(correct) * 100:.{n.decimals}f}%"      # exact: correct has decimals + 2 places
     return Result(n, "wrong", best.ref, candidates, score, correct=correct,
                   exact=show(best.q, best.q.ball(256), 256, 12), cause=cause,
                   distance=f"{float((y - x) / ulp):.2g}", chain_value=chain_value)
@@ -256,3 +268,69 @@ def _operand(n) -> bool:
 def _near_round(c, n) -> bool:
     from .match import rounds_to
     return rounds_to(c, n)
+
+
+NAMES_SLIP = 3.0     # the context score a quantity needs before a ×10 / ×100 / % slip is blamed on it …
+SLIP_GAP = 2.0       # … and by how much it must name it better than anything that rounds to the figure
+
+
+def slipped(m, n, ctx, prev, best_hit: float):
+    """A wrong figure off by a power of ten from the quantity its context names: the %-sign on a fraction
+    (``收 0.1% 的税`` beside ``weight decay`` when λ = 0.1), or a decimal point moved by one or two places.
+    None unless exactly one quantity is named (NAMES_SLIP, SLIP_GAP above ``best_hit``, the best score of the
+    quantities that do round to it) and its value, so scaled, rounds to the printed digits.
+
+    >>> import symgpt
+    >>> from symgpt.extract import extract
+    >>> from symgpt.match import Matcher
+    >>> from symgpt.context import context
+    >>> m = Matcher(symgpt.load("bigram"))
+    >>> n = extract("weight decay 每步收 0.1% 的税")[0]
+    >>> r = slipped(m, n, context(n, m.vocab), [], 0.0)
+    >>> r.ref, r.cause, r.correct
+    ('adamw.weight_decay', 'percent slip', '10.0%')
+    """
+    import dataclasses
+
+    from .candidates import _integral
+    from .context import score
+    from .match import cell, rounds_to
+    if n.kind not in ("decimal", "percent") or n.value == 0:
+        return None
+    y = n.value / (100 if n.kind == "percent" else 1)
+    k0 = n.decimals + (2 if n.kind == "percent" else 0)
+    readings = []                     # (the figure as it would print the quantity's value, the cause)
+    if n.kind == "percent":
+        readings.append((dataclasses.replace(n, kind="decimal"), "percent slip"))
+    for e in (-2, -1, 1, 2):          # the value is y·10^e
+        if k0 + e >= 0:
+            readings.append((dataclasses.replace(n, kind="decimal", value=y * Fraction(10) ** e, decimals=k0 + e),
+                             "scale slip"))
+    readings = [(r, cell(r), why) for r, why in readings]
+    named = []
+    for c in m.cands:
+        if _integral(c.ball) or c.group in COUNTS or c.meets(Fraction(0), Fraction(0)):
+            continue
+        near = [(r, why) for r, box, why in readings if c.meets(*box)]     # cheap: the 64-bit enclosure
+        if not near or not _named_in(c, ctx):
+            continue
+        sc = score(c, ctx, prev)
+        if sc < max(NAMES_SLIP, best_hit + SLIP_GAP):
+            continue
+        cause = next((why for r, why in near if rounds_to(c, r)), None)          # certified
+        if cause is not None:
+            named.append((sc, c, cause))
+    if not named:
+        return None
+    top = max(sc for sc, _, _ in named)
+    named = [t for t in named if t[0] == top]
+    if len({c.ref for _, c, _ in named}) != 1:
+        return None
+    sc, c, cause = named[0]
+    return dataclasses.replace(wrong(n, c, [c.ref], sc), cause=cause)
+
+
+def _named_in(c, ctx) -> bool:
+    """The quantity's symbol, or a name of it longer than one letter, is written beside the figure."""
+    from .context import _names
+    return _named_by(c, ctx) or any(len(a) > 1 and a in ctx.text for a in _names(c))

@@ -235,7 +235,7 @@ class Matcher:
         return {k: frozenset(v) for k, v in out.items()}
 
     def _match(self, numbers, inputs: dict) -> list:
-        from .diagnose import diagnose
+        from .diagnose import diagnose, slipped
         found: dict = {"_text": {n.index: n.text for n in numbers}}
         prev: list = []
         printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
@@ -290,6 +290,14 @@ class Matcher:
                 prev.append(swapped)
                 out.append(res)
                 continue
+            loose = ranked and (n.kind == "percent" or ctx.symbol and ranked[0][0] < 1)   # nothing named rounds
+            slip = slipped(self, n, ctx, prev, ranked[0][0]) if loose and named is None and swapped is None else None
+            if slip is not None:            # 收 0.1% beside weight decay, whose λ is 0.1: a fraction printed as %
+                wrong_as.setdefault(n.text, slip)
+                found[n.index] = next(c for c in self.cands if c.ref == slip.ref)
+                prev.append(found[n.index])
+                out.append(slip)
+                continue
             if ranked:
                 best = ranked[0]
                 tied = [r for r in ranked if r[0] == best[0]]
@@ -306,6 +314,8 @@ class Matcher:
                 out.append(res)
                 continue
             res = diagnose(self, n, ctx, prev, dc, sure)
+            if res.verdict == "unmatched":
+                res = slipped(self, n, ctx, prev, 0.0) or res     # 0.851 where the context names 0.0851
             if res.verdict != "wrong" and n.text in wrong_as:
                 res = _reprint(wrong_as[n.text], n)
             if res.verdict == "wrong":

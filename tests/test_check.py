@@ -110,12 +110,16 @@ def test_prose_numbers_are_unmatched_not_wrong():
 #   E[吃,0] = 3/10                            → float64 prints 0.30000000000000004  (float artefact)
 #   W[0,1] = -3/10, W[1,0] = 1/5              → 0.2 printed at W's row 0 column 1    (transposed index)
 #   grad_W[0,0] = x0·p[猫] = 0.3·0.36733… = 0.11020…; printed 0.1302 (18% off)     (plain error)
+#   λ = adamw.weight_decay = 1/10; printed 0.01 beside λ                             (scale slip)
+#   the same λ printed as 0.1% (a fraction with a % sign) beside "weight decay"       (percent slip)
 BIGRAM_PLANTS = [
     (63, "0.8781", "0.8780", 63, "0.8780", "exp(z[吃])", "truncation"),
     (63, "0.3494)", "0.3497)", 63, "0.3497", "p[鱼]", "last-digit slip"),
     (38, "0.3 & -0.1", "0.30000000000000004 & -0.1", 38, "0.30000000000000004", "E[吃,0]", "float artefact"),
     (39, "0.5 & -0.3 & 0.1", "0.5 & 0.2 & 0.1", 39, "0.2", "W[0,吃]", "transposed index"),
     (130, "0.1102", "0.1302", 130, "0.1302", "grad_W[0,猫]", "plain error"),
+    (248, "\\lambda = 0.1$", "\\lambda = 0.01$", 248, "0.01", "adamw.weight_decay", "scale slip"),
+    (466, "takes 0.000100 of", "takes 0.1% of", 466, "0.1%", "adamw.weight_decay", "percent slip"),
 ]
 # Tiny transformer (derivations/rendered/tiny-transformer.en.md):
 #   q1,0 from the 3-place operands: 1.541·0.3 + 0.840·0.5 = 0.4623 + 0.42 = 0.8823 → 0.882, while
