@@ -76,6 +76,7 @@ class Context:
     param: str | None = None         # a temperature named by the row (T = 0.5)
     argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
     shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
+    axis: int | None = None          # … its first (rows) or second (columns) factor, for an activation's shape
     primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
 
 
@@ -131,6 +132,9 @@ def context(n, vocab) -> Context:
     c.shape = n.kind == "integer" and bool(re.search(r"(?:[×x]|\\times)\s*$", n.before)
                                            or re.match(r"\s*(?:[×x]|\\times)\s*(?:\d|$)", n.after))
     c.primes = 2 if re.search(r"h(?:''|″)", n.line_text) else 1 if re.search(r"h['′]", n.line_text) else 0
+    weight = re.search(r"(?:\b[WEb](?:_\w+|_\{\w+\})?|\bW\w*)\s*(?:∈|\\in)[^,;，；]*$", n.line_text[:n.col])
+    if c.shape and not weight:        # an activation T × d: rows are the positions, columns the width
+        c.axis = 1 if re.search(r"(?:[×x]|\\times)\s*$", n.before) else 0
     if c.shape:                       # 'V × d = 6 × 2': each factor is the size its symbol names
         m = re.search(r"([A-Za-z_]+)\s*×\s*([A-Za-z_]+)\s*=\s*(\d+)\s*×\s*$", n.line_text[:n.col])
         m2 = re.search(r"([A-Za-z_]+)\s*×\s*([A-Za-z_]+)\s*=\s*$", n.line_text[:n.col])
@@ -291,6 +295,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 1
     if c.shape:                       # ℝ^(2×4), 2×2, (3×2): sizes, not ids
         s += 2 if cand.group in SIZES else -2 if cand.group == "id" else 0
+        if c.axis is not None and cand.ref == ("seq_len()", "d")[c.axis]:
+            s += 2                    # … and more than the size printed just before it
     if c.primes and cand.group[-1:] in "12" and cand.group[:-1] in ("LN", "H", "mu", "var"):
         s += 1 if int(cand.group[-1]) == c.primes else -1
     if c.argument_of and cand.group in c.argument_of:
