@@ -260,9 +260,11 @@ class Matcher:
             ctx.inputs = line_inputs
             ctx.factor = factor
             again, where = printed_as.get(n.text, (None, None))
-            if where == n.line or len(n.text.strip("-+−%").replace(".", "").lstrip("0")) < 3:
+            digits = n.text.strip("-+−%").replace(".", "").lstrip("0")
+            if where == n.line or len(digits) < 3:
                 again = None                 # a reprint is on another line (a row may print one value twice)
-            ranked = sorted(((score(c, ctx, prev) + (3 if again is not None and c.ref == again else 0)
+            plain = len(digits.rstrip("0") if "." in n.text else digits) < 3    # 1.000, 0.500: many quantities'
+            ranked = sorted(((score(c, ctx, prev) + ((1 if plain else 3) if again is not None and c.ref == again else 0)
                               + (2 if c.ref in confirmed else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
             sure = all(i in sure_of for i in n.operands)     # every operand named by its context
