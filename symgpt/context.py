@@ -75,6 +75,7 @@ class Context:
     factor: frozenset = frozenset()  # the factors of the definition's terms this figure can be, by value
     param: str | None = None         # a temperature named by the row (T = 0.5)
     argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
+    row_of: bool = False             # E[1], E 的第 2 行: the row of the embedding, a token id
     shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
     axis: int | None = None          # … its first (rows) or second (columns) factor, for an activation's shape
     primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
@@ -142,6 +143,8 @@ def context(n, vocab) -> Context:
             c.symbol = m[2].lower()
         elif m2:
             c.symbol = m2[1].lower()
+    c.row_of = n.kind == "integer" and bool(re.search(r"(?:\bE|嵌入矩阵|嵌入表)\s*(?:\[\s*|的第\s*)$", n.before)
+                                           and not re.match(r"\s*,", n.after))
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
         c.argument_of = ("logits", "z", "S")
     m = re.search(r"\bT\s*=\s*(\d+(?:\.\d+)?)|T\s*→\s*(∞)", n.row)
@@ -299,6 +302,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
             s += 2                    # … and more than the size printed just before it
     if c.primes and cand.group[-1:] in "12" and cand.group[:-1] in ("LN", "H", "mu", "var"):
         s += 1 if int(cand.group[-1]) == c.primes else -1
+    if c.row_of and cand.group == "id":
+        s += 3                        # E[1] is the row of token 1
     if c.argument_of and cand.group in c.argument_of:
         s += 2
     return s
