@@ -199,6 +199,7 @@ class Matcher:
         graph = {p.partition("[")[0] for p, _, _ in self.d.registry.groups()}
         by_key = {c.key: c for c in self.cands}
         out: dict = {}
+        products: dict = {}      # figure a → figure b → the (factor of a, factor of b) pairs of a × b
         for r in results:
             if r.verdict not in ("matched", "wrong") or not r.ref or not r.number.chain:
                 continue
@@ -216,22 +217,36 @@ class Matcher:
                 continue
             keys = {str(x) for x in definition.free_symbols}
             out.setdefault(r.number.line, set()).update(keys)        # not the subject: it is no operand of itself
-            line = [x.number for x in results if x.number.line == r.number.line]
+            lines = {r.number.line} | {results[i].number.line for i in r.number.operands if i < len(results)}
+            line = [x.number for x in results if x.number.line in lines]    # with the line an equation continues
             terms = [(t, [str(f) for f in sympy.Mul.make_args(t) if f.is_Symbol])
                      for t in sympy.Add.make_args(sympy.expand(definition))]
-            for a, b in zip(line, line[1:]):
-                if re.fullmatch(r"\s*\)?\s*(?:[×*·]|\\times)\s*\(?\s*", a.after):   # a × b: one term's factors
-                    for _, fs in terms:
-                        if len(fs) == 2 and all(k in by_key for k in fs):
-                            for x, y in (fs, fs[::-1]):
-                                if by_key[x].meets(*cell(a)) and by_key[y].meets(*cell(b)):
-                                    out.setdefault(("factor", a.index), set()).add(x)
-                                    out.setdefault(("factor", b.index), set()).add(y)
+            for k, a in enumerate(line[:-1]):
+                if not re.fullmatch(r"\s*\)?\s*(?:[×*·]|\\times)\s*\(?\s*", a.after):
+                    continue
+                group = [line[k + 1]]               # a × b: one term's factors; a × (b, c): a times each
+                if re.search(r"\(\s*$", a.after):
+                    for b in line[k + 2:]:
+                        if ")" in group[-1].after or "," not in group[-1].after:
+                            break
+                        group.append(b)
+                for b in group:
+                    products.setdefault(a.index, {}).setdefault(b.index, set()).update(
+                        (x, y) for _, fs in terms if len(fs) == 2 and all(f in by_key for f in fs)
+                        for x, y in (fs, fs[::-1]) if by_key[x].meets(*cell(a)) and by_key[y].meets(*cell(b)))
             for b in line:                                                      # … + 0.1 is b_1[k]
                 if re.search(r"\+\s*$", b.before) and not re.match(r"\s*(?:[×*/·]|\\times)", b.after):
                     for t, fs in terms:
                         if t.is_Symbol and str(t) in by_key and by_key[str(t)].meets(*cell(b)):
                             out.setdefault(("factor", b.index), set()).add(str(t))
+        for a, by_b in products.items():        # over every equation the line's products feed
+            xs = [{x for x, _ in ps} for ps in by_b.values() if ps]
+            if not xs:
+                continue
+            mine = set.intersection(*xs) or set.union(*xs)      # 0 × (0.3, 0.5): the factor every component pairs
+            out.setdefault(("factor", a), set()).update(mine)
+            for b, ps in by_b.items():
+                out.setdefault(("factor", b), set()).update(y for x, y in ps if x in mine)
         return {k: frozenset(v) for k, v in out.items()}
 
     def _match(self, numbers, inputs: dict) -> list:
