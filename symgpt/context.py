@@ -278,7 +278,7 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
     if cand.key in c.inputs:
         s += 3
     if len(c.factor) == 1 and cand.key in c.factor:
-        s += 3
+        s += 6                        # the equation's own product names it: outweighs the neighbours' rows
     s += 0.5 * sum(1 for a in names if len(a) > 1 and a in c.far)
     s += 2 * sum(1 for a in names if len(a) > 1 and a in c.column)
     if "v" in cand.axes and c.tokens:

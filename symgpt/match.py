@@ -181,6 +181,16 @@ class Matcher:
             self._alias[c.key] = key
         return self._alias[c.key]
 
+    def _reads(self, c: Candidate, keys: set) -> bool:
+        """The node's definition reads one of these quantities (A_den[1] reads A_num[1,0]; R[1,0] = 0.2 does
+        not read the R[1,1] and W_2[1,0] of 0.5 × 0.4 = 0.2); True for what is not a node of the graph."""
+        if c.group not in self.graph:
+            return True
+        try:
+            return bool({str(x) for x in self.d.definition(c.ref).free_symbols} & keys)
+        except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
+            return False
+
     def _transposed(self, ctx, best: Candidate):
         """The candidate the context names by symbol and both indices (``W[1,0]``, when ``best`` is its
         transpose ``W[0,1]`` and it does not itself round to the figure), else None."""
@@ -268,7 +278,10 @@ class Matcher:
             dc = self.derived(n, found)
             confirmed: set = set()
             if dc is not None and rounds_to(dc, n):
-                confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)}
+                reads = {k for i in n.operands if found.get(i) is not None
+                         for k in [found[i].key, *re.findall(r"[A-Za-z_][\w.]*\[[^\]]*\]", found[i].ref)]}
+                confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)
+                             and self._reads(c, reads)}
                 nodes = {c.ref for c in hits if c.ref in confirmed and c.group in self.graph}
                 hits = hits + ([] if nodes else [dc])     # a node it equals names it (Attn[1,1], not a·v + a·v)
             ctx = context(n, self.vocab)
