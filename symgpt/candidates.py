@@ -163,8 +163,33 @@ def candidates(d) -> list:
         add(f"topk({sm.top_k}, {t})", "topk", (i,), "v")
         add(f"topp({sm.top_p}, {t})", "topp", (i,), "v")
     _cumulative(d, add)
+    _deviations(d, add, groups, ref_of)
     _training(d, add, shapes, ref_of)
     return out
+
+
+def _deviations(d, add, groups, ref_of):
+    """The terms of a variance, (x − μ)² summed: each deviation x − μ and its square, the figures a
+    LayerNorm paragraph prints on the way (``(1.810-2.200)² = 0.1521``)."""
+    import sympy
+    for pattern, shape, _ in groups:
+        name, _, axes = pattern.partition("[")
+        axes = axes.rstrip("]").replace(",", "")
+        for idx in _entries(shape):
+            try:
+                e = d.definition(ref_of(name, axes, idx))
+            except Exception:  # noqa: BLE001 - a parameter: no definition
+                break
+            squares = [b for t in sympy.Add.make_args(e) for b in t.atoms(sympy.Pow)
+                       if b.exp == 2 and b.base.is_Add and len(b.base.args) == 2]
+            if not squares or len(squares) != len(sympy.Add.make_args(e)):
+                break                     # not a variance: the group's other entries are not either
+            for b in squares:
+                x, m = sorted(b.base.args, key=lambda a: a.could_extract_minus_sign())
+                if not (x.is_Symbol and (-m).is_Symbol):
+                    continue
+                add(f"{x}-{-m}", f"{name}.deviation", idx, axes)
+                add(f"({x}-{-m})^2", f"{name}.square", idx, axes)
 
 
 def _target(s) -> str:
