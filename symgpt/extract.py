@@ -387,7 +387,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         expanded = []
         for p in pieces:
             glued = tight and not tight.isspace() and not sign and \
-                (tight not in "([{=,:：（$" or tight == "=" and re.search(r"[A-Za-z]=$", line[:start]))
+                (tight not in "([{=,:：（$" or tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
+                not line[:start].endswith("{=}")                # \beta_2{=}0.999: LaTeX's spaced-out =, no glue
             expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and
                                                                                   split_run(p, places) != [p]) \
                 else split_run(p, places)
