@@ -55,6 +55,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
 }
 
 
+ENTRY = re.compile(r"(?<![A-Za-z\\])([A-Z])_\{?(\d)(\d)\}?(?!\d)")   # W_02, W_{02}: one entry of a matrix
 SIZES = ("d", "d_ff", "heads", "layers", "vocab_size()", "seq_len()", "d/heads")
 TOKEN_WORDS = {"<pad>": ("pad",), "<bos>": ("bos",)}
 
@@ -76,6 +77,7 @@ class Context:
     param: str | None = None         # a temperature named by the row (T = 0.5)
     argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
     row_of: bool = False             # E[1], E 的第 2 行: the row of the embedding, a token id
+    entry: tuple = ()                # 对 W_{02}: the one matrix entry the paragraph or its table is about
     shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
     axis: int | None = None          # … its first (rows) or second (columns) factor, for an activation's shape
     primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
@@ -143,6 +145,8 @@ def context(n, vocab) -> Context:
             c.symbol = m[2].lower()
         elif m2:
             c.symbol = m2[1].lower()
+    entries = {(m[1], int(m[2]), int(m[3])) for m in ENTRY.finditer(n.prose + " " + n.line_text)}
+    c.entry = entries.pop() if len(entries) == 1 else ()
     c.row_of = n.kind == "integer" and bool(re.search(r"(?:\bE|嵌入矩阵|嵌入表)\s*(?:\[\s*|的第\s*)$", n.before)
                                            and not re.match(r"\s*,", n.after))
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
@@ -302,6 +306,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
             s += 2                    # … and more than the size printed just before it
     if c.primes and cand.group[-1:] in "12" and cand.group[:-1] in ("LN", "H", "mu", "var"):
         s += 1 if int(cand.group[-1]) == c.primes else -1
+    if c.entry and cand.idx[-2:] == c.entry[1:] and re.search(rf"(?<![\w.]){c.entry[0]}(?![\w(])", cand.ref):
+        s += 2                        # W_{02} named in the paragraph: adamw[1].update[W,0,2], not [W,1,0]
     if c.row_of and cand.group == "id":
         s += 3                        # E[1] is the row of token 1
     if c.argument_of and cand.group in c.argument_of:
