@@ -192,8 +192,8 @@ def test_source_documents_against_the_hand_claims():
     tt = bench_check.score(SEEDS / "000_bb71734f6ca496a6.txt", "tiny-transformer")
     bigram = bench_check.score(SEEDS / "004_22821fb5315e141e.txt", "bigram")
     assert tt["false_alarms"] <= 2 and bigram["false_alarms"] <= 2
-    assert tt["wrong_found"] >= 68 and bigram["wrong_found"] >= 2
-    assert tt["recall"] >= 0.80 and bigram["recall"] >= 0.80
+    assert tt["wrong_found"] >= 71 and bigram["wrong_found"] >= 3          # the wrong-figure target holds
+    assert tt["recall"] >= 0.85 and bigram["recall"] >= 0.83
 
 
 @pytest.mark.slow
