@@ -308,6 +308,7 @@ class Matcher:
                 res = wrong(n, named[1], [named[1].ref] + [r[2].ref for r in ranked[:2]], named[0],
                             chain_ok=chain_ok, chain_value=chain_value)
                 wrong_as.setdefault(n.text, res)
+                sure_of.add(n.index)              # named beyond doubt: its value carries into the chains
                 found[n.index] = named[1]
                 prev.append(named[1])
                 out.append(res)
@@ -350,6 +351,8 @@ class Matcher:
                 res = _reprint(wrong_as[n.text], n)
             if res.verdict == "wrong":
                 wrong_as.setdefault(n.text, res)
+                if res.score >= SURE:
+                    sure_of.add(n.index)
             if res.verdict == "wrong" and res.ref:
                 c = next((c for c in self.cands if c.ref == res.ref), dc)
                 found[n.index] = c
