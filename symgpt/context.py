@@ -78,6 +78,7 @@ class Context:
     argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
     row_of: bool = False             # E[1], E 的第 2 行: the row of the embedding, a token id
     entry: tuple = ()                # 对 W_{02}: the one matrix entry the paragraph or its table is about
+    input_ids: bool = False          # [2, 3]: a list that spells the model's input sequence, ids
     shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
     axis: int | None = None          # … its first (rows) or second (columns) factor, for an activation's shape
     primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
@@ -308,6 +309,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 1 if int(cand.group[-1]) == c.primes else -1
     if c.entry and cand.idx[-2:] == c.entry[1:] and re.search(rf"(?<![\w.]){c.entry[0]}(?![\w(])", cand.ref):
         s += 2                        # W_{02} named in the paragraph: adamw[1].update[W,0,2], not [W,1,0]
+    if c.input_ids and cand.group == "id":
+        s += 4                        # '我爱' → [2, 3]: the input's token ids
     if c.row_of and cand.group == "id":
         s += 3                        # E[1] is the row of token 1
     if c.argument_of and cand.group in c.argument_of:
@@ -324,3 +327,18 @@ def _next(p: Candidate, c: Candidate) -> bool:
 
 
 # ---------------------------------------------------------------- matching
+
+
+def spells_input(n, ids) -> bool:
+    """The integer sits in a bracketed list that is exactly the model's input ids (``[2, 3]`` for 我爱).
+
+    >>> from symgpt.extract import extract
+    >>> [spells_input(n, (2, 3)) for n in extract("tokens = [2, 3], d = 2")]
+    [True, True, False]
+    """
+    if n.kind != "integer":
+        return False
+    for m in re.finditer(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]", n.line_text):
+        if m.start() <= n.col < m.end():
+            return tuple(int(x) for x in m[1].split(",")) == tuple(ids)
+    return False

@@ -29,7 +29,7 @@ from flint import fmpq
 
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _integral, _same_value, candidates
 from .claims import Printed, certify_rounding
-from .context import _base, _names, _pinned, context, score
+from .context import _base, _names, _pinned, context, score, spells_input
 from .numeric import UndecidableError
 from .refs import ExprError, bind, parse
 
@@ -286,6 +286,7 @@ class Matcher:
                 hits = hits + ([] if nodes else [dc])     # a node it equals names it (Attn[1,1], not a·v + a·v)
             ctx = context(n, self.vocab)
             ctx.inputs = line_inputs
+            ctx.input_ids = len(self.d.spec.input) > 1 and spells_input(n, self.d.spec.input)
             ctx.factor = factor
             again, where = printed_as.get(n.text, (None, None))
             digits = n.text.strip("-+−%").replace(".", "").lstrip("0")
