@@ -142,9 +142,13 @@ def split_run(run: str, places: int = 3) -> list:
 
     >>> split_run("0.5001.800", 1), split_run("0.17117.1%"), split_run("0.1710"), split_run("10.8820.784")
     (['0.500', '1.800'], ['0.171', '17.1%'], ['0.171', '0'], ['1', '0.882', '0.784'])
+    >>> split_run("001000")
+    ['0', '0', '1', '0', '0', '0']
     """
     if len(run) > MAX_RUN:
         return []                             # no table cell is this long: not figures to cut
+    if re.fullmatch(r"0[01]+", run):
+        return list(run)                      # a one-hot row glued: 001000 is six cells
     best = None
     for target in range(1, 9):
         cut = _cut(run, target)
@@ -411,9 +415,10 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         prev_end = n.col + len(n.text)
         n.cell, n.width = i, len(found)
     if found and cells is None and "\t" not in line and \
-            re.fullmatch(r"\s*[A-Za-z]\s*=\s*", line[:found[0].col]) and found[0].kind in ("integer", "decimal") \
+            re.fullmatch(r"\s*(?:[^\s\d=]{1,6}\s+)?[A-Za-z]\s*=\s*", line[:found[0].col]) and \
+            found[0].kind in ("integer", "decimal") \
             and len(found) > 1 and not re.search(r"[=≈×+]", line[found[0].col + len(found[0].text):]):
-        found = found[1:]                             # a glued row label: t=1 in 't=10.8820.784', T = 0.5
+        found = found[1:]                             # a glued row label: t=1 in 't=10.8820.784', 位置 t=0(我)001000
         for i, n in enumerate(found):
             n.cell, n.width = i, len(found)
     first = found[0].col if found else 0
