@@ -77,6 +77,7 @@ class Context:
     param: str | None = None         # a temperature named by the row (T = 0.5)
     argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
     row_of: bool = False             # E[1], E 的第 2 行: the row of the embedding, a token id
+    id_of: int | None = None         # 我(2): the token whose id is printed in brackets after it
     entry: tuple = ()                # 对 W_{02}: the one matrix entry the paragraph or its table is about
     input_ids: bool = False          # [2, 3]: a list that spells the model's input sequence, ids
     shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
@@ -148,6 +149,9 @@ def context(n, vocab) -> Context:
             c.symbol = m2[1].lower()
     entries = {(m[1], int(m[2]), int(m[3])) for m in ENTRY.finditer(n.prose + " " + n.line_text)}
     c.entry = entries.pop() if len(entries) == 1 else ()
+    if n.kind == "integer":
+        c.id_of = next((i for i, t in enumerate(vocab) for w in (t, *TOKEN_WORDS.get(t, ()))
+                        if w and re.search(rf"(?<![A-Za-z]){re.escape(w)}\s*[(（]\s*$", n.before)), None)
     c.row_of = n.kind == "integer" and bool(re.search(r"(?:\bE|嵌入矩阵|嵌入表)\s*(?:\[\s*|的第\s*)$", n.before)
                                            and not re.match(r"\s*,", n.after))
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
@@ -311,6 +315,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 2                        # W_{02} named in the paragraph: adamw[1].update[W,0,2], not [W,1,0]
     if c.input_ids and cand.group == "id":
         s += 4                        # '我爱' → [2, 3]: the input's token ids
+    if c.id_of is not None and cand.group == "id" and cand.idx == (c.id_of,):
+        s += 4                        # 我(2): that token's id
     if c.row_of and cand.group == "id":
         s += 3                        # E[1] is the row of token 1
     if c.argument_of and cand.group in c.argument_of:

@@ -108,6 +108,8 @@ def _masked(line: str) -> str:
             out[i] = " "
     for rx in (LABEL_NUMBER, DATE, MODEL_NAME, LAYER):
         for m in rx.finditer(line):
+            if rx is LAYER and re.search(r"(?<![A-Za-z])(?:pad|bos|eos|unk)$", line[:m.start()]):
+                continue                   # pad(0), bos(1): a special token's id, not a layer's index
             blank(m.start(), m.end())
     for m in POWER.finditer(line):         # 10^{-3}, 10⁻⁵, 1e-5: read by _powers
         blank(m.start(), m.end())
