@@ -245,7 +245,9 @@ class Matcher:
                         (x, y) for _, fs in terms if len(fs) == 2 and all(f in by_key for f in fs)
                         for x, y in (fs, fs[::-1]) if by_key[x].meets(*cell(a)) and by_key[y].meets(*cell(b)))
             for b in line:                                                      # … + 0.1 is b_1[k]
-                if re.search(r"\+\s*$", b.before) and not re.match(r"\s*(?:[×*/·]|\\times)", b.after):
+                if (re.search(r"\+\s*$", b.before) or re.match(r"\s*\+", b.after) and not
+                        re.search(r"(?:[×*/·]|\\times)\s*\(?\s*$", b.before)) and \
+                        not re.match(r"\s*(?:[×*/·]|\\times)", b.after):      # … and 0.5 + … is X[0,0]
                     for t, fs in terms:
                         if t.is_Symbol and str(t) in by_key and by_key[str(t)].meets(*cell(b)):
                             out.setdefault(("factor", b.index), set()).add(str(t))
