@@ -227,7 +227,12 @@ class Matcher:
                 continue
             keys = {str(x) for x in definition.free_symbols}
             out.setdefault(r.number.line, set()).update(keys)        # not the subject: it is no operand of itself
-            lines = {r.number.line} | {results[i].number.line for i in r.number.operands if i < len(results)}
+            lines, todo = {r.number.line}, list(r.number.operands)
+            while todo:                          # the lines its chain reads, and theirs (= … = … over 3 lines)
+                x = results[todo.pop()].number
+                if x.line not in lines and len(lines) < 4:
+                    lines.add(x.line)
+                    todo += x.operands
             line = [x.number for x in results if x.number.line in lines]    # with the line an equation continues
             terms = [(t, [str(f) for f in sympy.Mul.make_args(t) if f.is_Symbol])
                      for t in sympy.Add.make_args(sympy.expand(definition))]
