@@ -286,8 +286,9 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 4
     if cand.key in c.inputs:
         s += 3
-    if len(c.factor) == 1 and cand.key in c.factor:
-        s += 6                        # the equation's own product names it: outweighs the neighbours' rows
+    if len(c.factor) == 1:
+        s += 6 if cand.key in c.factor else -3   # the equation's own product names it: outweighs the line's
+        #                                          subject (attn1 = 0.454 × (1.310, …): 1.310 is V[0,0], not Attn)
     s += 0.5 * sum(1 for a in names if len(a) > 1 and a in c.far)
     s += 2 * sum(1 for a in names if len(a) > 1 and a in c.column)
     if "v" in cand.axes and c.tokens:
