@@ -178,6 +178,9 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     named = [r[2] for r in ranked if r[0] >= max(STRONG, ranked[0][0] - 2) and r[2] is not dc
              and _named_by(r[2], ctx)] if ranked else []
     near_dc = dc is not None and n.chain and dc.meets(y - window, y + window)
+    if near_dc and named:               # its arithmetic lands within 2 last places, the named symbol 20 away:
+        off = lambda c: abs(_value(c.q, 128) - y) / ulp     # noqa: E731 - q0 · k1 = … = 1.241 is no K[1,1]
+        sure = sure or off(dc) <= 2 and all(off(c) > 20 for c in named)
     if near_dc and sure:
         best = _node_for(m, dc, near, ctx, prev)   # 1.050×0.644 + 0.560×1.009 = 1.241: that dot product
     elif named:                         # the context names it: q1,0 = … = 0.882 is Q[1,0]; among
