@@ -267,12 +267,13 @@ class Matcher:
         return {k: frozenset(v) for k, v in out.items()}
 
     def _match(self, numbers, inputs: dict) -> list:
-        from .diagnose import diagnose, slipped
+        from .diagnose import _operand, diagnose, slipped
         found: dict = {"_text": {n.index: n.text for n in numbers}}
         prev: list = []
         printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
         sure_of: set = set()      # figures matched with a context that names their quantity
         wrong_as: dict = {}       # a wrong figure's text → its Result
+        derived_as: dict = {}     # a figure's text → (the arithmetic it was matched to, its line)
         out = []
         for n in numbers:
             lo, hi = cell(n)
@@ -348,9 +349,17 @@ class Matcher:
                 prev.append(best[2])
                 if res.verdict == "matched":
                     printed_as[n.text] = (best[2].ref, n.line)
+                    if best[2].derived:
+                        derived_as[n.text] = (best[2], n.line)
                     if best[0] >= SURE:
                         sure_of.add(n.index)
                 out.append(res)
+                continue
+            chain, where = derived_as.get(n.text, (None, n.line))
+            if chain is not None and 0 < n.line - where <= 10 and len(digits) >= 3 and _operand(n):   # S0,0 =
+                found[n.index] = chain           # 1.130 / 1.4142 divides the dot product printed just above
+                prev.append(chain)
+                out.append(Result(n, "matched", chain.ref, [chain.ref], 0.0))
                 continue
             res = diagnose(self, n, ctx, prev, dc, sure)
             if res.verdict == "unmatched":
