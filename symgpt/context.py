@@ -78,6 +78,7 @@ class Context:
     argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
     row_of: bool = False             # E[1], E 的第 2 行: the row of the embedding, a token id
     id_of: int | None = None         # 我(2): the token whose id is printed in brackets after it
+    slot: int | None = None          # (0.000, 0.000, 0.800, 0.000): the figure's place in a row vector
     entry: tuple = ()                # 对 W_{02}: the one matrix entry the paragraph or its table is about
     input_ids: bool = False          # [2, 3]: a list that spells the model's input sequence, ids
     shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
@@ -117,6 +118,7 @@ def context(n, vocab) -> Context:
         c.symbol, c.sym_idx = n.array.lower().replace("{", "").replace("}", ""), tuple(n.pos)
     elif len(n.pos) == 1:             # (爱 25.5%、他 20.9%、pad 17.1%) … (0.405, 0.332, 0.272): listed tokens in order
         c.tokens = _listed_token(n, vocab) or ()
+        c.slot = n.pos[0]
     if not c.symbol and n.subject:    # the row's formula cell defines it
         c.symbol, c.sym_idx = n.subject.lower(), tuple(n.pos) if len(n.pos) == 1 else ()
     m = re.match(r"\s*([A-Za-z][\w-]{2,})\s*=\s*[\d.]+\s*[:：]", n.line_text)
@@ -295,6 +297,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 2 if cand.idx[cand.axes.index("v")] in c.tokens else -1
     if "t" in cand.axes and c.t is not None:
         s += 2 if cand.idx[cand.axes.index("t")] == c.t else -1
+        if c.slot is not None and cand.axes[0] == "t" and len(cand.idx) == 2 and cand.idx[1] == c.slot:
+            s += 1                    # at t=0, (0.000, 0.000, 0.800, 0.000)'s first figure is R[0,0]
     if c.param is not None and cand.param is not None:
         s += 3 if c.param == cand.param else -2
     if c.dim is not None and cand.axes and cand.axes[-1] in "jks":
