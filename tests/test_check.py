@@ -186,14 +186,14 @@ def test_our_rendered_documents_have_no_wrong_figure(name):
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents live beside the clone (../shared/seeds)")
 def test_source_documents_against_the_hand_claims():
     # benchmarks/bench_check.py's scoring, held to what it measured when written: no more than the target's
-    # 2 false alarms, and no fall in what was found (the README gives the figures; the recall target is not met).
+    # 2 false alarms, and no fall in what was found (the README gives the figures; bigram's recall is short).
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_check
     tt = bench_check.score(SEEDS / "000_bb71734f6ca496a6.txt", "tiny-transformer")
     bigram = bench_check.score(SEEDS / "004_22821fb5315e141e.txt", "bigram")
     assert tt["false_alarms"] <= 2 and bigram["false_alarms"] <= 2
-    assert tt["wrong_found"] >= 71 and bigram["wrong_found"] >= 3          # the wrong-figure target holds
-    assert tt["recall"] >= 0.85 and bigram["recall"] >= 0.83
+    assert tt["wrong_found"] >= 72 and bigram["wrong_found"] >= 3          # the wrong-figure target holds
+    assert tt["recall"] >= 0.90 and bigram["recall"] >= 0.83               # bigram: short of the target
 
 
 @pytest.mark.slow
