@@ -149,7 +149,8 @@ def context(n, vocab) -> Context:
             c.symbol = m[2].lower()
         elif m2:
             c.symbol = m2[1].lower()
-    entries = {(m[1], int(m[2]), int(m[3])) for m in ENTRY.finditer(n.prose + " " + n.line_text)}
+    entries = {(m[1], int(m[2]), int(m[3])) for m in ENTRY.finditer(n.line_text)} or \
+        {(m[1], int(m[2]), int(m[3])) for m in ENTRY.finditer(n.prose + " " + n.about)}
     c.entry = entries.pop() if len(entries) == 1 else ()
     if n.kind == "integer":
         c.id_of = next((i for i, t in enumerate(vocab) for w in (t, *TOKEN_WORDS.get(t, ()))

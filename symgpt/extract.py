@@ -53,6 +53,7 @@ class Number:
     position: int | None = None   # the input position the text is about (a line 't=1:' above it)
     subject: str = ""         # what another cell of its table row defines: '| x = E[1] | [0.3, -0.1] |' → x
     prose: str = ""           # the prose just before it (what a table is introduced as)
+    about: str = ""           # the last matrix entry (W_{02}) the section's prose named before it
     chain: str | None = None  # the arithmetic it is the result of, operands as printed: "2.175/4.789"
     relation: str | None = None   # "=" or "≈": how the chain is joined to the figure
     operands: list = field(default_factory=list)  # indices (in the document) of the chain's figures
@@ -234,6 +235,7 @@ def extract(text: str) -> list:
     position = None            # the input position the last 't=1:' line spoke of
     prose = ""                 # the last lines of prose before the figure's line (a table's introduction)
     last: tuple = (0, "", [])  # the previous line's number, text and figures (an equation continued below it)
+    about = ""                 # the last matrix entry the section's prose named (对 W_{02} …)
     for no, raw in enumerate(lines, 1):
         line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
         if FENCE.match(line):
@@ -245,7 +247,7 @@ def extract(text: str) -> list:
         if ERRATA.match(line) and len(line) < 60:
             errata = True
         if _is_heading(line) and len(line.strip()) < 80 and not in_code and not _cells(line):
-            heading, table, header, position = _heading(line), "", [], None
+            heading, table, header, position, about = _heading(line), "", [], None, ""
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line):
                 errata = False
             if not _has_figure(line) or errata:
@@ -314,13 +316,15 @@ def extract(text: str) -> list:
             _continued(last[1], last[2], line, found)
         for n in found:
             n.heading, n.table = heading, table if (table or cells is not None) else ""
-            n.prose = prose
+            n.prose, n.about = prose, about
             n.index = len(out)
             out.append(n)
         _link_chains(out[len(out) - len(found):])
         last = (no, line, found)
         if cells is None and not table and not re.search(r"\d\.\d{2}", line):
             prose = _clip((prose + " " + line.strip())[-160:], 160)
+        if cells is None and "\t" not in line and not table:
+            about = ([m[0] for m in re.finditer(r"(?<![A-Za-z\\])[A-Z]_\{?\d\d\}?(?!\d)", line)] or [about])[-1]
     return out
 
 
