@@ -321,8 +321,8 @@ def slipped(m, n, ctx, prev, best_hit: float):
         if sc < max(NAMES_SLIP, best_hit + SLIP_GAP):
             continue
         cause = next((why for r, why in near if rounds_to(c, r)), None)          # certified
-        if cause is not None:
-            named.append((sc, c, cause))
+        if cause == "percent slip" or cause == "scale slip" and _named_by(c, ctx):   # a moved point needs
+            named.append((sc, c, cause))                   # the symbol itself (λ = 0.01), not a word nearby
     if not named:
         return None
     top = max(sc for sc, _, _ in named)
