@@ -193,7 +193,7 @@ def test_source_documents_against_the_hand_claims():
     bigram = bench_check.score(SEEDS / "004_22821fb5315e141e.txt", "bigram")
     assert tt["false_alarms"] <= 2 and bigram["false_alarms"] <= 2
     assert tt["wrong_found"] >= 72 and bigram["wrong_found"] >= 3          # the wrong-figure target holds
-    assert tt["recall"] >= 0.90 and bigram["recall"] >= 0.83               # bigram: short of the target
+    assert tt["recall"] >= 0.90 and bigram["recall"] >= 0.86               # bigram: short of the target
 
 
 @pytest.mark.slow
