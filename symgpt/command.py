@@ -20,7 +20,7 @@ import argparse
 import importlib
 import sys
 
-from . import precision_cli, render, verify
+from . import check, precision_cli, render, verify
 from .cli import InputError, Parser, run, terminal_safe
 from .derivation import find_spec
 from .limits import MAX_DIGITS, MAX_OPS, Limits
@@ -46,6 +46,7 @@ def parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", title="commands", required=True)
     render.parser(sub.add_parser("render", help="write the derivation documents: Markdown, LaTeX, PDF, claims"))
     verify.parser(sub.add_parser("verify", help="check every figure a document prints (exit 1 on a wrong one)"))
+    check.parser(sub.add_parser("check", help="check a tutorial's figures from its text, with no claims file"))
     list_parser(sub.add_parser("list", help="the shipped derivations, or every name one spec defines"))
     completion_parser(sub.add_parser("completion", help="print a shell completion script (bash or zsh)"))
     precision_cli.parser(sub.add_parser("precision", help="what float64/32, bfloat16, float16 do to every quantity"))
@@ -168,7 +169,7 @@ def _subparsers(ap: argparse.ArgumentParser) -> dict:
 # ---------------------------------------------------------------- running
 
 COMMANDS = {"render": render.execute, "verify": verify.execute, "list": list_command, "completion": completion,
-            "precision": precision_cli.execute}
+            "precision": precision_cli.execute, "check": check.execute}
 
 
 def main(argv=None) -> int:
