@@ -434,8 +434,8 @@ def test_verify_stdout_a_closed_pipe(work):
 @pytest.mark.slow
 def test_file_size_limit(work):
     def limit():
-        # the .md (12 KB) cannot be written, the pictures (< 6 KB) can
-        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+        # the .md (29 KB) cannot be written, the pictures (< 9 KB) can
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
 
     with unchanged(work):
         r = command("symgpt.render", "bigram", "--format", "md", "--lang", "en", "--out", work / "out",
