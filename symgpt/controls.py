@@ -25,7 +25,7 @@ import sympy
 
 from . import sampling
 from .names import param_names
-from .steps import Printer
+from .steps import Printer, _terminating
 
 TEMPERATURES = ("1/4", "1/2", "3/4", "1", "3/2", "2", "3", "5")
 TOP_P = tuple(f"{i}/10" for i in range(1, 10))  # not 1: Σ p = 1 exactly, which balls cannot decide
@@ -40,11 +40,7 @@ def _decimal(q) -> str:
     if q is sympy.oo:
         return "inf"
     f = Fraction(int(q.p), int(q.q))
-    for k in range(0, 20):
-        if (f * 10 ** k).denominator == 1:
-            s = f"{f.numerator * 10 ** k // f.denominator:0{k + 1}d}" if k else str(f.numerator)
-            return (s[:-k] + "." + s[-k:]) if k else s
-    return f"{f.numerator}/{f.denominator}"
+    return _terminating(f) or f"{f.numerator}/{f.denominator}"
 
 
 def grid(spec_values, extra) -> list:

@@ -26,8 +26,8 @@ from .claims import certify_rounding, judge_all, parse_printed, read_claims
 from .display import SMALL_OPS, Quantity, aligned
 from .document import canonical
 from .errata import claims_path
+from .extras import significant
 from .names import RefError
-from .numeric import certify, prec_for_digits, round_significant
 from .refs import FUNCTIONS, bind, parse, tokenize
 
 DIGITS = 30
@@ -72,9 +72,7 @@ def value30(d, ref: str) -> str:
     try:
         return d.value(ref, digits=DIGITS)
     except (RefError, ValueError):
-        q = bind(parse(ref, d.limits), d, d.limits)
-        return certify(q.ball, lambda b: round_significant(b, DIGITS), what=ref,
-                       start=prec_for_digits(DIGITS + 10)).value
+        return significant(bind(parse(ref, d.limits), d, d.limits).ball, DIGITS, ref)
 
 
 def card(d, ref: str, uses: dict, source=None) -> dict:
