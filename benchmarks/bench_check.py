@@ -8,9 +8,12 @@ figures with the hand-written claims (derivations/NAME.claims.toml, in
 document order, by printed text) and reports:
 
 * recall: hand-written claims whose figure was matched (or judged wrong) as
-  the same quantity (the same reference, or the same exact value over the same
-  names: ``Q[1,0]`` for ``H0[1,0]*W_Q[0,0] + H0[1,1]*W_Q[1,0]`` is not the
-  same; ``0.1*grad_W[0,2]`` and ``lr*grad_W[0,2]`` would not be either);
+  the same quantity: the same reference, the same exact value over the same
+  names, or the same formula in the parameters (:func:`identical`: ``lr`` is
+  ``(W[0,2] - sgd[1].W[0,2]) / grad_W[0,2]`` by SGD's rule, ``grad_z[鱼]`` is
+  ``p[鱼] - 1`` by its definition).  A mere equal value is not: ``Q[1,0]`` for
+  ``H0[1,0]*W_Q[0,0] + H0[1,1]*W_Q[1,0]``, ``W[0,鱼]`` for ``adamw.weight_decay`` (both 0.1),
+  ``0.1*grad_W[0,2]`` for ``lr*grad_W[0,2]``;
 * precision: of the aligned figures matched to one quantity, how many are that claim's;
 * wrong-figure recall: of the claims verify judges wrong, how many check judged wrong;
 * false alarms: figures judged wrong that verify judges correct (or that no claim covers).
@@ -34,7 +37,9 @@ from symgpt.candidates import Candidate, _same_value  # noqa: E402
 from symgpt.claims import judge_all, read_claims  # noqa: E402
 from symgpt.extract import extract, read_document  # noqa: E402
 from symgpt.match import Matcher  # noqa: E402
-from symgpt.refs import bind, parse  # noqa: E402
+from symgpt.refs import bind, parse, unparse  # noqa: E402
+
+import sympy  # noqa: E402
 
 DOCS = (("000_bb71734f6ca496a6.txt", "tiny-transformer"), ("004_22821fb5315e141e.txt", "bigram"))
 TARGETS = {"recall": 0.90, "wrong_recall": 0.95, "false_alarms": 2}
@@ -78,8 +83,104 @@ def _tokens(d, ref: str) -> str:
     return re.sub(r"\[([^\]]*)\]", index, ref)
 
 
+STATE = re.compile(r"(sgd|adamw)\[1\]\.(\w+)\[(.+)\]$")
+
+
+def _plain_first_step(d) -> bool:
+    """The first update is the textbook rule: one example, no clipping, no schedule."""
+    tr = d.spec.training
+    return tr.clip is None and tr.warmup == 0 and tr.decay_steps == 0 and not tr.decay_groups and \
+        len(tr.examples) <= 1
+
+
+def _leaf(d, name: str):
+    """A name as SymPy: a training state after one step by its update rule (zero moments), else a symbol."""
+    m = STATE.match(name)
+    if m is None or not _plain_first_step(d):
+        return sympy.Symbol(_tokens(d, name))
+    opt, part, idx = m.groups()
+    if opt == "sgd":
+        if part not in d.spec.params:
+            return sympy.Symbol(_tokens(d, name))
+        theta, g = sympy.Symbol(_tokens(d, f"{part}[{idx}]")), sympy.Symbol(_tokens(d, f"grad_{part}[{idx}]"))
+        return theta - sympy.Symbol("lr") * g
+    group, _, rest = idx.partition(",")
+    if group not in d.spec.params:
+        return sympy.Symbol(_tokens(d, name))
+    theta, g = sympy.Symbol(_tokens(d, f"{group}[{rest}]")), sympy.Symbol(_tokens(d, f"grad_{group}[{rest}]"))
+    b1, b2, eps, lam, lr = (sympy.Symbol(f"adamw.{x}") for x in ("beta1", "beta2", "eps", "weight_decay", "lr"))
+    m1, v1 = (1 - b1) * g, (1 - b2) * g ** 2                  # from zero moments
+    mhat, vhat = m1 / (1 - b1), v1 / (1 - b2)                  # bias correction at t = 1
+    rules = {"m": m1, "v": v1, "mhat": mhat, "vhat": vhat, "update": lr * mhat / (sympy.sqrt(vhat) + eps),
+             "decay": lr * lam * theta}
+    return rules.get(part, sympy.Symbol(_tokens(d, name)))
+
+
+def formula(d, tree):
+    """A parsed reference as SymPy over the quantities' names (token ids), the first step expanded."""
+    kind = tree[0]
+    if kind == "num":
+        return sympy.Rational(tree[1].numerator, tree[1].denominator)
+    if kind == "name":
+        return _leaf(d, tree[1])
+    if kind == "neg":
+        return -formula(d, tree[1])
+    if kind in ("add", "sub", "mul", "div", "pow"):
+        a, b = formula(d, tree[1]), formula(d, tree[2])
+        return {"add": a + b, "sub": a - b, "mul": a * b, "div": a / b, "pow": a ** b}[kind]
+    return sympy.Symbol(_tokens(d, norm(unparse(tree))))        # a function of its arguments: opaque
+
+
+def _expanded(d, e, params: set):
+    """One level of the graph's definitions put in for every node e reads (parameters stay symbols)."""
+    subs = {}
+    for x in e.free_symbols:
+        name = str(x)
+        if name.partition("[")[0] in params or "." in name or "(" in name:
+            continue
+        try:
+            subs[x] = d.definition(name)
+        except Exception:  # noqa: BLE001 - not a graph node (lr, a size): itself
+            continue
+    return e.xreplace(subs) if subs else e
+
+
+FORMULAS: dict = {}
+
+
+def _formula(d, ref: str):
+    if (id(d), ref) not in FORMULAS:
+        FORMULAS[id(d), ref] = formula(d, parse(ref))
+    return FORMULAS[id(d), ref]
+
+
+def identical(d, mine: str, theirs: str, depth: int = 3) -> bool:
+    """The same formula in the parameters, after the first step's update rules and up to ``depth`` levels
+    of the graph's definitions; not when the formula is a constant (every dead ReLU is 0, and so is a
+    gradient that does not reach its row: the same number, not the same quantity).
+
+    >>> d = symgpt.load("bigram")
+    >>> identical(d, "lr", "(W[0,2] - sgd[1].W[0,2]) / grad_W[0,2]"), identical(d, "grad_z[鱼]", "p[鱼] - 1")
+    (True, True)
+    >>> identical(d, "W[0,鱼]", "adamw.weight_decay"), identical(d, "grad_z[吃]", "x[0]")
+    (False, False)
+    """
+    try:
+        a, b = _formula(d, mine), _formula(d, theirs)
+    except Exception:  # noqa: BLE001 - a reference this spec cannot read
+        return False
+    params = set(d.spec.params)
+    ours, theirs_ = [a], [b]                  # each side at 0, 1, … levels of definitions
+    for _ in range(depth):
+        ours.append(_expanded(d, ours[-1], params))
+        theirs_.append(_expanded(d, theirs_[-1], params))
+    return any(x.free_symbols and sympy.cancel(sympy.expand(x - y)) == 0 for x in ours for y in theirs_)
+
+
 def same_quantity(d, mine: str, theirs: str, cache: dict) -> bool:
     if norm(mine) == norm(theirs) or canonical(d, mine) == canonical(d, theirs):
+        return True
+    if identical(d, mine, theirs):
         return True
     if names(mine) != names(theirs):
         return False

@@ -40,10 +40,12 @@ class Candidate:
     ball: object = None       # enclosure at PREFILTER_BITS
     derived: bool = False     # arithmetic over other figures' quantities
     param: str | None = None  # a function's parameter: the temperature of softmax_T(0.5, 爱)
+    of: str = ""              # the parameter a moment belongs to: adamw[1].m[W,0,2] is W's
 
     def __post_init__(self):
         self.span = _float_span(self.ball)
-        self.key = f"{self.group}[{','.join(map(str, self.idx))}]" if self.idx else self.group
+        parts = [self.of, *map(str, self.idx)] if self.of else list(map(str, self.idx))
+        self.key = f"{self.group}[{','.join(parts)}]" if parts else self.group
 
     def meets(self, lo: Fraction, hi: Fraction) -> bool:
         """Can the value lie in [lo, hi]? (from the prefilter enclosure, widened to floats outward)"""
@@ -102,7 +104,7 @@ def candidates(d) -> list:
     s, out, seen = d.spec, [], set()
     vocab = list(s.vocab)
 
-    def add(ref, group, idx=(), axes=""):
+    def add(ref, group, idx=(), axes="", of=""):
         if ref in seen:
             return
         seen.add(ref)
@@ -113,7 +115,7 @@ def candidates(d) -> list:
             return
         if getattr(q, "vector", False) or not isinstance(ball, fmpq) and not ball.is_finite():
             return
-        out.append(Candidate(ref, group, tuple(idx), axes, q, ball))
+        out.append(Candidate(ref, group, tuple(idx), axes, q, ball, of=of))
 
     def ref_of(name, axes, idx):
         if not idx:
@@ -224,6 +226,8 @@ def _training(d, add, shapes, ref_of):
                     add(f"sgd[{k}].{ref_of(name, axes, idx)}", f"sgd.{name}", (k, *idx), "k" + axes)
         add(f"sgd_wrong_order[{k}].loss", "sgd_wrong_order.loss", (k,), "k")
     add("loss - sgd[1].loss", "loss drop")
+    for b in ("beta1", "beta2"):                   # the moments' share of the new gradient: m = (1 − β₁)·g
+        add(f"1 - adamw.{b}", f"1 - adamw.{b}")
     for name in params:
         shape, axes = shapes[name]
         for idx in _entries(shape):
@@ -232,8 +236,8 @@ def _training(d, add, shapes, ref_of):
             add(f"adamw[1].{entry}", f"adamw[1].{name}", idx, axes)
             inner = ",".join([name] + [str(i) for i in idx])
             for m in ("m", "v", "mhat", "vhat", "update", "decay"):
-                add(f"adamw[1].{m}[{inner}]", f"adamw[1].{m}", idx, axes)
-            add(f"sqrt(adamw[1].vhat[{inner}])", "sqrt(adamw[1].vhat)", idx, axes)
+                add(f"adamw[1].{m}[{inner}]", f"adamw[1].{m}", idx, axes, of=name)
+            add(f"sqrt(adamw[1].vhat[{inner}])", "sqrt(adamw[1].vhat)", idx, axes, of=name)
             add(f"lr*grad_{entry}", f"lr*grad_{name}", idx, axes)
     for p in tr.gradcheck_params:
         add(f"gradcheck({p}, {_num(tr.gradcheck_h)})", "gradcheck")

@@ -43,6 +43,8 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "cumulative p": ("累计", "cumulative", "top-p"),
     "lr": ("η", "lr", "学习率", "learning rate"),
     "adamw.lr": ("η", "lr"), "adamw.beta1": ("β1", "beta1", "β_1"), "adamw.beta2": ("β2", "beta2", "β_2"),
+    "1 - adamw.beta1": ("1-β1", "1 - β1", "1−β1", "一阶矩", "first moment"),
+    "1 - adamw.beta2": ("1-β2", "1 - β2", "1−β2", "二阶矩", "second moment"),
     "adamw.eps": ("ε", "eps"), "adamw.weight_decay": ("λ", "weight decay", "decay"),
     "ln_eps": ("ε", "eps"), "pe_base": ("10000", "base"), "head_step.E": ("new", "更新", "e你new"),
     "head_step.logits": ("新 logit", "new logit"), "d/heads": ("d_k", "d/h"), "sqrt(d/heads)": ("√", "sqrt"),

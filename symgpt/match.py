@@ -30,6 +30,7 @@ from flint import fmpq
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _integral, _same_value, candidates
 from .claims import Printed, certify_rounding
 from .context import _base, _names, _pinned, context, score, spells_input
+from .first_step import rule
 from .numeric import UndecidableError
 from .refs import ExprError, bind, parse
 
@@ -211,7 +212,14 @@ class Matcher:
         out: dict = {}
         products: dict = {}      # figure a → figure b → the (factor of a, factor of b) pairs of a × b
         for r in results:
-            if r.verdict not in ("matched", "wrong") or not r.ref or not r.number.chain:
+            if r.verdict not in ("matched", "wrong") or not r.ref:
+                continue
+            step = rule(self.d, r.ref)                 # m = 0.1 × g beside m's figure: (1 − β₁)·g
+            if step is not None:
+                out.setdefault(r.number.line, set()).update(
+                    str(f) for t in (step, *sympy.Add.make_args(step)) for f in sympy.Mul.make_args(t)
+                    if f.is_Symbol or f.is_Add and str(f) in by_key)
+            if not r.number.chain:
                 continue
             c = next((c for c in self.cands if c.ref == r.ref), None)
             inner = re.fullmatch(r"(?:exp|sqrt|log)\((.+)\)", c.ref) if c is not None else None
@@ -219,10 +227,10 @@ class Matcher:
             if arg is not None:             # exp(0.400) = 1.492 is exp(logits[爱]): the 0.400 is logits[爱]
                 out.setdefault(r.number.line, set()).add(arg.key)
                 continue
-            if c is None or c.group not in graph:
+            if c is None or c.group not in graph and step is None:
                 continue
             try:
-                definition = self.d.definition(c.ref)
+                definition = self.d.definition(c.ref) if step is None else step
             except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
                 continue
             keys = {str(x) for x in definition.free_symbols}

@@ -1,0 +1,82 @@
+"""The first training step as formulas over the model's own names.
+
+From state 0 (zero moments, t = 1, one example, no clipping, no schedule) every
+quantity of ``sgd[1]`` and ``adamw[1]`` is a short formula in the parameters,
+their gradients and the hyper-parameters::
+
+    sgd[1].θ   = θ − lr·g                      m = (1 − β₁)·g        m̂ = m / (1 − β₁)
+    adamw[1].θ = θ − decay − update             v = (1 − β₂)·g²       v̂ = v / (1 − β₂)
+    update     = η·m̂ / (√v̂ + ε)                 decay = η·λ·θ
+
+These are the rules a tutorial prints its arithmetic from (``W_02: 0.1 − 0.5 × (−0.1952)``,
+``m = 0.1 × g``), so :mod:`symgpt.check` reads a step's printed factors with them,
+and the check's benchmark uses them to see that a claim written
+``(W[0,2] - sgd[1].W[0,2]) / grad_W[0,2]`` is ``lr``.  Names are the graph's
+(token ids, not tokens: ``W[0,2]``, ``grad_W[0,2]``); the hyper-parameters are
+symbols (``lr``, ``adamw.beta1``), not their values.
+
+>>> import symgpt
+>>> d = symgpt.load("bigram")
+>>> rule(d, "sgd[1].W[0,鱼]")
+W[0,2] - grad_W[0,2]*lr
+>>> rule(d, "adamw[1].m[W,0,2]")
+grad_W[0,2]*(1 - adamw.beta1)
+>>> rule(d, "sgd[5].loss") is None
+True
+"""
+from __future__ import annotations
+
+import re
+
+import sympy
+
+from .train import learnable
+
+STATE = re.compile(r"(sgd|adamw)\[1\]\.(\w+)\[([^\]]+)\]$")
+MOMENTS = ("m", "v", "mhat", "vhat", "update", "decay")
+
+
+def textbook(d) -> bool:
+    """Is the first update the textbook rule: one example, no clipping, no warm-up or decay schedule,
+    every parameter decaying?
+
+    >>> import symgpt
+    >>> textbook(symgpt.load("bigram"))
+    True
+    """
+    tr = d.spec.training
+    return tr.clip is None and tr.warmup == 0 and tr.decay_steps == 0 and not tr.decay_groups and \
+        len(tr.examples) <= 1
+
+
+def key(d, name: str, index) -> str:
+    """A graph name with token indices as ids: key(d, "W", ["0", "鱼"]) → "W[0,2]"."""
+    vocab = list(d.spec.vocab)
+    return f"{name}[{','.join(str(vocab.index(i)) if i in vocab else i for i in index)}]"
+
+
+def rule(d, ref: str):
+    """The formula of a first-step quantity (``sgd[1].W[0,鱼]``, ``adamw[1].update[E,1,0]``) over
+    graph names and hyper-parameters; None for anything else, or a spec whose first step is not
+    :func:`textbook`.
+
+    >>> import symgpt
+    >>> rule(symgpt.load("bigram"), "adamw[1].update[W,0,2]")
+    adamw.lr*grad_W[0,2]/(adamw.eps + sqrt(grad_W[0,2]**2))
+    """
+    m = STATE.match(ref.replace(" ", ""))
+    if m is None or not textbook(d):
+        return None
+    opt, part, index = m[1], m[2], m[3].split(",")
+    group, index = (index[0], index[1:]) if opt == "adamw" and part in MOMENTS else (part, index)
+    if key(d, group, index) not in learnable(d):
+        return None                          # not a parameter, or one the spec does not train (LayerNorm's γ, β)
+    theta, g = (sympy.Symbol(key(d, prefix + group, index)) for prefix in ("", "grad_"))
+    if opt == "sgd":
+        return theta - sympy.Symbol("lr") * g
+    b1, b2, eps, lam, lr = (sympy.Symbol(f"adamw.{x}") for x in ("beta1", "beta2", "eps", "weight_decay", "lr"))
+    mhat, vhat = g, g ** 2                                   # m/(1 − β₁) and v/(1 − β₂) at t = 1
+    update, decay = lr * mhat / (sympy.sqrt(vhat) + eps), lr * lam * theta
+    rules = {"m": (1 - b1) * g, "v": (1 - b2) * g ** 2, "mhat": mhat, "vhat": vhat, "update": update,
+             "decay": decay, group: theta - decay - update}
+    return rules.get(part)
