@@ -36,6 +36,7 @@ import symgpt  # noqa: E402
 from symgpt.candidates import Candidate, _same_value  # noqa: E402
 from symgpt.claims import judge_all, read_claims  # noqa: E402
 from symgpt.extract import extract, read_document  # noqa: E402
+from symgpt.first_step import rule  # noqa: E402
 from symgpt.match import Matcher  # noqa: E402
 from symgpt.refs import bind, parse, unparse  # noqa: E402
 
@@ -83,37 +84,10 @@ def _tokens(d, ref: str) -> str:
     return re.sub(r"\[([^\]]*)\]", index, ref)
 
 
-STATE = re.compile(r"(sgd|adamw)\[1\]\.(\w+)\[(.+)\]$")
-
-
-def _plain_first_step(d) -> bool:
-    """The first update is the textbook rule: one example, no clipping, no schedule."""
-    tr = d.spec.training
-    return tr.clip is None and tr.warmup == 0 and tr.decay_steps == 0 and not tr.decay_groups and \
-        len(tr.examples) <= 1
-
-
 def _leaf(d, name: str):
-    """A name as SymPy: a training state after one step by its update rule (zero moments), else a symbol."""
-    m = STATE.match(name)
-    if m is None or not _plain_first_step(d):
-        return sympy.Symbol(_tokens(d, name))
-    opt, part, idx = m.groups()
-    if opt == "sgd":
-        if part not in d.spec.params:
-            return sympy.Symbol(_tokens(d, name))
-        theta, g = sympy.Symbol(_tokens(d, f"{part}[{idx}]")), sympy.Symbol(_tokens(d, f"grad_{part}[{idx}]"))
-        return theta - sympy.Symbol("lr") * g
-    group, _, rest = idx.partition(",")
-    if group not in d.spec.params:
-        return sympy.Symbol(_tokens(d, name))
-    theta, g = sympy.Symbol(_tokens(d, f"{group}[{rest}]")), sympy.Symbol(_tokens(d, f"grad_{group}[{rest}]"))
-    b1, b2, eps, lam, lr = (sympy.Symbol(f"adamw.{x}") for x in ("beta1", "beta2", "eps", "weight_decay", "lr"))
-    m1, v1 = (1 - b1) * g, (1 - b2) * g ** 2                  # from zero moments
-    mhat, vhat = m1 / (1 - b1), v1 / (1 - b2)                  # bias correction at t = 1
-    rules = {"m": m1, "v": v1, "mhat": mhat, "vhat": vhat, "update": lr * mhat / (sympy.sqrt(vhat) + eps),
-             "decay": lr * lam * theta}
-    return rules.get(part, sympy.Symbol(_tokens(d, name)))
+    """A name as SymPy: a first-step state by its update rule (symgpt.first_step), else a symbol."""
+    step = rule(d, name)
+    return step if step is not None else sympy.Symbol(_tokens(d, name))
 
 
 def formula(d, tree):

@@ -15,6 +15,7 @@ certifying.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -165,9 +166,34 @@ def candidates(d) -> list:
         add(f"topk({sm.top_k}, {t})", "topk", (i,), "v")
         add(f"topp({sm.top_p}, {t})", "topp", (i,), "v")
     _cumulative(d, add)
+    _counts(d, add, groups)
     _deviations(d, add, groups, ref_of)
     _training(d, add, shapes, ref_of)
     return out
+
+
+SIZE_OF_AXIS = {"v": "vocab_size()", "i": "d", "j": "d", "k": "d_ff"}
+
+
+def _counts(d, add, groups):
+    """Each parameter matrix's count of numbers as a product of sizes (``d*d`` for W_Q,
+    ``vocab_size()*d`` for E), and a weight with its bias (``d*d_ff + d_ff`` for W_1, b_1):
+    the last column of a tutorial's table of parameters."""
+    sizes = {"vocab_size()": len(d.spec.vocab), "d": d.spec.d, "d_ff": getattr(d.spec, "d_ff", None)}
+    counts, of = {}, {}               # parameter → its count; count → the parameters (W_Q;W_K;W_V) it counts
+    for pattern, shape, _ in groups:
+        name, _, axes = pattern.partition("[")
+        names = [SIZE_OF_AXIS.get(a, "") for a in axes.rstrip("]").split(",")]
+        if name in d.spec.params and len(names) == len(shape) and all(sizes.get(x) == n for x, n in zip(names, shape)):
+            counts[name] = "*".join(names)            # (an axis whose size has no name here: no count)
+    for name, count in counts.items():
+        bias = re.sub(r"(^|\.)W_", r"\1b_", name)
+        if len(count) > 2 and "*" in count:
+            of.setdefault(count, []).append(name)
+        if bias != name and bias in counts:
+            of.setdefault(f"{count} + {counts[bias]}", []).append(f"{name},{bias}")
+    for count, names in of.items():
+        add(count, "count", of=";".join(names))
 
 
 def _deviations(d, add, groups, ref_of):

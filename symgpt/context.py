@@ -26,7 +26,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "LN2": ("ln", "hfinal", "h_final", "第二次", "second", "最终"), "mu1": ("μ", "mu", "mean", "第一次", "first"),
     "mu2": ("μ", "mu", "mean", "第二次", "second"), "var1": ("σ²", "var", "第一次", "first"),
     "var2": ("σ²", "var", "第二次", "second"),
-    "Z": ("z",), "R": ("relu",), "F": ("ffn",), "logits": ("logit",), "z": ("z", "logit", "打分"),
+    "Z": ("z",), "R": ("relu",), "F": ("ffn",), "logits": ("logit", "lm head"), "z": ("z", "logit", "打分"),
     "p": ("p", "prob", "概率", "百分比", "%"), "loss": ("loss", "l", "损失"), "E": ("e", "嵌入", "embedding"),
     "PE": ("pe", "位置编码", "sin", "cos"), "X": ("x", "嵌入"), "x": ("x", "查行"),
     "sum_exp": ("z", "分母", "sum", "和"), "A_den": ("分母", "denominator"),
@@ -57,6 +57,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
 }
 
 
+SYMBOLS = {a for names in ALIASES.values() for a in names if re.fullmatch(r"[\u0370-\u03ff]", a)}   # η, λ, μ, σ, ε
 ENTRY = re.compile(r"(?<![A-Za-z\\])([A-Z])_\{?(\d)(\d)\}?(?!\d)")   # W_02, W_{02}: one entry of a matrix
 SIZES = ("d", "d_ff", "heads", "layers", "vocab_size()", "seq_len()", "d/heads")
 TOKEN_WORDS = {"<pad>": ("pad",), "<bos>": ("bos",)}
@@ -86,6 +87,7 @@ class Context:
     shape: bool = False              # a factor of a shape: ℝ^(2×4), 2×2
     axis: int | None = None          # … its first (rows) or second (columns) factor, for an activation's shape
     primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
+    row: str = ""                    # the row's label as printed: 'W_Q', 'W_1, b_1'
 
 
 SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0370-\u03ff]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?"
@@ -98,6 +100,7 @@ def context(n, vocab) -> Context:
     """The hints a figure's surroundings give (see :class:`Context`)."""
     left = _plain(n.before[-60:])[-40:]
     c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=(n.heading + " " + n.prose).lower(),
+                row=n.row,
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
     from .diagnose import _operand
@@ -113,13 +116,16 @@ def context(n, vocab) -> Context:
             digits = re.findall(r"\d+", m[2])
             c.sym_idx = tuple(int(x) for x in (digits if len(digits) > 1 else
                                                 (list(digits[0]) if len(digits[0]) == 2 else digits)))
+    aligned = _aligned(n) if not m and _operand(n) else None
+    if aligned:                       # x_0 × (p_2 - 1) = 0.3 × (-0.6506): the 0.3 is x₀
+        c.symbol, c.sym_idx = aligned
     named = [i for i, t in enumerate(vocab) if re.search(re.escape(t) + r"\s*=\s*$", left)]
     if len(named) == 1:               # 猫=0, 吃=1: a token's id
         c.symbol, c.tokens = "id", (named[0],)
     if n.array:                       # an entry of a literal: E = [[…]], p = […], \begin{bmatrix}
         c.symbol, c.sym_idx = n.array.lower().replace("{", "").replace("}", ""), tuple(n.pos)
     elif len(n.pos) == 1:             # (爱 25.5%、他 20.9%、pad 17.1%) … (0.405, 0.332, 0.272): listed tokens in order
-        c.tokens = _listed_token(n, vocab) or ()
+        c.tokens = _listed_token(n, vocab) or _vocab_slot(n, vocab) or ()
         c.slot = n.pos[0]
     if not c.symbol and n.subject:    # the row's formula cell defines it
         c.symbol, c.sym_idx = n.subject.lower(), tuple(n.pos) if len(n.pos) == 1 else ()
@@ -165,6 +171,76 @@ def context(n, vocab) -> Context:
     if m:
         c.param = "inf" if m[2] else str(Fraction(m[1]))
     return c
+
+
+OPERATOR = re.compile(r"\\times|\\cdot|[×*·/÷+\-−]")
+FIGURE = re.compile(r"^\(?\s*[-−+]?\d+(?:\.\d+)?(?:\^\{?-?\d+\}?)?%?\s*\)?$")
+OPERAND = re.compile(r"^\(?\s*([A-Za-z\u0370-\u03ff∂]+)(?:_\{?(\d+(?:,\d+)?)\}?)?\s*\)?$")
+
+
+def _split(expr: str):
+    """Top-level operands of an expression and the operators between them (parentheses kept whole);
+    None when the brackets do not close.
+
+    >>> _split("x_0 × (p_2 - 1)"), _split("0.3 × (-0.6506)")
+    ((['x_0', '(p_2 - 1)'], ['×']), (['0.3', '(-0.6506)'], ['×']))
+    """
+    operands, ops, depth, start, i = [], [], 0, 0, 0
+    expr = expr.replace("\\times", "×").replace("\\cdot", "×").replace("·", "×").replace("*", "×")
+    expr = expr.replace("−", "-").replace("÷", "/")
+    while i < len(expr):
+        ch = expr[i]
+        depth += (ch in "({[") - (ch in ")}]")
+        if depth < 0:
+            return None
+        unary = ch in "+-" and not expr[start:i].strip()         # the sign of an operand, not an operator
+        if depth == 0 and ch in "×/+-" and not unary and not expr[:i].rstrip().endswith(("^", "e", "{")):
+            operands.append(expr[start:i].strip())
+            ops.append(ch)
+            start = i + 1
+        i += 1
+    operands.append(expr[start:].strip())
+    return (operands, ops) if depth == 0 and all(operands) else None
+
+
+def _aligned(n) -> tuple | None:
+    """The symbol a figure stands for in ``<symbols> = <figures>`` of the same shape: in
+    ``x_0 × (p_2 - 1) = 0.3 × (-0.6506)`` the 0.3 is x₀; in ``η λ θ = 10^{-3} × 0.1 × 0.1`` the
+    first 0.1 is λ.  (symbol, indices) or None.
+
+    >>> from symgpt.extract import extract
+    >>> [_aligned(x) for x in extract("∂L/∂W_02 = x_0 × (p_2 - 1) = 0.3 × (-0.6506) = -0.1952")]
+    [None, ('x', (0,)), None, None]
+    """
+    def math(t):
+        t = _plain(t.replace("$", " ")).replace("\\times", "×").replace("\\cdot", "×")
+        return t.replace("\\left", "").replace("\\right", "").replace("\\", "")
+    line, text = math(n.line_text), math(n.line_text[:n.col])
+    at = len(text)
+    end = line.find("=", at)
+    parts = text.split("=")
+    if len(parts) < 3 and not (len(parts) == 2 and re.search(r"[\t:：，,；;|]", parts[0])):
+        return None
+    lhs = re.split(r"[\t:：，,；;|]", parts[-2])[-1].strip()
+    rhs = (parts[-1] + line[at:end if end >= 0 else len(line)]).strip()
+    rhs = re.split(r"[\t，；;|✓]|\s{2,}", rhs)[0].strip()
+    right, left = _split(rhs), _split(lhs)
+    if right is None or left is None or len(right[0]) < 2:
+        return None
+    if len(left[0]) == 1 and re.fullmatch(r"(?:[\u0370-\u03ff]\s*){2,}", lhs):
+        greek = re.findall(r"[\u0370-\u03ff]", lhs)                 # η λ θ: a product written by juxtaposition
+        left = (greek, ["×"] * (len(greek) - 1))
+    if left[1] != right[1]:
+        return None
+    before = _split(parts[-1] + "0") if not re.search(r"[\t，；;|✓]", parts[-1]) else None
+    k = len(before[0]) - 1 if before else None
+    if k is None or k >= len(right[0]) or not FIGURE.match(right[0][k]):
+        return None
+    m = OPERAND.match(left[0][k])
+    if m is None:
+        return None
+    digits = re.findall(r"\d", m[2] or "") if m[2] and "," not in m[2] else re.findall(r"\d+", m[2] or "")
+    return m[1].lower(), tuple(int(x) for x in digits)
 
 
 PLAIN = ((re.compile(r"\\sqrt\{\\hat\s*(\w)\}"), "√\\1\u0302"), (re.compile(r"\\hat\s*\{?(\w)\}?"), "\\1\u0302"),
@@ -215,6 +291,25 @@ def _listed_token(n, vocab):
     if len(order) != width or n.pos[0] >= width:
         return None
     return (order[n.pos[0]],)
+
+
+def _vocab_slot(n, vocab):
+    """The token an entry of an unnamed bracketed list stands for when the list has one entry per token
+    of the vocabulary (``[0.0,-0.1,-0.3,0.4,-0.7,0.2]`` beside 'LM Head'): (token id) or None.
+
+    >>> from symgpt.extract import extract
+    >>> [_vocab_slot(x, ["a", "b", "c"]) for x in extract("logits [0.5, -0.1, 0.2] and [1, 2]")]
+    [(0,), (1,), (2,), None, None]
+    """
+    line = n.line_text
+    open_at = max(line.rfind("[", 0, n.col), line.rfind("(", 0, n.col))
+    close_at = min((k for k in (line.find("]", n.col), line.find(")", n.col)) if k >= 0), default=-1)
+    if open_at < 0 or close_at < 0 or re.search(r"[\w\]]$", line[:open_at]) and line[open_at] == "[":
+        return None                    # E[1], W[0,2]: an index, not a list
+    entries = re.findall(r"[-+−]?\d+(?:\.\d+)?%?", line[open_at:close_at])
+    if len(entries) != len(vocab) or len(vocab) < 3 or n.pos[0] >= len(vocab):
+        return None
+    return (n.pos[0],)
 
 
 def _glued_columns(n, c: Context, vocab) -> None:
@@ -306,7 +401,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 3 if c.param == cand.param else -2
     if c.dim is not None and cand.axes and cand.axes[-1] in "jks":
         s += 2 if cand.idx[-1] == c.dim else -1
-    for k, p in enumerate(reversed(prev[-4:])):
+    named_else = c.symbol in SYMBOLS and c.symbol not in names     # η = 0.1 after a table of gradients
+    for k, p in enumerate(reversed(prev[-4:] if not named_else else [])):
         if p is not None and p.group == cand.group:
             s += 1.0 if k else 1.5
             if k == 0 and _next(p, cand):
@@ -321,6 +417,11 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 1 if int(cand.group[-1]) == c.primes else -1
     if c.entry and cand.idx[-2:] == c.entry[1:] and re.search(rf"(?<![\w.]){c.entry[0]}(?![\w(])", cand.ref):
         s += 2                        # W_{02} named in the paragraph: adamw[1].update[W,0,2], not [W,1,0]
+    if cand.group == "count" and any(all(re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}", c.row) for p in alt.split(","))
+                                     for alt in cand.of.split(";")):
+        s += 4                        # the row of W_Q in a table of parameters: its count, d·d
+    if cand.group == "count" and c.shape:
+        s -= 2                        # 2×4 is a shape, not its count
     if c.input_ids and cand.group == "id":
         s += 4                        # '我爱' → [2, 3]: the input's token ids
     if c.id_of is not None and cand.group == "id" and cand.idx == (c.id_of,):

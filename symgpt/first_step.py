@@ -5,6 +5,7 @@ quantity of ``sgd[1]`` and ``adamw[1]`` is a short formula in the parameters,
 their gradients and the hyper-parameters::
 
     sgd[1].θ   = θ − lr·g                      m = (1 − β₁)·g        m̂ = m / (1 − β₁)
+    head_step.E[t] = E[t] − lr·grad_E_head[t]  (the target's row; document 000's step)
     adamw[1].θ = θ − decay − update             v = (1 − β₂)·g²       v̂ = v / (1 − β₂)
     update     = η·m̂ / (√v̂ + ε)                 decay = η·λ·θ
 
@@ -33,6 +34,7 @@ import sympy
 from .train import learnable
 
 STATE = re.compile(r"(sgd|adamw)\[1\]\.(\w+)\[([^\]]+)\]$")
+HEAD = re.compile(r"head_step\.E\[([^,\]]+),(\d+)\]$")
 MOMENTS = ("m", "v", "mhat", "vhat", "update", "decay")
 
 
@@ -64,6 +66,15 @@ def rule(d, ref: str):
     >>> rule(symgpt.load("bigram"), "adamw[1].update[W,0,2]")
     adamw.lr*grad_W[0,2]/(adamw.eps + sqrt(grad_W[0,2]**2))
     """
+    m = HEAD.match(ref.replace(" ", ""))
+    if m is not None:                         # document 000's step on the target's row of E alone
+        t, j = m[1], m[2]
+        target = d.spec.target if isinstance(d.spec.target, str) else d.spec.vocab[d.spec.target]
+        theta = sympy.Symbol(key(d, "E", [t, j]))
+        if "grad_E_head" not in {g.partition("[")[0] for g, _, _ in d.registry.groups()}:
+            return None
+        return theta - sympy.Symbol("lr") * sympy.Symbol(key(d, "grad_E_head", [t, j])) if \
+            key(d, "E", [t]) == key(d, "E", [target]) else theta
     m = STATE.match(ref.replace(" ", ""))
     if m is None or not textbook(d):
         return None

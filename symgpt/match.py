@@ -211,6 +211,7 @@ class Matcher:
         by_key = {c.key: c for c in self.cands}
         out: dict = {}
         products: dict = {}      # figure a → figure b → the (factor of a, factor of b) pairs of a × b
+        texts = {r.number.line: r.number.line_text for r in results}
         for r in results:
             if r.verdict not in ("matched", "wrong") or not r.ref:
                 continue
@@ -241,6 +242,10 @@ class Matcher:
                 if x.line not in lines and len(lines) < 4:
                     lines.add(x.line)
                     todo += x.operands
+            for at in sorted(lines, reverse=True):      # '   = (0.200 + 0.0915, …)' continues the line above
+                prior = max((k for k in texts if k < at), default=None)
+                if texts[at].lstrip().startswith("=") and prior is not None and at - prior <= 2 and len(lines) < 4:
+                    lines.add(prior)
             line = [x.number for x in results if x.number.line in lines]    # with the line an equation continues
             terms = [(t, [str(f) for f in sympy.Mul.make_args(t) if f.is_Symbol])
                      for t in sympy.Add.make_args(sympy.expand(definition))]

@@ -23,10 +23,18 @@ def test_every_first_step_quantity_is_its_formula(spec):
     d = symgpt.load(spec)
     refs = [c.ref for c in candidates(d) if c.group.startswith(("sgd[1].", "adamw[1].", "sqrt(adamw[1]"))]
     refs = [r for r in refs if not r.startswith("sqrt(")]
+    heads = [f"head_step.E[{t},{j}]" for t in d.spec.vocab for j in range(d.spec.d)] if spec != "bigram" else []
     formulas = {ref: rule(d, ref) for ref in refs}
     trained = set(learnable(d))
     assert sum(f is not None for f in formulas.values()) == 8 * len(trained)   # θ twice, m, v, m̂, v̂, update, decay
     with mpmath.workdps(60):
+        for ref in heads:                # document 000's step on the target's row: the others stay
+            f = rule(d, ref)
+            values = {s: _mp(evaluate(str(s), d, 240)) for s in f.free_symbols}
+            got = sympy.lambdify(list(values), f, "mpmath")(*values.values())
+            assert abs(got - _mp(d.ball(ref, 240))) <= mpmath.mpf(10) ** -40, ref
+            target = d.spec.vocab[d.spec.target] if isinstance(d.spec.target, int) else d.spec.target
+            assert (len(f.free_symbols) == 3) == ref.startswith(f"head_step.E[{target},"), ref
         for ref, f in formulas.items():
             if f is None:                # a parameter the spec does not train (γ, β of LayerNorm): no rule
                 inside = ref.partition("[1].")[2]
