@@ -88,6 +88,8 @@ class Context:
     axis: int | None = None          # … its first (rows) or second (columns) factor, for an activation's shape
     primes: int = 0                  # h' (1) or h'' (2) on the line: the first or the second residual
     row: str = ""                    # the row's label as printed: 'W_Q', 'W_1, b_1'
+    updated: bool = False            # E[1]: [0.3, -0.1] → [0.2832, -0.3560]: a list after an arrow, the new values
+    one_minus: bool = False          # m/(1-0.9): the 0.9 of a bias correction, β
 
 
 SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0370-\u03ff]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?"
@@ -165,6 +167,8 @@ def context(n, vocab) -> Context:
                         if w and re.search(rf"(?<![A-Za-z]){re.escape(w)}\s*[(（]\s*$", n.before)), None)
     c.row_of = n.kind == "integer" and bool(re.search(r"(?:\bE|嵌入矩阵|嵌入表)\s*(?:\[\s*|的第\s*)$", n.before)
                                            and not re.match(r"\s*,", n.after))
+    c.updated = bool(re.search(r"(?:→|\\to|⟶|->)\s*[\[(][^\[\]()]*$", n.line_text[:n.col]))
+    c.one_minus = bool(re.search(r"\(\s*1\s*[-−]\s*$", n.line_text[:n.col]))
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
         c.argument_of = ("logits", "z", "S")
     m = re.search(r"\bT\s*=\s*(\d+(?:\.\d+)?)|T\s*→\s*(∞)", n.row)
@@ -422,6 +426,10 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 4                        # the row of W_Q in a table of parameters: its count, d·d
     if cand.group == "count" and c.shape:
         s -= 2                        # 2×4 is a shape, not its count
+    if c.updated and "." in cand.group and any(p is not None and p.group == _base(cand) for p in prev[-4:]):
+        s += 4                        # … → [0.2832, …] after E's entries: E after the step (over a reprint)
+    if c.one_minus and cand.group in ("adamw.beta1", "adamw.beta2"):
+        s += 3                        # m/(1 − 0.9): bias correction divides by 1 − β
     if c.input_ids and cand.group == "id":
         s += 4                        # '我爱' → [2, 3]: the input's token ids
     if c.id_of is not None and cand.group == "id" and cand.idx == (c.id_of,):

@@ -202,6 +202,23 @@ class Matcher:
             return None
         return named[0]
 
+    @staticmethod
+    def _same_token(n, tied: list, numbers, found: dict):
+        """Among tied entries of one group that differ only in their token (1/3 is every token's
+        probability at T → ∞), the one for the token the line's last matched figure is about; else None."""
+        cands = [r[2] for r in tied]
+        if len(cands) < 2 or len({c.group for c in cands}) != 1 or "v" not in cands[0].axes:
+            return None
+        for x in reversed(numbers[:n.index] if numbers and numbers[0].index == 0 else []):
+            if x.line != n.line:
+                return None
+            c = found.get(x.index)
+            if c is not None and "v" in c.axes:
+                token = c.idx[c.axes.index("v")]
+                same = [r for r in tied if r[2].idx[r[2].axes.index("v")] == token]
+                return same[:1] if len(same) == 1 else None
+        return None
+
     def _inputs(self, results) -> dict:
         """line → the quantities the definitions of its equations' results read (canonical keys), and
         figure index → the key of the factor it is, where a printed product ``a × b`` matches one term
@@ -356,6 +373,8 @@ class Matcher:
                 tied = [r for r in ranked if r[0] == best[0]]
                 if len({self._node(r[2]) for r in tied}) == 1:
                     tied = tied[:1]             # X[1,0] and E[爱,0]: one node under two names
+                tied = self._same_token(n, tied, numbers, found) or tied
+                best = tied[0]
                 res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
                              [r[2].ref for r in ranked[:6]], best[0])
                 found[n.index] = best[2]
