@@ -385,6 +385,7 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         if sign and arithmetic and prev and re.match(r"[\d)\]]", prev):
             sign = ""                                 # 1.810-2.200: a subtraction
             start += 1
+            tight = line[start - 1]                   # the operator: no glue (1-0.999 is not 0.9 and 99)
         if tight and (tight.isalpha() and tight.isascii() or tight in "_'′^") and "." not in body and \
                 not (glued_row and m.end() == len(masked.rstrip()) and re.search(r"[A-Za-z]{3,}$", line[:start])):
             continue                                  # q0,0, h1, x_0, h''0: an index (not 'Query4' ending a row)
@@ -397,7 +398,7 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         expanded = []
         for p in pieces:
             glued = tight and not tight.isspace() and not sign and \
-                (tight not in "([{=,:：（$" or tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
+                (tight not in "([{=,:：（$+-−×*/÷" or tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
                 not line[:start].endswith("{=}")                # \beta_2{=}0.999: LaTeX's spaced-out =, no glue
             expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and
                                                                                   split_run(p, places) != [p]) \

@@ -67,6 +67,12 @@ def test_glued_table_cells_are_cut_where_a_reader_would():
     assert split_run("0.0001.0000.17117.1%") == ["0.000", "1.000", "0.171", "17.1%"]
 
 
+def test_a_figure_after_a_minus_is_not_glued_to_the_one_before():
+    # 1-0.999 is 1 − 0.999 (a bias correction), not the glued cells 0.9 and 99, however many one-decimal
+    # figures the line has.
+    assert [n.text for n in extract("m/(1-0.9), v/(1-0.999)")] == ["1", "0.9", "1", "0.999"]
+
+
 def test_context_heading_table_row_column_and_chain():
     text = "## §5 Attention\n\n| Token | p | % |\n| --- | ---: | ---: |\n| 爱 | 0.255 | 25.5% |\n\n" \
            "A1,0 = 2.175 / 4.789 ≈ 0.454\n"
@@ -100,6 +106,54 @@ def test_an_equation_names_its_operands_through_the_definition():
     assert [r.ref for r in rs] == ["H0[0,0]", "W_Q[0,0]", "H0[0,1]", "W_Q[1,0]", "H0[0,0]*W_Q[0,0]",
                                    "H0[0,1]*W_Q[1,0]", "Q[0,0]"]
     assert {r.verdict for r in rs} == {"matched"}
+
+
+def test_symbols_of_the_same_shape_name_the_figures():
+    # x_0 × (p_2 - 1) = 0.3 × (-0.6506): the 0.3 stands where x_0 does (x = E[吃] = (0.3, -0.1)), though
+    # p[吃] ≈ 0.283 rounds to 0.3 too; in η λ θ = 10^{-3} × 0.1 × 0.1 the first 0.1 stands where λ does.
+    rs = results_of("验证：∂L/∂W_02 = x_0 × (p_2 - 1) = 0.3 × (-0.6506) = -0.1952", "bigram")
+    assert verdict_at(rs, 1, "0.3").ref in ("x[0]", "E[吃,0]") and verdict_at(rs, 1, "0.3").verdict == "matched"
+    rs = results_of("| 权重衰减 | $\\eta \\lambda \\theta = 10^{-3} \\times 0.1 \\times 0.1$ | 0.0000100 |", "bigram")
+    assert verdict_at(rs, 1, "0.1").ref == "adamw.weight_decay"
+
+
+def test_the_first_step_rule_names_its_factors():
+    # θ − η·g printed: 0.1 − 0.5 × (−0.1952) = 0.1976 is W_02 after SGD with lr = 0.5 (W[0,2] = 0.1, and
+    # W[0,猫] = 0.5 too: only the rule tells them apart); m = (1 − β₁)·g printed as m = 0.1 × g, β₁ = 0.9.
+    rs = results_of("$W_{02}: 0.1 - 0.5 \\times (-0.1952) = 0.1976$", "bigram")
+    assert [r.ref for r in rs] == ["W[0,鱼]", "lr", "grad_W[0,鱼]", "sgd[1].W[0,鱼]"]
+    rs = results_of("| 量 | 公式 | 值 |\n|---|---|---|\n| 一阶矩 | $m = 0.1 \\times g$ | $-0.019517$ |", "bigram")
+    assert verdict_at(rs, 3, "0.1").ref == "1 - adamw.beta1" and verdict_at(rs, 3, "-0.019517").ref == \
+        "adamw[1].m[W,0,2]"
+    rs = results_of("偏差修正 $\\hat m = m/(1-0.9)$ ， $\\hat v = v/(1-0.999)$", "bigram")
+    assert [r.ref for r in rs if r.number.text in ("0.9", "0.999")] == ["adamw.beta1", "adamw.beta2"]
+
+
+def test_a_list_after_an_arrow_is_the_new_value():
+    # E[1] (吃's row, (0.3, −0.1)) after one SGD step: 0.3 − 0.5·grad_E[吃,0]; p[吃] − y[吃] ≈ 0.2832 prints the
+    # same four digits, and an earlier line printing it as p − y does not outweigh the arrow.
+    rs = results_of("p - y = (0.0674, 0.2832, -0.6506)\n\n$E[1]: [0.3, -0.1] \\to [0.2832, -0.3560]$", "bigram")
+    assert [r.ref for r in rs if r.number.line == 3 and r.number.text != "1"] == \
+        ["E[吃,0]", "E[吃,1]", "sgd[1].E[吃,0]", "sgd[1].E[吃,1]"]
+
+
+def test_parameter_counts_and_a_list_of_one_entry_per_token():
+    # W_Q is d × d = 4 numbers, W_1 with b_1 is d·d_ff + d_ff = 2·4 + 4 = 12, W_2 with b_2 is 4·2 + 2 = 10; the 4
+    # is d_ff's value too, and the row decides.  Six logits for six tokens: the k-th is token k's.
+    table = ("| 名称 | 形状 | 参数数 |\n|---|---|---|\n| W_Q | d × d = 2×2 | 4 |\n| W_1, b_1 | 2×4, 4 | 12 |\n"
+             "| W_2, b_2 | 4×2, 2 | 10 |")
+    rs = results_of(table, "tiny-transformer")
+    assert [(r.number.text, r.ref) for r in rs if r.number.cell == r.number.width - 1] == \
+        [("4", "d*d"), ("12", "d*d_ff + d_ff"), ("10", "d_ff*d + d")]
+    vocab = symgpt.load("tiny-transformer").spec.vocab
+    rs = results_of("LM Head h_final·Eᵀ → [0.0,-0.1,-0.3,0.4,-0.7,0.2]", "tiny-transformer")
+    assert [r.ref for r in rs] == [f"logits[{t}]" for t in vocab]
+
+
+def test_a_tie_between_tokens_goes_to_the_token_of_the_line():
+    # 1/3 is every token's probability at T → ∞; the line is about p(鱼) = 0.3494.
+    rs = results_of("模型给 鱼 的概率只有 p = 0.3494（比瞎猜的 1/3 好一点点）", "bigram")
+    assert [(r.ref, r.verdict) for r in rs] == [("p[鱼]", "matched"), ("softmax_T(inf, 鱼)", "matched")]
 
 
 def test_a_figure_that_rounds_from_several_quantities_is_ambiguous():
@@ -197,15 +251,15 @@ def test_our_rendered_documents_have_no_wrong_figure(name):
 @pytest.mark.slow
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents live beside the clone (../shared/seeds)")
 def test_source_documents_against_the_hand_claims():
-    # benchmarks/bench_check.py's scoring, held to what it measured when written: no more than the target's
-    # 2 false alarms, and no fall in what was found (the README gives the figures; bigram's recall is short).
+    # benchmarks/bench_check.py's scoring, held to issue 15's targets: at least 90% of the hand-written claims
+    # matched to the same quantity, every wrong figure found (≥ 95%), no more than 2 false alarms.
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_check
     tt = bench_check.score(SEEDS / "000_bb71734f6ca496a6.txt", "tiny-transformer")
     bigram = bench_check.score(SEEDS / "004_22821fb5315e141e.txt", "bigram")
     assert tt["false_alarms"] <= 2 and bigram["false_alarms"] <= 2
     assert tt["wrong_found"] >= 72 and bigram["wrong_found"] >= 3          # the wrong-figure target holds
-    assert tt["recall"] >= 0.90 and bigram["recall"] >= 0.86               # bigram: short of the target
+    assert tt["recall"] >= 0.90 and bigram["recall"] >= 0.90
 
 
 @pytest.mark.slow
