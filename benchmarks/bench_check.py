@@ -30,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+import sympy
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import symgpt  # noqa: E402
@@ -39,8 +41,6 @@ from symgpt.extract import extract, read_document  # noqa: E402
 from symgpt.first_step import rule  # noqa: E402
 from symgpt.match import Matcher  # noqa: E402
 from symgpt.refs import bind, parse, unparse  # noqa: E402
-
-import sympy  # noqa: E402
 
 DOCS = (("000_bb71734f6ca496a6.txt", "tiny-transformer"), ("004_22821fb5315e141e.txt", "bigram"))
 TARGETS = {"recall": 0.90, "wrong_recall": 0.95, "false_alarms": 2}
