@@ -723,11 +723,18 @@ def html_text(html: str) -> str:
     """The visible text of an HTML page: blocks on lines of their own, a table row as
     ``| cell | cell |``, headings as ``#``; attributes (``data-exact``) are ignored.
 
+    Typeset math (KaTeX) is read as its TeX source, ``$…$``, as a Markdown document prints it: the
+    glyphs a reader sees and the MathML beside them would each repeat the formula.
+
     >>> print(html_text('<h2>§1</h2><table><tr><th>t</th><th>p</th></tr>'
     ...                 '<tr><td>爱</td><td><span class="num" data-exact="0.99">0.255</span></td></tr></table>'))
     ## §1
     | t | p |
     | 爱 | 0.255 |
+    >>> html_text('<p>so <span class="katex"><span class="katex-mathml"><math><semantics><mi>p</mi>'
+    ...           '<annotation encoding="application/x-tex">p_{2} = 0.35</annotation></semantics></math></span>'
+    ...           '<span class="katex-html" aria-hidden="true">p2=0.35</span></span>.</p>')
+    'so $p_{2} = 0.35$.'
     """
     from html.parser import HTMLParser
 
@@ -735,9 +742,23 @@ def html_text(html: str) -> str:
         def __init__(self):
             super().__init__(convert_charrefs=True)
             self.out, self.hidden, self.row = [], 0, None
+            self.math, self.tex, self.formula = 0, None, ""   # spans open inside a KaTeX formula; its TeX
+
+        def text(self, data):
+            if self.row is not None and self.row:
+                self.row[-1] += " ".join(data.split()) if data.strip() else ""
+            elif self.row is None:
+                self.out.append(data)
 
         def handle_starttag(self, tag, attrs):
-            if tag in HIDDEN:
+            if self.math:
+                self.math += tag == "span"
+                if tag == "annotation" and dict(attrs).get("encoding") == "application/x-tex":
+                    self.tex = ""
+                return
+            if tag == "span" and "katex" in (dict(attrs).get("class") or "").split():
+                self.math, self.tex = 1, None
+            elif tag in HIDDEN:
                 self.hidden += 1
             elif tag == "tr":
                 self.row = []
@@ -749,6 +770,14 @@ def html_text(html: str) -> str:
                     self.out.append("#" * int(tag[1:]) + " ")
 
         def handle_endtag(self, tag):
+            if self.math:
+                if tag == "annotation" and self.tex is not None:
+                    self.formula, self.tex = self.tex, None
+                self.math -= tag == "span"
+                if not self.math and not self.hidden:
+                    self.text("$" + self.formula.strip() + "$")
+                    self.formula = ""
+                return
             if tag in HIDDEN:
                 self.hidden = max(0, self.hidden - 1)
             elif tag == "tr" and self.row is not None:
@@ -758,12 +787,12 @@ def html_text(html: str) -> str:
                 self.out.append("\n")
 
         def handle_data(self, data):
-            if self.hidden:
+            if self.math:
+                if self.tex is not None:
+                    self.tex += data
                 return
-            if self.row is not None and self.row:
-                self.row[-1] += " ".join(data.split()) if data.strip() else ""
-            elif self.row is None:
-                self.out.append(data)
+            if not self.hidden:
+                self.text(data)
     p = Visible()
     p.feed(html)
     p.close()
