@@ -44,7 +44,8 @@ CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact",
 NEAR_ULPS = 60        # a context-named quantity this close (in last-place units) makes a figure wrong …
 NEAR_RELATIVE = Fraction(1, 4)   # … or this close relatively
 STRONG = 4.0          # the context score that names a quantity on its own
-FORMATS = re.compile(r"\b(?:b?f(?:loat)?16|bfloat16|fp(?:16|32|64)|float(?:32|64)|half|单精度|半精度)\b", re.I)
+FORMATS = re.compile(r"\b(?:b?f(?:loat)?16|bfloat16|fp(?:16|32|64)|float(?:32|64)|half|(?:16|32)[- ]bit)\b|"
+                     r"单精度|半精度|(?:16|32)\s*位", re.I)
 COUNTS = ("y", "onehot", "id")   # integers by definition: a figure near one is no wrong figure of it
 
 
@@ -167,7 +168,7 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
         return Result(n, "unmatched")   # 1.11 in (1.11/1.11): what it is, only its own equation could say
     window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
     from .candidates import _integral
-    if FORMATS.search(" ".join((n.column, n.row, n.before[-12:]))):
+    if FORMATS.search(" ".join((n.column, n.row, n.before[-12:], n.table))):
         return Result(n, "unmatched")   # a float32 or bf16 value, printed to show that format's error
     near = [c for c in m.cands if c.meets(y - window, y + window) and not _integral(c.ball)
             and c.group not in COUNTS and not (c.meets(Fraction(0), Fraction(0)) and abs(y) > ulp)]

@@ -230,6 +230,7 @@ def extract(text: str) -> list:
                 if m and _is_heading(m.string)}
     out: list = []
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
+    layout: list = []          # a PDF table's header cells as (start, end, text) columns of the line
     places: Counter = Counter()
     label_rows = -1            # rows read so far of a matrix printed under its name (-1: none)
     position = None            # the input position the last 't=1:' line spoke of
@@ -244,8 +245,8 @@ def extract(text: str) -> list:
         if not line.strip():
             table, header = ("", []) if not _table_like(lines, no) else (table, header)
             continue
-        if ERRATA.match(line) and len(line) < 60:
-            errata = True
+        if ERRATA.match(line) and len(line) < 60 and not re.search(r"\S\s{3,}\d+\s*$", line):
+            errata = True                 # (not the contents' line 勘误（ERRATA）      15 of a PDF)
         if _is_heading(line) and len(line.strip()) < 80 and not in_code and not _cells(line):
             heading, table, header, position, about = _heading(line), "", [], None, ""
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line):
@@ -268,6 +269,11 @@ def extract(text: str) -> list:
         elif not caption:
             glued_header = False
         cells = _cells(line)
+        spans = _layout(line) if table and cells is None and "\t" not in line and not caption else []
+        if spans and not header and len(spans) > 2 and \
+                not any(_has_figure(re.sub(r"\(\d+\)", "", t)) for *_, t in spans[1:]):
+            header, layout = [t for *_, t in spans], spans     # a PDF table's header: cells by their columns
+            continue
         if cells is not None and set("".join(cells)) <= set("-: "):
             continue                                   # | ---: | :--- |
         if cells is not None and not header and not any(_has_figure(c) for c in cells):
@@ -292,7 +298,10 @@ def extract(text: str) -> list:
                          glued_row=bool(table and cells is None and "\t" not in line))
         places.update(_places(n.text) for n in found if "." in n.text and n.kind == "decimal" and len(n.text) < 8
                       and not re.match(r"[\d.]", line[n.col + len(n.text):n.col + len(n.text) + 1]))
-        if header and table and cells is None and "\t" not in line:
+        if header and table and cells is None and "\t" not in line and header == [t for *_, t in layout]:
+            for n in found:                            # a PDF table: the header cell over the figure
+                n.column = min(layout, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))[2]
+        elif header and table and cells is None and "\t" not in line:
             for n in found:
                 n.column = header[0]
         found = [n for n in found if not _cross_reference(n, line, sections)]
@@ -329,10 +338,12 @@ def extract(text: str) -> list:
 
 
 def _table_like(lines, no) -> bool:
-    """After a caption, the table itself follows a blank line: is the next non-blank line a table row?"""
+    """After a caption, the table itself follows a blank line: is the next non-blank line a table row?
+    (A Markdown row, or an indented row of columns set apart by runs of spaces, as ``pdftotext -layout``
+    prints a PDF's table.)"""
     for line in lines[no:no + 3]:
         if line.strip():
-            return _cells(line) is not None
+            return _cells(line) is not None or bool(re.match(r" {4,}\S", line) and re.search(r"\S {3,}\S", line))
     return False
 
 
@@ -357,6 +368,18 @@ def _is_heading(line: str) -> bool:
 def _heading(line: str) -> str:
     s = re.sub(r"^\s*#+\s*", "", line).strip()
     return _clip(re.sub(r"\s+", " ", s), 40)
+
+
+def _layout(line: str) -> list:
+    """The cells of a table row as ``pdftotext -layout`` prints it, an indented line whose columns are
+    set apart by two spaces or more: [(start, end, text)], or [] for a line of prose.
+
+    >>> _layout("        Parameter     g (1)      G")
+    [(8, 17, 'Parameter'), (22, 27, 'g (1)'), (33, 34, 'G')]
+    """
+    if not re.match(r" {4,}\S", line) or not re.search(r"\S {2,}\S", line):
+        return []
+    return [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", line)]
 
 
 def _cells(line: str):
@@ -391,6 +414,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
             continue                                  # q0,0, h1, x_0, h''0: an index (not 'Query4' ending a row)
         if tight == "." or body.endswith(","):
             body = body.rstrip(",")
+        if body.endswith(".") and body[:-1]:
+            body = body[:-1]                          # 'the loss is 1.0515.': the sentence's full stop
         pieces = [body] if "," not in body or re.fullmatch(r"[1-9]\d{0,2}(,\d{3})+", body) else \
             [p for p in body.split(",") if p]
         if tight and tight.isalpha() and tight.isascii() and "," in body and "." not in body:

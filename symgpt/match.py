@@ -146,14 +146,16 @@ class Matcher:
         reads (``H0[0,0]``, ``W_Q[0,0]``, …).
         """
         first = self._match(numbers, {})
-        return self._match(numbers, self._inputs(first))
+        return _foreign_columns(self._match(numbers, self._inputs(first)))
 
     def _named(self, n, ctx, prev, ranked):
         """(score, candidate) when the context names one quantity near the figure far more strongly
         (by STRONG_NAMING, and STRONG_GAP above the best candidate that rounds to it), else None."""
-        from .diagnose import _operand, near_window
+        from .diagnose import FORMATS, _operand, near_window
         if n.kind not in ("decimal", "percent") or _operand(n) or not (n.chain or n.array or n.table):
             return None
+        if FORMATS.search(" ".join((n.column, n.row, n.table))):
+            return None                 # a bfloat16 value beside the exact one: that format's, not a slip
         lo, hi = near_window(n)
         scored = sorted(((score(c, ctx, prev), i, c) for i, c in enumerate(self.cands) if c.meets(lo, hi)),
                         key=lambda t: (-t[0], t[1]))
@@ -410,6 +412,45 @@ class Matcher:
                 prev.append(None)
             out.append(res)
         return out
+
+
+FOREIGN_SHARE = 0.25   # a table column with at most this share of its figures matched …
+FOREIGN_MIN = 4        # … out of at least this many, is about something this model does not compute
+
+
+def _foreign_columns(results: list) -> list:
+    r"""A table column whose figures are almost all no quantity of this model (the second example of a
+    batch beside the first, another model's column) is about something its row labels do not name alone:
+    its plain errors are unmatched, with their nearest quantities, not wrong.  (A figure with a cause
+    rounding explains, a carried rounding or a slip, stays wrong.)
+
+    >>> import symgpt
+    >>> from symgpt.extract import extract
+    >>> rows = "| t | ours | theirs |\n|---|---|---|\n" + "".join(f"| {k} | {p} | {q} |\n" for k, p, q in
+    ...     [("p(猫)", "0.3673", "0.3600"), ("p(吃)", "0.2832", "0.2900"), ("p(鱼)", "0.3494", "0.3500"),
+    ...      ("L", "1.0515", "1.0682")])
+    >>> [(r.number.text, r.verdict, r.candidates[:1])
+    ...  for r in Matcher(symgpt.load("bigram")).match(extract(rows))][-4:]  # doctest: +NORMALIZE_WHITESPACE
+    [('0.3494', 'matched', ['p[鱼]']), ('0.3500', 'unmatched', ['p[鱼]']), ('1.0515', 'matched', ['loss']),
+     ('1.0682', 'unmatched', ['loss'])]
+    """
+    import dataclasses
+    columns: dict = {}
+    block, last = 0, None                     # a table: figures on lines no more than 2 apart
+    for k, r in enumerate(results):
+        n = r.number
+        block += last is not None and n.line - last > 2
+        last = n.line
+        if n.column:
+            columns.setdefault((block, n.table, n.column), []).append(k)
+    for ks in columns.values():
+        matched = sum(results[k].verdict in ("matched", "ambiguous") for k in ks)
+        if len(ks) >= FOREIGN_MIN and matched <= FOREIGN_SHARE * len(ks):
+            for k in ks:
+                if results[k].verdict == "wrong" and results[k].cause == "plain error":
+                    results[k] = dataclasses.replace(results[k], verdict="unmatched", ref=None, cause=None,
+                                                     correct=None, distance=None)
+    return results
 
 
 def _reprint(first: Result, n) -> Result:

@@ -363,6 +363,37 @@ def test_pdf_through_pdftotext(tmp_path, monkeypatch):
         read_document(pdf)
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("pdftotext") is None or shutil.which("xelatex") is None,
+                    reason="needs pdftotext (poppler-utils) and xelatex")
+def test_our_rendered_pdfs_have_no_wrong_figure(tmp_path):
+    # The bigram document as the PDF we render, in both languages, read back through pdftotext -layout: the
+    # contents' 勘误 line does not end the reading, and the tables of another example of the batch and of
+    # bfloat16 values (whose columns a PDF gives only by position) are no wrong figures.
+    from symgpt import render
+    assert render.main(["bigram", "--format", "pdf", "--lang", "all", "--out", str(tmp_path)]) == 0
+    for lang in ("en", "zh"):
+        rs = check_cmd.check(tmp_path / f"bigram.{lang}.pdf", "bigram")
+        assert [(r.number.line, r.number.text, r.ref) for r in rs if r.verdict == "wrong"] == []
+        assert len(rs) > 500 and sum(r.verdict == "matched" for r in rs) > len(rs) / 3
+
+
+def test_pdf_layout_tables_and_contents():
+    # pdftotext -layout: a caption, blank lines, a header row and rows whose columns are runs of spaces;
+    # the column of each figure is the header cell above it.  A contents line naming the errata is no errata.
+    text = ("目录\n§1   前向   2\n勘误（ERRATA）                     15\n\n"
+            "          Table 7-2       The same numbers in the 16-bit formats\n\n\n"
+            "                 Quantity          bfloat16          float16\n\n"
+            "                 loss              1.046875          ≈ 1.0518\n\n"
+            "     How much survives along the way: the loss is 1.0515.\n")
+    ns = extract(text)
+    assert [(n.text, n.column) for n in ns if n.line == 10] == [("1.046875", "bfloat16"), ("1.0518", "float16")]
+    assert ns[-1].text == "1.0515"
+    rs = results_of(text, "bigram")
+    assert [r.verdict for r in rs if r.number.line == 10] == ["unmatched", "unmatched"]   # 16-bit values
+    assert rs[-1].verdict == "matched" and rs[-1].ref == "loss"
+
+
 def _tiny_pdf(path: Path, line: str) -> Path:
     """A one-page PDF holding one line of text (Helvetica), written by hand: no PDF library needed."""
     stream = f"BT /F1 12 Tf 72 720 Td ({line}) Tj ET".encode("latin-1")
