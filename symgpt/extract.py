@@ -249,8 +249,8 @@ def extract(text: str) -> list:
             errata = True                 # (not the contents' line 勘误（ERRATA）      15 of a PDF)
         if _is_heading(line) and len(line.strip()) < 80 and not in_code and not _cells(line):
             heading, table, header, position, about = _heading(line), "", [], None, ""
-            if re.match(r"\s*#+\s", line) and not ERRATA.match(line):
-                errata = False
+            if re.match(r"\s*#+\s", line) and not ERRATA.match(line) and not re.search(r"\S {3,}\S", line):
+                errata = False                # (not '# 原文位置    量 …', the header of a PDF's errata table)
             if not _has_figure(line) or errata:
                 continue
             found = _figures(line, no, None, [], places.most_common(1)[0][0] if places else 3)

@@ -146,7 +146,19 @@ class Matcher:
         reads (``H0[0,0]``, ``W_Q[0,0]``, …).
         """
         first = self._match(numbers, {})
-        return _foreign_columns(self._match(numbers, self._inputs(first)))
+        return _foreign_columns(self._right(self._match(numbers, self._inputs(first))))
+
+    def _right(self, results: list) -> list:
+        """No figure is wrong whose quantity rounds to it: a verdict reached through an equation's arithmetic
+        (``(1.000, …) + (0.340, …) = (1.340, …)``) is matched when the quantity itself prints so."""
+        import dataclasses
+        by_ref = {c.ref: c for c in self.cands}
+        for k, r in enumerate(results):
+            c = by_ref.get(r.ref) if r.verdict == "wrong" else None
+            if c is not None and rounds_to(c, r.number):
+                results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
+                                                 chain_value=None)
+        return results
 
     def _named(self, n, ctx, prev, ranked):
         """(score, candidate) when the context names one quantity near the figure far more strongly
@@ -317,7 +329,8 @@ class Matcher:
             hits = [c for c in pool if rounds_to(c, n)]
             dc = self.derived(n, found)
             confirmed: set = set()
-            if dc is not None and rounds_to(dc, n):
+            dc_rounds = dc is not None and rounds_to(dc, n)
+            if dc_rounds:
                 reads = {k for i in n.operands if found.get(i) is not None
                          for k in [found[i].key, *re.findall(r"[A-Za-z_][\w.]*\[[^\]]*\]", found[i].ref)]}
                 confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)
@@ -337,7 +350,7 @@ class Matcher:
                               + (2 if c.ref in confirmed else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
             sure = all(i in sure_of for i in n.operands)     # every operand named by its context
-            if dc is not None and dc not in hits and n.chain and sure and (not ranked or ranked[0][0] < 2) \
+            if dc is not None and not dc_rounds and n.chain and sure and (not ranked or ranked[0][0] < 2) \
                     and dc.meets(*_near(n)):
                 ranked = []                  # 0.840 × 0.2 = 0.1680: its own arithmetic outweighs a coincidence
             swapped = self._transposed(ctx, ranked[0][2]) if ranked else None

@@ -19,7 +19,7 @@ import symgpt
 from symgpt import check as check_cmd
 from symgpt.claims import judge_all, read_claims
 from symgpt.extract import extract, html_text, read_document, split_run
-from symgpt.match import Matcher
+from symgpt.match import Matcher, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 RENDERED = ROOT / "derivations" / "rendered"
@@ -154,6 +154,18 @@ def test_a_tie_between_tokens_goes_to_the_token_of_the_line():
     # 1/3 is every token's probability at T → ∞; the line is about p(鱼) = 0.3494.
     rs = results_of("模型给 鱼 的概率只有 p = 0.3494（比瞎猜的 1/3 好一点点）", "bigram")
     assert [(r.ref, r.verdict) for r in rs] == [("p[鱼]", "matched"), ("softmax_T(inf, 鱼)", "matched")]
+
+
+def test_no_figure_is_wrong_whose_quantity_rounds_to_it():
+    # A[1,0] = 0.45415990… prints 0.454: whatever path reached 'wrong' (an equation's arithmetic, the
+    # document's order), the figure is the correct rounding and is matched; 0.455 stays wrong.
+    m = Matcher(symgpt.load("tiny-transformer"))
+    good, bad = extract("A1,0 = 0.454, A1,0 = 0.455")
+    forced = [Result(good, "wrong", "A[1,0]", ["A[1,0]"], cause="carried rounding"),
+              Result(bad, "wrong", "A[1,0]", ["A[1,0]"], cause="last-digit slip")]
+    assert [(r.verdict, r.cause) for r in m._right(forced)] == [("matched", None), ("wrong", "last-digit slip")]
+    line = "h′′1 = (1.000, −1.000) + (0.340, 0.120) = (1.340, −0.880)"
+    assert "wrong" not in {r.verdict for r in m.match(extract(line))}
 
 
 def test_a_figure_that_rounds_from_several_quantities_is_ambiguous():
