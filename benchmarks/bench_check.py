@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import sympy
+from flint import fmpq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -78,8 +79,8 @@ def _tokens(d, ref: str) -> str:
     """Token indices as ids: E[我,0] → E[2,0]."""
     vocab = list(d.spec.vocab)
 
-    def index(m):
-        parts = [str(vocab.index(p)) if p in vocab else p for p in m[1].split(",")]
+    def index(m):                     # a number is a position, as the engine reads it
+        parts = [str(vocab.index(p)) if p in vocab and not p.isdigit() else p for p in m[1].split(",")]
         return "[" + ",".join(parts) + "]"
     return re.sub(r"\[([^\]]*)\]", index, ref)
 
@@ -106,16 +107,20 @@ def formula(d, tree):
 
 
 def _expanded(d, e, params: set):
-    """One level of the graph's definitions put in for every node e reads (parameters stay symbols)."""
+    """One level of the graph's definitions put in for every node e reads.  Parameters stay symbols, and
+    so does a node defined as a number (grad_E[猫,0] = 0 for a row no input uses, PE[0,0] = sin 0): put in,
+    it would make E[猫,0] and sgd[1].E[猫,0], or X[0,0] and H0[0,0], one formula."""
     subs = {}
     for x in e.free_symbols:
         name = str(x)
         if name.partition("[")[0] in params or "." in name or "(" in name:
             continue
         try:
-            subs[x] = d.definition(name)
+            definition = d.definition(name)
         except Exception:  # noqa: BLE001 - not a graph node (lr, a size): itself
             continue
+        if definition.free_symbols:
+            subs[x] = definition
     return e.xreplace(subs) if subs else e
 
 
@@ -138,10 +143,16 @@ def identical(d, mine: str, theirs: str, depth: int = 3) -> bool:
     (True, True)
     >>> identical(d, "W[0,鱼]", "adamw.weight_decay"), identical(d, "grad_z[吃]", "x[0]")
     (False, False)
+    >>> identical(d, "E[猫,0]", "sgd[1].E[猫,0]"), identical(d, "lr", "(E[猫,0] - sgd[1].E[猫,0]) / grad_E[猫,0]")
+    (False, False)
     """
     try:
         a, b = _formula(d, mine), _formula(d, theirs)
-    except Exception:  # noqa: BLE001 - a reference this spec cannot read
+        for ref in (mine, theirs):             # both are numbers here: (E − sgd[1].E)/grad_E is 0/0 on a dead row
+            ball = bind(parse(ref), d).ball(64)
+            if not isinstance(ball, fmpq) and not ball.is_finite():
+                return False
+    except Exception:  # noqa: BLE001 - a reference this spec cannot read, or cannot evaluate (0/0)
         return False
     params = set(d.spec.params)
     ours, theirs_ = [a], [b]                  # each side at 0, 1, … levels of definitions

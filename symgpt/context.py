@@ -39,7 +39,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "exp(S)": ("exp",), "sqrt(var1)": ("σ", "sqrt", "√"), "sqrt(var2)": ("σ", "sqrt", "√"),
     "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
     "d_ff": ("d_ff", "ffn 隐藏"), "vocab_size()": ("v", "词表", "vocab"), "seq_len()": ("t", "长度", "序列"),
-    "params()": ("参数", "param"), "id": ("id", "→", "="), "softmax_T": ("温度", "temperature", "t ="),
+    "params()": ("参数", "param"), "id": ("id", "→", "=", "编号", "序号"), "softmax_T": ("温度", "temperature", "t ="),
     "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "cumulative p": ("累计", "cumulative", "top-p"),
     "lr": ("η", "lr", "学习率", "learning rate"),
     "adamw.lr": ("η", "lr"), "adamw.beta1": ("β1", "beta1", "β_1"), "adamw.beta2": ("β2", "beta2", "β_2"),
@@ -421,8 +421,7 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 1 if int(cand.group[-1]) == c.primes else -1
     if c.entry and cand.idx[-2:] == c.entry[1:] and re.search(rf"(?<![\w.]){c.entry[0]}(?![\w(])", cand.ref):
         s += 2                        # W_{02} named in the paragraph: adamw[1].update[W,0,2], not [W,1,0]
-    if cand.group == "count" and any(all(re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}", c.row) for p in alt.split(","))
-                                     for alt in cand.of.split(";")):
+    if counted(cand, c):
         s += 4                        # the row of W_Q in a table of parameters: its count, d·d
     if cand.group == "count" and c.shape:
         s -= 2                        # 2×4 is a shape, not its count
@@ -439,6 +438,21 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
     if c.argument_of and cand.group in c.argument_of:
         s += 2
     return s
+
+
+def counted(cand: Candidate, c: Context) -> bool:
+    """Is the candidate a parameter count (d*d) whose row names its parameters (W_Q; W_1, b_1)?  A count
+    is a candidate only then: 10 in prose is no d_ff·d + d.
+
+    >>> from symgpt.extract import extract
+    >>> cand = Candidate("d*d", "count", of="W_Q;W_K;W_V")
+    >>> table = "| name | shape | count |\\n|---|---|---|\\n| W_K | d × d | 4 |\\n| b_1 | d_ff | 4 |"
+    >>> [counted(cand, context(n, [])) for n in extract(table)]
+    [True, False]
+    """
+    return cand.group == "count" and any(
+        all(re.search(rf"(?<![A-Za-z0-9_]){re.escape(p)}", c.row) for p in alt.split(","))
+        for alt in cand.of.split(";"))
 
 
 def _next(p: Candidate, c: Candidate) -> bool:

@@ -28,12 +28,13 @@ True
 from __future__ import annotations
 
 import re
+import weakref
 
 import sympy
 
 from .train import learnable
 
-STATE = re.compile(r"(sgd|adamw)\[1\]\.(\w+)\[([^\]]+)\]$")
+STATE = re.compile(r"(sgd|adamw)\[1\]\.([\w.]+)\[([^\]]+)\]$")
 HEAD = re.compile(r"head_step\.E\[([^,\]]+),(\d+)\]$")
 MOMENTS = ("m", "v", "mhat", "vhat", "update", "decay")
 
@@ -52,9 +53,20 @@ def textbook(d) -> bool:
 
 
 def key(d, name: str, index) -> str:
-    """A graph name with token indices as ids: key(d, "W", ["0", "鱼"]) → "W[0,2]"."""
+    """A graph name with token indices as ids: key(d, "W", ["0", "鱼"]) → "W[0,2]".  A number is a
+    position, as the engine reads it, even where a token is spelled with digits."""
     vocab = list(d.spec.vocab)
-    return f"{name}[{','.join(str(vocab.index(i)) if i in vocab else i for i in index)}]"
+    return f"{name}[{','.join(i if i.isdigit() or i not in vocab else str(vocab.index(i)) for i in index)}]"
+
+
+_TRAINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def trained(d) -> set:
+    """The learnable parameters' names (symgpt.train.learnable), once per derivation."""
+    if d not in _TRAINED:
+        _TRAINED[d] = set(learnable(d))
+    return _TRAINED[d]
 
 
 def rule(d, ref: str):
@@ -71,8 +83,9 @@ def rule(d, ref: str):
         t, j = m[1], m[2]
         target = d.spec.target if isinstance(d.spec.target, str) else d.spec.vocab[d.spec.target]
         theta = sympy.Symbol(key(d, "E", [t, j]))
-        if "grad_E_head" not in {g.partition("[")[0] for g, _, _ in d.registry.groups()}:
-            return None
+        if "grad_E_head" not in {g.partition("[")[0] for g, _, _ in d.registry.groups()} or \
+                str(theta) not in trained(d):
+            return None                       # no tied head, or no such entry of E (head_step.E[你,9])
         return theta - sympy.Symbol("lr") * sympy.Symbol(key(d, "grad_E_head", [t, j])) if \
             key(d, "E", [t]) == key(d, "E", [target]) else theta
     m = STATE.match(ref.replace(" ", ""))
@@ -80,7 +93,7 @@ def rule(d, ref: str):
         return None
     opt, part, index = m[1], m[2], m[3].split(",")
     group, index = (index[0], index[1:]) if opt == "adamw" and part in MOMENTS else (part, index)
-    if key(d, group, index) not in learnable(d):
+    if key(d, group, index) not in trained(d):
         return None                          # not a parameter, or one the spec does not train (LayerNorm's γ, β)
     theta, g = (sympy.Symbol(key(d, prefix + group, index)) for prefix in ("", "grad_"))
     if opt == "sgd":

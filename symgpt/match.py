@@ -29,7 +29,7 @@ from flint import fmpq
 
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _integral, _same_value, candidates
 from .claims import Printed, certify_rounding
-from .context import _base, _names, _pinned, context, score, spells_input
+from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .first_step import rule
 from .numeric import UndecidableError
 from .refs import ExprError, bind, parse
@@ -326,7 +326,8 @@ class Matcher:
             factor = inputs.get(("factor", n.index), frozenset())
             if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads
                 pool = [c for c in pool if _integral(c.ball) or c.key in factor]
-            hits = [c for c in pool if rounds_to(c, n)]
+            ctx = context(n, self.vocab)
+            hits = [c for c in pool if rounds_to(c, n) and (c.group != "count" or counted(c, ctx))]
             dc = self.derived(n, found)
             confirmed: set = set()
             dc_rounds = dc is not None and rounds_to(dc, n)
@@ -337,7 +338,6 @@ class Matcher:
                              and self._reads(c, reads)}
                 nodes = {c.ref for c in hits if c.ref in confirmed and c.group in self.graph}
                 hits = hits + ([] if nodes else [dc])     # a node it equals names it (Attn[1,1], not a·v + a·v)
-            ctx = context(n, self.vocab)
             ctx.inputs = line_inputs
             ctx.input_ids = len(self.d.spec.input) > 1 and spells_input(n, self.d.spec.input)
             ctx.factor = factor

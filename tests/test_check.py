@@ -145,6 +145,9 @@ def test_parameter_counts_and_a_list_of_one_entry_per_token():
     rs = results_of(table, "tiny-transformer")
     assert [(r.number.text, r.ref) for r in rs if r.number.cell == r.number.width - 1] == \
         [("4", "d*d"), ("12", "d*d_ff + d_ff"), ("10", "d_ff*d + d")]
+    # a count is one only where a row names its parameters: 10 in prose is no d_ff·d + d, 6 no V·d
+    assert [(r.verdict, r.ref) for r in results_of("共 10 个元素", "tiny-transformer")] == [("unmatched", None)]
+    assert all(r.ref is None or "*" not in r.ref for r in results_of("保留 6 位小数", "bigram"))
     vocab = symgpt.load("tiny-transformer").spec.vocab
     rs = results_of("LM Head h_final·Eᵀ → [0.0,-0.1,-0.3,0.4,-0.7,0.2]", "tiny-transformer")
     assert [r.ref for r in rs] == [f"logits[{t}]" for t in vocab]
