@@ -36,6 +36,7 @@ from pathlib import Path
 
 from .cli import InputError, OutputError, Parser, run, terminal_safe
 from .derivation import find_spec, load
+from .errors import LimitError
 from .extract import extract, read_document
 from .limits import MAX_DIGITS, MAX_OPS, Limits
 from .match import Matcher
@@ -43,6 +44,7 @@ from .resources import version_line
 from .verify import _positive
 
 VERDICTS = ("matched", "ambiguous", "unmatched", "wrong")
+MAX_FIGURES = 3000            # figures of one document (our largest page has 2,482; a source document 821)
 
 
 def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -70,6 +72,9 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
                    help="also write the matched and wrong figures as a claims file for symgpt verify")
     p.add_argument("--max-ops", type=_positive("--max-ops"), default=MAX_OPS, metavar="N",
                    help=f"refuse a spec estimated to need more than N scalar operations (default {MAX_OPS})")
+    p.add_argument("--max-figures", type=_positive("--max-figures"), default=MAX_FIGURES, metavar="N",
+                   help=f"refuse a document of more than N figures (default {MAX_FIGURES:,}; about "
+                        f"{SECONDS_PER_FIGURE} s each at most)")
     p.add_argument("--max-digits", type=_positive("--max-digits"), default=MAX_DIGITS, metavar="N",
                    help=f"refuse a figure of more than N digits (default {MAX_DIGITS})")
     return p
@@ -175,25 +180,36 @@ def claims_target(path) -> Path:
         raise OutputError(f"--write-claims {path}: no such directory {folder}")
     if path.exists() and not path.is_file():
         raise OutputError(f"--write-claims {path}: expected a file, got a directory or special file")
+    if not os.access(folder, os.W_OK | os.X_OK) or path.exists() and not os.access(path, os.W_OK):
+        raise OutputError(f"--write-claims {path}: cannot write in {folder} (permission denied)")
     return path
 
 
 def write_claims(path, text: str) -> None:
-    """Write a claims file whole or not at all (a temporary file beside it, renamed)."""
+    """Write a claims file whole or not at all (a temporary file beside it, renamed; removed on failure),
+    with the permissions the umask gives a new file."""
     path = claims_target(path)
     folder = path.parent if str(path.parent) else Path(".")
+    tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
+        tmp = None
     except OSError as e:
         raise OutputError(f"--write-claims {path}: cannot write the file: {e.strerror or e}") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- main
 
-def check(document, spec, limits: Limits | None = None) -> list:
+def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_FIGURES) -> list:
     """The verdicts on every figure of a document, against a spec.
 
     >>> import tempfile, pathlib
@@ -204,8 +220,29 @@ def check(document, spec, limits: Limits | None = None) -> list:
     ('wrong', 'A[1,0]', '0.454', 'last-digit slip')
     """
     text = read_document(document)
+    numbers = extract(text)
+    estimate(numbers, document, max_figures)
     d = load(find_spec(spec), limits)
-    return Matcher(d).match(extract(text))
+    return Matcher(d).match(numbers)
+
+
+SECONDS_PER_FIGURE = 0.02     # the slowest matching measured (benchmarks/bench_check.py: 5 ms typical)
+
+
+def estimate(numbers, document, max_figures: int = MAX_FIGURES) -> None:
+    """Refuse, before matching, a document with more figures than ``max_figures``, with the cost estimate.
+
+    >>> from symgpt.extract import extract
+    >>> try:
+    ...     estimate(extract("0.5 " * 30), "doc.md", 20)
+    ... except LimitError as e:
+    ...     print(e)
+    DOCUMENT doc.md: 30 figures, about 1 s to match at up to 0.02 s each; the limit is 20 figures (--max-figures)
+    """
+    if len(numbers) > max_figures:
+        seconds = len(numbers) * SECONDS_PER_FIGURE
+        raise LimitError(f"DOCUMENT {document}: {len(numbers):,} figures, about {max(1, round(seconds)):,} s to match "
+                         f"at up to {SECONDS_PER_FIGURE} s each; the limit is {max_figures:,} figures (--max-figures)")
 
 
 def main(argv=None) -> int:
@@ -218,7 +255,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.write_claims:
         claims_target(args.write_claims)       # a bad target is named before any work or output
     spec_path = find_spec(args.spec)
-    results = check(args.document, spec_path, limits)
+    results = check(args.document, spec_path, limits, args.max_figures)
     if args.format == "json":
         sys.stdout.write(json.dumps({"document": str(args.document), "spec": str(spec_path),
                                      "figures": [as_dict(r) for r in results]}, ensure_ascii=False, indent=1) + "\n")

@@ -132,6 +132,8 @@ def _masked(line: str) -> str:
 # ---------------------------------------------------------------- splitting glued cells
 
 MAX_RUN = 80           # characters of a glued run worth cutting
+MAX_LINE = 10_000      # characters of one line (our widest page's is 2,519)
+MAX_DOCUMENT_BYTES = 1 << 24   # a document is read only up to this size (16 MiB)
 PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+|[1-9]\d*")
 
 
@@ -226,6 +228,10 @@ def extract(text: str) -> list:
     [('0.000', '表 10-1 · 分布', 'pad', 'logit'), ('0.171', '表 10-1 · 分布', 'pad', 'p')]
     """
     lines = text.splitlines()
+    long = next((k for k, ln in enumerate(lines, 1) if len(ln) > MAX_LINE), None)
+    if long is not None:
+        raise LimitError(f"line {long} has {len(lines[long - 1]):,} characters, more than the limit of {MAX_LINE:,} "
+                         f"(reading a line costs time growing with its length squared; split it)")
     sections = {m[1] for m in (re.match(r"\s*(?:#+\s*)?§?\s*(\d+(?:\.\d+)+)\s+\S", ln) for ln in lines)
                 if m and _is_heading(m.string)}
     out: list = []
@@ -840,11 +846,16 @@ def read_document(path) -> str:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"DOCUMENT {p}: no such file" if not p.exists() else f"DOCUMENT {p}: not a regular file")
+    size = p.stat().st_size
+    if size > MAX_DOCUMENT_BYTES:
+        raise InputError(f"DOCUMENT {p}: {size:,} bytes, more than the limit of {MAX_DOCUMENT_BYTES:,}")
     data = p.read_bytes()
     if p.suffix.lower() == ".pdf" or data[:5] == b"%PDF-":
         return _pdf_text(p)
     try:
         text = data.decode("utf-8-sig")
+        if "\0" in text:                      # UTF-16 without its byte-order mark decodes, NULs and all
+            raise UnicodeDecodeError("utf-8", data, data.index(b"\0"), data.index(b"\0") + 1, "NUL byte")
     except UnicodeDecodeError as e:
         raise InputError(f"DOCUMENT {p}: not UTF-8 text (byte {e.start}); expected text, Markdown, HTML or PDF") \
             from None
@@ -862,7 +873,10 @@ def _pdf_text(p) -> str:
     if exe is None:
         raise InputError(f"DOCUMENT {p}: reading a PDF needs pdftotext, which is not installed "
                          f"(install the poppler-utils package, e.g. apt-get install poppler-utils)")
-    r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(p), "-"], capture_output=True, timeout=120)
+    try:
+        r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(p), "-"], capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"DOCUMENT {p}: pdftotext took more than 120 s; refused") from None
     if r.returncode != 0:
         msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
         why = msg[-1] if msg else f"exit status {r.returncode}"

@@ -34,6 +34,9 @@ from .first_step import rule
 from .numeric import UndecidableError
 from .refs import ExprError, bind, parse
 
+HUGE = Fraction(10) ** 250    # a figure beyond ±10^250, or nearer 0 than 10^-250, is read as no quantity of a
+TINY = Fraction(1, 10 ** 250)  # tutorial's model (floats end at 1.8e308; the prefilter's float slop is 1e-300,
+#                                and certifying that a 0 does not round to 1e-300 costs seconds)
 SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
                         # caption, row and column)
@@ -320,6 +323,10 @@ class Matcher:
         derived_as: dict = {}     # a figure's text → (the arithmetic it was matched to, its line)
         out = []
         for n in numbers:
+            if n.value and not TINY <= abs(n.value) <= HUGE:
+                out.append(Result(n, "unmatched"))     # 1e400, 1e-300: beyond every float; no quantity's
+                prev.append(None)
+                continue
             lo, hi = cell(n)
             pool = [c for c in self.cands if c.meets(lo, hi)]
             line_inputs = inputs.get(n.line, frozenset())

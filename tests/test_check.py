@@ -348,6 +348,66 @@ def test_bad_input_is_one_error_naming_the_file(tmp_path):
                                f"{tmp_path / 'no'}"
 
 
+def test_hostile_documents_are_refused_or_read_quickly(tmp_path):
+    # Each found by a fuzzing run: one error line (exit 2) or a quick, clean answer, never a traceback or a
+    # run of minutes.
+    def run(name, data, *extra):
+        path = tmp_path / name
+        path.write_bytes(data) if isinstance(data, bytes) else path.write_text(data, encoding="utf-8")
+        r = subprocess.run([sys.executable, "-m", "symgpt.check", str(path), "--spec", "tiny-transformer", *extra],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert "Traceback" not in r.stderr, r.stderr
+        return r.returncode, r.stderr.strip()
+    # beyond every float (1e400 overflowed a float conversion), or so near 0 that a zero's rounding cost 25 s
+    rs = results_of("x = 1e400, y = 10^{309}, v = 1e-300, w = 1e-251", "tiny-transformer")
+    assert [r.verdict for r in rs] == ["unmatched"] * 4
+    # UTF-16 without its byte-order mark decodes as UTF-8 full of NULs
+    assert run("u16.md", "q0,0 = 0.500\n".encode("utf-16-le"))[1].endswith("not UTF-8 text (byte 1); expected "
+                                                                              "text, Markdown, HTML or PDF")
+    code, err = run("long.txt", "1" * 30_000 + "\n")                 # quadratic in a line's length
+    assert code == 2 and "line 1 has 30,000 characters, more than the limit of 10,000" in err
+    code, err = run("many.txt", "\n".join(f"v: 0.{i % 9973:04d}" for i in range(3001)))
+    assert code == 2 and err.endswith("3,001 figures, about 60 s to match at up to 0.02 s each; the limit is "
+                                      "3,000 figures (--max-figures)")
+    assert run("many.txt", b"0.5 " * 10, "--max-figures", "9")[0] == 2
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:
+        f.truncate(17 << 20)                                          # sparse: 17 MiB of zeros, no disk used
+    r = subprocess.run([sys.executable, "-m", "symgpt.check", str(big), "--spec", "bigram"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr.strip()) == (2, f"error: DOCUMENT {big}: 17,825,792 bytes, more than the limit "
+                                                   f"of 16,777,216")
+
+
+def test_write_claims_leaves_nothing_half_written(tmp_path, monkeypatch):
+    # A write that fails part way leaves neither the file nor its temporary beside it; a written file has the
+    # permissions the umask gives (not mkstemp's 0600); a folder that cannot be written is named before work.
+    import os
+    doc = tmp_path / "doc.md"
+    doc.write_text("p = [0.3673, 0.2832, 0.3494]\n", encoding="utf-8")
+    out = tmp_path / "out.claims.toml"
+
+    def broken(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(symgpt.cli.OutputError, match="No space left on device"):
+        check_cmd.main([str(doc), "--spec", "bigram", "--write-claims", str(out)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md"]
+    monkeypatch.undo()
+    old = os.umask(0o022)
+    try:
+        assert check_cmd.main([str(doc), "--spec", "bigram", "--write-claims", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    real = os.access                   # (as root every folder is writable: the answer a user would get)
+    monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == locked else real(p, mode))
+    with pytest.raises(symgpt.cli.OutputError, match=f"cannot write in {locked} \\(permission denied\\)"):
+        check_cmd.main([str(doc), "--spec", "bigram", "--write-claims", str(locked / "x.claims.toml")])
+
+
 # ---------------------------------------------------------------- HTML and PDF
 
 def test_html_is_read_from_its_visible_text_not_its_attributes(tmp_path):
@@ -433,7 +493,7 @@ def test_huge_figures_are_skipped_not_computed():
     # 1e-999999999 and a 5000-digit figure exceed --max-digits: no figure, no hang, no error.
     ns = extract("x = 1e-999999999, y = 10^{-999999999}, z = " + "7" * 5000 + ", w = 0.5")
     assert [n.text for n in ns] == ["0.5"]
-    assert [n.text for n in extract("(" + "0.12" * 3000 + ") 0.25")] == ["0.25"]     # a glued run too long to cut
+    assert [n.text for n in extract("(" + "0.12" * 2400 + ") 0.25")] == ["0.25"]     # a glued run too long to cut
 
 
 def test_exact_figures_from_text_never_through_float():
