@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .candidates import Candidate
+from .figure import operand as _operand
 
 ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the node's own name
     "Q": ("q", "query"), "K": ("k", "key"), "V": ("v", "value"), "S": ("s", "score", "分数"),
@@ -105,7 +106,6 @@ def context(n, vocab) -> Context:
                 row=n.row,
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
-    from .diagnose import _operand
     m = SYMBOL.search(left.replace("$", "").replace("\\", "")) if not _operand(n) else None
     if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col] and not _operand(n) and \
             "=" in re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]:

@@ -35,17 +35,17 @@ from fractions import Fraction
 
 from flint import fmpq
 
-from .claims import show
+from .candidates import _bounds, _integral, _same_value
+from .claims import certify_rounding, show
+from .context import _names, _pinned, score
+from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
+from .figure import operand as _operand
 from .numeric import UndecidableError, round_decimals
 from .refs import ExprError, bind, parse
 
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index",
           "last-digit slip", "scale slip", "percent slip", "plain error")
-NEAR_ULPS = 60        # a context-named quantity this close (in last-place units) makes a figure wrong …
-NEAR_RELATIVE = Fraction(1, 4)   # … or this close relatively
 STRONG = 4.0          # the context score that names a quantity on its own
-FORMATS = re.compile(r"\b(?:b?f(?:loat)?16|bfloat16|fp(?:16|32|64)|float(?:32|64)|half|(?:16|32)[- ]bit)\b|"
-                     r"单精度|半精度|(?:16|32)\s*位", re.I)
 COUNTS = ("y", "onehot", "id")   # integers by definition: a figure near one is no wrong figure of it
 
 
@@ -58,7 +58,6 @@ def _value(q, prec: int = 256) -> Fraction:
 
 
 def _bounds_of(b):
-    from .candidates import _bounds
     return _bounds(b)
 
 
@@ -139,8 +138,6 @@ def _chain_rounds(m, n) -> tuple:
         return False, None
     try:
         q = bind(parse(n.chain, m.d.limits), m.d, m.d.limits)
-        from .claims import certify_rounding
-        from .match import printed
         if n.kind in ("power", "fraction"):
             return False, None
         r, _, _ = certify_rounding(q, printed(n))
@@ -154,8 +151,6 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
 
     ``dc`` is the figure's own arithmetic over its operands' quantities (None without one); ``sure``
     says every operand was named by its context, so that arithmetic outranks the context's symbol."""
-    from .context import score
-    from .match import Result
     chain_ok, chain_value = _chain_rounds(m, n)
     scale = 100 if n.kind == "percent" else 1
     y = n.value / scale
@@ -167,7 +162,6 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     if not chain_ok and _operand(n):
         return Result(n, "unmatched")   # 1.11 in (1.11/1.11): what it is, only its own equation could say
     window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
-    from .candidates import _integral
     if FORMATS.search(" ".join((n.column, n.row, n.before[-12:], n.table))):
         return Result(n, "unmatched")   # a float32 or bf16 value, printed to show that format's error
     near = [c for c in m.cands if c.meets(y - window, y + window) and not _integral(c.ball)
@@ -205,15 +199,12 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
 def _node_for(m, dc, near, ctx, prev):
     """The arithmetic's quantity, as the graph node it equals when there is one (2.175 + 2.614 is A_den[1]),
     the one the context names best; else the arithmetic itself."""
-    from .candidates import _same_value
-    from .context import score
     same = [c for c in near if c is not dc and c.group not in m.d.spec.params and _same_value(c, dc)]
     return max(same, key=lambda c: score(c, ctx, prev)) if same else dc
 
 
 def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False):
     """The wrong-figure verdict on figure ``n`` for the quantity ``best``, with its cause and distance."""
-    from .match import Result
     scale = 100 if n.kind == "percent" else 1
     y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
     x = _value(best.q)
@@ -235,9 +226,6 @@ def _count(m, n, ctx, prev):
     """An integer that no count rounds to: wrong only when the word right beside it names a count
     ('全部 18 个参数', '总参数38'), no magnitude word follows (5 万亿参数 is another model's), and that
     count is within a factor of three."""
-    from .candidates import _integral
-    from .context import _names
-    from .match import Result
     near = n.before[-4:] + " " + n.after[:6]
     if MAGNITUDE.match(n.after):
         return Result(n, "unmatched")
@@ -251,26 +239,10 @@ def _count(m, n, ctx, prev):
 
 def _named_by(c, ctx) -> bool:
     """The context names the quantity itself (its symbol, or its table's label with every index)."""
-    from .context import _names, _pinned
     return ctx.symbol in _names(c) or _pinned(c, ctx)
 
 
-def near_window(n) -> tuple:
-    """[lo, hi] of the values a wrong figure may stand for: NEAR_ULPS last-place units or NEAR_RELATIVE."""
-    scale = 100 if n.kind == "percent" else 1
-    y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
-    w = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
-    return y - w, y + w
-
-
-def _operand(n) -> bool:
-    """A figure inside arithmetic (a factor, a divisor), not the result of an equation or a table cell."""
-    return bool(re.match(r"\s*(?:[×*/÷^²·+]|\\times|\\cdot)", n.after) or
-                re.search(r"(?:[×*/÷·+]|\\times|\\cdot)\s*\(?\s*$", n.before))
-
-
 def _near_round(c, n) -> bool:
-    from .match import rounds_to
     return rounds_to(c, n)
 
 
@@ -296,9 +268,6 @@ def slipped(m, n, ctx, prev, best_hit: float):
     """
     import dataclasses
 
-    from .candidates import _integral
-    from .context import score
-    from .match import cell, rounds_to
     if n.kind not in ("decimal", "percent") or n.value == 0:
         return None
     y = n.value / (100 if n.kind == "percent" else 1)
@@ -336,5 +305,4 @@ def slipped(m, n, ctx, prev, best_hit: float):
 
 def _named_in(c, ctx) -> bool:
     """The quantity's symbol, or a name of it longer than one letter, is written beside the figure."""
-    from .context import _names
     return _named_by(c, ctx) or any(len(a) > 1 and a in ctx.text for a in _names(c))

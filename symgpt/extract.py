@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .claims import parse_printed
-from .errors import LimitError
+from .errors import InputError, LimitError
 from .limits import MAX_DIGITS
 
 # ---------------------------------------------------------------- one figure
@@ -842,7 +842,6 @@ def read_document(path) -> str:
     """
     from pathlib import Path
 
-    from .errors import InputError
     p = Path(path)
     if not p.is_file():
         raise InputError(f"DOCUMENT {p}: no such file" if not p.exists() else f"DOCUMENT {p}: not a regular file")
@@ -868,7 +867,6 @@ def _pdf_text(p) -> str:
     import shutil
     import subprocess
 
-    from .errors import InputError
     exe = shutil.which("pdftotext")
     if exe is None:
         raise InputError(f"DOCUMENT {p}: reading a PDF needs pdftotext, which is not installed "

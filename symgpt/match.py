@@ -22,14 +22,15 @@ order (a matrix is printed entry after entry).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from flint import fmpq
 
-from .candidates import PREFILTER_BITS, Candidate, _bounds, _integral, _same_value, candidates
-from .claims import Printed, certify_rounding
+from .candidates import PREFILTER_BITS, Candidate, _integral, _same_value, candidates
 from .context import _base, _names, _pinned, context, counted, score, spells_input
+from .diagnose import _chain_rounds, diagnose, slipped, wrong
+from .figure import FORMATS, Result, cell, near_window, rounds_to
+from .figure import operand as _operand
 from .first_step import rule
 from .numeric import UndecidableError
 from .refs import ExprError, bind, parse
@@ -41,68 +42,6 @@ SURE = 3.0              # a match this well named can carry an equation's arithm
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
                         # caption, row and column)
 STRONG_GAP = 4.0        # … and by this much more than a quantity that rounds to the figure and is named too
-
-
-@dataclass
-class Result:
-    """The verdict on one figure."""
-    number: object                       # the extract.Number
-    verdict: str                         # matched | ambiguous | unmatched | wrong
-    ref: str | None = None               # the quantity (the most likely one for a wrong figure)
-    candidates: list = field(default_factory=list)   # refs, best first
-    score: float = 0.0
-    correct: str | None = None           # for a wrong figure: the correct rounding
-    exact: str | None = None             # the value, certified digits
-    cause: str | None = None             # for a wrong figure (symgpt.diagnose)
-    distance: str | None = None          # (printed − exact) in last-place units
-    chain_value: str | None = None
-
-
-# ---------------------------------------------------------------- candidates
-
-
-def _near(n) -> tuple:
-    from .diagnose import near_window
-    return near_window(n)
-
-
-def cell(n) -> tuple:
-    """The rounding cell [lo, hi] of a figure, in the value's units.
-
-    >>> from symgpt.extract import extract
-    >>> cell(extract("0.454")[0]), cell(extract("8.5%")[0])
-    ((Fraction(907, 2000), Fraction(909, 2000)), (Fraction(169, 2000), Fraction(171, 2000)))
-    """
-    scale = 100 if n.kind == "percent" else 1
-    if n.kind in ("power", "fraction"):
-        return n.value / scale, n.value / scale
-    half = Fraction(1, 2 * 10 ** n.decimals)
-    return (n.value - half) / scale, (n.value + half) / scale
-
-
-def printed(n) -> Printed:
-    return Printed(n.text, n.kind, n.value, n.decimals)
-
-
-def rounds_to(cand: Candidate, n) -> bool:
-    """Certified: does the candidate's exact value round to the printed figure?"""
-    lo, hi = cell(n)
-    if not cand.meets(lo, hi):
-        return False
-    try:
-        if n.kind in ("power", "fraction"):
-            v = cand.q.ball(256)
-            t = fmpq(n.value.numerator, n.value.denominator)
-            if isinstance(v, fmpq):
-                return v == t
-            ex = cand.q.exact()
-            return ex is not None and ex == t
-        r, _, _ = certify_rounding(cand.q, printed(n))
-    except (UndecidableError, ArithmeticError, ValueError):
-        return False
-    if Fraction(r) != n.value:
-        return False
-    return not (n.text.lstrip()[:1] in "-−" and n.value == 0 and _bounds(cand.ball)[0] > 0)
 
 
 class Matcher:
@@ -166,7 +105,6 @@ class Matcher:
     def _named(self, n, ctx, prev, ranked):
         """(score, candidate) when the context names one quantity near the figure far more strongly
         (by STRONG_NAMING, and STRONG_GAP above the best candidate that rounds to it), else None."""
-        from .diagnose import FORMATS, _operand, near_window
         if n.kind not in ("decimal", "percent") or _operand(n) or not (n.chain or n.array or n.table):
             return None
         if FORMATS.search(" ".join((n.column, n.row, n.table))):
@@ -314,7 +252,6 @@ class Matcher:
         return {k: frozenset(v) for k, v in out.items()}
 
     def _match(self, numbers, inputs: dict) -> list:
-        from .diagnose import _operand, diagnose, slipped
         found: dict = {"_text": {n.index: n.text for n in numbers}}
         prev: list = []
         printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
@@ -358,13 +295,12 @@ class Matcher:
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
             sure = all(i in sure_of for i in n.operands)     # every operand named by its context
             if dc is not None and not dc_rounds and n.chain and sure and (not ranked or ranked[0][0] < 2) \
-                    and dc.meets(*_near(n)):
+                    and dc.meets(*near_window(n)):
                 ranked = []                  # 0.840 × 0.2 = 0.1680: its own arithmetic outweighs a coincidence
             swapped = self._transposed(ctx, ranked[0][2]) if ranked else None
             named = None if swapped is not None or (dc is not None and dc in hits) else \
                 self._named(n, ctx, prev, ranked)
             if named is not None:           # 1.0 in Q's table at t=0, dim 0: Q[0,0] = 1.05, not a 1
-                from .diagnose import _chain_rounds, wrong
                 chain_ok, chain_value = _chain_rounds(self, n)
                 res = wrong(n, named[1], [named[1].ref] + [r[2].ref for r in ranked[:2]], named[0],
                             chain_ok=chain_ok, chain_value=chain_value)
@@ -375,7 +311,6 @@ class Matcher:
                 out.append(res)
                 continue
             if swapped is not None:         # W[0,1] printed where the context names W[1,0]
-                from .diagnose import wrong
                 res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True)
                 wrong_as.setdefault(n.text, res)
                 found[n.index] = swapped
