@@ -34,14 +34,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .cli import InputError, OutputError, Parser, run, terminal_safe
+from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, umask
 from .derivation import find_spec, load
 from .errors import LimitError
 from .extract import extract, read_document
 from .limits import MAX_DIGITS, MAX_OPS, Limits
 from .match import Matcher
 from .resources import version_line
-from .verify import _positive
 
 VERDICTS = ("matched", "ambiguous", "unmatched", "wrong")
 MAX_FIGURES = 3000            # figures of one document (our largest page has 2,482; a source document 821)
@@ -70,12 +69,12 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="table and md: list every figure, not only the doubtful")
     p.add_argument("--write-claims", metavar="FILE",
                    help="also write the matched and wrong figures as a claims file for symgpt verify")
-    p.add_argument("--max-ops", type=_positive("--max-ops"), default=MAX_OPS, metavar="N",
+    p.add_argument("--max-ops", type=positive("--max-ops"), default=MAX_OPS, metavar="N",
                    help=f"refuse a spec estimated to need more than N scalar operations (default {MAX_OPS})")
-    p.add_argument("--max-figures", type=_positive("--max-figures"), default=MAX_FIGURES, metavar="N",
+    p.add_argument("--max-figures", type=positive("--max-figures"), default=MAX_FIGURES, metavar="N",
                    help=f"refuse a document of more than N figures (default {MAX_FIGURES:,}; about "
                         f"{SECONDS_PER_FIGURE} s each at most)")
-    p.add_argument("--max-digits", type=_positive("--max-digits"), default=MAX_DIGITS, metavar="N",
+    p.add_argument("--max-digits", type=positive("--max-digits"), default=MAX_DIGITS, metavar="N",
                    help=f"refuse a figure of more than N digits (default {MAX_DIGITS})")
     return p
 
@@ -195,9 +194,7 @@ def write_claims(path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, path)
         tmp = None
     except OSError as e:

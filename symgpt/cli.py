@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import errno
 import os
+import re
 import shutil
 import signal
 import stat
@@ -229,14 +230,29 @@ def _stage_folder(out: Path, made: list) -> Path:
             d.mkdir()
             made.append(d)
     folder = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.symgpt-"))
-    os.chmod(folder, 0o777 & ~_umask())  # it becomes out: the mode mkdir would have given
+    os.chmod(folder, 0o777 & ~umask())  # it becomes out: the mode mkdir would have given
     return folder
 
 
-def _umask() -> int:
+def umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def positive(flag: str):
+    """An argparse type: a whole number ≥ 1 (digits, optionally with _ separators).
+
+    >>> positive("--max-digits")("2_000")
+    2000
+    """
+    def read(text: str) -> int:
+        if not re.fullmatch(r"\d+(_\d+)*", text) or len(text) > 30 or int(text) < 1:
+            raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {visible(text)!r}")
+        return int(text)
+    read.__name__ = flag
+    return read
 
 
 def _commit(stage: Stage) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from flint import fmpq
 
 from .claims import ClaimsFile, Verdict, judge_all, read_claims, show
-from .cli import InputError, Parser, run
+from .cli import InputError, Parser, positive, run
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .limits import MAX_DIGITS, MAX_OPS, Limits
 from .names import MOMENTS
@@ -352,25 +352,11 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
                    help="colour the table: auto = when stdout is a terminal and NO_COLOR is unset")
     p.add_argument("--list", metavar="SPEC", dest="list_spec",
                    help="print every name SPEC defines (shape and meaning) and exit")
-    p.add_argument("--max-digits", type=_positive("--max-digits"), default=MAX_DIGITS, metavar="N",
+    p.add_argument("--max-digits", type=positive("--max-digits"), default=MAX_DIGITS, metavar="N",
                    help=f"refuse a claim whose numbers would have more than N digits (default {MAX_DIGITS})")
-    p.add_argument("--max-ops", type=_positive("--max-ops"), default=MAX_OPS, metavar="N",
+    p.add_argument("--max-ops", type=positive("--max-ops"), default=MAX_OPS, metavar="N",
                    help=f"refuse a spec estimated to need more than N scalar operations (default {MAX_OPS})")
     return p
-
-
-def _positive(flag: str):
-    """An argparse type: a whole number ≥ 1 (digits, optionally with _ separators).
-
-    >>> _positive("--max-digits")("2_000")
-    2000
-    """
-    def read(text: str) -> int:
-        if not re.fullmatch(r"\d+(_\d+)*", text) or len(text) > 30 or int(text) < 1:
-            raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {visible(text)!r}")
-        return int(text)
-    read.__name__ = flag
-    return read
 
 
 def _display(path) -> str:
