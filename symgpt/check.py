@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -217,13 +218,24 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     ('wrong', 'A[1,0]', '0.454', 'last-digit slip')
     """
     text = read_document(document)
-    numbers = extract(text)
+    runs = len(DIGITS.findall(text))
+    if runs > RUNS_PER_FIGURE * max_figures:     # before extraction, which costs time too
+        raise LimitError(f"DOCUMENT {document}: {runs:,} runs of digits, more than {RUNS_PER_FIGURE} × the limit "
+                         f"of {max_figures:,} figures (--max-figures); matching costs up to {SECONDS_PER_FIGURE} s "
+                         f"a figure")
+    try:
+        numbers = extract(text)
+    except LimitError as e:
+        raise LimitError(f"DOCUMENT {document}: {e}") from None
     estimate(numbers, document, max_figures)
-    d = load(find_spec(spec), limits)
+    d = spec if hasattr(spec, "spec") else load(find_spec(spec), limits)
     return Matcher(d).match(numbers)
 
 
-SECONDS_PER_FIGURE = 0.02     # the slowest matching measured (benchmarks/bench_check.py: 5 ms typical)
+SECONDS_PER_FIGURE = 0.05     # the slowest matching measured, per figure (a 20-column table of random
+#                               decimals; benchmarks/bench_check.py: 5 ms on the source documents)
+RUNS_PER_FIGURE = 4           # runs of digits a document may have per figure allowed (ids, indices, dates)
+DIGITS = re.compile(r"\d+")
 
 
 def estimate(numbers, document, max_figures: int = MAX_FIGURES) -> None:
@@ -234,7 +246,7 @@ def estimate(numbers, document, max_figures: int = MAX_FIGURES) -> None:
     ...     estimate(extract("0.5 " * 30), "doc.md", 20)
     ... except LimitError as e:
     ...     print(e)
-    DOCUMENT doc.md: 30 figures, about 1 s to match at up to 0.02 s each; the limit is 20 figures (--max-figures)
+    DOCUMENT doc.md: 30 figures, about 2 s to match at up to 0.05 s each; the limit is 20 figures (--max-figures)
     """
     if len(numbers) > max_figures:
         seconds = len(numbers) * SECONDS_PER_FIGURE

@@ -227,7 +227,7 @@ def extract(text: str) -> list:
     >>> [(n.text, n.table, n.row, n.column) for n in ns]
     [('0.000', '表 10-1 · 分布', 'pad', 'logit'), ('0.171', '表 10-1 · 分布', 'pad', 'p')]
     """
-    lines = text.splitlines()
+    lines = re.split(r"\r\n|\r|\n", text)   # (not splitlines: a form feed or U+2028 is no line an editor counts)
     long = next((k for k, ln in enumerate(lines, 1) if len(ln) > MAX_LINE), None)
     if long is not None:
         raise LimitError(f"line {long} has {len(lines[long - 1]):,} characters, more than the limit of {MAX_LINE:,} "
@@ -747,7 +747,8 @@ def _link_chains(found: list) -> None:
 
 BLOCKS = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "pre",
           "section", "article", "header", "footer", "blockquote", "caption", "figcaption", "hr", "dt", "dd"}
-HIDDEN = {"script", "style", "head", "title", "template", "noscript"}
+HIDDEN = {"script", "style", "title", "template", "noscript"}   # (not head: HTML may leave out </head>)
+UNCLOSED = re.compile(r"<(?=[A-Za-z][^<>]*(?:<|$))")   # '<a<a…': a tag never closed is text (else quadratic)
 
 
 def html_text(html: str) -> str:
@@ -773,7 +774,9 @@ def html_text(html: str) -> str:
         def __init__(self):
             super().__init__(convert_charrefs=True)
             self.out, self.hidden, self.row = [], 0, None
-            self.math, self.tex, self.formula = 0, None, ""   # spans open inside a KaTeX formula; its TeX
+            self.root, self.math = None, 0      # a formula's outer tag (KaTeX's span, or <math>) and its depth
+            self.tex, self.formula, self.mathml = None, "", 0    # its TeX while read; <math> depth inside it
+            self.glyphs = ""                    # the MathML's text, for a formula without a TeX annotation
 
         def text(self, data):
             if self.row is not None and self.row:
@@ -781,17 +784,35 @@ def html_text(html: str) -> str:
             elif self.row is None:
                 self.out.append(data)
 
+        def flush_row(self):
+            if self.row is not None:
+                self.out.append("\n| " + " | ".join(c.strip() for c in self.row) + " |\n")
+                self.row = None
+
+        def end_formula(self):
+            formula = self.formula.strip() or " ".join(self.glyphs.split())
+            self.root, self.math, self.tex, self.formula, self.mathml, self.glyphs = None, 0, None, "", 0, ""
+            if formula and not self.hidden:
+                self.text("$" + formula + "$")
+
         def handle_starttag(self, tag, attrs):
-            if self.math:
-                self.math += tag == "span"
+            if self.root is not None and tag in BLOCKS and tag not in ("br",):
+                self.end_formula()              # a formula never closed ends where a block begins
+            if self.root is not None:
+                self.math += tag == self.root
+                self.mathml += tag == "math"
                 if tag == "annotation" and dict(attrs).get("encoding") == "application/x-tex":
                     self.tex = ""
                 return
-            if tag == "span" and "katex" in (dict(attrs).get("class") or "").split():
-                self.math, self.tex = 1, None
+            classes = (dict(attrs).get("class") or "").split()
+            if tag == "span" and "katex" in classes or tag == "math":
+                self.root, self.math, self.mathml = tag, 1, int(tag == "math")
             elif tag in HIDDEN:
                 self.hidden += 1
+            elif tag in ("sup", "sub"):
+                self.text("^{" if tag == "sup" else "_{")    # 10<sup>-3</sup> is 10^{-3}
             elif tag == "tr":
+                self.flush_row()                # <tr> with no </tr> before it (HTML allows leaving it out)
                 self.row = []
             elif tag in ("td", "th") and self.row is not None:
                 self.row.append("")
@@ -801,32 +822,39 @@ def html_text(html: str) -> str:
                     self.out.append("#" * int(tag[1:]) + " ")
 
         def handle_endtag(self, tag):
-            if self.math:
+            if self.root is not None:
                 if tag == "annotation" and self.tex is not None:
                     self.formula, self.tex = self.tex, None
-                self.math -= tag == "span"
-                if not self.math and not self.hidden:
-                    self.text("$" + self.formula.strip() + "$")
-                    self.formula = ""
+                self.mathml -= tag == "math"
+                self.math -= tag == self.root
+                if not self.math:
+                    self.end_formula()
                 return
             if tag in HIDDEN:
                 self.hidden = max(0, self.hidden - 1)
-            elif tag == "tr" and self.row is not None:
-                self.out.append("\n| " + " | ".join(c.strip() for c in self.row) + " |\n")
-                self.row = None
+            elif tag in ("sup", "sub"):
+                self.text("}")
+            elif tag in ("tr", "table"):
+                self.flush_row()
             elif tag in BLOCKS:
                 self.out.append("\n")
 
         def handle_data(self, data):
-            if self.math:
+            if self.root is not None:
                 if self.tex is not None:
                     self.tex += data
+                elif self.mathml:
+                    self.glyphs += " " + data
                 return
             if not self.hidden:
                 self.text(data)
+
     p = Visible()
-    p.feed(html)
+    p.feed(UNCLOSED.sub("&lt;", html))
     p.close()
+    if p.root is not None:
+        p.end_formula()
+    p.flush_row()
     lines = [ln.rstrip() for ln in "".join(p.out).splitlines()]
     return "\n".join(ln for ln in lines if ln.strip())
 
@@ -879,4 +907,7 @@ def _pdf_text(p) -> str:
         msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
         why = msg[-1] if msg else f"exit status {r.returncode}"
         raise InputError(f"DOCUMENT {p}: pdftotext could not read it: {why}")
-    return r.stdout.decode("utf-8", "replace").replace("\f", "\n")
+    text = r.stdout.decode("utf-8", "replace").replace("\f", "\n")
+    if not text.strip():
+        raise InputError(f"DOCUMENT {p}: the PDF has no text (pages of images need OCR first)")
+    return text

@@ -52,7 +52,15 @@ class Matcher:
         self.cands = candidates(d)
         self.vocab = list(d.spec.vocab)
         self._alias: dict = {}
+        self._rounds: dict = {}       # (candidate, figure as printed) → does it round so (context-free: once)
         self.graph = {p.partition("[")[0] for p, _, _ in d.registry.groups()}    # the model's nodes' groups
+
+    def rounds(self, c: Candidate, n) -> bool:
+        """:func:`rounds_to`, remembered: a figure printed again (0.0%, 1.000) is certified once."""
+        k = (c.ref, n.text, n.kind)
+        if k not in self._rounds:
+            self._rounds[k] = rounds_to(c, n)
+        return self._rounds[k]
 
     def derived(self, n, found: dict):
         """The figure's chain with each operand replaced by its matched quantity (or None)."""
@@ -271,7 +279,7 @@ class Matcher:
             if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads
                 pool = [c for c in pool if _integral(c.ball) or c.key in factor]
             ctx = context(n, self.vocab)
-            hits = [c for c in pool if rounds_to(c, n) and (c.group != "count" or counted(c, ctx))]
+            hits = [c for c in pool if self.rounds(c, n) and (c.group != "count" or counted(c, ctx))]
             dc = self.derived(n, found)
             confirmed: set = set()
             dc_rounds = dc is not None and rounds_to(dc, n)
