@@ -21,6 +21,7 @@ order (a matrix is printed entry after entry).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 
@@ -101,11 +102,10 @@ class Matcher:
     def _right(self, results: list) -> list:
         """No figure is wrong whose quantity rounds to it: a verdict reached through an equation's arithmetic
         (``(1.000, …) + (0.340, …) = (1.340, …)``) is matched when the quantity itself prints so."""
-        import dataclasses
         by_ref = {c.ref: c for c in self.cands}
         for k, r in enumerate(results):
             c = by_ref.get(r.ref) if r.verdict == "wrong" else None
-            if c is not None and rounds_to(c, r.number):
+            if c is not None and self.rounds(c, r.number):
                 results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
                                                  chain_value=None)
         return results
@@ -397,7 +397,6 @@ def _foreign_columns(results: list) -> list:
     [('0.3494', 'matched', ['p[鱼]']), ('0.3500', 'unmatched', ['p[鱼]']), ('1.0515', 'matched', ['loss']),
      ('1.0682', 'unmatched', ['loss'])]
     """
-    import dataclasses
     columns: dict = {}
     block, last = 0, None                     # a table: figures on lines no more than 2 apart
     for k, r in enumerate(results):
@@ -418,5 +417,4 @@ def _foreign_columns(results: list) -> list:
 
 def _reprint(first: Result, n) -> Result:
     """A wrong figure printed again: the same quantity, the same cause (its chain is the first printing's)."""
-    import dataclasses
     return dataclasses.replace(first, number=n)
