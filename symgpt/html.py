@@ -35,7 +35,9 @@ import zlib
 
 from . import steps as st
 from .blocks import line_tex
+from .formats import Format, environment, load_lang
 from .mathhtml import KATEX, typeset
+from .resources import TEMPLATES
 from .safe import is_control, shown
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"   # a formula's placeholder: MARK_OPEN n MARK_CLOSE
@@ -248,7 +250,6 @@ def attributes(ref: str, printed: str, exact: str, err: dict | None = None, in_m
 # ---------------------------------------------------------------- the format
 
 def _format_class():
-    from .render import Format  # render imports this module when it writes a page
 
     class HTMLFormat(Format):
         """How the page writes values and sentences: HTML text, figures live, math as placeholders."""
@@ -318,7 +319,6 @@ def render_page(doc: dict, d, lang: str, controls: dict | None = None, langs=("z
 
     ``controls`` (:func:`page_data`) is computed once per spec and shared by its languages.
     """
-    from .render import environment, load_lang
     from .resources import version_line
 
     controls = controls if controls is not None else page_data(doc, d)
@@ -392,7 +392,6 @@ def meanings(lang: str) -> dict:
     >>> meanings("zh")["LayerNorm of H1"], meanings("en")
     ('H1 的 LayerNorm', {})
     """
-    from .render import TEMPLATES
     path = TEMPLATES / "lang" / f"{lang}.meanings.toml"
     if not path.is_file():
         return {}
@@ -409,7 +408,6 @@ def page_data(doc: dict, d) -> dict:
     """What both languages' pages share: the cards, the controls, the errata by quantity, CSS and script."""
     from . import controls, explore
     from .document import printed_figures
-    from .render import TEMPLATES
 
     sampling = controls.sampling_panels(d, doc["digits"] + 1)
     training = controls.training_states(d, doc["digits"])
