@@ -226,7 +226,8 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     try:
         numbers = extract(text)
     except LimitError as e:
-        raise LimitError(f"DOCUMENT {document}: {e}") from None
+        read = "" if Path(document).suffix.lower() in (".txt", ".md", ".markdown", "") else " of its text"
+        raise LimitError(f"DOCUMENT {document}: {str(e).replace(' has ', read + ' has ', 1)}") from None
     estimate(numbers, document, max_figures)
     d = spec if hasattr(spec, "spec") else load(find_spec(spec), limits)
     return Matcher(d).match(numbers)

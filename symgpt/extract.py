@@ -748,7 +748,8 @@ def _link_chains(found: list) -> None:
 BLOCKS = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "pre",
           "section", "article", "header", "footer", "blockquote", "caption", "figcaption", "hr", "dt", "dd"}
 HIDDEN = {"script", "style", "title", "template", "noscript"}   # (not head: HTML may leave out </head>)
-UNCLOSED = re.compile(r"<(?=[A-Za-z][^<>]*(?:<|$))")   # '<a<a…': a tag never closed is text (else quadratic)
+UNCLOSED = re.compile(r"<(?=/?(?:[A-Za-z][^<>\"']*)?(?:<|$))")   # '<a<a…', '</a</a…': a tag never closed is text
+#                                                       (else quadratic; a quoted attribute may hold a '<')
 
 
 def html_text(html: str) -> str:
@@ -777,6 +778,7 @@ def html_text(html: str) -> str:
             self.root, self.math = None, 0      # a formula's outer tag (KaTeX's span, or <math>) and its depth
             self.tex, self.formula, self.mathml = None, "", 0    # its TeX while read; <math> depth inside it
             self.glyphs = ""                    # the MathML's text, for a formula without a TeX annotation
+            self.drawn, self.inked = "", 0      # KaTeX's own glyphs (katex-html), for one without MathML
 
         def text(self, data):
             if self.row is not None and self.row:
@@ -790,8 +792,9 @@ def html_text(html: str) -> str:
                 self.row = None
 
         def end_formula(self):
-            formula = self.formula.strip() or " ".join(self.glyphs.split())
+            formula = self.formula.strip() or " ".join(self.glyphs.split()) or " ".join(self.drawn.split())
             self.root, self.math, self.tex, self.formula, self.mathml, self.glyphs = None, 0, None, "", 0, ""
+            self.drawn, self.inked = "", 0
             if formula and not self.hidden:
                 self.text("$" + formula + "$")
 
@@ -801,6 +804,8 @@ def html_text(html: str) -> str:
             if self.root is not None:
                 self.math += tag == self.root
                 self.mathml += tag == "math"
+                if tag == "span" and not self.inked and "katex-html" in (dict(attrs).get("class") or "").split():
+                    self.inked = self.math
                 if tag == "annotation" and dict(attrs).get("encoding") == "application/x-tex":
                     self.tex = ""
                 return
@@ -816,16 +821,22 @@ def html_text(html: str) -> str:
                 self.row = []
             elif tag in ("td", "th") and self.row is not None:
                 self.row.append("")
+            elif tag in BLOCKS and self.row:
+                self.row[-1] += " "             # <td>0.5<br>0.25</td>: two figures, not 0.50.25
             elif tag in BLOCKS:
                 self.out.append("\n")
                 if tag[0] == "h" and tag[1:].isdigit():
                     self.out.append("#" * int(tag[1:]) + " ")
 
         def handle_endtag(self, tag):
+            if self.root is not None and tag != self.root and (tag in BLOCKS or tag in ("td", "th")):
+                self.end_formula()              # a formula never closed ends with its cell or paragraph
             if self.root is not None:
                 if tag == "annotation" and self.tex is not None:
                     self.formula, self.tex = self.tex, None
                 self.mathml -= tag == "math"
+                if self.inked and tag == "span" and self.math == self.inked:
+                    self.inked = -1             # katex-html read: what follows in the formula is not its ink
                 self.math -= tag == self.root
                 if not self.math:
                     self.end_formula()
@@ -845,13 +856,20 @@ def html_text(html: str) -> str:
                     self.tex += data
                 elif self.mathml:
                     self.glyphs += " " + data
+                elif self.inked > 0:
+                    self.drawn += data
                 return
             if not self.hidden:
                 self.text(data)
 
     p = Visible()
-    p.feed(UNCLOSED.sub("&lt;", html))
-    p.close()
+    last = html.rfind(">")                     # '<!--', '<![CDATA[', '<?' with no '>' after them: text too
+    html = html[:last + 1] + re.sub(r"<(?=[!?])", "&lt;", html[last + 1:])
+    try:
+        p.feed(UNCLOSED.sub("&lt;", html))
+        p.close()
+    except AssertionError as e:                # html.parser's own complaint: '<![foo[' is no declaration it knows
+        raise InputError(f"HTML the parser cannot read: {e}") from None
     if p.root is not None:
         p.end_formula()
     p.flush_row()
@@ -876,7 +894,10 @@ def read_document(path) -> str:
     size = p.stat().st_size
     if size > MAX_DOCUMENT_BYTES:
         raise InputError(f"DOCUMENT {p}: {size:,} bytes, more than the limit of {MAX_DOCUMENT_BYTES:,}")
-    data = p.read_bytes()
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise InputError(f"DOCUMENT {p}: cannot read it: {(e.strerror or str(e)).lower()}") from None
     if p.suffix.lower() == ".pdf" or data[:5] == b"%PDF-":
         return _pdf_text(p)
     try:
@@ -887,7 +908,10 @@ def read_document(path) -> str:
         raise InputError(f"DOCUMENT {p}: not UTF-8 text (byte {e.start}); expected text, Markdown, HTML or PDF") \
             from None
     if p.suffix.lower() in (".html", ".htm", ".xhtml") or re.match(r"\s*(<!doctype html|<html)", text, re.I):
-        return html_text(text)
+        try:
+            return html_text(text)
+        except InputError as e:
+            raise InputError(f"DOCUMENT {p}: {e}") from None
     return text
 
 

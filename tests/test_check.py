@@ -421,7 +421,14 @@ def test_html_as_a_browser_reads_it():
                      '<p>p(鱼) = 0.3494</p>') == "p(鱼) = 0.3494"
     assert html_text("<table><tr><th>token<th>p<tr><td>鱼<td>0.3999</table>") == "| token | p |\n| 鱼 | 0.3999 |"
     assert html_text('<p>a <span class="katex"><span class="katex-html">0.5</span> b<p>next 0.25</p>') == \
-        "a\nnext 0.25"
+        "a $0.5$\nnext 0.25"                      # (KaTeX without MathML: its own glyphs)
+    assert html_text('<table><tr><td>p<span class="katex"><math><mi>x</mi></math></td><td>0.5</td></tr>'
+                     '<tr><td>0.5<br>0.25</td></tr></table>') == "| p$x$ | 0.5 |\n| 0.5 0.25 |"
+    assert html_text('<img alt="loss L = 1.0682 <i>before</i>"><p title="a<b">p = 0.35</p>') == "p = 0.35"
+    for broken in ("<!--", "<![CDATA[", "</a", "<?", "</", "<"):   # never closed: text, read in linear time
+        assert html_text("<p>L = 1.0515</p>" + broken * 50_000).startswith("L = 1.0515\n")
+    with pytest.raises(symgpt.errors.InputError, match="HTML the parser cannot read"):
+        html_text("<p>0.5 <![foo[ x ]]></p>")
     assert html_text('<p><math><semantics><mn>0.5</mn><annotation encoding="application/x-tex">x = 0.5'
                      '</annotation></semantics></math>, <math><mn>0.25</mn></math>; η = 10<sup>-3</sup></p>') == \
         "$x = 0.5$, $0.25$; η = 10^{-3}"
