@@ -28,6 +28,7 @@ import difflib
 import re
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import sympy
@@ -124,13 +125,14 @@ def _expanded(d, e, params: set):
     return e.xreplace(subs) if subs else e
 
 
-FORMULAS: dict = {}
+FORMULAS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # derivation → ref → formula
 
 
 def _formula(d, ref: str):
-    if (id(d), ref) not in FORMULAS:
-        FORMULAS[id(d), ref] = formula(d, parse(ref))
-    return FORMULAS[id(d), ref]
+    known = FORMULAS.setdefault(d, {})
+    if ref not in known:
+        known[ref] = formula(d, parse(ref))
+    return known[ref]
 
 
 def identical(d, mine: str, theirs: str, depth: int = 3) -> bool:

@@ -243,8 +243,8 @@ def _aligned(n) -> tuple | None:
     m = OPERAND.match(left[0][k])
     if m is None:
         return None
-    digits = re.findall(r"\d", m[2] or "") if m[2] and "," not in m[2] else re.findall(r"\d+", m[2] or "")
-    return m[1].lower(), tuple(int(x) for x in digits)
+    index = m[2] or ""                # p_2 → (2,), W_{02} → (0, 2), q_{1,0} → (1, 0)
+    return m[1].lower(), tuple(int(x) for x in re.findall(r"\d+" if "," in index else r"\d", index))
 
 
 PLAIN = ((re.compile(r"\\sqrt\{\\hat\s*(\w)\}"), "√\\1\u0302"), (re.compile(r"\\hat\s*\{?(\w)\}?"), "\\1\u0302"),

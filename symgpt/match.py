@@ -123,7 +123,7 @@ class Matcher:
         if not scored or scored[0][0] < STRONG_NAMING or (len(scored) > 1 and scored[1][0] == scored[0][0]):
             return None
         top = scored[0][2]
-        if not _pinned(top, ctx) or _integral(top.ball) or rounds_to(top, n):
+        if not _pinned(top, ctx) or _integral(top.ball) or self.rounds(top, n):
             return None
         if ranked and scored[0][0] < ranked[0][0] + STRONG_GAP and _pinned(ranked[0][2], ctx):
             return None                 # a quantity that rounds to it is named about as well
