@@ -37,12 +37,12 @@ from flint import fmpq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import symgpt  # noqa: E402
-from symgpt.candidates import Candidate, _same_value  # noqa: E402
-from symgpt.claims import judge_all, read_claims  # noqa: E402
-from symgpt.extract import extract, read_document  # noqa: E402
-from symgpt.first_step import rule  # noqa: E402
-from symgpt.match import Matcher  # noqa: E402
-from symgpt.refs import bind, parse, unparse  # noqa: E402
+from symgpt.claims.candidates import Candidate, _same_value  # noqa: E402
+from symgpt.claims.claims import judge_all, read_claims  # noqa: E402
+from symgpt.claims.extract import extract, read_document  # noqa: E402
+from symgpt.claims.match import Matcher  # noqa: E402
+from symgpt.claims.refs import bind, parse, unparse  # noqa: E402
+from symgpt.training.first_step import rule  # noqa: E402
 
 DOCS = (("000_bb71734f6ca496a6.txt", "tiny-transformer"), ("004_22821fb5315e141e.txt", "bigram"))
 TARGETS = {"recall": 0.90, "wrong_recall": 0.95, "false_alarms": 2}
@@ -87,7 +87,7 @@ def _tokens(d, ref: str) -> str:
 
 
 def _leaf(d, name: str):
-    """A name as SymPy: a first-step state by its update rule (symgpt.first_step), else a symbol."""
+    """A name as SymPy: a first-step state by its update rule (symgpt.training.first_step), else a symbol."""
     step = rule(d, name)
     return step if step is not None else sympy.Symbol(_tokens(d, name))
 

@@ -25,9 +25,9 @@ import sympy
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from symgpt.core.numeric import Evaluator, prec_for_digits  # noqa: E402
 from symgpt.derivation import Derivation  # noqa: E402
-from symgpt.numeric import Evaluator, prec_for_digits  # noqa: E402
-from symgpt.spec import load_spec  # noqa: E402
+from symgpt.engine.spec import load_spec  # noqa: E402
 
 import oracle  # noqa: E402  (the independent mpmath implementation, as baseline)
 

@@ -4,7 +4,7 @@
 
 For each shape (wide d, long T, many layers, big V, many steps, long
 continuation) the script grows one size of the tiny-transformer seed until
-:func:`symgpt.cost.estimate` reaches ``F × MAX_OPS`` (default F = 0.95), then
+:func:`symgpt.engine.cost.estimate` reaches ``F × MAX_OPS`` (default F = 0.95), then
 renders the spec (Markdown and LaTeX, English, in memory) in a fresh process
 and prints the estimate, wall time, peak RSS and their ratios to the seed.
 The limit is right when every shape stays under 30 s and 2 GB on the
@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from symgpt import cost  # noqa: E402
-from symgpt.limits import MAX_OPS  # noqa: E402
-from symgpt.spec import load_spec  # noqa: E402
+from symgpt.core.limits import MAX_OPS  # noqa: E402
+from symgpt.engine.spec import load_spec  # noqa: E402
 
 SEED = ROOT / "derivations" / "tiny-transformer.toml"
 

@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 import symgpt  # noqa: E402
+from symgpt.floats.model import FORMATS, Floats, Pipeline, exact_params, run  # noqa: E402
 from symgpt.precision import PREC, forensics  # noqa: E402
-from symgpt.precision_model import FORMATS, Floats, Pipeline, exact_params, run  # noqa: E402
 
 SPECS = ["bigram", "tiny-transformer", str(ROOT / "benchmarks/specs/ladder-d4-T4-L1.toml"),
          str(ROOT / "benchmarks/specs/ladder-d8-T8-L2-h2.toml")]

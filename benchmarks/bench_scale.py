@@ -82,12 +82,12 @@ def child(job: dict):
     if job.get("max_mem_gb"):
         cap = int(job["max_mem_gb"] * 2 ** 30)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    from symgpt import rules
+    from symgpt.core.limits import Limits
+    from symgpt.core.numeric import UndecidableError
     from symgpt.derivation import Derivation
-    from symgpt.limits import Limits
-    from symgpt.names import param_names
-    from symgpt.numeric import UndecidableError
-    from symgpt.spec import load_spec
+    from symgpt.engine import rules
+    from symgpt.engine.names import param_names
+    from symgpt.engine.spec import load_spec
 
     limits = Limits(max_ops=job.get("max_ops", Limits().max_ops), max_digits=max(1000, job.get("digits", DIGITS)))
     kind, path, n = job["kind"], job["spec"], job.get("digits", DIGITS)
@@ -365,7 +365,7 @@ def ladder(a, out):
     rows = []
     print(f"ladder: hand mpmath and torch medians of {a.repeat}, symgpt end to end in fresh subprocesses "
           f"(timeout {a.timeout or 120:.0f} s each; imports and the once-per-process derivation of the "
-          f"adjoint rules by SymPy, symgpt.rules, excluded and shown apart)", flush=True)
+          f"adjoint rules by SymPy, symgpt.engine.rules, excluded and shown apart)", flush=True)
     for label, path in sizes:
         r = measure_size(label, path, a)
         rows.append(r)

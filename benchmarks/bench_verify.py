@@ -24,7 +24,7 @@ from pathlib import Path
 t0 = time.perf_counter()
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from symgpt import verify  # noqa: E402
-from symgpt.claims import START_PREC, bind_claims, judge_all, read_claims  # noqa: E402
+from symgpt.claims.claims import START_PREC, bind_claims, judge_all, read_claims  # noqa: E402
 from symgpt.derivation import DERIVATIONS  # noqa: E402
 
 STARTUP = time.perf_counter() - t0

@@ -8,7 +8,7 @@ symgpt.  It computes the loss and ∂loss/∂θ for every parameter θ, written 
 by hand at ``dps`` decimal digits of working precision, as a careful person
 would write a high-precision reference:
 
-transformer (post-LN, as symgpt.models defines it)
+transformer (post-LN, as symgpt.engine.models defines it)
     H0 = E[tokens] + PE,  PE[t,2i] = sin(t / base^(2i/d)),  PE[t,2i+1] = cos(same)
     per block: Q, K, V = H·W_Q, H·W_K, H·W_V;  per head h (d_k = d/heads columns)
     S[t,s] = Q_h[t]·K_h[s]/√d_k,  A[t,:t+1] = softmax(S[t,:t+1]) (causal),

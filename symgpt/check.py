@@ -1,10 +1,10 @@
 """``python -m symgpt.check DOCUMENT --spec SPEC``: check a tutorial's figures with no claims file.
 
 Every figure of the document (plain text, Markdown, HTML or PDF) is extracted
-with its context (:mod:`symgpt.extract`), matched to the quantities of SPEC
-whose certified value rounds to it (:mod:`symgpt.match`), and a figure that
+with its context (:mod:`symgpt.claims.extract`), matched to the quantities of SPEC
+whose certified value rounds to it (:mod:`symgpt.claims.match`), and a figure that
 rounds from none of them but whose arithmetic or context names one is judged
-wrong, with its cause (:mod:`symgpt.diagnose`).  Verdicts:
+wrong, with its cause (:mod:`symgpt.claims.diagnose`).  Verdicts:
 
 * **matched**: one quantity, named by the context, rounds to the figure;
 * **ambiguous**: several round to it and the context does not tell them apart;
@@ -12,7 +12,7 @@ wrong, with its cause (:mod:`symgpt.diagnose`).  Verdicts:
 * **wrong**: the quantity its context or arithmetic names does not round to it.
 
 ``--write-claims FILE`` writes the matched and wrong figures as a claims file
-(:mod:`symgpt.claims`) that ``python -m symgpt.verify FILE`` reads.
+(:mod:`symgpt.claims.claims`) that ``python -m symgpt.verify FILE`` reads.
 
 >>> import tempfile, pathlib
 >>> doc = pathlib.Path(tempfile.mkdtemp()) / "t.md"
@@ -35,13 +35,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .claims.extract import extract, read_document
+from .claims.match import Matcher
 from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, umask
+from .core.errors import LimitError
+from .core.limits import MAX_DIGITS, MAX_OPS, Limits
+from .core.resources import version_line
 from .derivation import find_spec, load
-from .errors import LimitError
-from .extract import extract, read_document
-from .limits import MAX_DIGITS, MAX_OPS, Limits
-from .match import Matcher
-from .resources import version_line
 
 VERDICTS = ("matched", "ambiguous", "unmatched", "wrong")
 MAX_FIGURES = 3000            # figures of one document (our largest page has 2,482; a source document 821)
@@ -136,7 +136,7 @@ def _toml(s: str) -> str:
 def claims_text(results, spec_path: Path, claims_path: Path, source: str) -> str:
     """A claims file of the matched and wrong figures (``where`` from their context).
 
-    >>> from symgpt.extract import extract
+    >>> from symgpt.claims.extract import extract
     >>> import symgpt
     >>> rs = Matcher(symgpt.load("bigram")).match(extract("loss L = 1.0515"))
     >>> print(claims_text(rs, Path("derivations/bigram.toml"), Path("derivations/x.claims.toml"), "t.md"))
@@ -170,7 +170,7 @@ def claims_target(path) -> Path:
     >>> claims_target("/nonexistent/x.claims.toml")
     Traceback (most recent call last):
     ...
-    symgpt.cli.OutputError: --write-claims /nonexistent/x.claims.toml: no such directory /nonexistent
+    symgpt.core.errors.OutputError: --write-claims /nonexistent/x.claims.toml: no such directory /nonexistent
     """
     path = Path(path)
     if not path.name.endswith(".claims.toml"):
@@ -242,7 +242,7 @@ DIGITS = re.compile(r"\d+")
 def estimate(numbers, document, max_figures: int = MAX_FIGURES) -> None:
     """Refuse, before matching, a document with more figures than ``max_figures``, with the cost estimate.
 
-    >>> from symgpt.extract import extract
+    >>> from symgpt.claims.extract import extract
     >>> try:
     ...     estimate(extract("0.5 " * 30), "doc.md", 20)
     ... except LimitError as e:

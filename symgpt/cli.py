@@ -31,9 +31,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .errors import InputError
-from .numeric import UndecidableError
-from .safe import visible
+from .core.errors import InputError, OutputError
+from .core.numeric import UndecidableError
+from .core.safe import visible
 
 # exit status of a run stopped by a signal: 128 + the signal's number, as a shell reports it
 STOPPED = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -44,10 +44,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise InputError(f"{message} (see {self.prog} --help)")
-
-
-class OutputError(InputError):
-    """A fault writing the output (``--out``, a file in it, stdout, a TeX run): one line, exit 2."""
 
 
 class Stopped(BaseException):
@@ -131,7 +127,7 @@ def check_out(out) -> Path:
     >>> check_out("/dev/null")
     Traceback (most recent call last):
     ...
-    symgpt.cli.OutputError: --out /dev/null: expected a directory, got a device
+    symgpt.core.errors.OutputError: --out /dev/null: expected a directory, got a device
     """
     out = Path(out)
     try:
@@ -291,7 +287,7 @@ def run_child(argv, *, cwd, env, timeout: float, what: str, flag: str) -> subpro
     >>> run_child(["sleep", "5"], cwd=".", env=None, timeout=0.2, what="sleep", flag="--t")
     Traceback (most recent call last):
     ...
-    symgpt.cli.OutputError: sleep: still running after 0.2 s, stopped (--t raises the limit)
+    symgpt.core.errors.OutputError: sleep: still running after 0.2 s, stopped (--t raises the limit)
     """
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)

@@ -20,12 +20,12 @@ import argparse
 import importlib
 import sys
 
-from . import check, precision_cli, render, verify
+from . import check, precision, render, verify
 from .cli import InputError, Parser, run, terminal_safe
+from .core.limits import MAX_DIGITS, MAX_OPS, Limits
+from .core.resources import DERIVATIONS, version_line
 from .derivation import find_spec
-from .limits import MAX_DIGITS, MAX_OPS, Limits
-from .resources import DERIVATIONS, version_line
-from .spec import load_spec
+from .engine.spec import load_spec
 
 SHELLS = ("bash", "zsh")
 
@@ -49,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
     check.parser(sub.add_parser("check", help="check a tutorial's figures from its text, with no claims file"))
     list_parser(sub.add_parser("list", help="the shipped derivations, or every name one spec defines"))
     completion_parser(sub.add_parser("completion", help="print a shell completion script (bash or zsh)"))
-    precision_cli.parser(sub.add_parser("precision", help="what float64/32, bfloat16, float16 do to every quantity"))
+    precision.parser(sub.add_parser("precision", help="what float64/32, bfloat16, float16 do to every quantity"))
     return ap
 
 
@@ -169,7 +169,7 @@ def _subparsers(ap: argparse.ArgumentParser) -> dict:
 # ---------------------------------------------------------------- running
 
 COMMANDS = {"render": render.execute, "verify": verify.execute, "list": list_command, "completion": completion,
-            "precision": precision_cli.execute, "check": check.execute}
+            "precision": precision.execute, "check": check.execute}
 
 
 def main(argv=None) -> int:

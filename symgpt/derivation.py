@@ -17,26 +17,27 @@ from pathlib import Path
 import sympy
 from flint import arb
 
-from . import cost, display
-from .errors import InputError, LimitError
-from .graph import Graph, Named
-from .lazy import LazyGraph
-from .limits import Limits
-from .markup import printed_mpf
-from .models import differentiated
-from .names import OPTIMIZERS, Names, Ref, RefError, param_names
-from .net import Net
-from .numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
-from .resources import DERIVATIONS
-from .skeleton import Skeleton
-from .spec import Spec, SpecError, load_spec
-from .tensor import tidy
-from .train import Trace, max_prec, precision, rounding
-from .update_order import WrongOrderTrace
-from .values import TensorEvaluator
+from .core.errors import InputError, LimitError
+from .core.graph import Graph, Named
+from .core.limits import Limits
+from .core.markup import printed_mpf
+from .core.numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
+from .core.resources import DERIVATIONS
+from .core.tensor import tidy
+from .documents import display
+from .engine import cost
+from .engine.lazy import LazyGraph
+from .engine.models import differentiated
+from .engine.names import OPTIMIZERS, Names, Ref, RefError, param_names
+from .engine.net import Net
+from .engine.skeleton import Skeleton
+from .engine.spec import Spec, SpecError, load_spec
+from .engine.values import TensorEvaluator
+from .training.train import Trace, max_prec, precision, rounding
+from .training.update_order import WrongOrderTrace
 
 GRADIENT_MARGIN = 64
-"""Bits above :func:`symgpt.numeric.prec_for_digits` at which :meth:`Derivation.value` and
+"""Bits above :func:`symgpt.core.numeric.prec_for_digits` at which :meth:`Derivation.value` and
 :meth:`Derivation.gradient` start: a pass through a few layers' sums costs some 50 bits of the balls'
 accuracy, below 512 bits a pass costs the same, and a value and the gradient then share one pass."""
 
@@ -51,7 +52,7 @@ def ref_text(ref) -> str:
     >>> ref_text(0.5)
     Traceback (most recent call last):
     ...
-    symgpt.names.RefError: ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got 0.5
+    symgpt.engine.names.RefError: ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got 0.5
     """
     if not isinstance(ref, str) or not ref.strip():
         raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got {ref!r}")
@@ -59,18 +60,18 @@ def ref_text(ref) -> str:
 
 
 def find_spec(name_or_path) -> Path:
-    """``derivations/NAME.toml`` for a name (the shipped specs, :mod:`symgpt.resources`); a path as it is.
+    """``derivations/NAME.toml`` for a name (the shipped specs, :mod:`symgpt.core.resources`); a path as it is.
 
     >>> find_spec("bigram").name
     'bigram.toml'
     >>> find_spec("bigrma")
     Traceback (most recent call last):
     ...
-    symgpt.spec.SpecError: bigrma: no such derivation; known: bigram, tiny-transformer
+    symgpt.engine.spec.SpecError: bigrma: no such derivation; known: bigram, tiny-transformer
     >>> find_spec("derivations/bigram.claims.toml")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.spec.SpecError: derivations/bigram.claims.toml: a claims file, not a spec: give the spec
+    symgpt.engine.spec.SpecError: derivations/bigram.claims.toml: a claims file, not a spec: give the spec
         its `spec` key names (symgpt verify checks a claims file)
     """
     if isinstance(name_or_path, str) and not name_or_path.strip():
@@ -95,10 +96,11 @@ def load(name_or_path, limits: Limits | None = None) -> Derivation:
 
     >>> load("bigram").spec.vocab
     ('猫', '吃', '鱼')
-    >>> load(3)
+    >>> load(3)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.errors.InputError: name_or_path: expected a derivation name such as 'bigram' or a path to a .toml spec, got 3
+    symgpt.core.errors.InputError: name_or_path: expected a derivation name such as 'bigram' or a path to a .toml spec,
+    got 3
     """
     if not isinstance(name_or_path, (str, os.PathLike)) or not str(name_or_path).strip():
         raise InputError(f"name_or_path: expected a derivation name such as 'bigram' or a path to a .toml "
@@ -111,7 +113,7 @@ def load(name_or_path, limits: Limits | None = None) -> Derivation:
 class Derivation:
     """Forward and backward graph of one spec, with certified values.
 
-    Every name goes through :attr:`registry` (:class:`symgpt.names.Names`).
+    Every name goes through :attr:`registry` (:class:`symgpt.engine.names.Names`).
     """
 
     def __init__(self, spec: Spec, tokens=None, target=None, gradients=True, limits: Limits | None = None):
@@ -133,7 +135,7 @@ class Derivation:
 
         Values never need it: they come from :attr:`net` one tensor at a time.  Its
         size is checked against ``limits.max_ops`` before it is built
-        (:func:`symgpt.cost.check_graph`).
+        (:func:`symgpt.engine.cost.check_graph`).
         """
         if self._graph is None:
             cost.check_graph(self.spec, self.limits, self._example[2])
@@ -143,7 +145,7 @@ class Derivation:
     @property
     def definitions(self) -> Named:
         """The per-scalar definitions: the full :attr:`graph` within ``limits.max_ops``, else the
-        lazy graph (:class:`symgpt.lazy.LazyGraph`), which defines a node when it is asked for.
+        lazy graph (:class:`symgpt.engine.lazy.LazyGraph`), which defines a node when it is asked for.
 
         Either gives the same definition of every node; what needs every node at once
         (:attr:`graph`'s ``order``, a document) still refuses beyond the limits.
@@ -160,7 +162,7 @@ class Derivation:
                 self._lazy = differentiated(self.spec, *self._example, lazy=True)
         return self._graph if self._graph is not None else self._lazy
 
-    # -- how a notebook shows it (symgpt.display) ------------------------------------
+    # -- how a notebook shows it (symgpt.documents.display) ------------------------------------
     def __repr__(self) -> str:
         """One line, computing nothing.
 
@@ -190,7 +192,7 @@ class Derivation:
         return display.Quantity(self, ref_text(ref), display.check_digits(digits))
 
     def ref(self, name: str) -> Ref:
-        """The resolved quantity of any name (see :mod:`symgpt.names`).
+        """The resolved quantity of any name (see :mod:`symgpt.engine.names`).
 
         >>> load("bigram").ref("p[鱼]").name
         'p[2]'
@@ -227,7 +229,8 @@ class Derivation:
         """A forward quantity in numbers; a gradient in named forward quantities.
 
         ValueError when it has more than ``max_ops`` operations (SymPy's count, checked as it is built),
-        or reads more than ``max_nodes`` definitions (None: no such bound; see :meth:`symgpt.graph.Named.closed_form`).
+        or reads more than ``max_nodes`` definitions (None: no such bound;
+        see :meth:`symgpt.core.graph.Named.closed_form`).
 
         >>> load("bigram").closed_form("grad_W[0,2]")
         x[0]*(p[2] - 1)
@@ -254,7 +257,7 @@ class Derivation:
         rational (a weight, an exact zero) is an fmpq.
 
         Besides graph nodes: ``sgd[k].NAME`` and ``adamw[k].NAME`` (the state
-        after k updates, see :class:`symgpt.train.Trace`) and
+        after k updates, see :class:`symgpt.training.train.Trace`) and
         ``head_step.E[v,j]``, ``head_step.logits[v]``, ``head_step.p[v]``,
         ``head_step.loss`` (document 000's update of the target's row of E with
         the head-path gradient).

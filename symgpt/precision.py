@@ -1,400 +1,61 @@
-"""Precision forensics: what float64, float32, bfloat16 and float16 do to every named quantity, and where it starts.
+"""``python -m symgpt.precision`` and ``symgpt precision``: precision forensics from the command line.
 
-``python -m symgpt.precision [SPEC …] [--formats float64,float32,bfloat16,float16] [--format table|md|json]``,
-or in a notebook ``symgpt.precision.forensics(d, formats)``.
+The forensics themselves are :mod:`symgpt.floats.forensics`; this module re-exports them, so
+``symgpt.precision.forensics(d, formats)`` works in a notebook.
 
-For each format the model's forward pass, every adjoint and the first SGD and AdamW updates are evaluated in real
-IEEE arithmetic (:mod:`symgpt.precision_model`: numpy, ml_dtypes' bfloat16, PyTorch's CPU operation order).  Each
-entry is compared with its exact value: the certified tensor evaluator (:mod:`symgpt.values`) at ``PREC`` bits for
-every quantity the engine names, and the same pipeline in mpmath for the rest (``logp`` and the updates).
-
-* **error**: float − exact, in units in the last place of the format at the exact value (``ulps``) and relative;
-  ``digits`` = −log10 |error/exact| (the correct significant digits; an exact match shows as the format's full
-  count).  A *sign flip* is a float of the other sign (or zero) where the exact value is not zero; a *decision*
-  flip is an argmax, top-k set or ReLU decision that differs from the exact one.
-* **birth**: a stage's *local* error is its float result minus the exact result of the same operation on the same
-  float inputs; the rest of its error is *inherited*.  To see where the loss and the gradients' error is born,
-  each stage's local error (and each parameter's cast) is injected alone into the exact pipeline and carried to
-  every later quantity: one rounding at a time, propagated exactly (in mpmath), not linearised; to first order
-  this is Σ ∂loss/∂node · local with the exact adjoints, which the tests check.  The sum over the sources is
-  the error the roundings explain one by one (:meth:`Forensics.spread`); what they do together beyond that is
-  of second order.
-
->>> import symgpt
->>> f = forensics(symgpt.load("bigram"), ["bfloat16"], births=False)
->>> f.summary("bfloat16", "loss")["digits"] > 1
-True
+>>> parser().parse_args(["bigram", "--formats", "float16"]).formats
+'float16'
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import os
 import sys
+from pathlib import Path
 
-import mpmath
-import numpy as np
+from .cli import Parser, run
+from .core.errors import InputError
+from .derivation import find_spec
+from .documents.precision import svg
+from .floats.forensics import BIRTHS_UP_TO, DPS, MP, PREC, Forensics, forensics, ulp
+from .floats.model import check_formats
+from .verify import derivation_for
 
-from .precision_model import FORMATS, Exact, Floats, Pipeline, check_formats, exact_params
-from .precision_model import run as evaluate
+__all__ = ["BIRTHS_UP_TO", "DPS", "MP", "PREC", "Forensics", "execute", "forensics", "main", "parser", "ulp"]
 
-PREC = 256
-"""Bits of the certified evaluation the errors are measured against."""
-DPS = 50
-"""Digits of the mpmath pipeline (local errors and their propagation)."""
-MP = mpmath.mp.clone()
-MP.dps = DPS
-
-
-def ulp(x, fmt: str):
-    """The spacing of ``fmt``'s floats at |x| (subnormal spacing below the smallest normal).
-
-    >>> ulp(1, "bfloat16"), ulp(1, "float32") == 2.0 ** -23, ulp(0, "float16") == 2.0 ** -24
-    (mpf('0.0078125'), True, True)
-    """
-    _, _, bits, emin = FORMATS[fmt]
-    x = MP.mpf(x)
-    e = emin if x == 0 else max(MP.frexp(x)[1] - 1, emin)  # 2^e ≤ |x| < 2^(e+1)
-    return MP.ldexp(MP.mpf(1), e - bits + 1)
+FORMAT_NAMES = ("float64", "float32", "bfloat16", "float16")
 
 
-def _mpf(x):
-    """An fmpq or arb (its midpoint) as an mpmath number."""
-    if hasattr(x, "mid"):
-        m, e = x.mid().man_exp()
-        return MP.mpf(int(m)) * MP.mpf(2) ** int(e)
-    return MP.mpf(int(x.p)) / int(x.q)
+def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The command line; ``ap`` is a sub-command's parser to fill (``symgpt precision``)."""
+    ap = ap or Parser(prog="python -m symgpt.precision",
+                      description="Evaluate a model in float64, float32, bfloat16 and float16 with real IEEE "
+                                  "arithmetic, compare every quantity with its exact value, and show where the "
+                                  "error starts.")
+    ap.add_argument("specs", nargs="*", metavar="SPEC", help="shipped names or spec files (default: both seeds)")
+    ap.add_argument("--formats", default=",".join(FORMAT_NAMES),
+                    help=f"comma-separated formats among {', '.join(FORMAT_NAMES)} (default: all four)")
+    ap.add_argument("--format", dest="output", default="table", choices=("table", "md", "json"),
+                    help="output: an aligned table, Markdown or JSON")
+    ap.add_argument("--entries", action="store_true",
+                    help="with table or md: also every entry's value, its error in ulps and relative, per format")
+    ap.add_argument("--svg", metavar="DIR", help="also write DIR/NAME-precision.svg: correct digits of every "
+                                                 "tensor along the pipeline, one line per format")
+    births = ap.add_mutually_exclusive_group()
+    births.add_argument("--births", action="store_true",
+                        help="the birth analysis even for a big model (by default only when d·T·layers ≤ 64: it "
+                             "carries each rounding alone through the whole model, which takes long beyond that)")
+    births.add_argument("--no-births", action="store_true", help="skip the birth analysis")
+    return ap
 
 
-class Forensics:
-    """The per-format values, errors and births of one model (see the module docstring)."""
-
-    def __init__(self, d, formats, births=True):
-        self.d, self.formats = d, check_formats(formats)
-        self.pipe = Pipeline(d.spec)
-        self.params = exact_params(d.spec)
-        self.exact = self._exact_values()
-        self.floats = {f: _quiet(evaluate, self.pipe, Floats(f), self.params) for f in self.formats}
-        self._local, self._summaries = {}, {}
-        self.births = {f: self._births(f) for f in self.formats} if births else {}
-
-    # -- exact values --------------------------------------------------------------------------------------
-    def _exact_values(self) -> dict:
-        """Every stage exactly: the engine's certified values where it names the group, mpmath otherwise."""
-        ex = Exact(MP)
-        self.reference = evaluate(self.pipe, ex, self.params)   # the same pipeline in mpmath
-        out = {n: ex.w(v) for n, v in self.params.items()}
-        groups = self.d.net.groups
-        for st in self.pipe.stages:
-            if st.name in groups and st.name != "PE":
-                out[st.name] = np.vectorize(_mpf, otypes=[object])(
-                    np.array(self.d.ev.group(st.name, PREC), dtype=object))
-            elif st.name == "PE":
-                out[st.name] = self.reference[st.name]
-            else:  # from the certified values of its inputs (an exactly zero gradient gives an exact update)
-                with np.errstate(all="ignore"):
-                    out[st.name] = np.asarray(st.fn(ex, *[out[i] for i in st.inputs]), dtype=object)
-        return out
-
-    # -- errors ----------------------------------------------------------------------------------------------
-    def names(self) -> list:
-        """Every quantity reported, parameters first, in evaluation order."""
-        return list(self.params) + self.pipe.names
-
-    def entries(self, fmt: str, name: str) -> list:
-        """Per entry: (index, float value as a Python float, exact mpf, error in ulps, relative error)."""
-        v = np.asarray(self.floats[fmt][name], dtype=np.float64)
-        x = np.asarray(self.exact[name], dtype=object)
-        out = []
-        for idx in np.ndindex(v.shape):
-            f, e = float(v[idx]), x[idx]
-            if not math.isfinite(f):
-                out.append((idx, f, e, mpmath.inf, mpmath.inf))
-                continue
-            err = MP.mpf(f) - e
-            rel = abs(err) / abs(e) if e else (MP.mpf(0) if not err else mpmath.inf)
-            out.append((idx, f, e, err / ulp(e, fmt), rel))
-        return out
-
-    def summary(self, fmt: str, name: str) -> dict:
-        """One quantity in one format: largest |ulps|, largest and median relative error, fewest correct digits,
-        sign flips, decision flips."""
-        if (fmt, name) not in self._summaries:
-            self._summaries[fmt, name] = self._summary(fmt, name)
-        return dict(self._summaries[fmt, name])
-
-    def _summary(self, fmt: str, name: str) -> dict:
-        es = self.entries(fmt, name)
-        full = FORMATS[fmt][2] * math.log10(2)
-        rels = [r for *_, r in es]
-        worst = max(rels, default=MP.mpf(0))
-        digits = full if worst == 0 else (0.0 if worst == mpmath.inf else
-                                          max(0.0, min(full, -float(MP.log10(worst)))))
-        flips = sum(1 for _, f, e, *_ in es if e and (f == 0 or (f > 0) != (e > 0)))
-        return {"ulps": float(max((abs(u) for _, _, _, u, _ in es), default=0)),
-                "rel": float(worst), "median_rel": float(sorted(rels)[len(rels) // 2]) if rels else 0.0,
-                "digits": digits, "sign_flips": flips, "decisions": self.decisions(fmt, name),
-                "nonfinite": sum(1 for _, f, *_ in es if not math.isfinite(f)), "size": len(es)}
-
-    def decisions(self, fmt: str, name: str) -> list:
-        """The decisions of ``name`` the format changes: argmax and top-k of p and logits, argmax of each
-        attention row, each ReLU's on/off."""
-        base = name.rpartition(".")[2]
-        v, x = np.asarray(self.floats[fmt][name], dtype=np.float64), np.asarray(self.exact[name], dtype=object)
-        out = []
-        if base in ("p", "logits", "z"):
-            k = getattr(getattr(self.d.spec, "sampling", None), "top_k", min(3, v.size))
-            order = sorted(range(v.size), key=lambda i: -x[i])
-            if int(np.argmax(v)) != order[0]:
-                out.append(f"argmax {order[0]} → {int(np.argmax(v))}")
-            if set(np.argsort(-v, kind="stable")[:k].tolist()) != set(order[:k]):
-                out.append(f"top-{k} set")
-        elif base == "A":
-            rows = v.reshape(-1, v.shape[-1]), x.reshape(-1, x.shape[-1])
-            T = v.shape[-1]
-            for r, (fr, xr) in enumerate(zip(*rows)):
-                t = r % T
-                xs = list(xr[:t + 1])
-                if t and int(np.argmax(fr[:t + 1])) != xs.index(max(xs)):
-                    out.append(f"argmax of row {r}")
-        elif base == "Z":
-            n = sum(1 for idx in np.ndindex(v.shape) if (v[idx] > 0) != (x[idx] > 0))
-            if n:
-                out.append(f"{n} ReLU {'decision' if n == 1 else 'decisions'}")
-        return out
-
-    # -- where the error is born -------------------------------------------------------------------------------
-    def local(self, fmt: str) -> dict:
-        """Each stage's own rounding: float result − exact result on the same float inputs (mpf arrays);
-        for a parameter, its cast.  None where an input is not finite."""
-        if fmt not in self._local:
-            self._local[fmt] = _quiet(self._local_errors, fmt)
-        return self._local[fmt]
-
-    def _local_errors(self, fmt: str) -> dict:
-        ex, fl = Exact(MP), self.floats[fmt]
-        out = {n: ex.w(fl[n]) - self.exact[n] for n in self.params}
-        for st in self.pipe.stages:
-            ins = [fl[i] for i in st.inputs]
-            if not all(np.all(np.isfinite(np.asarray(a, dtype=np.float64))) for a in ins) or \
-                    not np.all(np.isfinite(np.asarray(fl[st.name], dtype=np.float64))):
-                out[st.name] = None
-                continue
-            out[st.name] = ex.w(fl[st.name]) - st.fn(ex, *(ex.w(a) for a in ins))
-        return out
-
-    def _births(self, fmt: str) -> dict:
-        """{source: {quantity: Δ}}: each source's local error carried alone through the exact pipeline."""
-        ex, loc = Exact(MP), self.local(fmt)
-        deps = _dependants(self.pipe)
-        births = {}
-        for src, delta in loc.items():
-            if delta is None or not any(v != 0 for v in np.ravel(delta)):
-                births[src] = {} if delta is not None else None
-                continue
-            vals = dict(self.reference)
-            vals.update({n: ex.w(v) for n, v in self.params.items() if n not in vals})
-            vals[src] = self.reference[src] + delta
-            later = deps[src]
-            for st in self.pipe.stages:
-                if st.name in later:
-                    vals[st.name] = st.fn(ex, *(vals[i] for i in st.inputs))
-            births[src] = {n: vals[n] - self.reference[n] for n in later | {src}}
-        return births
-
-    def born(self, fmt: str, target: str | list) -> list:
-        """(source, share, Δ) of the error of ``target`` (a quantity, or several: their relative error norm),
-        largest share first; share = |Δ_source| / Σ |Δ|."""
-        targets = [target] if isinstance(target, str) else target
-        scores = {}
-        for src, b in self.births[fmt].items():
-            if not b:
-                continue
-            s = MP.mpf(0)
-            for t in targets:
-                if t in b:
-                    ref = math.sqrt(sum(float(v) ** 2 for v in np.ravel(self.exact[t]))) or 1.0
-                    s += MP.sqrt(sum(abs(v) ** 2 for v in np.ravel(b[t]))) / ref
-            if s:
-                scores[src] = s
-        total = sum(scores.values()) or 1
-        return sorted(((k, float(v / total), float(v)) for k, v in scores.items()), key=lambda r: -r[1])
-
-    def spread(self, fmt: str, name: str) -> np.ndarray:
-        """Σ over every source of |its local error carried to ``name``|, entry by entry (mpf array): the size of
-        error the roundings of this format explain one at a time (their interactions left out)."""
-        out = np.zeros(np.shape(self.exact[name]), dtype=object) + MP.mpf(0)
-        for b in self.births[fmt].values():
-            if b and name in b:
-                out = out + np.vectorize(abs, otypes=[object])(b[name])
-        return np.asarray(out, dtype=object)
-
-    def local_share(self, fmt: str, name: str) -> float | None:
-        """‖local error‖ / (‖local‖ + ‖inherited‖) of one quantity: how much of its error it makes itself, the
-        rest coming in with its inputs (a parameter's error is all its own cast; None for a quantity without a
-        local error)."""
-        loc = self.local(fmt).get(name)
-        if loc is None:
-            return None
-        err = Exact(MP).w(self.floats[fmt][name]) - self.exact[name]
-        a = float(MP.sqrt(sum(abs(v) ** 2 for v in np.ravel(loc))))
-        b = float(MP.sqrt(sum(abs(v) ** 2 for v in np.ravel(err - loc))))
-        return a / (a + b) if a + b else 0.0
-
-    # -- reports -------------------------------------------------------------------------------------------------
-    def headline(self) -> list:
-        """The document's quantities: loss, p[target], the largest and smallest |gradient| entries, first updates."""
-        s, rows = self.d.spec, []
-        rows.append(("loss", "loss", ()))
-        rows.append((f"p[{s.vocab[s.target]}]", "p", (s.target,)))
-        grads = [(abs(e), g, idx) for g in self.pipe.grads for idx, e in np.ndenumerate(self.exact[g]) if e != 0]
-        if grads:
-            big, small = max(grads, key=lambda r: r[0]), min(grads, key=lambda r: r[0])
-            rows.append((_node(big[1], big[2]), big[1], big[2]))
-            rows.append((_node(small[1], small[2]), small[1], small[2]))
-            for opt in ("sgd[1].", "adamw[1].") if self.pipe.trained else ():
-                g = small[1][len("grad_"):]
-                if opt + g in self.exact:
-                    rows.append((_node(opt + g, small[2]), opt + g, small[2]))
-        return rows
-
-    def param_digits(self) -> dict:
-        """{grad group: {format: fewest correct digits over its nonzero entries}} — the LayerNorm story."""
-        return {g: {f: self.summary(f, g)["digits"] for f in self.formats} for g in self.pipe.grads}
-
-    def to_json(self) -> dict:
-        out = {"spec": self.d.spec.name, "formats": self.formats, "notes": self.pipe.notes, "quantities": {}}
-        for n in self.names():
-            out["quantities"][n] = {f: dict(self.summary(f, n), own_share=self.local_share(f, n), values=[
-                {"index": list(idx), "float": fv, "exact": MP.nstr(e, 20), "ulps": float(u), "rel": float(r)}
-                for idx, fv, e, u, r in self.entries(f, n)]) for f in self.formats}
-        if self.births:
-            out["born"] = {f: {"loss": self.born(f, "loss")[:8], "gradients": self.born(f, self.pipe.grads)[:8]}
-                           for f in self.formats}
-        return _strict(out)
-
-    def table(self, markdown=False, entries=False) -> str:
-        """The per-tensor table (digits, largest |ulps|, flips), the headline values and where the error is born;
-        with ``entries``, every entry's value and error in every format."""
-        fm = self.formats
-        lines = [f"# {self.d.spec.name}: precision forensics ({', '.join(fm)})", ""]
-        head = ["quantity"] + [f"{f} digits / max ulps / own" for f in fm] + ["flips"]
-        rows = []
-        for n in self.names():
-            ss = {f: self.summary(f, n) for f in fm}
-            flips = "; ".join(f"{f}: " + ", ".join(
-                ([f"{s['sign_flips']} sign"] if s["sign_flips"] else []) + s["decisions"] +
-                ([f"{s['nonfinite']} inf/nan"] if s["nonfinite"] else [])) for f, s in ss.items()
-                if s["sign_flips"] or s["decisions"] or s["nonfinite"])
-            rows.append([n] + [f"{s['digits']:.1f} / {_ulps(s['ulps'])} / {_share(self.local_share(f, n))}"
-                               for f, s in ss.items()] + [flips])
-        lines += _grid(head, rows, markdown)
-        lines += ["", "headline values:"]
-        for label, g, idx in self.headline():
-            vals = [f"{label}: exact {MP.nstr(self.exact[g][idx], 12)}"]
-            for f in fm:
-                fv = float(np.asarray(self.floats[f][g], dtype=np.float64)[idx])
-                vals.append(f"{f} {fv!r}")  # the float itself (the shortest decimal that names it)
-            lines.append("  " + ", ".join(vals))
-        if self.births:
-            for f in fm:
-                for what, t in (("loss", "loss"), ("gradients", self.pipe.grads)):
-                    top = self.born(f, t)[:4]
-                    lines.append(f"{f}: {what} error born at " + (", ".join(
-                        f"{n} {100 * s:.0f}%" for n, s, _ in top) or "nowhere (no error)"))
-        lines += [f"note: {n}" for n in self.pipe.notes]
-        if entries:
-            lines += ["", "every entry (float − exact in units in the last place, and relative):"]
-            head = ["node", "exact"] + [f"{f} value / ulps / rel" for f in fm]
-            rows = []
-            for n in self.names():
-                per = [self.entries(f, n) for f in fm]
-                for k, (idx, _, e, _, _) in enumerate(per[0]):
-                    rows.append([_node(n, idx), MP.nstr(e, 17)] + [
-                        f"{fe[k][1]!r} / {_ulps(abs(float(fe[k][3])))} / {float(fe[k][4]):.1e}" for fe in per])
-            lines += _grid(head, rows, markdown)
-        return "\n".join(lines) + "\n"
-
-    def _repr_markdown_(self) -> str:
-        """A notebook shows the Markdown table."""
-        return self.table(markdown=True)
-
-
-def _share(x) -> str:
-    """A quantity's own share of its error, in per cent ("-" for a parameter's cast or no error at all).
-
-    >>> _share(0.25), _share(None)
-    ('25%', '-')
-    """
-    return "-" if x is None else f"{100 * x:.0f}%"
-
-
-def _strict(x):
-    """JSON without NaN or Infinity: a float that is not finite becomes the string "nan", "inf" or "-inf".
-
-    >>> _strict({"a": [float("nan"), (1.5, float("-inf"))]})
-    {'a': ['nan', [1.5, '-inf']]}
-    """
-    if isinstance(x, dict):
-        return {k: _strict(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_strict(v) for v in x]
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    return x
-
-
-def _grid(head, rows, markdown) -> list:
-    if markdown:
-        return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
-               ["| " + " | ".join(r) + " |" for r in rows]
-    w = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    return ["  ".join(str(c).ljust(w[i]) for i, c in enumerate(r)).rstrip() for r in [head] + rows]
-
-
-def _ulps(u: float) -> str:
-    return "inf" if not math.isfinite(u) else (f"{u:.3g}" if u < 1e6 else f"{u:.1e}")
-
-
-def _node(group: str, idx: tuple) -> str:
-    return f"{group}[{','.join(map(str, idx))}]" if idx else group
-
-
-def _quiet(f, *a):
-    with np.errstate(all="ignore"):
-        return f(*a)
-
-
-def _dependants(pipe: Pipeline) -> dict:
-    """{name: every later stage that reads it, directly or not}."""
-    later = {n: set() for n in list(pipe.params) + pipe.names}
-    for st in reversed(pipe.stages):
-        for i in st.inputs:
-            later[i] |= {st.name} | later[st.name]
-    return later
-
-
-def forensics(d, formats=None, births=True) -> Forensics:
-    """Evaluate a loaded derivation in each format (default: all four) and compare with the exact values.
-
-    >>> import symgpt
-    >>> f = forensics(symgpt.load("tiny-transformer"), ["float32"])
-    >>> f.born("float32", "loss")[0][0] in f.names()
-    True
-    """
-    from .train import model_arg
-    model_arg(d)
-    return _quiet(Forensics, d, list(FORMATS) if formats is None else formats, births)
-
-
-# ---------------------------------------------------------------------------------------------- the command
 
 def execute(a) -> int:
-    """Run ``python -m symgpt.precision`` / ``symgpt precision`` with parsed arguments (:mod:`symgpt.precision_cli`)."""
-    from .derivation import find_spec
-    from .verify import derivation_for
+    """Run ``python -m symgpt.precision`` / ``symgpt precision`` with parsed arguments (:func:`parser`)."""
     formats = check_formats([f.strip() for f in a.formats.split(",") if f.strip()])
     specs = a.specs or ["tiny-transformer", "bigram"]
-    from .doc_precision import BIRTHS_UP_TO
     results = []
     for s in specs:
         d = derivation_for(find_spec(s))
@@ -416,11 +77,6 @@ def execute(a) -> int:
 def _write_svgs(results, out) -> None:
     """Each model's chart as OUT/NAME-precision.svg (the folder made if missing); every picture is drawn before
     any file is written, and each file appears whole (written beside, then renamed)."""
-    import os
-    from pathlib import Path
-
-    from .errors import InputError
-    from .precision_figure import svg
     pictures = {f"{r.d.spec.name}-precision.svg": svg(r) for r in results}
     try:
         Path(out).mkdir(parents=True, exist_ok=True)
@@ -440,10 +96,8 @@ def _jsonable(x):
 
 def main(argv=None) -> int:
     """``python -m symgpt.precision ARGS``; its exit status."""
-    from .precision_cli import parser
     return execute(parser().parse_args(argv))
 
 
 if __name__ == "__main__":
-    from .cli import run
     run(main)

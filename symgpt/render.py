@@ -1,13 +1,13 @@
 """``python -m symgpt.render``: derivations → documents in Markdown, LaTeX and PDF.
 
-Python builds the document as plain data (:mod:`symgpt.document`); Jinja
+Python builds the document as plain data (:mod:`symgpt.documents.document`); Jinja
 templates in ``templates/`` lay it out, with the words of each language in
 ``templates/lang/<lang>.toml``.  Everything is rendered in memory first and
 then written atomically, so bad input leaves nothing half-written, and the
 same input always gives the same bytes.
 
 Files, for a spec NAME: ``NAME.<lang>.md``, ``NAME.<lang>.tex``,
-``NAME.<lang>.pdf``, the explorable page ``NAME.<lang>.html`` (:mod:`symgpt.html`),
+``NAME.<lang>.pdf``, the explorable page ``NAME.<lang>.html`` (:mod:`symgpt.documents.html`),
 the pictures the Markdown shows, ``NAME-<figure>.svg``,
 and the document's own claims ``NAME.<lang>.claims.toml`` (every figure it
 prints with its reference, and for a worked line its printed arithmetic as
@@ -30,18 +30,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import cost, html, mathhtml
-from .blocks import is_control
+from .claims.errata import for_document
 from .cli import InputError, OutputError, Parser, Progress, check_out, flush_stdout, run, run_child, staged
+from .core.limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
+from .core.numeric import UndecidableError
+from .core.resources import TEMPLATES, version_line  # noqa: F401 (TEMPLATES: the tests read it here)
 from .derivation import DERIVATIONS, Derivation, find_spec
-from .document import build, printed_figures
-from .errata import for_document
-from .figures import svg
-from .formats import LANGS, LaTeX, Markdown, environment, load_lang, md_escape, render_doc, tex_escape  # noqa: F401
-from .limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
-from .numeric import UndecidableError
-from .resources import TEMPLATES, version_line  # noqa: F401 (TEMPLATES: the tests read it here)
-from .spec import load_spec, number
+from .documents import html, mathhtml
+from .documents.blocks import is_control
+from .documents.document import build, printed_figures
+from .documents.figures import svg
+from .documents.formats import LANGS, LaTeX, Markdown, environment, load_lang, md_escape, render_doc, tex_escape  # noqa: F401
+from .engine import cost
+from .engine.spec import load_spec, number
 
 FORMATS = ("md", "tex", "pdf", "claims", "html")
 TEX_PACKAGES = "texlive-xetex texlive-lang-chinese texlive-pictures texlive-latex-extra latexmk"
@@ -263,7 +264,7 @@ def check_names(specs) -> None:
     >>> check_names(["a/x.toml", "b/x.toml"])
     Traceback (most recent call last):
     ...
-    symgpt.errors.InputError: a/x.toml and b/x.toml: both would write x.*; rename one of the spec files
+    symgpt.core.errors.InputError: a/x.toml and b/x.toml: both would write x.*; rename one of the spec files
     """
     seen: dict = {}
     for p in specs:
@@ -281,7 +282,7 @@ def default_specs(folder: Path | None = None) -> list:
     >>> default_specs(Path("/nonexistent"))
     Traceback (most recent call last):
     ...
-    symgpt.errors.InputError: no specs in /nonexistent (a broken install? reinstall symgpt, or name a spec file)
+    symgpt.core.errors.InputError: no specs in /nonexistent (a broken install? reinstall symgpt, or name a spec file)
     """
     folder = DERIVATIONS if folder is None else folder
     specs = sorted(p for p in folder.glob("*.toml") if not p.name.endswith(".claims.toml"))
@@ -358,7 +359,7 @@ def whole(text: str, flag: str, low: int, high: int) -> int:
     >>> whole("2_000", "--max-ops", 1, 10**15)
     Traceback (most recent call last):
     ...
-    symgpt.errors.InputError: --max-ops: expected a whole number from 1 to 10^15, got '2_000'
+    symgpt.core.errors.InputError: --max-ops: expected a whole number from 1 to 10^15, got '2_000'
     """
     span = f"from {low} to {_power(high)}"
     if not re.fullmatch(r"[0-9]{1,20}", text.strip()):

@@ -1,6 +1,6 @@
 """``python -m symgpt.verify``: check every figure a document prints.
 
-Each claim (see :mod:`symgpt.claims`) is evaluated exactly and judged
+Each claim (see :mod:`symgpt.claims.claims`) is evaluated exactly and judged
 *correct* when its exact value provably rounds to the printed figure, else
 *wrong*, with the exact value, the correct rounding, the distance in units of
 the last printed place and, for a wrong figure, its cause: *carried
@@ -27,15 +27,15 @@ from pathlib import Path
 
 from flint import fmpq
 
-from .claims import ClaimsFile, Verdict, judge_all, read_claims, show
+from .claims.claims import ClaimsFile, Verdict, judge_all, read_claims, show
+from .claims.refs import FUNCTIONS
 from .cli import InputError, Parser, positive, run
+from .core.limits import MAX_DIGITS, MAX_OPS, Limits
+from .core.resources import version_line
+from .core.safe import is_control, visible
 from .derivation import DERIVATIONS, Derivation, find_spec
-from .limits import MAX_DIGITS, MAX_OPS, Limits
-from .names import MOMENTS
-from .refs import FUNCTIONS
-from .resources import version_line
-from .safe import is_control, visible
-from .spec import load_spec
+from .engine.names import MOMENTS
+from .engine.spec import load_spec
 
 _LOADED: dict = {}
 

@@ -105,7 +105,7 @@ def write_spec(directory: Path, text: str, name: str = "spec.toml") -> Path:
 
 def derivation_of(path: Path, gradients: bool = True):
     from symgpt.derivation import Derivation
-    from symgpt.spec import load_spec
+    from symgpt.engine.spec import load_spec
     return Derivation(load_spec(path), gradients=gradients)
 
 

@@ -17,9 +17,9 @@ import pytest
 
 import symgpt
 from symgpt import check as check_cmd
-from symgpt.claims import judge_all, read_claims
-from symgpt.extract import extract, html_text, read_document, split_run
-from symgpt.match import Matcher, Result
+from symgpt.claims.claims import judge_all, read_claims
+from symgpt.claims.extract import extract, html_text, read_document, split_run
+from symgpt.claims.match import Matcher, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 RENDERED = ROOT / "derivations" / "rendered"
@@ -334,9 +334,9 @@ def test_bad_input_is_one_error_naming_the_file(tmp_path):
     assert r.stderr.strip() == f"error: DOCUMENT {tmp_path / 'none.md'}: no such file"
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xff\xfe0.5")
-    with pytest.raises(symgpt.errors.InputError, match="not UTF-8 text"):
+    with pytest.raises(symgpt.core.errors.InputError, match="not UTF-8 text"):
         read_document(bad)
-    with pytest.raises(symgpt.errors.InputError, match="expected a file name ending in .claims.toml"):
+    with pytest.raises(symgpt.core.errors.InputError, match="expected a file name ending in .claims.toml"):
         check_cmd.main([str(bad), "--spec", "bigram", "--write-claims", str(tmp_path / "x.toml")])
     assert not (tmp_path / "x.toml").exists()
     good = tmp_path / "good.md"
@@ -393,7 +393,7 @@ def test_write_claims_leaves_nothing_half_written(tmp_path, monkeypatch):
     def broken(src, dst):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(os, "replace", broken)
-    with pytest.raises(symgpt.cli.OutputError, match="No space left on device"):
+    with pytest.raises(symgpt.core.errors.OutputError, match="No space left on device"):
         check_cmd.main([str(doc), "--spec", "bigram", "--write-claims", str(out)])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md"]
     monkeypatch.undo()
@@ -407,7 +407,7 @@ def test_write_claims_leaves_nothing_half_written(tmp_path, monkeypatch):
     locked.mkdir(mode=0o555)
     real = os.access                   # (as root every folder is writable: the answer a user would get)
     monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == locked else real(p, mode))
-    with pytest.raises(symgpt.cli.OutputError, match=f"cannot write in {locked} \\(permission denied\\)"):
+    with pytest.raises(symgpt.core.errors.OutputError, match=f"cannot write in {locked} \\(permission denied\\)"):
         check_cmd.main([str(doc), "--spec", "bigram", "--write-claims", str(locked / "x.claims.toml")])
 
 
@@ -427,7 +427,7 @@ def test_html_as_a_browser_reads_it():
     assert html_text('<img alt="loss L = 1.0682 <i>before</i>"><p title="a<b">p = 0.35</p>') == "p = 0.35"
     for broken in ("<!--", "<![CDATA[", "</a", "<?", "</", "<"):   # never closed: text, read in linear time
         assert html_text("<p>L = 1.0515</p>" + broken * 50_000).startswith("L = 1.0515\n")
-    with pytest.raises(symgpt.errors.InputError, match="HTML the parser cannot read"):
+    with pytest.raises(symgpt.core.errors.InputError, match="HTML the parser cannot read"):
         html_text("<p>0.5 <![foo[ x ]]></p>")
     assert html_text('<p><math><semantics><mn>0.5</mn><annotation encoding="application/x-tex">x = 0.5'
                      '</annotation></semantics></math>, <math><mn>0.25</mn></math>; η = 10<sup>-3</sup></p>') == \
@@ -458,11 +458,11 @@ def test_pdf_through_pdftotext(tmp_path, monkeypatch):
     rs = check_cmd.check(pdf, "bigram")
     assert [(r.number.text, r.verdict) for r in rs] == [("0.3673", "matched"), ("0.2832", "matched"),
                                                         ("0.3497", "wrong")]
-    with pytest.raises(symgpt.errors.InputError, match="the PDF has no text"):   # pages of images
+    with pytest.raises(symgpt.core.errors.InputError, match="the PDF has no text"):   # pages of images
         read_document(_tiny_pdf(tmp_path / "image.pdf", ""))
     assert [r.verdict for r in check_cmd.check(pdf, symgpt.load("bigram"))][-1] == "wrong"   # a loaded spec too
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    with pytest.raises(symgpt.errors.InputError, match="needs pdftotext.*poppler-utils"):
+    with pytest.raises(symgpt.core.errors.InputError, match="needs pdftotext.*poppler-utils"):
         read_document(pdf)
 
 

@@ -14,9 +14,9 @@ import pytest
 import sympy
 from flint import fmpq
 
-from symgpt.claims import Claim, ClaimError, judge, judge_all, parse_printed, read_claims
-from symgpt.numeric import to_mpf
-from symgpt.refs import ExprError, bind, evaluate, parse
+from symgpt.claims.claims import Claim, ClaimError, judge, judge_all, parse_printed, read_claims
+from symgpt.claims.refs import ExprError, bind, evaluate, parse
+from symgpt.core.numeric import to_mpf
 
 import oracle
 from conftest import (
@@ -488,7 +488,7 @@ def test_an_exact_zero_may_show_either_sign(seed):
 # ---------------------------------------------------------------- one vocabulary
 
 def test_split_and_join_are_inverse():
-    from symgpt.names import RefError, join, split
+    from symgpt.engine.names import RefError, join, split
     assert split("W[0,2]") == ("W", ("0", "2")) and join("W", (0, 2)) == "W[0,2]"
     assert split("l1.LN2[3,0]") == ("l1.LN2", ("3", "0"))
     assert split("p[<pad>]") == ("p", ("<pad>",))
@@ -531,7 +531,7 @@ def test_the_registry_resolves_every_kind_of_name(bigram):
     ("head_step.E[0,0]", "tied transformer head"),
 ])
 def test_the_registry_says_what_is_wrong(bigram, text, fragment):
-    from symgpt.names import RefError
+    from symgpt.engine.names import RefError
     with pytest.raises(RefError, match=re.escape(fragment)):
         bigram.registry.ref(text)
 

@@ -15,9 +15,10 @@ from fractions import Fraction
 import pytest
 import sympy
 
-from symgpt import numeric, train
-from symgpt.graph import ReLU
-from symgpt.numeric import UndecidableError, bounded
+from symgpt.core import numeric
+from symgpt.core.graph import ReLU
+from symgpt.core.numeric import UndecidableError, bounded
+from symgpt.training import train
 
 import hostile
 import oracle

@@ -320,9 +320,9 @@ def test_every_worked_line_is_true_by_hand(name):
         if w is None:
             continue
         seen += 1
-        latex = symgpt.steps.latex(w[1])
+        latex = symgpt.documents.steps.latex(w[1])
         assert latex in q._repr_latex_()
-        own = symgpt.display.name_tex(d, node)
+        own = symgpt.documents.display.name_tex(d, node)
         assert all(ln.split(" &", 1)[0] == own for ln in q.lines()), (own, q.lines())
         if w[1]["sub"] is not None:  # else one operand named, its figure the result (R = ReLU(Z) = Z = …)
             rels.append(check_by_hand(latex))
@@ -357,7 +357,7 @@ def test_the_reader_is_a_real_judge():
 def test_a_small_result_gets_decimals_enough_for_three_digits():
     """R[0,0] ≈ 3.29e-6: its line prints 0.00000329 (the oracle's rounding), not 0.000."""
     d = loaded("tiny-transformer")
-    latex = symgpt.steps.latex(d["R[0,0]"].worked()[1])
+    latex = symgpt.documents.steps.latex(d["R[0,0]"].worked()[1])
     assert split_line(latex)[2] == ref_round_decimals(truth("tiny-transformer")["R[0,0]"], 8)
 
 
@@ -451,7 +451,7 @@ def test_an_mpf_whose_rounding_cannot_be_certified_prints_its_enclosure(monkeypa
     d = symgpt.load("bigram")
 
     def undecidable(ref, digits=None, decimals=None):
-        raise symgpt.numeric.UndecidableError(f"cannot certify the rounding of {ref}")
+        raise symgpt.core.numeric.UndecidableError(f"cannot certify the rounding of {ref}")
     x = d.mpf("loss", 20)
     monkeypatch.setattr(d, "value", undecidable)
     shown = str(x)
@@ -555,7 +555,7 @@ def test_no_line_repeats_what_the_line_before_says():
         r = "R" + z[1:]
         lines = d[r].lines()
         assert lines[-1].endswith("&= 0") and sum(ln.endswith("&= 0") for ln in lines) == 1, lines
-    worked = symgpt.steps.latex(d["R[0,0]"].worked()[1])
+    worked = symgpt.documents.steps.latex(d["R[0,0]"].worked()[1])
     assert not re.search(r"= (\S+) = \1$", worked) and r"= Z_{0,0} = " in worked, worked
     raw = tomllib.loads(SEED.read_text(encoding="utf-8"))
     assert d["d"].lines() == [rf"\text{{d}} &= {raw['model']['d']}"]

@@ -20,12 +20,12 @@ import pytest
 from flint import fmpq
 
 import symgpt
-from symgpt.claims import judge_all, parse_printed, read_claims
-from symgpt.document import build
-from symgpt.errata import cause_of, correct_figure, errata, for_document
-from symgpt.refs import Quantity
+from symgpt.claims.claims import judge_all, parse_printed, read_claims
+from symgpt.claims.errata import cause_of, correct_figure, errata, for_document
+from symgpt.claims.refs import Quantity
+from symgpt.claims.where import translate
+from symgpt.documents.document import build
 from symgpt.render import render_doc
-from symgpt.where import translate
 
 from conftest import loaded
 from test_render_cases import document

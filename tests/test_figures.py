@@ -18,7 +18,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from symgpt.figures import line, svg
+from symgpt.documents.figures import line, svg
 
 import oracle
 from test_render_cases import CASES, SEEDS, WEIRD_SPEC, deep_spec_path, rendered

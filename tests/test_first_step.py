@@ -1,4 +1,4 @@
-"""symgpt.first_step: the first update's formulas, evaluated with mpmath, against the engine's traces."""
+"""symgpt.training.first_step: the first update's formulas, evaluated with mpmath, against the engine's traces."""
 from pathlib import Path
 
 import mpmath
@@ -6,10 +6,10 @@ import pytest
 import sympy
 
 import symgpt
-from symgpt.candidates import candidates
-from symgpt.first_step import MOMENTS, rule, textbook
-from symgpt.refs import evaluate
-from symgpt.train import learnable
+from symgpt.claims.candidates import candidates
+from symgpt.claims.refs import evaluate
+from symgpt.training.first_step import MOMENTS, rule, textbook
+from symgpt.training.train import learnable
 
 
 def _mp(x):

@@ -100,8 +100,8 @@ def all_positions_forward(s):
 
 
 def test_names_are_symgpts(tmp_path):
-    from symgpt.names import param_names
-    from symgpt.spec import load_spec
+    from symgpt.engine.names import param_names
+    from symgpt.engine.spec import load_spec
     for path in (SEED, BIGRAM, random_spec(tmp_path)):
         _, g = hand_mpmath.grads(path, 20)
         assert list(g) == param_names(load_spec(path))
@@ -202,8 +202,8 @@ def test_committed_nanogpt_specs_load_in_symgpt():
     import tempfile
     from pathlib import Path
 
-    from symgpt.names import param_names
-    from symgpt.spec import load_spec
+    from symgpt.engine.names import param_names
+    from symgpt.engine.spec import load_spec
     g = _generator()
     for s in (g.NANOGPT, g.NANOGPT_TRAIN):
         path = os.path.join(ROOT, "benchmarks", "specs", f"{s.name}.toml")

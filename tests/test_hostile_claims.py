@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symgpt import ClaimError, InputError, LimitError
-from symgpt.claims import Claim, ClaimsFile, judge_all
-from symgpt.refs import FUNCTIONS
+from symgpt.claims.claims import Claim, ClaimsFile, judge_all
+from symgpt.claims.refs import FUNCTIONS
 
 import hostile
 from conftest import BIGRAM, ROOT, loaded

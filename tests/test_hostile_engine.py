@@ -21,12 +21,13 @@ import sympy
 from mpmath import mp
 
 import symgpt
-from symgpt import cost, sampling, train
+from symgpt.core.errors import InputError, LimitError
+from symgpt.core.numeric import UndecidableError, bounds
 from symgpt.derivation import Derivation
-from symgpt.errors import InputError, LimitError
-from symgpt.models import build, differentiated
-from symgpt.numeric import UndecidableError, bounds
-from symgpt.spec import load_spec
+from symgpt.engine import cost
+from symgpt.engine.models import build, differentiated
+from symgpt.engine.spec import load_spec
+from symgpt.training import sampling, train
 
 import hostile
 import oracle
@@ -301,7 +302,7 @@ def test_undecidable_sign_names_the_quantity():
     """A sign no enclosure settles and SymPy cannot decide: one line naming it."""
     from flint import arb
 
-    from symgpt.numeric import certify, sign_of
+    from symgpt.core.numeric import certify, sign_of
     msg = hostile.raises_clear(UndecidableError,
                                lambda: certify(lambda p: arb("0 +/- 1e-30"), sign_of, what="the sign of Z[0,0]",
                                                start=64, stop=256), "Z[0,0]")

@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 
 from symgpt import cli, render
-from symgpt.blocks import is_control
-from symgpt.limits import Limits
+from symgpt.core.limits import Limits
+from symgpt.documents.blocks import is_control
 
 import hostile
 

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symgpt.errors import LimitError
-from symgpt.limits import Limits
-from symgpt.spec import KEYS, Spec, SpecError, load_spec
+from symgpt.core.errors import LimitError
+from symgpt.core.limits import Limits
+from symgpt.engine.spec import KEYS, Spec, SpecError, load_spec
 
 import hostile
 from conftest import BIGRAM, SEED, replace_once, write_spec

@@ -22,10 +22,10 @@ import mpmath
 import pytest
 
 import symgpt
-from symgpt.claims import judge_all, read_claims
-from symgpt.document import build, printed_figures
-from symgpt.errata import for_document
-from symgpt.refs import bind, parse
+from symgpt.claims.claims import judge_all, read_claims
+from symgpt.claims.errata import for_document
+from symgpt.claims.refs import bind, parse
+from symgpt.documents.document import build, printed_figures
 from symgpt.render import _claim_figure, render_all
 
 import hostile
@@ -318,7 +318,7 @@ def test_a_hostile_drawn_token_stays_text(tmp_path):
 
 def test_katex_and_node_faults_are_one_error(tmp_path, monkeypatch):
     from symgpt.cli import OutputError
-    from symgpt.mathhtml import typeset
+    from symgpt.documents.mathhtml import typeset
     with pytest.raises(OutputError, match=r"KaTeX cannot typeset '\\\\frac\{'"):
         typeset([(r"\frac{", False)], "x.html")
     fake = tmp_path / "node"

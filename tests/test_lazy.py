@@ -16,11 +16,11 @@ import sympy
 from flint import arb, fmpq
 
 from symgpt import LimitError, Limits
+from symgpt.core.graph import TooManyDefinitions
 from symgpt.derivation import Derivation
-from symgpt.graph import TooManyDefinitions
-from symgpt.lazy import LazyGraph
-from symgpt.models import differentiated
-from symgpt.spec import load_spec
+from symgpt.engine.lazy import LazyGraph
+from symgpt.engine.models import differentiated
+from symgpt.engine.spec import load_spec
 
 import oracle
 from conftest import BIGRAM, ROOT, SEED, write_spec

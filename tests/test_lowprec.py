@@ -17,7 +17,7 @@ from hypothesis import strategies as hs
 
 torch = pytest.importorskip("torch")
 
-from symgpt.lowprec import BF16, FP32, bf16, bigram_step, exp_rounded, fp32, log_rounded, round_float  # noqa: E402
+from symgpt.floats.lowprec import BF16, FP32, bf16, bigram_step, exp_rounded, fp32, log_rounded, round_float  # noqa: E402
 
 
 def torch_round(x: float, dtype) -> float:

@@ -1,7 +1,7 @@
 """The tensor engine and the per-scalar SymPy graph are two derivations of one model.
 
-symgpt.net computes every named quantity one tensor at a time, with the adjoint rules
-symgpt.rules derives once; symgpt.models builds one SymPy definition per scalar and
+symgpt.engine.net computes every named quantity one tensor at a time, with the adjoint rules
+symgpt.engine.rules derives once; symgpt.engine.models builds one SymPy definition per scalar and
 differentiates each.  Both are evaluated in certified arithmetic, so on every node of
 every shape (heads, layers, W_O, untied head, every-position loss, ε = 0) their
 enclosures must overlap, and what the graph finds exact the engine must find exact and
@@ -13,11 +13,11 @@ from __future__ import annotations
 import pytest
 from flint import arb, fmpq
 
-from symgpt.models import differentiated
-from symgpt.net import Net
-from symgpt.numeric import Evaluator
-from symgpt.spec import load_spec
-from symgpt.values import TensorEvaluator
+from symgpt.core.numeric import Evaluator
+from symgpt.engine.models import differentiated
+from symgpt.engine.net import Net
+from symgpt.engine.spec import load_spec
+from symgpt.engine.values import TensorEvaluator
 
 import oracle
 from conftest import ROOT

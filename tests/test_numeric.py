@@ -10,8 +10,8 @@ from flint import arb, ctx, fmpq
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from symgpt.graph import Graph
-from symgpt.numeric import Evaluator, UndecidableError, round_decimals, round_significant
+from symgpt.core.graph import Graph
+from symgpt.core.numeric import Evaluator, UndecidableError, round_decimals, round_significant
 
 from conftest import boundary_distance, exponent10, ref_round_decimals, ref_round_significant, to_fraction
 
@@ -276,7 +276,7 @@ def test_certify_raises_precision_until_the_rounding_is_proven():
     # a radius under 10^-8, i.e. prec/4 > log2(10^8) ≈ 26.6, so 64 bits fail and 128 succeed
     from flint import arb, fmpq
 
-    from symgpt.numeric import certify
+    from symgpt.core.numeric import certify
     seen = []
 
     def ball_at(prec):
@@ -289,7 +289,7 @@ def test_certify_raises_precision_until_the_rounding_is_proven():
 def test_certify_reads_an_exact_tie_and_never_guesses():
     from flint import arb, fmpq
 
-    from symgpt.numeric import MAX_PREC, certify
+    from symgpt.core.numeric import MAX_PREC, certify
     tie = fmpq(1, 2000)  # 0.0005: on the boundary between 0.000 and 0.001
     seen = []
 
@@ -307,7 +307,7 @@ def test_certify_reads_an_exact_tie_and_never_guesses():
 def test_certify_decides_signs_and_goes_on_past_an_undecided_inner_sign():
     from flint import arb, fmpq
 
-    from symgpt.numeric import certify, sign_of
+    from symgpt.core.numeric import certify, sign_of
     assert [sign_of(x) for x in (fmpq(-2), fmpq(0), arb(3), arb(0, 1))] == [-1, 0, 1, None]
 
     def ball_at(prec):
@@ -325,8 +325,8 @@ def test_certify_decides_signs_and_goes_on_past_an_undecided_inner_sign():
 def test_float64_values_are_what_plain_floats_give():
     import math
 
-    from symgpt.graph import ReLU
-    from symgpt.numeric import float64_values
+    from symgpt.core.graph import ReLU
+    from symgpt.core.numeric import float64_values
     g = Graph()
     a = g.param("a", "a", (), sympy.Rational(1, 10))
     b = g.param("b", "b", (), sympy.Rational(-7, 3))
@@ -341,46 +341,66 @@ def test_float64_values_are_what_plain_floats_give():
     assert float64_values(g, {"a": 0.5})[3] == math.exp(0.5) / (math.exp(0.5) + math.exp(B) + math.exp(1.0))
 
 
-# ---------------------------------------------------------------- the engine's structure
+# ---------------------------------------------------------------- the package's structure
 
-ENGINE = ("numeric", "derivation", "refs", "claims", "train", "update_order", "verify", "sampling", "derive",
-          "spec", "graph", "cli", "__init__", "models", "layers", "names")
+ROOMS = ("core", "ops", "engine", "training", "floats", "claims", "documents", "")
+"""The rooms from the bottom up ('' is the face: the commands and the REPL); each uses only rooms below it."""
 
 
-def _own_imports(path):
-    """(our modules imported at the top of a file, those imported inside a function)."""
+def _own_imports(path, module):
+    """(our modules imported at the top of a file, those imported inside a function), as dotted names."""
     import ast
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     body, top, nested = {id(n) for n in tree.body}, set(), []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("symgpt")):
-            mods = [node.module.split(".")[-1]] if node.module else [a.name for a in node.names]
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            parts = package.split(".")
+            base = ".".join(parts[:len(parts) - node.level + 1])
+            if node.module:
+                mods = [f"{base}.{node.module}"]
+            else:
+                mods = [f"{base}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("symgpt"):
+            mods = [node.module]
         elif isinstance(node, ast.Import):
-            mods = [a.name.split(".")[-1] for a in node.names if a.name.startswith("symgpt")]
+            mods = [a.name for a in node.names if a.name.startswith("symgpt")]
         else:
             continue
-        if id(node) in body:
-            top.update(mods)
-        else:
-            nested.extend(mods)
+        (top.update if id(node) in body else nested.extend)(mods)
     return top, nested
 
 
-def test_engine_modules_have_no_hidden_imports_and_no_cycles():
+def _room(module: str) -> str:
+    part = module.split(".")[1] if "." in module else ""
+    return part if part in ROOMS else ""
+
+
+def test_the_package_has_rooms_with_one_direction_no_hidden_imports_and_no_cycles():
+    """Counting imports inside functions too: none of our own modules is imported inside a function, no module
+    imports one of a room above its own, and no import cycle remains (lint-imports checks the rooms in CI too)."""
     from pathlib import Path
 
     import symgpt
     root = Path(symgpt.__file__).parent
     graph = {}
-    for m in ENGINE:
-        top, nested = _own_imports(root / f"{m}.py")
-        assert not nested, f"{m}.py imports {nested} inside a function"
-        graph[m] = {t for t in top if t in ENGINE and t != m}
+    for path in sorted(root.rglob("*.py")):
+        if "vendor" in path.parts:
+            continue
+        rel = path.relative_to(root.parent).with_suffix("")
+        module = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        top, nested = _own_imports(path, module)
+        assert not nested, f"{path} imports {nested} inside a function"
+        graph[module] = {t for t in top if t != module}
+    assert {"symgpt.core.numeric", "symgpt.engine.net", "symgpt.derivation"} <= set(graph)
+    for m, targets in graph.items():
+        for t in targets:
+            assert ROOMS.index(_room(t)) <= ROOMS.index(_room(m)), f"{m} (room {_room(m)!r}) imports {t}, a room above"
     done, active = set(), []
 
     def visit(m):  # depth-first: a module met again while active closes a cycle
         assert m not in active, f"import cycle: {' → '.join(active + [m])}"
-        if m in done:
+        if m in done or m not in graph:
             return
         active.append(m)
         for t in graph[m]:
@@ -389,4 +409,4 @@ def test_engine_modules_have_no_hidden_imports_and_no_cycles():
         done.add(m)
     for m in graph:
         visit(m)
-    assert "derivation" not in graph["train"] and "train" in graph["derivation"]
+    assert "symgpt.derivation" not in graph["symgpt.training.train"]

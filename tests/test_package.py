@@ -2,7 +2,7 @@
 
 References: the files on disk (templates/, derivations/) against pyproject.toml's package
 data, matched here with fnmatch as setuptools matches them; folder layouts made in a
-temporary directory for :func:`symgpt.resources.folder`; and, marked ``slow``, the real
+temporary directory for :func:`symgpt.core.resources.folder`; and, marked ``slow``, the real
 thing: ``.ci/wheel-check`` builds the wheel, installs it into a fresh venv in another
 folder and checks what the installed commands do there (see that script).
 """
@@ -19,7 +19,7 @@ import zipfile
 
 import pytest
 
-from symgpt import resources
+from symgpt.core import resources
 
 from conftest import ROOT
 

@@ -17,9 +17,9 @@ import torch
 import torch_precision as tp
 
 import symgpt
-from symgpt.lowprec import BF16, FP32, round_float
+from symgpt.floats.lowprec import BF16, FP32, round_float
+from symgpt.floats.model import Exact, Floats, Pipeline, exact_params, round_to, run
 from symgpt.precision import MP, forensics, ulp
-from symgpt.precision_model import Exact, Floats, Pipeline, exact_params, round_to, run
 
 from conftest import ROOT
 
@@ -275,7 +275,7 @@ def test_cli_bad_format_is_one_error_line():
 
 
 def test_repl_refuses_a_name():
-    with pytest.raises(symgpt.errors.InputError):
+    with pytest.raises(symgpt.core.errors.InputError):
         forensics("bigram")
 
 
@@ -283,7 +283,7 @@ def test_pipeline_evaluates_any_spec_of_the_test_suite(tmp_path):
     import specs
     p = tmp_path / "s.toml"
     p.write_text(specs.spec_toml(V=7, d=4, heads=2, d_ff=6, layers=2, T=4, seed=3))
-    pipe = Pipeline(symgpt.spec.load_spec(p))
+    pipe = Pipeline(symgpt.engine.spec.load_spec(p))
     v = run(pipe, Floats("bfloat16"), exact_params(pipe.spec))
     assert v["loss"].dtype == ml_dtypes.bfloat16 and np.isfinite(float(v["loss"]))
 
@@ -371,7 +371,7 @@ def test_cli_svg_picture(tmp_path, capsys):
     assert pic.count("<polyline") == 2 and ">float16</text>" in pic and ">grad_W</text>" in pic
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(symgpt.errors.InputError, match="--svg"):
+    with pytest.raises(symgpt.core.errors.InputError, match="--svg"):
         main(["bigram", "--formats", "float32", "--no-births", "--svg", str(blocker / "sub")])
 
 
@@ -392,8 +392,8 @@ def test_products_with_a_transposed_factor_sum_even_and_odd_apart(fmt):
 
 
 def test_document_section_of_a_loss_over_every_position(tmp_path):
-    from symgpt.blocks import Numbers
-    from symgpt.doc_precision import section
+    from symgpt.documents.blocks import Numbers
+    from symgpt.documents.precision import section
     d = symgpt.load(str(_every_position(tmp_path)))
     sec = section(d, Numbers(d, 3))
     keys = [s.get("key") for s in sec["steps"]]
@@ -403,8 +403,8 @@ def test_document_section_of_a_loss_over_every_position(tmp_path):
 def test_the_document_names_nan_and_infinite_steps_as_pytorch_makes_them():
     """float16 AdamW on the seed: the section's "not a number" clause lists exactly the parameters whose first step
     has a NaN in PyTorch's own run, and its "infinite" clause exactly those with ±∞."""
-    from symgpt.blocks import Numbers
-    from symgpt.doc_precision import section
+    from symgpt.documents.blocks import Numbers
+    from symgpt.documents.precision import section
     d = symgpt.load("tiny-transformer")
     sec = section(d, Numbers(d, 3), formats=["float16"])
     [flips] = [s for s in sec["steps"] if s.get("key") == "precision.flips"]

@@ -85,12 +85,12 @@ def spec_path(case: str) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def document(case: str) -> dict:
-    """The document object (symgpt.document.build, with its errata) of a case, built once per session.
+    """The document object (symgpt.documents.document.build, with its errata) of a case, built once per session.
 
     Shared read-only by the tests that look at a document's data, and laid out by :func:`rendered`.
     """
-    from symgpt.document import build
-    from symgpt.errata import for_document
+    from symgpt.claims.errata import for_document
+    from symgpt.documents.document import build
 
     from conftest import loaded
     d = loaded(str(spec_path(case)))
@@ -103,7 +103,7 @@ def rendered(case: str) -> dict:
     path) for a case, both languages, as ``render_all([path], ("md", "tex", "claims"), ("zh", "en"))``
     writes them: laid out by symgpt.render's own functions from the shared :func:`document`, so a
     case is built once per session (test_render.py checks this equals render_all for the bigram)."""
-    from symgpt.figures import svg
+    from symgpt.documents.figures import svg
     from symgpt.render import claims_toml, render_doc
     doc, name = document(case), spec_path(case).name.removesuffix(".toml")
     out = {Path(data["file"]): svg(data) for _, data in sorted(doc["figures"].items())}

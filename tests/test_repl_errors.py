@@ -1,7 +1,7 @@
 """Misused REPL arguments end in one clear error naming the argument, never an internal one.
 
 Every public function a notebook calls (``symgpt.load``, the ``Derivation``
-methods, ``Trace``, ``symgpt.sampling``, ``symgpt.train``'s checks) is called
+methods, ``Trace``, ``symgpt.training.sampling``, ``symgpt.training.train``'s checks) is called
 with values of the wrong type (drawn by hypothesis) and out-of-range values;
 each must raise ``symgpt.InputError`` (a ``ValueError``) whose one-line
 message names the argument and says what was expected — not a ``TypeError``,
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symgpt
-from symgpt import sampling, train
+from symgpt.training import sampling, train
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

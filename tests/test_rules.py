@@ -1,4 +1,4 @@
-"""The adjoint rules of symgpt.rules against independent values.
+"""The adjoint rules of symgpt.engine.rules against independent values.
 
 References: central differences in mpmath of the forward definitions written
 here (60 digits, h = 1e-20, compared to 1e-30), exact finite differences in
@@ -17,7 +17,7 @@ from flint import arb, ctx, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symgpt import rules
+from symgpt.engine import rules
 
 DPS, H, TOL = 60, mpmath.mpf("1e-20"), mpmath.mpf("1e-30")
 PREC = 256  # flint bits for the closures' balls
@@ -223,7 +223,7 @@ def test_relu_rule_and_the_tie_rule_of_pytorch():
     steps = [fmpq(int(v)) for v in z.grad.tolist()]  # PyTorch: ReLU'(0) = 0
     assert [rules.relu().grad_Z(fmpq(7, 3), s) for s in steps] == [0, 0, fmpq(7, 3)]
     assert rules.relu().grad_Z(arb(2), fmpq(1)) == 2
-    from symgpt.graph import Step
+    from symgpt.core.graph import Step
     assert [Step(sympy.Rational(v)) for v in ("-1/2", "0", "1/2")] == [0, 0, 1]
 
 

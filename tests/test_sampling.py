@@ -6,7 +6,7 @@ import pytest
 import sympy
 from sympy import Rational
 
-from symgpt import sampling
+from symgpt.training import sampling
 
 import oracle
 from conftest import BIGRAM, ORACLE_DPS, assert_close, ball_mid, derivation_of, replace_once, write_spec

@@ -25,7 +25,7 @@ import mpmath
 import pytest
 
 import symgpt
-from symgpt import cost
+from symgpt.engine import cost
 
 import oracle
 from conftest import SEED, assert_close, ball_mid, write_spec

@@ -13,9 +13,9 @@ from decimal import Decimal
 
 import pytest
 
-from symgpt.numeric import round_decimals
-from symgpt.script import script
-from symgpt.train import gradcheck
+from symgpt.core.numeric import round_decimals
+from symgpt.documents.script import script
+from symgpt.training.train import gradcheck
 
 from conftest import BIGRAM, derivation_of, write_spec
 

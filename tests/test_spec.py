@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy import Rational
 
-from symgpt.spec import SpecError, load_spec, number
+from symgpt.engine.spec import SpecError, load_spec, number
 
 import hostile
 import oracle

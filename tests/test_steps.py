@@ -1,4 +1,4 @@
-"""Typed steps (symgpt.steps): guard digits, the ≈ fallback, LaTeX and chains.
+"""Typed steps (symgpt.documents.steps): guard digits, the ≈ fallback, LaTeX and chains.
 
 References are the mpmath oracle (tests/oracle.py) and exact Fractions here.
 """
@@ -9,7 +9,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from symgpt import steps as st
+from symgpt.documents import steps as st
 
 import oracle
 from conftest import BIGRAM, SEED, ref_round_decimals
@@ -78,7 +78,7 @@ def test_latex_and_chain_fold_signs_and_keep_precedence():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
 
-from symgpt.refs import evaluate  # noqa: E402
+from symgpt.claims.refs import evaluate  # noqa: E402
 
 _decimals = hs.builds(lambda n, k: str(Fraction(n, 10 ** k)) if k == 0 else f"{n / 10 ** k:.{k}f}",
                       hs.integers(-999, 999), hs.integers(0, 3))

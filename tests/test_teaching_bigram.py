@@ -15,9 +15,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from symgpt.document import build
-from symgpt.errors import InputError
-from symgpt.spec import load_spec
+from symgpt.core.errors import InputError
+from symgpt.documents.document import build
+from symgpt.engine.spec import load_spec
 
 import oracle
 from conftest import BIGRAM, ROOT, derivation_of, ref_round_decimals, ref_round_significant, write_spec

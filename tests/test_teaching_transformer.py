@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from symgpt import diagrams, scale
+from symgpt.documents import diagrams
+from symgpt.engine import scale
+from symgpt.engine.spec import SpecError, load_spec
 from symgpt.render import render_all
-from symgpt.spec import SpecError, load_spec
-from symgpt.train import param_count
+from symgpt.training.train import param_count
 
 import oracle
 from conftest import loaded

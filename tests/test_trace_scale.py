@@ -1,7 +1,7 @@
 """Training traces at scale: 20 SGD and AdamW steps of a 2-layer, 2-head model, certified.
 
 The trace's balls widen with every update, so it starts at a precision measured by a first,
-cheap trace and works lower and lower along the states (symgpt.train.Trace.start); on a big
+cheap trace and works lower and lower along the states (symgpt.training.train.Trace.start); on a big
 model it keeps parameters, gradients and moments only at checkpoints and recomputes the rest.
 Every figure is checked against an independent trace: the hand-written mpmath forward and
 reverse pass of benchmarks/hand_mpmath.py, with the SGD and AdamW updates written out here
@@ -18,7 +18,7 @@ from flint import fmpq
 from mpmath import mp
 
 import symgpt
-from symgpt import train
+from symgpt.training import train
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "tests")]

@@ -12,10 +12,10 @@ import mpmath
 import pytest
 import sympy
 
-from symgpt.derive import bigram_gradients, softmax_ce_steps
-from symgpt.names import RefError
-from symgpt.numeric import UndecidableError, round_decimals, round_significant
-from symgpt.train import Trace, gradcheck, gradcheck_table, param_count
+from symgpt.core.numeric import UndecidableError, round_decimals, round_significant
+from symgpt.engine.derive import bigram_gradients, softmax_ce_steps
+from symgpt.engine.names import RefError
+from symgpt.training.train import Trace, gradcheck, gradcheck_table, param_count
 
 import oracle
 from conftest import BIGRAM, SEED, assert_close, derivation_of, loaded, write_spec
@@ -219,7 +219,7 @@ def test_minibatch_averages_gradients(tmp_path):
 def test_trace_builds_each_further_example_with_the_given_builder(tmp_path):
     """A trace takes a model builder, not a Derivation: it is called once per extra example,
     and the mean loss of state 0 is the mean of the two examples' losses (float64 here)."""
-    from symgpt.net import Net
+    from symgpt.engine.net import Net
     text = BIGRAM.read_text(encoding="utf-8").replace(
         "[training.adamw]", '[[training.examples]]\ninput = ["猫"]\ntarget = "吃"\n\n[training.adamw]')
     d = derivation_of(write_spec(tmp_path, text))

@@ -292,7 +292,7 @@ def test_bad_files_give_one_line(tmp_path, text, fragment):
 
 
 def test_bad_printed_and_chain(tmp_path, capsys):
-    from symgpt.claims import ClaimError
+    from symgpt.claims.claims import ClaimError
     with pytest.raises(ClaimError, match=r"claim 1 .*not a number"):
         verify.check_file(write_claims(tmp_path, [("loss", "about 1")]))
     with pytest.raises(ClaimError, match=r"claim 1 .*chain 'Nope'.*unknown quantity"):

@@ -1,5 +1,5 @@
 """verify's terminal table: East Asian width, combining marks, and wrapped (never cut) where and ref cells."""
-from symgpt.claims import Verdict
+from symgpt.claims.claims import Verdict
 from symgpt.verify import format_table
 
 # Display widths worked out by hand for the characters used below: CJK ideographs and the corner

@@ -1,0 +1,313 @@
+"""Candidates: every quantity a tutorial of one spec is likely to print, enclosed once.
+
+Each entry of every graph node, the sizes, token ids, the one-hot target, exp of the
+logits and scores, √ of the variances, the sampling tables (temperatures, top-k, top-p and
+the cumulative sums the draw reads), every SGD state's loss and p, the first update's
+parameters and AdamW moments, the head step and the gradient checks.  Each is enclosed once
+at :data:`PREFILTER_BITS` bits, so that a figure's rounding cell picks the few worth
+certifying.
+
+>>> import symgpt
+>>> cs = candidates(symgpt.load("bigram"))
+>>> [c.ref for c in cs if c.group == "p"]
+['p[猫]', 'p[吃]', 'p[鱼]']
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb, fmpq
+
+from ..core.numeric import UndecidableError
+from .refs import ExprError, bind, parse
+
+PREFILTER_BITS = 64
+
+
+TOKEN_AXES = ("v",)
+
+
+@dataclass
+class Candidate:
+    """A quantity a figure may be."""
+    ref: str
+    group: str                # the name it belongs to: 'A', 'exp(logits)', 'sgd[1].p', 'id'
+    idx: tuple = ()           # its indices as integers (a token as its id)
+    axes: str = ""            # the axes' letters: 'ts', 'vj'
+    q: object = None          # the bound quantity
+    ball: object = None       # enclosure at PREFILTER_BITS
+    derived: bool = False     # arithmetic over other figures' quantities
+    param: str | None = None  # a function's parameter: the temperature of softmax_T(0.5, 爱)
+    of: str = ""              # the parameter a moment belongs to: adamw[1].m[W,0,2] is W's
+
+    def __post_init__(self):
+        self.span = _float_span(self.ball)
+        parts = [self.of, *map(str, self.idx)] if self.of else list(map(str, self.idx))
+        self.key = f"{self.group}[{','.join(parts)}]" if parts else self.group
+
+    def meets(self, lo: Fraction, hi: Fraction) -> bool:
+        """Can the value lie in [lo, hi]? (from the prefilter enclosure, widened to floats outward)"""
+        if self.span is None:
+            return True
+        return not (self.span[1] < _down(lo) or self.span[0] > _up(hi))
+
+
+def _down(x: Fraction) -> float:
+    f = float(x)
+    return f - abs(f) * 1e-12 - 1e-300
+
+
+def _up(x: Fraction) -> float:
+    f = float(x)
+    return f + abs(f) * 1e-12 + 1e-300
+
+
+def _float_span(b):
+    """[lo, hi] of an enclosure as floats rounded outward (a little wider: a prefilter only)."""
+    if b is None:
+        return None
+    if not isinstance(b, fmpq) and not b.is_finite():
+        return (float("-inf"), float("inf"))
+    lo, hi = _bounds(b)
+    return _down(lo), _up(hi)
+
+
+def _bounds(b):
+    """[lo, hi] of an enclosure, exactly, as Fractions.
+
+    >>> _bounds(fmpq(1, 3))
+    (Fraction(1, 3), Fraction(1, 3))
+    """
+    if isinstance(b, fmpq):
+        v = Fraction(int(b.p), int(b.q))
+        return v, v
+    m, r = b.mid().man_exp(), b.rad().man_exp()
+    mid = Fraction(int(m[0])) * Fraction(2) ** int(m[1])
+    rad = Fraction(int(r[0])) * Fraction(2) ** int(r[1])
+    return mid - rad, mid + rad
+
+
+def _entries(shape):
+    return itertools.product(*(range(n) for n in shape)) if shape else [()]
+
+
+def candidates(d) -> list:
+    """Every quantity a tutorial of ``d``'s spec is likely to print, enclosed once.
+
+    >>> import symgpt
+    >>> cs = candidates(symgpt.load("bigram"))
+    >>> [c.ref for c in cs if c.group == "p"]
+    ['p[猫]', 'p[吃]', 'p[鱼]']
+    """
+    s, out, seen = d.spec, [], set()
+    vocab = list(s.vocab)
+
+    def add(ref, group, idx=(), axes="", of=""):
+        if ref in seen:
+            return
+        seen.add(ref)
+        try:
+            q = bind(parse(ref, d.limits), d, d.limits)
+            ball = q.ball(PREFILTER_BITS)
+        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return
+        if getattr(q, "vector", False) or not isinstance(ball, fmpq) and not ball.is_finite():
+            return
+        out.append(Candidate(ref, group, tuple(idx), axes, q, ball, of=of))
+
+    def ref_of(name, axes, idx):
+        if not idx:
+            return name
+        return f"{name}[{','.join(vocab[i] if a in TOKEN_AXES else str(i) for a, i in zip(axes, idx))}]"
+    groups = list(d.registry.groups())
+    for pattern, shape, _ in groups:
+        name, _, axes = pattern.partition("[")
+        axes = axes.rstrip("]").replace(",", "")
+        for idx in _entries(shape):
+            add(ref_of(name, axes, idx), name, idx, axes)
+    for r in d.registry.sizes():
+        add(r.name, r.name)
+    for f in ("vocab_size()", "seq_len()", "params()", "argmax()"):
+        add(f, f)
+    if s.kind == "transformer":
+        add("d/heads", "d/heads")
+        add("sqrt(d/heads)", "sqrt(d/heads)")
+    for i, t in enumerate(vocab):
+        add(f"id({t})", "id", (i,), "v")
+    logits = next((g for g in ("logits", "z") if f"grad_{g}" in {p.partition("[")[0] for p, _, _ in groups}), None)
+    for i, t in enumerate(vocab):
+        if logits:                        # the one-hot target y = p − ∂L/∂logits: 0 or 1 by its definition
+            add(f"p[{t}] - grad_{logits}[{t}]", "y", (i,), "v")
+            if out and out[-1].group == "y":
+                out[-1].ball = fmpq(int(t == _target(s)))
+                out[-1].__post_init__()
+        for pos in range(s.T):
+            add(f"onehot({pos}, {t})", "onehot", (pos, i), "tv")
+    shapes = {p.partition("[")[0]: (shape, p.partition("[")[2].rstrip("]").replace(",", "")) for p, shape, _ in groups}
+    for f, names in (("exp", ("logits", "z", "S")), ("sqrt", ("var1", "var2")), ("log", ("p",))):
+        for name in names:
+            if name in shapes:
+                shape, axes = shapes[name]
+                for idx in _entries(shape):
+                    add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
+    sm = s.sampling
+    for T in sm.temperatures:
+        if T == 1:
+            continue                      # softmax_T(1, t) is p[t]
+        tt = "inf" if str(T) == "oo" else str(T)
+        for i, t in enumerate(vocab):
+            add(f"softmax_T({tt}, {t})", "softmax_T", (i,), "v")
+            if out and out[-1].ref == f"softmax_T({tt}, {t})":
+                out[-1].param = tt if tt == "inf" else str(Fraction(str(T)))
+    for i, t in enumerate(vocab):
+        add(f"topk({sm.top_k}, {t})", "topk", (i,), "v")
+        add(f"topp({sm.top_p}, {t})", "topp", (i,), "v")
+    _cumulative(d, add)
+    _counts(d, add, groups)
+    _deviations(d, add, groups, ref_of)
+    _training(d, add, shapes, ref_of)
+    return out
+
+
+SIZE_OF_AXIS = {"v": "vocab_size()", "i": "d", "j": "d", "k": "d_ff"}
+
+
+def _counts(d, add, groups):
+    """Each parameter matrix's count of numbers as a product of sizes (``d*d`` for W_Q,
+    ``vocab_size()*d`` for E), and a weight with its bias (``d*d_ff + d_ff`` for W_1, b_1):
+    the last column of a tutorial's table of parameters."""
+    sizes = {"vocab_size()": len(d.spec.vocab), "d": d.spec.d, "d_ff": getattr(d.spec, "d_ff", None)}
+    counts, of = {}, {}               # parameter → its count; count → the parameters (W_Q;W_K;W_V) it counts
+    for pattern, shape, _ in groups:
+        name, _, axes = pattern.partition("[")
+        names = [SIZE_OF_AXIS.get(a, "") for a in axes.rstrip("]").split(",")]
+        if name in d.spec.params and len(names) == len(shape) and all(sizes.get(x) == n for x, n in zip(names, shape)):
+            counts[name] = "*".join(names)            # (an axis whose size has no name here: no count)
+    for name, count in counts.items():
+        bias = re.sub(r"(^|\.)W_", r"\1b_", name)
+        if len(count) > 2 and "*" in count:
+            of.setdefault(count, []).append(name)
+        if bias != name and bias in counts:
+            of.setdefault(f"{count} + {counts[bias]}", []).append(f"{name},{bias}")
+    for count, names in of.items():
+        add(count, "count", of=";".join(names))
+
+
+def _deviations(d, add, groups, ref_of):
+    """The terms of a variance, (x − μ)² summed: each deviation x − μ and its square, the figures a
+    LayerNorm paragraph prints on the way (``(1.810-2.200)² = 0.1521``)."""
+    import sympy
+    for pattern, shape, _ in groups:
+        name, _, axes = pattern.partition("[")
+        axes = axes.rstrip("]").replace(",", "")
+        for idx in _entries(shape):
+            try:
+                e = d.definition(ref_of(name, axes, idx))
+            except Exception:  # noqa: BLE001 - a parameter: no definition
+                break
+            squares = [b for t in sympy.Add.make_args(e) for b in t.atoms(sympy.Pow)
+                       if b.exp == 2 and b.base.is_Add and len(b.base.args) == 2]
+            if not squares or len(squares) != len(sympy.Add.make_args(e)):
+                break                     # not a variance: the group's other entries are not either
+            for b in squares:
+                x, m = sorted(b.base.args, key=lambda a: a.could_extract_minus_sign())
+                if not (x.is_Symbol and (-m).is_Symbol):
+                    continue
+                add(f"{x}-{-m}", f"{name}.deviation", idx, axes)
+                add(f"({x}-{-m})^2", f"{name}.square", idx, axes)
+
+
+def _target(s) -> str:
+    """The spec's target token."""
+    return s.target if isinstance(s.target, str) else s.vocab[s.target]
+
+
+def _cumulative(d, add):
+    """p sorted from the largest, summed: the running totals a top-p paragraph prints."""
+    try:
+        ps = sorted(((d.ball(f"p[{t}]", PREFILTER_BITS).mid(), t) for t in d.spec.vocab), reverse=True)
+    except Exception:   # noqa: BLE001 - a spec without p
+        return
+    for order in (ps, [(0, t) for t in d.spec.vocab]):      # by probability (top-p), by id (the draw's CDF)
+        terms = []
+        for _, t in order[:-1]:
+            terms.append(f"p[{t}]")
+            if len(terms) > 1:
+                add(" + ".join(terms), "cumulative p", (len(terms),), "n")
+
+
+def _training(d, add, shapes, ref_of):
+    tr = d.spec.training
+    params = [p for p in d.spec.params if p in shapes]
+    steps = range(1, tr.steps + 1)                 # state 0 is the model itself: loss, p
+    for k in steps:
+        add(f"sgd[{k}].loss", "sgd.loss", (k,), "k")
+        for name in ("p",):
+            if name in shapes:
+                shape, axes = shapes[name]
+                for idx in _entries(shape):
+                    add(f"sgd[{k}].{ref_of(name, axes, idx)}", f"sgd.{name}", (k, *idx), "k" + axes)
+        add(f"sgd_wrong_order[{k}].loss", "sgd_wrong_order.loss", (k,), "k")
+    add("loss - sgd[1].loss", "loss drop")
+    for b in ("beta1", "beta2"):                   # the moments' share of the new gradient: m = (1 − β₁)·g
+        add(f"1 - adamw.{b}", f"1 - adamw.{b}")
+    for name in params:
+        shape, axes = shapes[name]
+        for idx in _entries(shape):
+            entry = ref_of(name, axes, idx)
+            add(f"sgd[1].{entry}", f"sgd[1].{name}", idx, axes)
+            add(f"adamw[1].{entry}", f"adamw[1].{name}", idx, axes)
+            inner = ",".join([name] + [str(i) for i in idx])
+            for m in ("m", "v", "mhat", "vhat", "update", "decay"):
+                add(f"adamw[1].{m}[{inner}]", f"adamw[1].{m}", idx, axes, of=name)
+            add(f"sqrt(adamw[1].vhat[{inner}])", "sqrt(adamw[1].vhat)", idx, axes, of=name)
+            add(f"lr*grad_{entry}", f"lr*grad_{name}", idx, axes)
+    for p in tr.gradcheck_params:
+        add(f"gradcheck({p}, {_num(tr.gradcheck_h)})", "gradcheck")
+    if "grad_E_head" in shapes:
+        shape, axes = shapes["E"]
+        t = d.spec.vocab.index(d.spec.target) if isinstance(d.spec.target, str) else d.spec.target
+        for j in range(shape[1]):
+            add(f"head_step.{ref_of('E', axes, (t, j))}", "head_step.E", (t, j), axes)
+        for name in ("logits", "p"):
+            shape, axes = shapes[name]
+            for idx in _entries(shape):
+                add(f"head_step.{ref_of(name, axes, idx)}", f"head_step.{name}", idx, axes)
+        add("head_step.loss", "head_step.loss")
+        add("head_step.logits[%s] - logits[%s]" % ((d.spec.vocab[t],) * 2), "head_step.rise")
+
+
+def _num(x) -> str:
+    f = Fraction(int(x.p), int(x.q)) if hasattr(x, "p") else Fraction(str(x))
+    if f.denominator == 1:
+        return str(f.numerator)
+    e = 0
+    while f.denominator != 1 and e < 30:
+        f *= 10
+        e += 1
+    return f"{f.numerator}e-{e}"
+
+
+# ---------------------------------------------------------------- context
+
+
+def _integral(b) -> bool:
+    """An exact integer enclosure (a count, a size, an id)."""
+    if isinstance(b, fmpq):
+        return b.q == 1
+    return b.is_exact() and b.is_integer()
+
+
+def _same_value(a: Candidate, b: Candidate) -> bool:
+    """Equal enclosures at 128 bits to within 2^-100 (a node and the arithmetic that defines it)."""
+    try:
+        x, y = a.q.ball(128), b.q.ball(128)
+        diff = arb(x) - arb(y) if not isinstance(x, fmpq) or not isinstance(y, fmpq) else x - y
+        if isinstance(diff, fmpq):
+            return diff == 0
+        return abs(diff) < arb(2) ** -100
+    except (ArithmeticError, ValueError, TypeError):
+        return False

@@ -1,0 +1,308 @@
+"""Why a printed figure is wrong: the causes seen in hand-computed tutorials.
+
+A figure that rounds from no quantity is *wrong* when either its own
+arithmetic (``2.175 / 4.789 ≈ 0.454``) or its context (``p(你) = 0.0851``
+in a row labelled 你) points to a quantity whose value is near it.  The cause
+is the first of these that explains the printed digits:
+
+* **carried rounding**: the figure's own chain, computed exactly from the
+  rounded figures the document printed before, rounds to it;
+* **round-half-even**: the value is exactly halfway, and rounding the tie to
+  the even digit gives it (half away from zero is the convention checked);
+* **truncation**: the value cut (not rounded) at the printed place gives it;
+* **float artefact**: it carries float64's error (``0.30000000000000004``);
+* **transposed index**: it is the value of the same quantity with its
+  indices swapped (``A[0,1]`` printed for ``A[1,0]``);
+* **last-digit slip**: only the last printed digit differs;
+* **scale slip**: the context names a quantity that is the figure times 10 or 100 (``0.0851`` printed
+  as ``0.851``); **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
+* **plain error**: none of these.
+
+The distance is (printed − exact) in units of the last printed place.
+
+>>> from fractions import Fraction
+>>> cause_of(Fraction("0.4539"), Fraction("0.45398"), 4, chain_ok=False)
+'truncation'
+>>> cause_of(Fraction("0.124"), Fraction("0.1245"), 3, chain_ok=False, tie_even="0.124")
+'round-half-even'
+"""
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+from flint import fmpq
+
+from ..core.numeric import UndecidableError, round_decimals
+from .candidates import _bounds, _integral, _same_value
+from .claims import certify_rounding, show
+from .context import _names, _pinned, score
+from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
+from .figure import operand as _operand
+from .refs import ExprError, bind, parse
+
+CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index",
+          "last-digit slip", "scale slip", "percent slip", "plain error")
+STRONG = 4.0          # the context score that names a quantity on its own
+COUNTS = ("y", "onehot", "id")   # integers by definition: a figure near one is no wrong figure of it
+
+
+def _value(q, prec: int = 256) -> Fraction:
+    b = q.ball(prec)
+    if isinstance(b, fmpq):
+        return Fraction(int(b.p), int(b.q))
+    m = b.mid().man_exp()
+    return Fraction(int(m[0])) * Fraction(2) ** int(m[1])
+
+
+def _bounds_of(b):
+    return _bounds(b)
+
+
+def _trunc(x: Fraction, k: int) -> Fraction:
+    s = 1 if x >= 0 else -1
+    return s * Fraction(int(abs(x) * 10 ** k), 10 ** k)
+
+
+def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_even: str | None = None,
+             transposed: bool = False, sig: int = 0) -> str:
+    """The first cause (see the module) that explains a wrong figure printed at k decimals.
+
+    ``tie_even``: the half-even rounding when the exact value is a tie; ``sig``: the figure's
+    significant digits (a float artefact has many).
+
+    >>> cause_of(Fraction("0.30000000000000004"), Fraction("0.3"), 17, chain_ok=False, sig=17)
+    'float artefact'
+    >>> cause_of(Fraction("0.456"), Fraction("0.45416"), 3, chain_ok=False)
+    'last-digit slip'
+    >>> cause_of(Fraction("0.460"), Fraction("0.45416"), 3, chain_ok=False)
+    'plain error'
+    >>> cause_of(Fraction("0.851"), Fraction("0.08512"), 3, chain_ok=False)
+    'scale slip'
+    """
+    ulp = Fraction(1, 10 ** k)
+    if chain_ok:
+        return "carried rounding"
+    if tie_even is not None and Fraction(tie_even) == printed:
+        return "round-half-even"     # before truncation: a tie cut down is the even rounding too
+    if _trunc(exact, k) == printed:
+        return "truncation"
+    if sig >= 12 and exact != 0 and abs(printed - exact) <= abs(exact) * Fraction(1, 2 ** 48):
+        return "float artefact"
+    if transposed:
+        return "transposed index"
+    correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
+    if printed != correct and abs(printed - correct) < 10 * ulp and \
+            _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:
+        return "last-digit slip"
+    if any(printed == _rounded(exact * Fraction(10) ** e, k) for e in (-2, -1, 1, 2)):
+        return "scale slip"         # the decimal point moved: 0.851 for 0.0851
+    return "plain error"
+
+
+def _rounded(x: Fraction, k: int) -> Fraction:
+    """x rounded half away from zero at k decimals."""
+    return Fraction(int(abs(x) * 10 ** k + Fraction(1, 2)), 10 ** k) * (1 if x >= 0 else -1)
+
+
+def _digits(x: Fraction, k: int) -> str:
+    return f"{'-' if x < 0 else ''}{int(abs(x) * 10 ** k):0{k + 1}d}"
+
+
+def _tie_even(q, k: int) -> str | None:
+    """The half-even rounding of q at k decimals when q is exactly halfway (else None)."""
+    b = q.ball(256)
+    if not isinstance(b, fmpq):
+        lo, hi = (v * 10 ** k - Fraction(1, 2) for v in _bounds_of(b))
+        if math.floor(hi) < math.ceil(lo):
+            return None      # no point halfway between two k-place figures inside the enclosure: no tie
+    try:
+        ex = q.exact()
+    except Exception:  # noqa: BLE001 - SymPy finds no exact value
+        return None
+    if ex is None:
+        return None
+    x = Fraction(int(ex.p), int(ex.q)) * 10 ** k
+    if (x * 2).denominator != 1 or x.denominator == 1:
+        return None
+    lo = x - Fraction(1, 2)
+    even = lo if int(lo) % 2 == 0 else lo + 1
+    return str(Fraction(int(even), 10 ** k)) if k == 0 else f"{float(even / 10 ** k):.{k}f}"
+
+
+def _chain_rounds(m, n) -> tuple:
+    """(does the chain computed exactly from its printed operands round to the figure, its rounding)."""
+    if not n.chain:
+        return False, None
+    try:
+        q = bind(parse(n.chain, m.d.limits), m.d, m.d.limits)
+        if n.kind in ("power", "fraction"):
+            return False, None
+        r, _, _ = certify_rounding(q, printed(n))
+        return Fraction(r) == n.value, r
+    except (ExprError, UndecidableError, ArithmeticError, ValueError, KeyError):
+        return False, None
+
+
+def diagnose(m, n, ctx, prev, dc=None, sure=False):
+    """A figure no candidate rounds to: a wrong figure with its likely quantity and cause, or unmatched.
+
+    ``dc`` is the figure's own arithmetic over its operands' quantities (None without one); ``sure``
+    says every operand was named by its context, so that arithmetic outranks the context's symbol."""
+    chain_ok, chain_value = _chain_rounds(m, n)
+    scale = 100 if n.kind == "percent" else 1
+    y = n.value / scale
+    ulp = Fraction(1, 10 ** n.decimals) / scale
+    if n.kind == "integer" and not chain_ok:
+        return _count(m, n, ctx, prev)
+    if n.kind in ("power", "fraction") and not chain_ok:
+        return Result(n, "unmatched")
+    if not chain_ok and _operand(n):
+        return Result(n, "unmatched")   # 1.11 in (1.11/1.11): what it is, only its own equation could say
+    window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
+    if FORMATS.search(" ".join((n.column, n.row, n.before[-12:], n.table))):
+        return Result(n, "unmatched")   # a float32 or bf16 value, printed to show that format's error
+    near = [c for c in m.cands if c.meets(y - window, y + window) and not _integral(c.ball)
+            and c.group not in COUNTS and not (c.meets(Fraction(0), Fraction(0)) and abs(y) > ulp)]
+    if dc is not None and dc.meets(y - window, y + window):
+        near.append(dc)
+    ranked = sorted(((score(c, ctx, prev), -i, c) for i, c in enumerate(near)), key=lambda t: (-t[0], t[1]))
+    best = None
+    named = [r[2] for r in ranked if r[0] >= max(STRONG, ranked[0][0] - 2) and r[2] is not dc
+             and _named_by(r[2], ctx)] if ranked else []
+    near_dc = dc is not None and n.chain and dc.meets(y - window, y + window)
+    if near_dc and named:               # its arithmetic lands within 2 last places, the named symbol 20 away:
+        off = lambda c: abs(_value(c.q, 128) - y) / ulp     # noqa: E731 - q0 · k1 = … = 1.241 is no K[1,1]
+        sure = sure or off(dc) <= 2 and all(off(c) > 20 for c in named)
+    if near_dc and sure:
+        best = _node_for(m, dc, near, ctx, prev)   # 1.050×0.644 + 0.560×1.009 = 1.241: that dot product
+    elif named:                         # the context names it: q1,0 = … = 0.882 is Q[1,0]; among
+        best = min(named, key=lambda c: abs(_value(c.q, 128) - y))   # names as good, the nearest value
+    elif near_dc:
+        best = _node_for(m, dc, near, ctx, prev)   # else its own arithmetic does: a×b = c is a·b
+    elif ranked:
+        top = ranked[0][0]
+        need = 0.0 if chain_ok else STRONG
+        if top >= need and (chain_ok or _named_by(ranked[0][2], ctx)):
+            tied = [r[2] for r in ranked if r[0] == top]
+            best = min(tied, key=lambda c: abs(_value(c.q, 128) - y))
+    if best is None:
+        return Result(n, "unmatched", candidates=[r[2].ref for r in ranked[:3]])
+    transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
+                     c.idx != best.idx and _near_round(c, n) for c in m.cands)
+    return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
+                 chain_ok=chain_ok, chain_value=chain_value, transposed=transposed)
+
+
+def _node_for(m, dc, near, ctx, prev):
+    """The arithmetic's quantity, as the graph node it equals when there is one (2.175 + 2.614 is A_den[1]),
+    the one the context names best; else the arithmetic itself."""
+    same = [c for c in near if c is not dc and c.group not in m.d.spec.params and _same_value(c, dc)]
+    return max(same, key=lambda c: score(c, ctx, prev)) if same else dc
+
+
+def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False):
+    """The wrong-figure verdict on figure ``n`` for the quantity ``best``, with its cause and distance."""
+    scale = 100 if n.kind == "percent" else 1
+    y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
+    x = _value(best.q)
+    k = n.decimals + (2 if n.kind == "percent" else 0)
+    cause = cause_of(y, x, k, chain_ok=chain_ok, tie_even=_tie_even(best.q, k), transposed=transposed,
+                     sig=len(n.text.strip("-+−%").replace(".", "").lstrip("0")))
+    correct = round_decimals(best.q.ball(256), k)
+    if n.kind == "percent" and correct is not None:
+        correct = f"{Decimal(correct) * 100:.{n.decimals}f}%"      # exact: correct has decimals + 2 places
+    return Result(n, "wrong", best.ref, candidates, score, correct=correct,
+                  exact=show(best.q, best.q.ball(256), 256, 12), cause=cause,
+                  distance=f"{float((y - x) / ulp):.2g}", chain_value=chain_value)
+
+
+MAGNITUDE = re.compile(r"\s*(?:万|亿|千|百万|million|billion|thousand|[kMB]\b)", re.I)
+
+
+def _count(m, n, ctx, prev):
+    """An integer that no count rounds to: wrong only when the word right beside it names a count
+    ('全部 18 个参数', '总参数38'), no magnitude word follows (5 万亿参数 is another model's), and that
+    count is within a factor of three."""
+    near = n.before[-4:] + " " + n.after[:6]
+    if MAGNITUDE.match(n.after):
+        return Result(n, "unmatched")
+    y = n.value
+    named = [c for c in m.cands if _integral(c.ball) and c.group not in COUNTS and c.meets(y / 3, y * 3)
+             and any(len(a) > 1 and a in near.lower() for a in _names(c))]
+    if len(named) != 1:
+        return Result(n, "unmatched")
+    return wrong(n, named[0], [named[0].ref], 0.0)
+
+
+def _named_by(c, ctx) -> bool:
+    """The context names the quantity itself (its symbol, or its table's label with every index)."""
+    return ctx.symbol in _names(c) or _pinned(c, ctx)
+
+
+def _near_round(c, n) -> bool:
+    return rounds_to(c, n)
+
+
+NAMES_SLIP = 3.0     # the context score a quantity needs before a ×10 / ×100 / % slip is blamed on it …
+SLIP_GAP = 2.0       # … and by how much it must name it better than anything that rounds to the figure
+
+
+def slipped(m, n, ctx, prev, best_hit: float):
+    """A wrong figure off by a power of ten from the quantity its context names: the %-sign on a fraction
+    (``收 0.1% 的税`` beside ``weight decay`` when λ = 0.1), or a decimal point moved by one or two places.
+    None unless exactly one quantity is named (NAMES_SLIP, SLIP_GAP above ``best_hit``, the best score of the
+    quantities that do round to it) and its value, so scaled, rounds to the printed digits.
+
+    >>> import symgpt
+    >>> from symgpt.claims.extract import extract
+    >>> from symgpt.claims.match import Matcher
+    >>> from symgpt.claims.context import context
+    >>> m = Matcher(symgpt.load("bigram"))
+    >>> n = extract("weight decay 每步收 0.1% 的税")[0]
+    >>> r = slipped(m, n, context(n, m.vocab), [], 0.0)
+    >>> r.ref, r.cause, r.correct
+    ('adamw.weight_decay', 'percent slip', '10.0%')
+    """
+    import dataclasses
+
+    if n.kind not in ("decimal", "percent") or n.value == 0:
+        return None
+    y = n.value / (100 if n.kind == "percent" else 1)
+    k0 = n.decimals + (2 if n.kind == "percent" else 0)
+    readings = []                     # (the figure as it would print the quantity's value, the cause)
+    if n.kind == "percent":
+        readings.append((dataclasses.replace(n, kind="decimal"), "percent slip"))
+    for e in (-2, -1, 1, 2):          # the value is y·10^e
+        if k0 + e >= 0:
+            readings.append((dataclasses.replace(n, kind="decimal", value=y * Fraction(10) ** e, decimals=k0 + e),
+                             "scale slip"))
+    readings = [(r, cell(r), why) for r, why in readings]
+    named = []
+    for c in m.cands:
+        if _integral(c.ball) or c.group in COUNTS or c.meets(Fraction(0), Fraction(0)):
+            continue
+        near = [(r, why) for r, box, why in readings if c.meets(*box)]     # cheap: the 64-bit enclosure
+        if not near or not _named_in(c, ctx):
+            continue
+        sc = score(c, ctx, prev)
+        if sc < max(NAMES_SLIP, best_hit + SLIP_GAP):
+            continue
+        cause = next((why for r, why in near if rounds_to(c, r)), None)          # certified
+        if cause == "percent slip" or cause == "scale slip" and _named_by(c, ctx):   # a moved point needs
+            named.append((sc, c, cause))                   # the symbol itself (λ = 0.01), not a word nearby
+    if not named:
+        return None
+    top = max(sc for sc, _, _ in named)
+    named = [t for t in named if t[0] == top]
+    if len({c.ref for _, c, _ in named}) != 1:
+        return None
+    sc, c, cause = named[0]
+    return dataclasses.replace(wrong(n, c, [c.ref], sc), cause=cause)
+
+
+def _named_in(c, ctx) -> bool:
+    """The quantity's symbol, or a name of it longer than one letter, is written beside the figure."""
+    return _named_by(c, ctx) or any(len(a) > 1 and a in ctx.text for a in _names(c))

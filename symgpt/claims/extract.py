@@ -1,0 +1,937 @@
+"""Numbers in a document's text, each with its printed precision and its context.
+
+A tutorial prints its figures in prose, in tables (Markdown ``| … |`` rows, or
+cells that lost their separators when the page was copied: ``pad0.0001.000``),
+in formulas (``$z_0 = 0.3 \\times 0.5 + (-0.1) \\times 0.2 = 0.13$``) and in
+code.  :func:`extract` finds every figure and records what a reader would use
+to tell which quantity it is: the nearest heading, the table caption with the
+row label and the column header, the symbols to its left (``q1,0 =``,
+``p(你)``, ``exp(``) and the arithmetic it closes (``2.175 / 4.789 ≈ 0.454``
+gives the chain ``2.175/4.789``).
+
+Numbers that are not figures are skipped: section and table numbers (``§5``,
+``5.2 计算``, ``表 5-1``), list numbers, dates, model names (``GPT-4``) and
+indices written after a letter (``q0,0``, ``W_{02}``, ``p_2``).
+
+>>> [n.text for n in extract("A1,0 = 2.175 / 4.789 ≈ 0.454")]
+['2.175', '4.789', '0.454']
+>>> extract("A1,0 = 2.175 / 4.789 ≈ 0.454")[2].chain
+'2.175/4.789'
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..core.errors import InputError, LimitError
+from ..core.limits import MAX_DIGITS
+from .claims import parse_printed
+
+# ---------------------------------------------------------------- one figure
+
+
+@dataclass
+class Number:
+    """A printed figure and where it stands."""
+    text: str                 # as printed ('−' read as '-'): "0.454", "-0.915", "8.5%", "10^{-3}"
+    value: Fraction           # in printed units (8.5% → 17/2)
+    decimals: int             # places after the point (0 for an integer)
+    kind: str                 # decimal | integer | percent | power | fraction
+    line: int                 # 1-based line of the document's text
+    col: int                  # 0-based column in that line
+    line_text: str
+    heading: str = ""         # the nearest heading above
+    before: str = ""          # the line's text to the left of the figure (after the last figure)
+    after: str = ""           # to the right, up to the next figure
+    table: str = ""           # caption of the table it sits in
+    row: str = ""             # the row's label (its first cell, or the text before the first figure)
+    column: str = ""          # the column header (Markdown/HTML tables)
+    cell: int = -1            # position among the row's figures
+    width: int = 0            # how many figures the row has
+    position: int | None = None   # the input position the text is about (a line 't=1:' above it)
+    subject: str = ""         # what another cell of its table row defines: '| x = E[1] | [0.3, -0.1] |' → x
+    prose: str = ""           # the prose just before it (what a table is introduced as)
+    about: str = ""           # the last matrix entry (W_{02}) the section's prose named before it
+    chain: str | None = None  # the arithmetic it is the result of, operands as printed: "2.175/4.789"
+    relation: str | None = None   # "=" or "≈": how the chain is joined to the figure
+    operands: list = field(default_factory=list)  # indices (in the document) of the chain's figures
+    array: str = ""           # the name of the matrix or vector literal it is an entry of: 'E', 'p', '∂l/∂z'
+    pos: tuple = ()           # its place in that literal: (row, column) or (k,)
+    index: int = 0            # position in the document
+
+    @property
+    def where(self) -> str:
+        """A short description of the place, for a claims file's ``where``.
+
+        >>> extract("## §1 Loss\\n\\nLoss = 2.465")[0].where
+        '§1 Loss: line 3 「Loss = 2.465」'
+        """
+        parts = [self.heading] if self.heading else []
+        if self.table:
+            label = f" row {self.row.strip()}" if self.row.strip() else ""
+            head = f" column {self.column.strip()}" if self.column.strip() else ""
+            parts.append(f"{self.table}{label}{head}")
+        text = self.line_text
+        a, b = max(0, self.col - 32), min(len(text), self.col + len(self.text) + 32)
+        excerpt = ("…" if a else "") + text[a:b].strip() + ("…" if b < len(text) else "")
+        place = f"line {self.line} 「{excerpt}」"
+        return ": ".join(parts + [place]) if parts else place
+
+
+def _clip(s: str, n: int) -> str:
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
+# ---------------------------------------------------------------- what is not a figure
+
+HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d+(?:\.\d+)+\s+[^\d\s=+\-×*/].*|\d+\.\s+[^\d\s].{0,40})")
+LIST_ITEM = re.compile(r"\s*\d+\.\s+")
+CAPTION = re.compile(r"\s*(?:\*\*)?(?:表|Table|图|Figure)\s*\d+(?:[-.]\d+)*")
+LABEL_NUMBER = re.compile(r"(?:表|Table|图|Figure|§|Fig\.|Eq\.)\s*\d+(?:[-.]\d+)*")
+DATE = re.compile(r"\d+\s*[年月日号]")
+MODEL_NAME = re.compile(r"\b[A-Z][A-Za-z]*-\d+(?:\.\d+)?")      # GPT-4, Llama-2
+LATEX_INDEX = re.compile(r"(?:_|\^)\s*\{[^}]*\}|(?:_|\^)\s*\d+|\\[A-Za-z]+")
+LAYER = re.compile(r"(?<=[A-Za-z\d'′])\(\d\)|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]⁾|\bdim\s*\d")
+FENCE = re.compile(r"\s*```")
+RUN = re.compile(r"(?:(?<=[\d.])[-−+]|(?<![\d.])[-−+]?)\d[\d.,]*%?")
+FRACTION = re.compile(r"(?<![\d.(/])[1-9]\d*/[1-9]\d*(?![\d./)])")
+ERRATA = re.compile(r"\s*(?:#+\s*)?(?:ERRATA|勘误)", re.I)
+
+
+def _masked(line: str) -> str:
+    """The line with everything that is not a figure blanked out (same length)."""
+    out = list(line)
+
+    def blank(a, b):
+        for i in range(a, b):
+            out[i] = " "
+    for rx in (LABEL_NUMBER, DATE, MODEL_NAME, LAYER):
+        for m in rx.finditer(line):
+            if rx is LAYER and re.search(r"(?<![A-Za-z])(?:pad|bos|eos|unk)$", line[:m.start()]):
+                continue                   # pad(0), bos(1): a special token's id, not a layer's index
+            blank(m.start(), m.end())
+    for m in POWER.finditer(line):         # 10^{-3}, 10⁻⁵, 1e-5: read by _powers
+        blank(m.start(), m.end())
+    for m in FRACTION.finditer(line):      # 1/3: read by _powers
+        if not re.search(r"[\d.]\s*[-+×*]\s*$", line[:m.start()]):
+            blank(m.start(), m.end())
+    for m in LATEX_INDEX.finditer(line):   # x_{0}, p_2, g^2; \times, \mathbf; not ℝ^{2×2}
+        if not line[:m.start()].rstrip().endswith(("ℝ", "mathbb{R}")):
+            blank(m.start(), m.end())
+    if _is_heading(line):
+        m = re.match(r"\s*(?:#+\s*)?(?:§\s*)?[\d.]+", line)
+        if m:
+            blank(0, m.end())
+    elif LIST_ITEM.match(line):
+        blank(0, LIST_ITEM.match(line).end())
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- splitting glued cells
+
+MAX_RUN = 80           # characters of a glued run worth cutting
+MAX_LINE = 10_000      # characters of one line (our widest page's is 2,519)
+MAX_DOCUMENT_BYTES = 1 << 24   # a document is read only up to this size (16 MiB)
+PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+|[1-9]\d*")
+
+
+def split_run(run: str, places: int = 3) -> list:
+    """A run of digits and points printed without separators, as the figures it holds.
+
+    Each figure has at most 3 digits before the point and no leading zero.  Every cut is
+    priced: a figure whose decimals differ from the cut's common number of decimals costs
+    the difference, a bare integer 0.75, a second digit before the point 2; a common number
+    other than ``places`` (what the line or document mostly prints) costs 1.5 more.
+
+    >>> split_run("0.5001.800", 1), split_run("0.17117.1%"), split_run("0.1710"), split_run("10.8820.784")
+    (['0.500', '1.800'], ['0.171', '17.1%'], ['0.171', '0'], ['1', '0.882', '0.784'])
+    >>> split_run("001000")
+    ['0', '0', '1', '0', '0', '0']
+    """
+    if len(run) > MAX_RUN:
+        return []                             # no table cell is this long: not figures to cut
+    if re.fullmatch(r"0[01]+", run):
+        return list(run)                      # a one-hot row glued: 001000 is six cells
+    best = None
+    for target in range(1, 9):
+        cut = _cut(run, target)
+        if cut is None:
+            continue
+        cost = (cut[0] + (0 if target == places else 1.5), cut[1])
+        if best is None or cost < best[0]:
+            best = (cost, cut[2])
+    return best[1] if best else []
+
+
+def _cut(run: str, target: int):
+    """(cost, figures, pieces) of the cheapest cut of ``run`` for a common number of decimals ``target``."""
+    def cost(p):
+        if "." not in p:
+            return 0.75
+        dev = abs(_places(p) - (target - 2 if p.endswith("%") else target))
+        return dev + (0 if p.endswith("%") else 2 * max(0, len(p.split(".")[0]) - 1))
+    best: dict = {len(run): (0, 0, [])}
+    for i in range(len(run) - 1, -1, -1):
+        options = []
+        for j in range(i + 1, len(run) + 1):
+            m = PIECE.fullmatch(run, i, j)
+            if not m or j not in best or (m.group().endswith("%") and j != len(run)):
+                continue
+            if j < len(run) and run[j] == ".":
+                continue
+            c, k, rest = best[j]
+            options.append((c + cost(m.group()), k + 1, [m.group()] + rest))
+        if options:
+            best[i] = min(options, key=lambda o: (o[0], o[1]))
+    return best.get(0)
+
+
+def _places(p: str) -> int:
+    return len(p.rstrip("%").split(".")[1]) if "." in p else 0
+
+
+# ---------------------------------------------------------------- chains
+
+OPS = str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "√": "sqrt", "{": "(", "}": ")"})
+CHAIN_OK = re.compile(r"[\d.\s+\-*/()^]|sqrt|exp|log|ln|sin|cos")
+
+
+def _chain_text(side: str) -> str | None:
+    """One side of an equation as a chain over printed numbers, or None when it holds
+    more than numbers, operators and exp/ln/√ (a vector, a symbol).
+
+    >>> _chain_text(" 0.500 × 0.3 + 1.800 × 0.5 "), _chain_text("exp(0.777)"), _chain_text("x + 1")
+    ('0.500*0.3+1.800*0.5', 'exp(0.777)', None)
+    """
+    s = side.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln")
+    s = s.replace("\\left", "").replace("\\right", "").replace("$", "").replace("**", "").strip()
+    s = s.translate(OPS).replace(" ", "")
+    s = re.sub(r"sqrt(\d+(?:\.\d+)?)", r"sqrt(\1)", s)
+    s = re.sub(r"\bln\(", "log(", s)
+    if not s or not re.search(r"\d", s) or not re.search(r"[*/+\-(]", s.lstrip("-")):
+        return None
+    rest = CHAIN_OK.sub("", s)
+    if rest or re.search(r"\d\(|\)\d|\)\(", s) or s.count("(") != s.count(")"):
+        return None
+    return s.lstrip("+")
+
+
+# ---------------------------------------------------------------- the document
+
+def extract(text: str) -> list:
+    """Every figure of a document's text, in order, with its context.
+
+    >>> ns = extract("表 10-1 · 分布\\nToken\\tlogit\\tp\\npad\\t0.000\\t0.171\\n")
+    >>> [(n.text, n.table, n.row, n.column) for n in ns]
+    [('0.000', '表 10-1 · 分布', 'pad', 'logit'), ('0.171', '表 10-1 · 分布', 'pad', 'p')]
+    """
+    lines = re.split(r"\r\n|\r|\n", text)   # (not splitlines: a form feed or U+2028 is no line an editor counts)
+    long = next((k for k, ln in enumerate(lines, 1) if len(ln) > MAX_LINE), None)
+    if long is not None:
+        raise LimitError(f"line {long} has {len(lines[long - 1]):,} characters, more than the limit of {MAX_LINE:,} "
+                         f"(reading a line costs time growing with its length squared; split it)")
+    sections = {m[1] for m in (re.match(r"\s*(?:#+\s*)?§?\s*(\d+(?:\.\d+)+)\s+\S", ln) for ln in lines)
+                if m and _is_heading(m.string)}
+    out: list = []
+    heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
+    layout: list = []          # a PDF table's header cells as (start, end, text) columns of the line
+    places: Counter = Counter()
+    label_rows = -1            # rows read so far of a matrix printed under its name (-1: none)
+    position = None            # the input position the last 't=1:' line spoke of
+    prose = ""                 # the last lines of prose before the figure's line (a table's introduction)
+    last: tuple = (0, "", [])  # the previous line's number, text and figures (an equation continued below it)
+    about = ""                 # the last matrix entry the section's prose named (对 W_{02} …)
+    for no, raw in enumerate(lines, 1):
+        line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
+        if FENCE.match(line):
+            in_code = not in_code
+            continue
+        if not line.strip():
+            table, header = ("", []) if not _table_like(lines, no) else (table, header)
+            continue
+        if ERRATA.match(line) and len(line) < 60 and not re.search(r"\S\s{3,}\d+\s*$", line):
+            errata = True                 # (not the contents' line 勘误（ERRATA）      15 of a PDF)
+        if _is_heading(line) and len(line.strip()) < 80 and not in_code and not _cells(line):
+            heading, table, header, position, about = _heading(line), "", [], None, ""
+            if re.match(r"\s*#+\s", line) and not ERRATA.match(line) and not re.search(r"\S {3,}\S", line):
+                errata = False                # (not '# 原文位置    量 …', the header of a PDF's errata table)
+            if not _has_figure(line) or errata:
+                continue
+            found = _figures(line, no, None, [], places.most_common(1)[0][0] if places else 3)
+            for n in found:                # '4.2 代入 d=2 的具体数值', '3. 分词：[2, 3]': figures in a heading
+                n.heading, n.index = heading, len(out)
+                out.append(n)
+            continue
+        caption = bool(CAPTION.match(line))
+        if caption:
+            table, header, glued_header = line.strip().strip("*").strip(), [], True
+        cells = _cells(line)
+        if glued_header and not caption and cells is None and "\t" not in line:
+            glued_header = False
+            if len(line) < 60 and not re.search(r"\d\.\d", line):
+                header = [line.strip()]        # its figures (ids: 我(2)) are read below, without a header
+        elif not caption:
+            glued_header = False
+        cells = _cells(line)
+        spans = _layout(line) if table and cells is None and "\t" not in line and not caption else []
+        if spans and not header and len(spans) > 2 and \
+                not any(_has_figure(re.sub(r"\(\d+\)", "", t)) for *_, t in spans[1:]):
+            header, layout = [t for *_, t in spans], spans     # a PDF table's header: cells by their columns
+            continue
+        if cells is not None and set("".join(cells)) <= set("-: "):
+            continue                                   # | ---: | :--- |
+        if cells is not None and not header and not any(_has_figure(c) for c in cells):
+            header = cells
+            continue
+        if cells is None and "\t" in line and not _has_figure(line) and (table or not header):
+            header = line.split("\t")             # a tab-separated table's header, with or without a caption
+            continue
+        if errata:
+            continue
+        if cells is None and len(line.strip()) <= 24 and \
+                re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_{}^]*(?:\s*∈\s*\S+)?\s*", line):
+            table, header = line.strip(), []        # a matrix's name on its own line: W_Q, b_1 ∈ ℝ⁴
+            label_rows = -2                          # its rows follow (-2: this line itself, its shape)
+            if not _has_figure(line) and not re.search(r"ℝ[⁰¹²³⁴⁵⁶⁷⁸⁹]", line):
+                label_rows = 0
+                continue
+        local = Counter(_places(p) for p in re.findall(r"(?<![\w.])\d+\.\d+(?![\d.])", _masked(line)))
+        row_places = max(local, key=lambda k: (local[k], places[k])) if local else \
+            places.most_common(1)[0][0] if places else 3
+        found = _figures(line, no, cells, header if (cells is not None or "\t" in line) else [], row_places,
+                         glued_row=bool(table and cells is None and "\t" not in line))
+        places.update(_places(n.text) for n in found if "." in n.text and n.kind == "decimal" and len(n.text) < 8
+                      and not re.match(r"[\d.]", line[n.col + len(n.text):n.col + len(n.text) + 1]))
+        if header and table and cells is None and "\t" not in line and header == [t for *_, t in layout]:
+            for n in found:                            # a PDF table: the header cell over the figure
+                n.column = min(layout, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))[2]
+        elif header and table and cells is None and "\t" not in line:
+            for n in found:
+                n.column = header[0]
+        found = [n for n in found if not _cross_reference(n, line, sections)]
+        m = re.match(r"\s*(?:位置\s*)?t\s*=\s*(\d)\b|\s*第\s*(\d)\s*个位置|\s*位置\s*(?:pos\s*=\s*)?(\d)\s*[:：]", line)
+        if m and not cells:
+            position = int(next(g for g in m.groups() if g is not None))
+        for n in found:
+            n.position = position
+        label = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_{}^]*)(?:\s*∈\s*\S+)?\s*", table)
+        if label and label_rows >= 0 and cells is None and found and not re.search(r"[=≈×:：]", line):
+            name = label[1]                          # its rows follow: 0.30.4 / 0.50.2
+            for n in found:
+                if not n.array:
+                    n.array, n.pos = name, (label_rows, n.cell) if "ℝ" not in table or "×" in table else (n.cell,)
+            label_rows += 1
+        elif label_rows == -2:
+            label_rows = 0
+        elif cells is None and found:
+            label_rows = -1                          # prose after the matrix: its rows are over
+        if cells is None and re.match(r"\s*(?:=|≈)", line) and last[0] == no - 1:
+            _continued(last[1], last[2], line, found)
+        for n in found:
+            n.heading, n.table = heading, table if (table or cells is not None) else ""
+            n.prose, n.about = prose, about
+            n.index = len(out)
+            out.append(n)
+        _link_chains(out[len(out) - len(found):])
+        last = (no, line, found)
+        if cells is None and not table and not re.search(r"\d\.\d{2}", line):
+            prose = _clip((prose + " " + line.strip())[-160:], 160)
+        if cells is None and "\t" not in line and not table:
+            about = ([m[0] for m in re.finditer(r"(?<![A-Za-z\\])[A-Z]_\{?\d\d\}?(?!\d)", line)] or [about])[-1]
+    return out
+
+
+def _table_like(lines, no) -> bool:
+    """After a caption, the table itself follows a blank line: is the next non-blank line a table row?
+    (A Markdown row, or an indented row of columns set apart by runs of spaces, as ``pdftotext -layout``
+    prints a PDF's table.)"""
+    for line in lines[no:no + 3]:
+        if line.strip():
+            return _cells(line) is not None or bool(re.match(r" {4,}\S", line) and re.search(r"\S {3,}\S", line))
+    return False
+
+
+def _cross_reference(n, line: str, sections: set) -> bool:
+    """A section number cited in prose ('见 2.2 节', '2.2 的账单'): not a figure."""
+    rest, before = line[n.col + len(n.text):].lstrip(), line[:n.col].rstrip()
+    if re.match(r"\d+(\.\d+)*$", n.text) and (re.match(r"(?:小节|节|章)", rest) or
+                                               re.search(r"(?:section|sec\.|§)$", before, re.I)):
+        return True
+    if n.text not in sections:
+        return False
+    return bool(re.match(r"[\u4e00-\u9fff]|section|§", rest, re.I)) and not re.search(r"[=≈]\s*$", before)
+
+
+def _is_heading(line: str) -> bool:
+    """'§5 …', '## …', '5.2 计算 Q、K、V', '4.2 代入 d=2 …'; '1. 前向传播' only with no equation in it."""
+    if not HEADING.match(line) or len(re.findall(r"\d+(?:\.\d+)?", line)) > 4:
+        return False                        # '§5 自注意力H⁽⁰⁾Q·Kᵀ/√d …2×2(1.000, 0.917)': a table row
+    return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
+
+
+def _heading(line: str) -> str:
+    s = re.sub(r"^\s*#+\s*", "", line).strip()
+    return _clip(re.sub(r"\s+", " ", s), 40)
+
+
+def _layout(line: str) -> list:
+    """The cells of a table row as ``pdftotext -layout`` prints it, an indented line whose columns are
+    set apart by two spaces or more: [(start, end, text)], or [] for a line of prose.
+
+    >>> _layout("        Parameter     g (1)      G")
+    [(8, 17, 'Parameter'), (22, 27, 'g (1)'), (33, 34, 'G')]
+    """
+    if not re.match(r" {4,}\S", line) or not re.search(r"\S {2,}\S", line):
+        return []
+    return [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def _cells(line: str):
+    s = line.strip()
+    if s.startswith("|") and s.endswith("|") and s.count("|") >= 3:
+        return [c.strip() for c in s[1:-1].split("|")]
+    return None
+
+
+def _has_figure(s: str) -> bool:
+    return bool(re.search(r"(?<![\w.])\d", _masked(s)))
+
+
+def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool = False) -> list:
+    """The figures of one line (cells: its Markdown cells, header: the table's header cells;
+    places: the decimals most figures have so far, to cut glued cells)."""
+    masked = _masked(line)
+    arithmetic = bool(re.search(r"\s[=≈]\s|[×*/÷]|\d\s+[-+−]\s+[\d(]|\\times", line))
+    found = []
+    for m in RUN.finditer(masked):
+        start, run = m.start(), m.group()
+        prev = masked[:start].rstrip()[-1:] if masked[:start].strip() else ""
+        tight = line[start - 1] if start else ""
+        sign = run[0] if run[0] in "+-−" else ""
+        body = run[len(sign):]
+        if sign and arithmetic and prev and re.match(r"[\d)\]]", prev):
+            sign = ""                                 # 1.810-2.200: a subtraction
+            start += 1
+            tight = line[start - 1]                   # the operator: no glue (1-0.999 is not 0.9 and 99)
+        if tight and (tight.isalpha() and tight.isascii() or tight in "_'′^") and "." not in body and \
+                not (glued_row and m.end() == len(masked.rstrip()) and re.search(r"[A-Za-z]{3,}$", line[:start])):
+            continue                                  # q0,0, h1, x_0, h''0: an index (not 'Query4' ending a row)
+        if tight == "." or body.endswith(","):
+            body = body.rstrip(",")
+        if body.endswith(".") and body[:-1]:
+            body = body[:-1]                          # 'the loss is 1.0515.': the sentence's full stop
+        pieces = [body] if "," not in body or re.fullmatch(r"[1-9]\d{0,2}(,\d{3})+", body) else \
+            [p for p in body.split(",") if p]
+        if tight and tight.isalpha() and tight.isascii() and "," in body and "." not in body:
+            continue
+        expanded = []
+        for p in pieces:
+            glued = tight and not tight.isspace() and not sign and \
+                (tight not in "([{=,:：（$+-−×*/÷" or tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
+                not line[:start].endswith("{=}")                # \beta_2{=}0.999: LaTeX's spaced-out =, no glue
+            expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and
+                                                                                  split_run(p, places) != [p]) \
+                else split_run(p, places)
+        pos = start + len(sign)
+        for i, p in enumerate(expanded):
+            at = line.find(p, pos) if line.find(p, pos) >= 0 else pos
+            text = (sign if i == 0 else "") + p
+            pos = at + len(p)
+            at -= len(text) - len(p)                  # a signed figure starts at its sign
+            n = _number(text.replace("−", "-").replace(",", "") if re.search(r"\d,\d{3}", text) else text,
+                        no, at, line)
+            if n:
+                found.append(n)
+    found += _powers(line, no)
+    found.sort(key=lambda n: n.col)
+    prev_end = 0
+    for i, n in enumerate(found):
+        n.before = line[prev_end:n.col]
+        n.after = line[n.col + len(n.text):found[i + 1].col if i + 1 < len(found) else len(line)]
+        prev_end = n.col + len(n.text)
+        n.cell, n.width = i, len(found)
+    if found and cells is None and "\t" not in line and \
+            re.fullmatch(r"\s*(?:[^\s\d=]{1,6}\s+)?[A-Za-z]\s*=\s*", line[:found[0].col]) and \
+            found[0].kind in ("integer", "decimal") \
+            and len(found) > 1 and not re.search(r"[=≈×+]", line[found[0].col + len(found[0].text):]):
+        found = found[1:]                             # a glued row label: t=1 in 't=10.8820.784', 位置 t=0(我)001000
+        for i, n in enumerate(found):
+            n.cell, n.width = i, len(found)
+    first = found[0].col if found else 0
+    row = cells[0] if cells else line[:first]
+    for n in found:
+        n.row = re.sub(r"\s+", " ", row).strip()
+        if cells is not None:
+            k = _cell_of(line, n.col)
+            n.column = header[k] if k < len(header) else ""
+            n.row = cells[0] if k > 0 else ""
+        elif header and "\t" in line:
+            k = line[:n.col].count("\t")
+            n.column = header[k] if k < len(header) else ""
+            n.row = line.split("\t")[0] if k > 0 else ""
+        row_cells = cells if cells is not None else line.split("\t") if "\t" in line else []
+        k = _cell_of(line, n.col) if cells is not None else line[:n.col].count("\t")
+        subjects = [m[1] for i, c in enumerate(row_cells) if i != k
+                    for m in [re.match(r"\s*\$?\s*([A-Za-z][A-Za-z_]*)\s*=(?!=)", c)] if m]
+        n.subject = subjects[0] if len(subjects) == 1 else ""   # '① 查行 | x = E[1] | [0.3, -0.1]': x
+    _chains(line, found)
+    _component_chains(line, found)
+    _arrays(line, found)
+    return found
+
+
+def _line_places(masked: str) -> int:
+    """The most common number of decimals among the line's unglued figures (3 when none)."""
+    c = Counter(_places(p) for p in re.findall(r"\d+\.\d+", masked) if p.count(".") == 1 and len(p) <= 8)
+    return c.most_common(1)[0][0] if c else 3
+
+
+def _cell_of(line: str, col: int) -> int:
+    return line[:col].strip().lstrip("|").count("|")
+
+
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+POWER = re.compile(r"10\s*\^\s*\{\s*([-−+]?\d+)\s*\}|10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)|(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)")
+
+
+def _powers(line: str, no: int) -> list:
+    """10^{-3}, 10⁻⁵, 1e-5 and 1/3: exact notations; and ℝ⁴'s 4 (a size written as a superscript)."""
+    out = []
+    for m in re.finditer(r"ℝ([⁰¹²³⁴⁵⁶⁷⁸⁹]+)", line):
+        out.append(Number(m[1].translate(SUPERSCRIPT), Fraction(int(m[1].translate(SUPERSCRIPT))), 0, "integer",
+                          no, m.start(1), line))
+    for m in FRACTION.finditer(line):
+        if not re.search(r"[\d.]\s*[-+×*]\s*$", line[:m.start()]):
+            n = _number(m.group(), no, m.start(), line)
+            out += [n] if n else []
+    for m in POWER.finditer(line):
+        if m[3] is not None:
+            if len(m[4].lstrip("+-")) > 3 or len(m[3]) > MAX_DIGITS:
+                continue                      # 1e-999999999: beyond --max-digits, not a figure to check
+            text, value = m.group(), Fraction(m[3]) * Fraction(10) ** int(m[4])
+            out.append(Number(text, value, 0, "power", no, m.start(), line))
+            continue
+        n = _number(m.group().replace(" ", "").replace("−", "-"), no, m.start(), line)
+        if n:
+            out.append(n)
+    return out
+
+
+def _number(text: str, no: int, col: int, line: str):
+    try:
+        p = parse_printed(text)
+    except (ValueError, ArithmeticError, LimitError):   # LimitError: more digits than --max-digits allows
+        return None
+    return Number(p.text, p.value, p.decimals, p.kind, no, col, line)
+
+
+TUPLE = re.compile(r"\(([^()]*,[^()]*)\)")
+
+
+def _component_chains(line: str, found: list) -> None:
+    """An equation of tuples, read one component at a time: ``(1.541, 0.840) + (1.000, 0.917) =
+    (2.541, 1.757)`` holds ``1.541 + 1.000 = 2.541`` and ``0.840 + 0.917 = 1.757``; a scalar outside the
+    tuples (``0.454 × (1.310, 0.790)``) belongs to every component.
+
+    >>> ns = extract("h = (0.5 + 0.000, 0.8 + 1.000) = (0.500, 1.800)")
+    >>> [(n.text, n.chain) for n in ns if n.chain]
+    [('0.500', '(0.5+0.000)'), ('1.800', '(0.8+1.000)')]
+    """
+    if "=" not in line or not found:
+        return
+    tuples = [m for m in TUPLE.finditer(line) if not re.search(r"[A-Za-z]\s*$", line[:m.start()])]
+    widths = {len(_split_top(m[1])) for m in tuples}
+    if len(tuples) < 2 or len(widths) != 1:
+        return
+    saved = {id(n): n.col for n in found}
+    for k in range(widths.pop()):
+        virtual, cols, pos = "", {}, 0            # the k-th component line, and each figure's column in it
+        for m in tuples:
+            for n in found:
+                if pos <= saved[id(n)] < m.start():
+                    cols[id(n)] = len(virtual) + saved[id(n)] - pos
+            virtual += line[pos:m.start()]
+            start, part = _split_top(m[1])[k]
+            origin = m.start(1) + start
+            for n in found:
+                if origin <= saved[id(n)] < origin + len(part):
+                    cols[id(n)] = len(virtual) + 1 + saved[id(n)] - origin
+            virtual += "(" + part + ")"
+            pos = m.end()
+        for n in found:
+            if saved[id(n)] >= pos:
+                cols[id(n)] = len(virtual) + saved[id(n)] - pos
+        virtual += line[pos:]
+        members = [n for n in found if id(n) in cols]
+        had = {id(n) for n in members if n.chain}
+        for n in members:
+            n.col = cols[id(n)]
+        _chains(virtual, members)
+        for n in members:
+            n.col = saved[id(n)]
+            if id(n) not in had and n.chain and "," in n.chain:
+                n.chain, n.relation, n.operands = None, None, []
+
+
+def _split_top(text: str) -> list:
+    """[(start, part)] of a tuple's inside, cut at its top-level commas."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            out.append((start, text[start:i]))
+            start = i + 1
+    out.append((start, text[start:]))
+    return out
+
+
+def _chains(line: str, found: list) -> None:
+    """A figure alone on one side of = or ≈, after a side that is arithmetic on printed numbers,
+    gets that side as its chain: ``1.130 / 1.4142 ≈ 0.799`` → chain ``1.130/1.4142``."""
+    line = re.sub(r"\\(?:quad|qquad|left|right|[,;:!])|&", lambda m: " " * len(m.group()), line)   # spacing
+    spans = [(m.start(), m.group()) for m in re.finditer(r"=|≈|\\approx", line)]
+    if not spans:
+        return
+    bounds = [0] + [a for a, _ in spans] + [len(line)]
+    ends = [0] + [a + len(s) for a, s in spans]
+    for k in range(1, len(ends)):
+        _term_chains(line, found, (ends[k - 1], bounds[k]), (ends[k], bounds[k + 1]), spans[k - 1][1])
+    for k in range(1, len(ends)):
+        side = line[ends[k]:bounds[k + 1]]
+        inside = [n for n in found if ends[k] <= n.col < bounds[k + 1]]
+        bare = re.fullmatch(r"\s*\(\s*[-+−]?[\d.]+%?\s*\)\s*", side)     # (2.541): one component's result
+        if len(inside) != 1 or (_chain_text(side) is not None and not bare):
+            continue
+        rest = side.replace(inside[0].text, "", 1)
+        if re.search(r"[\d]", rest) or re.search(r"[A-Za-z\u4e00-\u9fff]", rest.split("，")[0].split(",")[0][:6]):
+            continue
+        chain = _chain_text(line[ends[k - 1]:bounds[k]])
+        if chain:
+            n = inside[0]
+            n.chain, n.relation = chain, "=" if spans[k - 1][1] == "=" else "≈"
+            n.operands = [m for m in found if ends[k - 1] <= m.col < bounds[k]]
+
+
+LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
+               (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
+               (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
+OPEN = re.compile(r"\\begin\{[bpvB]?matrix\}|\[|\(")
+CLOSE = re.compile(r"\\end\{[bpvB]?matrix\}|\]|\)")
+ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′]*(?:\[\d+\])?)\s*&?\s*(?:=|:|→|\\to)\s*$")
+
+
+def _arrays(line: str, found: list) -> None:
+    """The matrix or vector literal each figure is an entry of, and its place in it:
+    ``E = \\begin{bmatrix} 0.1 & 0.2 \\\\ 0.3 & -0.1 \\end{bmatrix}`` gives -0.1 ('E', (1, 1));
+    ``p = [0.3673, 0.2832]`` gives 0.2832 ('p', (1,)); ``E = [[0.1, 0.2], [0.3, -0.1]]`` as the first;
+    ``E[1]: [0.3, -0.1]`` gives -0.1 ('E', (1, 1)).
+
+    >>> ns = extract(r"$E = \\begin{bmatrix} 0.1 & 0.2 \\\\ 0.3 & -0.1 \\end{bmatrix}$, p = [0.36, 0.28]")
+    >>> [(n.text, n.array, n.pos) for n in ns][-3:]
+    [('-0.1', 'E', (1, 1)), ('0.36', 'p', (0,)), ('0.28', 'p', (1,))]
+    >>> [(n.text, n.array, n.pos) for n in extract("W = [[0.5, -0.3], [0.2, 0.4]]")][-1]
+    ('0.4', 'W', (1, 1))
+    """
+    at = {n.col: n for n in found}
+    stack: list = []
+    i = 0
+    while i < len(line) and found:
+        m = OPEN.match(line, i)
+        if m:
+            latex = m.group().startswith("\\")
+            if stack and not latex and stack[-1]["list"] and m.group() == "[":      # a row of [[…], […]]
+                stack.append(dict(name=stack[-1]["name"], row=stack[-1], k=0, latex=False, list=False, lead=()))
+            else:
+                name, lead = _array_name(line[:i])
+                stack.append(dict(name=name, row=None, k=0, latex=latex, list=m.group() == "[", r=0, c=0, lead=lead))
+            i = m.end()
+            continue
+        m = CLOSE.match(line, i)
+        if m and stack:
+            stack.pop()
+            i = m.end()
+            continue
+        if stack:
+            top = stack[-1]
+            if top["latex"] and line.startswith("\\\\", i):
+                top["r"], top["c"] = top["r"] + 1, 0
+                i += 2
+                continue
+            if top["latex"] and line[i] == "&":
+                top["c"] += 1
+            elif not top["latex"] and line[i] == ",":
+                top["k"] += 1
+            n = at.get(i)
+            if n is not None and not n.array and not n.pos:      # an unnamed tuple keeps the place alone
+                pos = (top["r"], top["c"]) if top["latex"] else \
+                    (top["row"]["k"], top["k"]) if top["row"] is not None else (top["k"],)
+                n.array, n.pos = top["name"], top["lead"] + pos
+        i += 1
+
+
+def _array_name(before: str) -> tuple:
+    """The name a literal is assigned to (``E = [``, ``∂L/∂z = [``, ``E[1]: [``) and its leading indices."""
+    for rx, by in LATEX_NAMES:
+        before = rx.sub(by, before)
+    m = ARRAY_NAME.search(before.replace("$", "").rstrip())
+    if not m:
+        return "", ()
+    name = m[1]
+    lead = re.fullmatch(r"(.+)\[(\d+)\]", name)
+    return (lead[1], (int(lead[2]),)) if lead else (name, ())
+
+
+def _terms(side: str) -> list:
+    """The top-level terms of a sum, with their start offsets: '0.150 + 0.900' → [(0, '0.150 '), (7, ' 0.900')]."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(side):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and ch == "+" and i > start and side[start:i].strip():
+            out.append((start, side[start:i]))
+            start = i + 1
+    out.append((start, side[start:]))
+    return out
+
+
+def _term_chains(line: str, found: list, left: tuple, right: tuple, rel: str) -> None:
+    """``a×b + c×d = e + f``: e gets the chain a×b and f the chain c×d (sums of equal length)."""
+    lt, rt = _terms(line[left[0]:left[1]]), _terms(line[right[0]:right[1]])
+    if len(lt) < 2 or len(lt) != len(rt):
+        return
+    for (ls, lterm), (rs, rterm) in zip(lt, rt):
+        inside = [n for n in found if right[0] + rs <= n.col < right[0] + rs + len(rterm)]
+        chain = _chain_text(lterm)
+        if len(inside) != 1 or chain is None or re.search(r"\d", rterm.replace(inside[0].text, "", 1)):
+            continue
+        n = inside[0]
+        n.chain, n.relation = chain, "=" if rel == "=" else "≈"
+        n.operands = [m for m in found if left[0] + ls <= m.col < left[0] + ls + len(lterm)]
+
+
+def _continued(above: str, above_found: list, line: str, found: list) -> None:
+    """A line that starts with = continues the equation above it: its figures get the chains the last
+    side of the line above gives (``= (0.200 + 0.0915, 0.900 - 0.0915)`` over ``= (0.292, 0.809)``).
+
+    >>> ns = extract("E = (0.200 + 0.0915, 0.900 - 0.0915)\\n    = (0.292, 0.809)")
+    >>> [(n.text, n.chain) for n in ns if n.chain]
+    [('0.292', '(0.200+0.0915)'), ('0.809', '(0.900-0.0915)')]
+    """
+    import dataclasses
+    cut = max(above.rfind("="), above.rfind("≈")) + 1
+    tail = above[cut:]
+    shift = len(tail) + 1
+    olds = [dataclasses.replace(m, col=m.col - cut, chain=None, operands=[]) for m in above_found if m.col >= cut]
+    had = {id(n): (n.chain, n.relation, n.operands) for n in found}
+    for n in found:
+        n.col += shift
+    virtual = tail + " " + line
+    _chains(virtual, olds + found)
+    _component_chains(virtual, olds + found)
+    for n in found:
+        n.col -= shift
+        if had[id(n)][0] is not None or not any(m in olds for m in n.operands):
+            n.chain, n.relation, n.operands = had[id(n)]
+
+
+def _link_chains(found: list) -> None:
+    """Operand Numbers become document indices."""
+    for n in found:
+        n.operands = [m.index for m in n.operands]
+
+
+# ---------------------------------------------------------------- reading a document
+
+BLOCKS = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "pre",
+          "section", "article", "header", "footer", "blockquote", "caption", "figcaption", "hr", "dt", "dd"}
+HIDDEN = {"script", "style", "title", "template", "noscript"}   # (not head: HTML may leave out </head>)
+UNCLOSED = re.compile(r"<(?=/?(?:[A-Za-z][^<>\"']*)?(?:<|$))")   # '<a<a…', '</a</a…': a tag never closed is text
+#                                                       (else quadratic; a quoted attribute may hold a '<')
+
+
+def html_text(html: str) -> str:
+    """The visible text of an HTML page: blocks on lines of their own, a table row as
+    ``| cell | cell |``, headings as ``#``; attributes (``data-exact``) are ignored.
+
+    Typeset math (KaTeX) is read as its TeX source, ``$…$``, as a Markdown document prints it: the
+    glyphs a reader sees and the MathML beside them would each repeat the formula.
+
+    >>> print(html_text('<h2>§1</h2><table><tr><th>t</th><th>p</th></tr>'
+    ...                 '<tr><td>爱</td><td><span class="num" data-exact="0.99">0.255</span></td></tr></table>'))
+    ## §1
+    | t | p |
+    | 爱 | 0.255 |
+    >>> html_text('<p>so <span class="katex"><span class="katex-mathml"><math><semantics><mi>p</mi>'
+    ...           '<annotation encoding="application/x-tex">p_{2} = 0.35</annotation></semantics></math></span>'
+    ...           '<span class="katex-html" aria-hidden="true">p2=0.35</span></span>.</p>')
+    'so $p_{2} = 0.35$.'
+    """
+    from html.parser import HTMLParser
+
+    class Visible(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.out, self.hidden, self.row = [], 0, None
+            self.root, self.math = None, 0      # a formula's outer tag (KaTeX's span, or <math>) and its depth
+            self.tex, self.formula, self.mathml = None, "", 0    # its TeX while read; <math> depth inside it
+            self.glyphs = ""                    # the MathML's text, for a formula without a TeX annotation
+            self.drawn, self.inked = "", 0      # KaTeX's own glyphs (katex-html), for one without MathML
+
+        def text(self, data):
+            if self.row is not None and self.row:
+                self.row[-1] += " ".join(data.split()) if data.strip() else ""
+            elif self.row is None:
+                self.out.append(data)
+
+        def flush_row(self):
+            if self.row is not None:
+                self.out.append("\n| " + " | ".join(c.strip() for c in self.row) + " |\n")
+                self.row = None
+
+        def end_formula(self):
+            formula = self.formula.strip() or " ".join(self.glyphs.split()) or " ".join(self.drawn.split())
+            self.root, self.math, self.tex, self.formula, self.mathml, self.glyphs = None, 0, None, "", 0, ""
+            self.drawn, self.inked = "", 0
+            if formula and not self.hidden:
+                self.text("$" + formula + "$")
+
+        def handle_starttag(self, tag, attrs):
+            if self.root is not None and tag in BLOCKS and tag not in ("br",):
+                self.end_formula()              # a formula never closed ends where a block begins
+            if self.root is not None:
+                self.math += tag == self.root
+                self.mathml += tag == "math"
+                if tag == "span" and not self.inked and "katex-html" in (dict(attrs).get("class") or "").split():
+                    self.inked = self.math
+                if tag == "annotation" and dict(attrs).get("encoding") == "application/x-tex":
+                    self.tex = ""
+                return
+            classes = (dict(attrs).get("class") or "").split()
+            if tag == "span" and "katex" in classes or tag == "math":
+                self.root, self.math, self.mathml = tag, 1, int(tag == "math")
+            elif tag in HIDDEN:
+                self.hidden += 1
+            elif tag in ("sup", "sub"):
+                self.text("^{" if tag == "sup" else "_{")    # 10<sup>-3</sup> is 10^{-3}
+            elif tag == "tr":
+                self.flush_row()                # <tr> with no </tr> before it (HTML allows leaving it out)
+                self.row = []
+            elif tag in ("td", "th") and self.row is not None:
+                self.row.append("")
+            elif tag in BLOCKS and self.row:
+                self.row[-1] += " "             # <td>0.5<br>0.25</td>: two figures, not 0.50.25
+            elif tag in BLOCKS:
+                self.out.append("\n")
+                if tag[0] == "h" and tag[1:].isdigit():
+                    self.out.append("#" * int(tag[1:]) + " ")
+
+        def handle_endtag(self, tag):
+            if self.root is not None and tag != self.root and (tag in BLOCKS or tag in ("td", "th")):
+                self.end_formula()              # a formula never closed ends with its cell or paragraph
+            if self.root is not None:
+                if tag == "annotation" and self.tex is not None:
+                    self.formula, self.tex = self.tex, None
+                self.mathml -= tag == "math"
+                if self.inked and tag == "span" and self.math == self.inked:
+                    self.inked = -1             # katex-html read: what follows in the formula is not its ink
+                self.math -= tag == self.root
+                if not self.math:
+                    self.end_formula()
+                return
+            if tag in HIDDEN:
+                self.hidden = max(0, self.hidden - 1)
+            elif tag in ("sup", "sub"):
+                self.text("}")
+            elif tag in ("tr", "table"):
+                self.flush_row()
+            elif tag in BLOCKS:
+                self.out.append("\n")
+
+        def handle_data(self, data):
+            if self.root is not None:
+                if self.tex is not None:
+                    self.tex += data
+                elif self.mathml:
+                    self.glyphs += " " + data
+                elif self.inked > 0:
+                    self.drawn += data
+                return
+            if not self.hidden:
+                self.text(data)
+
+    p = Visible()
+    last = html.rfind(">")                     # '<!--', '<![CDATA[', '<?' with no '>' after them: text too
+    html = html[:last + 1] + re.sub(r"<(?=[!?])", "&lt;", html[last + 1:])
+    try:
+        p.feed(UNCLOSED.sub("&lt;", html))
+        p.close()
+    except AssertionError as e:                # html.parser's own complaint: '<![foo[' is no declaration it knows
+        raise InputError(f"HTML the parser cannot read: {e}") from None
+    if p.root is not None:
+        p.end_formula()
+    p.flush_row()
+    lines = [ln.rstrip() for ln in "".join(p.out).splitlines()]
+    return "\n".join(ln for ln in lines if ln.strip())
+
+
+def read_document(path) -> str:
+    """A document's text: plain text and Markdown as they are, HTML's visible text,
+    PDF through ``pdftotext -layout`` (poppler-utils). Bad input is an InputError naming the file.
+
+    >>> read_document("/nonexistent.md")
+    Traceback (most recent call last):
+    ...
+    symgpt.core.errors.InputError: DOCUMENT /nonexistent.md: no such file
+    """
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"DOCUMENT {p}: no such file" if not p.exists() else f"DOCUMENT {p}: not a regular file")
+    size = p.stat().st_size
+    if size > MAX_DOCUMENT_BYTES:
+        raise InputError(f"DOCUMENT {p}: {size:,} bytes, more than the limit of {MAX_DOCUMENT_BYTES:,}")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise InputError(f"DOCUMENT {p}: cannot read it: {(e.strerror or str(e)).lower()}") from None
+    if p.suffix.lower() == ".pdf" or data[:5] == b"%PDF-":
+        return _pdf_text(p)
+    try:
+        text = data.decode("utf-8-sig")
+        if "\0" in text:                      # UTF-16 without its byte-order mark decodes, NULs and all
+            raise UnicodeDecodeError("utf-8", data, data.index(b"\0"), data.index(b"\0") + 1, "NUL byte")
+    except UnicodeDecodeError as e:
+        raise InputError(f"DOCUMENT {p}: not UTF-8 text (byte {e.start}); expected text, Markdown, HTML or PDF") \
+            from None
+    if p.suffix.lower() in (".html", ".htm", ".xhtml") or re.match(r"\s*(<!doctype html|<html)", text, re.I):
+        try:
+            return html_text(text)
+        except InputError as e:
+            raise InputError(f"DOCUMENT {p}: {e}") from None
+    return text
+
+
+def _pdf_text(p) -> str:
+    import shutil
+    import subprocess
+
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        raise InputError(f"DOCUMENT {p}: reading a PDF needs pdftotext, which is not installed "
+                         f"(install the poppler-utils package, e.g. apt-get install poppler-utils)")
+    try:
+        r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(p), "-"], capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"DOCUMENT {p}: pdftotext took more than 120 s; refused") from None
+    if r.returncode != 0:
+        msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = msg[-1] if msg else f"exit status {r.returncode}"
+        raise InputError(f"DOCUMENT {p}: pdftotext could not read it: {why}")
+    text = r.stdout.decode("utf-8", "replace").replace("\f", "\n")
+    if not text.strip():
+        raise InputError(f"DOCUMENT {p}: the PDF has no text (pages of images need OCR first)")
+    return text

@@ -1,0 +1,96 @@
+"""A printed figure against a quantity: its rounding cell, whether the quantity rounds to it, the window
+a wrong figure may stand for, its place in arithmetic, and the record of a verdict.
+
+The pieces :mod:`symgpt.claims.match` and :mod:`symgpt.claims.diagnose` (and :mod:`symgpt.claims.context`) share, in a
+module
+of their own so that none of them imports another back.
+
+>>> from symgpt.claims.extract import extract
+>>> n = extract("A1,0 = 2.175 / 4.789 ≈ 0.454")[-1]
+>>> cell(n), operand(n)
+((Fraction(907, 2000), Fraction(909, 2000)), False)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import fmpq
+
+from ..core.numeric import UndecidableError
+from .candidates import Candidate, _bounds
+from .claims import Printed, certify_rounding
+
+NEAR_ULPS = 60        # a context-named quantity this close (in last-place units) makes a figure wrong …
+NEAR_RELATIVE = Fraction(1, 4)   # … or this close relatively
+FORMATS = re.compile(r"\b(?:b?f(?:loat)?16|bfloat16|fp(?:16|32|64)|float(?:32|64)|half|(?:16|32)[- ]bit)\b|"
+                     r"单精度|半精度|(?:16|32)\s*位", re.I)
+
+
+@dataclass
+class Result:
+    """The verdict on one figure."""
+    number: object                       # the extract.Number
+    verdict: str                         # matched | ambiguous | unmatched | wrong
+    ref: str | None = None               # the quantity (the most likely one for a wrong figure)
+    candidates: list = field(default_factory=list)   # refs, best first
+    score: float = 0.0
+    correct: str | None = None           # for a wrong figure: the correct rounding
+    exact: str | None = None             # the value, certified digits
+    cause: str | None = None             # for a wrong figure (symgpt.claims.diagnose)
+    distance: str | None = None          # (printed − exact) in last-place units
+    chain_value: str | None = None
+
+
+def cell(n) -> tuple:
+    """The rounding cell [lo, hi] of a figure, in the value's units.
+
+    >>> from symgpt.claims.extract import extract
+    >>> cell(extract("0.454")[0]), cell(extract("8.5%")[0])
+    ((Fraction(907, 2000), Fraction(909, 2000)), (Fraction(169, 2000), Fraction(171, 2000)))
+    """
+    scale = 100 if n.kind == "percent" else 1
+    if n.kind in ("power", "fraction"):
+        return n.value / scale, n.value / scale
+    half = Fraction(1, 2 * 10 ** n.decimals)
+    return (n.value - half) / scale, (n.value + half) / scale
+
+
+def printed(n) -> Printed:
+    return Printed(n.text, n.kind, n.value, n.decimals)
+
+
+def rounds_to(cand: Candidate, n) -> bool:
+    """Certified: does the candidate's exact value round to the printed figure?"""
+    lo, hi = cell(n)
+    if not cand.meets(lo, hi):
+        return False
+    try:
+        if n.kind in ("power", "fraction"):
+            v = cand.q.ball(256)
+            t = fmpq(n.value.numerator, n.value.denominator)
+            if isinstance(v, fmpq):
+                return v == t
+            ex = cand.q.exact()
+            return ex is not None and ex == t
+        r, _, _ = certify_rounding(cand.q, printed(n))
+    except (UndecidableError, ArithmeticError, ValueError):
+        return False
+    if Fraction(r) != n.value:
+        return False
+    return not (n.text.lstrip()[:1] in "-−" and n.value == 0 and _bounds(cand.ball)[0] > 0)
+
+
+def near_window(n) -> tuple:
+    """[lo, hi] of the values a wrong figure may stand for: NEAR_ULPS last-place units or NEAR_RELATIVE."""
+    scale = 100 if n.kind == "percent" else 1
+    y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
+    w = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
+    return y - w, y + w
+
+
+def operand(n) -> bool:
+    """A figure inside arithmetic (a factor, a divisor), not the result of an equation or a table cell."""
+    return bool(re.match(r"\s*(?:[×*/÷^²·+]|\\times|\\cdot)", n.after) or
+                re.search(r"(?:[×*/÷·+]|\\times|\\cdot)\s*\(?\s*$", n.before))

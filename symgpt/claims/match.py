@@ -1,0 +1,420 @@
+"""Which quantity a printed figure is: candidates, a cheap prefilter, certified rounding, context.
+
+Every quantity a tutorial of one spec may print is a *candidate*
+(:mod:`symgpt.claims.candidates`), enclosed once at 64 bits; a
+figure keeps the candidates whose enclosure meets its rounding cell
+(``0.454`` → [0.4535, 0.4545]), and only those are certified
+(:func:`symgpt.claims.claims.certify_rounding`).  A figure that is the result of
+arithmetic on earlier figures (``1.050×0.820 = 0.861``) also gets the same
+arithmetic over their quantities as a candidate (``Q[0,0]*K[0,0]``).
+
+Among the certified candidates the context decides (:func:`symgpt.claims.context.score`): the
+symbol to the figure's left (``q1,0 =``, ``p(你)``, ``exp(``), the table's
+caption, row and column (``t=1``, ``dim 0``, a token), and the document's
+order (a matrix is printed entry after entry).
+
+>>> import symgpt
+>>> from symgpt.claims.extract import extract
+>>> m = Matcher(symgpt.load("tiny-transformer"))
+>>> [(r.verdict, r.ref) for r in m.match(extract("A1,0 = 2.175 / 4.789 ≈ 0.454"))][-1]
+('matched', 'A[1,0]')
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from fractions import Fraction
+
+from flint import fmpq
+
+from ..core.numeric import UndecidableError
+from ..training.first_step import rule
+from .candidates import PREFILTER_BITS, Candidate, _integral, _same_value, candidates
+from .context import _base, _names, _pinned, context, counted, score, spells_input
+from .diagnose import _chain_rounds, diagnose, slipped, wrong
+from .figure import FORMATS, Result, cell, near_window, rounds_to
+from .figure import operand as _operand
+from .refs import ExprError, bind, parse
+
+HUGE = Fraction(10) ** 250    # a figure beyond ±10^250, or nearer 0 than 10^-250, is read as no quantity of a
+TINY = Fraction(1, 10 ** 250)  # tutorial's model (floats end at 1.8e308; the prefilter's float slop is 1e-300,
+#                                and certifying that a 0 does not round to 1e-300 costs seconds)
+SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
+STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
+                        # caption, row and column)
+STRONG_GAP = 4.0        # … and by this much more than a quantity that rounds to the figure and is named too
+
+
+class Matcher:
+    """Matches a document's figures to one derivation's quantities."""
+
+    def __init__(self, d):
+        self.d = d
+        self.cands = candidates(d)
+        self.vocab = list(d.spec.vocab)
+        self._alias: dict = {}
+        self._rounds: dict = {}       # (candidate, figure as printed) → does it round so (context-free: once)
+        self.graph = {p.partition("[")[0] for p, _, _ in d.registry.groups()}    # the model's nodes' groups
+
+    def rounds(self, c: Candidate, n) -> bool:
+        """:func:`rounds_to`, remembered: a figure printed again (0.0%, 1.000) is certified once."""
+        k = (c.ref, n.text, n.kind)
+        if k not in self._rounds:
+            self._rounds[k] = rounds_to(c, n)
+        return self._rounds[k]
+
+    def derived(self, n, found: dict):
+        """The figure's chain with each operand replaced by its matched quantity (or None)."""
+        if not n.chain or not n.operands:
+            return None
+        refs = [found.get(i) for i in n.operands]
+        if any(r is None for r in refs):
+            return None
+        chain, out, pos = n.chain, [], 0
+        for i, r in zip(n.operands, refs):
+            text = found["_text"][i].lstrip("+")
+            k = chain.find(text, pos)
+            if k < 0:
+                return None
+            out.append(chain[pos:k])
+            out.append(r.ref if re.fullmatch(r"[\w.\[\],<>\u4e00-\u9fff]+|\w+\(.*\)", r.ref) else f"({r.ref})")
+            pos = k + len(text)
+        ref = "".join(out) + chain[pos:]
+        try:
+            q = bind(parse(ref, self.d.limits), self.d, self.d.limits)
+            ball = q.ball(PREFILTER_BITS)
+        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return None
+        if not isinstance(ball, fmpq) and not ball.is_finite():
+            return None
+        return Candidate(ref, "chain", (), "", q, ball, derived=True)
+
+    def match(self, numbers) -> list:
+        """A :class:`Result` for every figure, in order.
+
+        Two passes: the first finds what each equation computes (``q0,0 = 0.500 × 0.3 + … = 1.050``
+        is ``Q[0,0]``); the second prefers, for the figures of that line, the quantities its definition
+        reads (``H0[0,0]``, ``W_Q[0,0]``, …).
+        """
+        first = self._match(numbers, {})
+        return _foreign_columns(self._right(self._match(numbers, self._inputs(first))))
+
+    def _right(self, results: list) -> list:
+        """No figure is wrong whose quantity rounds to it: a verdict reached through an equation's arithmetic
+        (``(1.000, …) + (0.340, …) = (1.340, …)``) is matched when the quantity itself prints so."""
+        by_ref = {c.ref: c for c in self.cands}
+        for k, r in enumerate(results):
+            c = by_ref.get(r.ref) if r.verdict == "wrong" else None
+            if c is not None and self.rounds(c, r.number):
+                results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
+                                                 chain_value=None)
+        return results
+
+    def _named(self, n, ctx, prev, ranked):
+        """(score, candidate) when the context names one quantity near the figure far more strongly
+        (by STRONG_NAMING, and STRONG_GAP above the best candidate that rounds to it), else None."""
+        if n.kind not in ("decimal", "percent") or _operand(n) or not (n.chain or n.array or n.table):
+            return None
+        if FORMATS.search(" ".join((n.column, n.row, n.table))):
+            return None                 # a bfloat16 value beside the exact one: that format's, not a slip
+        lo, hi = near_window(n)
+        scored = sorted(((score(c, ctx, prev), i, c) for i, c in enumerate(self.cands) if c.meets(lo, hi)),
+                        key=lambda t: (-t[0], t[1]))
+        if not scored or scored[0][0] < STRONG_NAMING or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+            return None
+        top = scored[0][2]
+        if not _pinned(top, ctx) or _integral(top.ball) or self.rounds(top, n):
+            return None
+        if ranked and scored[0][0] < ranked[0][0] + STRONG_GAP and _pinned(ranked[0][2], ctx):
+            return None                 # a quantity that rounds to it is named about as well
+        if any(_base(r[2]) == _base(top) for r in ranked):
+            return None                 # p printed after an update is sgd[1].p: the same symbol, another state
+        return scored[0][0], top
+
+    def _node(self, c: Candidate) -> str:
+        """The node a candidate names, through definitions that are a single other node
+        (X[0,0] := E[2,0], h_final[0] := LN2[1,0]); its own key otherwise."""
+        if c.key not in self._alias:
+            key = c.key
+            try:
+                e = self.d.definition(c.ref) if not c.derived and "(" not in c.ref else None
+                if e is not None and e.is_Symbol:
+                    key = str(e)
+            except Exception:  # noqa: BLE001 - not a graph node: itself
+                pass
+            self._alias[c.key] = key
+        return self._alias[c.key]
+
+    def _reads(self, c: Candidate, keys: set) -> bool:
+        """The node's definition reads one of these quantities (A_den[1] reads A_num[1,0]; R[1,0] = 0.2 does
+        not read the R[1,1] and W_2[1,0] of 0.5 × 0.4 = 0.2); True for what is not a node of the graph."""
+        if c.group not in self.graph:
+            return True
+        try:
+            return bool({str(x) for x in self.d.definition(c.ref).free_symbols} & keys)
+        except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
+            return False
+
+    def _transposed(self, ctx, best: Candidate):
+        """The candidate the context names by symbol and both indices (``W[1,0]``, when ``best`` is its
+        transpose ``W[0,1]`` and it does not itself round to the figure), else None."""
+        if len(ctx.sym_idx) != 2 or best.idx != ctx.sym_idx[::-1] or best.idx == ctx.sym_idx:
+            return None
+        named = [c for c in self.cands if c.group == best.group and c.idx == ctx.sym_idx]
+        if len(named) != 1 or ctx.symbol not in _names(best):
+            return None
+        return named[0]
+
+    @staticmethod
+    def _same_token(n, tied: list, numbers, found: dict):
+        """Among tied entries of one group that differ only in their token (1/3 is every token's
+        probability at T → ∞), the one for the token the line's last matched figure is about; else None."""
+        cands = [r[2] for r in tied]
+        if len(cands) < 2 or len({c.group for c in cands}) != 1 or "v" not in cands[0].axes:
+            return None
+        for x in reversed(numbers[:n.index] if numbers and numbers[0].index == 0 else []):
+            if x.line != n.line:
+                return None
+            c = found.get(x.index)
+            if c is not None and "v" in c.axes:
+                token = c.idx[c.axes.index("v")]
+                same = [r for r in tied if r[2].idx[r[2].axes.index("v")] == token]
+                return same[:1] if len(same) == 1 else None
+        return None
+
+    def _inputs(self, results) -> dict:
+        """line → the quantities the definitions of its equations' results read (canonical keys), and
+        figure index → the key of the factor it is, where a printed product ``a × b`` matches one term
+        of the definition by value (``0.500 × 0.3`` in ``q0,0 = …`` is ``H0[0,0]·W_Q[0,0]``)."""
+        import sympy
+        graph = {p.partition("[")[0] for p, _, _ in self.d.registry.groups()}
+        by_key = {c.key: c for c in self.cands}
+        out: dict = {}
+        products: dict = {}      # figure a → figure b → the (factor of a, factor of b) pairs of a × b
+        texts = {r.number.line: r.number.line_text for r in results}
+        for r in results:
+            if r.verdict not in ("matched", "wrong") or not r.ref:
+                continue
+            step = rule(self.d, r.ref)                 # m = 0.1 × g beside m's figure: (1 − β₁)·g
+            if step is not None:
+                out.setdefault(r.number.line, set()).update(
+                    str(f) for t in (step, *sympy.Add.make_args(step)) for f in sympy.Mul.make_args(t)
+                    if f.is_Symbol or f.is_Add and str(f) in by_key)
+            if not r.number.chain:
+                continue
+            c = next((c for c in self.cands if c.ref == r.ref), None)
+            inner = re.fullmatch(r"(?:exp|sqrt|log)\((.+)\)", c.ref) if c is not None else None
+            arg = next((x for x in self.cands if inner and x.ref == inner[1]), None)
+            if arg is not None:             # exp(0.400) = 1.492 is exp(logits[爱]): the 0.400 is logits[爱]
+                out.setdefault(r.number.line, set()).add(arg.key)
+                continue
+            if c is None or c.group not in graph and step is None:
+                continue
+            try:
+                definition = self.d.definition(c.ref) if step is None else step
+            except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
+                continue
+            keys = {str(x) for x in definition.free_symbols}
+            out.setdefault(r.number.line, set()).update(keys)        # not the subject: it is no operand of itself
+            lines, todo = {r.number.line}, list(r.number.operands)
+            while todo:                          # the lines its chain reads, and theirs (= … = … over 3 lines)
+                x = results[todo.pop()].number
+                if x.line not in lines and len(lines) < 4:
+                    lines.add(x.line)
+                    todo += x.operands
+            for at in sorted(lines, reverse=True):      # '   = (0.200 + 0.0915, …)' continues the line above
+                prior = max((k for k in texts if k < at), default=None)
+                if texts[at].lstrip().startswith("=") and prior is not None and at - prior <= 2 and len(lines) < 4:
+                    lines.add(prior)
+            line = [x.number for x in results if x.number.line in lines]    # with the line an equation continues
+            terms = [(t, [str(f) for f in sympy.Mul.make_args(t) if f.is_Symbol])
+                     for t in sympy.Add.make_args(sympy.expand(definition))]
+            for k, a in enumerate(line[:-1]):
+                if not re.fullmatch(r"\s*\)?\s*(?:[×*·]|\\times)\s*\(?\s*", a.after):
+                    continue
+                group = [line[k + 1]]               # a × b: one term's factors; a × (b, c): a times each
+                if re.search(r"\(\s*$", a.after):
+                    for b in line[k + 2:]:
+                        if ")" in group[-1].after or "," not in group[-1].after:
+                            break
+                        group.append(b)
+                for b in group:
+                    products.setdefault(a.index, {}).setdefault(b.index, set()).update(
+                        (x, y) for _, fs in terms if len(fs) == 2 and all(f in by_key for f in fs)
+                        for x, y in (fs, fs[::-1]) if by_key[x].meets(*cell(a)) and by_key[y].meets(*cell(b)))
+            for b in line:                                                      # … + 0.1 is b_1[k]
+                if (re.search(r"\+\s*$", b.before) or re.match(r"\s*\+", b.after) and not
+                        re.search(r"(?:[×*/·]|\\times)\s*\(?\s*$", b.before)) and \
+                        not re.match(r"\s*(?:[×*/·]|\\times)", b.after):      # … and 0.5 + … is X[0,0]
+                    for t, fs in terms:
+                        if t.is_Symbol and str(t) in by_key and by_key[str(t)].meets(*cell(b)):
+                            out.setdefault(("factor", b.index), set()).add(str(t))
+        for a, by_b in products.items():        # over every equation the line's products feed
+            xs = [{x for x, _ in ps} for ps in by_b.values() if ps]
+            if not xs:
+                continue
+            mine = set.intersection(*xs) or set.union(*xs)      # 0 × (0.3, 0.5): the factor every component pairs
+            out.setdefault(("factor", a), set()).update(mine)
+            for b, ps in by_b.items():
+                out.setdefault(("factor", b), set()).update(y for x, y in ps if x in mine)
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def _match(self, numbers, inputs: dict) -> list:
+        found: dict = {"_text": {n.index: n.text for n in numbers}}
+        prev: list = []
+        printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
+        sure_of: set = set()      # figures matched with a context that names their quantity
+        wrong_as: dict = {}       # a wrong figure's text → its Result
+        derived_as: dict = {}     # a figure's text → (the arithmetic it was matched to, its line)
+        out = []
+        for n in numbers:
+            if n.value and not TINY <= abs(n.value) <= HUGE:
+                out.append(Result(n, "unmatched"))     # 1e400, 1e-300: beyond every float; no quantity's
+                prev.append(None)
+                continue
+            lo, hi = cell(n)
+            pool = [c for c in self.cands if c.meets(lo, hi)]
+            line_inputs = inputs.get(n.line, frozenset())
+            factor = inputs.get(("factor", n.index), frozenset())
+            if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads
+                pool = [c for c in pool if _integral(c.ball) or c.key in factor]
+            ctx = context(n, self.vocab)
+            hits = [c for c in pool if self.rounds(c, n) and (c.group != "count" or counted(c, ctx))]
+            dc = self.derived(n, found)
+            confirmed: set = set()
+            dc_rounds = dc is not None and rounds_to(dc, n)
+            if dc_rounds:
+                reads = {k for i in n.operands if found.get(i) is not None
+                         for k in [found[i].key, *re.findall(r"[A-Za-z_][\w.]*\[[^\]]*\]", found[i].ref)]}
+                confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)
+                             and self._reads(c, reads)}
+                nodes = {c.ref for c in hits if c.ref in confirmed and c.group in self.graph}
+                hits = hits + ([] if nodes else [dc])     # a node it equals names it (Attn[1,1], not a·v + a·v)
+            ctx.inputs = line_inputs
+            ctx.input_ids = len(self.d.spec.input) > 1 and spells_input(n, self.d.spec.input)
+            ctx.factor = factor
+            again, where = printed_as.get(n.text, (None, None))
+            digits = n.text.strip("-+−%").replace(".", "").lstrip("0")
+            if where == n.line or len(digits) < 3:
+                again = None                 # a reprint is on another line (a row may print one value twice)
+            plain = len(digits.rstrip("0") if "." in n.text else digits) < 3    # 1.000, 0.500: many quantities'
+            ranked = sorted(((score(c, ctx, prev) + ((1 if plain else 3) if again is not None and c.ref == again else 0)
+                              + (2 if c.ref in confirmed else 0), i, c)
+                             for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
+            sure = all(i in sure_of for i in n.operands)     # every operand named by its context
+            if dc is not None and not dc_rounds and n.chain and sure and (not ranked or ranked[0][0] < 2) \
+                    and dc.meets(*near_window(n)):
+                ranked = []                  # 0.840 × 0.2 = 0.1680: its own arithmetic outweighs a coincidence
+            swapped = self._transposed(ctx, ranked[0][2]) if ranked else None
+            named = None if swapped is not None or (dc is not None and dc in hits) else \
+                self._named(n, ctx, prev, ranked)
+            if named is not None:           # 1.0 in Q's table at t=0, dim 0: Q[0,0] = 1.05, not a 1
+                chain_ok, chain_value = _chain_rounds(self, n)
+                res = wrong(n, named[1], [named[1].ref] + [r[2].ref for r in ranked[:2]], named[0],
+                            chain_ok=chain_ok, chain_value=chain_value)
+                wrong_as.setdefault(n.text, res)
+                sure_of.add(n.index)              # named beyond doubt: its value carries into the chains
+                found[n.index] = named[1]
+                prev.append(named[1])
+                out.append(res)
+                continue
+            if swapped is not None:         # W[0,1] printed where the context names W[1,0]
+                res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True)
+                wrong_as.setdefault(n.text, res)
+                found[n.index] = swapped
+                prev.append(swapped)
+                out.append(res)
+                continue
+            loose = ranked and (n.kind == "percent" or ctx.symbol and ranked[0][0] < 1)   # nothing named rounds
+            slip = slipped(self, n, ctx, prev, ranked[0][0]) if loose and named is None and swapped is None else None
+            if slip is not None:            # 收 0.1% beside weight decay, whose λ is 0.1: a fraction printed as %
+                wrong_as.setdefault(n.text, slip)
+                found[n.index] = next(c for c in self.cands if c.ref == slip.ref)
+                prev.append(found[n.index])
+                out.append(slip)
+                continue
+            if ranked:
+                best = ranked[0]
+                tied = [r for r in ranked if r[0] == best[0]]
+                if len({self._node(r[2]) for r in tied}) == 1:
+                    tied = tied[:1]             # X[1,0] and E[爱,0]: one node under two names
+                tied = self._same_token(n, tied, numbers, found) or tied
+                best = tied[0]
+                res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
+                             [r[2].ref for r in ranked[:6]], best[0])
+                found[n.index] = best[2]
+                prev.append(best[2])
+                if res.verdict == "matched":
+                    printed_as[n.text] = (best[2].ref, n.line)
+                    if best[2].derived:
+                        derived_as[n.text] = (best[2], n.line)
+                    if best[0] >= SURE:
+                        sure_of.add(n.index)
+                out.append(res)
+                continue
+            chain, where = derived_as.get(n.text, (None, n.line))
+            if chain is not None and 0 < n.line - where <= 10 and len(digits) >= 3 and _operand(n):   # S0,0 =
+                found[n.index] = chain           # 1.130 / 1.4142 divides the dot product printed just above
+                prev.append(chain)
+                out.append(Result(n, "matched", chain.ref, [chain.ref], 0.0))
+                continue
+            res = diagnose(self, n, ctx, prev, dc, sure)
+            if res.verdict == "unmatched":
+                res = slipped(self, n, ctx, prev, 0.0) or res     # 0.851 where the context names 0.0851
+            if res.verdict != "wrong" and n.text in wrong_as:
+                res = _reprint(wrong_as[n.text], n)
+            if res.verdict == "wrong":
+                wrong_as.setdefault(n.text, res)
+                if res.score >= SURE:
+                    sure_of.add(n.index)
+            if res.verdict == "wrong" and res.ref:
+                c = next((c for c in self.cands if c.ref == res.ref), dc)
+                found[n.index] = c
+                prev.append(c)
+            else:
+                prev.append(None)
+            out.append(res)
+        return out
+
+
+FOREIGN_SHARE = 0.25   # a table column with at most this share of its figures matched …
+FOREIGN_MIN = 4        # … out of at least this many, is about something this model does not compute
+
+
+def _foreign_columns(results: list) -> list:
+    r"""A table column whose figures are almost all no quantity of this model (the second example of a
+    batch beside the first, another model's column) is about something its row labels do not name alone:
+    its plain errors are unmatched, with their nearest quantities, not wrong.  (A figure with a cause
+    rounding explains, a carried rounding or a slip, stays wrong.)
+
+    >>> import symgpt
+    >>> from symgpt.claims.extract import extract
+    >>> rows = "| t | ours | theirs |\n|---|---|---|\n" + "".join(f"| {k} | {p} | {q} |\n" for k, p, q in
+    ...     [("p(猫)", "0.3673", "0.3600"), ("p(吃)", "0.2832", "0.2900"), ("p(鱼)", "0.3494", "0.3500"),
+    ...      ("L", "1.0515", "1.0682")])
+    >>> [(r.number.text, r.verdict, r.candidates[:1])
+    ...  for r in Matcher(symgpt.load("bigram")).match(extract(rows))][-4:]  # doctest: +NORMALIZE_WHITESPACE
+    [('0.3494', 'matched', ['p[鱼]']), ('0.3500', 'unmatched', ['p[鱼]']), ('1.0515', 'matched', ['loss']),
+     ('1.0682', 'unmatched', ['loss'])]
+    """
+    columns: dict = {}
+    block, last = 0, None                     # a table: figures on lines no more than 2 apart
+    for k, r in enumerate(results):
+        n = r.number
+        block += last is not None and n.line - last > 2
+        last = n.line
+        if n.column:
+            columns.setdefault((block, n.table, n.column), []).append(k)
+    for ks in columns.values():
+        matched = sum(results[k].verdict in ("matched", "ambiguous") for k in ks)
+        if len(ks) >= FOREIGN_MIN and matched <= FOREIGN_SHARE * len(ks):
+            for k in ks:
+                if results[k].verdict == "wrong" and results[k].cause == "plain error":
+                    results[k] = dataclasses.replace(results[k], verdict="unmatched", ref=None, cause=None,
+                                                     correct=None, distance=None)
+    return results
+
+
+def _reprint(first: Result, n) -> Result:
+    """A wrong figure printed again: the same quantity, the same cause (its chain is the first printing's)."""
+    return dataclasses.replace(first, number=n)

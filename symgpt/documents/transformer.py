@@ -1,0 +1,793 @@
+"""The transformer document (after source document 000), section by section.
+
+Each function returns one section: ``{"id", "steps"}``.  Sizes come from the
+spec, so tables grow with V, d, d_ff, T, heads and layers; element-by-element
+sums are written out for the *worked rows* (every position when T ≤ 2, else
+the last one, the position that predicts).
+
+>>> import symgpt
+>>> from symgpt.documents.blocks import Numbers
+>>> d = symgpt.load("tiny-transformer")
+>>> secs, figs = sections(d, Numbers(d, 3))
+>>> [s["id"] for s in secs][:4]
+['setup', 'vocab', 'tokenize', 'embed']
+>>> sorted(figs)
+['attention', 'backprop', 'pipeline', 'precision', 'probs']
+"""
+from __future__ import annotations
+
+import sympy
+
+from ..engine import scale
+from ..engine.derive import softmax_ce_steps
+from ..training import sampling
+from ..training.train import learnable, param_count
+from . import diagrams
+from . import precision as doc_precision
+from .blocks import (
+    derivation_step,
+    display,
+    figure,
+    math,
+    minor,
+    mtext,
+    note,
+    num,
+    pos,
+    sub,
+    table,
+    tex,
+    text,
+    tok,
+    vec,
+    word,
+)
+from .figures import bars, heatmap
+from .figures import line as curve
+from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
+
+DESC = {"E": "use_E", "W_out": "use_W_out", "W_Q": "use_W_Q", "W_K": "use_W_K", "W_V": "use_W_V",
+        "W_O": "use_W_O", "W_1": "use_W_1", "b_1": "use_b_1", "W_2": "use_W_2", "b_2": "use_b_2",
+        "gamma1": "use_gamma", "beta1": "use_beta", "gamma2": "use_gamma", "beta2": "use_beta"}
+PARAM_TEX = {"E": "E", "W_out": r"W_{\mathrm{out}}", "W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V",
+             "W_O": "W_O", "W_1": "W_1", "b_1": "b_1", "W_2": "W_2", "b_2": "b_2",
+             "gamma1": r"\gamma^{(1)}", "beta1": r"\beta^{(1)}", "gamma2": r"\gamma^{(2)}",
+             "beta2": r"\beta^{(2)}"}
+
+
+def bmatrix(rows) -> str:
+    """LaTeX bmatrix of rows of strings.
+
+    >>> bmatrix([["1", "2"]])
+    '\\\\begin{bmatrix} 1 & 2 \\\\end{bmatrix}'
+    """
+    return r"\begin{bmatrix} " + r" \\ ".join(" & ".join(r) for r in rows) + r" \end{bmatrix}"
+
+
+def shape_tex(shape) -> str:
+    """``(6, 2)`` → ``6 \\times 2``.
+
+    >>> shape_tex((6, 2)), shape_tex((4,))
+    ('6 \\\\times 2', '4')
+    """
+    return r" \times ".join(map(str, shape))
+
+
+class Ctx:
+    """What every section needs: the derivation, its numbers, its sizes."""
+
+    def __init__(self, d, n):
+        self.d, self.n, self.s = d, n, d.spec
+        s = self.s
+        self.T, self.dm, self.V = s.T, s.d, s.V
+        self.dk = s.d // s.heads
+        self.toks = [s.vocab[i] for i in s.input]
+        self.rows = list(range(self.T)) if self.T <= 2 else [self.T - 1]
+        self.k = n.k
+        self.fine = n.k + 1
+
+    def per_head(self, key):
+        """A caption key, its per-head variant (naming the head, from 1) when there are several heads."""
+        return key if self.s.heads == 1 else "tteach." + key.replace(".", "_") + "_h"
+
+    def posl(self, t):
+        return pos(t, self.toks[t])
+
+    def head_idx(self, h, *idx):
+        return ",".join(map(str, ((h,) if self.s.heads > 1 else ()) + idx))
+
+    def matrix_table(self, key, group, row_labels, col_head, args=None, k=None, weights=False):
+        """A table of a (rows × cols) group with labelled rows."""
+        grp = self.d.graph.groups[group]
+        nrows, ncols = grp.shape
+        rows = []
+        for i in range(nrows):
+            f = (lambda j: num(self.n.weight(f"{group}[{i},{j}]"), f"{group}[{i},{j}]")) if weights else \
+                (lambda j: self.n.cell(f"{group}[{i},{j}]", k))
+            rows.append([row_labels(i)] + [f(j) for j in range(ncols)])
+        head = [col_head[0]] + [col_head[1](j) for j in range(ncols)]
+        return table(key, head, rows, args)
+
+    def cellv(self, ref):
+        """A table cell: the value, and its significant digits when it rounds to zero."""
+        tiny = self.n.tiny(ref)
+        v = self.n.v(ref)
+        return {"t": "num", "v": v, "exact": tiny, "ref": ref} if tiny else num(v, ref)
+
+    def pos_table(self, key, group, colword="dim", args=None, k=None):
+        return self.matrix_table(key, group, self.posl,
+                                 (word("position"), lambda j: _colhead(colword, j)), args, k)
+
+
+def _colhead(colword, j):
+    return {"t": "word", "v": colword, "j": str(j)}
+
+
+def sections(d, n):
+    """All sections and the figures' data of a transformer document."""
+    c = Ctx(d, n)
+    figs = {}
+    out = [setup(c, figs), vocab(c), tokenize(c), embed(c), positional(c)]
+    for l in range(c.s.layers):
+        pre = c.s.layer_prefix(l)
+        block = [attention(c, l, pre, figs), residual_ln(c, l, pre, 1), ffn(c, l, pre),
+                 residual_ln(c, l, pre, 2)]
+        for sec in block:
+            sec["layer"] = l + 1 if c.s.layers > 1 else None  # layers are numbered from 1 in headings
+        out += block
+    out += [head(c), softmax(c, figs), sample(c), training(c, figs), summary(c), doc_precision.section(d, n, figs=figs)]
+    return out, figs
+
+
+# ---------------------------------------------------------------- §0 set-up
+
+def setup(c, figs):
+    s = c.s
+    figs["pipeline"] = diagrams.pipeline(c.toks, s.vocab[sampling.greedy(c.d).id], s.layers, s.heads,
+                                        tied=s.tied, ids=list(s.input))
+    hyper = [[math("V"), word("vocab_size"), num(s.V)], [math("d"), word("d_model"), num(s.d)],
+             [math("h"), word("n_heads"), num(s.heads)], [math("d_k"), word("d_head"), num(c.dk)],
+             [math(r"d_{\mathrm{ff}}"), word("d_ff"), num(s.d_ff)], [math("L"), word("n_layers"), num(s.layers)],
+             [math("T"), word("seq_len"), num(c.T)]]
+    learn = set(learnable(c.d))
+    prow = []
+    for group in s.params:
+        base = group.split(".")[-1]
+        grp = c.d.graph.groups[group]
+        size = len(grp.names)
+        count = sum(1 for nm in grp.names if nm in learn)
+        label = param_label(group)
+        prow.append([math(label), math(shape_tex(grp.shape)), word(DESC[base]),
+                     num(count) if count == size else word("fixed")])
+    total = param_count(c.d)
+    steps = [sub("tteach.setup_what"),
+             text("setup.intro", inp=tok("".join(c.toks)), target=tok(c.s.vocab[s.target])),
+             text("tteach.setup_shape", layers=num(s.layers), heads=num(s.heads)),
+             figure("pipeline", "tteach.pipeline_fig", inp=tok("".join(c.toks)), layers=num(s.layers)),
+             sub("tteach.setup_hyper"),
+             table("setup.hyper_cap", [word("symbol"), word("meaning"), word("value")], hyper, align="llr"),
+             sub("tteach.setup_params"),
+             text("setup.params", total=num(total, "params()")),
+             table("setup.params_cap", [word("name"), word("shape"), word("use"), word("count")], prow,
+                   args={"total": num(total, "params()")}, align="lllr")]
+    if not s.training.learnable_ln:
+        steps.append(note("setup.fixed_ln"))
+    steps.append(note("setup.pe_fixed"))
+    return {"id": "setup", "steps": [st for st in steps if st]}
+
+
+def param_label(group: str) -> str:
+    """LaTeX name of a parameter group; in a deeper model its layer, from 1, as a superscript.
+
+    >>> param_label("W_Q"), param_label("l1.W_Q")
+    ('W_Q', '{W_Q}^{[2]}')
+    """
+    layer, _, base = group.rpartition(".")
+    return f"{{{PARAM_TEX[base]}}}^{{[{int(layer[1:]) + 1}]}}" if layer else PARAM_TEX[base]
+
+
+def vocab(c):
+    rows = [[num(i), tok(t)] for i, t in enumerate(c.s.vocab)]
+    return {"id": "vocab", "steps": [
+        text("vocab.intro", V=num(c.V)),
+        table("vocab.cap", [word("id"), word("token")], rows, args={"V": num(c.V)}, align="rl"),
+        note("vocab.real")]}
+
+
+def tokenize(c):
+    ids = list(c.s.input)
+    lines = [rf"{mtext(t)} &\mapsto {i}" for t, i in zip(c.toks, ids)]
+    onehot = [[c.posl(t)] + [num(1 if v == i else 0) for v in range(c.V)] for t, i in enumerate(ids)]
+    head = [word("position")] + [{"t": "tokid", "v": str(v), "tok": tk} for v, tk in enumerate(c.s.vocab)]
+    return {"id": "tokenize", "steps": [
+        sub("tteach.tokenize_ids"),
+        text("tokenize.intro"),
+        display(*lines),
+        display(r"\mathrm{tokens} = \left[" + r",\; ".join(map(str, ids)) + rf"\right] \in \mathbb{{Z}}^{{{c.T}}}"),
+        sub("tteach.tokenize_onehot"),
+        text("tokenize.onehot", V=num(c.V), Tt=tex(c.T), Vt=tex(c.V)),
+        table("tokenize.cap", head, onehot, args={"T": num(c.T), "V": num(c.V)}),
+        note("tokenize.lookup")]}
+
+
+def embed(c):
+    E_rows = lambda v: {"t": "tokid", "v": str(v), "tok": c.s.vocab[v]}
+    Et = c.matrix_table("embed.E_cap", "E", E_rows, (word("token"), lambda j: _colhead("dim", j)),
+                        args={"V": num(c.V), "d": num(c.dm)}, weights=True)
+    lines = []
+    for t, i in enumerate(c.s.input):
+        xs = [c.n.weight(f"E[{i},{j}]") for j in range(c.dm)]
+        lines.append(rf"x_{{{t}}} &= E[{i}] = {vec(xs)} \quad ({mtext(c.toks[t])})")
+    return {"id": "embed", "steps": [
+        sub("tteach.embed_matrix"),
+        text("embed.intro", d=num(c.dm)),
+        Et,
+        sub("tteach.embed_lookup"),
+        display(rf"X = X_{{\mathrm{{oh}}}} \cdot E \in \mathbb{{R}}^{{{c.T} \times {c.dm}}}"),
+        text("embed.pick"),
+        display(*lines, figs=[(f"E[{i},{j}]", c.n.weight(f"E[{i},{j}]")) for i in c.s.input for j in range(c.dm)]),
+        c.pos_table("embed.X_cap", "X")]}
+
+
+def positional(c):
+    n, s = c.n, c.s
+    general = (r"\mathrm{PE}(t, 2i) = \sin\left(\frac{t}{b^{2i/d}}\right),\quad "
+               r"\mathrm{PE}(t, 2i+1) = \cos\left(\frac{t}{b^{2i/d}}\right)")
+    dens = []
+    for i in range(c.dm // 2 + c.dm % 2):
+        q = s.pe_base ** sympy.Rational(2 * i, c.dm)
+        dens.append(rf"i = {i}: &\quad b^{{{2 * i}/{c.dm}}} = {sympy.latex(q)}")
+    pe_lines, h_lines = [], []
+    for t in range(c.T):
+        closed = [n.closed(f"PE[{t},{j}]") for j in range(c.dm)]
+        vals = Vec(*[result(f"PE[{t},{j}]") for j in range(c.dm)])
+        mid = vec([cl if cl else n.v(f"PE[{t},{j}]") for j, cl in enumerate(closed)]) if any(closed) else ""
+        pe_lines.append(line(rf"\mathrm{{PE}}_{{{t}}}", None, vals, formula=mid))
+        sums = Add(Vec(*[fig(f"E[{s.input[t]},{j}]", weight=True) for j in range(c.dm)]),
+                   Vec(*[fig(f"PE[{t},{j}]") for j in range(c.dm)]))
+        hv = [n.v(f"H0[{t},{j}]") for j in range(c.dm)]
+        hc = [n.closed(f"H0[{t},{j}]") for j in range(c.dm)]
+        h_lines.append(line(rf"h^{{(0)}}_{{{t}}}", sums, Vec(*[result(f"H0[{t},{j}]") for j in range(c.dm)])))
+        if any(hc):
+            h_lines.append(rf"&= {vec([cl if cl else v for cl, v in zip(hc, hv)])}")
+    return {"id": "positional", "steps": [
+        sub("tteach.pe_formula"),
+        text("positional.intro"),
+        display(general),
+        sub("tteach.pe_values", d=num(c.dm)),
+        text("positional.base", base=tex(n.rational(s.pe_base)), d=tex(c.dm)),
+        display(*dens),
+        n.calc(*pe_lines),
+        sub("tteach.pe_add"),
+        text("positional.closed"),
+        display(r"H^{(0)} = X + \mathrm{PE}"),
+        n.calc(*h_lines),
+        c.pos_table("positional.H0_cap", "H0")]}
+
+
+# ---------------------------------------------------------------- attention
+
+def W(ref):
+    """A weight as an operand: printed from its exact text."""
+    return fig(ref, weight=True)
+
+
+def dot_sum(xs, ws) -> str:
+    """The reference ``x0*w0+x1*w1`` of a dot product (a result that is no single node).
+
+    >>> dot_sum(["Q[1,0]"], ["K[0,0]"])
+    'Q[1,0]*K[0,0]'
+    """
+    return "+".join(f"{x}*{w}" for x, w in zip(xs, ws))
+
+
+def attention(c, l, pre, figs):
+    n, s, d = c.n, c.s, c.d
+    g = d.graph
+    steps = [text("tteach.attention_lead"), sub("tteach.attention_proj"), text("attention.intro")]
+    steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")],
+                         figs=weight_figs(c, *[pre + nm for nm in ("W_Q", "W_K", "W_V")])))
+    steps += [sub("tteach.attention_qkv"), display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V")]
+    hin = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
+    for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
+        Wn = pre + "W_" + M
+        steps.append(minor("attention.elem", M=tex(M)))
+        for t in c.rows:
+            lines = []
+            for j in range(c.dm):
+                closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8, rationals=True)
+                lines.append(line(rf"{low}_{{{t},{j}}}",
+                                  Dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)],
+                                      [W(f"{Wn}[{i},{j}]") for i in range(c.dm)]),
+                                  f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
+            steps.append(n.calc(*lines))
+        steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M)}))
+    # scores
+    rs = n.e(sympy.sqrt(c.dk), c.fine)
+    root = n.const(c.dk)
+    steps += [sub("attention.scores"),
+              display(r"S = \frac{Q K^{\top}}{\sqrt{d_k}} \in \mathbb{R}^{" + f"{c.T} \\times {c.T}" + "}"),
+              text("attention.scores_meaning")]
+    for h in range(s.heads):
+        cols = range(h * c.dk, (h + 1) * c.dk)
+        if s.heads > 1:
+            steps.append(minor("attention.head", h=num(h + 1)))
+        dots, scaled = [], []
+        for t in c.rows:
+            for s_ in range(c.T):
+                qs, ks = [f"{pre}Q[{t},{j}]" for j in cols], [f"{pre}K[{s_},{j}]" for j in cols]
+                dv = dot_sum(qs, ks)
+                dots.append(line(rf"q_{{{t}}} \cdot k_{{{s_}}}", Dot(map(fig, qs), map(fig, ks)), dv))
+                scaled.append(line(rf"S_{{{t},{s_}}}", Div(fig(dv), Sqrt(root)), f"{pre}S[{c.head_idx(h, t, s_)}]"))
+        steps += [text("attention.dots"), n.calc(*dots),
+                  text("attention.scale", dk=tex(c.dk), root=tex(rs), root_tex=tex(rf"\sqrt{{{c.dk}}}")),
+                  n.calc(*scaled)]
+    steps.append(note("attention.why_scale"))
+    # mask
+    steps += [sub("attention.mask"), text("attention.mask_text")]
+    for h in range(s.heads):
+        rows = []
+        for t in range(c.T):
+            rows.append([c.posl(t)] + [n.cell(f"{pre}S[{c.head_idx(h, t, s_)}]") if s_ <= t
+                                       else math(r"-\infty") for s_ in range(c.T)])
+        steps.append(table(c.per_head("attention.mask_cap"),
+                           [word("query")] + [_colhead("key_at", s_) for s_ in range(c.T)],
+                           rows, args={"h": num(h + 1)}))
+    # softmax
+    steps += [sub("attention.softmax"),
+              display(r"A_{t,s} = \frac{\exp(S'_{t,s})}{\sum_{r \le t} \exp(S'_{t,r})}")]
+    for h in range(s.heads):
+        for t in c.rows:
+            Ss = [f"{pre}S[{c.head_idx(h, t, s_)}]" for s_ in range(t + 1)]
+            ex = [f"exp({S})" for S in Ss]
+            den = f"{pre}A_den[{c.head_idx(h, t)}]"
+            lines = [line(rf"\exp(S_{{{t},{s_}}})", Exp(fig(S)), e) for s_, (S, e) in enumerate(zip(Ss, ex))]
+            if len(ex) > 1:  # a sum of one term is the term
+                lines.append(line(r"\textstyle\sum", Add(*map(fig, ex)), den))
+            lines += [line(rf"A_{{{t},{s_}}}", Div(fig(e), fig(den)), f"{pre}A[{c.head_idx(h, t, s_)}]")
+                      for s_, e in enumerate(ex)]
+            steps += [text("attention.row", t=c.posl(t)), n.calc(*lines)]
+        last = c.T - 1
+        shares = [(s_, n.e(100 * g.sym(f"{pre}A[{c.head_idx(h, last, s_)}]"), max(c.k - 2, 0))) for s_ in range(c.T)]
+        steps.append(note("attention.share", t=c.posl(last),
+                          shares={"t": "list", "v": [{"t": "share", "v": p, "tok": c.toks[s_], "pos": str(s_),
+                                                      "ref": f"{pre}A[{c.head_idx(h, last, s_)}]"}
+                                                     for s_, p in shares]}))
+        rows = [[c.posl(t)] + [n.cell(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)]
+                for t in range(c.T)]
+        steps.append(table(c.per_head("attention.A_cap"),
+                           [word("query")] + [_colhead("weight_at", s_) for s_ in range(c.T)],
+                           rows, args={"h": num(h + 1)}))
+        name = "attention" if s.layers == 1 and s.heads == 1 else f"attention-{l + 1}-{h + 1}"  # from 1
+        figs[name] = heatmap([f"{t}" for t in range(c.T)], c.toks,
+                             [[n.v(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)] for t in range(c.T)],
+                             [[s_ > t for s_ in range(c.T)] for t in range(c.T)])
+        steps.append(figure(name, "attention.fig" if s.heads == 1 else "tteach.attention_fig_h", h=num(h + 1)))
+    # weighted sum: the heads' outputs o (Attn_heads when W_O follows, else Attn itself)
+    has_wo = s.raw.get("layer", [{}])[l].get("W_O") is not None
+    o = pre + ("Attn_heads" if has_wo else "Attn")
+    steps += [sub("attention.sum"), display(r"\mathrm{Attn} = A V")]
+    for t in c.rows:
+        if s.heads == 1:
+            terms_ = [Mul(fig(f"{pre}A[{t},{s_}]"), Vec(*[fig(f"{pre}V[{s_},{j}]") for j in range(c.dm)]))
+                      for s_ in range(t + 1)]
+            steps.append(n.calc(line(rf"\mathrm{{attn}}_{{{t}}}", Add(*terms_),
+                                     Vec(*[result(f"{o}[{t},{j}]") for j in range(c.dm)]))))
+        else:
+            lines = []
+            for j in range(c.dm):
+                h = j // c.dk
+                lines.append(line(rf"\mathrm{{attn}}_{{{t},{j}}}",
+                                  Dot([fig(f"{pre}A[{h},{t},{s_}]") for s_ in range(t + 1)],
+                                      [fig(f"{pre}V[{s_},{j}]") for s_ in range(t + 1)]), f"{o}[{t},{j}]"))
+            steps.append(n.calc(*lines))
+    if has_wo:  # (T, d) · (d, d): the heads mixed by W_O
+        steps.append(text("attention.wo"))
+        for t in c.rows:
+            steps.append(n.calc(*[line(rf"\mathrm{{attn}}^{{O}}_{{{t},{j}}}",
+                                       Dot([fig(f"{o}[{t},{i}]") for i in range(c.dm)],
+                                           [W(f"{pre}W_O[{i},{j}]") for i in range(c.dm)]), f"{pre}Attn[{t},{j}]")
+                                  for j in range(c.dm)]))
+    steps.append(c.pos_table("attention.Attn_cap", pre + "Attn"))
+    steps.append(note("attention.recap"))
+    return {"id": "attention", "steps": steps}
+
+
+def _bm(c, group):
+    grp = c.d.graph.groups[group]
+    if len(grp.shape) == 1:
+        return bmatrix([[c.n.weight(f"{group}[{i}]") for i in range(grp.shape[0])]])
+    return bmatrix([[c.n.weight(f"{group}[{i},{j}]") for j in range(grp.shape[1])] for i in range(grp.shape[0])])
+
+
+def weight_figs(c, *groups) -> list:
+    """(reference, printed) of every weight of the groups, printed from its exact text."""
+    return [(nm, c.n.weight(nm)) for group in groups for nm in c.d.graph.groups[group].names]
+
+
+# ---------------------------------------------------------------- residual + LayerNorm
+
+def residual_ln(c, l, pre, which):
+    n, s, g = c.n, c.s, c.d.graph
+    H = pre + f"H{which}"
+    if which == 1:
+        a = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
+        b = pre + "Attn"
+        formula = r"H' = H^{(0)} + \mathrm{Attn}"
+    else:
+        a, b = pre + "LN1", pre + "F"
+        formula = r"H'' = \mathrm{LN}_1 + \mathrm{FFN}"
+    hl = "h'" if which == 1 else "h''"
+    lines = []
+    for t in range(c.T):
+        va = Vec(*[fig(f"{a}[{t},{j}]") for j in range(c.dm)])
+        vb = Vec(*[fig(f"{b}[{t},{j}]") for j in range(c.dm)])
+        lines.append(line(rf"{hl}_{{{t}}}", Add(va, vb), Vec(*[result(f"{H}[{t},{j}]") for j in range(c.dm)])))
+    eps = s.ln_eps
+    gam = [n.weight(f"{pre}gamma{which}[{j}]") for j in range(c.dm)]
+    bet = [n.weight(f"{pre}beta{which}[{j}]") for j in range(c.dm)]
+    steps = [text(f"residual.intro{which}"), sub("tteach.residual_add"), display(formula), n.calc(*lines),
+             sub("residual.ln"),
+             display(r"\mathrm{LN}(h)_j = \gamma_j \frac{h_j - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta_j,\quad "
+                     r"\mu = \frac{1}{d}\sum_j h_j,\quad \sigma^2 = \frac{1}{d}\sum_j (h_j - \mu)^2"),
+             text("residual.params", gamma=tex(vec(gam)), beta=tex(vec(bet)),
+                  eps=tex(n.tex_rational(eps)))]
+    mu, var, LN = f"{pre}mu{which}", f"{pre}var{which}", f"{pre}LN{which}"
+    dm, eps_leaf = n.const(c.dm), n.const(eps)
+    for t in c.rows:
+        m, v = f"{mu}[{t}]", f"{var}[{t}]"
+        sd = f"sqrt({v}+ln_eps)"
+        dev = [Pow(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), 2) for j in range(c.dm)]
+        out = [_affine(c, f"{pre}gamma{which}[{j}]", Div(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), fig(sd)),
+                       f"{pre}beta{which}[{j}]") for j in range(c.dm)]
+        lines = [line(r"\mu", Div(Group(Add(*[fig(f"{H}[{t},{j}]") for j in range(c.dm)])), dm), m),
+                 line(r"\sigma^2", Div(Group(Add(*dev)), dm), result(v, c.fine)),
+                 line(r"\sqrt{\sigma^2 + \varepsilon}", Sqrt(Add(fig(v), eps_leaf)), sd),
+                 line(rf"\mathrm{{LN}}({hl}_{{{t}}})", Vec(*out),
+                      Vec(*[result(f"{LN}[{t},{j}]") for j in range(c.dm)]))]
+        steps += [text("residual.row", t=c.posl(t), h=n.vec([f"{H}[{t},{j}]" for j in range(c.dm)], kind=tex)),
+                  n.calc(*lines)]
+    steps.append(c.pos_table(f"residual.LN_cap{which}", LN))
+    if c.dm == 2:
+        t = c.T - 1
+        delta = (g.sym(f"{H}[{t},0]") - g.sym(f"{H}[{t},1]")) / 2
+        ratio = sympy.Abs(delta) / sympy.sqrt(delta ** 2 + eps)
+        dref = f"abs(({H}[{t},0]-{H}[{t},1])/2)"
+        rref = f"{dref}/sqrt((({H}[{t},0]-{H}[{t},1])/2)^2+ln_eps)"
+        steps += [text("residual.d2"),
+                  display(r"h - \mu = (\delta, -\delta),\quad \delta = \frac{h_0 - h_1}{2},\quad "
+                          r"\sigma^2 = \delta^2,\quad "
+                          r"\mathrm{LN}(h)_j = \gamma_j \frac{\pm|\delta|}{\sqrt{\delta^2 + \varepsilon}} + \beta_j"),
+                  text("residual.d2_num", t=c.posl(t),
+                       delta=tex(n.e(sympy.Abs(delta), c.fine), [(dref, n.e(sympy.Abs(delta), c.fine))]),
+                       ratio=num(n.e_sig(ratio, c.k + 5), rref), gap=num(n.e_sig(1 - ratio, 3), f"1-{rref}"))]
+    if which == 2 and l == s.layers - 1:
+        steps.append(note("residual.final", t=c.posl(c.T - 1),
+                          h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)))
+    return {"id": f"residual{which}", "steps": steps}
+
+
+def _affine(c, gamma, x, beta):
+    """γ × x + β as a typed step, leaving out γ = 1 and β = 0."""
+    g = c.d.graph.nodes[c.d.node(gamma)].value
+    b = c.d.graph.nodes[c.d.node(beta)].value
+    out = x if g == 1 else Mul(W(gamma), x)
+    return out if b == 0 else Add(out, W(beta))
+
+
+# ---------------------------------------------------------------- FFN
+
+def ffn(c, l, pre):
+    n, s = c.n, c.s
+    dff = s.d_ff
+    steps = [text("ffn.intro"),
+             sub("tteach.ffn_formula"),
+             display(r"\mathrm{FFN}(h) = \mathrm{ReLU}(h W_1 + b_1)\, W_2 + b_2"),
+             sub("tteach.ffn_weights"),
+             display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_1", "b_1", "W_2", "b_2")],
+                     figs=weight_figs(c, *[pre + nm for nm in ("W_1", "b_1", "W_2", "b_2")])),
+             sub("ffn.first")]
+    for t in c.rows:
+        lines, rows = [], []
+        for k in range(dff):
+            zname = f"{pre}Z[{t},{k}]"
+            lines.append(line(rf"z_{{{t},{k}}}",
+                              Add(*[Mul(fig(f"{pre}LN1[{t},{j}]"), W(f"{pre}W_1[{j},{k}]")) for j in range(c.dm)],
+                                  W(f"{pre}b_1[{k}]")), zname))
+            sign = c.d.sign(zname)
+            rows.append([num(k), c.cellv(zname),
+                         word("relu_pos" if sign > 0 else ("relu_zero" if sign == 0 else "relu_neg")),
+                         n.cell(f"{pre}R[{t},{k}]")])
+        steps += [text("ffn.row", t=c.posl(t)), n.calc(*lines),
+                  table("ffn.relu_cap", [word("unit"), math("z"), word("decision"), math(r"\mathrm{ReLU}(z)")],
+                        rows, args={"t": c.posl(t)}, align="rrlr")]
+    steps.append(note("ffn.relu_rule"))
+    steps.append(sub("ffn.second"))
+    for t in c.rows:
+        lines = []
+        for j in range(c.dm):
+            lines.append(line(rf"\mathrm{{ffn}}_{{{t},{j}}}",
+                              Add(*[Mul(fig(f"{pre}R[{t},{k}]"), W(f"{pre}W_2[{k},{j}]")) for k in range(dff)],
+                                  W(f"{pre}b_2[{j}]")), f"{pre}F[{t},{j}]"))
+        steps += [text("ffn.row2", t=c.posl(t)), n.calc(*lines)]
+    steps.append(c.pos_table("ffn.F_cap", pre + "F"))
+    return {"id": "ffn", "steps": steps}
+
+
+# ---------------------------------------------------------------- head, softmax
+
+def head(c):
+    n, s = c.n, c.s
+    lines = []
+    for v in range(c.V):
+        ws = [W(f"E[{v},{j}]" if s.tied else f"W_out[{j},{v}]") for j in range(c.dm)]
+        lines.append(line(rf"\mathrm{{logit}}_{{{mtext(s.vocab[v])}}}",
+                          Dot([fig(f"h_final[{j}]") for j in range(c.dm)], ws), f"logits[{v}]"))
+    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, n.cell(f"logits[{v}]")] for v in range(c.V)]
+    return {"id": "head", "steps": [
+        text("head.intro_tied" if s.tied else "head.intro_untied"),
+        display(r"\mathrm{logits} = h_{\mathrm{final}} E^{\top} \in \mathbb{R}^{" + str(c.V) + "}" if s.tied
+                else r"\mathrm{logits} = h_{\mathrm{final}} W_{\mathrm{out}} \in \mathbb{R}^{" + str(c.V) + "}"),
+        text("head.h", h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)),
+        n.calc(*lines),
+        table("head.cap", [word("token"), word("logit")], rows),
+        note("head.skipped")]}
+
+
+def softmax(c, figs):
+    n, s, g = c.n, c.s, c.d.graph
+    ex = [f"exp(logits[{v}])" for v in range(c.V)]
+    lines = [line(rf"e^{{\mathrm{{logit}}_{{{mtext(s.vocab[v])}}}}}", Exp(fig(f"logits[{v}]")), ex[v])
+             for v in range(c.V)]
+    Z = n.v("sum_exp")
+    pk = max(c.k - 2, 0)
+    rows = []
+    for v in range(c.V):
+        rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v], "mark": "target" if v == s.target else ""},
+                     n.cell(f"logits[{v}]"), n.cell(ex[v]), n.cell(f"p[{v}]"),
+                     {"t": "pct", "v": n.e(100 * g.sym(f"p[{v}]"), pk), "ref": f"p[{v}]"}])
+    best = sampling.greedy(c.d)
+    figs["probs"] = bars(list(s.vocab), [n.v(f"p[{v}]") for v in range(c.V)], best.id, s.target)
+    return {"id": "softmax", "steps": [
+        text("softmax.intro"),
+        display(r"p_i = \frac{\exp(\mathrm{logit}_i)}{\sum_{j} \exp(\mathrm{logit}_j)}"),
+        sub("softmax.num"), n.calc(*lines),
+        sub("softmax.den"), n.calc(line("Z", Add(*map(fig, ex)), "sum_exp")),
+        sub("softmax.norm"),
+        table("softmax.cap", [word("token"), word("logit"), math(r"e^{\mathrm{logit}}"), math("p"), word("percent")],
+              rows, args={"Z": tex(Z)}),
+        sub("tteach.softmax_picture"),
+        figure("probs", "softmax.fig", best=tok(best.token), target=tok(s.vocab[s.target]))]}
+
+
+# ---------------------------------------------------------------- sampling
+
+def sample(c):
+    n, s, d = c.n, c.s, c.d
+    sp = s.sampling
+    best = sampling.greedy(d)
+    order, _ = sampling.ranking(d)
+    steps = [text("sample.intro"), sub("sample.greedy"),
+             n.calc(line(r"\arg\max_v p_v", None, result(f"p[{best.id}]"),
+                         formula=rf"{best.id} \;\Rightarrow\; {mtext(best.token)},\quad p")),
+             text("sample.greedy_right" if best.id == s.target else "sample.greedy_wrong",
+                  best=tok(best.token), target=tok(s.vocab[s.target]))]
+    if best.ties:
+        steps.append(note("sample.ties"))
+    # temperature
+    shown = list(range(c.V)) if c.V <= 6 else sorted(set(order[:3]) | {s.target})
+    rows = []
+    for T in sp.temperatures:
+        probs = sampling.temperature(d, T)
+        label = math(r"T \to \infty") if T is sympy.oo else math(f"T = {n.rational(T)}")
+        kind = ("temp_uniform" if T is sympy.oo
+                else "temp_sharp" if T < 1 else "temp_same" if T == 1 else "temp_flat")
+        tref = "inf" if T is sympy.oo else n.rational(T)
+        ok = T is sympy.oo or "frac" not in tref
+        rows.append([label] + [num(n.e(probs[v]), f"softmax_T({tref}, {v})" if ok else None) for v in shown]
+                    + [word(kind)])
+    steps += [sub("sample.temperature"),
+              display(r"p_i^{(T)} = \frac{\exp(\mathrm{logit}_i / T)}{\sum_j \exp(\mathrm{logit}_j / T)}"),
+              text("sample.temp_text"),
+              table("sample.temp_cap", [word("temperature")] + [{"t": "ptok", "v": s.vocab[v]} for v in shown]
+                    + [word("character")], rows, align="l" + "r" * len(shown) + "l")]
+    # top-k
+    tk = sampling.top_k(d, sp.top_k)
+    kept = [{"t": "share", "v": n.e(100 * n.sym(f"p[{v}]"), max(c.k - 2, 0)), "tok": s.vocab[v], "pos": str(v),
+             "ref": f"p[{v}]"} for v in tk.kept]
+    renorm = tex(vec([n.e(tk.probs[v]) for v in tk.kept]),
+                 [(f"topk({sp.top_k}, {v})", n.e(tk.probs[v])) for v in tk.kept])
+    steps += [sub("tteach.sample_topkp"), minor("sample.topk", k=num(sp.top_k)),
+              text("sample.topk_text", k=num(sp.top_k), kept={"t": "list", "v": kept}, renorm=renorm)]
+    # top-p
+    tp = sampling.top_p(d, sp.top_p)
+    cum = [(order[i], n.e(tp.cumulative[i]), "+".join(f"p[{u}]" for u in order[:i + 1])) for i in range(len(order))]
+    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, n.cell(f"p[{v}]"), num(cv, cref),
+             word("kept" if v in tp.kept else "dropped")] for v, cv, cref in cum]
+    steps += [minor("sample.topp", P=num(n.rational(sp.top_p))),
+              text("sample.topp_text", P=num(n.rational(sp.top_p)), m=num(len(tp.kept))),
+              table("sample.topp_cap", [word("token"), math("p"), word("cumulative"), word("kept_col")], rows,
+                    args={"P": num(n.rational(sp.top_p))}, align="lrrl")]
+    # seeded draw
+    ch = sampling.draw(d, sp.uniform)
+    acc, rows = sympy.S.Zero, []
+    for v in range(c.V):
+        lo = n.e(acc)
+        acc = acc + n.sym(f"p[{v}]")
+        rows.append([{"t": "tokid", "v": str(v), "tok": s.vocab[v]},
+                     num(lo, "+".join(f"p[{u}]" for u in range(v)) or None),
+                     num(n.e(acc), "+".join(f"p[{u}]" for u in range(v + 1))),
+                     word("chosen" if v == ch.id else "blank")])
+    steps += [sub("tteach.sample_to_token"),
+              text("sample.draw_text", u=tex(n.rational(sp.uniform))),
+              table("sample.draw_cap", [word("token"), word("from"), word("to"), word("drawn_col")], rows,
+                    args={"u": num(n.rational(sp.uniform))}, align="lrrl"),
+              display(rf"\mathrm{{vocab}}[{ch.id}] = {mtext(ch.token)}"),
+              text("sample.append", text_=tok("".join(c.toks) + ch.token))]
+    if sp.n_continue:
+        cont = sampling.continue_greedy(d, sp.n_continue)
+        steps += [sub("sample.continue", m=num(sp.n_continue)),
+                  text("sample.continue_text", m=num(sp.n_continue),
+                       seq=tok("".join(c.toks) + "".join(x.token for x in cont)),
+                       new={"t": "toklist", "v": [x.token for x in cont]})]
+    return {"id": "sample", "steps": steps}
+
+
+# ---------------------------------------------------------------- training
+
+def training(c, figs):
+    n, s, d, g = c.n, c.s, c.d, c.d.graph
+    t = s.target
+    tt = s.vocab[t]
+    dsteps = softmax_ce_steps(c.V, t)
+    steps = [text("train.intro"), sub("train.sample"),
+             display(rf"\text{{input}} = {vec([mtext(x) for x in c.toks])},\quad "
+                     rf"\text{{target}} = {mtext(tt)}\ (\mathrm{{id}} = {t})"),
+             sub("train.loss"),
+             n.calc(line(r"\mathcal{L}", Neg(Ln(fig(f"p[{t}]"))), "loss", formula=rf"-\ln p_{{{mtext(tt)}}}")),
+             text("train.loss_text"),
+             sub("train.pminusy"), text("train.pminusy_text", t=tex(t)),
+             derivation_step(dsteps)]
+    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v], "mark": "target" if v == t else ""},
+             n.cell(f"p[{v}]"), num(1 if v == t else 0), n.cell(f"grad_logits[{v}]")] for v in range(c.V)]
+    steps += [table("train.grad_cap", [word("token"), math("p_i"), math("y_i"), math(r"p_i - y_i")], rows),
+              note("train.grad_sign", target=tok(tt))]
+    if s.tied:
+        rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}]
+                + [n.cell(f"grad_E_head[{v},{j}]") for j in range(c.dm)]
+                for v in range(c.V)]
+        steps += [sub("train.head"), text("train.head_text"),
+                  display(r"\frac{\partial \mathcal{L}}{\partial E_i}\Big|_{\mathrm{head}} "
+                          r"= (p_i - y_i)\, h_{\mathrm{final}}"),
+                  table("train.head_cap", [word("token")] + [_colhead("dim", j) for j in range(c.dm)], rows)]
+        lr = s.training.lr
+        old = Vec(*[W(f"E[{t},{j}]") for j in range(c.dm)])
+        gr = Vec(*[fig(f"grad_E_head[{t},{j}]") for j in range(c.dm)])
+        new = [f"head_step.E[{t},{j}]" for j in range(c.dm)]
+        lr_s = n.rational(lr)
+        rise = f"head_step.logits[{t}]-logits[{t}]"
+        steps += [sub("train.sgd"), text("train.sgd_text", lr=tex(lr_s), target=tok(tt)),
+                  display(rf"E_{{{mtext(tt)}}} \leftarrow "
+                          rf"E_{{{mtext(tt)}}} - \eta \frac{{\partial \mathcal{{L}}}}{{\partial E_{{{mtext(tt)}}}}}"),
+                  n.calc(rf"E^{{\mathrm{{old}}}} &= {vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])}",
+                         line(r"\nabla", None, Vec(*[result(f"grad_E_head[{t},{j}]") for j in range(c.dm)])),
+                         line(r"E^{\mathrm{new}}", Sub(old, Mul(n.const(lr), gr)), Vec(*map(result, new)))),
+                  sub("train.check"),
+                  n.calc(line(rf"\mathrm{{logit}}^{{\mathrm{{new}}}}_{{{mtext(tt)}}}",
+                              Dot([fig(f"h_final[{j}]") for j in range(c.dm)], map(fig, new)), f"head_step.logits[{t}]",
+                              formula=r"h_{\mathrm{final}} \cdot E^{\mathrm{new}}"),
+                         line(rf"\mathrm{{logit}}^{{\mathrm{{old}}}}_{{{mtext(tt)}}}", None, f"logits[{t}]")),
+                  text("train.rise", rise=num(n.v(rise), rise))]
+    # the chain the gradient runs back along, read off the graph's adjoints
+    figs["backprop"] = diagrams.backprop_chain(d)
+    steps += [sub("tteach.train_chain"), text("tteach.train_chain_text"),
+              figure("backprop", "tteach.backprop_fig"), note("tteach.train_chain_note")]
+    # full gradient
+    steps += [sub("train.full"), text("train.full_text")]
+    learn = set(learnable(d))
+    for group in s.params:
+        grp = g.groups[group]
+        if not any(nm in learn for nm in grp.names):
+            continue
+        label = param_label(group)
+        if len(grp.shape) == 2:
+            rlab = ((lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v"
+                    else (lambda i: num(i)))
+            rows = [[rlab(i)] + [c.cellv(f"grad_{group}[{i},{j}]") for j in range(grp.shape[1])]
+                    for i in range(grp.shape[0])]
+            head = [word("row")] + [_colhead("col", j) for j in range(grp.shape[1])]
+        else:
+            rows = [[num(i), c.cellv(f"grad_{group}[{i}]")] for i in range(grp.shape[0])]
+            head = [word("index"), math(r"\partial \mathcal{L} / \partial " + label)]
+        steps.append(table("train.full_cap", head, rows, args={"P": tex(label)}))
+    if s.tied:
+        steps.append(note("train.tied_paths"))
+    if c.dm == 2:
+        steps.append(note("train.tiny_grads"))
+    # full-gradient step
+    tr_rows = [[math(rf"E_{{{mtext(tt)}}}"), math(vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])),
+                n.vec([f"head_step.E[{t},{j}]" for j in range(c.dm)]) if s.tied else word("blank"),
+                n.vec([f"sgd[1].E[{t},{j}]" for j in range(c.dm)])],
+               [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), n.cell(f"logits[{t}]"),
+                n.cell(f"head_step.logits[{t}]") if s.tied else word("blank"), n.cell(f"sgd[1].logits[{t}]")],
+               [math(rf"p_{{{mtext(tt)}}}"), n.cell(f"p[{t}]"),
+                n.cell(f"head_step.p[{t}]") if s.tied else word("blank"), n.cell(f"sgd[1].p[{t}]")],
+               [math(r"\mathcal{L}"), n.cell("loss"),
+                n.cell("head_step.loss") if s.tied else word("blank"), n.cell("sgd[1].loss")]]
+    steps += [sub("train.fullstep"), text("train.fullstep_text", lr=tex(n.rational(s.training.lr))),
+              table("train.fullstep_cap", [word("quantity"), word("before"), word("head_only"), word("full_step")],
+                    tr_rows, align="lrrr")]
+    steps += loss_curve(c, figs)
+    steps.append(note("train.loop"))
+    return {"id": "train", "steps": steps}
+
+
+def loss_curve(c, figs):
+    """The loss table over the reported steps and its picture (when there are steps to show)."""
+    n, s = c.n, c.s
+    tr = s.training
+    if tr.steps < 2:
+        return []
+    t = s.target
+    rows = [[num(k), n.cell(f"sgd[{k - 1}].loss"), n.cell(f"sgd[{k - 1}].p[{t}]")]
+            for k in tr.report if k >= 1]
+    figs["loss"] = curve(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
+    return [sub("train.curve"), text("train.curve_text", steps=num(tr.steps)),
+            table("train.curve_cap", [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
+            figure("loss", "train.curve_fig")]
+
+
+# ---------------------------------------------------------------- summary
+
+def summary(c):
+    n, s = c.n, c.s
+    t = c.T - 1
+    lastp = f"{s.layer_prefix(s.layers - 1)}"
+    last = f"^{{({s.layers})}}" if s.layers > 1 else ""  # a deeper model's blocks: the last one, from 1
+    row = lambda group: n.vec([f"{group}[{t},{j}]" for j in range(c.dm)])
+    shape = lambda a, b: math(rf"{a} \times {b}")
+    best = sampling.greedy(c.d)
+    rows = [
+        [word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
+         math(str(s.input[t]))],
+        [word("sec_embed"), math("X"), shape(c.T, c.dm), row("X")],
+        [word("sec_positional"), math(r"H^{(0)}"), shape(c.T, c.dm), row("H0")],
+        [word("sec_attention"), math(r"\mathrm{Attn}" + last), shape(c.T, c.dm), row(f"{lastp}Attn")],
+        [word("sec_residual1"), math(r"\mathrm{LN}_1" + last), shape(c.T, c.dm), row(f"{lastp}LN1")],
+        [word("sec_ffn"), math(r"\mathrm{FFN}" + last), shape(c.T, c.dm), row(f"{lastp}F")],
+        [word("sec_residual2"), math(r"\mathrm{LN}_2" + last), shape(c.T, c.dm), row(f"{lastp}LN2")],
+        [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
+         math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
+              [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
+        [word("sec_softmax"), math("p"), math(str(c.V)),
+         math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
+              [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
+        [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
+        [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
+    ]
+    return {"id": "summary", "steps": [
+        text("summary.intro"),
+        table("summary.cap", [word("stage"), word("output"), word("shape"), word("at_last")], rows,
+              args={"t": c.posl(t)}, align="llll"),
+        sub("tteach.scale"), text("tteach.scale_text"), scale_table(c), note("summary.scale"),
+        sub("tteach.next"), text("tteach.next_text"),
+        sub("tteach.diy"), text("tteach.diy_text"),
+        display(r"&\text{python -m symgpt.render }" + mtext(s.name)
+                + r"\text{ -{}-format md,claims -{}-lang all -{}-out out}",
+                r"&\text{python -m symgpt.verify }" + mtext(f"out/{s.name}.en.claims.toml")),
+        text("tteach.diy_torch")]}
+
+
+def scale_table(c):
+    """Table 13-2: our model beside published ones, every count from the one formula :func:`scale.params`."""
+    s = c.s
+    ours = scale.of_spec(s)
+    rows = [[math(mtext(s.name)), num(s.layers), num(s.heads), num(s.d), num(s.V), num(s.T),
+             num(scale.grouped(scale.params(ours)), "params()"), word("scale_ours")]]
+    for m in scale.published():
+        rows.append([math(mtext(m["name"])), num(m["n_layer"]), num(m["n_head"]), num(scale.grouped(m["n_embd"])),
+                     num(scale.grouped(m["vocab"])), num(scale.grouped(m["n_ctx"])),
+                     num(scale.grouped(scale.params(scale.gpt2(m)))), tok(m["source"])])
+    head = [word("name"), math("L"), math("h"), math("d"), math("V"), math(r"n_{\mathrm{ctx}}"), word("count"),
+            word("sizes_from")]
+    return table("tteach.scale_cap", head, rows, align="lrrrrrrl")

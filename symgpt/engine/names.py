@@ -1,0 +1,445 @@
+"""The one vocabulary: every quantity name resolved to one :class:`Ref`.
+
+A name is a graph node (``A[1,0]``, ``p[你]`` = ``p[4]``, ``l0.Q[1,0]``,
+``grad_W[0,2]``), a training state (``sgd[5].loss``, ``adamw[1].m[W,0,2]``,
+``sgd_wrong_order[1].p[鱼]``), document 000's head-only step
+(``head_step.E[你,0]``) or a size or hyper-parameter (``d``, ``ln_eps``, ``lr``,
+``adamw.eps``).  :class:`Names` resolves it once to a frozen :class:`Ref`: its
+canonical and pretty names, group, indices, shape, meaning, kind, its exact
+SymPy expression over node symbols where one exists, and closures for its
+enclosure at a precision and its exact rational value.  The REPL
+(:class:`symgpt.Derivation`), the claims binder, the traces and ``verify
+--list`` all resolve names here; :func:`split` gives the parts of a plain name
+to anyone who needs them (the documents).
+
+>>> split("W[0,2]"), split("l0.Q[1,0]"), split("loss")
+(('W', ('0', '2')), ('l0.Q', ('1', '0')), ('loss', ()))
+>>> import symgpt
+>>> r = symgpt.load("tiny-transformer").registry.ref("p[你]")
+>>> r.name, r.pretty, r.kind, r.group, r.index, r.shape
+('p[4]', 'p[你]', 'node', 'p', (4,), (6,))
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import sympy
+from flint import fmpq
+
+from ..core.errors import InputError
+from ..core.numeric import Evaluator, to_flint
+from .values import TensorEvaluator
+
+
+class RefError(InputError):
+    """A quantity name that the derivation does not define."""
+
+
+SIZES = {
+    # name: (meaning, spec attribute)
+    "d": ("model width (embedding dimension)", "d"),
+    "d_ff": ("FFN hidden width", "d_ff"),
+    "heads": ("attention heads", "heads"),
+    "layers": ("transformer blocks", "layers"),
+    "ln_eps": ("LayerNorm ε", "ln_eps"),
+    "pe_base": ("positional-encoding base", "pe_base"),
+}
+
+ADAMW = {
+    # adamw.NAME: meaning (the spec's [training.adamw] value)
+    "lr": "AdamW learning rate η",
+    "beta1": "AdamW first-moment decay β1",
+    "beta2": "AdamW second-moment decay β2",
+    "eps": "AdamW ε in √v̂ + ε",
+    "weight_decay": "AdamW decoupled weight decay λ",
+}
+
+MOMENTS = {
+    # adamw[k].NAME[PARAM,i,j]: meaning
+    "m": "first moment β1·m + (1 − β1)·g",
+    "v": "second moment β2·v + (1 − β2)·g²",
+    "mhat": "bias-corrected m / (1 − β1^k)",
+    "vhat": "bias-corrected v / (1 − β2^k)",
+    "update": "adaptive step η·mhat/(√vhat + ε)",
+    "decay": "decoupled weight decay η·λ·θ",
+}
+
+OPTIMIZERS = ("sgd", "adamw", "sgd_wrong_order")
+LN_GROUPS = ("gamma1", "beta1", "gamma2", "beta2")
+
+_PLAIN = re.compile(r"(?P<group>[A-Za-z_][A-Za-z_0-9.]*?)(?:\[(?P<idx>[^\[\]]*)\])?")
+_STATE = re.compile(r"(?P<opt>sgd_wrong_order|sgd|adamw)\[(?P<k>\d+)\]\.(?P<rest>.+)")
+_HEAD = "head_step."
+
+
+def split(name: str) -> tuple[str, tuple[str, ...]]:
+    """The group and the index texts of a plain name (no state prefix).
+
+    >>> split("p[你]"), split("grad_E[ 4, 1 ]")
+    (('p', ('你',)), ('grad_E', ('4', '1')))
+    >>> split("sgd[1].loss")
+    Traceback (most recent call last):
+    ...
+    symgpt.engine.names.RefError: 'sgd[1].loss' is not a plain name group[i,j]
+    """
+    m = _PLAIN.fullmatch(name.strip())
+    if not m:
+        raise RefError(f"{name!r} is not a plain name group[i,j]")
+    idx = m["idx"]
+    return m["group"], (() if idx is None else tuple(x.strip() for x in idx.split(",")))
+
+
+def join(group: str, index) -> str:
+    """The name of ``group`` at ``index``: the inverse of :func:`split`.
+
+    >>> join("W", (0, 2)), join("loss", ())
+    ('W[0,2]', 'loss')
+    """
+    return f"{group}[{','.join(map(str, index))}]" if index else group
+
+
+def base(group: str) -> str:
+    """A group's name without its layer prefix: ``l0.W_Q`` → ``W_Q``.
+
+    >>> base("l1.LN2"), base("E")
+    ('LN2', 'E')
+    """
+    return group.rpartition(".")[2]
+
+
+def param_names(spec) -> list[str]:
+    """Every parameter's node name, in the spec's order (what :func:`learnable` filters).
+
+    >>> from symgpt.engine.spec import load_spec
+    >>> param_names(load_spec("derivations/bigram.toml"))[:3]
+    ['E[0,0]', 'E[0,1]', 'E[1,0]']
+    """
+    out = []
+    for group, values in spec.params.items():
+        if values and isinstance(values[0], list):
+            out += [f"{group}[{i},{j}]" for i, row in enumerate(values) for j in range(len(row))]
+        else:
+            out += [f"{group}[{i}]" for i in range(len(values))]
+    return out
+
+
+def learnable(spec, graph=None) -> list:
+    """Names of the parameters an optimizer updates, in definition order.
+
+    >>> import symgpt
+    >>> d = symgpt.load("bigram")
+    >>> learnable(d.spec)[:3]
+    ['E[0,0]', 'E[0,1]', 'E[1,0]']
+    """
+    keep_ln = spec.training.learnable_ln
+    return [n for n in param_names(spec) if keep_ln or base(n.partition("[")[0]) not in LN_GROUPS]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One resolved quantity.
+
+    ``kind`` is ``node`` (a graph node), ``state`` (a quantity of a training
+    state: ``opt``, ``step`` and ``part`` — loss, lr, clip_coef, p, grad,
+    param, moment or node — say which), ``head_step`` or ``size``.  ``node``
+    is the graph node it reads (a moment's parameter), ``expr`` its exact
+    SymPy expression over node symbols when one exists, ``ball(prec)`` its
+    enclosure and ``exact()`` its exact rational when SymPy can prove one.
+    """
+    name: str
+    pretty: str
+    kind: str
+    group: str
+    index: tuple
+    shape: tuple
+    meaning: str
+    node: str | None = None
+    opt: str | None = None
+    step: int | None = None
+    part: str | None = None
+    expr: object = field(default=None, compare=False, repr=False)
+    ball: Callable = field(default=None, compare=False, repr=False)
+    exact: Callable = field(default=None, compare=False, repr=False)
+
+
+class Names:
+    """Resolves names against one spec and its graph.
+
+    ``ev`` evaluates the graph; ``trace(opt)`` returns the trace of an
+    optimizer (sgd, adamw, sgd_wrong_order) with ``ball(k, ref, prec)``.
+    """
+
+    def __init__(self, spec, graph, ev: Evaluator | None = None, trace=None):
+        self.spec, self.graph = spec, graph
+        self.ev = Evaluator(graph) if ev is None else ev
+        self.trace = trace
+        self._refs: dict[str, Ref] = {}
+        self._params: list | None = None
+
+    @property
+    def params(self) -> list:
+        """The learnable parameters (see :func:`learnable`)."""
+        if self._params is None:
+            self._params = learnable(self.spec)
+        return self._params
+
+    def ref(self, text: str) -> Ref:
+        """The quantity a name denotes (memoised); RefError when there is none.
+
+        >>> import symgpt
+        >>> R = symgpt.load("bigram").registry
+        >>> R.ref("adamw[1].m[W,0,鱼]").name, R.ref("adamw[1].m[W,0,鱼]").node
+        ('adamw[1].m[W,0,2]', 'W[0,2]')
+        >>> R.ref("lr").expr, R.ref("sgd[2].loss").part
+        (1/2, 'loss')
+        """
+        text = text.strip()
+        r = self._refs.get(text)
+        if r is None:
+            r = self._refs[text] = self._resolve(text)
+        return r
+
+    def _resolve(self, text: str) -> Ref:
+        size = self._size(text)
+        if size is not None:
+            return size
+        m = _STATE.fullmatch(text)
+        if m:
+            return self._state(m["opt"], int(m["k"]), m["rest"], text)
+        if text.startswith(_HEAD):
+            return self._head_step(text[len(_HEAD):], text)
+        return self._node(text)
+
+    # -- graph nodes -------------------------------------------------------
+    def node(self, text: str) -> str:
+        """The canonical node name of a plain name: ``p[你]`` → ``p[4]``.
+
+        >>> import symgpt
+        >>> symgpt.load("tiny-transformer").registry.node("E[你,1]")
+        'E[4,1]'
+        """
+        group, raw = self._parts(text)
+        grp = self.graph.groups[group]
+        if len(raw) != len(grp.shape):
+            raise RefError(f"{text}: {grp.name} takes {len(grp.shape)} indices {grp.axes}, got {len(raw)}")
+        idx = [self._index(text, x, axis, n) for x, axis, n in zip(raw, grp.axes, grp.shape)]
+        return join(group, idx)
+
+    def _parts(self, text):
+        try:
+            group, raw = split(text)
+        except RefError:
+            group, raw = text, ()
+        if group not in self.graph.groups:
+            raise RefError(f"unknown quantity {group!r}; `symgpt list {self.spec.path}` "
+                           f"(in Python: d.names()) lists the names")
+        return group, raw
+
+    def _index(self, text, x, axis, n) -> int:
+        """A whole number is an index (a token id on a vocabulary axis); other text is a token.
+
+        So with a numeral token (vocabulary ``["2", …]``) ``p[0]`` is id 0 and the
+        token "2" is written by its id.
+        """
+        if re.fullmatch(r"\d+", x) and len(x) <= len(str(n)) and int(x) < n:
+            return int(x)
+        if axis == "v" and x in self.spec.vocab:
+            return self.spec.vocab.index(x)
+        want = f"0..{n - 1}" + (" or a token" if axis == "v" else "")
+        raise RefError(f"{text}: index {x!r} out of range; expected {want}")
+
+    def pretty(self, name: str) -> str:
+        """A node name with token indices shown as tokens: ``p[4]`` → ``p[你]``."""
+        node = self.graph.nodes[name]
+        grp = self.graph.groups.get(node.group)
+        if not node.index or grp is None:
+            return name
+        return join(node.group, [self.spec.vocab[i] if a == "v" and not re.fullmatch(r"\d+", self.spec.vocab[i]) else i
+                                 for i, a in zip(node.index, grp.axes)])
+
+    def _node(self, text: str) -> Ref:
+        name = self.node(text)
+        node, ev = self.graph.nodes[name], self.ev
+        grp = self.graph.groups[node.group]
+        expr = node.sym
+        return Ref(name, self.pretty(name), "node", node.group, node.index, grp.shape, grp.meaning, name,
+                   expr=expr, ball=lambda prec: ev.ball(name, prec), exact=lambda: self.exact(expr))
+
+    def slice(self, text: str) -> list[Ref]:
+        """The nodes of a slice such as ``Q[0,:]`` (``:`` runs over a whole axis)."""
+        try:
+            group, raw = split(text)
+        except RefError:
+            group, raw = None, ()
+        if group not in self.graph.groups:
+            raise RefError(f"{text}: a slice ':' works on a graph quantity such as Q[0,:]")
+        grp = self.graph.groups[group]
+        if len(raw) != len(grp.shape):
+            raise RefError(f"{text}: {grp.name} takes {len(grp.shape)} indices {grp.axes}, got {len(raw)}")
+        refs = [[]]
+        for x, n in zip(raw, grp.shape):
+            opts = [str(i) for i in range(n)] if x == ":" else [x]
+            refs = [r + [o] for r in refs for o in opts]
+        return [self.ref(join(group, r)) for r in refs]
+
+    def exact(self, expr) -> fmpq | None:
+        """The exact rational value of an expression over node symbols, if SymPy
+        proves one (a rounding tie, or an exact 0 computed as balls); else None."""
+        ev = self.ev
+        if not ev.exact():
+            return None
+        q = ev.exact_rational(expr)
+        if q is None and ev.expr_sign(expr) == 0:
+            q = fmpq(0)
+        return q
+
+    def _expr_ref(self, name, pretty, kind, group, index, shape, meaning, expr, node=None) -> Ref:
+        ev = self.ev
+        return Ref(name, pretty, kind, group, index, shape, meaning, node, expr=expr,
+                   ball=lambda prec: ev.expr_ball(expr, prec), exact=lambda: self.exact(expr))
+
+    # -- sizes and hyper-parameters ----------------------------------------
+    def _size(self, text: str) -> Ref | None:
+        s = self.spec
+        if text in SIZES:
+            meaning, attr = SIZES[text]
+            value = getattr(s, attr)
+            if value is None:
+                raise RefError(f"{text} is not defined for a {s.kind} spec")
+        elif text == "lr":
+            meaning, value = "SGD learning rate", s.training.lr
+        elif text.startswith("adamw.") and text[len("adamw."):] in ADAMW:
+            meaning = ADAMW[text[len("adamw."):]]
+            value = getattr(s.training.adamw, text[len("adamw."):])
+        else:
+            return None
+        c = sympy.Rational(value)
+        q = to_flint(c)
+        return Ref(text, text, "size", text, (), (), meaning, expr=c, ball=lambda prec: q, exact=lambda: q)
+
+    # -- training states -----------------------------------------------------
+    def state(self, rest: str, opt: str = "sgd") -> Ref:
+        """The quantity ``rest`` read at a state (``loss``, ``p[鱼]``, ``m[W,0,2]``, …),
+        without its step: what a trace's ``ball(k, ref, prec)`` reads.
+
+        >>> import symgpt
+        >>> r = symgpt.load("bigram").registry.state("grad_W[0,鱼]")
+        >>> r.part, r.node
+        ('grad', 'grad_W[0,2]')
+        """
+        rest = rest.strip()
+        key = f"{opt}[].{rest}"
+        r = self._refs.get(key)
+        if r is None:
+            r = self._refs[key] = self._state_part(opt, rest, rest)
+        return r
+
+    def _state_part(self, opt, rest, text) -> Ref:
+        head, _, idx = rest.partition("[")
+        if opt == "sgd_wrong_order" and rest != "loss":
+            node = self.node(rest)
+            if not (node.startswith("p[") or node in self.params):
+                raise RefError(f"{text}: sgd_wrong_order[k] has loss, p[v] and parameters")
+        if rest in ("loss", "lr", "clip_coef"):
+            meaning = {"loss": "the loss", "lr": "the learning rate of the update that made the state",
+                       "clip_coef": "the clipping coefficient of that update"}[rest]
+            return Ref(rest, rest, "state", rest, (), (), meaning, "loss" if rest == "loss" else None, part=rest)
+        if head in MOMENTS:
+            if opt != "adamw":
+                raise RefError(f"{text}: {head}[…] is an AdamW quantity (adamw[k].{rest})")
+            node = None
+            if "," in idx and idx.endswith("]"):
+                param, _, at = idx[:-1].partition(",")
+                node = self.node(f"{param}[{at}]")
+            if node not in self.params:
+                raise RefError(f"{text}: expected {head}[PARAM,i,j], e.g. {head}[W,0,2]")
+            p = self.graph.nodes[node]
+            pretty = self.pretty(node)
+            return Ref(f"{head}[{node.replace('[', ',', 1)}", f"{head}[{pretty.replace('[', ',', 1)}",
+                       "state", head, (p.group,) + p.index, self.graph.groups[p.group].shape,
+                       MOMENTS[head], node, part="moment")
+        node = self.node(rest)
+        n = self.graph.nodes[node]
+        grp = self.graph.groups[n.group]
+        if n.group == "p":
+            part = "p"
+        elif node.startswith("grad_") and node[len("grad_"):] in self.params:
+            part = "grad"
+        elif node in self.params:
+            part = "param"
+        else:
+            part = "node"
+        return Ref(node, self.pretty(node), "state", n.group, n.index, grp.shape, grp.meaning, node, part=part)
+
+    def _state(self, opt: str, k: int, rest: str, text: str) -> Ref:
+        steps = self.spec.training.steps
+        if not 0 <= k <= steps:
+            raise RefError(f"{text}: the {opt} trace has steps 0..{steps}")
+        inner = self.state(rest, opt)
+        if inner.part == "moment" and k == 0:
+            raise RefError(f"{text}: AdamW state is defined after an update (k ≥ 1)")
+        trace = self.trace
+        return Ref(f"{opt}[{k}].{inner.name}", f"{opt}[{k}].{inner.pretty}", "state", inner.group, inner.index,
+                   inner.shape, inner.meaning, inner.node, opt, k, inner.part,
+                   ball=lambda prec: trace(opt).ball(k, inner, prec), exact=lambda: None)
+
+    # -- document 000's head-only step -----------------------------------------
+    def head_expr(self, node: str):
+        """``E[v,j]`` after E[t] ← E[t] − η·grad_E_head[t], or ``logits[v]`` = h_final·E_new[v]
+        (h_final as it was), as an exact expression over node symbols."""
+        g, s = self.graph, self.spec
+        if "grad_E_head" not in g.groups:
+            raise RefError("head_step needs a tied transformer head")
+        lr, t = s.training.lr, s.target
+
+        def new(v, j):
+            old = g.nodes[f"E[{v},{j}]"].value
+            return old - lr * g.sym(f"grad_E_head[{v},{j}]") if v == t else old
+        n = g.nodes[node]
+        if n.group == "E":
+            return new(*n.index)
+        if n.group == "logits":
+            return sympy.Add(*[g.sym(f"h_final[{j}]") * new(n.index[0], j) for j in range(s.d)])
+        raise RefError(f"head_step.{node}: defined are E[v,j], logits[v], p[v] and loss")
+
+    def _head_step(self, rest: str, text: str) -> Ref:
+        if "grad_E_head" not in self.graph.groups:
+            raise RefError("head_step needs a tied transformer head")
+        node = self.node(rest)
+        n = self.graph.nodes[node]
+        grp = self.graph.groups[n.group]
+        name, pretty = _HEAD + node, _HEAD + self.pretty(node)
+        if n.group in ("loss", "p"):  # a forward pass with the new row
+            s, ev, g = self.spec, self.ev, self.graph
+            rows = [self.head_expr(f"E[{s.target},{j}]") for j in range(s.d)]
+
+            def ball(prec):
+                leaves = {f"E[{s.target},{j}]": ev.expr_ball(e, prec) for j, e in enumerate(rows)}
+                net = getattr(ev, "net", None)  # the tensor engine's model when there is one
+                return (TensorEvaluator(net, leaves) if net is not None else Evaluator(g, leaves)).ball(node, prec)
+            return Ref(name, pretty, "head_step", n.group, n.index, grp.shape, grp.meaning, node,
+                       ball=ball, exact=lambda: None)
+        return self._expr_ref(name, pretty, "head_step", n.group, n.index, grp.shape, grp.meaning,
+                              self.head_expr(node), node)
+
+    # -- the list ------------------------------------------------------------------
+    def groups(self) -> list[tuple[str, tuple, str]]:
+        """(name pattern, shape, meaning) of every graph tensor: ``E[v,j]``, ``loss``.
+
+        >>> import symgpt
+        >>> symgpt.load("bigram").registry.groups()[0]
+        ('E[v,j]', (3, 2), 'token embedding matrix (V × d)')
+        """
+        return [(join(g.name, g.axes), g.shape, g.meaning) for g in self.graph.groups.values()]
+
+    def sizes(self) -> list[Ref]:
+        """Every size and hyper-parameter the spec defines (d, d_ff, …, lr, adamw.*)."""
+        out = []
+        for name in [*SIZES, "lr", *(f"adamw.{a}" for a in ADAMW)]:
+            try:
+                out.append(self.ref(name))
+            except RefError:
+                continue
+        return out
