@@ -82,18 +82,18 @@ def child(job: dict):
     if job.get("max_mem_gb"):
         cap = int(job["max_mem_gb"] * 2 ** 30)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    from symgpt import ops
     from symgpt.core.limits import Limits
     from symgpt.core.numeric import UndecidableError
     from symgpt.derivation import Derivation
-    from symgpt.engine import rules
     from symgpt.engine.names import param_names
     from symgpt.engine.spec import load_spec
 
     limits = Limits(max_ops=job.get("max_ops", Limits().max_ops), max_digits=max(1000, job.get("digits", DIGITS)))
     kind, path, n = job["kind"], job["spec"], job.get("digits", DIGITS)
     t0 = time.perf_counter()
-    rules.all_rules()  # each operation's adjoint derived and proven by SymPy: once per process, like an import
-    rules.layernorm_vanishes(load_spec(path, limits).d, 0) if kind != "train" else None
+    ops.all_rules()  # each operation's adjoint derived and proven by SymPy: once per process, like an import
+    ops.OPS["layernorm"].vanishes(load_spec(path, limits).d, 0) if kind != "train" else None
     rules_s = time.perf_counter() - t0
     _emit(phase="rules", rules_s=rules_s)
     t0 = time.perf_counter()
@@ -365,7 +365,7 @@ def ladder(a, out):
     rows = []
     print(f"ladder: hand mpmath and torch medians of {a.repeat}, symgpt end to end in fresh subprocesses "
           f"(timeout {a.timeout or 120:.0f} s each; imports and the once-per-process derivation of the "
-          f"adjoint rules by SymPy, symgpt.engine.rules, excluded and shown apart)", flush=True)
+          f"adjoint rules by SymPy, symgpt.ops.all_rules, excluded and shown apart)", flush=True)
     for label, path in sizes:
         r = measure_size(label, path, a)
         rows.append(r)

@@ -1,7 +1,7 @@
 """The tensor engine and the per-scalar SymPy graph are two derivations of one model.
 
 symgpt.engine.net computes every named quantity one tensor at a time, with the adjoint rules
-symgpt.engine.rules derives once; symgpt.engine.models builds one SymPy definition per scalar and
+the ops of symgpt.ops derive once; symgpt.engine.models builds one SymPy definition per scalar and
 differentiates each.  Both are evaluated in certified arithmetic, so on every node of
 every shape (heads, layers, W_O, untied head, every-position loss, ε = 0) their
 enclosures must overlap, and what the graph finds exact the engine must find exact and

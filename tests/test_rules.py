@@ -1,4 +1,5 @@
-"""The adjoint rules of symgpt.engine.rules against independent values.
+"""The adjoint rules of the ops (symgpt.ops: each op's STATED rows, proven by symgpt.core.prove) against
+independent values.
 
 References: central differences in mpmath of the forward definitions written
 here (60 digits, h = 1e-20, compared to 1e-30), exact finite differences in
@@ -17,7 +18,17 @@ from flint import arb, ctx, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symgpt.engine import rules
+from symgpt import ops
+from symgpt.core.prove import RuleError
+from symgpt.ops import attention, layernorm, linear, relu, softmax_xent
+
+STATED = {**softmax_xent.STATED, **attention.STATED, **layernorm.STATED, **relu.STATED, **linear.STATED}
+"""Every op's stated rules, by ``rule.adjoint``."""
+
+
+def _table(key: str) -> dict:
+    """The op module's own table that states ``key``."""
+    return next(m.STATED for m in (softmax_xent, attention, layernorm, relu, linear) if key in m.STATED)
 
 DPS, H, TOL = 60, mpmath.mpf("1e-20"), mpmath.mpf("1e-30")
 PREC = 256  # flint bits for the closures' balls
@@ -59,8 +70,8 @@ def close(value, ref) -> bool:
 @pytest.fixture
 def rederive(monkeypatch):
     """Each derivation run afresh (the caches cleared before and after), with monkeypatch."""
-    cached = (rules.softmax_xent, rules.softmax_den, rules.layernorm, rules.relu,
-              rules.matmul, rules.scores, rules.attend)
+    cached = (softmax_xent.softmax_xent_rule, attention.softmax_den_rule, layernorm.layernorm_rule, relu.relu_rule,
+              linear.matmul_rule, attention.scores_rule, attention.attend_rule)
     for f in cached:
         f.cache_clear()
     yield monkeypatch
@@ -81,7 +92,7 @@ def test_softmax_xent_against_central_differences():
         rows = [flat[r * V:(r + 1) * V] for r in range(n)]
         return sum(-z[t] + mpmath.log(sum(mpmath.exp(v) for v in z)) for z, t in zip(rows, targets)) / n
 
-    rule = rules.softmax_xent()
+    rule = softmax_xent.softmax_xent_rule()
     with mpmath.workdps(DPS), ctx.workprec(PREC):
         flat = [mp(v) for z in Z for v in z]
         for r, (z, t) in enumerate(zip(Z, targets)):
@@ -94,7 +105,7 @@ def test_softmax_xent_against_central_differences():
 
 @given(fractions, st.sampled_from([0, 1]), st.integers(1, 50))
 def test_softmax_xent_is_p_minus_y_exactly(p, y, n):
-    got = rules.softmax_xent().grad_z(fq(p), fmpq(y), fmpq(n))
+    got = softmax_xent.softmax_xent_rule().grad_z(fq(p), fmpq(y), fmpq(n))
     assert isinstance(got, fmpq) and got == fq((p - y) / n)
 
 
@@ -105,7 +116,7 @@ def test_softmax_den_against_central_differences():
     rng = random.Random(2)
     T = 4
     S, gA = rationals(rng, T), rationals(rng, T)
-    rule = rules.softmax_den()
+    rule = attention.softmax_den_rule()
 
     def downstream(s):  # Σ_s gA_s A_s(S), the row's softmax through its denominator
         e = [mpmath.exp(v) for v in s]
@@ -127,7 +138,7 @@ def test_softmax_den_against_central_differences():
 
 
 def test_softmax_den_exact_values():
-    r = rules.softmax_den()
+    r = attention.softmax_den_rule()
     assert r.grad_den_term(fmpq(3), fmpq(2), fmpq(5)) == fmpq(-6, 25)
     assert r.grad_S(fmpq(3), fmpq(2), fmpq(5), fmpq(-6, 25)) == fmpq(6, 5) - fmpq(12, 25)
 
@@ -151,7 +162,7 @@ def _ln(x, gamma, beta, eps, mu=None, var=None):
 @pytest.mark.parametrize("d", [3, 5])
 def test_layernorm_against_central_differences(d):
     x, gamma, beta, g, eps = _layernorm_case(d, d, Fraction(1, 100000))
-    rule = rules.layernorm()
+    rule = layernorm.layernorm_rule()
     mu = sum(x) / d
     c = [v - mu for v in x]
     var = sum(v * v for v in c) / d
@@ -190,7 +201,7 @@ def test_layernorm_against_central_differences(d):
 def test_layernorm_exact_when_the_root_is_rational():
     # x = (0, 0, 2, 2): mu = 1, var = 1, ε = 0, so s = 1 and every adjoint stays an exact fmpq
     x, gamma, g = ([Fraction(v) for v in vs] for vs in ((0, 0, 2, 2), ("1/2", 2, -1, 3), (1, "-2/3", 5, 1)))
-    d, rule = 4, rules.layernorm()
+    d, rule = 4, layernorm.layernorm_rule()
     c = [v - 1 for v in x]
     a = sum(gj * gm for gj, gm in zip(g, gamma)) / d
     b = sum(gj * gm * cj for gj, gm, cj in zip(g, gamma, c)) / d
@@ -205,7 +216,7 @@ def test_layernorm_exact_when_the_root_is_rational():
 
 def test_layernorm_d2_eps0_gives_exact_zeros():
     # d = 2, ε = 0: c = ±h, s = |h|, so grad_x = (gγ − a)/s − c·b/s³ is exactly 0 for every g, γ
-    rule = rules.layernorm()
+    rule = layernorm.layernorm_rule()
     g, gamma, h = [fmpq(3), fmpq(-5, 2)], [fmpq(7), fmpq(1, 3)], fmpq(2, 9)
     c = [h, -h]
     a = (g[0] * gamma[0] + g[1] * gamma[1]) / 2
@@ -221,8 +232,8 @@ def test_relu_rule_and_the_tie_rule_of_pytorch():
     z = torch.tensor([-0.5, 0.0, 0.5], dtype=torch.float64, requires_grad=True)
     torch.relu(z).sum().backward()
     steps = [fmpq(int(v)) for v in z.grad.tolist()]  # PyTorch: ReLU'(0) = 0
-    assert [rules.relu().grad_Z(fmpq(7, 3), s) for s in steps] == [0, 0, fmpq(7, 3)]
-    assert rules.relu().grad_Z(arb(2), fmpq(1)) == 2
+    assert [relu.relu_rule().grad_Z(fmpq(7, 3), s) for s in steps] == [0, 0, fmpq(7, 3)]
+    assert relu.relu_rule().grad_Z(arb(2), fmpq(1)) == 2
     from symgpt.core.graph import Step
     assert [Step(sympy.Rational(v)) for v in ("-1/2", "0", "1/2")] == [0, 0, 1]
 
@@ -268,18 +279,18 @@ def _matmul(A, B):
 
 
 def test_matmul_rule():
-    _bilinear_check(rules.matmul(), lambda X, W: _matmul(X, W), {"X": (2, 3), "W": (3, 2)}, (2, 2), 5)
+    _bilinear_check(linear.matmul_rule(), lambda X, W: _matmul(X, W), {"X": (2, 3), "W": (3, 2)}, (2, 2), 5)
 
 
 def test_scores_rule():
     def S(Q, K):
         Kt = [list(col) for col in zip(*K)]
         return [[v / mpmath.sqrt(2) for v in row] for row in _matmul(Q, Kt)]
-    _bilinear_check(rules.scores(), S, {"Q": (3, 2), "K": (3, 2)}, (3, 3), 6)
+    _bilinear_check(attention.scores_rule(), S, {"Q": (3, 2), "K": (3, 2)}, (3, 3), 6)
 
 
 def test_attend_rule():
-    _bilinear_check(rules.attend(), lambda A, V: _matmul(A, V), {"A": (3, 3), "V": (3, 2)}, (3, 2), 7)
+    _bilinear_check(attention.attend_rule(), lambda A, V: _matmul(A, V), {"A": (3, 3), "V": (3, 2)}, (3, 2), 7)
 
 
 # ---------------------------------------------------------------- the rule records
@@ -289,29 +300,29 @@ def test_every_closure_is_compiled_from_its_derived_expression():
     api = {"softmax_xent": {"grad_z"}, "softmax_den": {"grad_den_term", "grad_S"},
            "layernorm": {"grad_gamma_term", "grad_var_term", "grad_mu_term", "grad_x"}, "relu": {"grad_Z"},
            "matmul": set(), "scores": set(), "attend": set()}
-    for r in rules.all_rules():
+    for r in ops.all_rules():
         assert r.name in api and r.forward and r.derived and r.checked and r.symbols
         assert api[r.name] <= set(r.closures)
         for name, f in r.closures.items():
             assert f.expr == r.derived[name]
-            assert [str(a) for a in f.args] == list(rules.STATED[f"{r.name}.{name}"].__code__.co_varnames[
-                :rules.STATED[f"{r.name}.{name}"].__code__.co_argcount])
+            assert [str(a) for a in f.args] == list(STATED[f"{r.name}.{name}"].__code__.co_varnames[
+                :STATED[f"{r.name}.{name}"].__code__.co_argcount])
     with pytest.raises(AttributeError):
-        rules.relu().grad_nothing
+        relu.relu_rule().grad_nothing
 
 
 @pytest.mark.parametrize("key, wrong, derive", [
-    ("softmax_xent.grad_z", lambda p, y, n: p - y, rules.softmax_xent),
-    ("softmax_den.grad_S", lambda gA, e, den, gden: gA * e / den, rules.softmax_den),
-    ("layernorm.grad_x", lambda g, gamma, c, s, a, b: (g * gamma - a) / s, rules.layernorm),
-    ("layernorm.grad_mu_term", lambda g, gamma, s: g * gamma / s, rules.layernorm),
-    ("relu.grad_Z", lambda gR, step: gR, rules.relu),
-    ("matmul.grad_X", lambda G, W: 2 * G * W.T, rules.matmul),
-    ("scores.grad_K", lambda gS, Q, d_k: gS * Q / sympy.sqrt(d_k), rules.scores),
+    ("softmax_xent.grad_z", lambda p, y, n: p - y, softmax_xent.softmax_xent_rule),
+    ("softmax_den.grad_S", lambda gA, e, den, gden: gA * e / den, attention.softmax_den_rule),
+    ("layernorm.grad_x", lambda g, gamma, c, s, a, b: (g * gamma - a) / s, layernorm.layernorm_rule),
+    ("layernorm.grad_mu_term", lambda g, gamma, s: g * gamma / s, layernorm.layernorm_rule),
+    ("relu.grad_Z", lambda gR, step: gR, relu.relu_rule),
+    ("matmul.grad_X", lambda G, W: 2 * G * W.T, linear.matmul_rule),
+    ("scores.grad_K", lambda gS, Q, d_k: gS * Q / sympy.sqrt(d_k), attention.scores_rule),
 ])
 def test_a_wrong_rule_fails_its_check(rederive, key, wrong, derive):
-    rederive.setitem(rules.STATED, key, wrong)
-    with pytest.raises(rules.RuleError, match=key.split(".")[0]):
+    rederive.setitem(_table(key), key, wrong)
+    with pytest.raises(RuleError, match=key.split(".")[0]):
         derive()
 
 
@@ -330,9 +341,9 @@ def _hand_vanishes(d, eps):
 def test_layernorm_vanishes_against_hand_facts(d, eps):
     if d == 1 and eps == 0:
         with pytest.raises(ValueError, match="d = 1 with ε = 0"):
-            rules.layernorm_vanishes(d, eps)
+            layernorm.vanishes(d, eps)
         return
-    assert rules.layernorm_vanishes(d, eps) is _hand_vanishes(d, eps)
+    assert layernorm.vanishes(d, eps) is _hand_vanishes(d, eps)
     # and numerically: the largest Jacobian entry at a random rational row, by central differences
     rng = random.Random(d)
     x = rationals(rng, d)
@@ -344,19 +355,19 @@ def test_layernorm_vanishes_against_hand_facts(d, eps):
 
 
 def test_layernorm_vanishes_large_d_and_its_inputs():
-    assert rules.layernorm_vanishes(64, sympy.Rational(1, 100000)) is False
-    assert rules.layernorm_vanishes(2, Fraction(0)) is True and rules.layernorm_vanishes(1, 1) is True
+    assert layernorm.vanishes(64, sympy.Rational(1, 100000)) is False
+    assert layernorm.vanishes(2, Fraction(0)) is True and layernorm.vanishes(1, 1) is True
     with pytest.raises(TypeError, match="exact rational"):
-        rules.layernorm_vanishes(2, 1e-5)
+        layernorm.vanishes(2, 1e-5)
     with pytest.raises(ValueError, match="≥ 0"):
-        rules.layernorm_vanishes(3, sympy.Rational(-1, 10))
+        layernorm.vanishes(3, sympy.Rational(-1, 10))
     with pytest.raises(ValueError, match="integer ≥ 1"):
-        rules.layernorm_vanishes(0, sympy.Integer(0))
+        layernorm.vanishes(0, sympy.Integer(0))
 
 
 @pytest.mark.parametrize("d", [2, 3, 4])
 def test_the_point_certificate_is_the_jacobian_entry(d):
-    """rules._nonzero_at_a_point reads the sign of ∂x̂_0/∂x_0 = ((1 − 1/d)·s² − c_0²/d)/s³ off its
+    """layernorm._nonzero_at_a_point reads the sign of ∂x̂_0/∂x_0 = ((1 − 1/d)·s² − c_0²/d)/s³ off its
     numerator: that closed form is SymPy's diff of x̂_0 = (x_0 − mu)/√(var + ε) on generic symbols."""
     x = sympy.symbols(f"x0:{d}", real=True)
     eps = sympy.Symbol("eps", positive=True)

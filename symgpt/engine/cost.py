@@ -32,6 +32,9 @@ from dataclasses import dataclass, replace
 from ..core.errors import LimitError
 from ..core.limits import Limits
 from ..core.numeric import prec_for_digits
+from ..ops import OPS
+from ..ops.base import size
+from .arch import Arch
 
 BACKWARD = 2
 """Reverse-mode operations per forward operation (each input of a definition
@@ -70,35 +73,33 @@ def _tensor(n: int, ops_each: int) -> Graph:
     return Graph(n, n * ops_each)
 
 
-def forward(kind: str, V: int, d: int, T: int, heads=1, d_ff=0, layers=0, W_O=False,
+def forward(kind: str, V: int, d: int, T: int, heads=1, d_ff=0, layers=0, W_O=False, tied=True,
             all_positions=False) -> Graph:
-    """Nodes and operations of the forward graph (parameters included).
+    """Nodes and operations of the forward graph: the parameters, then each op application of the plan.
+
+    The blocks are alike, so the cost is that of the model without blocks plus ``layers`` times one block's
+    (counted on the plans of 0 and 1 blocks: an estimate takes no time however deep the model).
 
     >>> forward("bigram", V=3, d=2, T=1)
     Graph(nodes=22, ops=32)
+    >>> forward("transformer", V=6, d=2, T=2, d_ff=4, layers=3).ops   # 3 blocks of 312, 110 outside them
+    1046
     """
-    if kind == "bigram":
-        return (_tensor(2 * V * d, 0) + _tensor(d, 0) + _tensor(V, 2 * d)     # E, W; x; z
-                + _tensor(1, 2 * V) + _tensor(V, 2) + _tensor(1, 2 * V + 2))  # sum_exp, p, loss
-    dk = max(1, d // heads)
-    g = _tensor(V * d, 0) + _tensor(3 * T * d, 4)                      # E; X, PE, H0
-    per_layer = (_tensor(3 * d * d + 2 * d * d_ff + d_ff + 5 * d + (d * d if W_O else 0), 0)  # parameters
-                 + _tensor(3 * T * d, 2 * d)                          # Q, K, V
-                 + _tensor(heads * T * T, 2 * dk + 1)                 # S
-                 + _tensor(heads * T, 2 * T + 2)                      # A_den
-                 + _tensor(heads * T * T, 3)                          # A
-                 + _tensor(T * d, 2 * T)                              # Attn (heads)
-                 + (_tensor(T * d, 2 * d) if W_O else Graph(0, 0))    # W_O
-                 + _tensor(2 * T * d, 1)                              # H1, H2
-                 + _tensor(2 * T, 5 * d + 2)                          # mu, var (two LayerNorms)
-                 + _tensor(2 * T * d, 8)                              # LN1, LN2
-                 + _tensor(T * d_ff, 2 * d + 1)                       # Z
-                 + _tensor(T * d_ff, 1)                               # R
-                 + _tensor(T * d, 2 * d_ff + 1))                      # F
-    g = g + Graph(layers * per_layer.nodes, layers * per_layer.ops)
-    rows = T if all_positions else 1
-    g = g + _tensor(d, 0) + _tensor(rows * V, 2 * d)                  # h_final, logits
-    return g + _tensor(1, 2 * V) + _tensor(V, 2) + _tensor(1, rows * (2 * V + 2))  # sum_exp, p, loss
+    arch = Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied, W_O=W_O,
+                all_positions=all_positions)
+    if layers <= 1:
+        return _of_plan(arch, T)
+    bare, one = _of_plan(replace(arch, layers=0), T), _of_plan(arch, T)
+    return Graph(bare.nodes + layers * (one.nodes - bare.nodes), bare.ops + layers * (one.ops - bare.ops))
+
+
+def _of_plan(arch: Arch, T: int) -> Graph:
+    shapes = arch.params()
+    g = Graph(sum(size(s) for s in shapes.values()), 0)
+    for a in arch.plan(T):
+        shapes[a.out] = a.shape
+        g = g + Graph(*OPS[a.op].cost(a, shapes))
+    return g
 
 
 def reverse(fwd: Graph, V: int, d: int, tied: bool) -> Graph:
@@ -148,9 +149,9 @@ def _sci(x: float) -> str:
 
 
 def _sizes(spec) -> dict:
-    return dict(kind=spec.kind, V=spec.V, d=spec.d, heads=spec.heads or 1, d_ff=spec.d_ff,
-                layers=spec.layers, W_O=any(k.endswith("W_O") for k in spec.params),
-                all_positions=spec.training.all_positions)
+    a = Arch.of(spec)
+    return dict(kind=a.kind, V=a.V, d=a.d, heads=a.heads, d_ff=a.d_ff, layers=a.layers, W_O=a.W_O, tied=a.tied,
+                all_positions=a.all_positions)
 
 
 def _forward_at(sizes: dict, T: int) -> Graph:

@@ -6,7 +6,7 @@ ask of one node — ``nodes[name]`` (``expr``, ``inputs``, ``sym``, ``group``,
 ``by_sym`` — and builds only the nodes asked for and what their definitions
 need.  Every definition is the full graph's (SymPy ``==``):
 
-* a forward node is its layer's rule at one index (:mod:`symgpt.engine.layers`
+* a forward node is its layer's rule at one index (:mod:`symgpt.ops`
   registers the rule instead of defining every node: the same code);
 * an adjoint is :func:`symgpt.core.graph.adjoint`, Σ over the node's consumers c of
   grad_c · fold(∂def_c/∂x), as :meth:`symgpt.core.graph.Graph.backward` writes it.
@@ -51,8 +51,8 @@ from sympy import Symbol
 
 from ..core.errors import LimitError
 from ..core.graph import DECIDED, Group, Named, Node, _symbols, adjoint
+from ..core.grid import _indices, _name, node_sym
 from ..core.tensor import parse_node
-from .layers import _indices, _name, node_sym
 
 
 class LazyGroup(Group):

@@ -1,1 +1,36 @@
-"""One module per operation kind, every facet of it side by side; :data:`OPS` is the table."""
+"""One module per operation kind, every facet of it side by side; :data:`OPS` is the table.
+
+Each module defines its op's per-scalar SymPy definition (``define``), its tensor stages on fmpq/arb tensors
+(``groups``, ``forward``, ``backward``), its adjoint rules proven by SymPy (``rules``), its cost (``cost``) and
+its parameters (``PARAMS``); see :mod:`symgpt.ops.base`.  A model is a plan of :class:`~symgpt.ops.base.Apply`
+built from its architecture (:mod:`symgpt.engine.arch`): every consumer iterates the plan and looks the op up here.
+
+>>> sorted(OPS)
+['attention', 'embedding', 'head', 'layernorm', 'linear', 'positions', 'relu', 'residual', 'softmax_xent']
+>>> [r.name for r in all_rules()]
+['softmax_xent', 'softmax_den', 'scores', 'attend', 'layernorm', 'relu', 'matmul']
+"""
+from __future__ import annotations
+
+from . import attention, embedding, head, layernorm, linear, positions, relu, residual, softmax_xent
+from .base import Apply, Param
+
+OPS = {m.KIND: m for m in (embedding, positions, residual, attention, layernorm, linear, relu, head, softmax_xent)}
+"""Every operation kind by name: the only list of ops."""
+
+PARAMS = {name: p for m in OPS.values() for name, p in m.PARAMS.items()}
+"""Every parameter by its name without a layer prefix: its meaning and axis letters."""
+
+
+def all_rules() -> list:
+    """Every op's adjoint rules, derived and proven (once per process), the loss's first.
+
+    >>> all_rules()[0].grad_z.__doc__
+    'grad_z(p, y, n) = (p - y)/n'
+    """
+    order = ("softmax_xent", "attention", "layernorm", "relu", "linear")
+    return [r for k in order for r in OPS[k].rules()] + [r for k, m in OPS.items() if k not in order
+                                                         for r in m.rules()]
+
+
+__all__ = ["OPS", "PARAMS", "Apply", "Param", "all_rules"]

@@ -1,0 +1,141 @@
+"""An architecture is a config: its sizes and its wiring, from which the plan of op applications is built once.
+
+The plan (a list of :class:`symgpt.ops.base.Apply`) is what every consumer iterates: the per-scalar graph
+(:mod:`symgpt.engine.models`), the tensor engine (:mod:`symgpt.engine.net`), the cost (:mod:`symgpt.engine.cost`).
+The seed's transformer (post-LN blocks, sinusoidal positions, ReLU, a tied head) and the bigram are two configs.
+
+>>> a = Arch(kind="bigram", V=3, d=2)
+>>> [(s.op, s.out) for s in a.plan(1, (1,), 2)]
+[('embedding', 'x'), ('linear', 'z'), ('softmax_xent', 'loss')]
+>>> [s.out for s in Arch(kind="transformer", V=6, d=2, heads=1, d_ff=4, layers=1).plan(2)][:5]
+['X', 'PE', 'H0', 'Attn', 'H1']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from ..ops.base import Apply
+
+KINDS = ("transformer", "bigram")
+NORMS = ("post",)
+ACTIVATIONS = ("relu",)
+POSITIONS = ("sinusoidal",)
+
+
+def prefix(layers: int, l: int) -> str:
+    """Names inside block l: bare for one layer, ``l0.`` … for several.
+
+    >>> prefix(1, 0), prefix(2, 1)
+    ('', 'l1.')
+    """
+    return "" if layers == 1 else f"l{l}."
+
+
+@dataclass(frozen=True)
+class Arch:
+    """The sizes of a model and how its blocks are wired."""
+    kind: str                    # "transformer" | "bigram"
+    V: int                       # vocabulary
+    d: int                       # model width
+    heads: int = 1
+    d_ff: int = 0                # feed-forward width
+    layers: int = 0
+    tied: bool = True            # the LM head is Eᵀ (else W_out)
+    W_O: bool = False            # an output projection after the heads
+    all_positions: bool = False  # the loss is the mean over every position (the language-model loss)
+    pe_base: sympy.Rational = sympy.Integer(10000)
+    ln_eps: sympy.Rational = sympy.Integer(0)
+    norm: str = "post"           # where the norm stands: after each residual sum
+    activation: str = "relu"
+    positions: str = "sinusoidal"
+
+    def __post_init__(self):
+        for key, value, known in (("kind", self.kind, KINDS), ("norm", self.norm, NORMS),
+                                  ("activation", self.activation, ACTIVATIONS),
+                                  ("positions", self.positions, POSITIONS)):
+            if value not in known:
+                raise ValueError(f"architecture: {key} = {value!r} is not one of {', '.join(known)}")
+
+    @classmethod
+    def of(cls, spec) -> "Arch":
+        """The architecture of a spec.
+
+        >>> import symgpt
+        >>> Arch.of(symgpt.load("tiny-transformer").spec).d_ff
+        4
+        """
+        return cls(kind=spec.kind, V=spec.V, d=spec.d, heads=spec.heads or 1, d_ff=spec.d_ff, layers=spec.layers,
+                   tied=spec.tied, W_O=any(k.endswith("W_O") for k in spec.params),
+                   all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps)
+
+    def params(self) -> dict:
+        """{parameter name: shape}, in the order a spec lists them.
+
+        >>> Arch(kind="bigram", V=3, d=2).params()
+        {'E': (3, 2), 'W': (2, 3)}
+        """
+        V, d, f = self.V, self.d, self.d_ff
+        if self.kind == "bigram":
+            return {"E": (V, d), "W": (d, V)}
+        out = {"E": (V, d)}
+        if not self.tied:
+            out["W_out"] = (d, V)
+        for l in range(self.layers):
+            p = prefix(self.layers, l)
+            block = {"W_Q": (d, d), "W_K": (d, d), "W_V": (d, d)}
+            if self.W_O:
+                block["W_O"] = (d, d)
+            block.update({"W_1": (d, f), "b_1": (f,), "W_2": (f, d), "b_2": (d,),
+                          "gamma1": (d,), "beta1": (d,), "gamma2": (d,), "beta2": (d,)})
+            out.update({p + k: s for k, s in block.items()})
+        return out
+
+    def plan(self, T: int, tokens=None, target=0) -> list:
+        """The op applications of one example of T tokens (``tokens`` None: only the sizes matter)."""
+        tokens = tuple(tokens) if tokens is not None else (0,) * T
+        if self.kind == "bigram":
+            return [Apply("embedding", "x", ("E",), (self.d,), meaning="embedding of the input token E[token]",
+                          axes=("j",), opts=(("tokens", tokens),)),
+                    Apply("linear", "z", ("x",), (self.V,), (("W", "W"),), meaning="logits x·W", axes=("v",)),
+                    Apply("softmax_xent", "loss", ("z",), (), opts=(("rows", (("z", target),)), ("V", self.V)))]
+        return self._embed(T, tokens) + [a for l in range(self.layers) for a in self._block(l, T)] \
+            + self._head(T, tokens, target)
+
+    def _embed(self, T, tokens) -> list:
+        td, tj = (T, self.d), ("t", "j")
+        return [Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
+                      opts=(("tokens", tokens),)),
+                Apply("positions", "PE", (), td, meaning="sinusoidal positional encoding", axes=tj,
+                      opts=(("base", self.pe_base),)),
+                Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj)]
+
+    def _block(self, l: int, T: int) -> list:
+        """One post-LN block: attention, a residual sum, a norm; the FFN, a residual sum, a norm."""
+        p = prefix(self.layers, l)
+        H = "H0" if l == 0 else prefix(self.layers, l - 1) + "LN2"
+        td, tf, tj, tk = (T, self.d), (T, self.d_ff), ("t", "j"), ("t", "k")
+        attn = tuple((w, p + w) for w in ("W_Q", "W_K", "W_V") + (("W_O",) if self.W_O else ()))
+        norm = lambda n, x: Apply("layernorm", f"{p}LN{n}", (x,), td,
+                                  (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")),
+                                  p, f"LayerNorm of H{n}", tj, (("n", n), ("eps", self.ln_eps)))
+        return [Apply("attention", p + "Attn", (H,), td, attn, p, "attention output", tj, (("heads", self.heads),)),
+                Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
+                norm(1, p + "H1"),
+                Apply("linear", p + "Z", (p + "LN1",), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
+                      "FFN pre-activation LN1·W_1 + b_1", tk),
+                Apply("relu", p + "R", (p + "Z",), tf, (), p, "ReLU(Z); ReLU(0) = 0", tk),
+                Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
+                      "FFN output R·W_2 + b_2", tj),
+                Apply("residual", p + "H2", (p + "LN1", p + "F"), td, (), p, "second residual LN1 + F", tj),
+                norm(2, p + "H2")]
+
+    def _head(self, T: int, tokens, target) -> list:
+        H = prefix(self.layers, self.layers - 1) + "LN2" if self.layers else "H0"
+        ats = tuple((f"logits_at{t}", t) for t in range(T - 1)) if self.all_positions else ()
+        rows = tuple((name, tokens[t + 1]) for name, t in ats) + (("logits", target),)
+        meaning = "h_final · E[v] (tied head)" if self.tied else "h_final · W_out[:, v]"
+        return [Apply("head", "logits", (H,), (self.V,), (("W", "E" if self.tied else "W_out"),), "", meaning,
+                      ("v",), (("tied", self.tied), ("d", self.d), ("rows", ats))),
+                Apply("softmax_xent", "loss", tuple(n for n, _ in rows), (), opts=(("rows", rows), ("V", self.V)))]

@@ -1,0 +1,359 @@
+"""Causal multi-head self-attention with its softmax: Q, K, V, the scores S, their row sums A_den, the weights A.
+
+``S[h,t,s] = Q_h[t]·K_h[s]/√d_k`` for every (t, s), before the mask; ``A[h,t,s] = exp(S[h,t,s]) / A_den[h,t]``
+for s ≤ t and 0 for s > t; the output is ``Σ_s A[t,s] V[s]`` with the heads concatenated, then ``·W_O`` when the
+model has it.  With one head the head index is left out of the names (``S[1,0]``).
+
+>>> from flint import fmpq
+>>> softmax_den_rule().grad_den_term(fmpq(1), fmpq(2), fmpq(4))
+-1/8
+"""
+from __future__ import annotations
+
+import functools
+
+import sympy
+from flint import fmpq
+from sympy import Mul
+
+from ..core import numeric
+from ..core.grid import node_sym, tensor
+from ..core.prove import Rule, bilinear, closures, generic, matrix, prove_equal, real, stated
+from ..core.tensor import ONE, ZERO, add, mm, scale, total, transpose
+from . import linear
+from .base import Apply, Param, accumulate
+
+KIND = "attention"
+PARAMS = {
+    "W_Q": Param("query projection (d × d)", ("i", "j")),
+    "W_K": Param("key projection (d × d)", ("i", "j")),
+    "W_V": Param("value projection (d × d)", ("i", "j")),
+    "W_O": Param("attention output projection (d × d)", ("i", "j")),
+}
+
+STATED = {
+    # causal softmax row with a named denominator (e = exp(S_s))
+    "softmax_den.grad_den_term": lambda gA, e, den: -gA * e / den**2,
+    "softmax_den.grad_S": lambda gA, e, den, gden: gA * e / den + gden * e,
+    # the scores and the weighted sum (G is the adjoint of the product)
+    "scores.grad_Q": lambda gS, K, d_k: gS * K / sympy.sqrt(d_k),
+    "scores.grad_K": lambda gS, Q, d_k: gS.T * Q / sympy.sqrt(d_k),
+    "attend.grad_A": lambda gO, V: gO * V.T,
+    "attend.grad_V": lambda A, gO: A.T * gO,
+}
+"""The rules as the documents state them, proven equal to SymPy's derivation (the ``*_rule`` functions)."""
+
+N_POSITIONS = 4
+"""The causal softmax row size its rule is derived on."""
+
+
+class _Names:
+    """The names one application makes: Q, K, V, S, A_den, A, the concatenated heads and the output."""
+
+    def __init__(self, a: Apply):
+        pre = a.pre
+        self.Q, self.K, self.V, self.S, self.den, self.A = (pre + n for n in ("Q", "K", "V", "S", "A_den", "A"))
+        self.WO = a.param("W_O")
+        self.O = pre + "Attn_heads" if self.WO else a.out
+        self.out = a.out
+        self.heads = a.opt("heads")
+        T, d = a.shape
+        self.T, self.d, self.dk = T, d, d // self.heads
+        one = self.heads == 1
+        self.hs = (lambda h, t, s: (t, s)) if one else (lambda h, t, s: (h, t, s))
+        self.hd = (lambda h, t: (t,)) if one else (lambda h, t: (h, t))
+        self.hts = (lambda i: (0, *i)) if one else (lambda i: i)   # an index of S, A (A_den) as (h, t, s) ((h, t))
+        self.S_shape = (T, T) if one else (self.heads, T, T)
+        self.S_axes = ("t", "s") if one else ("h", "t", "s")
+
+    def projection(self, a: Apply, name: str, role: str, meaning: str) -> Apply:
+        return Apply("linear", name, a.ins, a.shape, (("W", a.param(role)),), a.pre, meaning, ("t", "j"))
+
+
+MEANINGS = {"S": "scaled scores Q_h K_hᵀ/√d_k, before the mask",
+            "A_den": "softmax denominator Σ_{s≤t} exp(S[t,s])",
+            "A": "attention weights (causal softmax of S)",
+            "O": "attention output: Σ_s A[t,s] V[s], heads concatenated"}
+
+
+def define(g, a: Apply, T_: dict):
+    """Q, K, V, S, A_den, A and the output  (T, d); the full graph keeps per head S, then each row's A_den and A."""
+    n = _Names(a)
+    T, dk, hs, hd, hts = n.T, n.dk, n.hs, n.hd, n.hts
+    syms = dict(T_)
+    for name, role, meaning in ((n.Q, "W_Q", "queries H·W_Q"), (n.K, "W_K", "keys H·W_K"),
+                                (n.V, "W_V", "values H·W_V")):
+        syms[name] = linear.define(g, n.projection(a, name, role, meaning), syms)
+    Q, K, V = syms[n.Q], syms[n.K], syms[n.V]
+    rsqrt = 1 / sympy.sqrt(dk)
+
+    def score(i):      # S[h,t,s] = Σ_{c in head h} Q[t,c] K[s,c] / √d_k
+        h, t, s = hts(i)
+        return sympy.Add(*[Mul(Q[t][c], K[s][c]) for c in range(h * dk, (h + 1) * dk)]) * rsqrt
+
+    def den(i):        # A_den[h,t] = Σ_{s≤t} exp(S[h,t,s])
+        h, t = hts(i)
+        return sympy.Add(*[sympy.exp(node_sym(n.S, hs(h, t, s))) for s in range(t + 1)])
+
+    def weight(i):     # row 0 sees one position: its softmax is exactly 1 (and stays exact)
+        h, t, s = hts(i)
+        if s > t:
+            return sympy.S.Zero
+        return sympy.S.One if t == 0 else sympy.exp(node_sym(n.S, hs(h, t, s))) / node_sym(n.den, hd(h, t))
+
+    # the consumers: Q[t,c] is read by S[h(c),t,s] for every s, K[s,c] by S[h(c),t,s] for every t;
+    # S[h,t,s] by A_den[h,t] and A[h,t,s] when s ≤ t (A's row 0 is 1), A_den[h,t] by A[h,t,s≤t] (t > 0)
+    score_uses = [(Q, lambda q: [hs(q[1] // dk, q[0], s) for s in range(T)]),
+                  (K, lambda k: [hs(k[1] // dk, t, k[0]) for t in range(T)])]
+    den_uses = [(n.S, lambda i: [hd(*hts(i)[:2])] if hts(i)[2] <= hts(i)[1] else [])]
+    weight_uses = [(n.S, lambda i: [i] if 0 < hts(i)[1] and hts(i)[2] <= hts(i)[1] else []),
+                   (n.den, lambda i: [hs(*hts(i), s) for s in range(hts(i)[1] + 1)] if hts(i)[1] > 0 else [])]
+    if g.lazy:
+        tensor(g, n.S, n.S_shape, MEANINGS["S"], n.S_axes, score, score_uses, lambda i: 2 * dk)
+        tensor(g, n.den, n.S_shape[:-1], MEANINGS["A_den"], n.S_axes[:-1], den, den_uses, lambda i: hts(i)[1] + 1)
+        tensor(g, n.A, n.S_shape, MEANINGS["A"], n.S_axes, weight, weight_uses,
+               lambda i: 2 if 0 < hts(i)[1] and hts(i)[2] <= hts(i)[1] else 0)
+    else:  # the full graph keeps its order: per head, S, then each row's A_den and A
+        g.group(n.S, n.S_shape, MEANINGS["S"], n.S_axes)
+        g.group(n.den, n.S_shape[:-1], MEANINGS["A_den"], n.S_axes[:-1])
+        g.group(n.A, n.S_shape, MEANINGS["A"], n.S_axes)
+        for h in range(n.heads):
+            for t in range(T):
+                for s in range(T):
+                    g.define(_name(n.S, hs(h, t, s)), n.S, hs(h, t, s), score(hs(h, t, s)))
+            for t in range(T):
+                g.define(_name(n.den, hd(h, t)), n.den, hd(h, t), den(hd(h, t)))
+                for s in range(T):
+                    g.define(_name(n.A, hs(h, t, s)), n.A, hs(h, t, s), weight(hs(h, t, s)))
+    O = tensor(g, n.O, (T, n.d), MEANINGS["O"], ("t", "j"),
+               lambda i: sympy.Add(*[Mul(node_sym(n.A, hs(i[1] // dk, i[0], s)), V[s][i[1]]) for s in range(T)]),
+               [(n.A, lambda x: [(hts(x)[1], j) for j in range(hts(x)[0] * dk, (hts(x)[0] + 1) * dk)]),  # head h's
+                (V, lambda x: [(t, x[1]) for t in range(T)])], lambda i: 2 * T)          # columns, every row
+    if n.WO is not None:
+        syms[n.O] = O
+        O = linear.define(g, Apply("linear", n.out, (n.O,), a.shape, (("W", n.WO),), a.pre,
+                                   "attention output after W_O", ("t", "j")), syms)
+    return O
+
+
+def _name(group, idx):
+    return f"{group}[{','.join(map(str, idx))}]" if idx else group
+
+
+def groups(a: Apply, net) -> None:
+    n = _Names(a)
+    T, d = n.T, n.d
+    net.group(n.Q, (T, d), "queries H·W_Q", ("t", "j"))
+    net.group(n.K, (T, d), "keys H·W_K", ("t", "j"))
+    net.group(n.V, (T, d), "values H·W_V", ("t", "j"))
+    net.group(n.S, n.S_shape, MEANINGS["S"], n.S_axes)
+    net.group(n.den, n.S_shape[:-1], MEANINGS["A_den"], n.S_axes[:-1])
+    net.group(n.A, n.S_shape, MEANINGS["A"], n.S_axes)
+    net.group(n.O, (T, d), MEANINGS["O"], ("t", "j"))
+    if n.WO:
+        net.group(n.out, (T, d), "attention output after W_O", ("t", "j"))
+
+
+def forward(a: Apply, net) -> None:
+    n = _Names(a)
+    Hn, heads, T, d, dk = a.ins[0], n.heads, n.T, n.d, n.dk
+    WQ, WK, WV = a.param("W_Q"), a.param("W_K"), a.param("W_V")
+
+    def run(v, ev):
+        rsqrt = numeric.power(fmpq(dk), fmpq(-1, 2))                        # at the working precision
+        X = v[Hn]
+        Q, K, Vm = mm(X, v[WQ]), mm(X, v[WK]), mm(X, v[WV])                # (T, d)
+        v[n.Q], v[n.K], v[n.V] = Q, K, Vm
+        S, den, A, ES = [], [], [], []
+        O_cols = [None] * d
+        for h in range(heads):
+            cols = range(h * dk, (h + 1) * dk)
+            Qh = [[r[c] for c in cols] for r in Q]                          # (T, dk)
+            Kh = [[r[c] for c in cols] for r in K]
+            Sh = scale(mm(Qh, transpose(Kh)), rsqrt)                         # (T, T)
+            Eh = [[numeric.exp(Sh[t][u]) for u in range(t + 1)] for t in range(T)]  # exp(S) for s ≤ t
+            dh = [total(row) for row in Eh]                                   # (T,)
+            Ah = [[(ONE if t == 0 else Eh[t][u] / dh[t]) if u <= t else ZERO for u in range(T)] for t in range(T)]
+            Vh = [[r[c] for c in cols] for r in Vm]
+            Oh = mm(Ah, Vh)                                                  # (T, dk)
+            for i, c in enumerate(cols):
+                O_cols[c] = [Oh[t][i] for t in range(T)]
+            S.append(Sh), den.append(dh), A.append(Ah), ES.append(Eh)
+        one = heads == 1
+        v[n.S], v[n.den], v[n.A] = (S[0], den[0], A[0]) if one else (S, den, A)
+        v[a.pre + "_heads"] = (S, den, A, ES)
+        v[n.O] = transpose(O_cols)
+        if n.WO:
+            v[n.out] = mm(v[n.O], v[n.WO])
+    net.stage((n.Q, n.K, n.V, n.S, n.den, n.A, n.O) + ((n.out,) if n.WO else ()), run)
+
+
+def backward(a: Apply, net) -> None:
+    """Through W_O, the weighted sum, the causal softmax (A_den a node of its own), the scores and Q, K, V."""
+    n = _Names(a)
+    Hn, heads, T, d, dk = a.ins[0], n.heads, n.T, n.d, n.dk
+    pre = a.pre
+    WQ, WK, WV = a.param("W_Q"), a.param("W_K"), a.param("W_V")
+    gOut = "grad_" + n.out
+    outs = []
+    if n.WO:
+        outs.append(net.grad_group(n.O))
+    gA, gV = net.grad_group(n.A), net.grad_group(n.V)
+    # with one position A = 1 is constant: S, A_den, Q and K reach no loss, and the graph has no adjoint group
+    # for them (their gradients here are exact zeros, kept for W_Q, W_K and H)
+    gden, gS, gK, gQ = (net.grad_group(x) if T > 1 else "grad_" + x for x in (n.den, n.S, n.K, n.Q))
+    gH = "grad_" + Hn
+    gWQ, gWK, gWV = "grad_" + WQ, "grad_" + WK, "grad_" + WV
+    gWO = "grad_" + n.WO if n.WO else None
+    den_rule = softmax_den_rule()
+
+    def run(v, ev):
+        rsqrt = numeric.power(fmpq(dk), fmpq(-1, 2))
+        if n.WO:
+            v["grad_" + n.O] = mm(v[gOut], transpose(v[n.WO]))
+            accumulate(v, gWO, mm(transpose(v[n.O]), v[gOut]), add)
+        GO = v["grad_" + n.O]                                                  # (T, d)
+        S, den, A, ES = v[pre + "_heads"]
+        Q, K, Vm = v[n.Q], v[n.K], v[n.V]
+        gQc, gKc, gVc = [None] * d, [None] * d, [None] * d
+        gAs, gdens, gSs = [], [], []
+        for h in range(heads):
+            cols = range(h * dk, (h + 1) * dk)
+            GOh = [[r[c] for c in cols] for r in GO]                            # (T, dk)
+            Vh = [[r[c] for c in cols] for r in Vm]
+            gAh = mm(GOh, transpose(Vh))                                        # (T, T)
+            gVh = mm(transpose(A[h]), GOh)                                      # (T, dk)
+            gdh, gSh = [ZERO] * T, [[ZERO] * T for _ in range(T)]
+            for t in range(1, T):                                               # row 0: A = 1, constant
+                e, dn = ES[h][t], den[h][t]
+                gd = total([den_rule.grad_den_term(gAh[t][u], e[u], dn) for u in range(t + 1)])
+                gdh[t] = gd
+                gSh[t][:t + 1] = [den_rule.grad_S(gAh[t][u], e[u], dn, gd) for u in range(t + 1)]
+            Qh = [[r[c] for c in cols] for r in Q]
+            Kh = [[r[c] for c in cols] for r in K]
+            gQh = scale(mm(gSh, Kh), rsqrt)                                     # ∂S/∂Q = K/√d_k
+            gKh = scale(mm(transpose(gSh), Qh), rsqrt)
+            for i, c in enumerate(cols):
+                gQc[c] = [r[i] for r in gQh]
+                gKc[c] = [r[i] for r in gKh]
+                gVc[c] = [r[i] for r in gVh]
+            gAs.append(gAh), gdens.append(gdh), gSs.append(gSh)
+        one = heads == 1
+        v[gA], v[gden], v[gS] = (gAs[0], gdens[0], gSs[0]) if one else (gAs, gdens, gSs)
+        v[gQ], v[gK], v[gV] = transpose(gQc), transpose(gKc), transpose(gVc)
+        XT = transpose(v[Hn])
+        accumulate(v, gWQ, mm(XT, v[gQ]), add)
+        accumulate(v, gWK, mm(XT, v[gK]), add)
+        accumulate(v, gWV, mm(XT, v[gV]), add)
+        through = add(add(mm(v[gQ], transpose(v[WQ])), mm(v[gK], transpose(v[WK]))), mm(v[gV], transpose(v[WV])))
+        accumulate(v, gH, through, add)                                         # the Q, K, V paths
+    net.stage(tuple(outs) + (gWQ, gWK, gWV) + ((gWO,) if gWO else ()) + (gA, gV, gH)
+              + ((gden, gS, gK, gQ) if T > 1 else ()), run)
+
+
+def rules() -> list:
+    return [softmax_den_rule(), scores_rule(), attend_rule()]
+
+
+def cost(a: Apply, shapes: dict) -> tuple:
+    """(nodes, operations): Q, K, V; the scores, row sums and weights of every head; the weighted sum; W_O."""
+    n = _Names(a)
+    T, d, h, dk = n.T, n.d, n.heads, n.dk
+    parts = [(3 * T * d, 2 * d), (h * T * T, 2 * dk + 1), (h * T, 2 * T + 2), (h * T * T, 3), (T * d, 2 * T)]
+    if n.WO:
+        parts.append((T * d, 2 * d))
+    return sum(k for k, _ in parts), sum(k * e for k, e in parts)
+
+
+# ---------------------------------------------------------------- the rules, proven
+
+
+N_POSITIONS = 4
+
+
+@functools.cache
+def softmax_den_rule() -> Rule:
+    """den = Σ_{s≤t} exp(S_s), A_s = exp(S_s)/den: grad_den_term and grad_S (e = exp(S_s)).
+
+    >>> from flint import fmpq
+    >>> r = softmax_den_rule()
+    >>> r.grad_den_term(fmpq(1), fmpq(2), fmpq(4)), r.grad_S(fmpq(1), fmpq(2), fmpq(4), fmpq(-1, 8))
+    (-1/8, 1/4)
+    """
+    T = N_POSITIONS
+    S, gA, e = real(f"S0:{T}"), real(f"gA0:{T}"), sympy.symbols(f"e0:{T}", positive=True)
+    den, gden = sympy.Symbol("den", positive=True), sympy.Symbol("gden", real=True)
+    g = {"gA": sympy.Symbol("gA", real=True), "e": sympy.Symbol("e", positive=True), "den": den, "gden": gden}
+    den_def = sympy.Add(*[sympy.exp(Ss) for Ss in S])
+    A = [sympy.exp(Ss) / den for Ss in S]  # den a named node: A depends on it, not on its definition
+    fold = {sympy.exp(S[s]): e[s] for s in range(T)}
+    ren = [{gA[s]: g["gA"], e[s]: g["e"]} for s in range(T)]
+    term = [(gA[s] * sympy.diff(A[s], den)).xreplace(fold) for s in range(T)]
+    grad_den_term = generic("softmax_den.grad_den_term", term, ren, stated(STATED, "softmax_den", "grad_den_term", g))
+    gS = [(sympy.Add(*[gA[r] * sympy.diff(A[r], S[s]) for r in range(T)])
+           + gden * sympy.diff(den_def, S[s])).xreplace(fold) for s in range(T)]
+    grad_S = generic("softmax_den.grad_S", gS, ren, stated(STATED, "softmax_den", "grad_S", g))
+    # the composite: reverse mode through den equals diff of Σ_r gA_r softmax_r(S)
+    composite = sympy.Add(*[gA[r] * sympy.exp(S[r]) / den_def for r in range(T)])
+    esum = sympy.Add(*e)
+    at_e = {S[r]: sympy.log(e[r]) for r in range(T)}
+    gden_total = sympy.Add(*[grad_den_term.xreplace({g["gA"]: gA[r], g["e"]: e[r], den: esum}) for r in range(T)])
+    for s in range(T):
+        total = sympy.diff(composite, S[s]).xreplace({den_def: esum}).xreplace(at_e)  # exp(S0)² is exp(2·S0)
+        rev = grad_S.xreplace({g["gA"]: gA[s], g["e"]: e[s], den: esum, gden: gden_total})
+        prove_equal(f"softmax_den: total ∂/∂S_{s} through den", total, rev)
+    derived = {"grad_den_term": grad_den_term, "grad_S": grad_S}
+    return Rule(
+        name="softmax_den",
+        forward={"den": den_def, **{f"A[{s}]": A[s] for s in range(T)}},
+        symbols={"S0..S3": "scores of the positions s ≤ t", "den": "Σ_{s≤t} exp(S_s) (a named node)",
+                 "gA0..gA3": "grad_A[t,s]", "gden": "grad_den = Σ_s grad_den_term", "e": "exp(S_s)",
+                 "gA": "grad_A[t,s]"},
+        derived=derived,
+        checked=(f"grad_den_term = −gA·e/den², grad_S = gA·e/den + gden·e at each of {T} generic positions, and "
+                 f"with den and gden substituted they equal diff of Σ gA_r·softmax_r(S) (expand, cancel)"),
+        closures=closures(STATED, "softmax_den", derived, g),
+    )
+
+
+
+@functools.cache
+def scores_rule() -> Rule:
+    """S = Q Kᵀ/√d_k (every (t, s), before the mask): grad_Q = grad_S·K/√d_k, grad_K = grad_Sᵀ·Q/√d_k.
+
+    >>> scores_rule().derived["grad_K"].shape
+    (3, 2)
+    """
+    T, d_k = 3, 2
+    Q, K = matrix("Q", T, d_k), matrix("K", T, d_k)
+    Y, derived = bilinear(STATED, "scores", lambda Q, K: Q * K.T / sympy.sqrt(d_k), {"Q": Q, "K": K}, "gS",
+                           {"d_k": d_k})
+    return Rule(name="scores", forward={"S": Y}, symbols={"Q": f"{T}×{d_k}", "K": f"{T}×{d_k}",
+                                                          "gS": f"grad_S, {T}×{T}"},
+                derived=derived, checked=f"grad_Q = grad_S·K/√d_k and grad_K = grad_Sᵀ·Q/√d_k entrywise by diff, "
+                f"T = {T}, d_k = {d_k}")
+
+
+@functools.cache
+def attend_rule() -> Rule:
+    """O = A·V: grad_A = grad_O·Vᵀ, grad_V = Aᵀ·grad_O (A generic, so causal zeros included).
+
+    >>> attend_rule().derived["grad_V"].shape
+    (3, 2)
+    """
+    T, d_v = 3, 2
+    A, V = matrix("A", T, T), matrix("V", T, d_v)
+    Y, derived = bilinear(STATED, "attend", lambda A, V: A * V, {"A": A, "V": V}, "gO")
+    return Rule(name="attend", forward={"O": Y}, symbols={"A": f"{T}×{T}", "V": f"{T}×{d_v}",
+                                                          "gO": f"grad_O, {T}×{d_v}"},
+                derived=derived, checked=f"grad_A = grad_O·Vᵀ and grad_V = Aᵀ·grad_O entrywise by diff, "
+                f"T = {T}, d_v = {d_v}")
+
+
+# ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+
+# ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+
+# ---------------------------------------------------------------- document: what a derivation shows of it

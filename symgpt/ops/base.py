@@ -1,0 +1,90 @@
+"""What an operation kind is, and one application of it in a model's plan.
+
+An op (one module of :mod:`symgpt.ops` each) keeps every facet of itself side by side:
+
+* ``define(g, a, T)``: the per-scalar SymPy definition of each output entry from its inputs' entries, shared
+  by the whole graph and the lazy graph (:func:`symgpt.core.grid.tensor`);
+* ``groups(a, net)``, ``forward(a, net)``, ``backward(a, net)``: the named tensors it fills and its stages on
+  fmpq/arb tensors (:class:`symgpt.engine.net.Net`);
+* ``rules()``: its adjoint rules as the documents state them, each proven equal to SymPy's ``diff``
+  (:mod:`symgpt.core.prove`);
+* ``cost(a, shapes)``: the nodes and scalar operations its definitions add, from the shapes of the groups
+  (:mod:`symgpt.engine.cost`);
+* ``PARAMS``: the meaning and the axis letters of each parameter it reads.
+
+A model is a *plan*: a list of :class:`Apply` built once from its architecture (:mod:`symgpt.engine.arch`);
+every consumer iterates the plan and never names an op.
+
+>>> a = Apply("relu", "R", ("Z",), meaning="ReLU(Z)", axes=("t", "k"))
+>>> a.op, a.out, a.ins, a.param("W")
+('relu', 'R', ('Z',), None)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Apply:
+    """One application of an op: ``out = op(ins…; params…)``.
+
+    ``op`` names the op in :data:`symgpt.ops.OPS`; ``out`` is the group it defines (with its layer prefix)
+    and ``shape`` its shape, ``ins`` the groups it reads, ``params`` the parameter groups by their role
+    (``("W", "l0.W_1")``), ``pre`` the layer prefix of the names it makes, ``meaning`` and ``axes`` those of
+    ``out``; ``opts`` holds what else the op needs (a norm's number, the attention heads, the head's rows).
+    """
+    op: str
+    out: str
+    ins: tuple = ()
+    shape: tuple = ()
+    params: tuple = ()
+    pre: str = ""
+    meaning: str = ""
+    axes: tuple = ()
+    opts: tuple = ()
+
+    def param(self, role: str):
+        """The parameter group playing ``role``, or None (a bias the model does not have).
+
+        >>> Apply("linear", "Z", ("LN1",), (2, 4), (("W", "W_1"), ("b", "b_1"))).param("b")
+        'b_1'
+        """
+        return dict(self.params).get(role)
+
+    def opt(self, key: str, default=None):
+        """An option of the application (``opts`` as pairs, so that an Apply stays hashable).
+
+        >>> Apply("layernorm", "LN1", ("H1",), opts=(("n", 1),)).opt("n")
+        1
+        """
+        return dict(self.opts).get(key, default)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter an op reads: its meaning (English; the Chinese is in the language files) and axis letters."""
+    meaning: str
+    axes: tuple = field(default=())
+
+
+def size(shape) -> int:
+    """The number of entries of a tensor of ``shape``.
+
+    >>> size((2, 3)), size(())
+    (6, 1)
+    """
+    n = 1
+    for k in shape:
+        n *= k
+    return n
+
+
+def accumulate(v: dict, name: str, value, add) -> None:
+    """v[name] += value, the first contribution taken as it is (a gradient is the sum over its consumers).
+
+    >>> v = {}
+    >>> accumulate(v, "g", [1, 2], lambda a, b: [x + y for x, y in zip(a, b)])
+    >>> accumulate(v, "g", [3, 4], lambda a, b: [x + y for x, y in zip(a, b)]); v["g"]
+    [4, 6]
+    """
+    v[name] = value if name not in v else add(v[name], value)

@@ -1,0 +1,350 @@
+"""LayerNorm: ``LN(h)_j = γ_j (h_j − μ)/√(σ² + ε) + β_j`` per row, with the biased σ², and its named statistics.
+
+The mean ``mu{n}`` and the variance ``var{n}`` are nodes of their own, so that the documents show them and the
+reverse mode sums over their consumers; ``grad_x`` of the input is the total derivative through mu, var and LN.
+When the row map is locally constant (d = 1; d = 2 with ε = 0: x̂ = ±1) every gradient through it is exactly 0
+(:func:`vanishes`).
+
+>>> from flint import fmpq
+>>> layernorm_rule().grad_gamma_term(fmpq(2), fmpq(1, 2), fmpq(1, 4))
+4
+>>> vanishes(2, sympy.Integer(0)), vanishes(4, sympy.Rational(1, 100000))
+(True, False)
+"""
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+import sympy
+from flint import fmpq
+
+from ..core import numeric
+from ..core.grid import tensor
+from ..core.numeric import to_flint
+from ..core.prove import Rule, RuleError, closures, generic, real, stated
+from ..core.tensor import ONE, ZERO, add, total
+from .base import Apply, Param, accumulate
+
+KIND = "layernorm"
+PARAMS = {
+    "gamma1": Param("LayerNorm 1 gain γ (d)", ("j",)),
+    "beta1": Param("LayerNorm 1 shift β (d)", ("j",)),
+    "gamma2": Param("LayerNorm 2 gain γ (d)", ("j",)),
+    "beta2": Param("LayerNorm 2 shift β (d)", ("j",)),
+}
+GROUPS = tuple(PARAMS)
+"""Its parameters' names (without a layer prefix): not trained unless ``training.learnable_ln``, no decay."""
+
+STATED = {
+    # LayerNorm row: c = x_j − mu, s = √(var + ε), g = grad_LN_j, a = mean(g γ), b = mean(g γ c)
+    "layernorm.grad_gamma_term": lambda g, c, s: g * c / s,
+    "layernorm.grad_beta_term": lambda g: g,
+    "layernorm.grad_var_term": lambda g, gamma, c, s: -g * gamma * c / (2 * s**3),
+    "layernorm.grad_mu_term": lambda g, gamma, s: -g * gamma / s,
+    "layernorm.grad_x": lambda g, gamma, c, s, a, b: (g * gamma - a) / s - c * b / s**3,
+}
+"""The rules as the documents state them, proven equal to SymPy's derivation (:func:`layernorm_rule`)."""
+
+LN_D = 4
+"""The row size the rules are derived on."""
+
+
+def _names(a: Apply) -> tuple:
+    n = a.opt("n")
+    return f"{a.pre}mu{n}", f"{a.pre}var{n}"
+
+
+def define(g, a: Apply, T: dict):
+    """mu, var and LN of the input rows  (T,), (T,), (T, d)."""
+    H, gamma, beta, eps, n = T[a.ins[0]], T[a.param("gamma")], T[a.param("beta")], a.opt("eps"), a.opt("n")
+    rows, d = a.shape
+    nmu, nvar = _names(a)
+    mu = tensor(g, nmu, (rows,), f"mean of H{n} over j", ("t",),
+                lambda i: sympy.Add(*H[i[0]]) / d, [(H, lambda h: [h[:1]])], lambda i: d)
+    var = tensor(g, nvar, (rows,), f"variance σ² of H{n} over j (biased)", ("t",),
+                 lambda i: sympy.Add(*[(x - mu[i[0]]) ** 2 for x in H[i[0]]]) / d,
+                 [(H, lambda h: [h[:1]]), (mu, lambda t: [t])], lambda i: d + 1)
+    row = lambda t: [(t[0], j) for j in range(d)]
+    column = lambda j: [(t, j[0]) for t in range(rows)]
+    return tensor(g, a.out, a.shape, a.meaning, a.axes,
+                  lambda i: gamma[i[1]] * (H[i[0]][i[1]] - mu[i[0]]) / sympy.sqrt(var[i[0]] + eps)
+                  + beta[i[1]], [(H, lambda h: [h]), (mu, row), (var, row), (gamma, column), (beta, column)],
+                  lambda i: 5)
+
+
+def groups(a: Apply, net) -> None:
+    nmu, nvar = _names(a)
+    n = a.opt("n")
+    net.group(nmu, a.shape[:1], f"mean of H{n} over j", ("t",))
+    net.group(nvar, a.shape[:1], f"variance σ² of H{n} over j (biased)", ("t",))
+    net.group(a.out, a.shape, a.meaning, a.axes)
+
+
+def forward(a: Apply, net) -> None:
+    """mu, var and LN per row (biased variance); x̂ is kept for the backward."""
+    Hn, gamma, beta = a.ins[0], a.param("gamma"), a.param("beta")
+    mu, var = _names(a)
+    d = a.shape[1]
+    eps = to_flint(a.opt("eps"))
+    flat = vanishes(d, a.opt("eps"))
+
+    def run(v, ev):
+        X, g, b = v[Hn], v[gamma], v[beta]
+        v[mu] = [total(r) / d for r in X]
+        v[var] = [total([numeric.power(x - m, fmpq(2)) for x in r]) / d for r, m in zip(X, v[mu])]
+        if flat:  # x̂ is constant: 0 for d = 1, ±1 for d = 2 with ε = 0 (by the sign of x_0 − x_1)
+            xh = [normalized_flat(ev, Hn, t, d) for t in range(len(X))]
+        else:
+            rs = [numeric.power(q + eps, fmpq(-1, 2)) for q in v[var]]       # 1/√(σ² + ε)
+            xh = [[(x - m) * r for x in row] for row, m, r in zip(X, v[mu], rs)]
+        v[a.out] = [[g[j] * x + b[j] for j, x in enumerate(row)] for row in xh]
+        v["_xhat_" + a.out] = xh
+    net.stage((mu, var, a.out), run)
+
+
+def backward(a: Apply, net) -> None:
+    """grad_var, grad_mu, grad_H, grad_γ, grad_β from grad_LN (:func:`layernorm_rule`)."""
+    Hn, gamma, beta = a.ins[0], a.param("gamma"), a.param("beta")
+    mu, var = _names(a)
+    d = a.shape[1]
+    gvar, gmu = net.grad_group(var), net.grad_group(mu)
+    gH, gg_, gb_ = "grad_" + Hn, "grad_" + gamma, "grad_" + beta
+    eps = to_flint(a.opt("eps"))
+    R = layernorm_rule()
+    flat = vanishes(d, a.opt("eps"))     # LN locally constant: ∂LN/∂H ≡ 0, exactly
+    dq = fmpq(d)
+
+    def run(v, ev):
+        G, X, g = v["grad_" + a.out], v[Hn], v[gamma]
+        out_var, out_mu, out_H = [], [], []
+        gg, gb = [ZERO] * d, [ZERO] * d
+        for row, x, m, q, xh in zip(G, X, v[mu], v[var], v["_xhat_" + a.out]):
+            sd = numeric.sqrt(q + eps)                                          # s = √(σ² + ε)
+            c = [xj - m for xj in x]
+            out_var.append(total([R.grad_var_term(row[j], g[j], c[j], sd) for j in range(d)]))
+            out_mu.append(total([R.grad_mu_term(row[j], g[j], sd) for j in range(d)]))
+            if flat:
+                out_H.append([ZERO] * d)
+            else:
+                ga = total([row[j] * g[j] for j in range(d)]) / dq
+                gc = total([row[j] * g[j] * c[j] for j in range(d)]) / dq
+                out_H.append([R.grad_x(row[j], g[j], c[j], sd, ga, gc) for j in range(d)])
+            for j in range(d):
+                cj, sj = (xh[j], ONE) if flat else (c[j], sd)  # c/s = x̂, exact when LN is flat
+                gg[j] = gg[j] + R.grad_gamma_term(row[j], cj, sj)
+                gb[j] = gb[j] + row[j]
+        v[gvar], v[gmu] = out_var, out_mu
+        accumulate(v, gH, out_H, add)
+        accumulate(v, gg_, gg, add)
+        accumulate(v, gb_, gb, add)
+    net.stage((gvar, gmu, gH, gg_, gb_), run)
+
+
+def normalized_flat(ev, H: str, t: int, d: int) -> list:
+    """x̂ of row t of a LayerNorm that is locally constant: [0] for d = 1; for d = 2 with ε = 0,
+    (σ, −σ) with σ the sign of H[t,0] − H[t,1], decided rigorously (equal entries: σ² = 0, no LayerNorm)."""
+    if d == 1:
+        return [ZERO]
+    x0, x1 = sympy.Symbol(f"{H}[{t},0]", real=True), sympy.Symbol(f"{H}[{t},1]", real=True)
+    sg = ev.expr_decision(x0 - x1)
+    if sg == 0:
+        raise ZeroDivisionError(f"LayerNorm of {H}[{t},:] with ε = 0: its two entries are equal, so σ² = 0")
+    return [fmpq(sg), fmpq(-sg)]
+
+
+def rules() -> list:
+    return [layernorm_rule()]
+
+
+def cost(a: Apply, shapes: dict) -> tuple:
+    """(nodes, operations): the row statistics, then a scaled and shifted entry each."""
+    rows, d = a.shape
+    return 2 * rows + rows * d, rows * (5 * d + 2) + 8 * rows * d
+
+
+# ---------------------------------------------------------------- the rule, proven
+
+
+LN_D = 4
+
+
+@functools.cache
+def layernorm_rule() -> Rule:
+    """mu = Σx/d, var = Σ(x − mu)²/d, LN_j = γ_j (x_j − mu)/√(var + ε) + β_j: every adjoint of a row.
+
+    >>> from flint import fmpq
+    >>> r = layernorm_rule()
+    >>> r.grad_gamma_term(fmpq(2), fmpq(1, 2), fmpq(1, 4)), r.grad_mu_term(fmpq(1), fmpq(3), fmpq(2))
+    (4, -3/2)
+    >>> r.grad_x(fmpq(1), fmpq(1), fmpq(1, 2), fmpq(1), fmpq(1, 4), fmpq(1, 2))
+    1/2
+    """
+    d = LN_D
+    x, gamma, beta, gLN = real(f"x0:{d}"), real(f"gamma0:{d}"), real(f"beta0:{d}"), real(f"g0:{d}")
+    c = real(f"c0:{d}")
+    mu, var, gmu, gvar, a, b = real("mu var gmu gvar a b")
+    eps = sympy.Symbol("epsilon", nonnegative=True)
+    s = sympy.Symbol("s", positive=True)
+    G = {"g": sympy.Symbol("g", real=True), "gamma": sympy.Symbol("gamma", real=True),
+         "c": sympy.Symbol("c", real=True), "s": s, "a": a, "b": b}
+    mu_def = sympy.Add(*x) / d
+    var_def = sympy.Add(*[(xj - mu) ** 2 for xj in x]) / d  # mu a named node
+    LN = [gamma[j] * (x[j] - mu) / sympy.sqrt(var + eps) + beta[j] for j in range(d)]
+    fold = {**{x[j]: c[j] + mu for j in range(d)}, var: s**2 - eps}  # c_j = x_j − mu, s = √(var + ε)
+    ren = [{gLN[j]: G["g"], gamma[j]: G["gamma"], c[j]: G["c"]} for j in range(d)]
+
+    def folded(e):
+        return sympy.expand(e.xreplace(fold))
+
+    def proven(adjoint, per):
+        return generic(f"layernorm.{adjoint}", per, ren, stated(STATED, "layernorm", adjoint, G))
+
+    grad_gamma_term = proven("grad_gamma_term", [folded(gLN[j] * sympy.diff(LN[j], gamma[j])) for j in range(d)])
+    grad_beta_term = proven("grad_beta_term", [folded(gLN[j] * sympy.diff(LN[j], beta[j])) for j in range(d)])
+    var_terms = [folded(gLN[j] * sympy.diff(LN[j], var)) for j in range(d)]
+    grad_var_term = proven("grad_var_term", var_terms)
+    mu_terms = [folded(gLN[j] * sympy.diff(LN[j], mu)) for j in range(d)]
+    grad_mu_term = proven("grad_mu_term", mu_terms)
+    # grad_mu's var path, gvar · ∂var/∂mu = gvar · Σ_j −2(x_j − mu)/d, is exactly 0 once mu is Σx/d
+    var_path = sympy.diff(var_def, mu)
+    if sympy.expand(var_path.xreplace({mu: mu_def})) != 0:
+        raise RuleError(f"layernorm: the var path of grad_mu, ∂var/∂mu = {var_path}, is not 0 at mu = Σx/d")
+    # grad_x_j = Σ over x_j's consumers (LN_j, mu, var), then grad_mu, grad_var re-folded by the means a, b
+    local = [folded(gLN[j] * sympy.diff(LN[j], x[j]) + gmu * sympy.diff(mu_def, x[j])
+                    + gvar * sympy.diff(var_def, x[j])) for j in range(d)]
+    sums = {gmu: (sympy.Add(*mu_terms), sympy.Add(*[gLN[k] * gamma[k] for k in range(d)]) / d, a),
+            gvar: (sympy.Add(*var_terms), sympy.Add(*[gLN[k] * gamma[k] * c[k] for k in range(d)]) / d, b)}
+    means = {}
+    for node, (whole, mean, sym) in sums.items():
+        ratio = sympy.cancel(whole / mean)  # grad_node = ratio · mean
+        if ratio.free_symbols & set(gLN):
+            raise RuleError(f"layernorm: {node} = {whole} is not a multiple of {mean}")
+        means[node] = ratio * sym
+    grad_x = proven("grad_x", [sympy.expand(e.xreplace(means)) for e in local])
+    _check_total_grad_x(d, x, gamma, gLN, eps, mu_def, var_def, mu, var, G, grad_x)
+    derived = {"grad_gamma_term": grad_gamma_term, "grad_beta_term": grad_beta_term,
+               "grad_var_term": grad_var_term, "grad_mu_term": grad_mu_term, "grad_x": grad_x}
+    return Rule(
+        name="layernorm",
+        forward={"mu": mu_def, "var": var_def, **{f"LN[{j}]": LN[j] for j in range(d)}},
+        symbols={"x0..x3": "one row of the input", "mu": "the mean (a named node)",
+                 "var": "the biased variance (a named node)", "epsilon": "ε ≥ 0",
+                 "gamma0..gamma3, beta0..beta3": "γ, β", "g0..g3": "grad_LN of the row",
+                 "gmu, gvar": "grad_mu, grad_var", "c": "x_j − mu", "s": "√(var + ε) > 0",
+                 "g": "grad_LN_j", "gamma": "γ_j", "a": "mean_j(g_j γ_j)", "b": "mean_j(g_j γ_j c_j)"},
+        derived=derived,
+        checked=(f"on a generic row of d = {d}: each term by diff re-folded (c = x − mu, s = √(var + ε)) equals "
+                 f"the stated rule; ∂var/∂mu = Σ−2(x_j − mu)/d is 0 at mu = Σx/d; grad_x equals the total "
+                 f"derivative of Σ g_j LN_j(x) through mu and var (expand)"),
+        closures=closures(STATED, "layernorm", derived, G),
+    )
+
+
+def _check_total_grad_x(d, x, gamma, gLN, eps, mu_def, var_def, mu, var, G, grad_x) -> None:
+    """grad_x equals diff of Σ_i g_i LN_i(x) with mu and var substituted (the composite row)."""
+    V = sympy.expand(var_def.xreplace({mu: mu_def})) + eps
+    S = sympy.Symbol("S", positive=True)
+    F = sympy.Add(*[gLN[i] * gamma[i] * (x[i] - mu_def) for i in range(d)]) / sympy.sqrt(V)
+    c = [x[j] - mu_def for j in range(d)]
+    a = sympy.Add(*[gLN[k] * gamma[k] for k in range(d)]) / d
+    b = sympy.Add(*[gLN[k] * gamma[k] * c[k] for k in range(d)]) / d
+    for j in range(d):
+        total = sympy.diff(F, x[j]).xreplace({V: S**2})
+        rule = grad_x.xreplace({G["g"]: gLN[j], G["gamma"]: gamma[j], G["c"]: c[j], G["s"]: S,
+                                G["a"]: a, G["b"]: b})
+        poly = sympy.expand(sympy.expand((total - rule) * S**3).subs(S**2, V))
+        if poly != 0:
+            raise RuleError(f"layernorm.grad_x at index {j} is not the total derivative through mu and var: "
+                            f"s³·(total − rule) = {poly}")
+
+
+# ---------------------------------------------------------------- a locally constant row
+
+
+def vanishes(d: int, eps) -> bool:
+    """True exactly when x ↦ LN(x) on rows of d has an identically zero Jacobian (generic γ).
+
+    That is d = 1 with ε > 0 (LN is β) and d = 2 with ε = 0 (x̂ = ±1 is locally
+    constant); then every gradient through the LayerNorm is exactly 0.  Decided
+    by SymPy: for d ≤ 3 the Jacobian of x̂ = (x − mu)/√(var + ε) on generic real
+    symbols, times s³, is a polynomial tested for 0; for larger d a rational
+    point where ∂x̂_0/∂x_0 is exactly nonzero is exhibited.  d = 1 with ε = 0
+    divides by zero.
+
+    >>> vanishes(1, sympy.Rational(1, 100000)), vanishes(2, 0), vanishes(3, 0)
+    (True, True, False)
+    >>> vanishes(1, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: LayerNorm of a row of d = 1 with ε = 0 divides 0 by √0: its variance is always 0
+    """
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise ValueError(f"LayerNorm row size d must be an integer ≥ 1, not {d!r}")
+    if isinstance(eps, float) or not isinstance(eps, (int, Fraction, sympy.Rational)):
+        raise TypeError(f"ε must be an exact rational (sympy.Rational, Fraction or int), not {eps!r}")
+    eps = sympy.Rational(eps)
+    if eps < 0:
+        raise ValueError(f"LayerNorm ε must be ≥ 0, not {eps}")
+    if d == 1 and eps == 0:
+        raise ValueError("LayerNorm of a row of d = 1 with ε = 0 divides 0 by √0: its variance is always 0")
+    return _vanishes(d, eps)
+
+
+@functools.cache
+def _vanishes(d: int, eps: sympy.Rational) -> bool:
+    # a rational point where the Jacobian is nonzero settles "no" cheaply (the usual case, any d);
+    # only where it may vanish (d = 1; d = 2 with ε = 0) the whole Jacobian is proven 0 on symbols
+    if d > 3 or not (d == 1 or (d == 2 and eps == 0)):
+        try:
+            return not _nonzero_at_a_point(d, eps)
+        except RuleError:
+            if d > 3:
+                raise
+    return _jacobian_is_zero(d, eps)
+
+
+def _jacobian_is_zero(d: int, eps) -> bool:
+    """Every s³·∂x̂_i/∂x_j, with s² = var + ε put back, expands to the zero polynomial."""
+    x = real(f"x0:{d}")
+    mu = sympy.Add(*x) / d
+    V = sympy.Add(*[(xi - mu) ** 2 for xi in x]) / d + eps
+    S = sympy.Symbol("S", positive=True)
+    zero = True
+    for i in range(d):
+        xhat = (x[i] - mu) / sympy.sqrt(V)
+        for j in range(d):
+            J = sympy.diff(xhat, x[j])
+            if J == 0:
+                continue
+            poly = sympy.expand(sympy.expand(J.xreplace({V: S**2}) * S**3).subs(S**2, V))
+            if poly.has(S) or any(not p.exp.is_Integer for p in poly.atoms(sympy.Pow)):
+                raise RuleError(f"vanishes(d={d}, ε={eps}): could not clear √(var + ε) from {J}")
+            zero = zero and poly == 0
+    return zero
+
+
+def _nonzero_at_a_point(d: int, eps) -> bool:
+    """True when ∂x̂_0/∂x_0 is exactly nonzero at a rational row ((0, 1, …, d−1), else (0, 1, 4, …)).
+
+    With c = x − mu and s² = var + ε, ∂x̂_0/∂x_0 = ((1 − 1/d)·s² − c_0²/d)/s³ (the quotient
+    rule, ∂s/∂x_0 = c_0/(d·s); tests/test_rules.py checks it against SymPy's diff), so its
+    sign is that of a rational numerator: exact, in Fractions, O(d).
+    """
+    e = Fraction(int(sympy.Rational(eps).p), int(sympy.Rational(eps).q))
+    for p in ([Fraction(k) for k in range(d)], [Fraction(k * k) for k in range(d)]):
+        mu = sum(p) / d
+        var = sum((x - mu) ** 2 for x in p) / d
+        if var + e == 0:
+            continue
+        if (1 - Fraction(1, d)) * (var + e) - (p[0] - mu) ** 2 / d != 0:
+            return True
+
+
+# ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+
+# ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+
+# ---------------------------------------------------------------- document: what a derivation shows of it

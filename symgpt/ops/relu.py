@@ -1,0 +1,104 @@
+"""ReLU: ``R = max(Z, 0)`` entrywise, each sign decided rigorously; ReLU(0) = 0 and ReLU'(0) = 0, as PyTorch.
+
+>>> from flint import fmpq
+>>> relu_rule().grad_Z(fmpq(5, 7), fmpq(0)), relu_rule().grad_Z(fmpq(5, 7), fmpq(1))
+(0, 5/7)
+"""
+from __future__ import annotations
+
+import functools
+
+import sympy
+
+from ..core.graph import ReLU, Step
+from ..core.grid import tensor
+from ..core.prove import Rule, RuleError, closures, prove_equal, real, stated
+from ..core.tensor import add
+from .base import Apply, accumulate, size
+
+PARAMS: dict = {}
+KIND = "relu"
+
+STATED = {
+    # ReLU, with step = ReLU'(Z) decided (ReLU'(0) = 0)
+    "relu.grad_Z": lambda gR, step: gR * step,
+}
+"""The rule as the documents state it, proven equal to SymPy's derivation (:func:`relu_rule`)."""
+
+
+def define(g, a: Apply, T: dict):
+    """R = ReLU(Z), the sign of each Z decided rigorously  (T, d_ff)."""
+    Z = T[a.ins[0]]
+    return tensor(g, a.out, (len(Z), len(Z[0])), a.meaning, a.axes,
+                  lambda i: ReLU(Z[i[0]][i[1]]), [(Z, lambda z: [z])], lambda i: 1)
+
+
+def groups(a: Apply, net) -> None:
+    net.group(a.out, a.shape, a.meaning, a.axes)
+
+
+def forward(a: Apply, net) -> None:
+    Zn = a.ins[0]
+
+    def run(v, ev):
+        Z = v[Zn]
+        v[a.out] = [[ev.relu(f"{Zn}[{t},{k}]", z) for k, z in enumerate(row)] for t, row in enumerate(Z)]
+    net.stage((a.out,), run)
+
+
+def backward(a: Apply, net) -> None:
+    """grad_Z = grad_R · Step(Z), each step decided (:meth:`symgpt.engine.values.TensorEvaluator.step`)."""
+    Zn, gZ = a.ins[0], "grad_" + a.ins[0]
+    rule = relu_rule().grad_Z
+
+    def run(v, ev):
+        Z = v[Zn]
+        accumulate(v, gZ, [[rule(g, ev.step(f"{Zn}[{t},{k}]", Z[t][k])) for k, g in enumerate(row)]
+                           for t, row in enumerate(v["grad_" + a.out])], add)
+    net.stage((gZ,), run)
+
+
+@functools.cache
+def relu_rule() -> Rule:
+    """R = ReLU(Z): grad_Z(gR, step) = gR · step, with step = ReLU'(Z) decided and ReLU'(0) = 0.
+
+    >>> r = relu_rule()
+    >>> r.name, r.derived["grad_Z"], r.grad_Z(3, 1)
+    ('relu', gR*step, 3)
+    """
+    Z, gR, step = real("Z gR step")
+    derived_Z = gR * sympy.diff(ReLU(Z), Z)
+    if derived_Z != gR * Step(Z):
+        raise RuleError(f"relu: SymPy differentiates ReLU(Z) to {derived_Z / gR}, not Step(Z)")
+    for z, want in ((-1, 0), (0, 0), (sympy.Rational(1, 3), 1)):  # Step is ReLU' with ReLU'(0) = 0, as PyTorch
+        if Step(z) != want or Step(z) != sympy.Heaviside(z, 0):
+            raise RuleError(f"relu: Step({z}) = {Step(z)}, expected {want} (ReLU'(0) = 0)")
+    G = {"gR": gR, "step": step}
+    grad_Z = derived_Z.xreplace({Step(Z): step})
+    prove_equal("relu.grad_Z", grad_Z, stated(STATED, "relu", "grad_Z", G))
+    derived = {"grad_Z": grad_Z}
+    return Rule(
+        name="relu", forward={"R": ReLU(Z)},
+        symbols={"Z": "pre-activation", "gR": "grad_R", "step": "Step(Z) = ReLU'(Z) ∈ {0, 1}, decided"},
+        derived=derived,
+        checked="d ReLU(Z)/dZ = Step(Z) = Heaviside(Z, 0) at −1, 0, 1/3 (ReLU'(0) = 0); grad_Z = gR·step",
+        closures=closures(STATED, "relu", derived, G),
+    )
+
+
+def rules() -> list:
+    return [relu_rule()]
+
+
+def cost(a: Apply, shapes: dict) -> tuple:
+    """(nodes, operations): one decided maximum per entry."""
+    return size(a.shape), size(a.shape)
+
+
+# ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+
+# ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+
+# ---------------------------------------------------------------- document: what a derivation shows of it

@@ -1,0 +1,63 @@
+"""Residual: ``out = a + b`` entrywise (the blocks' skip connections, and H0 = X + PE).
+
+>>> from symgpt.core.graph import Graph
+>>> from symgpt.core.grid import param
+>>> g = Graph()
+>>> A, B = param(g, "A", [[1, 2]], "a", ("t", "j")), param(g, "B", [[3, 4]], "b", ("t", "j"))
+>>> out = define(g, Apply("residual", "H", ("A", "B"), (1, 2), meaning="A + B", axes=("t", "j")), {"A": A, "B": B})
+>>> g.definition("H[0,1]"), g.closed_form("H[0,1]")
+(A[0,1] + B[0,1], 6)
+"""
+from __future__ import annotations
+
+from ..core.grid import tensor
+from ..core.tensor import add
+from .base import Apply, accumulate, size
+
+PARAMS: dict = {}
+KIND = "residual"
+
+
+def define(g, a: Apply, T: dict):
+    """out[t,j] = a[t,j] + b[t,j]  (T, d)."""
+    A, B = (T[n] for n in a.ins)
+    return tensor(g, a.out, (len(A), len(A[0])), a.meaning, a.axes,
+                  lambda i: A[i[0]][i[1]] + B[i[0]][i[1]], [(A, lambda x: [x]), (B, lambda x: [x])], lambda i: 2)
+
+
+def groups(a: Apply, net) -> None:
+    net.group(a.out, a.shape, a.meaning, a.axes)
+
+
+def forward(a: Apply, net) -> None:
+    x, y = a.ins
+    net.stage((a.out,), lambda v, ev: v.__setitem__(a.out, add(v[x], v[y])))
+
+
+def backward(a: Apply, net) -> None:
+    """∂out/∂a = ∂out/∂b = 1: the output's adjoint flows to both inputs unchanged."""
+    G = "grad_" + a.out
+    ins = tuple("grad_" + n for n in a.ins)
+
+    def run(v, ev):
+        for g in ins:
+            accumulate(v, g, v[G], add)
+    net.stage(ins, run)
+
+
+def rules() -> list:
+    return []
+
+
+def cost(a: Apply, shapes: dict) -> tuple:
+    """(nodes, operations): one addition per entry."""
+    return size(a.shape), size(a.shape)
+
+
+# ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+
+# ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+
+# ---------------------------------------------------------------- document: what a derivation shows of it

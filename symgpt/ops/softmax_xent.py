@@ -1,0 +1,164 @@
+"""Softmax with cross-entropy: ``sum_exp``, ``p = softmax(logits)``, ``loss = −z_t + ln Σ_k e^{z_k}``.
+
+The loss is written in the logsumexp form so that SymPy's ``diff`` gives ∂L/∂z_j = −δ_jt + e^{z_j}/Σ_k e^{z_k},
+which re-folds to p_j − y_j.  With several predicting rows the loss is their mean (the language-model loss).
+
+>>> from flint import fmpq
+>>> softmax_xent_rule().grad_z(fmpq(1, 4), fmpq(1), fmpq(2))   # (p − y)/n
+-3/8
+"""
+from __future__ import annotations
+
+import functools
+
+import sympy
+from flint import fmpq
+
+from ..core import numeric
+from ..core.grid import _indices, tensor
+from ..core.prove import Rule, closures, generic, prove_equal, real, stated
+from ..core.tensor import ONE, ZERO, add, total
+from .base import Apply, accumulate
+
+KIND = "softmax_xent"
+PARAMS: dict = {}
+
+STATED = {
+    # softmax + cross-entropy, one row's share of the mean over n rows
+    "softmax_xent.grad_z": lambda p, y, n: (p - y) / n,
+}
+"""The rule as the documents state it, proven equal to SymPy's derivation (:func:`softmax_xent_rule`)."""
+
+N_LOGITS = 4
+"""The number of generic logits the rule is derived on."""
+
+
+def _rows(a: Apply) -> tuple:
+    """(logits group, target id) of every predicting row; the last is the one ``p`` is of."""
+    return a.opt("rows")
+
+
+def _meaning(a: Apply) -> str:
+    return ("cross-entropy −ln p[target]" if len(_rows(a)) == 1
+            else "mean cross-entropy over every position (language-model loss)")
+
+
+def define(g, a: Apply, T_: dict):
+    """sum_exp, p and the loss of the last row's logits (the mean over the rows)."""
+    rows = [(T_[name], t) for name, t in _rows(a)]
+    logits = rows[-1][0]
+    V = len(logits)
+    se = tensor(g, "sum_exp", (), "Σ_k exp(logits[k])", (), lambda i: sympy.Add(*[sympy.exp(z) for z in logits]),
+                [(logits, lambda k: [()])], lambda i: V)
+    tensor(g, "p", (V,), "next-token probabilities softmax(logits)", ("v",),
+           lambda i: sympy.exp(logits[i[0]]) / se, [(logits, lambda v: [v]), ("sum_exp", lambda _: _indices((V,)))],
+           lambda i: 2)
+    ce = lambda z, t: -z[t] + sympy.log(sympy.Add(*[sympy.exp(x) for x in z]))
+    # with one token −z + ln e^z is 0: the loss's uses and arity are then bounds (symgpt.engine.lazy checks its inputs)
+    return tensor(g, a.out, (), _meaning(a), (), lambda i: sympy.Add(*[ce(z, t) for z, t in rows]) / len(rows),
+                  [(z, lambda k: [()]) for z, _ in rows], lambda i: V * len(rows))
+
+
+def groups(a: Apply, net) -> None:
+    V = a.opt("V")
+    net.group("sum_exp", (), "Σ_k exp(logits[k])", ())
+    net.group("p", (V,), "next-token probabilities softmax(logits)", ("v",))
+    net.group(a.out, (), _meaning(a), ())
+
+
+def forward(a: Apply, net) -> None:
+    rows = _rows(a)
+    logits = rows[-1][0]
+
+    def run(v, ev):
+        e = [numeric.exp(z) for z in v[logits]]
+        v["sum_exp"] = total(e)
+        v["p"] = [x / v["sum_exp"] for x in e]
+        ce = ZERO
+        for name, t in rows:
+            z = v[name]
+            ce = ce + (-z[t] + numeric.log(total([numeric.exp(x) for x in z])))
+        v[a.out] = ce / len(rows) if len(rows) > 1 else ce
+    net.stage(("sum_exp", "p", a.out), run)
+
+
+def backward(a: Apply, net) -> None:
+    """∂loss/∂z for every row: the rule p − y (over the number of rows); the loss's own adjoint is 1."""
+    rows = _rows(a)
+    grads = [net.grad_group(name) for name, _ in rows]
+    rule, n = softmax_xent_rule().grad_z, fmpq(len(rows))
+    last = rows[-1][0]
+
+    def run(v, ev):
+        v["grad_" + a.out] = ONE
+        for (name, t), g in zip(rows, grads):
+            if name == last:
+                p = v["p"]
+            else:
+                e = [numeric.exp(x) for x in v[name]]
+                se = total(e)
+                p = [x / se for x in e]
+            accumulate(v, g, [rule(pv, ONE if j == t else ZERO, n) for j, pv in enumerate(p)], add)
+    net.stage(("grad_" + a.out,) + tuple(grads), run)
+
+
+@functools.cache
+def softmax_xent_rule() -> Rule:
+    """loss = mean over n rows of −z_target + ln Σ_k exp(z_k); grad_z(p, y, n) = (p − y)/n.
+
+    Derived on 4 generic logits (the target as a one-hot y, so −z_target = −Σ y_k z_k),
+    ``exp(z_j)`` re-folded as p_j · sum_exp.
+
+    >>> from flint import fmpq
+    >>> softmax_xent_rule().grad_z(fmpq(1, 3), fmpq(0), fmpq(1))
+    1/3
+    """
+    V = N_LOGITS
+    z, y, p = real(f"z0:{V}"), real(f"y0:{V}"), real(f"p0:{V}")
+    n, sum_exp = sympy.symbols("n sum_exp", positive=True)
+    g = {"p": sympy.Symbol("p", real=True), "y": sympy.Symbol("y", real=True), "n": n}
+    se = sympy.Add(*[sympy.exp(zk) for zk in z])
+    loss = (-sympy.Add(*[yk * zk for yk, zk in zip(y, z)]) + sympy.log(se)) / n
+    per = []
+    for j in range(V):
+        d = sympy.diff(loss, z[j]).xreplace({se: sum_exp})
+        per.append(d.xreplace({sympy.exp(z[j]): p[j] * sum_exp}))
+    want = stated(STATED, "softmax_xent", "grad_z", g)
+    grad_z = generic("softmax_xent.grad_z", per, [{p[j]: g["p"], y[j]: g["y"]} for j in range(V)], want)
+    # the literal −z_t form, p unfolded, for every target t and logit j
+    for t in range(V):
+        lit = (-z[t] + sympy.log(se)) / n
+        for j in range(V):
+            want = STATED["softmax_xent.grad_z"](sympy.exp(z[j]) / se, int(j == t), n)
+            prove_equal(f"softmax_xent.grad_z (target {t}, logit {j})", sympy.diff(lit, z[j]), want)
+    derived = {"grad_z": grad_z}
+    return Rule(
+        name="softmax_xent",
+        forward={"loss": loss, **{f"p[{j}]": sympy.exp(z[j]) / se for j in range(V)}},
+        symbols={"z0..z3": "logits of one row", "y0..y3": "one-hot target of the row",
+                 "n": "number of rows the loss averages", "sum_exp": "Σ_k exp(z_k)",
+                 "p": "p_j = exp(z_j)/sum_exp", "y": "y_j (1 at the target)"},
+        derived=derived,
+        checked=(f"∂loss/∂z_j = (p_j − y_j)/n for every logit j of {V} generic logits (one-hot y as symbols, "
+                 f"and −z_t + ln Σ exp for each target t), by diff, then expand"),
+        closures=closures(STATED, "softmax_xent", derived, g),
+    )
+
+
+def rules() -> list:
+    return [softmax_xent_rule()]
+
+
+def cost(a: Apply, shapes: dict) -> tuple:
+    """(nodes, operations): sum_exp, p, and the loss over the rows."""
+    V, rows = a.opt("V"), len(_rows(a))
+    return 1 + V + 1, 2 * V + 2 * V + rows * (2 * V + 2)
+
+
+# ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+
+# ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+
+# ---------------------------------------------------------------- document: what a derivation shows of it
