@@ -29,7 +29,8 @@ import sympy
 from flint import arb
 
 from ..core.errors import InputError, LimitError
-from ..core.graph import DECIDED, ReLU, TooManyDefinitions
+from ..core.graph import TooManyDefinitions
+from ..core.graph import decided as sign_steered
 from ..core.markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
 from ..engine.names import RefError
 from . import bigram as doc_bigram
@@ -160,7 +161,7 @@ class NoTree(Exception):
 
 
 def decided(d, expr):
-    """The definition with ReLU and its derivative's step decided (rigorously, by sign).
+    """The definition with each sign-steered function (an activation, its derivative) decided rigorously.
 
     >>> import symgpt
     >>> d = symgpt.load("tiny-transformer")
@@ -168,9 +169,8 @@ def decided(d, expr):
     Z[0,0]
     """
     reps = {}
-    for f in expr.atoms(*DECIDED):
-        s = d.ev.expr_sign(f.args[0])
-        reps[f] = (f.args[0] if s > 0 else sympy.S.Zero) if isinstance(f, ReLU) else sympy.S(1 if s > 0 else 0)
+    for f in sign_steered(expr):
+        reps[f] = f.branch(d.ev.expr_sign(f.args[0]))
     return expr.xreplace(reps)
 
 
