@@ -27,6 +27,8 @@ from ..core.tensor import ONE, ZERO, add, total
 from .base import Apply, Param, accumulate
 
 KIND = "layernorm"
+MEANING = "LayerNorm of {x}"
+"""What its output is, of the input ``x`` (a plan writes it)."""
 PARAMS = {
     "gamma1": Param("LayerNorm 1 gain γ (d)", ("j",)),
     "beta1": Param("LayerNorm 1 shift β (d)", ("j",)),

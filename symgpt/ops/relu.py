@@ -19,6 +19,8 @@ from .base import Apply, accumulate, size
 
 PARAMS: dict = {}
 KIND = "relu"
+MEANING = "ReLU({x}); ReLU(0) = 0"
+"""What its output is, of the input ``x`` (a plan writes it)."""
 
 HULL = arb("0.5 +/- 0.5")
 """ReLU'(x) for a ball x that straddles 0 (at a training state, whose inputs are
