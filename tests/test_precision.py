@@ -28,7 +28,7 @@ TORCH = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.b
 FORMATS = list(TORCH)
 LADDER = ROOT / "benchmarks" / "specs" / "ladder-d8-T8-L2-h2.toml"
 
-# Where torch's CPU kernels are known to take another path than the one modelled (see symgpt/precision_model.py):
+# Where torch's CPU kernels are known to take another path than the one modelled (see symgpt/floats/model.py):
 # softmax's vectorised exp in float32/float64 (not correctly rounded).  Everything else of the seeds is bit for bit.
 NOT_MODELLED = {("tiny-transformer", "float64", "p"), ("tiny-transformer", "float32", "p")}
 
