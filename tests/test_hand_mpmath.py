@@ -134,7 +134,8 @@ def test_bigram_against_torch_and_analytic():
     spec = oracle.load_spec(BIGRAM)
     check_torch(spec)
     loss, g = oracle.grads(spec, DPS)
-    with mp.workdps(60):  # by hand: x = E[吃] = (3/10, −1/10), z = x·W, L = −z_鱼 + ln Σ e^z, ∂L/∂W_ij = x_i (p_j − y_j),
+    # by hand: x = E[吃] = (3/10, −1/10), z = x·W, L = −z_鱼 + ln Σ e^z, ∂L/∂W_ij = x_i (p_j − y_j),
+    with mp.workdps(60):
         x, W = [mp.mpf(3) / 10, mp.mpf(-1) / 10], [[mp.mpf(5) / 10, mp.mpf(-3) / 10, mp.mpf(1) / 10],
                                                      [mp.mpf(2) / 10, mp.mpf(4) / 10, mp.mpf(-5) / 10]]
         z = [x[0] * W[0][j] + x[1] * W[1][j] for j in range(3)]       # ∂L/∂E[吃]_i = Σ_j W_ij (p_j − y_j)
