@@ -1,11 +1,11 @@
 """Candidates: every quantity a tutorial of one spec is likely to print, enclosed once.
 
-Each entry of every graph node, the sizes, token ids, the one-hot target, exp of the
-logits and scores, √ of the variances, the sampling tables (temperatures, top-k, top-p and
-the cumulative sums the draw reads), every SGD state's loss and p, the first update's
-parameters and AdamW moments, the head step and the gradient checks.  Each is enclosed once
-at :data:`PREFILTER_BITS` bits, so that a figure's rounding cell picks the few worth
-certifying.
+Each entry of every graph node, the sizes, token ids, the one-hot target, the functions of
+entries tutorials print as each op names them (exp of the logits and of every block's scores, √ of
+the variances), the sampling tables (temperatures, top-k, top-p and the cumulative sums the draw
+reads), every SGD state's loss and p, the first update's parameters and AdamW moments, the head
+step and the gradient checks.  Each is enclosed once at :data:`PREFILTER_BITS` bits, so that a
+figure's rounding cell picks the few worth certifying.
 
 >>> import symgpt
 >>> cs = candidates(symgpt.load("bigram"))
@@ -22,6 +22,8 @@ from fractions import Fraction
 from flint import arb, fmpq
 
 from ..core.numeric import UndecidableError
+from ..engine.names import base
+from ..ops import NAMES
 from .refs import ExprError, bind, parse
 
 PREFILTER_BITS = 64
@@ -147,12 +149,10 @@ def candidates(d) -> list:
         for pos in range(s.T):
             add(f"onehot({pos}, {t})", "onehot", (pos, i), "tv")
     shapes = {p.partition("[")[0]: (shape, p.partition("[")[2].rstrip("]").replace(",", "")) for p, shape, _ in groups}
-    for f, names in (("exp", ("logits", "z", "S")), ("sqrt", ("var1", "var2")), ("log", ("p",))):
-        for name in names:
-            if name in shapes:
-                shape, axes = shapes[name]
-                for idx in _entries(shape):
-                    add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
+    for name, (shape, axes) in shapes.items():   # each block's too: exp(S), exp(l1.S), sqrt(l0.var1), log(p)
+        for f, _ in _functions(name):
+            for idx in _entries(shape):
+                add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
     sm = s.sampling
     for T in sm.temperatures:
         if T == 1:
@@ -170,6 +170,17 @@ def candidates(d) -> list:
     _deviations(d, add, groups, ref_of)
     _training(d, add, shapes, ref_of)
     return out
+
+
+def _functions(group: str) -> tuple:
+    """(function, aliases) of a group's entries that tutorials print, as its op names it (:data:`symgpt.ops.NAMES`),
+    whatever its layer.
+
+    >>> _functions("l1.S"), _functions("grad_l1.S")
+    ((('exp', ('exp',)),), ())
+    """
+    n = None if group.startswith("grad_") else NAMES.get(base(group))
+    return n.of if n is not None else ()
 
 
 SIZE_OF_AXIS = {"v": "vocab_size()", "i": "d", "j": "d", "k": "d_ff"}
@@ -198,7 +209,7 @@ def _counts(d, add, groups):
 
 def _deviations(d, add, groups, ref_of):
     """The terms of a variance, (x − μ)² summed: each deviation x − μ and its square, the figures a
-    LayerNorm paragraph prints on the way (``(1.810-2.200)² = 0.1521``)."""
+    norm's paragraph prints on the way (``(1.810-2.200)² = 0.1521``)."""
     import sympy
     for pattern, shape, _ in groups:
         name, _, axes = pattern.partition("[")

@@ -16,29 +16,32 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..ops import NAMES
 from .candidates import Candidate
 from .figure import operand as _operand
 
-ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the node's own name
-    "Q": ("q", "query"), "K": ("k", "key"), "V": ("v", "value"), "S": ("s", "score", "分数"),
-    "A": ("a", "权重", "attention weight"), "Attn": ("attn", "注意力输出", "attention output"),
-    "H0": ("h", "h(0)", "h⁽⁰⁾", "pe"), "H1": ("h'", "h′", "残差", "第一次", "first"),
-    "H2": ("h''", "h″", "第二次", "second"), "LN1": ("ln", "h_ln1", "第一次", "first"),
-    "LN2": ("ln", "hfinal", "h_final", "第二次", "second", "最终"), "mu1": ("μ", "mu", "mean", "第一次", "first"),
-    "mu2": ("μ", "mu", "mean", "第二次", "second"), "var1": ("σ²", "var", "第一次", "first"),
-    "var2": ("σ²", "var", "第二次", "second"),
-    "Z": ("z",), "R": ("relu",), "F": ("ffn",), "logits": ("logit", "lm head"), "z": ("z", "logit", "打分"),
-    "p": ("p", "prob", "概率", "百分比", "%"), "loss": ("loss", "l", "损失"), "E": ("e", "嵌入", "embedding"),
-    "PE": ("pe", "位置编码", "sin", "cos"), "X": ("x", "嵌入"), "x": ("x", "查行"),
-    "sum_exp": ("z", "分母", "sum", "和"), "A_den": ("分母", "denominator"),
-    "grad_logits": ("∂l/∂logit", "梯度", "grad", "p - y", "p-y", "pi - yi"),
-    "grad_z": ("∂l/∂z", "梯度", "grad", "p-y", "p - y", "信号"),
-    "grad_W": ("∂l/∂w", "解析梯度", "analytic"),
-    "gradcheck": ("数值梯度", "numerical", "finite difference"), "grad_x": ("∂l/∂x",), "grad_E": ("∂l/∂e", "梯度"),
-    "grad_E_head": ("∂l/∂e", "梯度", "权重绑定", "weight tying", "tied"),
-    "exp(logits)": ("exp", "e^z"), "exp(z)": ("exp", "e^z", "e^{z"),
-    "exp(S)": ("exp",), "sqrt(var1)": ("σ", "sqrt", "√"), "sqrt(var2)": ("σ", "sqrt", "√"),
-    "log(p)": ("ln", "log"), "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
+
+def _op_aliases() -> dict:
+    """What tutorials write for each quantity an op names (:data:`symgpt.ops.NAMES`), for its gradient
+    (``grad_W``) and for the functions of it they print (``exp(S)``, ``sqrt(var1)``).
+
+    >>> _op_aliases()["exp(S)"], _op_aliases()["grad_z"][:2]
+    (('exp',), ('∂l/∂z', '梯度'))
+    """
+    out = {}
+    for name, n in NAMES.items():
+        if n.aliases:
+            out[name] = n.aliases
+        if n.grad:
+            out["grad_" + name] = n.grad
+        out.update({f"{f}({name})": words for f, words in n.of})
+    return out
+
+
+ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the node's own name: the ops' quantities',
+    **_op_aliases(),   # then the sizes, functions and training states the names registry defines
+    "gradcheck": ("数值梯度", "numerical", "finite difference"),
+    "d": ("d", "维度", "d_model"), "heads": ("h", "头"), "layers": ("l", "层"),
     "d_ff": ("d_ff", "ffn 隐藏"), "vocab_size()": ("v", "词表", "vocab"), "seq_len()": ("t", "长度", "序列"),
     "params()": ("参数", "param"), "id": ("id", "→", "=", "编号", "序号"), "softmax_T": ("温度", "temperature", "t ="),
     "topk": ("top-k", "topk"), "topp": ("top-p", "累计"), "cumulative p": ("累计", "cumulative", "top-p"),
@@ -47,7 +50,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "1 - adamw.beta1": ("1-β1", "1 - β1", "1−β1", "一阶矩", "first moment"),
     "1 - adamw.beta2": ("1-β2", "1 - β2", "1−β2", "二阶矩", "second moment"),
     "adamw.eps": ("ε", "eps"), "adamw.weight_decay": ("λ", "weight decay", "decay"),
-    "ln_eps": ("ε", "eps"), "pe_base": ("10000", "base"), "head_step.E": ("new", "更新", "e你new"),
+    "head_step.E": ("new", "更新", "e你new"),
     "head_step.logits": ("新 logit", "new logit"), "d/heads": ("d_k", "d/h"), "sqrt(d/heads)": ("√", "sqrt"),
     "y": ("y", "y_i", "yi", "one-hot", "目标", "target", "label"), "onehot": ("one-hot", "x_oh", "onehot"),
     "sgd[1].p": ("更新后", "after"), "sgd[1].loss": ("更新后", "→"),
@@ -56,6 +59,8 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "adamw[1].vhat": ("v̂",), "adamw[1].update": ("步长", "update", "step", "自适应"),
     "adamw[1].decay": ("衰减", "decay"), "sgd.loss": ("l", "loss", "损失"), "sgd.p": ("p", "p(")
 }
+EXP_OF = tuple(name for name, n in NAMES.items() if "exp" in dict(n.of))   # the groups whose exp tutorials print
+PRIMES = {name: n.primes for name, n in NAMES.items() if n.primes}          # h' (1), h'' (2): H1, LN1 …'s residual
 
 
 SYMBOLS = {a for names in ALIASES.values() for a in names if re.fullmatch(r"[\u0370-\u03ff]", a)}   # η, λ, μ, σ, ε
@@ -79,7 +84,7 @@ class Context:
     inputs: frozenset = frozenset()  # the quantities the line's equation is computed from (Q[0,0] → H0[0,0], …)
     factor: frozenset = frozenset()  # the factors of the definition's terms this figure can be, by value
     param: str | None = None         # a temperature named by the row (T = 0.5)
-    argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (logits, z, S)
+    argument_of: tuple = ()          # exp(0.400): the groups whose exp we know (EXP_OF: logits, z, S)
     row_of: bool = False             # E[1], E 的第 2 行: the row of the embedding, a token id
     id_of: int | None = None         # 我(2): the token whose id is printed in brackets after it
     slot: int | None = None          # (0.000, 0.000, 0.800, 0.000): the figure's place in a row vector
@@ -170,7 +175,7 @@ def context(n, vocab) -> Context:
     c.updated = bool(re.search(r"(?:→|\\to|⟶|->)\s*[\[(][^\[\]()]*$", n.line_text[:n.col]))
     c.one_minus = bool(re.search(r"\(\s*1\s*[-−]\s*$", n.line_text[:n.col]))
     if re.search(r"(?:exp|e\^)\s*[({]\s*$", n.before):
-        c.argument_of = ("logits", "z", "S")
+        c.argument_of = EXP_OF
     m = re.search(r"\bT\s*=\s*(\d+(?:\.\d+)?)|T\s*→\s*(∞)", n.row)
     if m:
         c.param = "inf" if m[2] else str(Fraction(m[1]))
@@ -417,8 +422,8 @@ def score(cand: Candidate, c: Context, prev: list) -> float:
         s += 2 if cand.group in SIZES else -2 if cand.group == "id" else 0
         if c.axis is not None and cand.ref == ("seq_len()", "d")[c.axis]:
             s += 2                    # … and more than the size printed just before it
-    if c.primes and cand.group[-1:] in "12" and cand.group[:-1] in ("LN", "H", "mu", "var"):
-        s += 1 if int(cand.group[-1]) == c.primes else -1
+    if c.primes and cand.group in PRIMES:
+        s += 1 if PRIMES[cand.group] == c.primes else -1
     if c.entry and cand.idx[-2:] == c.entry[1:] and re.search(rf"(?<![\w.]){c.entry[0]}(?![\w(])", cand.ref):
         s += 2                        # W_{02} named in the paragraph: adamw[1].update[W,0,2], not [W,1,0]
     if counted(cand, c):

@@ -21,11 +21,11 @@ True
 """
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from xml.sax.saxutils import escape
 
 from ..core.safe import visible
+from ..ops import NAMES
 from ..training.train import learnable
 
 UNIT = 40          # SVG pixels per unit
@@ -33,7 +33,7 @@ BOX_H = Fraction(7, 10)
 GAP = Fraction(1, 2)
 FONT = "font-family=\"Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif\""
 MAX_REPEATED = 3   # layers drawn one by one up to this many; beyond, one block marked × L
-HELPERS = re.compile(r"^(mu|var)\d$|^(A_den|sum_exp)$")   # statistics inside LayerNorm and softmax
+HELPERS = frozenset(name for name, n in NAMES.items() if n.helper)   # statistics inside an op: a norm's, a softmax's
 
 
 def _box(i, label_svg=None, label_tex=None, token=None, kind="stage", x=Fraction(1, 2), w=9) -> dict:
@@ -154,7 +154,7 @@ def chain_rows(d) -> tuple:
     """The backward chain as rows, from the loss down to E, and the parameters beside them.
 
     Quantities are grouped by name (every entry of Q is one ``Q``); the
-    statistics inside LayerNorm and softmax (μ, σ², the softmax sums) are
+    statistics inside an op (:data:`HELPERS`: a norm's μ, σ², a softmax's sums) are
     passed through; quantities no parameter influences (the fixed positional
     encoding) and parameters that are not trained are left out.  A quantity's
     row is its longest distance from the loss, so every arrow points down.
@@ -177,13 +177,13 @@ def chain_rows(d) -> tuple:
     def reach(grp, seen=()):
         out = set()
         for t in f.get(grp, ()):
-            if HELPERS.match(base(t)) and t not in seen:
+            if base(t) in HELPERS and t not in seen:
                 out |= reach(t, seen + (t,))
-            elif not HELPERS.match(base(t)):
+            elif base(t) not in HELPERS:
                 out.add(t)
         return out
     chain_params = {"E", "W_out"}
-    moved = {a: reach(a) for a in list(f) if not HELPERS.match(base(a))}
+    moved = {a: reach(a) for a in list(f) if base(a) not in HELPERS}
     # keep what a trained parameter influences (the positional encoding does not)
     touched: set = set()   # nodes some trained parameter flows into, in one forward sweep
     for name in g.order:

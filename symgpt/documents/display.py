@@ -33,6 +33,7 @@ from ..core.graph import TooManyDefinitions
 from ..core.graph import decided as sign_steered
 from ..core.markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
 from ..engine.names import RefError
+from ..ops import NAMES
 from . import bigram as doc_bigram
 from . import steps as st
 from . import transformer as doc_transformer
@@ -46,13 +47,9 @@ LAZY_NODES = 400     # beyond the limits (the lazy graph) a closed form reads at
 LAZY_FIGURES = 24    # … and a worked line from a definition substitutes at most this many figures
 SECTIONS = {"transformer": doc_transformer.sections, "bigram": doc_bigram.sections}
 
-# LaTeX of the quantity names the documents use (names.py's groups); others print as \mathrm{name}
-TEX = {"H0": "H^{(0)}", "H1": "H'", "H2": "H''", "LN1": r"\mathrm{LN}_1", "LN2": r"\mathrm{LN}_2",
-       "mu1": r"\mu_1", "mu2": r"\mu_2", "var1": r"\sigma^2_1", "var2": r"\sigma^2_2", "A_den": r"A_{\Sigma}",
-       "Attn": r"\mathrm{Attn}", "Attn_heads": r"\mathrm{Attn}_{\mathrm{heads}}", "PE": r"\mathrm{PE}",
-       "h_final": r"h_{\mathrm{final}}", "logits": r"\mathrm{logit}", "sum_exp": r"\Sigma", "loss": r"\mathcal{L}",
-       "gamma1": r"\gamma^{(1)}", "beta1": r"\beta^{(1)}", "gamma2": r"\gamma^{(2)}", "beta2": r"\beta^{(2)}",
-       "W_out": r"W_{\mathrm{out}}", "E_head": r"E_{\mathrm{head}}"}
+# LaTeX of the quantity names the documents use, as each op names them (symgpt.ops.NAMES); others print by the
+# rule of group_tex (W_Q → W_{Q}, a longer name as \mathrm{name})
+TEX = {name: n.tex for name, n in NAMES.items() if n.tex}
 
 
 # ---------------------------------------------------------------- names in LaTeX

@@ -35,6 +35,7 @@ import zlib
 
 from ..core.resources import TEMPLATES, version_line
 from ..core.safe import is_control, shown
+from ..ops import NAMES
 from . import controls, explore
 from . import steps as st
 from .blocks import line_tex
@@ -388,16 +389,18 @@ def script_hash(js: str) -> str:
 
 
 def meanings(lang: str) -> dict:
-    """{English meaning: the page language's}: ``templates/lang/<lang>.meanings.toml`` (none for English).
+    """{English meaning: the page language's} (none for English): each quantity's from its op's names
+    (:data:`symgpt.ops.NAMES`), and the language's ``gradient`` phrase from ``templates/lang/<lang>.meanings.toml``.
 
-    >>> meanings("zh")["LayerNorm of H1"], meanings("en")
-    ('H1 的 LayerNorm', {})
+    >>> meanings("zh")["first residual H + Attn"], meanings("zh")["gradient"], meanings("en")
+    ('第一次残差 H + Attn', '损失对 %(x)s 的偏导数', {})
     """
+    table = {n.en: m for n in NAMES.values() if n.en and (m := n.meaning(lang)) and m != n.en}
     path = TEMPLATES / "lang" / f"{lang}.meanings.toml"
-    if not path.is_file():
-        return {}
-    with open(path, "rb") as f:
-        return tomllib.load(f)
+    if path.is_file():
+        with open(path, "rb") as f:
+            table.update(tomllib.load(f))
+    return table
 
 
 def _inline_svg(fig: dict) -> str:

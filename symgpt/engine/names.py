@@ -30,6 +30,7 @@ from flint import fmpq
 
 from ..core.errors import InputError
 from ..core.numeric import Evaluator, to_flint
+from ..ops import NAMES as OP_NAMES
 from .values import TensorEvaluator
 
 
@@ -38,13 +39,12 @@ class RefError(InputError):
 
 
 SIZES = {
-    # name: (meaning, spec attribute)
+    # name: (meaning, spec attribute): the model's sizes, then the ops' hyper-parameters (by name)
     "d": ("model width (embedding dimension)", "d"),
     "d_ff": ("FFN hidden width", "d_ff"),
     "heads": ("attention heads", "heads"),
     "layers": ("transformer blocks", "layers"),
-    "ln_eps": ("LayerNorm ε", "ln_eps"),
-    "pe_base": ("positional-encoding base", "pe_base"),
+    **{name: (n.en, name) for name, n in sorted(OP_NAMES.items()) if n.kind == "size"},
 }
 
 ADAMW = {
@@ -67,7 +67,8 @@ MOMENTS = {
 }
 
 OPTIMIZERS = ("sgd", "adamw", "sgd_wrong_order")
-LN_GROUPS = ("gamma1", "beta1", "gamma2", "beta2")
+UNTRAINED = tuple(name for name, n in OP_NAMES.items() if n.kind == "param" and not n.trained)
+"""The parameters (names without a layer prefix) not trained unless ``training.learnable_ln``: the norms' γ and β."""
 
 _PLAIN = re.compile(r"(?P<group>[A-Za-z_][A-Za-z_0-9.]*?)(?:\[(?P<idx>[^\[\]]*)\])?")
 _STATE = re.compile(r"(?P<opt>sgd_wrong_order|sgd|adamw)\[(?P<k>\d+)\]\.(?P<rest>.+)")
@@ -133,8 +134,8 @@ def learnable(spec, graph=None) -> list:
     >>> learnable(d.spec)[:3]
     ['E[0,0]', 'E[0,1]', 'E[1,0]']
     """
-    keep_ln = spec.training.learnable_ln
-    return [n for n in param_names(spec) if keep_ln or base(n.partition("[")[0]) not in LN_GROUPS]
+    keep_all = spec.training.learnable_ln
+    return [n for n in param_names(spec) if keep_all or base(n.partition("[")[0]) not in UNTRAINED]
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 :func:`params` counts the trainable scalars of a decoder-only transformer
 from its sizes and the few ways architectures differ (learned positions,
-biases, an output projection, learnable LayerNorms, a final LayerNorm, tied
-output weights).  The same formula counts our spec's model (:func:`of_spec`)
+biases, an output projection, learnable norms, a final norm, tied output
+weights).  The same formula counts our spec's model (:func:`of_spec`)
 and the published configurations of ``published_models.toml``
 (:func:`published`), so the scale table compares like with like.
 
@@ -35,16 +35,16 @@ class Arch:
     attn_bias: bool = False     # biases on Q, K, V (and on W_O when there is one)
     out_proj: bool = False      # W_O after the heads
     ffn_bias: bool = True       # b_1, b_2
-    ln: bool = False            # LayerNorm γ, β learned (two per block)
-    final_ln: bool = False      # a learned LayerNorm after the last block
+    ln: bool = False            # the norms' γ, β learned (two norms per block)
+    final_ln: bool = False      # a learned norm after the last block
 
 
 def params(a: Arch) -> int:
     """The number of trainable scalars.
 
     Per block: W_Q, W_K, W_V (3d²), W_O (d²), their biases, the two FFN
-    matrices (2·d·d_ff) and biases, two LayerNorms (4d); around the blocks:
-    E (V·d), learned positions (n_ctx·d), a final LayerNorm (2d) and an
+    matrices (2·d·d_ff) and biases, two norms' γ, β (4d); around the blocks:
+    E (V·d), learned positions (n_ctx·d), a final norm (2d) and an
     untied output matrix (d·V).
 
     >>> params(Arch(V=6, d=2, layers=1, heads=1, d_ff=4))   # E 12 + W_Q,K,V 12 + FFN 8+4+8+2
@@ -84,7 +84,7 @@ def published(path: Path = DATA) -> list:
 
 
 def gpt2(m: dict) -> Arch:
-    """A GPT-2-style configuration: learned positions, biases, W_O, LayerNorms, d_ff = 4d, tied.
+    """A GPT-2-style configuration: learned positions, biases, W_O, learned norms, d_ff = 4d, tied.
 
     >>> gpt2({"n_layer": 1, "n_head": 1, "n_embd": 2, "vocab": 3, "n_ctx": 4}).d_ff
     8

@@ -29,6 +29,9 @@ from ..core.errors import InputError, LimitError, nearest
 from ..core.files import read_text
 from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
+from ..ops import NAMES, OPS
+from ..ops.naming import shape as param_shape
+from .arch import Arch
 from .names import RefError, split
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
@@ -57,8 +60,8 @@ ONLY = {
     "weights.W": "bigram", "extras": "bigram",
 }
 
-# The vocabulary axis of each parameter whose index may be a token (E[吃,1], W[0,鱼]).
-_VOCAB_AXIS = {"E": 0, "W": 1, "W_out": 1}
+# The vocabulary axis of each parameter whose index may be a token (E[吃,1], W[0,鱼]): its axis v.
+_VOCAB_AXIS = {name: n.axes.index("v") for name, n in NAMES.items() if n.kind == "param" and "v" in n.axes}
 
 _DECIMAL = re.compile(r"(?P<sign>[+-]?)(?:(?P<whole>\d+)(?:\.(?P<frac>\d*))?|\.(?P<frac2>\d+))"
                       r"(?:[eE](?P<exp>[+-]?\d+))?", re.ASCII)
@@ -532,9 +535,8 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     tied = r.boolean(m, "tied", "model", True) if is_tf else False
     pe_base = r.num(m, "pe_base", "model", 10000, low=0, strict=True) if is_tf else sympy.Integer(10000)
     ln_eps = r.num(m, "ln_eps", "model", low=0) if is_tf else sympy.Integer(0)
-    if is_tf and d == 1 and ln_eps == 0:
-        raise r.fail("model.ln_eps", "expected ε > 0 with d = 1 (a row of one entry has variance 0, "
-                                     "so LayerNorm would divide 0 by √0), got 0")
+    _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
+                     pe_base=pe_base, ln_eps=ln_eps))
 
     data = r.table(raw, "data", "")
     r.keys(data, "data", kind)
@@ -543,13 +545,14 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
 
     w = r.table(raw, "weights", "")
     r.keys(w, "weights", kind, tied)
-    params = {"E": r.tensor(w, "E", "weights", (V, d))}
+    sizes = {"V": V, "d": d, "d_ff": d_ff}
+    params = {"E": r.tensor(w, "E", "weights", param_shape(NAMES["E"], sizes))}
     if is_tf:
         if not tied:
-            params["W_out"] = r.tensor(w, "W_out", "weights", (d, V))
-        params.update(_blocks(r, raw, kind, layers, d, d_ff))
+            params["W_out"] = r.tensor(w, "W_out", "weights", param_shape(NAMES["W_out"], sizes))
+        params.update(_blocks(r, raw, kind, layers, sizes))
     else:
-        params["W"] = r.tensor(w, "W", "weights", (d, V))
+        params["W"] = r.tensor(w, "W", "weights", param_shape(NAMES["W"], sizes))
 
     sampling = _sampling(r, r.table(raw, "sampling", "", required=False), kind, V)
     training = _training(r, r.table(raw, "training", "", required=False), kind, ids, inp, target,
@@ -612,14 +615,22 @@ def _vocab(r: _Reader, vocab) -> tuple:
     return tuple(vocab), ids
 
 
-def _blocks(r: _Reader, raw, kind, layers, d, d_ff) -> dict:
-    """The parameters of every [[layer]], named ``W_Q`` … (one layer) or ``l0.W_Q`` …"""
+def _refused(r: _Reader, arch: Arch) -> None:
+    """What an op of the model refuses of its sizes (a norm of rows of one entry with ε = 0), one block's
+    applications standing for every block's."""
+    for a in arch.plan(1):
+        why = getattr(OPS[a.op], "refused", lambda a: None)(a)
+        if why is not None:
+            raise r.fail(*why)
+
+
+def _blocks(r: _Reader, raw, kind, layers, sizes: dict) -> dict:
+    """The parameters of every [[layer]], named ``W_Q`` … (one layer) or ``l0.W_Q`` …, in the order of
+    :data:`KEYS`; each one's shape, and whether a spec may leave it out, are its op's (:data:`symgpt.ops.NAMES`)."""
     blocks = r.get(raw, "layer", "")
     if not isinstance(blocks, list) or len(blocks) != layers:
         got = f"{len(blocks)}" if isinstance(blocks, list) else show(blocks)
         raise r.fail("layer", f"expected {layers} [[layer]] tables (model.layers), got {got}")
-    shapes = {"W_Q": (d, d), "W_K": (d, d), "W_V": (d, d), "W_1": (d, d_ff), "b_1": (d_ff,),
-              "W_2": (d_ff, d), "b_2": (d,)}
     params = {}
     for l, b in enumerate(blocks):
         where = f"layer[{l}]"
@@ -627,14 +638,22 @@ def _blocks(r: _Reader, raw, kind, layers, d, d_ff) -> dict:
             raise r.fail(where, f"expected a [[layer]] table, got {show(b)}")
         r.keys(b, where, kind)
         pre = "" if layers == 1 else f"l{l}."
-        for key, shape in shapes.items():
-            params[pre + key] = r.tensor(b, key, where, shape)
-        for key, default in (("gamma1", 1), ("beta1", 0), ("gamma2", 1), ("beta2", 0)):
-            params[pre + key] = (r.tensor(b, key, where, (d,)) if key in b
-                                 else [sympy.Integer(default)] * d)
-        if "W_O" in b:
-            params[pre + "W_O"] = r.tensor(b, "W_O", where, (d, d))
+        for key in KEYS["layer[]"]:
+            n = NAMES[key]
+            if key in b or (n.fill is None and not n.optional):
+                params[pre + key] = r.tensor(b, key, where, param_shape(n, sizes))
+            elif n.fill is not None:      # left out: every entry is the op's default (γ = 1, β = 0)
+                params[pre + key] = _filled(param_shape(n, sizes), sympy.Integer(n.fill))
     return params
+
+
+def _filled(shape: tuple, value) -> list:
+    """A vector or a matrix of ``shape`` whose every entry is ``value``.
+
+    >>> _filled((2,), 1), _filled((1, 2), 0)
+    ([1, 1], [[0, 0]])
+    """
+    return [value] * shape[0] if len(shape) == 1 else [[value] * shape[1] for _ in range(shape[0])]
 
 
 def _sampling(r: _Reader, s: dict, kind, V: int) -> Sampling:

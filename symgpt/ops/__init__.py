@@ -1,8 +1,9 @@
 """One module per operation kind, every facet of it side by side; :data:`OPS` is the table.
 
 Each module defines its op's per-scalar SymPy definition (``define``), its tensor stages on fmpq/arb tensors
-(``groups``, ``forward``, ``backward``), its adjoint rules proven by SymPy (``rules``), its cost (``cost``) and
-its parameters (``PARAMS``); see :mod:`symgpt.ops.base`.  A model is a plan of :class:`~symgpt.ops.base.Apply`
+(``groups``, ``forward``, ``backward``), its adjoint rules proven by SymPy (``rules``), its cost (``cost``),
+its parameters (``PARAMS``) and how its quantities are called (``NAMES``, :mod:`symgpt.ops.naming`); see
+:mod:`symgpt.ops.base`.  A model is a plan of :class:`~symgpt.ops.base.Apply`
 built from its architecture (:mod:`symgpt.engine.arch`): every consumer iterates the plan and looks the op up here.
 
 >>> sorted(OPS)
@@ -14,12 +15,23 @@ from __future__ import annotations
 
 from . import attention, embedding, head, layernorm, linear, positions, relu, residual, softmax_xent
 from .base import Apply, Param
+from .naming import Name, merged
 
 OPS = {m.KIND: m for m in (embedding, positions, residual, attention, layernorm, linear, relu, head, softmax_xent)}
 """Every operation kind by name: the only list of ops."""
 
 PARAMS = {name: p for m in OPS.values() for name, p in m.PARAMS.items()}
 """Every parameter by its name without a layer prefix: its meaning and axis letters."""
+
+NAMES = {name: merged(name, n, m.PARAMS) for m in OPS.values() for name, n in m.NAMES.items()}
+"""Every quantity an op names (a group, a parameter, a hyper-parameter), by its name without a layer prefix: its
+meanings, axes, TeX, aliases and a parameter's training (:class:`~symgpt.ops.naming.Name`).
+
+>>> NAMES["W_Q"].en, NAMES["W_Q"].zh, NAMES["l0.S".rpartition(".")[2]].of
+('query projection (d × d)', '查询投影矩阵（d × d）', (('exp', ('exp',)),))
+>>> sum(len(m.NAMES) for m in OPS.values()) == len(NAMES)   # no two ops name the same quantity
+True
+"""
 
 
 def all_rules() -> list:
@@ -33,4 +45,4 @@ def all_rules() -> list:
                                                          for r in m.rules()]
 
 
-__all__ = ["OPS", "PARAMS", "Apply", "Param", "all_rules"]
+__all__ = ["NAMES", "OPS", "PARAMS", "Apply", "Name", "Param", "all_rules"]

@@ -22,6 +22,7 @@ from ..core.prove import Rule, bilinear, closures, generic, matrix, prove_equal,
 from ..core.tensor import ONE, ZERO, add, mm, scale, total, transpose
 from . import linear
 from .base import Apply, Param, accumulate
+from .naming import Name, param
 
 KIND = "attention"
 PARAMS = {
@@ -354,6 +355,27 @@ def attend_rule() -> Rule:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+_O_ZH = "注意力输出：Σ_s A[t,s] V[s]，各头拼接"
+NAMES = {
+    "W_Q": param("d", "d", zh="查询投影矩阵（d × d）"),
+    "W_K": param("d", "d", zh="键投影矩阵（d × d）"),
+    "W_V": param("d", "d", zh="值投影矩阵（d × d）"),
+    "W_O": param("d", "d", optional=True),
+    "Q": Name("queries H·W_Q", "查询 H·W_Q", ("t", "j"), aliases=("q", "query")),
+    "K": Name("keys H·W_K", "键 H·W_K", ("t", "j"), aliases=("k", "key")),
+    "V": Name("values H·W_V", "值 H·W_V", ("t", "j"), aliases=("v", "value")),
+    "S": Name(MEANINGS["S"], "缩放后的注意力分数 Q_h K_hᵀ/√d_k（加掩码之前）", ("t", "s"),
+              aliases=("s", "score", "分数"), of=(("exp", ("exp",)),)),
+    "A_den": Name(MEANINGS["A_den"], "softmax 的分母 Σ_{s≤t} exp(S[t,s])", ("t",), r"A_{\Sigma}",
+                  ("分母", "denominator"), helper=True),
+    "A": Name(MEANINGS["A"], "注意力权重（对 S 做因果 softmax）", ("t", "s"),
+              aliases=("a", "权重", "attention weight")),
+    "Attn_heads": Name(MEANINGS["O"], _O_ZH, ("t", "j"), r"\mathrm{Attn}_{\mathrm{heads}}"),
+    "Attn": Name(MEANINGS["O"], _O_ZH, ("t", "j"), r"\mathrm{Attn}", ("attn", "注意力输出", "attention output")),
+}
+"""How its parameters and groups are called (:mod:`symgpt.ops.naming`); S, A_den and A have one head's axes (several
+heads put ``h`` first).  A model without W_O has none; with it ``Attn`` is the output after W_O."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

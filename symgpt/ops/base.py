@@ -62,7 +62,7 @@ class Apply:
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter an op reads: its meaning (English; the Chinese is in the language files) and axis letters."""
+    """A parameter an op reads: its meaning (English; the Chinese is in the op's ``NAMES``) and axis letters."""
     meaning: str
     axes: tuple = field(default=())
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..core.grid import tensor
 from ..core.tensor import add, zeros
 from .base import Apply, Param, accumulate, size
+from .naming import Name, param
 
 KIND = "embedding"
 PARAMS = {"E": Param("token embedding matrix (V × d)", ("v", "j"))}
@@ -72,6 +73,15 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {
+    "E": param("V", "d", zh="词元嵌入矩阵（V × d）", aliases=("e", "嵌入", "embedding"), grad=("∂l/∂e", "梯度"),
+               decays=False),
+    "X": Name("token embeddings E[token]", "输入词元的嵌入 E[词元]", ("t", "j"), aliases=("x", "嵌入")),
+    "x": Name("embedding of the input token E[token]", "输入词元的嵌入 E[词元]", ("j",), aliases=("x", "查行"),
+              grad=("∂l/∂x",)),
+}
+"""How its parameter and its outputs are called (:mod:`symgpt.ops.naming`): E is not decayed (nanoGPT's groups)."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

@@ -12,6 +12,7 @@ from sympy import Mul
 from ..core.grid import node_sym, tensor
 from ..core.tensor import add, mm, transpose, zeros
 from .base import Apply, Param, accumulate
+from .naming import Name, param
 
 KIND = "head"
 PARAMS = {"W_out": Param("untied LM head (d × V)", ("j", "v"))}
@@ -129,6 +130,18 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {
+    "W_out": param("d", "V", tex=r"W_{\mathrm{out}}"),
+    "h_final": Name("last position of the last block's LN2", "最后一块 LN2 在最后一个位置上的向量", ("j",),
+                    r"h_{\mathrm{final}}"),
+    "logits": Name("h_final · E[v] (tied head)", "h_final · E[v]（输出层与嵌入共享权重）", ("v",), r"\mathrm{logit}",
+                   ("logit", "lm head"), ("∂l/∂logit", "梯度", "grad", "p - y", "p-y", "pi - yi"),
+                   (("exp", ("exp", "e^z")),)),
+    "E_head": Name(tex=r"E_{\mathrm{head}}", grad=("∂l/∂e", "梯度", "权重绑定", "weight tying", "tied")),
+}
+"""How its parameter and groups are called (:mod:`symgpt.ops.naming`); ``E_head`` is E as the tied head reads it,
+whose gradient is the group ``grad_E_head``."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

@@ -25,6 +25,7 @@ from ..core.numeric import to_flint
 from ..core.prove import Rule, RuleError, closures, generic, real, stated
 from ..core.tensor import ONE, ZERO, add, total
 from .base import Apply, Param, accumulate
+from .naming import Name, param
 
 KIND = "layernorm"
 MEANING = "LayerNorm of {x}"
@@ -347,6 +348,42 @@ def _nonzero_at_a_point(d: int, eps) -> bool:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {
+    "gamma1": param("d", zh="第一个 LayerNorm 的缩放 γ（d）", tex=r"\gamma^{(1)}", trained=False, decays=False, fill=1),
+    "beta1": param("d", zh="第一个 LayerNorm 的平移 β（d）", tex=r"\beta^{(1)}", trained=False, decays=False, fill=0),
+    "gamma2": param("d", zh="第二个 LayerNorm 的缩放 γ（d）", tex=r"\gamma^{(2)}", trained=False, decays=False, fill=1),
+    "beta2": param("d", zh="第二个 LayerNorm 的平移 β（d）", tex=r"\beta^{(2)}", trained=False, decays=False, fill=0),
+    "mu1": Name("mean of H1 over j", "H1 沿 j 的均值", ("t",), r"\mu_1", ("μ", "mu", "mean", "第一次", "first"),
+                helper=True, primes=1),
+    "var1": Name("variance σ² of H1 over j (biased)", "H1 沿 j 的方差 σ²（有偏，除以 n）", ("t",), r"\sigma^2_1",
+                 ("σ²", "var", "第一次", "first"), of=(("sqrt", ("σ", "sqrt", "√")),), helper=True, primes=1),
+    "LN1": Name("LayerNorm of H1", "H1 的 LayerNorm", ("t", "j"), r"\mathrm{LN}_1", ("ln", "h_ln1", "第一次", "first"),
+                primes=1),
+    "mu2": Name("mean of H2 over j", "H2 沿 j 的均值", ("t",), r"\mu_2", ("μ", "mu", "mean", "第二次", "second"),
+                helper=True, primes=2),
+    "var2": Name("variance σ² of H2 over j (biased)", "H2 沿 j 的方差 σ²（有偏，除以 n）", ("t",), r"\sigma^2_2",
+                 ("σ²", "var", "第二次", "second"), of=(("sqrt", ("σ", "sqrt", "√")),), helper=True, primes=2),
+    "LN2": Name("LayerNorm of H2", "H2 的 LayerNorm", ("t", "j"), r"\mathrm{LN}_2",
+                ("ln", "hfinal", "h_final", "第二次", "second", "最终"), primes=2),
+    "ln_eps": Name("LayerNorm ε", kind="size", aliases=("ε", "eps")),
+}
+"""How its parameters, statistics, outputs and ε (the spec's ``model.ln_eps``) are called (:mod:`symgpt.ops.naming`):
+γ and β are trained only with ``training.learnable_ln`` and never decayed; a spec may leave them out (γ = 1, β = 0)."""
+
+
+def refused(a: Apply):
+    """(spec key, why) when the spec's sizes make this norm impossible, else None: a row of one entry has variance 0.
+
+    >>> refused(Apply(KIND, "LN1", shape=(2, 1), opts=(("eps", 0),)))[0]
+    'model.ln_eps'
+    >>> refused(Apply(KIND, "LN1", shape=(2, 1), opts=(("eps", sympy.Rational(1, 10)),))) is None
+    True
+    """
+    if a.shape[1] == 1 and a.opt("eps") == 0:
+        return "model.ln_eps", ("expected ε > 0 with d = 1 (a row of one entry has variance 0, "
+                                "so LayerNorm would divide 0 by √0), got 0")
+    return None
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

@@ -14,6 +14,7 @@ from ..core.grid import tensor
 from ..core.prove import Rule, bilinear, matrix
 from ..core.tensor import add, col_sums, mm, transpose
 from .base import Apply, Param, accumulate, size
+from .naming import Name, param
 
 KIND = "linear"
 PARAMS = {
@@ -114,6 +115,19 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {
+    "W": param("d", "V", zh="输出投影矩阵（d × V）", grad=("∂l/∂w", "解析梯度", "analytic")),
+    "W_1": param("d", "d_ff", zh="前馈网络第一层权重（d × d_ff）"),
+    "b_1": param("d_ff", zh="前馈网络第一层偏置（d_ff）", decays=False),
+    "W_2": param("d_ff", "d", zh="前馈网络第二层权重（d_ff × d）"),
+    "b_2": param("d", zh="前馈网络第二层偏置（d）", decays=False),
+    "z": Name("logits x·W", "logits x·W", ("v",), aliases=("z", "logit", "打分"),
+              grad=("∂l/∂z", "梯度", "grad", "p-y", "p - y", "信号"), of=(("exp", ("exp", "e^z", "e^{z")),)),
+    "Z": Name("FFN pre-activation LN1·W_1 + b_1", "前馈网络激活前的值 LN1·W_1 + b_1", ("t", "k"), aliases=("z",)),
+    "F": Name("FFN output R·W_2 + b_2", "前馈网络输出 R·W_2 + b_2", ("t", "j"), aliases=("ffn",)),
+}
+"""How its parameters and the seed's linear maps are called (:mod:`symgpt.ops.naming`): the biases are not decayed."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

@@ -18,6 +18,7 @@ from ..core.grid import tensor
 from ..core.numeric import to_flint
 from ..core.tensor import ZERO
 from .base import Apply, size
+from .naming import Name
 
 KIND = "positions"
 PARAMS: dict = {}
@@ -84,6 +85,13 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {
+    "PE": Name("sinusoidal positional encoding", "正弦位置编码", ("t", "j"), r"\mathrm{PE}",
+               ("pe", "位置编码", "sin", "cos")),
+    "pe_base": Name("positional-encoding base", kind="size", aliases=("10000", "base")),
+}
+"""How its output and its hyper-parameter (the spec's ``model.pe_base``) are called (:mod:`symgpt.ops.naming`)."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

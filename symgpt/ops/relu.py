@@ -16,6 +16,7 @@ from ..core.grid import tensor
 from ..core.prove import Rule, RuleError, closures, prove_equal, real, stated
 from ..core.tensor import add
 from .base import Apply, accumulate, size
+from .naming import Name
 
 PARAMS: dict = {}
 KIND = "relu"
@@ -164,6 +165,9 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {"R": Name("ReLU(Z); ReLU(0) = 0", "ReLU(Z)；约定 ReLU(0) = 0", ("t", "k"), aliases=("relu",))}
+"""How its output is called (:mod:`symgpt.ops.naming`)."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..core.grid import tensor
 from ..core.tensor import add
 from .base import Apply, accumulate, size
+from .naming import Name
 
 PARAMS: dict = {}
 KIND = "residual"
@@ -58,6 +59,15 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {
+    "H0": Name("block input H0 = X + PE", "块的输入 H0 = X + PE", ("t", "j"), "H^{(0)}", ("h", "h(0)", "h⁽⁰⁾", "pe")),
+    "H1": Name("first residual H + Attn", "第一次残差 H + Attn", ("t", "j"), "H'",
+               ("h'", "h′", "残差", "第一次", "first"), primes=1),
+    "H2": Name("second residual LN1 + F", "第二次残差 LN1 + F", ("t", "j"), "H''", ("h''", "h″", "第二次", "second"),
+               primes=2),
+}
+"""How the seed's residual sums are called (:mod:`symgpt.ops.naming`): H⁽⁰⁾, H', H''."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

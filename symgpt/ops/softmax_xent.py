@@ -19,6 +19,7 @@ from ..core.grid import _indices, tensor
 from ..core.prove import Rule, closures, generic, prove_equal, real, stated
 from ..core.tensor import ONE, ZERO, add, total
 from .base import Apply, accumulate
+from .naming import Name
 
 KIND = "softmax_xent"
 PARAMS: dict = {}
@@ -159,6 +160,14 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
+
+NAMES = {
+    "sum_exp": Name("Σ_k exp(logits[k])", "Σ_k exp(logits[k])", (), r"\Sigma", ("z", "分母", "sum", "和"), helper=True),
+    "p": Name("next-token probabilities softmax(logits)", "下一个词元的概率 softmax(logits)", ("v",),
+              aliases=("p", "prob", "概率", "百分比", "%"), of=(("log", ("ln", "log")),)),
+    "loss": Name("cross-entropy −ln p[target]", "交叉熵损失 −ln p[目标]", (), r"\mathcal{L}", ("loss", "l", "损失")),
+}
+"""How its groups are called (:mod:`symgpt.ops.naming`)."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it

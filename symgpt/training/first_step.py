@@ -94,7 +94,7 @@ def rule(d, ref: str):
     opt, part, index = m[1], m[2], m[3].split(",")
     group, index = (index[0], index[1:]) if opt == "adamw" and part in MOMENTS else (part, index)
     if key(d, group, index) not in trained(d):
-        return None                          # not a parameter, or one the spec does not train (LayerNorm's γ, β)
+        return None                          # not a parameter, or one the spec does not train (a norm's γ, β)
     theta, g = (sympy.Symbol(key(d, prefix + group, index)) for prefix in ("", "grad_"))
     if opt == "sgd":
         return theta - sympy.Symbol("lr") * g

@@ -38,13 +38,16 @@ from ..core.numeric import (
 )
 from ..engine import cost
 from ..engine.models import differentiated
-from ..engine.names import LN_GROUPS, Ref, RefError, base
+from ..engine.names import Ref, RefError, base
 from ..engine.names import learnable as _learnable
 from ..engine.net import Net
 from ..engine.spec import number
 from ..engine.values import TensorEvaluator
+from ..ops import NAMES
 
-NO_DECAY = ("E", "b_1", "b_2") + LN_GROUPS  # nanoGPT-style groups, plus the embedding
+NO_DECAY = tuple(name for name, n in NAMES.items() if n.kind == "param" and not n.decays)
+"""The parameters AdamW does not decay under ``training.decay_groups``: nanoGPT-style groups (the biases and the
+norms' γ, β), plus the embedding; each op's names facet says which of its parameters (:mod:`symgpt.ops.naming`)."""
 
 
 def model_arg(d, what: str = "d"):
@@ -74,7 +77,7 @@ def learnable(d) -> list:
 
 
 def param_count(d) -> int:
-    """The number of trainable scalars (LayerNorm γ, β only when learnable).
+    """The number of trainable scalars (the norms' γ, β only with ``training.learnable_ln``).
 
     >>> import symgpt
     >>> param_count(symgpt.load("tiny-transformer")), param_count(symgpt.load("bigram"))
@@ -328,8 +331,8 @@ class Trace(Shown):
         self._floor = 0  # lowest precision known to decide every sign of the trace
         self._loss_per_step = None  # (bits state 0's pass loses, bits per update, measured?): start()
         self._full = self._ev = None  # the last state recomputed in full, the last state's evaluator
-        # AdamW's (β1, β2, ε, λ) as fmpq, and the parameters that decay (with decay_groups, not the
-        # embedding, the biases or LayerNorm)
+        # AdamW's (β1, β2, ε, λ) as fmpq, and the parameters that decay (with decay_groups, not those of
+        # NO_DECAY: the embedding, the biases, the norms)
         tr = d.spec.training
         a = tr.adamw
         self._adam = (*(to_flint(x) for x in (a.beta1, a.beta2, a.eps, a.weight_decay)),
