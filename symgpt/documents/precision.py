@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..floats.forensics import BIRTHS_UP_TO, forensics
-from ..floats.model import Floats, run
+from ..floats.model import Floats, Pipeline, run
 from . import figures
 from .blocks import code, figure, math, mtext, num, table, text, tok, word
 
@@ -148,15 +148,11 @@ def _names(names) -> dict:
 def _layernorm(d, n, f) -> list:
     """d = 2: the saturated LayerNorm, the digits of the smallest gradients, and what PyTorch's 16-bit saved
     statistics do (against the same run with them kept in float32)."""
-    class Float32Statistics(Floats):
-        def _saved(self, x, eps):
-            return self._moments(x, self.const(Fraction(str(eps))))
-
     if not _saturated(d, f):  # the story below is about saturated rows (γ = 1, β = 0, |LN| ≈ 1): else say nothing
         return []
     grad = f"grad_{d.spec.layer_prefix(d.spec.layers - 1)}H2"
     with np.errstate(all="ignore"):
-        kept = run(f.pipe, Float32Statistics("bfloat16"), f.params)[grad]
+        kept = run(Pipeline(d.spec, saved="working"), Floats("bfloat16"), f.params)[grad]
     exact = np.array([float(x) for x in f.exact[grad].ravel()])
     big = float(np.max(np.abs(exact)))
     if big == 0:  # LayerNorm with ε = 0 on d = 2: its gradient is exactly 0, nothing to compare a float run with

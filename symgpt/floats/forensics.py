@@ -11,7 +11,8 @@ for every quantity the engine names, and the same pipeline in mpmath for the res
 * **error**: float − exact, in units in the last place of the format at the exact value (``ulps``) and relative;
   ``digits`` = −log10 |error/exact| (the correct significant digits; an exact match shows as the format's full
   count).  A *sign flip* is a float of the other sign (or zero) where the exact value is not zero; a *decision*
-  flip is an argmax, top-k set or ReLU decision that differs from the exact one.
+  flip is an argmax, a top-k set or an activation's on/off decision that differs from the exact one (each op
+  names the tensors it decides on, :meth:`symgpt.floats.model.Pipeline.decide`).
 * **birth**: a stage's *local* error is its float result minus the exact result of the same operation on the same
   float inputs; the rest of its error is *inherited*.  To see where the loss and the gradients' error is born,
   each stage's local error (and each parameter's cast) is injected alone into the exact pipeline and carried to
@@ -138,19 +139,20 @@ class Forensics:
                 "nonfinite": sum(1 for _, f, *_ in es if not math.isfinite(f)), "size": len(es)}
 
     def decisions(self, fmt: str, name: str) -> list:
-        """The decisions of ``name`` the format changes: argmax and top-k of p and logits, argmax of each
-        attention row, each ReLU's on/off."""
-        base = name.rpartition(".")[2]
+        """The decisions of ``name`` the format changes, as its op declared them (``pipe.decisions``): argmax and
+        top-k (p and the logits), the argmax of each causal row (attention weights), each entry's on/off (an
+        activation's input)."""
+        kind, label = self.pipe.decisions.get(name, (None, ""))
         v, x = np.asarray(self.floats[fmt][name], dtype=np.float64), np.asarray(self.exact[name], dtype=object)
         out = []
-        if base in ("p", "logits", "z"):
+        if kind == "top":
             k = getattr(getattr(self.d.spec, "sampling", None), "top_k", min(3, v.size))
             order = sorted(range(v.size), key=lambda i: -x[i])
             if int(np.argmax(v)) != order[0]:
                 out.append(f"argmax {order[0]} → {int(np.argmax(v))}")
             if set(np.argsort(-v, kind="stable")[:k].tolist()) != set(order[:k]):
                 out.append(f"top-{k} set")
-        elif base == "A":
+        elif kind == "causal":
             rows = v.reshape(-1, v.shape[-1]), x.reshape(-1, x.shape[-1])
             T = v.shape[-1]
             for r, (fr, xr) in enumerate(zip(*rows)):
@@ -158,10 +160,10 @@ class Forensics:
                 xs = list(xr[:t + 1])
                 if t and int(np.argmax(fr[:t + 1])) != xs.index(max(xs)):
                     out.append(f"argmax of row {r}")
-        elif base == "Z":
+        elif kind == "sign":
             n = sum(1 for idx in np.ndindex(v.shape) if (v[idx] > 0) != (x[idx] > 0))
             if n:
-                out.append(f"{n} ReLU {'decision' if n == 1 else 'decisions'}")
+                out.append(f"{n} {label} {'decision' if n == 1 else 'decisions'}")
         return out
 
     # -- where the error is born -------------------------------------------------------------------------------
@@ -260,7 +262,8 @@ class Forensics:
         return rows
 
     def param_digits(self) -> dict:
-        """{grad group: {format: fewest correct digits over its nonzero entries}} — the LayerNorm story."""
+        """{grad group: {format: fewest correct digits over its nonzero entries}} (the documents' saturated-norm
+        story)."""
         return {g: {f: self.summary(f, g)["digits"] for f in self.formats} for g in self.pipe.grads}
 
     def to_json(self) -> dict:

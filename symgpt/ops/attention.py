@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import sympy
 from flint import fmpq
 from sympy import Mul
@@ -21,8 +22,9 @@ from ..core.grid import node_sym, tensor
 from ..core.prove import Rule, bilinear, closures, generic, matrix, prove_equal, real, stated
 from ..core.tensor import ONE, ZERO, add, mm, scale, total, transpose
 from . import linear
-from .base import Apply, Param, accumulate
+from .base import Apply, Param, accumulate, plus
 from .naming import Name, param
+from .softmax_xent import softmax
 
 KIND = "attention"
 PARAMS = {
@@ -352,6 +354,100 @@ def attend_rule() -> Rule:
 
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+# torch's ``Q_h @ K_h.T / math.sqrt(d_k)`` (√d_k a Python float), the causal softmax (softmax_xent's, the masked
+# entries −∞) and ``A_h @ V_h`` per head, the heads concatenated; autograd's adjoints per head, the softmax's
+# A ⊙ (g − Σ g·A) in the working type and rounded once.
+
+
+def softmax_grad(ar, a, g):
+    """The softmax's adjoint, row by row: A ⊙ (g − Σ_s g·A).
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> softmax_grad(ar, ar.cast([[1, 0]]), ar.cast([[2, 5]])).tolist()   # a row that is one-hot passes nothing
+    [[0.0, 0.0]]
+    """
+    a, g = ar.w(a), ar.w(g)
+    return ar.out(a * (g - ar.rowsum(g * a)[..., None]))
+
+
+def _float_heads(a: Apply) -> tuple:
+    """(names, column slice of each head, the causal mask (T, T): True above the diagonal)."""
+    n = _Names(a)
+    cols = [slice(h * n.dk, (h + 1) * n.dk) for h in range(n.heads)]
+    return n, cols, np.triu(np.ones((n.T, n.T), dtype=bool), 1)
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    """Q, K, V; the scores S (heads, T, T) or (T, T); the weights A; the heads' outputs; ·W_O."""
+    n, cols, mask = _float_heads(a)
+    H, heads, dk = a.ins[0], n.heads, n.dk
+    for name, role in ((n.Q, "W_Q"), (n.K, "W_K"), (n.V, "W_V")):
+        pipe.add(name, [H, a.param(role)], lambda ar, X, W: ar.mm(X, W))
+
+    def scores(ar, Q, K):                        # Q_h K_hᵀ / √d_k
+        root = ar.const(ar.host_sqrt(ar.host(dk)))
+        S = [ar.div(ar.mm(Q[:, c], K[:, c].T), root) for c in cols]
+        return S[0] if heads == 1 else np.stack(S)
+    pipe.add(n.S, [n.Q, n.K], scores)
+    pipe.add(n.A, [n.S], lambda ar, S: softmax(ar, S, np.broadcast_to(mask, S.shape)))
+    pipe.decide(n.A, "causal")
+
+    def attend(ar, A, V):                        # (T, d): Σ_s A[t,s] V[s], heads side by side
+        A = A if heads > 1 else A[None]
+        return np.concatenate([ar.mm(A[h], V[:, c]) for h, c in enumerate(cols)], axis=1)
+    pipe.add(n.O, [n.A, n.V], attend)
+    if n.WO:
+        pipe.add(n.out, [n.O, n.WO], lambda ar, X, W: ar.mm(X, W))
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """Through W_O, the weighted sum, the causal softmax and the scores to Q, K, V, their weights and the input
+    (autograd's order there: the V, K and Q paths added to the input's other shares one by one)."""
+    n, cols, mask = _float_heads(a)
+    H, heads, dk = a.ins[0], n.heads, n.dk
+    G = pipe.grad(a.out)
+    if n.WO:
+        pipe.share(n.WO, [n.O, G], lambda ar, X, G_: ar.mm(X.T, G_))
+        GO = "grad_" + n.O
+        pipe.add(GO, [G, n.WO], lambda ar, G_, W: ar.mm(G_, W.T))
+    else:
+        GO = G
+    gA, gV, gS, gQ, gK = ("grad_" + x for x in (n.A, n.V, n.S, n.Q, n.K))
+    hd = (lambda X, h: X) if heads == 1 else (lambda X, h: X[h])
+
+    def per_head(f):
+        def run(ar, *v):
+            out = [f(ar, h, *v) for h in range(heads)]
+            return out[0] if heads == 1 else np.stack(out)
+        return run
+    pipe.add(gA, [GO, n.V], per_head(lambda ar, h, G_, V: ar.mm(G_[:, cols[h]], V[:, cols[h]].T)))
+    pipe.add(gV, [n.A, GO], lambda ar, A, G_: np.concatenate(
+        [ar.mm(hd(A, h).T, G_[:, c]) for h, c in enumerate(cols)], axis=1))
+    pipe.add(gS, [n.A, gA], per_head(lambda ar, h, A, G_: np.where(mask, ar.zeros(),
+                                                                   softmax_grad(ar, hd(A, h), hd(G_, h)))))
+
+    def qk(which):
+        def run(ar, GS, Q, K):
+            root = ar.const(ar.host_sqrt(ar.host(dk)))
+            out = []
+            for h, c in enumerate(cols):
+                G_ = ar.div(hd(GS, h), root)
+                out.append(ar.mm(G_, K[:, c]) if which == "Q" else ar.mm(G_.T, Q[:, c]))
+            return np.concatenate(out, axis=1)
+        return run
+    pipe.add(gQ, [gS, n.Q, n.K], qk("Q"))
+    pipe.add(gK, [gS, n.Q, n.K], qk("K"))
+    W = [a.param(r) for r in ("W_Q", "W_K", "W_V")]
+    for g, Wn in zip((gQ, gK, gV), W):
+        pipe.share(Wn, [H, g], lambda ar, X, G_: ar.mm(X.T, G_))
+
+    def through(ar, acc, GQ, GK, GV, WQ, WK, WV):
+        for G_, W_ in ((GV, WV), (GK, WK), (GQ, WQ)):
+            acc = plus(ar, acc, ar.mm(G_, W_.T))
+        return acc
+    pipe.fold(H, [gQ, gK, gV] + W, through)
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases

@@ -8,6 +8,15 @@ An op (one module of :mod:`symgpt.ops` each) keeps every facet of itself side by
   fmpq/arb tensors (:class:`symgpt.engine.net.Net`);
 * ``rules()``: its adjoint rules as the documents state them, each proven equal to SymPy's ``diff``
   (:mod:`symgpt.core.prove`);
+* ``floats_forward(a, pipe)``, ``floats_backward(a, pipe)``: its model in IEEE arithmetic in PyTorch's CPU order
+  (:mod:`symgpt.floats.model`), written once over an arithmetic ``ar`` that is either IEEE in one format or its
+  exact twin: ``pipe.add(name, inputs, fn)`` adds the stage ``name = fn(ar, *inputs)``; in the backward
+  ``pipe.grad(x)`` names the stage holding x's complete adjoint and ``pipe.share(x, inputs, fn)`` adds a term to
+  it (``pipe.fold`` a term that adds itself to the sum so far, ``pipe.alias`` another adjoint unchanged), in
+  autograd's order: a tensor read once gets its adjoint where the term is made, a sum where it is first read;
+  ``pipe.decide(x, kind)`` marks a tensor the op decides on.  The compositions use only the arithmetic's
+  primitives (``w``, ``out``, ``keep``, ``mm``, ``rowsum``, ``fma``, ``wexp`` …:
+  :class:`symgpt.floats.model.Arithmetic`);
 * ``cost(a, shapes)``: the nodes and scalar operations its definitions add, from the shapes of the groups
   (:mod:`symgpt.engine.cost`);
 * ``PARAMS``: the meaning and the axis letters of each parameter it reads.
@@ -88,3 +97,14 @@ def accumulate(v: dict, name: str, value, add) -> None:
     [4, 6]
     """
     v[name] = value if name not in v else add(v[name], value)
+
+
+def plus(ar, acc, x):
+    """acc + x in the arithmetic ``ar`` of a float model, or x alone when there is no sum yet (acc None).
+
+    >>> class Ar:
+    ...     add = staticmethod(lambda a, b: a + b)
+    >>> plus(Ar, None, 2), plus(Ar, 1, 2)
+    (2, 3)
+    """
+    return x if acc is None else ar.add(acc, x)

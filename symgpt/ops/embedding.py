@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..core.grid import tensor
 from ..core.tensor import add, zeros
-from .base import Apply, Param, accumulate, size
+from .base import Apply, Param, accumulate, plus, size
 from .naming import Name, param
 
 KIND = "embedding"
@@ -70,6 +70,44 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+def _scatter(ar, like, rows):
+    """Σ of the rows ``(i, g)`` into zeros shaped like ``like``, each added to row i in order (torch's
+    ``index_add`` of the embedding's backward).  Row 0 starts as ``like[0]·0``, a zero of the arithmetic's own
+    numbers (with its sign, as the float model always had it).
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> _scatter(ar, ar.zeros((3, 1)), [(2, ar.cast([1])), (2, ar.cast([2]))]).ravel().tolist()
+    [0.0, 0.0, 3.0]
+    """
+    out = ar.zeros(like.shape)
+    out[0] = like[0] * 0
+    for i, g in rows:
+        out[i] = ar.add(out[i], g)
+    return out
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    """X = E[tokens] (a copy of the rows), or x = E[last token]."""
+    En, tokens = a.ins[0], a.opt("tokens")
+    if len(a.shape) == 1:
+        tok = tokens[-1]
+        pipe.add(a.out, [En], lambda ar, E: E[tok].copy())
+    else:
+        toks = list(tokens)
+        pipe.add(a.out, [En], lambda ar, E: E[toks].copy())
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """E's share: each position's gradient row scattered into its token's row, then added to E's other shares
+    (a tied head's), in autograd's order."""
+    En, tokens, vector = a.ins[0], a.opt("tokens"), len(a.shape) == 1
+
+    def fold(ar, acc, E, G):
+        rows = [(tokens[-1], G)] if vector else [(tok, G[t]) for t, tok in enumerate(tokens)]
+        return plus(ar, acc, _scatter(ar, E if acc is None else acc, rows))
+    pipe.fold(En, [En, pipe.grad(a.out)], fold)
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases

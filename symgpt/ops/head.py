@@ -6,6 +6,7 @@ can show the part of E's gradient that flows through the head.
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy
 from sympy import Mul
 
@@ -127,6 +128,53 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+def _logits(ar, h, W, tied):
+    """h·Eᵀ (tied: autograd sees Eᵀ, a transposed view) or h·W_out  (d,) → (V,)."""
+    return ar.mm(h[None, :], W.T if tied else W)[0]
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    """The other predicting rows' logits, h_final (the last row) and its logits."""
+    Hn, Wn, tied = a.ins[0], a.param("W"), a.opt("tied")
+    for name, t in _rows(a):
+        pipe.add(name, [Hn, Wn], lambda ar, X, W, t=t: _logits(ar, X[t].copy(), W, tied))
+    pipe.add("h_final", [Hn], lambda ar, X: X[-1].copy())
+    pipe.add(a.out, ["h_final", Wn], lambda ar, h, W: _logits(ar, h, W, tied))
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """grad_h_final = grad_logits·Wᵀ; the head's weights get Σ_rows hᵀ·grad_z (tied: grad_E_head, the last row's
+    share, and grad_E_early, the other rows' in one product); the block output's rows get their own."""
+    Hn, Wn, tied = a.ins[0], a.param("W"), a.opt("tied")
+    gz, early = pipe.grad(a.out), [pipe.grad(name) for name, _ in _rows(a)]
+    back = (lambda ar, g, W: ar.mm(g[None, :], W if tied else W.T)[0])   # grad_z·Wᵀ  (d,)
+    pipe.add("grad_h_final", [gz, Wn], back)
+
+    def early_rows(ar, *v):         # Σ over the other rows of grad_z ⊗ H[t], one product  (V, d)
+        *gs, X = v
+        return ar.mm(np.stack(gs).T, X[:len(gs)])
+
+    def every_row(ar, *v):          # the last len(gs) rows of H against their adjoints, one product  (d, V)
+        *gs, X = v
+        return ar.mm(X[len(X) - len(gs):].T, np.stack(gs))
+    if tied:
+        pipe.add("grad_E_head", [gz, "h_final"], lambda ar, g, h: ar.mm(g[:, None], h[None, :]))
+        if early:
+            pipe.add("grad_E_early", early + [Hn], early_rows)
+        pipe.share(Wn, ["grad_E_head"] + (["grad_E_early"] if early else []),
+                   lambda ar, g, *e: ar.add(g, e[0]) if e else g)
+    else:
+        pipe.share(Wn, early + [gz, Hn], every_row)
+    ts = [t for _, t in _rows(a)]
+
+    def rows(ar, gh, W, X, *gs):    # row T−1 from grad_h_final; the other rows from their own logits
+        out = ar.zeros(X.shape)
+        out[-1] = gh
+        for t, g in zip(ts, gs):
+            out[t] = back(ar, g, W)
+        return out
+    pipe.share(Hn, ["grad_h_final", Wn, Hn] + early, rows)
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from fractions import Fraction
 
+import numpy as np
 import sympy
 from flint import fmpq
 
@@ -345,6 +346,137 @@ def _nonzero_at_a_point(d: int, eps) -> bool:
 
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+# torch's CPU LayerNorm: the row statistics by a vectorised Welford (RowwiseMoments), x̂·γ + β with the last
+# multiply-add fused, in the working type and rounded once.  The backward is torch's form a·g·γ + b·x + c with
+# a = rstd, from the statistics the forward saved: those are kept in the tensor's own format (bfloat16 or float16
+# for a 16-bit input) unless the pipeline is asked to keep them in the working type (``saved="working"``).
+
+LANES = {"float64": 4}
+"""Lanes of torch's vectorised Welford per format, as measured (8 for float32 and the 16-bit formats' float32)."""
+
+
+def moments(ar, x, eps):
+    """(mean, rstd) of each row of x (working type): torch's RowwiseMoments (Welford per vector lane, the lanes
+    then merged), and rstd = 1/√(var + ε).  One chunk of lanes (d ≤ 16 vectors); beyond that torch cascades the
+    chunks.
+
+    >>> from fractions import Fraction
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> [v.tolist() for v in moments(ar, ar.w(ar.cast([[1, 3]])), ar.const(Fraction(0)))]
+    [[2.0], [1.0]]
+    """
+    N, V = x.shape[-1], LANES.get(ar.name, 8)
+    if ar.exact:  # the definition, two passes: a flat row's statistics stay exact, no lane order to follow
+        mean = ar.rowsum(x) / N
+        c = x - mean[:, None]
+        return mean, np.array([1 / ar.ctx.sqrt(v / N + eps) for v in ar.rowsum(c * c)], dtype=object)
+    n, w = N // V, ar.w
+    m1, m2 = ar.wzeros(x.shape[:-1] + (V,)), ar.wzeros(x.shape[:-1] + (V,))
+    for j in range(n):                                   # lane-wise Welford, × 1/(j+1)
+        xv = x[..., j * V:(j + 1) * V]
+        delta = xv - m1
+        m1 = m1 + delta * w(1 / w(j + 1))
+        m2 = m2 + delta * (xv - m1)
+    c0, a1, a2 = 0, ar.wzeros(x.shape[:-1]), ar.wzeros(x.shape[:-1])
+    for i in range(n * V, N):                            # the tail, scalar Welford
+        delta = x[..., i] - a1
+        c0 += 1
+        a1 = a1 + delta / w(c0)
+        a2 = a2 + delta * (x[..., i] - a1)
+    for lane in range(V if n else 0):                    # AddMoments of each lane (two multiply-adds fused)
+        c = w(n) / w(c0 + n)
+        delta = m1[..., lane] - a1
+        a1 = ar.fma(c, delta, a1)
+        a2 = a2 + ar.fma(delta * delta * c, w(c0), m2[..., lane])
+        c0 += n
+    return a1, w(1) / ar.wsqrt(a2 / w(N) + eps)
+
+
+def _saved(ar, x, eps, saved):
+    """(mean, rstd) as the forward saves them for the backward: in the tensor's own format, or (``saved`` =
+    "working") as computed."""
+    m = moments(ar, x, ar.const(Fraction(str(eps))))
+    return m if saved == "working" else tuple(ar.keep(v) for v in m)
+
+
+def normalize(ar, x, gamma, beta, eps):
+    """(x − mean)·rstd·γ + β per row, the last multiply-add fused; rstd = 1/√(var + ε) (biased variance).
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("bfloat16")
+    >>> normalize(ar, ar.cast([[1, 3]]), ar.cast([1, 1]), ar.cast([0, 0]), 0).tolist()
+    [[-1.0, 1.0]]
+    """
+    x = ar.w(x)
+    mean, rstd = moments(ar, x, ar.const(Fraction(str(eps))))
+    return ar.out(ar.fma((x - mean[:, None]) * rstd[:, None], ar.w(gamma), ar.w(beta)))
+
+
+def normalize_grad(ar, x, g, gamma, eps, saved="format"):
+    """∂L/∂x in torch's CPU form: a·g·γ + b·x + c with a = rstd, b = (Σgγ·mean − Σgxγ)·a³/N,
+    c = −b·mean − Σgγ·a/N (fused multiply-adds where torch's compiler fuses).
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float64")
+    >>> normalize_grad(ar, ar.cast([[1, 3]]), ar.cast([[1, 1]]), ar.cast([1, 1]), 0).tolist()   # LN is flat here
+    [[0.0, 0.0]]
+    """
+    x, g, gamma = ar.w(x), ar.w(g), ar.w(gamma)
+    inv = ar.const(Fraction(1, x.shape[-1]))
+    mean, a = _saved(ar, x, eps, saved)
+    ds, db = ar.rowsum(g * x * gamma), ar.rowsum(g * gamma)
+    b = ar.fma(db, mean, -ds) * a * a * a * inv
+    c = ar.fma(-b, mean, -(db * a * inv))
+    return ar.out(ar.fma(b[:, None], x, a[:, None] * g * gamma) + c[:, None])
+
+
+def gain_grad(ar, x, g, eps, saved="format"):
+    """∂L/∂γ = Σ_t g·(a·x − a·mean) with a = rstd, accumulated row by row in torch's per-thread buffer, which
+    has the tensor's own format.
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> gain_grad(ar, ar.cast([[1, 3], [0, 2]]), ar.cast([[1, 2], [1, 1]]), 0).tolist()
+    [-2.0, 3.0]
+    """
+    x, g = ar.w(x), ar.w(g)
+    mean, a = _saved(ar, x, eps, saved)
+    xh = ar.fma(a[:, None], x, (-a * mean)[:, None])
+    acc = ar.keep(g[0] * xh[0])
+    for t in range(1, x.shape[0]):
+        acc = ar.keep(ar.fma(g[t], xh[t], acc))
+    return ar.out(acc)
+
+
+def shift_grad(ar, g):
+    """∂L/∂β = Σ_t g, accumulated row by row in the same buffer.
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("bfloat16")
+    >>> shift_grad(ar, ar.cast([[1, 2], [3, 4]])).tolist()
+    [4.0, 6.0]
+    """
+    g = ar.w(g)
+    acc = ar.keep(g[0])
+    for t in range(1, g.shape[0]):
+        acc = ar.keep(acc + g[t])
+    return ar.out(acc)
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    H, gamma, beta, eps = a.ins[0], a.param("gamma"), a.param("beta"), a.opt("eps")
+    pipe.add(a.out, [H, gamma, beta], lambda ar, X, g, b: normalize(ar, X, g, b, eps))
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """grad_H, grad_γ, grad_β, from the statistics the forward saved (``pipe.saved``)."""
+    H, gamma, beta, eps, saved = a.ins[0], a.param("gamma"), a.param("beta"), a.opt("eps"), pipe.saved
+    G = pipe.grad(a.out)
+    pipe.share(H, [H, G, gamma], lambda ar, X, G_, gm: normalize_grad(ar, X, G_, gm, eps, saved))
+    pipe.share(gamma, [H, G], lambda ar, X, G_: gain_grad(ar, X, G_, eps, saved))
+    pipe.share(beta, [H, G], lambda ar, X, G_: shift_grad(ar, G_))
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases

@@ -113,6 +113,34 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
 
+# torch's ``x @ W + b`` and autograd's ``G @ W.T``, ``X.T @ G``, ``G.sum(0)``: the products in the arithmetic's
+# ``mm`` order (a transposed view is the layout torch's kernel sees), the bias's sum over rows sequential.
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    """out = X·W (+ b), or x·W for a vector x  (T, n) or (n,)."""
+    X, W, b = a.ins[0], a.param("W"), a.param("b")
+    if _vector(a):
+        pipe.add(a.out, [X, W], lambda ar, x, W_: ar.mm(x[None, :], W_)[0])
+    elif b:
+        pipe.add(a.out, [X, W, b], lambda ar, X_, W_, b_: ar.add(ar.mm(X_, W_), b_))
+    else:
+        pipe.add(a.out, [X, W], lambda ar, X_, W_: ar.mm(X_, W_))
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """grad_X = G·Wᵀ, grad_W = Xᵀ·G, grad_b = Σ_t G, in that order."""
+    X, W, b = a.ins[0], a.param("W"), a.param("b")
+    G = pipe.grad(a.out)
+    if _vector(a):
+        pipe.share(X, [G, W], lambda ar, g, W_: ar.mm(g[None, :], W_.T)[0])
+        pipe.share(W, [X, G], lambda ar, x, g: ar.mm(x[:, None], g[None, :]))
+        return
+    pipe.share(X, [G, W], lambda ar, G_, W_: ar.mm(G_, W_.T))
+    pipe.share(W, [X, G], lambda ar, X_, G_: ar.mm(X_.T, G_))
+    if b:
+        pipe.share(b, [G], lambda ar, G_: ar.out(ar.rowsum(ar.w(G_).T)))
+
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
 

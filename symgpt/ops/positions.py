@@ -10,6 +10,8 @@
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import sympy
 from flint import fmpq
 
@@ -82,6 +84,28 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+def sinusoids(T: int, d: int, base, ctx) -> list:
+    """PE[t][2i] = sin(t / base^(2i/d)), PE[t][2i+1] = cos(…), in mpmath (``ctx``): what a format then rounds
+    once (the correctly rounded sin/cos, not ``torch.sin`` in the format).
+
+    >>> import mpmath
+    >>> sinusoids(2, 2, 10000, mpmath.mp)[1][0] == mpmath.sin(1)
+    True
+    """
+    b = ctx.mpf(Fraction(str(base)).numerator) / Fraction(str(base)).denominator
+    return [[(ctx.sin if j % 2 == 0 else ctx.cos)(t / b ** (ctx.mpf(2 * (j // 2)) / d)) for j in range(d)]
+            for t in range(T)]
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    T, d = a.shape
+    base = a.opt("base")
+    pipe.add(a.out, [], lambda ar: ar.cast(sinusoids(T, d, base, ar.ctx)))
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """Nothing to pass on (no parameters)."""
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import sympy
 from flint import arb, fmpq
 
@@ -162,6 +163,40 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+# ReLU(0) = 0 and its adjoint is 0 there, as torch's ``threshold_backward``; exact in every format.
+
+
+def relu(ar, z):
+    """max(z, 0) entrywise (0 where z ≤ 0 or z is NaN).
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("bfloat16")
+    >>> [float(v) for v in relu(ar, ar.cast([-1, 0, 2]))]
+    [0.0, 0.0, 2.0]
+    """
+    return ar.out(np.where(ar.w(z) > 0, ar.w(z), ar.const(0)))
+
+
+def step_mask(ar, z, g):
+    """ReLU's adjoint: g where z > 0, else 0.
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> [float(v) for v in step_mask(ar, ar.cast([-1, 0, 2]), ar.cast([5, 5, 5]))]
+    [0.0, 0.0, 5.0]
+    """
+    return ar.out(np.where(ar.w(z) > 0, ar.w(g), ar.const(0)))
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    """R = ReLU(Z); each entry of Z is an on/off decision (the forensics counts the ones a format flips)."""
+    pipe.add(a.out, [a.ins[0]], relu)
+    pipe.decide(a.ins[0], "sign", "ReLU")
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    pipe.share(a.ins[0], [a.ins[0], pipe.grad(a.out)], step_mask)
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases

@@ -57,6 +57,17 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
 
+def floats_forward(a: Apply, pipe) -> None:
+    """out = a + b, rounded once to the format."""
+    pipe.add(a.out, list(a.ins), lambda ar, x, y: ar.add(x, y))
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """Both inputs get the output's adjoint unchanged (autograd adds it to their other shares first)."""
+    g = pipe.grad(a.out)
+    for x in a.ins:
+        pipe.alias(x, g)
+
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
 

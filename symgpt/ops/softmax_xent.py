@@ -10,7 +10,9 @@ which re-folds to p_j − y_j.  With several predicting rows the loss is their m
 from __future__ import annotations
 
 import functools
+import math
 
+import numpy as np
 import sympy
 from flint import fmpq
 
@@ -157,6 +159,102 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
+
+# torch's ``softmax``, ``log_softmax`` and the adjoint of ``−log_softmax[target]`` (``F.cross_entropy``), each one
+# composite kernel in the working type, rounded once.  Softmax subtracts the row maximum first and multiplies by
+# 1/Σ; the loss is −log_softmax[target] and its adjoint exp(log_softmax) − onehot (torch's formula).  A loss over
+# every position (``training.all_positions``) is the mean of −log p[next token] summed in position order, then ÷ T,
+# each row's adjoint −1/T at its target (F.cross_entropy's mean; checked against it within the first-order bound).
+
+
+def softmax(ar, x, mask=None):
+    """Row softmax of (…, n): the row maximum subtracted, exp, times 1/Σ; masked entries (True) are −∞.
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> [float(v) for v in softmax(ar, ar.cast([0, 0, 5]), mask=[False, False, True])]
+    [0.5, 0.5, 0.0]
+    """
+    x = ar.w(x)
+    if mask is not None:
+        x = np.where(mask, ar.const(-math.inf), x)
+    e = ar.wexp(x - x.max(axis=-1, keepdims=True))
+    return ar.out(e * np.asarray(ar.const(1) / ar.rowsum(e))[..., None])
+
+
+def log_softmax(ar, x):
+    """(x − max) − log Σ exp(x − max), with Σ and its log kept in the tensor's own format (torch's buffers).
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float64")
+    >>> [round(float(v), 6) for v in log_softmax(ar, ar.cast([0, 0]))]
+    [-0.693147, -0.693147]
+    """
+    x = ar.w(x)
+    m = x.max(axis=-1, keepdims=True)
+    e = ar.wexp(x - m)
+    ls = ar.keep(ar.wlog(ar.keep(ar.rowsum(e))))
+    return ar.out((x - m) - ls[..., None])
+
+
+def xent_grad(ar, logp, target, n: int = 1):
+    """torch's adjoint of −log_softmax[target] (over n positions, the mean's share −1/n):
+    g − exp(log p)·Σg with g = −onehot/n, i.e. (exp(log p) − onehot)/n.
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> [float(v) for v in xent_grad(ar, log_softmax(ar, ar.cast([0, 0])), 1)]
+    [0.5, -0.5]
+    """
+    g = ar.wzeros(np.shape(logp))
+    g[target] = -(ar.const(1) / ar.const(n))
+    return ar.out(g - ar.wexp(logp) * ar.rowsum(g))
+
+
+def mean_nll(ar, logps, ys):
+    """The mean over positions of −log p[y], summed in position order in the working type, then ÷ n.
+
+    >>> from symgpt.floats.model import Floats
+    >>> ar = Floats("float32")
+    >>> float(mean_nll(ar, [ar.cast([-1, -2]), ar.cast([-3, -4])], [0, 1]))
+    2.5
+    """
+    acc = ar.const(0)
+    for lp, y in zip(logps, ys):
+        acc = acc - ar.w(lp)[y]
+    return ar.out(acc / ar.const(len(ys)))
+
+
+def _logp(row: str) -> str:
+    """The log-probabilities of an earlier row, named after its logits (logits_at0 → logp_at0)."""
+    return "logp" + row[len("logits"):]
+
+
+def floats_forward(a: Apply, pipe) -> None:
+    """Each earlier row's log p (beside its logits, the order the documents list them), then p and log p of the
+    last row, and the loss: −log p[target], or the mean over the rows."""
+    rows = _rows(a)
+    last = rows[-1][0]
+    for name, _ in rows[:-1]:
+        pipe.add(_logp(name), [name], log_softmax, beside=name)
+    pipe.add("p", [last], softmax)
+    pipe.add("logp", [last], log_softmax)
+    if len(rows) > 1:
+        ys = [t for _, t in rows]
+        pipe.add(a.out, [_logp(n) for n, _ in rows[:-1]] + ["logp"], lambda ar, *lps: mean_nll(ar, lps, ys))
+    else:
+        t = rows[0][1]
+        pipe.add(a.out, ["logp"], lambda ar, lp: ar.sub(lp[t] * 0, lp[t]))
+    pipe.decide("p", "top")
+    pipe.decide(last, "top")
+
+
+def floats_backward(a: Apply, pipe) -> None:
+    """Each row's logits get torch's adjoint of its share of the loss."""
+    rows = _rows(a)
+    n = len(rows)
+    for i, (name, t) in enumerate(rows):
+        pipe.share(name, ["logp" if i == n - 1 else _logp(name)], lambda ar, lp, t=t: xent_grad(ar, lp, t, n))
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
