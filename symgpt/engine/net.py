@@ -87,6 +87,8 @@ class Net:
             shape = (len(vals), len(vals[0])) if vals and isinstance(vals[0], list) else (len(vals),)
             self.group(name, shape, p.meaning, p.axes)
         self.plan = Arch.of(spec).plan(len(self.tokens), self.tokens, self.target)
+        self.steering = {g for a in self.plan for g in getattr(OPS[a.op], "steering", lambda a: ())(a)}
+        """The groups whose signs steer an op's branch (a tie there is a rule's tie)."""
         for a in self.plan:                       # forward: each application's tensors and its stage
             OPS[a.op].groups(a, self)
             OPS[a.op].forward(a, self)

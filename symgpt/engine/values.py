@@ -67,7 +67,6 @@ class TensorEvaluator:
         self.graph_fn = graph
         self.signs: dict[str, int] = {}
         self.zeros: set[str] = set()
-        self.steered: set[str] = set()  # the nodes whose signs steer an op's branch
         self.open: set[str] = set()
         self.failed: dict[str, tuple] = {}
         self._cache: OrderedDict = OrderedDict()  # prec -> [values dict, next stage]
@@ -172,7 +171,6 @@ class TensorEvaluator:
     def steering_sign(self, name: str, z):
         """The decided sign of the node ``name`` (value ``z``) that steers an op's branch, or None when it is
         open at a trace state (the op then encloses both branches); an undecided sign is decided first."""
-        self.steered.add(name)
         return self._sign_of(name, z)
 
     def expr_decision(self, expr) -> int:
@@ -188,7 +186,7 @@ class TensorEvaluator:
     @property
     def ties(self) -> set:
         """Steering inputs proven exactly 0: where an op's tie rule was used (ReLU(0) = 0 and ReLU'(0) = 0)."""
-        return self.zeros & self.steered
+        return {n for n in self.zeros if parse_node(n)[0] in self.net.steering}
 
     def sign(self, name: str) -> int:
         """The exact sign of a node: -1, 0 or 1, decided rigorously."""

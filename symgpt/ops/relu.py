@@ -112,6 +112,11 @@ def forward(a: Apply, net) -> None:
     net.stage((a.out,), run)
 
 
+def steering(a: Apply) -> tuple:
+    """The groups whose signs choose its branches: its input's."""
+    return a.ins
+
+
 def backward(a: Apply, net) -> None:
     """grad_Z = grad_R · Step(Z), each step decided (:meth:`symgpt.engine.values.TensorEvaluator.steering_sign`)."""
     Zn, gZ = a.ins[0], "grad_" + a.ins[0]
