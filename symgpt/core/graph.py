@@ -39,6 +39,15 @@ class ReLU(sympy.Function):
     def fdiff(self, argindex=1):
         return Step(self.args[0])
 
+    def decided(self, sign: int):
+        """The branch taken when the sign of the argument is ``sign``.
+
+        >>> x = sympy.Symbol("x")
+        >>> ReLU(x).decided(1), ReLU(x).decided(0)
+        (x, 0)
+        """
+        return self.args[0] if sign > 0 else sympy.S.Zero
+
     def _latex(self, printer, exp=None):
         s = r"\operatorname{ReLU}\left(%s\right)" % printer._print(self.args[0])
         return s if exp is None else f"{s}^{{{exp}}}"
@@ -59,11 +68,20 @@ class Step(sympy.Function):
     def fdiff(self, argindex=1):
         return sympy.S.Zero
 
+    def decided(self, sign: int):
+        """The value when the sign of the argument is ``sign``.
+
+        >>> Step(sympy.Symbol("x")).decided(1), Step(sympy.Symbol("x")).decided(-1)
+        (1, 0)
+        """
+        return sympy.S.One if sign > 0 else sympy.S.Zero
+
     def _latex(self, printer, exp=None):
         return r"\mathbb{1}\left[%s > 0\right]" % printer._print(self.args[0])
 
 
 DECIDED = (ReLU, Step)
+"""The functions whose branch is decided by the sign of their argument, each with ``decided(sign)``."""
 
 
 class TooManyDefinitions(ValueError):

@@ -3,6 +3,9 @@
 The plan (a list of :class:`symgpt.ops.base.Apply`) is what every consumer iterates: the per-scalar graph
 (:mod:`symgpt.engine.models`), the tensor engine (:mod:`symgpt.engine.net`), the cost (:mod:`symgpt.engine.cost`).
 The seed's transformer (post-LN blocks, sinusoidal positions, ReLU, a tied head) and the bigram are two configs.
+Each application of the transformer's plan carries its stage (the option ``section``: the embedding, the positions,
+then per block the attention, a residual sum with its norm, the FFN, a residual sum with its norm; the head, the
+softmax), which the documents show as one section each (:mod:`symgpt.documents.transformer`).
 
 >>> a = Arch(kind="bigram", V=3, d=2)
 >>> [(s.op, s.out) for s in a.plan(1, (1,), 2)]
@@ -12,7 +15,7 @@ The seed's transformer (post-LN blocks, sinusoidal positions, ReLU, a tied head)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy
 
@@ -31,6 +34,15 @@ def prefix(layers: int, l: int) -> str:
     ('', 'l1.')
     """
     return "" if layers == 1 else f"l{l}."
+
+
+def stage(section: str, *applies) -> list:
+    """Applications shown together: a stage of the architecture, which a document shows as its section ``section``.
+
+    >>> [a.opt("section") for a in stage("ffn", Apply("relu", "R", ("Z",)))]
+    ['ffn']
+    """
+    return [replace(a, opts=a.opts + (("section", section),)) for a in applies]
 
 
 @dataclass(frozen=True)
@@ -105,11 +117,11 @@ class Arch:
 
     def _embed(self, T, tokens) -> list:
         td, tj = (T, self.d), ("t", "j")
-        return [Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
-                      opts=(("tokens", tokens),)),
-                Apply("positions", "PE", (), td, meaning="sinusoidal positional encoding", axes=tj,
-                      opts=(("base", self.pe_base),)),
-                Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj)]
+        return stage("embed", Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
+                                    opts=(("tokens", tokens),))) \
+            + stage("positional", Apply("positions", "PE", (), td, meaning="sinusoidal positional encoding", axes=tj,
+                                        opts=(("base", self.pe_base),)),
+                    Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
 
     def _block(self, l: int, T: int) -> list:
         """One post-LN block: attention, a residual sum, a norm; the FFN, a residual sum, a norm."""
@@ -120,22 +132,25 @@ class Arch:
         norm = lambda n, x: Apply("layernorm", f"{p}LN{n}", (x,), td,
                                   (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")),
                                   p, f"LayerNorm of H{n}", tj, (("n", n), ("eps", self.ln_eps)))
-        return [Apply("attention", p + "Attn", (H,), td, attn, p, "attention output", tj, (("heads", self.heads),)),
-                Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
-                norm(1, p + "H1"),
-                Apply("linear", p + "Z", (p + "LN1",), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
-                      "FFN pre-activation LN1·W_1 + b_1", tk),
-                Apply("relu", p + "R", (p + "Z",), tf, (), p, "ReLU(Z); ReLU(0) = 0", tk),
-                Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
-                      "FFN output R·W_2 + b_2", tj),
-                Apply("residual", p + "H2", (p + "LN1", p + "F"), td, (), p, "second residual LN1 + F", tj),
-                norm(2, p + "H2")]
+        attention = Apply("attention", p + "Attn", (H,), td, attn, p, "attention output", tj, (("heads", self.heads),))
+        ffn = (Apply("linear", p + "Z", (p + "LN1",), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
+                     "FFN pre-activation LN1·W_1 + b_1", tk),
+               Apply("relu", p + "R", (p + "Z",), tf, (), p, "ReLU(Z); ReLU(0) = 0", tk),
+               Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
+                     "FFN output R·W_2 + b_2", tj))
+        return stage("attention", attention) \
+            + stage("residual1", Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
+                    norm(1, p + "H1")) \
+            + stage("ffn", *ffn) \
+            + stage("residual2", Apply("residual", p + "H2", (p + "LN1", p + "F"), td, (), p, "second residual LN1 + F",
+                                       tj), norm(2, p + "H2"))
 
     def _head(self, T: int, tokens, target) -> list:
         H = prefix(self.layers, self.layers - 1) + "LN2" if self.layers else "H0"
         ats = tuple((f"logits_at{t}", t) for t in range(T - 1)) if self.all_positions else ()
         rows = tuple((name, tokens[t + 1]) for name, t in ats) + (("logits", target),)
         meaning = "h_final · E[v] (tied head)" if self.tied else "h_final · W_out[:, v]"
-        return [Apply("head", "logits", (H,), (self.V,), (("W", "E" if self.tied else "W_out"),), "", meaning,
-                      ("v",), (("tied", self.tied), ("d", self.d), ("rows", ats))),
-                Apply("softmax_xent", "loss", tuple(n for n, _ in rows), (), opts=(("rows", rows), ("V", self.V)))]
+        return stage("head", Apply("head", "logits", (H,), (self.V,), (("W", "E" if self.tied else "W_out"),), "",
+                                   meaning, ("v",), (("tied", self.tied), ("d", self.d), ("rows", ats)))) \
+            + stage("softmax", Apply("softmax_xent", "loss", tuple(n for n, _ in rows), (),
+                                     opts=(("rows", rows), ("V", self.V))))

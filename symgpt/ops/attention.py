@@ -357,3 +357,7 @@ def attend_rule() -> Rule:
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "attention"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): Q, K and V, the scores, the mask, the
+softmax of each row and the weighted sum, head by head."""

@@ -132,3 +132,6 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "head"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): each logit as a dot product with h_final."""

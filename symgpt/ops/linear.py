@@ -117,3 +117,6 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "affine"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): each entry as a dot product plus the bias."""

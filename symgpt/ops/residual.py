@@ -61,3 +61,6 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "sum"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): each row as the sum of two vectors."""

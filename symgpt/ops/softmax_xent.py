@@ -162,3 +162,7 @@ def cost(a: Apply, shapes: dict) -> tuple:
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "softmax"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): the exponentials, their sum, the
+probabilities; the loss is worked in the training section."""
