@@ -244,26 +244,32 @@ def sections(d, n):
 # ---------------------------------------------------------------- a stage of the plan
 
 STAGES = {
-    "positional": {"row": "h^{(0)}",
+    "embed": {"summary": "X"},
+    "positional": {"row": "h^{(0)}", "summary": "H^{(0)}",
                    "sum": {"lead": (("sub", "tteach.pe_add"), ("text", "positional.closed")),
                            "formula": r"H^{(0)} = X + \mathrm{PE}", "closed": True, "cap": "positional.H0_cap"}},
-    "residual1": {"row": "h'",
+    "attention": {"summary": r"\mathrm{Attn}"},
+    "residual1": {"row": "h'", "summary": r"\mathrm{LN}_1",
                   "sum": {"lead": (("text", "residual.intro1"), ("sub", "tteach.residual_add")),
                           "formula": r"H' = H^{(0)} + \mathrm{Attn}"},
                   "norm": {"cap": "residual.LN_cap1"}},
-    "residual2": {"row": "h''",
+    "residual2": {"row": "h''", "summary": r"\mathrm{LN}_2",
                   "sum": {"lead": (("text", "residual.intro2"), ("sub", "tteach.residual_add")),
                           "formula": r"H'' = \mathrm{LN}_1 + \mathrm{FFN}"},
                   "norm": {"cap": "residual.LN_cap2"}},
-    "ffn": {"lead": (("text", "ffn.intro"), ("sub", "tteach.ffn_formula"),
+    "ffn": {"summary": r"\mathrm{FFN}",
+            "lead": (("text", "ffn.intro"), ("sub", "tteach.ffn_formula"),
                      ("formula", lambda facets: rf"\mathrm{{FFN}}(h) = {facets['activation']['symbol']}"
                                                 r"(h W_1 + b_1)\, W_2 + b_2"),
                      ("sub", "tteach.ffn_weights"), ("weights", None)),
             "affine": ({"sub": "ffn.first", "row": "ffn.row", "lhs": "z"},
                        {"sub": "ffn.second", "row": "ffn.row2", "lhs": r"\mathrm{ffn}", "cap": "ffn.F_cap"})},
+    "head": {"summary": r"\mathrm{logits}"},
+    "softmax": {"summary": lambda c, run: probability_row(c)},
 }
 """The words of each stage that are this document's, not an op's: its lead, the letter of its rows, its sums'
-formulas and its captions (the layouts below read them; an op's own words are in its document facet)."""
+formulas and its captions (the layouts below read them; an op's own words are in its document facet), and the
+symbol of its output in the summary (or the summary's row)."""
 
 
 class Rows(list):
@@ -882,32 +888,43 @@ def loss_curve(c, figs):
 
 # ---------------------------------------------------------------- summary
 
+def summary_row(c, key, run) -> list:
+    """A stage in the summary: its output's symbol (a block's the last one's), shape and value at the last
+    position (a vector output: all of it)."""
+    shown = STAGES.get(key, {}).get("summary", r"\mathrm{" + key + "}")
+    if callable(shown):
+        return shown(c, run)
+    group, n = run[-1].out, c.n
+    last = f"^{{({c.s.layers})}}" if run[0].pre else ""  # a deeper model's blocks: the last one, from 1
+    shape = c.d.graph.groups[group].shape
+    if len(shape) == 2:
+        size = math(rf"{shape[0]} \times {shape[1]}")
+        value = n.vec([f"{group}[{c.T - 1},{j}]" for j in range(shape[1])])
+    else:
+        refs = [f"{group}[{v}]" for v in range(shape[0])]
+        size = math(str(shape[0]))
+        value = math(r"\left[" + ", ".join(n.v(r) for r in refs) + r"\right]", [(r, n.v(r)) for r in refs])
+    return [word(f"sec_{key}"), math(shown + last), size, value]
+
+
+def probability_row(c) -> list:
+    """The softmax in the summary: the target's probability."""
+    s, n = c.s, c.n
+    p = f"p[{s.target}]"
+    return [word("sec_softmax"), math("p"), math(str(c.V)),
+            math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(p)}", [(p, n.v(p))])]
+
+
 def summary(c):
     n, s = c.n, c.s
     t = c.T - 1
-    lastp = f"{s.layer_prefix(s.layers - 1)}"
-    last = f"^{{({s.layers})}}" if s.layers > 1 else ""  # a deeper model's blocks: the last one, from 1
-    row = lambda group: n.vec([f"{group}[{t},{j}]" for j in range(c.dm)])
-    shape = lambda a, b: math(rf"{a} \times {b}")
+    last = s.layer_prefix(s.layers - 1)
     best = sampling.greedy(c.d)
-    rows = [
-        [word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
-         math(str(s.input[t]))],
-        [word("sec_embed"), math("X"), shape(c.T, c.dm), row("X")],
-        [word("sec_positional"), math(r"H^{(0)}"), shape(c.T, c.dm), row("H0")],
-        [word("sec_attention"), math(r"\mathrm{Attn}" + last), shape(c.T, c.dm), row(f"{lastp}Attn")],
-        [word("sec_residual1"), math(r"\mathrm{LN}_1" + last), shape(c.T, c.dm), row(f"{lastp}LN1")],
-        [word("sec_ffn"), math(r"\mathrm{FFN}" + last), shape(c.T, c.dm), row(f"{lastp}F")],
-        [word("sec_residual2"), math(r"\mathrm{LN}_2" + last), shape(c.T, c.dm), row(f"{lastp}LN2")],
-        [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
-         math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
-              [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
-        [word("sec_softmax"), math("p"), math(str(c.V)),
-         math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
-              [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
-        [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
-        [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
-    ]
+    rows = [[word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
+             math(str(s.input[t]))]]
+    rows += [summary_row(c, key, run) for key, run in stages(c.plan) if run[0].pre in ("", last)]
+    rows += [[word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
+             [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")]]
     return {"id": "summary", "steps": [
         text("summary.intro"),
         table("summary.cap", [word("stage"), word("output"), word("shape"), word("at_last")], rows,
