@@ -25,6 +25,7 @@ import functools
 import sympy
 
 from ..engine import scale
+from ..engine.arch import stages
 from ..engine.derive import softmax_ce_steps
 from ..engine.models import plan
 from ..ops import OPS
@@ -161,31 +162,17 @@ def _colhead(colword, j):
     return {"t": "word", "v": colword, "j": str(j)}
 
 
-def layer_of(pre: str):
-    """The layer of a block's names, from 1 as headings number it; None outside the blocks of a deeper model.
+def layer_of(a, layers: int):
+    """The layer of an application, from 1 as headings number it; None outside the blocks or for one layer.
 
-    >>> layer_of(""), layer_of("l1.")
-    (None, 2)
+    >>> from symgpt.ops.base import Apply
+    >>> layer_of(Apply("residual", "l1.H1", opts=(("block", 1),)), 2)
+    2
+    >>> layer_of(Apply("residual", "H1", opts=(("block", 0),)), 1), layer_of(Apply("residual", "H0"), 2)
+    (None, None)
     """
-    return int(pre[1:].rstrip(".")) + 1 if pre else None
-
-
-def stages(plan) -> list:
-    """The plan in runs of one stage (the ``section`` its applications carry): ``[(section, [Apply…])]``.
-
-    >>> import symgpt
-    >>> from symgpt.engine.models import plan
-    >>> [(key, [a.out for a in run]) for key, run in stages(plan(symgpt.load("tiny-transformer").spec))][:3]
-    [('embed', ['X']), ('positional', ['PE', 'H0']), ('attention', ['Attn'])]
-    """
-    out: list = []
-    for a in plan:
-        key = a.opt("section")
-        if out and out[-1][0] == key and out[-1][1][-1].pre == a.pre:
-            out[-1][1].append(a)
-        else:
-            out.append((key, [a]))
-    return out
+    block = a.opt("block")
+    return block + 1 if block is not None and layers > 1 else None
 
 
 def outline(c) -> list:
@@ -313,7 +300,7 @@ def stage_section(c, key, run, figs) -> dict:
     if run[-1].out == c.final:
         parts.append(note("residual.final", t=c.posl(c.T - 1),
                           h=c.n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)))
-    return {"id": key, "steps": by_rows(parts), "layer": layer_of(run[0].pre)}
+    return {"id": key, "steps": by_rows(parts), "layer": layer_of(run[0], c.s.layers)}
 
 
 def lead(c, items, run) -> list:
@@ -337,7 +324,7 @@ def lead(c, items, run) -> list:
 def setup(c, figs):
     s = c.s
     figs["pipeline"] = diagrams.pipeline(c.toks, s.vocab[sampling.greedy(c.d).id], s.layers, s.heads,
-                                        tied=s.tied, ids=list(s.input))
+                                        tied=s.tied, ids=list(s.input), plan=c.plan)
     hyper = [[math("V"), word("vocab_size"), num(s.V)], [math("d"), word("d_model"), num(s.d)],
              [math("h"), word("n_heads"), num(s.heads)], [math("d_k"), word("d_head"), num(c.dk)],
              [math(r"d_{\mathrm{ff}}"), word("d_ff"), num(s.d_ff)], [math("L"), word("n_layers"), num(s.layers)],
@@ -482,7 +469,7 @@ def show_attention(c, a, words, i, figs) -> list:
     each worked row, the weights' table and picture, the weighted sum (and W_O), head by head."""
     n, s, d = c.n, c.s, c.d
     g = d.graph
-    pre, l = a.pre, (layer_of(a.pre) or 1) - 1
+    pre, l = a.pre, a.opt("block")
     steps = [text("tteach.attention_lead"), sub("tteach.attention_proj"), text("attention.intro")]
     steps.append(display(*[rf"{nm} &= {_bm(c, a.param(nm))}" for nm in ("W_Q", "W_K", "W_V")],
                          figs=weight_figs(c, *[a.param(nm) for nm in ("W_Q", "W_K", "W_V")])))
@@ -895,7 +882,7 @@ def summary_row(c, key, run) -> list:
     if callable(shown):
         return shown(c, run)
     group, n = run[-1].out, c.n
-    last = f"^{{({c.s.layers})}}" if run[0].pre else ""  # a deeper model's blocks: the last one, from 1
+    last = f"^{{({c.s.layers})}}" if layer_of(run[0], c.s.layers) else ""  # a deeper model's blocks: the last one
     shape = c.d.graph.groups[group].shape
     if len(shape) == 2:
         size = math(rf"{shape[0]} \times {shape[1]}")
@@ -918,11 +905,10 @@ def probability_row(c) -> list:
 def summary(c):
     n, s = c.n, c.s
     t = c.T - 1
-    last = s.layer_prefix(s.layers - 1)
     best = sampling.greedy(c.d)
     rows = [[word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
              math(str(s.input[t]))]]
-    rows += [summary_row(c, key, run) for key, run in stages(c.plan) if run[0].pre in ("", last)]
+    rows += [summary_row(c, key, run) for key, run in stages(c.plan) if run[0].opt("block") in (None, s.layers - 1)]
     rows += [[word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
              [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")]]
     return {"id": "summary", "steps": [

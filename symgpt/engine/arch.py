@@ -5,7 +5,8 @@ The plan (a list of :class:`symgpt.ops.base.Apply`) is what every consumer itera
 The seed's transformer (post-LN blocks, sinusoidal positions, ReLU, a tied head) and the bigram are two configs.
 Each application of the transformer's plan carries its stage (the option ``section``: the embedding, the positions,
 then per block the attention, a residual sum with its norm, the FFN, a residual sum with its norm; the head, the
-softmax), which the documents show as one section each (:mod:`symgpt.documents.transformer`).
+softmax) and its block (``block``, from 0; None outside the blocks): the documents show a stage as one section
+(:func:`stages`, :mod:`symgpt.documents.transformer`), the pipeline picture a block as one frame.
 
 >>> a = Arch(kind="bigram", V=3, d=2)
 >>> [(s.op, s.out) for s in a.plan(1, (1,), 2)]
@@ -36,13 +37,30 @@ def prefix(layers: int, l: int) -> str:
     return "" if layers == 1 else f"l{l}."
 
 
-def stage(section: str, *applies) -> list:
-    """Applications shown together: a stage of the architecture, which a document shows as its section ``section``.
+def stage(section: str, *applies, block=None) -> list:
+    """Applications shown together: a stage of the architecture, which a document shows as its section ``section``
+    (``block``: the number of the block it is in, from 0; None outside the blocks).
 
-    >>> [a.opt("section") for a in stage("ffn", Apply("relu", "R", ("Z",)))]
-    ['ffn']
+    >>> [(a.opt("section"), a.opt("block")) for a in stage("ffn", Apply("relu", "R", ("Z",)), block=0)]
+    [('ffn', 0)]
     """
-    return [replace(a, opts=a.opts + (("section", section),)) for a in applies]
+    return [replace(a, opts=a.opts + (("section", section), ("block", block))) for a in applies]
+
+
+def stages(plan) -> list:
+    """The plan in runs of one stage (the ``section`` and ``block`` its applications carry): ``[(section, [Apply…])]``.
+
+    >>> [(key, [a.out for a in run]) for key, run in stages(Arch("transformer", 6, 2, 1, 4, 1).plan(2))][:3]
+    [('embed', ['X']), ('positional', ['PE', 'H0']), ('attention', ['Attn'])]
+    """
+    out: list = []
+    for a in plan:
+        key = a.opt("section")
+        if out and out[-1][0] == key and out[-1][1][-1].opt("block") == a.opt("block"):
+            out[-1][1].append(a)
+        else:
+            out.append((key, [a]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -138,12 +156,12 @@ class Arch:
                Apply("relu", p + "R", (p + "Z",), tf, (), p, "ReLU(Z); ReLU(0) = 0", tk),
                Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
                      "FFN output R·W_2 + b_2", tj))
-        return stage("attention", attention) \
+        return stage("attention", attention, block=l) \
             + stage("residual1", Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
-                    norm(1, p + "H1")) \
-            + stage("ffn", *ffn) \
+                    norm(1, p + "H1"), block=l) \
+            + stage("ffn", *ffn, block=l) \
             + stage("residual2", Apply("residual", p + "H2", (p + "LN1", p + "F"), td, (), p, "second residual LN1 + F",
-                                       tj), norm(2, p + "H2"))
+                                       tj), norm(2, p + "H2"), block=l)
 
     def _head(self, T: int, tokens, target) -> list:
         H = prefix(self.layers, self.layers - 1) + "LN2" if self.layers else "H0"

@@ -106,6 +106,7 @@ def cost(a: Apply, shapes: dict) -> tuple:
 DOCUMENT = {
     "layout": "activation",
     "symbol": r"\mathrm{ReLU}",                                      # its name in a formula
+    "name": "ReLU",                                                   # … and in a picture's plain text
     "decisions": {1: "relu_pos", 0: "relu_zero", -1: "relu_neg"},  # the word for each sign of its input
     "table": "ffn.relu_cap",                                          # caption of one position's decisions
     "rule": "ffn.relu_rule",                                          # how a sign is decided
