@@ -284,13 +284,34 @@ def by_rows(parts) -> list:
 
 
 def layout(a) -> str:
-    """How the document shows an application: the layout its op's document facet names."""
+    """How the document shows an application: the layout its op's document facet names (:data:`LAYOUTS`).
+
+    >>> from symgpt.ops.base import Apply
+    >>> layout(Apply("linear", "Z")), layout(Apply("residual", "H1"))
+    ('affine', 'sum')
+    """
     return OPS[a.op].DOCUMENT["layout"]
 
 
 def stage_section(c, key, run, figs) -> dict:
     """The section of one stage: its lead, then each application in the layout its op names, row by row where
-    several walk the rows; after the last block, the vector that predicts."""
+    several walk the rows; after the last block, the vector that predicts.
+
+    The FFN of the seed: its lead, then at each of the two worked rows the first affine map's lines and the
+    activation's table, the activation's rule, the second map row by row, its table.
+
+    >>> import symgpt
+    >>> from symgpt.documents.blocks import Numbers
+    >>> d = symgpt.load("tiny-transformer")
+    >>> c = Ctx(d, Numbers(d, 3))
+    >>> key, run = stages(c.plan)[4]
+    >>> sec = stage_section(c, key, run, {})
+    >>> key, [layout(a) for a in run], sec["layer"]
+    ('ffn', ['affine', 'activation', 'affine'], None)
+    >>> [step["kind"] for step in sec["steps"]][5:]  # doctest: +NORMALIZE_WHITESPACE
+    ['sub', 'text', 'math', 'table', 'text', 'math', 'table', 'note', 'sub', 'text', 'math', 'text', 'math',
+     'table']
+    """
     words = STAGES.get(key, {})
     parts = lead(c, words.get("lead", ()), run)
     seen: dict = {}
@@ -305,7 +326,11 @@ def stage_section(c, key, run, figs) -> dict:
 
 def lead(c, items, run) -> list:
     """Steps from (kind, what) pairs: a text, note or sub-heading by key; a formula made from the stage's
-    ops' document facets; the weights the stage reads."""
+    ops' document facets; the weights the stage reads.
+
+    >>> lead(None, (("sub", "tteach.pe_add"), ("text", "positional.closed")), [])[1]
+    {'kind': 'text', 'key': 'positional.closed', 'args': {}}
+    """
     out = []
     for kind, what in items:
         if kind == "formula":
@@ -877,7 +902,15 @@ def loss_curve(c, figs):
 
 def summary_row(c, key, run) -> list:
     """A stage in the summary: its output's symbol (a block's the last one's), shape and value at the last
-    position (a vector output: all of it)."""
+    position (a vector output: all of it).
+
+    >>> import symgpt
+    >>> from symgpt.documents.blocks import Numbers
+    >>> d = symgpt.load("tiny-transformer")
+    >>> c = Ctx(d, Numbers(d, 3))
+    >>> print(*[summary_row(c, key, run)[1]["v"] for key, run in stages(c.plan)])
+    X H^{(0)} \\mathrm{Attn} \\mathrm{LN}_1 \\mathrm{FFN} \\mathrm{LN}_2 \\mathrm{logits} p
+    """
     shown = STAGES.get(key, {}).get("summary", r"\mathrm{" + key + "}")
     if callable(shown):
         return shown(c, run)
