@@ -567,3 +567,45 @@ def test_no_line_repeats_what_the_line_before_says():
             rhs = [ln.split("&", 1)[1] for ln in loaded(name).show(node).lines()]
             assert all(a != b for a, b in zip(rhs, rhs[1:])), (node, rhs)
             assert not any(re.search(r"= (-?[\d.]+) = \1$", r) for r in rhs), (node, rhs)
+
+
+def _first_lines(d) -> dict:
+    """{node: (section number, line)}: the first worked line of each node in the whole document, read here
+    from every section built at once (the way a reader meets them)."""
+    from symgpt.documents import bigram, transformer
+    from symgpt.documents.blocks import Numbers
+    from symgpt.documents.steps import components, width
+    build = transformer.sections if d.spec.kind == "transformer" else bigram.sections
+    found: dict = {}
+    for n, sec in enumerate(build(d, Numbers(d, 3 if d.spec.kind == "transformer" else 4))[0]):
+        for step in sec["steps"]:
+            for ln in step.get("lines", ()) if step["kind"] == "math" else ():
+                if not isinstance(ln, dict) or ln["sub"] is None:
+                    continue
+                for one in (components(ln) if width(ln["res"]) > 1 else [ln]):
+                    try:
+                        name = d.node(one["res"]["ref"])
+                    except (ValueError, KeyError):
+                        continue
+                    found.setdefault(name, (str(n), one))
+    return found
+
+
+@pytest.mark.parametrize("name", ["bigram", "tiny-transformer", pytest.param("deep", marks=pytest.mark.slow)])
+def test_a_quantitys_worked_line_found_in_its_section_alone_is_the_documents_first(name):
+    """worked_line builds only the sections that may show the node's group (a stage of the plan shows what its
+    applications make); for every node it finds what the whole document shows first, in the same section."""
+    from symgpt.documents.display import worked_line
+    d = loaded(name)
+    first = _first_lines(d)
+    assert len(first) > 5
+    for node in d.skeleton.nodes:
+        assert worked_line(d, node) == first.get(node), node
+
+
+def test_a_decided_function_shows_its_branch_in_the_line_from_the_definition():
+    """R[0,0] = ReLU(Z[0,0]) with Z[0,0] > 0: the line names the branch taken, whose figure is the result."""
+    from symgpt.documents.display import definition_line
+    d = loaded("tiny-transformer")
+    assert symgpt.documents.steps.latex(definition_line(d, "R[0,0]", 8)) == \
+        r"R_{0,0} &= \operatorname{ReLU}\left(Z_{0,0}\right) = Z_{0,0} = 0.00000329"

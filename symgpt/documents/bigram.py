@@ -26,6 +26,7 @@ from ..training.train import gradcheck, gradcheck_table, param_count
 from . import precision as doc_precision
 from . import script
 from .blocks import (
+    Part,
     code,
     derivation_step,
     display,
@@ -59,6 +60,18 @@ def sections(d, n):
     figs = {}
     return [setup(d, n), forward(d, n, figs), backprop(d, n), update(d, n, figs), extras_section(d, n),
             script_section(d, n), selfcheck(d, n), doc_precision.section(d, n, figs=figs)], figs
+
+
+def outline(d, n) -> list:
+    """The sections as :class:`~symgpt.documents.blocks.Part` (built at once: the document is small).
+
+    >>> import symgpt
+    >>> from symgpt.documents.blocks import Numbers
+    >>> d = symgpt.load("bigram")
+    >>> [p.id for p in outline(d, Numbers(d, 4))][:2]
+    ['bigram_setup', 'bigram_forward']
+    """
+    return [Part(sec["id"], lambda figs, sec=sec: sec) for sec in sections(d, n)[0]]
 
 
 def _within(key, part):

@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from decimal import Decimal, localcontext
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import sympy
 from flint import fmpq
 
+from ..core import worked
 from ..core.numeric import round_decimals, round_significant
 from ..core.safe import is_control, shown, visible  # noqa: F401 (used by the escapes of every format)
 from . import layout
@@ -354,6 +356,21 @@ def items(*entries) -> dict:
     return {"kind": "items", "entries": [{"key": e["key"], "args": e["args"]} for e in entries]}
 
 
+@dataclass(frozen=True)
+class Part:
+    """One section of a document, built on demand: ``build(figs)`` is the section (its pictures' data put into
+    ``figs``); ``shows`` names the groups whose worked lines it may hold (None: any), so that one quantity's
+    line is found by building its part alone (:func:`symgpt.documents.display.worked_line`).
+
+    >>> p = Part("vocab", lambda figs: {"id": "vocab", "steps": []}, shows=())
+    >>> p.build({})["id"], p.shows
+    ('vocab', ())
+    """
+    id: str
+    build: Callable
+    shows: tuple | None = None
+
+
 def table(key, head, rows, args=None, align=None) -> dict:
     """A table: caption ``key``, header cells, rows of cells (all values).
 
@@ -371,24 +388,8 @@ def table(key, head, rows, args=None, align=None) -> dict:
 
 # ---------------------------------------------------------------- numbers
 
-def exact_decimal(q) -> str | None:
-    """A rational as its exact decimal when it terminates, else None.
-
-    >>> exact_decimal(sympy.Rational(3, 10)), exact_decimal(sympy.Rational(-1, 5)), exact_decimal(sympy.Rational(1, 3))
-    ('0.3', '-0.2', None)
-    """
-    q = sympy.Rational(q)
-    den = int(q.q)
-    for p in (2, 5):
-        while den % p == 0:
-            den //= p
-    if den != 1:
-        return None
-    with localcontext() as c:
-        c.prec = 200
-        s = format((Decimal(int(q.p)) / Decimal(int(q.q))).normalize(), "f")
-    return s
-
+exact_decimal = worked.decimal
+"""A rational as its exact decimal when it terminates, else None (:func:`symgpt.core.worked.decimal`)."""
 
 # ---------------------------------------------------------------- control characters
 
@@ -464,9 +465,7 @@ class Numbers:
 
     def const(self, q) -> dict:
         """An exact input number (lr, ε, a count) as a leaf of a typed step."""
-        q = sympy.Rational(q)
-        s = exact_decimal(q)
-        return st.exact(s if s is not None else f"{q.p}/{q.q}", self.tex_rational(q))
+        return worked.const(q)
 
     def v(self, ref, k=None) -> str:
         """A node (or trace/head_step name, or a reference expression) at k decimals (default: the document's)."""
@@ -511,12 +510,7 @@ class Numbers:
         >>> Numbers(None, 3).tex_rational(sympy.Rational(1, 100000))
         '10^{-5}'
         """
-        q = sympy.Rational(q)
-        if q.p == 1 and q.q > 1000:
-            k = len(str(q.q)) - 1
-            if 10 ** k == q.q:
-                return f"10^{{-{k}}}"
-        return self.rational(q)
+        return worked.rational_tex(q)
 
     def closed(self, name, max_ops=10, rationals=False):
         """SymPy's LaTeX of a short closed form, or None when long or just a decimal.

@@ -21,11 +21,14 @@ True
 """
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from xml.sax.saxutils import escape
 
 from ..core.safe import visible
-from ..ops import NAMES
+from ..engine import models
+from ..engine.arch import Arch, stages
+from ..ops import OPS
 from ..training.train import learnable
 
 UNIT = 40          # SVG pixels per unit
@@ -33,7 +36,6 @@ BOX_H = Fraction(7, 10)
 GAP = Fraction(1, 2)
 FONT = "font-family=\"Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif\""
 MAX_REPEATED = 3   # layers drawn one by one up to this many; beyond, one block marked × L
-HELPERS = frozenset(name for name, n in NAMES.items() if n.helper)   # statistics inside an op: a norm's, a softmax's
 
 
 def _box(i, label_svg=None, label_tex=None, token=None, kind="stage", x=Fraction(1, 2), w=9) -> dict:
@@ -53,10 +55,39 @@ def _arrow(a: dict, b: dict) -> dict:
     return {"points": [[str(ax), str(Fraction(a["y"]) + Fraction(a["h"]))], [str(bx), b["y"]]]}
 
 
-def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True, ids=None) -> dict:
+def _attention(run) -> tuple:
+    heads = run[0].opt("heads")
+    if heads == 1:
+        return "Attn = softmax(QKᵀ/√dₖ) V", r"\mathrm{Attn} = \mathrm{softmax}(Q K^{\top} / \sqrt{d_k})\, V"
+    return (f"Attn = [head₁, …, head{_sub(heads)}] W_O",
+            rf"\mathrm{{Attn}} = [\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{heads}}}]\, W_O")
+
+
+def _ffn(run) -> tuple:
+    act = next(OPS[a.op].DOCUMENT for a in run if OPS[a.op].DOCUMENT["layout"] == "activation")
+    return (f"FFN = {act['name']}(h W₁ + b₁) W₂ + b₂", rf"\mathrm{{FFN}} = {act['symbol']}(h W_1 + b_1) W_2 + b_2")
+
+
+PICTURES = {
+    "embed": lambda run: ("X = E[ids]", r"X = E[\mathrm{ids}]"),
+    "positional": lambda run: ("H⁽⁰⁾ = X + PE", r"H^{(0)} = X + \mathrm{PE}"),
+    "attention": _attention,
+    "residual1": lambda run: ("H' = H + Attn → LN₁", r"H' = H + \mathrm{Attn} \to \mathrm{LN}_1"),
+    "ffn": _ffn,
+    "residual2": lambda run: ("H'' = LN₁ + FFN → LN₂", r"H'' = \mathrm{LN}_1 + \mathrm{FFN} \to \mathrm{LN}_2"),
+    "head": lambda run: (("logits = h Eᵀ", r"\mathrm{logits} = h E^{\top}") if run[0].opt("tied") else
+                         ("logits = h W_out", r"\mathrm{logits} = h W_{\mathrm{out}}")),
+    "softmax": lambda run: ("p = softmax(logits)", r"p = \mathrm{softmax}(\mathrm{logits})"),
+}
+"""The box of each stage of the plan (:func:`symgpt.engine.arch.stages`): its SVG text and its LaTeX, from its
+applications (the heads, the tied head, the activation's name from its op's document facet)."""
+
+
+def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True, ids=None, plan=None) -> dict:
     """The forward pass as a column of stages: tokens in, the predicted token out.
 
-    Each block is drawn once per layer up to :data:`MAX_REPEATED` layers,
+    One box per stage of the ``plan`` (the model's; by default the seed's wiring with these sizes),
+    labelled as :data:`PICTURES` says.  Each block is drawn once per layer up to :data:`MAX_REPEATED` layers,
     else once inside a frame marked ``× L``.
 
     The labels are formulas and names of quantities, so one SVG serves every
@@ -68,38 +99,29 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True,
     >>> [fr["svg"] for fr in f["frames"]], pipeline(["a"], "b", 5, 1)["frames"][0]["svg"], f["boxes"][1]["svg"]
     (['[1]', '[2]'], '× 5', 'ids = [0]')
     """
-    if heads == 1:
-        heads_svg = "Attn = softmax(QKᵀ/√dₖ) V"
-        heads_tex = r"\mathrm{Attn} = \mathrm{softmax}(Q K^{\top} / \sqrt{d_k})\, V"
-    else:
-        heads_svg = f"Attn = [head₁, …, head{_sub(heads)}] W_O"
-        heads_tex = rf"\mathrm{{Attn}} = [\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{heads}}}]\, W_O"
+    if plan is None:
+        plan = Arch(kind="transformer", V=1, d=heads, heads=heads, d_ff=1, layers=layers, tied=tied).plan(1)
     ids_svg = "ids = [" + ", ".join(map(str, ids)) + "]" if ids is not None else "ids"
-    block = [(heads_svg + "", heads_tex),
-             ("H' = H + Attn → LN₁", r"H' = H + \mathrm{Attn} \to \mathrm{LN}_1"),
-             ("FFN = ReLU(h W₁ + b₁) W₂ + b₂", r"\mathrm{FFN} = \mathrm{ReLU}(h W_1 + b_1) W_2 + b_2"),
-             ("H'' = LN₁ + FFN → LN₂", r"H'' = \mathrm{LN}_1 + \mathrm{FFN} \to \mathrm{LN}_2")]
     boxes = [_box(0, token="".join(tokens), kind="token"),
-             _box(1, ids_svg, r"\mathrm{" + ids_svg.replace("ids", "ids}", 1)),
-             _box(2, "X = E[ids]", r"X = E[\mathrm{ids}]"),
-             _box(3, "H⁽⁰⁾ = X + PE", r"H^{(0)} = X + \mathrm{PE}")]
+             _box(1, ids_svg, r"\mathrm{" + ids_svg.replace("ids", "ids}", 1))]
     frames = []
     shown = layers if layers <= MAX_REPEATED else 1
-    for l in range(shown):
+    for block, run in itertools.groupby(stages(plan), key=lambda stage: stage[1][0].opt("block")):
+        if block is not None and block >= shown:
+            continue
         first = len(boxes)
-        boxes += [_box(first + k, s, t, x=Fraction(1, 2), w=9) for k, (s, t) in enumerate(block)]
+        for key, apps in run:
+            boxes.append(_box(len(boxes), *PICTURES[key](apps)))
+        if block is None:
+            continue
         top = Fraction(boxes[first]["y"]) - Fraction(1, 5)
         bottom = Fraction(boxes[-1]["y"]) + BOX_H + Fraction(1, 5)
-        label = (f"[{l + 1}]", rf"[{l + 1}]") if layers <= MAX_REPEATED else \
+        label = (f"[{block + 1}]", rf"[{block + 1}]") if layers <= MAX_REPEATED else \
             (f"× {layers}", rf"\times {layers}")
         frames.append({"x": "0", "y": str(top), "w": "10", "h": str(bottom - top),
-                       "svg": label[0], "tex": label[1], "layer": str(l + 1) if layers <= MAX_REPEATED else ""})
+                       "svg": label[0], "tex": label[1], "layer": str(block + 1) if layers <= MAX_REPEATED else ""})
     n = len(boxes)
-    head = ("logits = h Eᵀ", r"\mathrm{logits} = h E^{\top}") if tied else \
-        ("logits = h W_out", r"\mathrm{logits} = h W_{\mathrm{out}}")
-    boxes += [_box(n, *head), _box(n + 1, "p = softmax(logits)", r"p = \mathrm{softmax}(\mathrm{logits})"),
-              _box(n + 2, "argmax p", r"\arg\max\, p"),
-              _box(n + 3, token=predicted, kind="token")]
+    boxes += [_box(n, "argmax p", r"\arg\max\, p"), _box(n + 1, token=predicted, kind="token")]
     arrows = [_arrow(a, b) for a, b in zip(boxes, boxes[1:])]
     return _frame_data(boxes, arrows, frames)
 
@@ -154,7 +176,7 @@ def chain_rows(d) -> tuple:
     """The backward chain as rows, from the loss down to E, and the parameters beside them.
 
     Quantities are grouped by name (every entry of Q is one ``Q``); the
-    statistics inside an op (:data:`HELPERS`: a norm's μ, σ², a softmax's sums) are
+    statistics inside an op (its ``inner`` groups: a norm's μ and σ², the softmax sums) are
     passed through; quantities no parameter influences (the fixed positional
     encoding) and parameters that are not trained are left out.  A quantity's
     row is its longest distance from the loss, so every arrow points down.
@@ -171,19 +193,18 @@ def chain_rows(d) -> tuple:
     learn = {g.nodes[n].group for n in learnable(d)}
     params = set(spec.params)
     f = flow(g)
-    # pass helper statistics through: a → helper → b becomes a → b
-    def base(grp):
-        return grp.rpartition(".")[2]
+    inner = {grp for a in models.plan(spec) for grp in getattr(OPS[a.op], "inner", lambda a: ())(a)}
+    # pass the ops' inner statistics through: a → statistic → b becomes a → b
     def reach(grp, seen=()):
         out = set()
         for t in f.get(grp, ()):
-            if base(t) in HELPERS and t not in seen:
+            if t in inner and t not in seen:
                 out |= reach(t, seen + (t,))
-            elif base(t) not in HELPERS:
+            elif t not in inner:
                 out.add(t)
         return out
     chain_params = {"E", "W_out"}
-    moved = {a: reach(a) for a in list(f) if base(a) not in HELPERS}
+    moved = {a: reach(a) for a in list(f) if a not in inner}
     # keep what a trained parameter influences (the positional encoding does not)
     touched: set = set()   # nodes some trained parameter flows into, in one forward sweep
     for name in g.order:

@@ -5,7 +5,8 @@ meaning, its definition, a worked line formula → substitution → result with
 certified figures, its closed form when small, and its value at 12 certified
 significant digits.  The worked line is the document's own when the document
 has one for the quantity (:mod:`symgpt.documents.transformer`, :mod:`symgpt.documents.bigram`,
-resolved by :class:`symgpt.documents.steps.Printer`); otherwise it is built from the
+resolved by :class:`symgpt.documents.steps.Printer`; only the section that shows the quantity's
+group is built, :func:`worked_line`); otherwise it is built from the
 node's definition, each operand's certified figure substituted.  Either way
 :meth:`symgpt.documents.steps.Printer.resolve` prints the operands with up to three
 guard digits and writes ``=`` only when the printed arithmetic, done exactly,
@@ -45,7 +46,9 @@ SMALL_OPS = 40       # a closed form of at most this many operations (SymPy coun
 COUNT_OPS = 1000     # up to this many its size is counted; beyond, "more than"
 LAZY_NODES = 400     # beyond the limits (the lazy graph) a closed form reads at most this many definitions
 LAZY_FIGURES = 24    # … and a worked line from a definition substitutes at most this many figures
-SECTIONS = {"transformer": doc_transformer.sections, "bigram": doc_bigram.sections}
+OUTLINES = {"transformer": lambda d, n: doc_transformer.outline(doc_transformer.Ctx(d, n)),
+            "bigram": doc_bigram.outline}
+"""The document's sections of each kind, each built on demand (:class:`symgpt.documents.blocks.Part`)."""
 
 # LaTeX of the quantity names the documents use, as each op names them (symgpt.ops.NAMES); others print by the
 # rule of group_tex (W_Q → W_{Q}, a longer name as \mathrm{name})
@@ -119,7 +122,55 @@ def expr_tex(d, expr) -> str:
 
 # ---------------------------------------------------------------- the worked line
 
-_WORKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_OUTLINE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _outline(d) -> list:
+    """[part, its lines or None] for each section of the derivation's document, at the document's decimals."""
+    if d not in _OUTLINE:
+        build = OUTLINES.get(d.spec.kind)
+        _OUTLINE[d] = [[p, None] for p in build(d, Numbers(d, DEFAULT_DIGITS[d.spec.kind]))] if build else []
+    return _OUTLINE[d]
+
+
+def _lines(d, entry) -> dict:
+    """{node name: resolved line} of one section (built once): the first of its worked lines whose result is
+    the node; a vector line gives one scalar line per component."""
+    if entry[1] is None:
+        found: dict = {}
+        for step in entry[0].build({})["steps"]:
+            for ln in step.get("lines", ()) if step["kind"] == "math" else ():
+                if not isinstance(ln, dict) or ln["sub"] is None:
+                    continue
+                for one in (st.components(ln) if st.width(ln["res"]) > 1 else [ln]):
+                    try:
+                        name = d.node(one["res"]["ref"])
+                    except (RefError, KeyError):
+                        continue  # a result that is an expression (a dot product, exp(S))
+                    found.setdefault(name, one)
+        entry[1] = found
+    return entry[1]
+
+
+def worked_line(d, name: str):
+    """(section number, resolved line) of the document's first worked line whose result is the node, or None.
+
+    Only the sections that may show the node's group are built (:attr:`symgpt.documents.blocks.Part.shows`:
+    a stage of the plan shows the groups its applications make), each once per derivation.
+
+    >>> import symgpt
+    >>> sec, ln = worked_line(symgpt.load("tiny-transformer"), "A[1,0]")
+    >>> sec, ln["rel"]
+    ('5', '=')
+    """
+    group = d.skeleton.nodes[name].group
+    for n, entry in enumerate(_outline(d)):  # §n, as symgpt.documents.document.number_tables numbers them
+        if entry[0].shows is not None and group not in entry[0].shows:
+            continue
+        ln = _lines(d, entry).get(name)
+        if ln is not None:
+            return str(n), ln
+    return None
 
 
 def worked_lines(d) -> dict:
@@ -127,30 +178,18 @@ def worked_lines(d) -> dict:
 
     The document's sections are built once per derivation, at the document's
     decimals; a vector line gives one scalar line per component (both kinds'
-    documents, see :data:`SECTIONS`).
+    documents, see :data:`OUTLINES`).
 
     >>> import symgpt
     >>> sec, ln = worked_lines(symgpt.load("tiny-transformer"))["A[1,0]"]
     >>> sec, ln["rel"]
     ('5', '=')
     """
-    if d not in _WORKED:
-        build = SECTIONS.get(d.spec.kind)
-        secs = build(d, Numbers(d, DEFAULT_DIGITS[d.spec.kind]))[0] if build else []
-        found: dict = {}
-        for n, sec in enumerate(secs):  # §n, as symgpt.documents.document.number_tables numbers them
-            for step in sec["steps"]:
-                for ln in step.get("lines", ()) if step["kind"] == "math" else ():
-                    if not isinstance(ln, dict) or ln["sub"] is None:
-                        continue
-                    for one in (st.components(ln) if st.width(ln["res"]) > 1 else [ln]):
-                        try:
-                            name = d.node(one["res"]["ref"])
-                        except (RefError, KeyError):
-                            continue  # a result that is an expression (a dot product, exp(S))
-                        found.setdefault(name, (str(n), one))
-        _WORKED[d] = found
-    return _WORKED[d]
+    found: dict = {}
+    for n, entry in enumerate(_outline(d)):
+        for name, ln in _lines(d, entry).items():
+            found.setdefault(name, (str(n), ln))
+    return found
 
 
 class NoTree(Exception):
@@ -223,8 +262,6 @@ def definition_line(d, name: str, k: int) -> dict | None:
     >>> d = symgpt.load("tiny-transformer")
     >>> st.latex(definition_line(d, "grad_logits[4]", 3)).split("&")[1]
     '= p_{\\\\text{你}} - 1 = 0.085 - 1 = -0.915'
-    >>> print(st.latex(definition_line(d, "R[0,0]", 8)))
-    R_{0,0} &= \\operatorname{ReLU}\\left(Z_{0,0}\\right) = Z_{0,0} = 0.00000329
     """
     node = d.definitions.nodes[name]
     if node.expr is None:
@@ -240,7 +277,7 @@ def definition_line(d, name: str, k: int) -> dict | None:
     if d.definitions.lazy and figures > LAZY_FIGURES:
         return None  # beyond the limits a wide sum is shown as its definition and value
     formula = expr_tex(d, node.expr)
-    if sub["op"] == "fig":  # one operand (a ReLU decided positive): name it, its figure is the result
+    if sub["op"] == "fig":  # one operand (a function decided to its argument): name it, its figure is the result
         formula, sub = f"{formula} = {expr_tex(d, expr)}", None
     ln = st.line(name_tex(d, name), sub, name, formula=formula)
     try:
@@ -330,7 +367,7 @@ class Quantity:
             return None
         if self._worked is None:  # memoised: lines() and notes() both ask
             try:
-                found = worked_lines(self.d).get(self.node)
+                found = worked_line(self.d, self.node)
             except LimitError:  # a model too big for its document: the line from the definition
                 found = None
             if found is not None:
@@ -401,7 +438,7 @@ class Quantity:
         Exact only where that is known cheaply: a closed form that is a rational
         number, or a size; no SymPy simplification is attempted.
         """
-        if self.node is not None and self.value() == "0":  # an exact zero is an exact ball (a ReLU's 0 carried)
+        if self.node is not None and self.value() == "0":  # an exact zero is an exact ball (a decided 0 carried)
             b = self.d.ball(self.node, 64)
             return "=" if (b.is_exact() if isinstance(b, arb) else True) and b == 0 else r"\approx"
         exact = self._closed_expr() if self.node is not None else self._exact()
@@ -565,4 +602,4 @@ def check_digits(digits) -> int:
 
 
 __all__ = ["Quantity", "aligned", "derivation_latex", "derivation_markdown", "derivation_repr", "examples",
-           "expr_tex", "group_tex", "name_tex", "sizes", "worked_lines"]
+           "expr_tex", "group_tex", "name_tex", "sizes", "worked_line", "worked_lines"]

@@ -42,6 +42,24 @@ from ..claims.claims import certify_rounding, parse_printed
 from ..claims.refs import bind, parse
 from ..core.errors import InputError
 from ..core.numeric import UndecidableError, bounds, round_decimals
+from ..core.worked import (  # noqa: F401 (the tree's constructors, in core so that an op can state its lines)
+    Add,
+    Div,
+    Dot,
+    Exp,
+    Group,
+    Ln,
+    Mul,
+    Neg,
+    Pow,
+    Sqrt,
+    Sub,
+    Vec,
+    exact,
+    fig,
+    line,
+    result,
+)
 from . import layout
 
 GUARD = 3           # at most k+3 decimals for an operand, as a rule
@@ -50,110 +68,6 @@ SMALL = 12          # a value below 10^-12 that rounds to 0 is printed as 0 (no 
 FIGURE: contextvars.ContextVar = contextvars.ContextVar("FIGURE", default=None)
 """When set, ``mark(ref, printed, tex)`` wraps each figure :func:`tex` writes (the HTML page's live figures,
 :func:`symgpt.documents.html.marking`); its sign stays outside, so a sign folds into the operator as before."""
-
-
-# ---------------------------------------------------------------- the tree
-
-def fig(ref: str, weight=False, decimals=None) -> dict:
-    """A leaf: the printed figure of a quantity (``weight``: printed from its exact text).
-
-    >>> fig("Q[1,0]")
-    {'op': 'fig', 'ref': 'Q[1,0]', 'weight': False, 'decimals': None}
-    """
-    return {"op": "fig", "ref": ref, "weight": weight, "decimals": decimals}
-
-
-def exact(text: str, tex: str | None = None) -> dict:
-    """A leaf that is an exact number (lr, a count, ε): ``text`` in the claims grammar.
-
-    >>> exact("1e-5", "10^{-5}")["tex"]
-    '10^{-5}'
-    """
-    return {"op": "num", "v": text, "tex": tex if tex is not None else text}
-
-
-def _op(name, *args) -> dict:
-    return {"op": name, "args": list(args)}
-
-
-def Add(*terms) -> dict:
-    """A sum of terms (a vector sum when the terms are vectors)."""
-    return _op("add", *terms)
-
-
-def Sub(a, b) -> dict:
-    """a − b."""
-    return _op("sub", a, b)
-
-
-def Mul(a, b) -> dict:
-    """a × b (a scalar times a vector scales it)."""
-    return _op("mul", a, b)
-
-
-def Div(a, b) -> dict:
-    """a / b."""
-    return _op("div", a, b)
-
-
-def Neg(a) -> dict:
-    """−a."""
-    return _op("neg", a)
-
-
-def Pow(a, n: int) -> dict:
-    """a to an integer power."""
-    return _op("pow", a, exact(str(n)))
-
-
-def Exp(a) -> dict:
-    """e^a."""
-    return _op("exp", a)
-
-
-def Ln(a) -> dict:
-    """The natural logarithm."""
-    return _op("ln", a)
-
-
-def Sqrt(a) -> dict:
-    """The square root."""
-    return _op("sqrt", a)
-
-
-def Group(a) -> dict:
-    """Parentheses the reader sees: ``(h_0 + h_1) / 2``."""
-    return _op("group", a)
-
-
-def Vec(*items) -> dict:
-    """A row vector; arithmetic on vectors is component by component."""
-    return _op("vec", *items)
-
-
-def Dot(xs, ws) -> dict:
-    """Σ x_i × w_i.
-
-    >>> Dot([fig("a")], [fig("b")])["op"]
-    'add'
-    """
-    return Add(*[Mul(x, w) for x, w in zip(xs, ws)])
-
-
-def result(ref: str, decimals=None) -> dict:
-    """A result figure: the quantity ``ref`` at the document's decimals (or ``decimals``)."""
-    return {"op": "fig", "ref": ref, "weight": False, "decimals": decimals}
-
-
-def line(lhs: str, sub, res, formula: str = "", tail: str = "") -> dict:
-    """One displayed equation ``lhs &= formula = sub = res`` (``res`` a ref, a result or a Vec).
-
-    >>> line("x", fig("a"), "b")["res"]["ref"]
-    'b'
-    """
-    if isinstance(res, str):
-        res = result(res)
-    return {"lhs": lhs, "formula": formula, "sub": sub, "res": res, "tail": tail, "rel": "="}
 
 
 def width(tree) -> int:

@@ -1,9 +1,13 @@
 """The transformer document (after source document 000), section by section.
 
-Each function returns one section: ``{"id", "steps"}``.  Sizes come from the
-spec, so tables grow with V, d, d_ff, T, heads and layers; element-by-element
-sums are written out for the *worked rows* (every position when T ≤ 2, else
-the last one, the position that predicts).
+Each section is ``{"id", "steps"}``.  The sections between the tokens and the
+sampling come from the model's plan (:mod:`symgpt.engine.arch`): one per stage
+of it, in order (:func:`stages`), each application laid out as its op's
+document facet says (``DOCUMENT`` of each module of :mod:`symgpt.ops`: the
+layout, and the op's own formulas, words and worked lines); nothing here names
+an op.  Sizes come from the spec, so tables grow with V, d, d_ff, T, heads and
+layers; element-by-element sums are written out for the *worked rows* (every
+position when T ≤ 2, else the last one, the position that predicts).
 
 >>> import symgpt
 >>> from symgpt.documents.blocks import Numbers
@@ -16,15 +20,21 @@ the last one, the position that predicts).
 """
 from __future__ import annotations
 
+import functools
+
 import sympy
 
 from ..engine import scale
+from ..engine.arch import stages
 from ..engine.derive import softmax_ce_steps
+from ..engine.models import plan
+from ..ops import OPS
 from ..training import sampling
 from ..training.train import learnable, param_count
 from . import diagrams
 from . import precision as doc_precision
 from .blocks import (
+    Part,
     derivation_step,
     display,
     figure,
@@ -44,7 +54,7 @@ from .blocks import (
 )
 from .figures import bars, heatmap
 from .figures import line as curve
-from .steps import Add, Div, Dot, Exp, Group, Ln, Mul, Neg, Pow, Sqrt, Sub, Vec, fig, line, result
+from .steps import Add, Div, Dot, Exp, Ln, Mul, Neg, Sqrt, Sub, Vec, fig, line, result
 
 DESC = {"E": "use_E", "W_out": "use_W_out", "W_Q": "use_W_Q", "W_K": "use_W_K", "W_V": "use_W_V",
         "W_O": "use_W_O", "W_1": "use_W_1", "b_1": "use_b_1", "W_2": "use_W_2", "b_2": "use_b_2",
@@ -85,6 +95,35 @@ class Ctx:
         self.rows = list(range(self.T)) if self.T <= 2 else [self.T - 1]
         self.k = n.k
         self.fine = n.k + 1
+        self.plan = plan(s)
+        self.made_by = {a.out: a for a in self.plan}
+        self.final = next((a.ins[0] for a in self.plan if OPS[a.op].DOCUMENT["layout"] == "head"), None)
+
+    def operand(self, group, t, j) -> dict:
+        """The figure of an entry in a worked line; an entry that is a parameter's (a lookup's, as its op
+        says) is printed as that weight, from its exact text."""
+        a = self.made_by.get(group)
+        entry = getattr(OPS[a.op], "entry", None) if a is not None else None
+        return fig(entry(a, (t, j)), weight=True) if entry else fig(f"{group}[{t},{j}]")
+
+    def param_value(self, name):
+        """A parameter's exact value."""
+        return self.d.graph.nodes[self.d.node(name)].value
+
+    def stated(self, a, kind, what) -> dict:
+        """An argument an op's sentence names: the weights of its parameter ``what`` (a role), or its exact
+        option ``what``."""
+        if kind == "weights":
+            return tex(vec([self.n.weight(nm) for nm in self.d.graph.groups[a.param(what)].names]))
+        return tex(self.n.tex_rational(a.opt(what)))
+
+    def remark(self, remark, t) -> list:
+        """An op's remark (a sentence, a display, a sentence of certified figures at row t) as steps."""
+        args = {"t": self.posl(t)}
+        for name, kind, expr, ref, (how, digits) in remark["args"]:
+            v = self.n.e(expr, digits) if how == "decimals" else self.n.e_sig(expr, digits)
+            args[name] = tex(v, [(ref, v)]) if kind == "tex" else num(v, ref)
+        return [text(remark["text"]), display(remark["display"]), text(remark["then"], **args)]
 
     def per_head(self, key):
         """A caption key, its per-head variant (naming the head, from 1) when there are several heads."""
@@ -123,20 +162,186 @@ def _colhead(colword, j):
     return {"t": "word", "v": colword, "j": str(j)}
 
 
+def layer_of(a, layers: int):
+    """The layer of an application, from 1 as headings number it; None outside the blocks or for one layer.
+
+    >>> from symgpt.ops.base import Apply
+    >>> layer_of(Apply("residual", "l1.H1", opts=(("block", 1),)), 2)
+    2
+    >>> layer_of(Apply("residual", "H1", opts=(("block", 0),)), 1), layer_of(Apply("residual", "H0"), 2)
+    (None, None)
+    """
+    block = a.opt("block")
+    return block + 1 if block is not None and layers > 1 else None
+
+
+def outline(c) -> list:
+    """The document's sections in order, each a :class:`~symgpt.documents.blocks.Part`: the set-up, the
+    vocabulary and the tokens; one section per stage of the plan (:func:`stages`), showing the groups its
+    applications make (:func:`made`); sampling, training (the loss's worked line), the summary, precision.
+
+    >>> import symgpt
+    >>> from symgpt.documents.blocks import Numbers
+    >>> d = symgpt.load("tiny-transformer")
+    >>> [(p.id, p.shows) for p in outline(Ctx(d, Numbers(d, 3)))][2:6]  # doctest: +NORMALIZE_WHITESPACE
+    [('tokenize', ()), ('embed', ('X',)), ('positional', ('PE', 'H0')),
+     ('attention', ('Q', 'K', 'V', 'S', 'A_den', 'A', 'Attn'))]
+    """
+    groups = c.d.skeleton.groups
+    before = [Part("setup", lambda figs: setup(c, figs), ()), Part("vocab", lambda figs: vocab(c), ()),
+              Part("tokenize", lambda figs: tokenize(c), ())]
+    staged = [Part(key, functools.partial(stage_section, c, key, run), tuple(g for a in run for g in made(a, groups)))
+              for key, run in stages(c.plan)]
+    after = [Part("sample", lambda figs: sample(c), ()), Part("train", lambda figs: training(c, figs), ("loss",)),
+             Part("summary", lambda figs: summary(c), ()),
+             Part("precision", lambda figs: doc_precision.section(c.d, c.n, figs=figs), ())]
+    return before + staged + after
+
+
+class _Made:
+    """What an op's ``groups(a, net)`` asks of a net, recording the names it makes."""
+
+    def __init__(self, groups):
+        self.groups, self.names = groups, []
+
+    def group(self, name, *rest) -> None:
+        self.names.append(name)
+
+
+def made(a, groups) -> tuple:
+    """The groups an application makes (as its op registers them), ``groups`` the model's (their shapes).
+
+    >>> import symgpt
+    >>> d = symgpt.load("tiny-transformer")
+    >>> [made(a, d.skeleton.groups) for a in plan(d.spec)][-3:-1]
+    [('mu2', 'var2', 'LN2'), ('h_final', 'logits')]
+    """
+    m = _Made(groups)
+    OPS[a.op].groups(a, m)
+    return tuple(m.names)
+
+
 def sections(d, n):
     """All sections and the figures' data of a transformer document."""
     c = Ctx(d, n)
-    figs = {}
-    out = [setup(c, figs), vocab(c), tokenize(c), embed(c), positional(c)]
-    for l in range(c.s.layers):
-        pre = c.s.layer_prefix(l)
-        block = [attention(c, l, pre, figs), residual_ln(c, l, pre, 1), ffn(c, l, pre),
-                 residual_ln(c, l, pre, 2)]
-        for sec in block:
-            sec["layer"] = l + 1 if c.s.layers > 1 else None  # layers are numbered from 1 in headings
-        out += block
-    out += [head(c), softmax(c, figs), sample(c), training(c, figs), summary(c), doc_precision.section(d, n, figs=figs)]
-    return out, figs
+    figs: dict = {}
+    return [part.build(figs) for part in outline(c)], figs
+
+
+# ---------------------------------------------------------------- a stage of the plan
+
+STAGES = {
+    "embed": {"summary": "X"},
+    "positional": {"row": "h^{(0)}", "summary": "H^{(0)}",
+                   "sum": {"lead": (("sub", "tteach.pe_add"), ("text", "positional.closed")),
+                           "formula": r"H^{(0)} = X + \mathrm{PE}", "closed": True, "cap": "positional.H0_cap"}},
+    "attention": {"summary": r"\mathrm{Attn}"},
+    "residual1": {"row": "h'", "summary": r"\mathrm{LN}_1",
+                  "sum": {"lead": (("text", "residual.intro1"), ("sub", "tteach.residual_add")),
+                          "formula": r"H' = H^{(0)} + \mathrm{Attn}"},
+                  "norm": {"cap": "residual.LN_cap1"}},
+    "residual2": {"row": "h''", "summary": r"\mathrm{LN}_2",
+                  "sum": {"lead": (("text", "residual.intro2"), ("sub", "tteach.residual_add")),
+                          "formula": r"H'' = \mathrm{LN}_1 + \mathrm{FFN}"},
+                  "norm": {"cap": "residual.LN_cap2"}},
+    "ffn": {"summary": r"\mathrm{FFN}",
+            "lead": (("text", "ffn.intro"), ("sub", "tteach.ffn_formula"),
+                     ("formula", lambda facets: rf"\mathrm{{FFN}}(h) = {facets['activation']['symbol']}"
+                                                r"(h W_1 + b_1)\, W_2 + b_2"),
+                     ("sub", "tteach.ffn_weights"), ("weights", None)),
+            "affine": ({"sub": "ffn.first", "row": "ffn.row", "lhs": "z"},
+                       {"sub": "ffn.second", "row": "ffn.row2", "lhs": r"\mathrm{ffn}", "cap": "ffn.F_cap"})},
+    "head": {"summary": r"\mathrm{logits}"},
+    "softmax": {"summary": lambda c, run: probability_row(c)},
+}
+"""The words of each stage that are this document's, not an op's: its lead, the letter of its rows, its sums'
+formulas and its captions (the layouts below read them; an op's own words are in its document facet), and the
+symbol of its output in the summary (or the summary's row)."""
+
+
+class Rows(list):
+    """The steps of each worked row, a list per row: consecutive Rows of a stage are shown row by row (an
+    activation's decisions at a position follow the lines that computed its inputs there)."""
+
+
+def by_rows(parts) -> list:
+    """The steps of a stage's parts, consecutive :class:`Rows` interleaved row by row.
+
+    >>> by_rows([1, Rows([[2], [3]]), Rows([[4], [5]]), 6])
+    [1, 2, 4, 3, 5, 6]
+    """
+    out, rows = [], None
+    for p in [*parts, None]:
+        if isinstance(p, Rows):
+            rows = p if rows is None else Rows(a + b for a, b in zip(rows, p))
+            continue
+        if rows is not None:
+            out += [s for row in rows for s in row]
+            rows = None
+        if p is not None:
+            out.append(p)
+    return out
+
+
+def layout(a) -> str:
+    """How the document shows an application: the layout its op's document facet names (:data:`LAYOUTS`).
+
+    >>> from symgpt.ops.base import Apply
+    >>> layout(Apply("linear", "Z")), layout(Apply("residual", "H1"))
+    ('affine', 'sum')
+    """
+    return OPS[a.op].DOCUMENT["layout"]
+
+
+def stage_section(c, key, run, figs) -> dict:
+    """The section of one stage: its lead, then each application in the layout its op names, row by row where
+    several walk the rows; after the last block, the vector that predicts.
+
+    The FFN of the seed: its lead, then at each of the two worked rows the first affine map's lines and the
+    activation's table, the activation's rule, the second map row by row, its table.
+
+    >>> import symgpt
+    >>> from symgpt.documents.blocks import Numbers
+    >>> d = symgpt.load("tiny-transformer")
+    >>> c = Ctx(d, Numbers(d, 3))
+    >>> key, run = stages(c.plan)[4]
+    >>> sec = stage_section(c, key, run, {})
+    >>> key, [layout(a) for a in run], sec["layer"]
+    ('ffn', ['affine', 'activation', 'affine'], None)
+    >>> [step["kind"] for step in sec["steps"]][5:]  # doctest: +NORMALIZE_WHITESPACE
+    ['sub', 'text', 'math', 'table', 'text', 'math', 'table', 'note', 'sub', 'text', 'math', 'text', 'math',
+     'table']
+    """
+    words = STAGES.get(key, {})
+    parts = lead(c, words.get("lead", ()), run)
+    seen: dict = {}
+    for a in run:
+        i = seen[layout(a)] = seen.get(layout(a), -1) + 1  # the i-th application of this layout in the stage
+        parts += LAYOUTS[layout(a)](c, a, words, i, figs)
+    if run[-1].out == c.final:
+        parts.append(note("residual.final", t=c.posl(c.T - 1),
+                          h=c.n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)))
+    return {"id": key, "steps": by_rows(parts), "layer": layer_of(run[0], c.s.layers)}
+
+
+def lead(c, items, run) -> list:
+    """Steps from (kind, what) pairs: a text, note or sub-heading by key; a formula made from the stage's
+    ops' document facets; the weights the stage reads.
+
+    >>> lead(None, (("sub", "tteach.pe_add"), ("text", "positional.closed")), [])[1]
+    {'kind': 'text', 'key': 'positional.closed', 'args': {}}
+    """
+    out = []
+    for kind, what in items:
+        if kind == "formula":
+            out.append(display(what({layout(a): OPS[a.op].DOCUMENT for a in run})))
+        elif kind == "weights":
+            groups = [group for a in run for _, group in a.params]
+            out.append(display(*[rf"{group[len(a.pre):]} &= {_bm(c, group)}" for a in run for _, group in a.params],
+                               figs=weight_figs(c, *groups)))
+        else:
+            out.append({"text": text, "sub": sub, "note": note}[kind](what))
+    return out
 
 
 # ---------------------------------------------------------------- §0 set-up
@@ -144,7 +349,7 @@ def sections(d, n):
 def setup(c, figs):
     s = c.s
     figs["pipeline"] = diagrams.pipeline(c.toks, s.vocab[sampling.greedy(c.d).id], s.layers, s.heads,
-                                        tied=s.tied, ids=list(s.input))
+                                        tied=s.tied, ids=list(s.input), plan=c.plan)
     hyper = [[math("V"), word("vocab_size"), num(s.V)], [math("d"), word("d_model"), num(s.d)],
              [math("h"), word("n_heads"), num(s.heads)], [math("d_k"), word("d_head"), num(c.dk)],
              [math(r"d_{\mathrm{ff}}"), word("d_ff"), num(s.d_ff)], [math("L"), word("n_layers"), num(s.layers)],
@@ -210,59 +415,62 @@ def tokenize(c):
         note("tokenize.lookup")]}
 
 
-def embed(c):
+# ---------------------------------------------------------------- the layouts of the ops
+
+def show_lookup(c, a, words, i, figs) -> list:
+    """An embedding: the matrix, then the row each position looks up."""
+    E, X = a.ins[0], a.out
     E_rows = lambda v: {"t": "tokid", "v": str(v), "tok": c.s.vocab[v]}
-    Et = c.matrix_table("embed.E_cap", "E", E_rows, (word("token"), lambda j: _colhead("dim", j)),
+    Et = c.matrix_table("embed.E_cap", E, E_rows, (word("token"), lambda j: _colhead("dim", j)),
                         args={"V": num(c.V), "d": num(c.dm)}, weights=True)
     lines = []
     for t, i in enumerate(c.s.input):
-        xs = [c.n.weight(f"E[{i},{j}]") for j in range(c.dm)]
+        xs = [c.n.weight(f"{E}[{i},{j}]") for j in range(c.dm)]
         lines.append(rf"x_{{{t}}} &= E[{i}] = {vec(xs)} \quad ({mtext(c.toks[t])})")
-    return {"id": "embed", "steps": [
+    return [
         sub("tteach.embed_matrix"),
         text("embed.intro", d=num(c.dm)),
         Et,
         sub("tteach.embed_lookup"),
         display(rf"X = X_{{\mathrm{{oh}}}} \cdot E \in \mathbb{{R}}^{{{c.T} \times {c.dm}}}"),
         text("embed.pick"),
-        display(*lines, figs=[(f"E[{i},{j}]", c.n.weight(f"E[{i},{j}]")) for i in c.s.input for j in range(c.dm)]),
-        c.pos_table("embed.X_cap", "X")]}
+        display(*lines, figs=[(f"{E}[{i},{j}]", c.n.weight(f"{E}[{i},{j}]")) for i in c.s.input
+                              for j in range(c.dm)]),
+        c.pos_table("embed.X_cap", X)]
 
 
-def positional(c):
-    n, s = c.n, c.s
-    general = (r"\mathrm{PE}(t, 2i) = \sin\left(\frac{t}{b^{2i/d}}\right),\quad "
-               r"\mathrm{PE}(t, 2i+1) = \cos\left(\frac{t}{b^{2i/d}}\right)")
-    dens = []
-    for i in range(c.dm // 2 + c.dm % 2):
-        q = s.pe_base ** sympy.Rational(2 * i, c.dm)
-        dens.append(rf"i = {i}: &\quad b^{{{2 * i}/{c.dm}}} = {sympy.latex(q)}")
-    pe_lines, h_lines = [], []
+def show_sinusoidal(c, a, words, i, figs) -> list:
+    """Fixed positions: the formula (the op's), its frequencies, each position's vector with its closed form."""
+    n, D, PE = c.n, OPS[a.op].DOCUMENT, a.out
+    pe_lines = []
     for t in range(c.T):
-        closed = [n.closed(f"PE[{t},{j}]") for j in range(c.dm)]
-        vals = Vec(*[result(f"PE[{t},{j}]") for j in range(c.dm)])
-        mid = vec([cl if cl else n.v(f"PE[{t},{j}]") for j, cl in enumerate(closed)]) if any(closed) else ""
+        closed = [n.closed(f"{PE}[{t},{j}]") for j in range(c.dm)]
+        vals = Vec(*[result(f"{PE}[{t},{j}]") for j in range(c.dm)])
+        mid = vec([cl if cl else n.v(f"{PE}[{t},{j}]") for j, cl in enumerate(closed)]) if any(closed) else ""
         pe_lines.append(line(rf"\mathrm{{PE}}_{{{t}}}", None, vals, formula=mid))
-        sums = Add(Vec(*[fig(f"E[{s.input[t]},{j}]", weight=True) for j in range(c.dm)]),
-                   Vec(*[fig(f"PE[{t},{j}]") for j in range(c.dm)]))
-        hv = [n.v(f"H0[{t},{j}]") for j in range(c.dm)]
-        hc = [n.closed(f"H0[{t},{j}]") for j in range(c.dm)]
-        h_lines.append(line(rf"h^{{(0)}}_{{{t}}}", sums, Vec(*[result(f"H0[{t},{j}]") for j in range(c.dm)])))
-        if any(hc):
-            h_lines.append(rf"&= {vec([cl if cl else v for cl, v in zip(hc, hv)])}")
-    return {"id": "positional", "steps": [
+    return [
         sub("tteach.pe_formula"),
         text("positional.intro"),
-        display(general),
+        display(D["formula"]),
         sub("tteach.pe_values", d=num(c.dm)),
-        text("positional.base", base=tex(n.rational(s.pe_base)), d=tex(c.dm)),
-        display(*dens),
-        n.calc(*pe_lines),
-        sub("tteach.pe_add"),
-        text("positional.closed"),
-        display(r"H^{(0)} = X + \mathrm{PE}"),
-        n.calc(*h_lines),
-        c.pos_table("positional.H0_cap", "H0")]}
+        text("positional.base", base=tex(n.rational(a.opt("base"))), d=tex(c.dm)),
+        display(*OPS[a.op].frequencies(a)),
+        n.calc(*pe_lines)]
+
+
+def show_sum(c, a, words, i, figs) -> list:
+    """A residual sum: each row as the sum of its two inputs' rows (a lookup's entries printed as the weights
+    they are), with the stage's formula and, where the stage asks, each row's closed form and the table."""
+    n, w, h = c.n, words["sum"], words["row"]
+    lines = []
+    for t in range(c.T):
+        terms = [Vec(*[c.operand(x, t, j) for j in range(c.dm)]) for x in a.ins]
+        lines.append(line(rf"{h}_{{{t}}}", Add(*terms), Vec(*[result(f"{a.out}[{t},{j}]") for j in range(c.dm)])))
+        closed = [n.closed(f"{a.out}[{t},{j}]") for j in range(c.dm)] if w.get("closed") else []
+        if any(closed):
+            lines.append(rf"&= {vec([cl if cl else n.v(f'{a.out}[{t},{j}]') for j, cl in enumerate(closed)])}")
+    steps = lead(c, w["lead"], [a]) + [display(w["formula"]), n.calc(*lines)]
+    return steps + ([c.pos_table(w["cap"], a.out)] if "cap" in w else [])
 
 
 # ---------------------------------------------------------------- attention
@@ -281,16 +489,19 @@ def dot_sum(xs, ws) -> str:
     return "+".join(f"{x}*{w}" for x, w in zip(xs, ws))
 
 
-def attention(c, l, pre, figs):
+def show_attention(c, a, words, i, figs) -> list:
+    """Self-attention, walked through: the projections, the scores and their scale, the mask, the softmax of
+    each worked row, the weights' table and picture, the weighted sum (and W_O), head by head."""
     n, s, d = c.n, c.s, c.d
     g = d.graph
+    pre, l = a.pre, a.opt("block")
     steps = [text("tteach.attention_lead"), sub("tteach.attention_proj"), text("attention.intro")]
-    steps.append(display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_Q", "W_K", "W_V")],
-                         figs=weight_figs(c, *[pre + nm for nm in ("W_Q", "W_K", "W_V")])))
+    steps.append(display(*[rf"{nm} &= {_bm(c, a.param(nm))}" for nm in ("W_Q", "W_K", "W_V")],
+                         figs=weight_figs(c, *[a.param(nm) for nm in ("W_Q", "W_K", "W_V")])))
     steps += [sub("tteach.attention_qkv"), display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V")]
-    hin = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
+    hin = a.ins[0]
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
-        Wn = pre + "W_" + M
+        Wn = a.param("W_" + M)
         steps.append(minor("attention.elem", M=tex(M)))
         for t in c.rows:
             lines = []
@@ -364,7 +575,7 @@ def attention(c, l, pre, figs):
                              [[s_ > t for s_ in range(c.T)] for t in range(c.T)])
         steps.append(figure(name, "attention.fig" if s.heads == 1 else "tteach.attention_fig_h", h=num(h + 1)))
     # weighted sum: the heads' outputs o (Attn_heads when W_O follows, else Attn itself)
-    has_wo = s.raw.get("layer", [{}])[l].get("W_O") is not None
+    has_wo = a.param("W_O") is not None
     o = pre + ("Attn_heads" if has_wo else "Attn")
     steps += [sub("attention.sum"), display(r"\mathrm{Attn} = A V")]
     for t in c.rows:
@@ -386,11 +597,12 @@ def attention(c, l, pre, figs):
         for t in c.rows:
             steps.append(n.calc(*[line(rf"\mathrm{{attn}}^{{O}}_{{{t},{j}}}",
                                        Dot([fig(f"{o}[{t},{i}]") for i in range(c.dm)],
-                                           [W(f"{pre}W_O[{i},{j}]") for i in range(c.dm)]), f"{pre}Attn[{t},{j}]")
+                                           [W(f"{a.param('W_O')}[{i},{j}]") for i in range(c.dm)]),
+                                       f"{a.out}[{t},{j}]")
                                   for j in range(c.dm)]))
-    steps.append(c.pos_table("attention.Attn_cap", pre + "Attn"))
+    steps.append(c.pos_table("attention.Attn_cap", a.out))
     steps.append(note("attention.recap"))
-    return {"id": "attention", "steps": steps}
+    return steps
 
 
 def _bm(c, group):
@@ -405,136 +617,77 @@ def weight_figs(c, *groups) -> list:
     return [(nm, c.n.weight(nm)) for group in groups for nm in c.d.graph.groups[group].names]
 
 
-# ---------------------------------------------------------------- residual + LayerNorm
+# ---------------------------------------------------------------- a norm, an affine map, an activation
 
-def residual_ln(c, l, pre, which):
-    n, s, g = c.n, c.s, c.d.graph
-    H = pre + f"H{which}"
-    if which == 1:
-        a = "H0" if l == 0 else s.layer_prefix(l - 1) + "LN2"
-        b = pre + "Attn"
-        formula = r"H' = H^{(0)} + \mathrm{Attn}"
-    else:
-        a, b = pre + "LN1", pre + "F"
-        formula = r"H'' = \mathrm{LN}_1 + \mathrm{FFN}"
-    hl = "h'" if which == 1 else "h''"
-    lines = []
-    for t in range(c.T):
-        va = Vec(*[fig(f"{a}[{t},{j}]") for j in range(c.dm)])
-        vb = Vec(*[fig(f"{b}[{t},{j}]") for j in range(c.dm)])
-        lines.append(line(rf"{hl}_{{{t}}}", Add(va, vb), Vec(*[result(f"{H}[{t},{j}]") for j in range(c.dm)])))
-    eps = s.ln_eps
-    gam = [n.weight(f"{pre}gamma{which}[{j}]") for j in range(c.dm)]
-    bet = [n.weight(f"{pre}beta{which}[{j}]") for j in range(c.dm)]
-    steps = [text(f"residual.intro{which}"), sub("tteach.residual_add"), display(formula), n.calc(*lines),
-             sub("residual.ln"),
-             display(r"\mathrm{LN}(h)_j = \gamma_j \frac{h_j - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta_j,\quad "
-                     r"\mu = \frac{1}{d}\sum_j h_j,\quad \sigma^2 = \frac{1}{d}\sum_j (h_j - \mu)^2"),
-             text("residual.params", gamma=tex(vec(gam)), beta=tex(vec(bet)),
-                  eps=tex(n.tex_rational(eps)))]
-    mu, var, LN = f"{pre}mu{which}", f"{pre}var{which}", f"{pre}LN{which}"
-    dm, eps_leaf = n.const(c.dm), n.const(eps)
+def show_norm(c, a, words, i, figs) -> list:
+    """A norm: its definition and parameters (its op's words), each worked row's lines as its op states them,
+    the table, and its op's remark when there is one."""
+    n, op = c.n, OPS[a.op]
+    D = op.DOCUMENT
+    key, stated = D["params"]
+    steps = [sub(D["heading"]), display(D["definition"]),
+             text(key, **{name: c.stated(a, kind, what) for name, kind, what in stated})]
     for t in c.rows:
-        m, v = f"{mu}[{t}]", f"{var}[{t}]"
-        sd = f"sqrt({v}+ln_eps)"
-        dev = [Pow(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), 2) for j in range(c.dm)]
-        out = [_affine(c, f"{pre}gamma{which}[{j}]", Div(Group(Sub(fig(f"{H}[{t},{j}]"), fig(m))), fig(sd)),
-                       f"{pre}beta{which}[{j}]") for j in range(c.dm)]
-        lines = [line(r"\mu", Div(Group(Add(*[fig(f"{H}[{t},{j}]") for j in range(c.dm)])), dm), m),
-                 line(r"\sigma^2", Div(Group(Add(*dev)), dm), result(v, c.fine)),
-                 line(r"\sqrt{\sigma^2 + \varepsilon}", Sqrt(Add(fig(v), eps_leaf)), sd),
-                 line(rf"\mathrm{{LN}}({hl}_{{{t}}})", Vec(*out),
-                      Vec(*[result(f"{LN}[{t},{j}]") for j in range(c.dm)]))]
-        steps += [text("residual.row", t=c.posl(t), h=n.vec([f"{H}[{t},{j}]" for j in range(c.dm)], kind=tex)),
-                  n.calc(*lines)]
-    steps.append(c.pos_table(f"residual.LN_cap{which}", LN))
-    if c.dm == 2:
-        t = c.T - 1
-        delta = (g.sym(f"{H}[{t},0]") - g.sym(f"{H}[{t},1]")) / 2
-        ratio = sympy.Abs(delta) / sympy.sqrt(delta ** 2 + eps)
-        dref = f"abs(({H}[{t},0]-{H}[{t},1])/2)"
-        rref = f"{dref}/sqrt((({H}[{t},0]-{H}[{t},1])/2)^2+ln_eps)"
-        steps += [text("residual.d2"),
-                  display(r"h - \mu = (\delta, -\delta),\quad \delta = \frac{h_0 - h_1}{2},\quad "
-                          r"\sigma^2 = \delta^2,\quad "
-                          r"\mathrm{LN}(h)_j = \gamma_j \frac{\pm|\delta|}{\sqrt{\delta^2 + \varepsilon}} + \beta_j"),
-                  text("residual.d2_num", t=c.posl(t),
-                       delta=tex(n.e(sympy.Abs(delta), c.fine), [(dref, n.e(sympy.Abs(delta), c.fine))]),
-                       ratio=num(n.e_sig(ratio, c.k + 5), rref), gap=num(n.e_sig(1 - ratio, 3), f"1-{rref}"))]
-    if which == 2 and l == s.layers - 1:
-        steps.append(note("residual.final", t=c.posl(c.T - 1),
-                          h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)))
-    return {"id": f"residual{which}", "steps": steps}
+        steps += [text(D["row"], t=c.posl(t), h=n.vec([f"{a.ins[0]}[{t},{j}]" for j in range(c.dm)], kind=tex)),
+                  n.calc(*op.worked_row(a, t, words["row"], c.param_value, c.fine))]
+    steps.append(c.pos_table(words["norm"]["cap"], a.out))
+    remark = op.remark(a, c.T - 1, c.k)
+    return steps + (c.remark(remark, c.T - 1) if remark else [])
 
 
-def _affine(c, gamma, x, beta):
-    """γ × x + β as a typed step, leaving out γ = 1 and β = 0."""
-    g = c.d.graph.nodes[c.d.node(gamma)].value
-    b = c.d.graph.nodes[c.d.node(beta)].value
-    out = x if g == 1 else Mul(W(gamma), x)
-    return out if b == 0 else Add(out, W(beta))
-
-
-# ---------------------------------------------------------------- FFN
-
-def ffn(c, l, pre):
-    n, s = c.n, c.s
-    dff = s.d_ff
-    steps = [text("ffn.intro"),
-             sub("tteach.ffn_formula"),
-             display(r"\mathrm{FFN}(h) = \mathrm{ReLU}(h W_1 + b_1)\, W_2 + b_2"),
-             sub("tteach.ffn_weights"),
-             display(*[rf"{nm} &= {_bm(c, pre + nm)}" for nm in ("W_1", "b_1", "W_2", "b_2")],
-                     figs=weight_figs(c, *[pre + nm for nm in ("W_1", "b_1", "W_2", "b_2")])),
-             sub("ffn.first")]
+def show_affine(c, a, words, i, figs) -> list:
+    """The i-th affine map of a stage: at each worked row, each output as a dot product plus the bias."""
+    n, w = c.n, words["affine"][i]
+    X, Wg, b = a.ins[0], a.param("W"), a.param("b")
+    width = c.d.graph.groups[X].shape[-1]
+    rows = Rows()
     for t in c.rows:
-        lines, rows = [], []
-        for k in range(dff):
-            zname = f"{pre}Z[{t},{k}]"
-            lines.append(line(rf"z_{{{t},{k}}}",
-                              Add(*[Mul(fig(f"{pre}LN1[{t},{j}]"), W(f"{pre}W_1[{j},{k}]")) for j in range(c.dm)],
-                                  W(f"{pre}b_1[{k}]")), zname))
-            sign = c.d.sign(zname)
-            rows.append([num(k), c.cellv(zname),
-                         word("relu_pos" if sign > 0 else ("relu_zero" if sign == 0 else "relu_neg")),
-                         n.cell(f"{pre}R[{t},{k}]")])
-        steps += [text("ffn.row", t=c.posl(t)), n.calc(*lines),
-                  table("ffn.relu_cap", [word("unit"), math("z"), word("decision"), math(r"\mathrm{ReLU}(z)")],
-                        rows, args={"t": c.posl(t)}, align="rrlr")]
-    steps.append(note("ffn.relu_rule"))
-    steps.append(sub("ffn.second"))
+        lines = [line(rf"{w['lhs']}_{{{t},{k}}}",
+                      Add(*[Mul(fig(f"{X}[{t},{j}]"), W(f"{Wg}[{j},{k}]")) for j in range(width)],
+                          *([W(f"{b}[{k}]")] if b else [])), f"{a.out}[{t},{k}]")
+                 for k in range(a.shape[-1])]
+        rows.append([text(w["row"], t=c.posl(t)), n.calc(*lines)])
+    return [sub(w["sub"]), rows] + ([c.pos_table(w["cap"], a.out)] if "cap" in w else [])
+
+
+def show_activation(c, a, words, i, figs) -> list:
+    """An activation: at each worked row, a table of its inputs, the branch each sign takes (when its op
+    decides by sign) and its outputs; then its op's rule."""
+    n, D = c.n, OPS[a.op].DOCUMENT
+    Z, decide = a.ins[0], D.get("decisions")
+    rows = Rows()
     for t in c.rows:
-        lines = []
-        for j in range(c.dm):
-            lines.append(line(rf"\mathrm{{ffn}}_{{{t},{j}}}",
-                              Add(*[Mul(fig(f"{pre}R[{t},{k}]"), W(f"{pre}W_2[{k},{j}]")) for k in range(dff)],
-                                  W(f"{pre}b_2[{j}]")), f"{pre}F[{t},{j}]"))
-        steps += [text("ffn.row2", t=c.posl(t)), n.calc(*lines)]
-    steps.append(c.pos_table("ffn.F_cap", pre + "F"))
-    return {"id": "ffn", "steps": steps}
+        cells = [[num(k), c.cellv(f"{Z}[{t},{k}]")] + ([word(decide[c.d.sign(f"{Z}[{t},{k}]")])] if decide else [])
+                 + [n.cell(f"{a.out}[{t},{k}]")] for k in range(a.shape[-1])]
+        head = [word("unit"), math("z")] + ([word("decision")] if decide else []) + [math(rf"{D['symbol']}(z)")]
+        rows.append([table(D["table"], head, cells, args={"t": c.posl(t)}, align="rr" + "l" * bool(decide) + "r")])
+    return [rows, note(D["rule"])]
 
 
 # ---------------------------------------------------------------- head, softmax
 
-def head(c):
+def show_head(c, a, words, i, figs) -> list:
+    """The output layer: each logit as the dot product of h_final with a column of the head."""
     n, s = c.n, c.s
+    tied, Wg, logits = a.opt("tied"), a.param("W"), a.out
     lines = []
     for v in range(c.V):
-        ws = [W(f"E[{v},{j}]" if s.tied else f"W_out[{j},{v}]") for j in range(c.dm)]
+        ws = [W(f"{Wg}[{v},{j}]" if tied else f"{Wg}[{j},{v}]") for j in range(c.dm)]
         lines.append(line(rf"\mathrm{{logit}}_{{{mtext(s.vocab[v])}}}",
-                          Dot([fig(f"h_final[{j}]") for j in range(c.dm)], ws), f"logits[{v}]"))
-    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, n.cell(f"logits[{v}]")] for v in range(c.V)]
-    return {"id": "head", "steps": [
-        text("head.intro_tied" if s.tied else "head.intro_untied"),
-        display(r"\mathrm{logits} = h_{\mathrm{final}} E^{\top} \in \mathbb{R}^{" + str(c.V) + "}" if s.tied
+                          Dot([fig(f"h_final[{j}]") for j in range(c.dm)], ws), f"{logits}[{v}]"))
+    rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}, n.cell(f"{logits}[{v}]")] for v in range(c.V)]
+    return [
+        text("head.intro_tied" if tied else "head.intro_untied"),
+        display(r"\mathrm{logits} = h_{\mathrm{final}} E^{\top} \in \mathbb{R}^{" + str(c.V) + "}" if tied
                 else r"\mathrm{logits} = h_{\mathrm{final}} W_{\mathrm{out}} \in \mathbb{R}^{" + str(c.V) + "}"),
         text("head.h", h=n.vec([f"h_final[{j}]" for j in range(c.dm)], kind=tex)),
         n.calc(*lines),
         table("head.cap", [word("token"), word("logit")], rows),
-        note("head.skipped")]}
+        note("head.skipped")]
 
 
-def softmax(c, figs):
+def show_softmax(c, a, words, i, figs) -> list:
+    """The softmax of the logits: the exponentials, their sum, the probabilities and their picture."""
     n, s, g = c.n, c.s, c.d.graph
     ex = [f"exp(logits[{v}])" for v in range(c.V)]
     lines = [line(rf"e^{{\mathrm{{logit}}_{{{mtext(s.vocab[v])}}}}}", Exp(fig(f"logits[{v}]")), ex[v])
@@ -548,7 +701,7 @@ def softmax(c, figs):
                      {"t": "pct", "v": n.e(100 * g.sym(f"p[{v}]"), pk), "ref": f"p[{v}]"}])
     best = sampling.greedy(c.d)
     figs["probs"] = bars(list(s.vocab), [n.v(f"p[{v}]") for v in range(c.V)], best.id, s.target)
-    return {"id": "softmax", "steps": [
+    return [
         text("softmax.intro"),
         display(r"p_i = \frac{\exp(\mathrm{logit}_i)}{\sum_{j} \exp(\mathrm{logit}_j)}"),
         sub("softmax.num"), n.calc(*lines),
@@ -557,7 +710,15 @@ def softmax(c, figs):
         table("softmax.cap", [word("token"), word("logit"), math(r"e^{\mathrm{logit}}"), math("p"), word("percent")],
               rows, args={"Z": tex(Z)}),
         sub("tteach.softmax_picture"),
-        figure("probs", "softmax.fig", best=tok(best.token), target=tok(s.vocab[s.target]))]}
+        figure("probs", "softmax.fig", best=tok(best.token), target=tok(s.vocab[s.target]))]
+
+
+LAYOUTS = {"lookup": show_lookup, "sinusoidal": show_sinusoidal, "sum": show_sum, "attention": show_attention,
+           "norm": show_norm, "affine": show_affine, "activation": show_activation, "head": show_head,
+           "softmax": show_softmax}
+"""Each layout an op's document facet may name (``DOCUMENT["layout"]``): ``(c, a, words, i, figs)`` → the
+steps (and :class:`Rows`) of one application, ``words`` its stage's (:data:`STAGES`), ``i`` which application
+of this layout in the stage it is."""
 
 
 # ---------------------------------------------------------------- sampling
@@ -739,32 +900,50 @@ def loss_curve(c, figs):
 
 # ---------------------------------------------------------------- summary
 
+def summary_row(c, key, run) -> list:
+    """A stage in the summary: its output's symbol (a block's the last one's), shape and value at the last
+    position (a vector output: all of it).
+
+    >>> import symgpt
+    >>> from symgpt.documents.blocks import Numbers
+    >>> d = symgpt.load("tiny-transformer")
+    >>> c = Ctx(d, Numbers(d, 3))
+    >>> print(*[summary_row(c, key, run)[1]["v"] for key, run in stages(c.plan)])
+    X H^{(0)} \\mathrm{Attn} \\mathrm{LN}_1 \\mathrm{FFN} \\mathrm{LN}_2 \\mathrm{logits} p
+    """
+    shown = STAGES.get(key, {}).get("summary", r"\mathrm{" + key + "}")
+    if callable(shown):
+        return shown(c, run)
+    group, n = run[-1].out, c.n
+    last = f"^{{({c.s.layers})}}" if layer_of(run[0], c.s.layers) else ""  # a deeper model's blocks: the last one
+    shape = c.d.graph.groups[group].shape
+    if len(shape) == 2:
+        size = math(rf"{shape[0]} \times {shape[1]}")
+        value = n.vec([f"{group}[{c.T - 1},{j}]" for j in range(shape[1])])
+    else:
+        refs = [f"{group}[{v}]" for v in range(shape[0])]
+        size = math(str(shape[0]))
+        value = math(r"\left[" + ", ".join(n.v(r) for r in refs) + r"\right]", [(r, n.v(r)) for r in refs])
+    return [word(f"sec_{key}"), math(shown + last), size, value]
+
+
+def probability_row(c) -> list:
+    """The softmax in the summary: the target's probability."""
+    s, n = c.s, c.n
+    p = f"p[{s.target}]"
+    return [word("sec_softmax"), math("p"), math(str(c.V)),
+            math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(p)}", [(p, n.v(p))])]
+
+
 def summary(c):
     n, s = c.n, c.s
     t = c.T - 1
-    lastp = f"{s.layer_prefix(s.layers - 1)}"
-    last = f"^{{({s.layers})}}" if s.layers > 1 else ""  # a deeper model's blocks: the last one, from 1
-    row = lambda group: n.vec([f"{group}[{t},{j}]" for j in range(c.dm)])
-    shape = lambda a, b: math(rf"{a} \times {b}")
     best = sampling.greedy(c.d)
-    rows = [
-        [word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
-         math(str(s.input[t]))],
-        [word("sec_embed"), math("X"), shape(c.T, c.dm), row("X")],
-        [word("sec_positional"), math(r"H^{(0)}"), shape(c.T, c.dm), row("H0")],
-        [word("sec_attention"), math(r"\mathrm{Attn}" + last), shape(c.T, c.dm), row(f"{lastp}Attn")],
-        [word("sec_residual1"), math(r"\mathrm{LN}_1" + last), shape(c.T, c.dm), row(f"{lastp}LN1")],
-        [word("sec_ffn"), math(r"\mathrm{FFN}" + last), shape(c.T, c.dm), row(f"{lastp}F")],
-        [word("sec_residual2"), math(r"\mathrm{LN}_2" + last), shape(c.T, c.dm), row(f"{lastp}LN2")],
-        [word("sec_head"), math(r"\mathrm{logits}"), math(str(c.V)),
-         math(r"\left[" + ", ".join(n.v(f"logits[{v}]") for v in range(c.V)) + r"\right]",
-              [(f"logits[{v}]", n.v(f"logits[{v}]")) for v in range(c.V)])],
-        [word("sec_softmax"), math("p"), math(str(c.V)),
-         math(rf"p_{{{mtext(s.vocab[s.target])}}} = {n.v(f'p[{s.target}]')}",
-              [(f"p[{s.target}]", n.v(f"p[{s.target}]"))])],
-        [word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
-        [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")],
-    ]
+    rows = [[word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
+             math(str(s.input[t]))]]
+    rows += [summary_row(c, key, run) for key, run in stages(c.plan) if run[0].opt("block") in (None, s.layers - 1)]
+    rows += [[word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
+             [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")]]
     return {"id": "summary", "steps": [
         text("summary.intro"),
         table("summary.cap", [word("stage"), word("output"), word("shape"), word("at_last")], rows,

@@ -4,7 +4,11 @@ The plan (a list of :class:`symgpt.ops.base.Apply`) is what every consumer itera
 (:mod:`symgpt.engine.models`), the tensor engine (:mod:`symgpt.engine.net`), the cost (:mod:`symgpt.engine.cost`).
 The seed's transformer (a norm after each residual sum, sinusoidal positions, its activation, a tied head) and the
 bigram are two configs; a new norm, activation or position encoding is an op (:mod:`symgpt.ops`) and one entry in
-:data:`NORMS`, :data:`ACTIVATIONS` or :data:`POSITIONS`.
+:data:`NORMS`, :data:`ACTIVATIONS` or :data:`POSITIONS`.  Each application of the transformer's plan carries its
+stage (the option ``section``: the embedding, the positions, then per block the attention, a residual sum with its
+norm, the FFN, a residual sum with its norm; the head, the softmax) and its block (``block``, from 0; None outside
+the blocks): the documents show a stage as one section (:func:`stages`, :mod:`symgpt.documents.transformer`), the
+pipeline picture a block as one frame.
 
 >>> a = Arch(kind="bigram", V=3, d=2)
 >>> [(s.op, s.out) for s in a.plan(1, (1,), 2)]
@@ -14,7 +18,7 @@ bigram are two configs; a new norm, activation or position encoding is an op (:m
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy
 
@@ -39,6 +43,32 @@ def prefix(layers: int, l: int) -> str:
     ('', 'l1.')
     """
     return "" if layers == 1 else f"l{l}."
+
+
+def stage(section: str, *applies, block=None) -> list:
+    """Applications shown together: a stage of the architecture, which a document shows as its section ``section``
+    (``block``: the number of the block it is in, from 0; None outside the blocks).
+
+    >>> [(a.opt("section"), a.opt("block")) for a in stage("ffn", Apply("relu", "R", ("Z",)), block=0)]
+    [('ffn', 0)]
+    """
+    return [replace(a, opts=a.opts + (("section", section), ("block", block))) for a in applies]
+
+
+def stages(plan) -> list:
+    """The plan in runs of one stage (the ``section`` and ``block`` its applications carry): ``[(section, [Apply…])]``.
+
+    >>> [(key, [a.out for a in run]) for key, run in stages(Arch("transformer", 6, 2, 1, 4, 1).plan(2))][:3]
+    [('embed', ['X']), ('positional', ['PE', 'H0']), ('attention', ['Attn'])]
+    """
+    out: list = []
+    for a in plan:
+        key = a.opt("section")
+        if out and out[-1][0] == key and out[-1][1][-1].opt("block") == a.opt("block"):
+            out[-1][1].append(a)
+        else:
+            out.append((key, [a]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -114,11 +144,12 @@ class Arch:
 
     def _embed(self, T, tokens) -> list:
         td, tj = (T, self.d), ("t", "j")
-        return [Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
-                      opts=(("tokens", tokens),)),
-                Apply(POSITIONS[self.positions], "PE", (), td, meaning=OPS[POSITIONS[self.positions]].MEANING, axes=tj,
-                      opts=(("base", self.pe_base),)),
-                Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj)]
+        pos = POSITIONS[self.positions]
+        return stage("embed", Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
+                                    opts=(("tokens", tokens),))) \
+            + stage("positional", Apply(pos, "PE", (), td, meaning=OPS[pos].MEANING, axes=tj,
+                                        opts=(("base", self.pe_base),)),
+                    Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
 
     def _block(self, l: int, T: int) -> list:
         """One post-LN block: attention, a residual sum, a norm; the FFN, a residual sum, a norm."""
@@ -129,22 +160,25 @@ class Arch:
         nk, act = NORMS[self.norm_kind], ACTIVATIONS[self.activation]
         norm = lambda n, x: Apply(nk, f"{p}LN{n}", (x,), td, (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")),
                                   p, OPS[nk].MEANING.format(x=f"H{n}"), tj, (("n", n), ("eps", self.ln_eps)))
-        return [Apply("attention", p + "Attn", (H,), td, attn, p, "attention output", tj, (("heads", self.heads),)),
-                Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
-                norm(1, p + "H1"),
-                Apply("linear", p + "Z", (p + "LN1",), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
-                      "FFN pre-activation LN1·W_1 + b_1", tk),
-                Apply(act, p + "R", (p + "Z",), tf, (), p, OPS[act].MEANING.format(x="Z"), tk),
-                Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
-                      "FFN output R·W_2 + b_2", tj),
-                Apply("residual", p + "H2", (p + "LN1", p + "F"), td, (), p, "second residual LN1 + F", tj),
-                norm(2, p + "H2")]
+        attention = Apply("attention", p + "Attn", (H,), td, attn, p, "attention output", tj, (("heads", self.heads),))
+        ffn = (Apply("linear", p + "Z", (p + "LN1",), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
+                     "FFN pre-activation LN1·W_1 + b_1", tk),
+               Apply(act, p + "R", (p + "Z",), tf, (), p, OPS[act].MEANING.format(x="Z"), tk),
+               Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
+                     "FFN output R·W_2 + b_2", tj))
+        return stage("attention", attention, block=l) \
+            + stage("residual1", Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
+                    norm(1, p + "H1"), block=l) \
+            + stage("ffn", *ffn, block=l) \
+            + stage("residual2", Apply("residual", p + "H2", (p + "LN1", p + "F"), td, (), p, "second residual LN1 + F",
+                                       tj), norm(2, p + "H2"), block=l)
 
     def _head(self, T: int, tokens, target) -> list:
         H = prefix(self.layers, self.layers - 1) + "LN2" if self.layers else "H0"
         ats = tuple((f"logits_at{t}", t) for t in range(T - 1)) if self.all_positions else ()
         rows = tuple((name, tokens[t + 1]) for name, t in ats) + (("logits", target),)
         meaning = "h_final · E[v] (tied head)" if self.tied else "h_final · W_out[:, v]"
-        return [Apply("head", "logits", (H,), (self.V,), (("W", "E" if self.tied else "W_out"),), "", meaning,
-                      ("v",), (("tied", self.tied), ("d", self.d), ("rows", ats))),
-                Apply("softmax_xent", "loss", tuple(n for n, _ in rows), (), opts=(("rows", rows), ("V", self.V)))]
+        return stage("head", Apply("head", "logits", (H,), (self.V,), (("W", "E" if self.tied else "W_out"),), "",
+                                   meaning, ("v",), (("tied", self.tied), ("d", self.d), ("rows", ats)))) \
+            + stage("softmax", Apply("softmax_xent", "loss", tuple(n for n, _ in rows), (),
+                                     opts=(("rows", rows), ("V", self.V))))

@@ -123,3 +123,16 @@ NAMES = {
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "lookup"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): the table of E, then each position's row."""
+
+
+def entry(a: Apply, index: tuple) -> str:
+    """The parameter entry that an output entry is (a document prints it from its exact text).
+
+    >>> entry(Apply("embedding", "X", ("E",), (2, 2), opts=(("tokens", (2, 0)),)), (0, 1))
+    'E[2,1]'
+    """
+    t, j = index if len(index) == 2 else (-1, index[0])
+    return f"{a.ins[0]}[{a.opt('tokens')[t]},{j}]"

@@ -193,3 +193,6 @@ whose gradient is the group ``grad_E_head``."""
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "head"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): each logit as a dot product with h_final."""

@@ -21,10 +21,11 @@ import sympy
 from flint import fmpq
 
 from ..core import numeric
-from ..core.grid import tensor
+from ..core.grid import node_sym, tensor
 from ..core.numeric import to_flint
 from ..core.prove import Rule, RuleError, closures, generic, real, stated
 from ..core.tensor import ONE, ZERO, add, total
+from ..core.worked import Add, Div, Group, Mul, Pow, Sqrt, Sub, Vec, const, fig, line, result
 from .base import Apply, Param, accumulate
 from .naming import Name, param
 
@@ -519,3 +520,78 @@ def refused(a: Apply):
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {
+    "layout": "norm",
+    "heading": "residual.ln",
+    "definition": r"\mathrm{LN}(h)_j = \gamma_j \frac{h_j - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta_j,\quad "
+                  r"\mu = \frac{1}{d}\sum_j h_j,\quad \sigma^2 = \frac{1}{d}\sum_j (h_j - \mu)^2",
+    "params": ("residual.params", (("gamma", "weights", "gamma"), ("beta", "weights", "beta"),
+                                   ("eps", "exact", "eps"))),  # its sentence: γ, β (by role) and ε (an option)
+    "row": "residual.row",                                       # the lead of one row's lines
+}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): its definition and parameters, the
+statistics and the output of each worked row (:func:`worked_row`), and for d = 2 why it rounds to ±1
+(:func:`remark`)."""
+
+
+def worked_row(a: Apply, t: int, h: str, value, fine: int) -> list:
+    r"""The worked lines of row t: μ, σ² (at ``fine`` decimals), √(σ² + ε) and LN(h_t); ``h`` is the row's
+    letter, ``value(name)`` a parameter's exact value (γ = 1 and β = 0 are left out of the lines).
+
+    >>> a = Apply("layernorm", "LN1", ("H1",), (2, 2), (("gamma", "gamma1"), ("beta", "beta1")), "",
+    ...           opts=(("n", 1), ("eps", sympy.Integer(0))))
+    >>> [ln["res"].get("ref") for ln in worked_row(a, 1, "h'", lambda name: 1 if "gamma" in name else 0, 4)]
+    ['mu1[1]', 'var1[1]', 'sqrt(var1[1]+ln_eps)', None]
+    """
+    H, (mu, var), d = a.ins[0], _names(a), a.shape[1]
+    gamma, beta = a.param("gamma"), a.param("beta")
+    m, v = f"{mu}[{t}]", f"{var}[{t}]"
+    sd = f"sqrt({v}+ln_eps)"
+    x = lambda j: fig(f"{H}[{t},{j}]")
+    size, eps = const(d), const(a.opt("eps"))
+    dev = [Pow(Group(Sub(x(j), fig(m))), 2) for j in range(d)]
+    out = [_affine(value, f"{gamma}[{j}]", Div(Group(Sub(x(j), fig(m))), fig(sd)), f"{beta}[{j}]") for j in range(d)]
+    return [line(r"\mu", Div(Group(Add(*[x(j) for j in range(d)])), size), m),
+            line(r"\sigma^2", Div(Group(Add(*dev)), size), result(v, fine)),
+            line(r"\sqrt{\sigma^2 + \varepsilon}", Sqrt(Add(fig(v), eps)), sd),
+            line(rf"\mathrm{{LN}}({h}_{{{t}}})", Vec(*out), Vec(*[result(f"{a.out}[{t},{j}]") for j in range(d)]))]
+
+
+def _affine(value, gamma: str, x, beta: str):
+    """γ × x + β as a worked-line tree, leaving out γ = 1 and β = 0."""
+    out = x if value(gamma) == 1 else Mul(fig(gamma, weight=True), x)
+    return out if value(beta) == 0 else Add(out, fig(beta, weight=True))
+
+
+def remark(a: Apply, t: int, k: int) -> dict | None:
+    r"""With d = 2, why row t comes out as ±1 (at k decimals): the display, and the sentence's figures as
+    (name, kind, expression over node symbols, reference, ("decimals" | "significant", n)); None otherwise.
+
+    >>> a = Apply("layernorm", "LN1", ("H1",), (2, 2), opts=(("n", 1), ("eps", sympy.Integer(0))))
+    >>> [x[0] for x in remark(a, 1, 3)["args"]], remark(a, 1, 3)["args"][1][3]
+    (['delta', 'ratio', 'gap'], 'abs((H1[1,0]-H1[1,1])/2)/sqrt(((H1[1,0]-H1[1,1])/2)^2+ln_eps)')
+    """
+    if a.shape[1] != 2:
+        return None
+    H, eps = a.ins[0], a.opt("eps")
+    delta = (node_sym(H, (t, 0)) - node_sym(H, (t, 1))) / 2
+    ratio = sympy.Abs(delta) / sympy.sqrt(delta ** 2 + eps)
+    dref = f"abs(({H}[{t},0]-{H}[{t},1])/2)"
+    rref = f"{dref}/sqrt((({H}[{t},0]-{H}[{t},1])/2)^2+ln_eps)"
+    return {"text": "residual.d2", "then": "residual.d2_num",
+            "display": r"h - \mu = (\delta, -\delta),\quad \delta = \frac{h_0 - h_1}{2},\quad "
+                       r"\sigma^2 = \delta^2,\quad "
+                       r"\mathrm{LN}(h)_j = \gamma_j \frac{\pm|\delta|}{\sqrt{\delta^2 + \varepsilon}} + \beta_j",
+            "args": (("delta", "tex", sympy.Abs(delta), dref, ("decimals", k + 1)),
+                     ("ratio", "num", ratio, rref, ("significant", k + 5)),
+                     ("gap", "num", 1 - ratio, f"1-{rref}", ("significant", 3)))}
+
+
+def inner(a: Apply) -> tuple:
+    """The statistics inside it, which a picture of the gradient's route passes through.
+
+    >>> inner(Apply("layernorm", "l0.LN2", ("l0.H2",), (2, 2), pre="l0.", opts=(("n", 2),)))
+    ('l0.mu2', 'l0.var2')
+    """
+    return _names(a)

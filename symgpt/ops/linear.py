@@ -159,3 +159,6 @@ NAMES = {
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "affine"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): each entry as a dot product plus the bias."""

@@ -119,3 +119,21 @@ NAMES = {
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {
+    "layout": "sinusoidal",
+    "formula": r"\mathrm{PE}(t, 2i) = \sin\left(\frac{t}{b^{2i/d}}\right),\quad "
+               r"\mathrm{PE}(t, 2i+1) = \cos\left(\frac{t}{b^{2i/d}}\right)",
+}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): the formula, the frequencies, each row."""
+
+
+def frequencies(a: Apply) -> list:
+    r"""The display lines of the denominators ``b^{2i/d}``, one per frequency, exact.
+
+    >>> frequencies(Apply("positions", "PE", (), (2, 2), opts=(("base", sympy.Integer(10000)),)))
+    ['i = 0: &\\quad b^{0/2} = 1']
+    """
+    d, base = a.shape[1], a.opt("base")
+    return [rf"i = {i}: &\quad b^{{{2 * i}/{d}}} = {sympy.latex(base ** sympy.Rational(2 * i, d))}"
+            for i in range(d // 2 + d % 2)]

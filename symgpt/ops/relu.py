@@ -211,3 +211,14 @@ NAMES = {"R": Name("ReLU(Z); ReLU(0) = 0", "ReLU(Z)；约定 ReLU(0) = 0", ("t",
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {
+    "layout": "activation",
+    "symbol": r"\mathrm{ReLU}",                                      # its name in a formula
+    "name": "ReLU",                                                   # … and in a picture's plain text
+    "decisions": {1: "relu_pos", 0: "relu_zero", -1: "relu_neg"},  # the word for each sign of its input
+    "table": "ffn.relu_cap",                                          # caption of one position's decisions
+    "rule": "ffn.relu_rule",                                          # how a sign is decided
+}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): at each position, a table of its inputs,
+the branch each sign takes and its outputs; then how the signs are decided."""

@@ -82,3 +82,6 @@ NAMES = {
 
 
 # ---------------------------------------------------------------- document: what a derivation shows of it
+
+DOCUMENT = {"layout": "sum"}
+"""How a document shows it (:mod:`symgpt.documents.transformer`): each row as the sum of two vectors."""
