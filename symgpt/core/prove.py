@@ -1,7 +1,7 @@
 """Adjoint rules proven by SymPy: the machinery every op's rule (:mod:`symgpt.ops`) is derived and checked with.
 
 An op states its adjoints as the documents write them, one line each, in a table ``STATED`` of its own
-(``"relu.grad_Z": lambda gR, step: gR * step``).  Its rule function differentiates the op's forward definition with
+(``"matmul.grad_X": lambda G, W: G * W.T``).  Its rule function differentiates the op's forward definition with
 SymPy's ``diff`` on generic real symbols of a small size, re-folds the result onto per-element symbols and proves it
 equal to the stated line (:func:`prove_equal`); a failed proof is a :class:`RuleError`.  The per-element rules are
 compiled with :func:`symgpt.core.numeric.compile_expr` into closures of fmpq or arb numbers, which the tensor engine

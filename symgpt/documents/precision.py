@@ -121,16 +121,17 @@ def _decisions(f) -> list:
     for fmt in f.formats:
         fl, ex = f.floats[fmt], f.exact
         flips = sum(f.summary(fmt, name)["sign_flips"] for name in f.pipe.names if "[1]." not in name)
-        relu = sum(int(np.sum((np.asarray(fl[z], dtype=np.float64) > 0) != (ex[z] > 0)))
-                   for z in f.pipe.names if z.rpartition(".")[2] == "Z")
-        changed = [name for name in f.pipe.names if name.rpartition(".")[2] in ("p", "logits", "z", "A")
+        kinds = f.pipe.decisions  # what each op decides on: {tensor: (kind, label)}
+        switched = sum(int(np.sum((np.asarray(fl[z], dtype=np.float64) > 0) != (ex[z] > 0)))
+                       for z in f.pipe.names if kinds.get(z, ("",))[0] == "sign")
+        changed = [name for name in f.pipe.names if kinds.get(name, ("",))[0] in ("top", "causal")
                    and f.decisions(fmt, name)]
         steps = {name.partition(".")[2]: np.asarray(fl[name], dtype=np.float64) for name in f.pipe.names
                  if name.startswith("adamw[1].")}
         nan = [n_ for n_, v in steps.items() if np.isnan(v).any()]
         inf = [n_ for n_, v in steps.items() if np.isinf(v).any()]
         parts = ([("precision.flips_sign", {"n": num(str(flips))})] if flips else []) \
-            + ([("precision.flips_relu", {"n": num(str(relu))})] if relu else []) \
+            + ([("precision.flips_switched", {"n": num(str(switched))})] if switched else []) \
             + ([("precision.flips_argmax", {"names": _names(changed)})] if changed else []) \
             + ([("precision.flips_nan", {"names": _names(nan)})] if nan else []) \
             + ([("precision.flips_inf", {"names": _names(inf)})] if inf else [])

@@ -54,7 +54,7 @@ class Group(graph.Group):
 class Stage:
     """One step of the computation: fills ``outputs`` (group names) from earlier groups."""
     outputs: tuple
-    run: object  # run(v: dict, ev) -> None; ev decides ReLU signs
+    run: object  # run(v: dict, ev) -> None; ev decides the signs an op steers on
 
 
 def _base(group: str) -> str:

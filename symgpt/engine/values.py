@@ -5,7 +5,7 @@
 ``expr_sign``, ``exact_rational``, ``ties``, ``open``) but evaluates a
 :class:`symgpt.engine.net.Net` instead of a per-scalar SymPy graph.  Its guarantees
 are the same: exact rationals where the arithmetic is rational, balls
-elsewhere, a ReLU sign decided by rising precision, and where balls cannot
+elsewhere, a steering sign decided by rising precision, and where balls cannot
 decide, SymPy's exact test on the per-scalar graph, built only then
 (``graph``, a callable) — an error rather than a guess.
 
@@ -91,7 +91,8 @@ class TensorEvaluator:
         return st
 
     def _run(self, prec: int, upto: int) -> dict:
-        """Run the stages up to and including ``upto`` at ``prec`` bits; signs a ReLU needs are decided on the way."""
+        """Run the stages up to and including ``upto`` at ``prec`` bits; the signs an op steers on are decided on
+        the way."""
         st = self._state(prec)
         while st[1] <= upto:
             try:
@@ -99,7 +100,7 @@ class TensorEvaluator:
                     while st[1] <= upto:
                         self.net.stages[st[1]].run(st[0], self)
                         st[1] += 1
-            except Undecided as u:  # a ReLU input's sign: decide it (more bits, or SymPy), go on
+            except Undecided as u:  # a steering input's sign: decide it (more bits, or SymPy), go on
                 if u.name in self._pending:
                     self.signs[u.name] = self.expr_sign(self._pending.pop(u.name))
                 else:
@@ -185,7 +186,7 @@ class TensorEvaluator:
 
     @property
     def ties(self) -> set:
-        """Steering inputs proven exactly 0: where an op's tie rule was used (ReLU(0) = 0 and ReLU'(0) = 0)."""
+        """Steering inputs proven exactly 0: where an op's tie rule was used (its ``otherwise`` branch)."""
         return {n for n in self.zeros if parse_node(n)[0] in self.net.steering}
 
     def sign(self, name: str) -> int:
@@ -231,7 +232,7 @@ class TensorEvaluator:
         return f
 
     def _expr_sign_of(self, name: str, v):
-        """A ReLU's sign inside an expression: decided on the spot when its ball straddles 0."""
+        """A steering sign inside an expression: decided on the spot when its ball straddles 0."""
         try:
             return self._sign_of(name, v)
         except Undecided:

@@ -24,9 +24,9 @@ An op (one module of :mod:`symgpt.ops` each) keeps every facet of itself side by
 A model is a *plan*: a list of :class:`Apply` built once from its architecture (:mod:`symgpt.engine.arch`);
 every consumer iterates the plan and never names an op.
 
->>> a = Apply("relu", "R", ("Z",), meaning="ReLU(Z)", axes=("t", "k"))
+>>> a = Apply("residual", "H1", ("H0", "Attn"), (2, 2), meaning="first residual H + Attn", axes=("t", "j"))
 >>> a.op, a.out, a.ins, a.param("W")
-('relu', 'R', ('Z',), None)
+('residual', 'H1', ('H0', 'Attn'), None)
 """
 from __future__ import annotations
 
@@ -63,8 +63,8 @@ class Apply:
     def opt(self, key: str, default=None):
         """An option of the application (``opts`` as pairs, so that an Apply stays hashable).
 
-        >>> Apply("layernorm", "LN1", ("H1",), opts=(("n", 1),)).opt("n")
-        1
+        >>> Apply("attention", "Attn", ("H0",), (2, 2), opts=(("heads", 2),)).opt("heads")
+        2
         """
         return dict(self.opts).get(key, default)
 
