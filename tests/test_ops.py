@@ -13,6 +13,7 @@ import random
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import pytest
 import sympy
 from flint import arb, ctx, fmpq
@@ -247,3 +248,68 @@ def test_every_rule_proves_itself_and_the_cost_counts_the_definitions(kind):
     nodes, ops = OPS[kind].cost(a, shapes)
     defined = sum(1 for n in g.order if g.nodes[n].expr is not None)
     assert nodes == defined and ops >= 0, (kind, nodes, defined)
+
+
+# ---------------------------------------------------------------- the float facet
+
+def _float_bench(a):
+    """A pipeline (symgpt.floats.model.Pipeline) holding one application: what its float facet asks of it."""
+    from collections import Counter
+
+    from symgpt.floats.model import Pipeline, Stage
+    pipe = Pipeline.__new__(Pipeline)
+    pipe.stages, pipe.decisions, pipe.saved, pipe.plan = [], {}, "format", [a]
+    pipe._readers = Counter(list(dict.fromkeys(a.ins + tuple(p for _, p in a.params))))
+    pipe._grad, pipe._shares = {}, {}
+    for x in a.ins:   # each input as the stage an earlier op would have made (a stage may be placed beside it)
+        pipe.stages.append(Stage(x, (x,), lambda ar, v: v))
+    return pipe
+
+
+@pytest.mark.parametrize("kind", list(OPS) + [f"{k} (vector)" for k in VECTOR_CASES])
+def test_the_float_facet_in_exact_arithmetic_is_the_per_scalar_facet_and_its_derivative(kind):
+    """The op's IEEE model (written once over an arithmetic) run in the exact twin gives the per-scalar facet's
+    values and SymPy's adjoints of Σ G∘out to 40 digits; run in float64 it is within float64's error of them."""
+    from symgpt.floats.model import Exact, Floats, run
+    rng = random.Random(sum(map(ord, kind)) + 1)
+    base = kind.split(" ")[0]
+    a, ins, seeds = VECTOR_CASES[base](rng) if "(vector)" in kind else case(kind, rng)
+    g, leaves, at, bench, _ = _facets(base, a, ins, seeds, rng)
+    pipe = _float_bench(a)
+    OPS[base].floats_forward(a, pipe)
+    params = {n: x for n, x in ins.items()}
+    L, memo = sympy.S.Zero, {}
+    for out in seeds:
+        if out == "loss":
+            L += _closed(g, g.nodes["loss"].sym, leaves, memo)
+            continue
+        G = rationals(rng, bench.groups[out].shape)
+        pipe._grad[out] = "seed_" + out
+        params["seed_" + out] = G
+        for idx, gx in _flat(G):
+            name = f"{out}[{','.join(map(str, idx))}]" if idx else out
+            L += sympy.Rational(gx) * _closed(g, g.nodes[name].sym, leaves, memo)
+    OPS[base].floats_backward(a, pipe)
+    adjoints = {x: pipe.grad(x) for x in ins if x in pipe._grad or x in pipe._shares}
+    ctx = mpmath.mp.clone()
+    ctx.dps = DPS
+    exact, f64 = run(pipe, Exact(ctx), params), run(pipe, Floats("float64"), params)
+    with mpmath.workdps(DPS):
+        defined = [n for n in g.order if g.nodes[n].expr is not None]
+        checked = 0
+        for name in defined:
+            group, idx = parse_node(name)
+            if group not in exact:
+                continue
+            want = mpmath.mpf(str(sympy.N(_closed(g, g.nodes[name].sym, leaves, memo).xreplace(at), DPS)))
+            got, fl = np.asarray(exact[group], dtype=object)[idx], np.asarray(f64[group])[idx]
+            assert abs(mpmath.mpf(got) - want) <= TOL * max(1, abs(want)), f"{kind}: {name} = {got}, want {want}"
+            assert abs(float(fl) - float(want)) <= 1e-12 * max(1, abs(float(want))), f"{kind}: float64 {name}"
+            checked += 1
+        assert checked >= size(a.shape), f"{kind}: the float facet computes the op's output"
+        for x, stage in adjoints.items():
+            for idx, got in _flat(exact[stage].tolist()):
+                sym = g.nodes[f"{x}[{','.join(map(str, idx))}]"].sym
+                want = mpmath.mpf(str(sympy.N(sympy.diff(L, sym).xreplace(at), DPS)))
+                assert abs(mpmath.mpf(got) - want) <= TOL * max(1, abs(want)), f"{kind}: ∂/∂{x}{list(idx)}"
+        assert set(adjoints) == {x for x in ins}, f"{kind}: every input gets its adjoint"

@@ -226,8 +226,12 @@ def mean_nll(ar, logps, ys):
 
 
 def _logp(row: str) -> str:
-    """The log-probabilities of an earlier row, named after its logits (logits_at0 → logp_at0)."""
-    return "logp" + row[len("logits"):]
+    """The log-probabilities of an earlier row, named after its logits (logits_at0 → logp_at0, z0 → logp_z0).
+
+    >>> _logp("logits_at0"), _logp("z0")
+    ('logp_at0', 'logp_z0')
+    """
+    return "logp" + row[len("logits"):] if row.startswith("logits") else "logp_" + row
 
 
 def floats_forward(a: Apply, pipe) -> None:
