@@ -1,11 +1,37 @@
 """Independent high-precision reference for the derivation specs (pure mpmath).
 
-Reads a spec TOML itself and computes the forward pass of the tiny transformer
-and of the bigram model straight from the math, at `dps` decimal digits.
-Nothing here imports symgpt. Precision is only ever set inside
+Reads a spec TOML itself and computes, straight from the math at `dps` decimal
+digits, the forward pass of the tiny transformer and of the bigram model and
+their reverse mode written out by hand: `grads` gives the loss and ∂loss/∂θ of
+every parameter θ under symgpt's names (the baseline of
+benchmarks/bench_scale.py, run as a command by benchmarks/hand_mpmath.py).
+Nothing here imports symgpt.  Precision is only ever set inside
 `mpmath.mp.workdps(dps)` blocks.
+
+transformer (post-LN, as symgpt.engine.models defines it)
+    H0 = E[tokens] + PE,  PE[t,2i] = sin(t / base^(2i/d)),  PE[t,2i+1] = cos(same)
+    per block: Q, K, V = H·W_Q, H·W_K, H·W_V;  per head h (d_k = d/heads columns)
+    S[t,s] = Q_h[t]·K_h[s]/√d_k,  A[t,:t+1] = softmax(S[t,:t+1]) (causal),
+    Attn_heads[t] = Σ_s A[t,s] V_h[s] (heads concatenated),  Attn = Attn_heads·W_O (or Attn_heads),
+    H1 = H + Attn,  LN1 = LN(H1; γ1, β1),  Z = LN1·W_1 + b_1,  R = ReLU(Z) (ReLU'(0) = 0),
+    F = R·W_2 + b_2,  H2 = LN1 + F,  H ← LN2 = LN(H2; γ2, β2);
+    LN(x)_j = γ_j (x_j − μ)/√(σ² + ε) + β_j with the biased σ²;
+    logits = h_final·Eᵀ (tied) or h_final·W_out;  loss = −ln softmax(logits)[target]
+    ([training] all_positions: the mean of that over every position, position t
+    predicting tokens[t+1] and the last one the target).
+bigram
+    x = E[last token], z = x·W, loss = −ln softmax(z)[target].
+
+Reverse mode, each rule by hand: softmax + cross-entropy gives p − y; softmax
+rows gS = A ⊙ (gA − Σ A gA); LayerNorm gx = r (ĝ − mean ĝ − x̂ mean(ĝ x̂)) with
+ĝ = γ ⊙ gy, x̂ = (x − μ) r, r = 1/√(σ² + ε); ReLU passes the gradient where Z > 0.
+
+>>> loss, g = grads(os.path.join(ROOT, "derivations", "bigram.toml"), dps=30)
+>>> mpmath.nstr(loss, 14), mpmath.nstr(g["W[0,2]"], 12), len(g)
+('1.0514701356033', '-0.195172898657', 12)
 """
 import copy
+import os
 import random
 import tomllib
 from fractions import Fraction
@@ -13,8 +39,14 @@ from fractions import Fraction
 import mpmath
 from mpmath import mp
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 # Strings under these keys are names, never numbers.
 NAME_KEYS = {"kind", "vocab", "input", "target", "title", "source", "params"}
+
+# A block's parameters in symgpt's order; LayerNorm's γ = 1 and β = 0 where the spec omits them.
+BLOCK_PARAMS = ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O")
+LN_DEFAULTS = (("gamma1", 1), ("beta1", 0), ("gamma2", 1), ("beta2", 0))
 
 
 def _number(s):
@@ -52,10 +84,19 @@ def loads_spec(text):
     return _convert(tomllib.loads(text, parse_float=_number))
 
 
-# ---------------------------------------------------------------- helpers
+def read(spec):
+    """A spec dict (load_spec's, every number a Fraction) from a path or a dict.
+
+    >>> read({"model": {"d": 2}})["model"]["d"]
+    2
+    """
+    return load_spec(spec) if isinstance(spec, (str, os.PathLike)) else spec
+
+
+# ---------------------------------------------------------------- helpers: dense algebra on lists of mpf
 
 def num(q):
-    """Fraction / int / mpf -> mpf at the current precision."""
+    """Fraction / int / mpf -> mpf at the current precision (a Fraction: exact division of its integers)."""
     if isinstance(q, Fraction):
         return mp.mpf(q.numerator) / q.denominator
     return mp.mpf(q)
@@ -69,9 +110,24 @@ def mat(m):
     return [vec(row) for row in m]
 
 
+def transpose(A):
+    return [list(c) for c in zip(*A)]
+
+
 def matmul(A, B):
-    return [[mp.fsum(a[k] * B[k][j] for k in range(len(B))) for j in range(len(B[0]))]
-            for a in A]
+    """A·B  (n, m)·(m, k) → (n, k); each entry one exactly summed dot product, rounded once (mp.fdot)."""
+    cols = transpose(B)
+    return [[mp.fdot(a, c) for c in cols] for a in A]
+
+
+def matmul_t(A, B):
+    """A·Bᵀ  (n, m)·(k, m)ᵀ → (n, k)."""
+    return [[mp.fdot(a, b) for b in B] for a in A]
+
+
+def t_matmul(A, B):
+    """Aᵀ·B  (m, n)ᵀ·(m, k) → (n, k): a weight's gradient from inputs A and output gradients B."""
+    return matmul(transpose(A), B)
 
 
 def vecmat(x, B):
@@ -79,7 +135,15 @@ def vecmat(x, B):
 
 
 def dot(x, y):
-    return mp.fsum(a * b for a, b in zip(x, y))
+    return mp.fdot(x, y)
+
+
+def add(A, B):
+    return [[a + b for a, b in zip(r, s)] for r, s in zip(A, B)]
+
+
+def col_sums(A):
+    return [mp.fsum(c) for c in zip(*A)]
 
 
 def softmax(z):
@@ -90,11 +154,35 @@ def softmax(z):
 
 
 def layer_norm(h, gamma, beta, eps):
+    """(LN(h), μ, σ²) of one row: γ (h − μ) r + β, r = 1/√(σ² + ε), with the biased σ²."""
     d = len(h)
     mu = mp.fsum(h) / d
-    var = mp.fsum((x - mu) ** 2 for x in h) / d
-    r = mp.sqrt(var + eps)
-    return [g * (x - mu) / r + b for x, g, b in zip(h, gamma, beta)], mu, var
+    c = [x - mu for x in h]
+    var = mp.fdot(c, c) / d
+    r = 1 / mp.sqrt(var + eps)
+    return [g * (x * r) + b for x, g, b in zip(c, gamma, beta)], mu, var
+
+
+def layer_norm_rows(X, gamma, beta, eps):
+    """LN of every row of X: (the rows, their means μ, their variances σ²)."""
+    rows = [layer_norm(x, gamma, beta, eps) for x in X]
+    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+
+
+def layer_norm_backward(gY, gamma, X, mu, var, eps):
+    """(gX, gγ, gβ) of LN on the rows X from gY: gx = r (ĝ − mean ĝ − x̂·mean(ĝ x̂)), ĝ = γ ⊙ gy,
+    x̂ = (x − μ) r, r = 1/√(σ² + ε); gγ = Σ_rows gy ⊙ x̂, gβ = Σ_rows gy."""
+    d = len(gamma)
+    gX, Xh = [], []
+    for gy, x, m, v in zip(gY, X, mu, var):
+        r = 1 / mp.sqrt(v + eps)
+        xh = [(a - m) * r for a in x]
+        gh = [g * y for g, y in zip(gamma, gy)]
+        m1, m2 = mp.fsum(gh) / d, mp.fdot(gh, xh) / d
+        gX.append([r * (a - m1 - b * m2) for a, b in zip(gh, xh)])
+        Xh.append(xh)
+    g_gamma = [mp.fdot(c, x) for c, x in zip(zip(*gY), zip(*Xh))]
+    return gX, g_gamma, col_sums(gY)
 
 
 def token_ids(spec, tokens):
@@ -103,103 +191,225 @@ def token_ids(spec, tokens):
 
 
 def positional_encoding(T, d, base):
+    """PE (T x d): sin on even columns, cos on odd ones, of the angle t·base^(−2i/d) (column 2i or 2i + 1)."""
     PE = []
     for t in range(T):
         row = []
         for j in range(d):
             i = j // 2
-            angle = t / mp.power(base, mp.mpf(2 * i) / d)
+            angle = t * (1 / mp.power(base, mp.mpf(2 * i) / d))
             row.append(mp.sin(angle) if j % 2 == 0 else mp.cos(angle))
         PE.append(row)
     return PE
 
 
-# ---------------------------------------------------------------- transformer
+# ---------------------------------------------------------------- transformer, forward
 
-def block_forward(H, layer, heads, eps):
-    """One post-LN block. H: T x d list of mpf. Returns the per-block dict."""
+def layer_weights(layer, d):
+    """One [[layer]]'s weights as mpf; LayerNorm γ = 1, β = 0 where the spec omits them."""
+    P = {k: (mat(v) if isinstance(v[0], list) else vec(v)) for k, v in layer.items()}
+    for k, default in LN_DEFAULTS:
+        P.setdefault(k, [mp.mpf(default)] * d)
+    return P
+
+
+def block_forward(H, P, heads, eps):
+    """One post-LN block on H (T x d list of mpf) with weights P (layer_weights). Returns the per-block dict:
+    Q, K, V, S and A (per head lists for several heads; A's row t is 0 past column t), Attn_heads (before W_O,
+    only with W_O), Attn, H1, mu1, var1, LN1, Z, R, F, H2, mu2, var2, LN2."""
     T, d = len(H), len(H[0])
     dk = d // heads
-    W_Q, W_K, W_V = mat(layer["W_Q"]), mat(layer["W_K"]), mat(layer["W_V"])
-    W_1, b_1 = mat(layer["W_1"]), vec(layer["b_1"])
-    W_2, b_2 = mat(layer["W_2"]), vec(layer["b_2"])
-    ones, zeros = [mp.mpf(1)] * d, [mp.mpf(0)] * d
-    gamma1 = vec(layer["gamma1"]) if "gamma1" in layer else ones
-    beta1 = vec(layer["beta1"]) if "beta1" in layer else zeros
-    gamma2 = vec(layer["gamma2"]) if "gamma2" in layer else ones
-    beta2 = vec(layer["beta2"]) if "beta2" in layer else zeros
-
-    Q, K, V = matmul(H, W_Q), matmul(H, W_K), matmul(H, W_V)
-    scale = mp.sqrt(dk)
+    Q, K, V = matmul(H, P["W_Q"]), matmul(H, P["W_K"]), matmul(H, P["W_V"])
+    scale = 1 / mp.sqrt(dk)
     S, A = [], []
     concat = [[] for _ in range(T)]
     for h in range(heads):
         cols = range(h * dk, (h + 1) * dk)
-        Sh = [[mp.fsum(Q[t][c] * K[s][c] for c in cols) / scale for s in range(T)]
-              for t in range(T)]
-        Ah = []
+        Qh = [[Q[t][c] for c in cols] for t in range(T)]
+        Kh = [[K[s][c] for c in cols] for s in range(T)]
+        Sh = [[mp.fdot(Qh[t], Kh[s]) * scale for s in range(T)] for t in range(T)]
+        Ah = [softmax(Sh[t][: t + 1]) + [mp.zero] * (T - t - 1) for t in range(T)]
         for t in range(T):
-            w = softmax(Sh[t][: t + 1])
-            Ah.append(w + [mp.mpf(0)] * (T - t - 1))
             for c in cols:
-                concat[t].append(mp.fsum(Ah[t][s] * V[s][c] for s in range(T)))
+                concat[t].append(mp.fdot(Ah[t][: t + 1], [V[s][c] for s in range(t + 1)]))
         S.append(Sh)
         A.append(Ah)
-    Attn = matmul(concat, mat(layer["W_O"])) if "W_O" in layer else concat
-    if heads == 1:
-        S, A = S[0], A[0]
+    out = dict(Q=Q, K=K, V=V, S=S[0] if heads == 1 else S, A=A[0] if heads == 1 else A)
+    if "W_O" in P:
+        out["Attn_heads"] = concat
+    Attn = matmul(concat, P["W_O"]) if "W_O" in P else concat
+    H1 = add(H, Attn)
+    LN1, mu1, var1 = layer_norm_rows(H1, P["gamma1"], P["beta1"], eps)
+    Z = [[z + b for z, b in zip(row, P["b_1"])] for row in matmul(LN1, P["W_1"])]
+    R = [[z if z > 0 else mp.zero for z in row] for row in Z]
+    F = [[f + b for f, b in zip(row, P["b_2"])] for row in matmul(R, P["W_2"])]
+    H2 = add(LN1, F)
+    LN2, mu2, var2 = layer_norm_rows(H2, P["gamma2"], P["beta2"], eps)
+    return dict(out, Attn=Attn, H1=H1, mu1=mu1, var1=var1, LN1=LN1, Z=Z, R=R, F=F, H2=H2, mu2=mu2,
+                var2=var2, LN2=LN2)
 
-    H1 = [[a + b for a, b in zip(H[t], Attn[t])] for t in range(T)]
-    LN1, mu1, var1 = zip(*[layer_norm(H1[t], gamma1, beta1, eps) for t in range(T)])
-    LN1, mu1, var1 = list(LN1), list(mu1), list(var1)
-    Z = [[z + b for z, b in zip(row, b_1)] for row in matmul(LN1, W_1)]
-    R = [[z if z > 0 else mp.mpf(0) for z in row] for row in Z]
-    F = [[f + b for f, b in zip(row, b_2)] for row in matmul(R, W_2)]
-    H2 = [[a + b for a, b in zip(LN1[t], F[t])] for t in range(T)]
-    LN2, mu2, var2 = zip(*[layer_norm(H2[t], gamma2, beta2, eps) for t in range(T)])
-    return dict(Q=Q, K=K, V=V, S=S, A=A, Attn=Attn, H1=H1, mu1=mu1, var1=var1,
-                LN1=LN1, Z=Z, R=R, F=F, H2=H2, mu2=list(mu2), var2=list(var2),
-                LN2=list(LN2))
+
+def loss_terms(spec, ids):
+    """(position, target id) of each cross-entropy term: the last position predicting data.target, or with
+    [training] all_positions every position t predicting ids[t + 1] (the last one data.target); none
+    without a data.target."""
+    target = spec["data"].get("target")
+    if target is None:
+        return []
+    y = token_ids(spec, [target])[0]
+    if spec.get("training", {}).get("all_positions", False):
+        return list(enumerate(list(ids[1:]) + [y]))
+    return [(len(ids) - 1, y)]
+
+
+def head_logits(h, E, W_out):
+    """logits = h·Eᵀ (tied head: W_out is None) or h·W_out."""
+    return [dot(h, e) for e in E] if W_out is None else vecmat(h, W_out)
+
+
+def _transformer(spec, tokens):
+    """transformer_forward's dict at the working precision, and the weights as mpf: (E, W_out, [P per block])."""
+    m, w = spec["model"], spec["weights"]
+    d, heads = int(m["d"]), int(m.get("heads", 1))
+    eps = num(m.get("ln_eps", Fraction(1, 100000)))
+    base = num(m.get("pe_base", Fraction(10000)))
+    ids = token_ids(spec, spec["data"]["input"] if tokens is None else tokens)
+    T = len(ids)
+    E = mat(w["E"])
+    W_out = None if m.get("tied", True) else mat(w["W_out"])
+    Ps = [layer_weights(layer, d) for layer in spec["layer"]]
+    X = [E[i] for i in ids]
+    PE = positional_encoding(T, d, base)
+    H0 = add(X, PE)
+    H, blocks = H0, []
+    for P in Ps:
+        b = block_forward(H, P, heads, eps)
+        b["H"] = H
+        blocks.append(b)
+        H = b["LN2"]
+    terms = loss_terms(spec, ids)
+    logits_at = {t: head_logits(H[t], E, W_out) for t in sorted({T - 1} | {t for t, _ in terms})}
+    p_at = {t: softmax(z) for t, z in logits_at.items()}
+    loss = mp.fsum(-mp.log(p_at[t][y]) for t, y in terms) / len(terms) if terms else None
+    out = dict(X=X, PE=PE, H0=H0, blocks=blocks, h_final=H[T - 1], logits=logits_at[T - 1], p=p_at[T - 1],
+               loss=loss, logits_at=logits_at, p_at=p_at)
+    if len(blocks) == 1:
+        out.update((k, v) for k, v in blocks[0].items() if k != "H")
+    return out, (E, W_out, Ps)
 
 
 def transformer_forward(spec, tokens=None, dps=60):
     """Forward pass at `dps` digits. `tokens`: token strings or ids (default data.input).
 
     For one layer the block's keys are also at top level; `blocks` always holds
-    the per-layer dicts. `loss` is None when the spec has no data.target.
+    the per-layer dicts (each with its input `H`). `logits` and `p` are the last
+    position's; `logits_at` and `p_at` map every position a loss term reads to
+    its own. `loss` is the spec's (loss_terms: the mean over its terms of
+    −ln p[target]); None when the spec has no data.target.
     """
     with mp.workdps(dps):
-        m, w = spec["model"], spec["weights"]
-        d, heads = int(m["d"]), int(m.get("heads", 1))
+        return _transformer(spec, tokens)[0]
+
+
+# ---------------------------------------------------------------- transformer, reverse mode
+
+def head_backward(H, terms, p_at, E, W_out):
+    """(∂loss/∂H at the last block's output, the head's part of grad_E (tied) or grad_W_out): each
+    cross-entropy term (t, y) adds ∂loss/∂logits = (p − y)/n at position t, n the number of terms."""
+    T, d, n = len(H), len(H[0]), len(terms)
+    gH = [[mp.zero] * d for _ in range(T)]
+    gW = [[mp.zero] * d for _ in E] if W_out is None else [[mp.zero] * len(W_out[0]) for _ in range(d)]
+    for t, y in terms:
+        h = H[t]
+        gz = [(p - (1 if v == y else 0)) / n for v, p in enumerate(p_at[t])]
+        if W_out is None:                                    # logits = h·Eᵀ
+            for v, g in enumerate(gz):
+                gW[v] = [a + g * x for a, x in zip(gW[v], h)]
+            gH[t] = [a + mp.fdot(gz, col) for a, col in zip(gH[t], zip(*E))]
+        else:                                                # logits = h·W_out
+            for j in range(d):
+                gW[j] = [a + h[j] * g for a, g in zip(gW[j], gz)]
+            gH[t] = [a + mp.fdot(gz, r) for a, r in zip(gH[t], W_out)]
+    return gH, gW
+
+
+def attention_backward(gO, b, heads):
+    """(gQ, gK, gV) from ∂loss/∂Attn_heads, per head and causal row t: gA[s] = gO_h[t]·V_h[s],
+    gS = A ⊙ (gA − Σ_s A gA)/√d_k, gQ_h[t] = Σ_s gS[s] K_h[s], gK_h[s] += gS[s] Q_h[t], gV_h[s] += A[t,s] gO_h[t]."""
+    Q, K, V = b["Q"], b["K"], b["V"]
+    T, d = len(Q), len(Q[0])
+    dk = d // heads
+    scale = 1 / mp.sqrt(dk)
+    A = [b["A"]] if heads == 1 else b["A"]
+    gQ, gK, gV = ([[mp.zero] * d for _ in range(T)] for _ in range(3))
+    for h in range(heads):
+        cols = range(h * dk, (h + 1) * dk)
+        for t in range(T):
+            a = A[h][t][: t + 1]
+            go = [gO[t][j] for j in cols]
+            gA = [mp.fdot(go, [V[s][j] for j in cols]) for s in range(t + 1)]
+            mean = mp.fdot(a, gA)
+            gS = [w * (g - mean) * scale for w, g in zip(a, gA)]
+            for j, gj in zip(cols, go):
+                gQ[t][j] = mp.fdot(gS, [K[s][j] for s in range(t + 1)])
+                for s in range(t + 1):
+                    gK[s][j] += gS[s] * Q[t][j]
+                    gV[s][j] += a[s] * gj
+    return gQ, gK, gV
+
+
+def block_backward(gY, P, b, heads, eps):
+    """∂loss/∂(block input H) and every block parameter's gradient {name: …}, from ∂loss/∂LN2 and the
+    block's forward dict b."""
+    G = {}
+    gH2, G["gamma2"], G["beta2"] = layer_norm_backward(gY, P["gamma2"], b["H2"], b["mu2"], b["var2"], eps)
+    gF = gH2                                                 # H2 = LN1 + F
+    G["b_2"], G["W_2"] = col_sums(gF), t_matmul(b["R"], gF)
+    gR = matmul_t(gF, P["W_2"])
+    gZ = [[g if z > 0 else mp.zero for g, z in zip(gr, zr)] for gr, zr in zip(gR, b["Z"])]
+    G["b_1"], G["W_1"] = col_sums(gZ), t_matmul(b["LN1"], gZ)
+    gLN1 = add(gH2, matmul_t(gZ, P["W_1"]))
+    gH1, G["gamma1"], G["beta1"] = layer_norm_backward(gLN1, P["gamma1"], b["H1"], b["mu1"], b["var1"], eps)
+    if "W_O" in P:                                           # Attn = Attn_heads·W_O
+        G["W_O"] = t_matmul(b["Attn_heads"], gH1)
+        gO = matmul_t(gH1, P["W_O"])
+    else:
+        gO = gH1
+    gQ, gK, gV = attention_backward(gO, b, heads)
+    H = b["H"]
+    G["W_Q"], G["W_K"], G["W_V"] = t_matmul(H, gQ), t_matmul(H, gK), t_matmul(H, gV)
+    gH = add(gH1, add(matmul_t(gQ, P["W_Q"]), add(matmul_t(gK, P["W_K"]), matmul_t(gV, P["W_V"]))))
+    return gH, G
+
+
+def layer_prefix(spec, i):
+    """Names inside block i: bare for one layer, ``l0.`` … for several (symgpt's)."""
+    return "" if len(spec["layer"]) == 1 else f"l{i}."
+
+
+def transformer_grads(spec, dps=60):
+    """transformer_forward's dict (data.input) with ∂loss/∂θ by hand: grad_E, grad_W_out (untied head) and
+    grad_<prefix><name> for each block's parameters (BLOCK_PARAMS; W_O where given), nested lists of mpf."""
+    with mp.workdps(dps):
+        m = spec["model"]
+        heads = int(m.get("heads", 1))
         eps = num(m.get("ln_eps", Fraction(1, 100000)))
-        base = num(m.get("pe_base", Fraction(10000)))
-        ids = token_ids(spec, spec["data"]["input"] if tokens is None else tokens)
-        T = len(ids)
-        E = mat(w["E"])
-        X = [E[i] for i in ids]
-        PE = positional_encoding(T, d, base)
-        H0 = [[x + p for x, p in zip(X[t], PE[t])] for t in range(T)]
-        H, blocks = H0, []
-        for layer in spec["layer"]:
-            b = block_forward(H, layer, heads, eps)
-            b["H"] = H
-            blocks.append(b)
-            H = b["LN2"]
-        h_final = H[T - 1]
-        if m.get("tied", True):
-            logits = [dot(h_final, E[v]) for v in range(len(E))]
-        else:
-            logits = vecmat(h_final, mat(w["W_out"]))
-        p = softmax(logits)
-        target = spec["data"].get("target")
-        loss = -mp.log(p[token_ids(spec, [target])[0]]) if target is not None else None
-        out = dict(X=X, PE=PE, H0=H0, blocks=blocks, h_final=h_final,
-                   logits=logits, p=p, loss=loss)
-        if len(blocks) == 1:
-            for k, v in blocks[0].items():
-                if k != "H":
-                    out[k] = v
-        return out
+        ids = token_ids(spec, spec["data"]["input"])
+        f, (E, W_out, Ps) = _transformer(spec, None)
+        gH, g_head = head_backward(f["blocks"][-1]["LN2"], loss_terms(spec, ids), f["p_at"], E, W_out)
+        per_block = []
+        for P, b in zip(reversed(Ps), reversed(f["blocks"])):
+            gH, G = block_backward(gH, P, b, heads, eps)
+            per_block.insert(0, G)
+        gE = g_head if W_out is None else [[mp.zero] * len(E[0]) for _ in E]
+        for v, g in zip(ids, gH):                            # H0 = E[tokens] + PE
+            gE[v] = [a + b for a, b in zip(gE[v], g)]
+        out = {"grad_E": gE}
+        if W_out is not None:
+            out["grad_W_out"] = g_head
+        for i, G in enumerate(per_block):
+            out.update((f"grad_{layer_prefix(spec, i)}{k}", G[k]) for k in BLOCK_PARAMS if k in G)
+        return {**f, **out}
 
 
 # ---------------------------------------------------------------- bigram
@@ -228,6 +438,47 @@ def bigram_grads(spec, dps=60):
         grad_E = [grad_x if r == tok else [mp.mpf(0)] * len(grad_x)
                   for r in range(len(spec["weights"]["E"]))]
         return dict(grad_z=grad_z, grad_W=grad_W, grad_x=grad_x, grad_E=grad_E, **f)
+
+
+# ---------------------------------------------------------------- every parameter's gradient, by name
+
+def param_names(spec):
+    """The parameter groups in symgpt's order: E, W (bigram); E, W_out (untied), then each block's
+    BLOCK_PARAMS (γ, β always; W_O where given), with its layer_prefix."""
+    if spec["model"].get("kind") == "bigram":
+        return ["E", "W"]
+    names = ["E"] + ([] if spec["model"].get("tied", True) else ["W_out"])
+    for i, layer in enumerate(spec["layer"]):
+        names += [layer_prefix(spec, i) + k for k in BLOCK_PARAMS if k != "W_O" or k in layer]
+    return names
+
+
+def _flat(groups):
+    """{"W_Q": [[…]]} → {"W_Q[0,1]": mpf}, the node names symgpt uses."""
+    out = {}
+    for name, v in groups.items():
+        if isinstance(v[0], list):
+            out.update({f"{name}[{i},{j}]": x for i, r in enumerate(v) for j, x in enumerate(r)})
+        else:
+            out.update({f"{name}[{i}]": x for i, x in enumerate(v)})
+    return out
+
+
+def grads(spec, dps=50):
+    """(loss, {parameter node name: ∂loss/∂θ}) at ``dps`` digits of working precision.
+
+    ``spec``: a path to a spec TOML or the dict load_spec reads.  Names are
+    symgpt's: ``E[4,1]``, ``W_Q[0,1]`` (one layer), ``l1.W_1[2,3]`` (several),
+    the LayerNorm gains and shifts included (γ = 1, β = 0 where the spec omits them).
+
+    >>> loss, g = grads(os.path.join(ROOT, "derivations", "tiny-transformer.toml"), dps=24)
+    >>> mpmath.nstr(loss, 24), len(g)
+    ('2.46737302749765479995003', 54)
+    """
+    spec = read(spec)
+    with mp.workdps(dps):
+        r = (bigram_grads if spec["model"].get("kind") == "bigram" else transformer_grads)(spec, dps)
+        return r["loss"], _flat({n: r["grad_" + n] for n in param_names(spec)})
 
 
 # ---------------------------------------------------------------- finite differences

@@ -16,8 +16,8 @@ import pytest
 import sympy
 
 from symgpt.core import numeric
-from symgpt.core.graph import ReLU
 from symgpt.core.numeric import UndecidableError, bounded
+from symgpt.ops.relu import ReLU
 from symgpt.training import train
 
 import hostile

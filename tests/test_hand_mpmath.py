@@ -1,11 +1,13 @@
-"""benchmarks/hand_mpmath.py, the benchmark's baseline, against independent references.
+"""The hand-written mpmath reverse mode of tests/oracle.py (oracle.grads, run by
+benchmarks/hand_mpmath.py as the benchmark's baseline) against independent references.
 
 Its gradients are checked against PyTorch float64 autograd (tests/torch_oracle.py)
 to 1e-12 of the largest gradient, and against mpmath central differences of the
-forward pass of tests/oracle.py to 20 digits, for the seed, the bigram and a random
+oracle's forward pass to 20 digits, for the seed, the bigram and a random
 2-layer 2-head spec (untied head, W_O, LayerNorm gains); the all-positions loss
 against the same references, using that causal attention makes position t's
-logits those of the prefix tokens[:t+1].  The parameter names are symgpt's.
+logits those of the prefix tokens[:t+1] (a last-position loss).  The parameter
+names are symgpt's; the benchmark's counts (param_count) are checked too.
 """
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ def torch_grads(spec):
     return loss.item(), flat({k: p.grad.tolist() for k, p in P.items()})
 
 
-flat = hand_mpmath._flat  # {"W_Q": [[…]]} → {"W_Q[0,1]": x}: naming only, no arithmetic
+flat = oracle._flat  # {"W_Q": [[…]]} → {"W_Q[0,1]": x}: naming only, no arithmetic
 
 
 def key_path(spec, name):
@@ -63,7 +65,7 @@ def key_path(spec, name):
 
 
 def check_torch(spec, rel=1e-12):
-    loss, g = hand_mpmath.grads(spec, DPS)
+    loss, g = oracle.grads(spec, DPS)
     t_loss, t = torch_grads(spec)
     assert g.keys() == t.keys()
     scale = max(abs(float(v)) for v in g.values())
@@ -76,7 +78,7 @@ def check_central(spec_path, names, forward, digits=20):
     """The hand gradient against (f(θ + h) − f(θ − h))/2h at 90 digits, h = 1e-20 (error ~h²), relative
     to the gradient itself (the seed's attention gradients are ~1e-11: LayerNorm with d = 2)."""
     spec = oracle.load_spec(spec_path)
-    _, g = hand_mpmath.grads(spec, DPS)
+    _, g = oracle.grads(spec, DPS)
     with mp.workdps(DPS):
         for name in names:
             fd = oracle.central_difference(forward, spec, key_path(spec, name), "1e-20", 90)
@@ -87,14 +89,21 @@ def seed_forward(s):
     return oracle.transformer_forward(s, dps=90)["loss"]
 
 
+def last_position(s, tokens, target):
+    """A copy of the spec whose loss is the last position's: input ``tokens``, target ``target``."""
+    p = copy.deepcopy(s)
+    p["data"]["input"], p["data"]["target"] = tokens, target
+    p.setdefault("training", {})["all_positions"] = False
+    return p
+
+
 def all_positions_forward(s):
     """Mean cross-entropy over positions: position t's logits are those of the prefix tokens[:t+1]."""
     inp = list(s["data"]["input"])
     nxt = inp[1:] + [s["data"]["target"]]
     total = 0
     for t, y in enumerate(nxt):
-        p = copy.deepcopy(s)
-        p["data"]["input"], p["data"]["target"] = inp[:t + 1], y
+        p = last_position(s, inp[:t + 1], y)
         total += oracle.transformer_forward(p, dps=90)["loss"]
     return total / len(nxt)
 
@@ -103,7 +112,7 @@ def test_names_are_symgpts(tmp_path):
     from symgpt.engine.names import param_names
     from symgpt.engine.spec import load_spec
     for path in (SEED, BIGRAM, random_spec(tmp_path)):
-        _, g = hand_mpmath.grads(path, 20)
+        _, g = oracle.grads(path, 20)
         assert list(g) == param_names(load_spec(path))
         assert len(g) == hand_mpmath.param_count(path)
 
@@ -112,10 +121,8 @@ def test_seed_against_torch():
     check_torch(oracle.load_spec(SEED))
 
 
-def test_seed_loss_against_oracle():
-    loss, _ = hand_mpmath.grads(SEED, DPS)
-    with mp.workdps(DPS):
-        assert abs(loss - oracle.transformer_forward(oracle.load_spec(SEED), dps=60)["loss"]) < mp.mpf(10) ** -48
+def test_seed_loss_and_gradient_against_torch():
+    check_torch(oracle.load_spec(SEED))
 
 
 def test_seed_against_central_differences():
@@ -126,11 +133,18 @@ def test_seed_against_central_differences():
 def test_bigram_against_torch_and_analytic():
     spec = oracle.load_spec(BIGRAM)
     check_torch(spec)
-    loss, g = hand_mpmath.grads(spec, DPS)
-    ref = oracle.bigram_grads(spec, dps=60)
-    with mp.workdps(DPS):
-        assert abs(loss - ref["loss"]) < mp.mpf(10) ** -48
-        assert all(abs(g[k] - v) < mp.mpf(10) ** -48 for k, v in flat({"W": ref["grad_W"], "E": ref["grad_E"]}).items())
+    loss, g = oracle.grads(spec, DPS)
+    # by hand: x = E[吃] = (3/10, −1/10), z = x·W, L = −z_鱼 + ln Σ e^z, ∂L/∂W_ij = x_i (p_j − y_j),
+    with mp.workdps(60):
+        x, W = [mp.mpf(3) / 10, mp.mpf(-1) / 10], [[mp.mpf(5) / 10, mp.mpf(-3) / 10, mp.mpf(1) / 10],
+                                                     [mp.mpf(2) / 10, mp.mpf(4) / 10, mp.mpf(-5) / 10]]
+        z = [x[0] * W[0][j] + x[1] * W[1][j] for j in range(3)]       # ∂L/∂E[吃]_i = Σ_j W_ij (p_j − y_j)
+        Z = sum(mp.exp(zj) for zj in z)
+        py = [mp.exp(zj) / Z - (j == 2) for j, zj in enumerate(z)]
+        hand = {"W": [[x[i] * py[j] for j in range(3)] for i in range(2)],
+                "E": [[0, 0], [sum(W[i][j] * py[j] for j in range(3)) for i in range(2)], [0, 0]]}
+        assert abs(loss - (-z[2] + mp.log(Z))) < mp.mpf(10) ** -48
+        assert all(abs(g[k] - v) < mp.mpf(10) ** -48 for k, v in flat(hand).items())
     check_central(BIGRAM, ["W[0,2]", "E[1,1]"], lambda s: oracle.bigram_forward(s, 90)["loss"])
 
 
@@ -146,7 +160,7 @@ def test_random_two_layers_two_heads_against_central_differences(tmp_path):
 def test_all_positions_against_prefix_references(tmp_path):
     path = random_spec(tmp_path, all_positions=True)
     spec = oracle.load_spec(path)
-    loss, g = hand_mpmath.grads(spec, DPS)
+    loss, g = oracle.grads(spec, DPS)
     with mp.workdps(DPS):
         assert abs(loss - all_positions_forward(spec)) < mp.mpf(10) ** -45
     check_central(path, ["E[0,2]", "l0.W_V[2,1]", "l1.W_2[4,3]"], all_positions_forward)
@@ -154,9 +168,7 @@ def test_all_positions_against_prefix_references(tmp_path):
     inp, nxt = list(spec["data"]["input"]), list(spec["data"]["input"][1:]) + [spec["data"]["target"]]
     total = 0
     for t, y in enumerate(nxt):
-        s = copy.deepcopy(spec)
-        s["data"]["target"] = y
-        total = total + torch_oracle.transformer_loss(s, P, tokens=inp[:t + 1]) / len(nxt)
+        total = total + torch_oracle.transformer_loss(last_position(spec, inp[:t + 1], y), P) / len(nxt)
     total.backward()
     t = flat({k: p.grad.tolist() for k, p in P.items()})
     scale = max(abs(float(v)) for v in g.values())
@@ -169,8 +181,8 @@ def test_exact_decimals_and_ln_eps(ln_eps):
     spec = oracle.load_spec(SEED)
     spec["model"]["ln_eps"] = Fraction(ln_eps)
     with mp.workdps(60):
-        assert hand_mpmath.num(Fraction("0.3")) == mp.mpf(3) / 10
-    loss, g = hand_mpmath.grads(spec, DPS)
+        assert oracle.num(Fraction("0.3")) == mp.mpf(3) / 10
+    loss, g = oracle.grads(spec, DPS)
     # d = 2 with ε = 0: LayerNorm maps each row to (±1, ∓1)·γ + β, so nothing before LN2 moves the loss
     if ln_eps == "0":
         assert all(abs(g[k]) < mp.mpf(10) ** -40 for k in ("W_Q[0,1]", "W_1[1,2]", "b_2[0]", "gamma1[0]"))

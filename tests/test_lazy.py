@@ -1,4 +1,4 @@
-"""The lazy per-scalar graph (symgpt/lazy.py) against the full graph and against the tensor values.
+"""The lazy per-scalar graph (symgpt/engine/lazy.py) against the full graph and against the tensor values.
 
 For every node of several models — the seeds, and specs written here with two heads, W_O, an
 untied head, the all-positions loss, two layers, ln_eps = 0 with d = 2, one position, and a

@@ -325,8 +325,8 @@ def test_certify_decides_signs_and_goes_on_past_an_undecided_inner_sign():
 def test_float64_values_are_what_plain_floats_give():
     import math
 
-    from symgpt.core.graph import ReLU
     from symgpt.core.numeric import float64_values
+    from symgpt.ops.relu import ReLU
     g = Graph()
     a = g.param("a", "a", (), sympy.Rational(1, 10))
     b = g.param("b", "b", (), sympy.Rational(-7, 3))

@@ -1,4 +1,4 @@
-"""Packaging: the wheel carries the data, symgpt/resources.py finds it, .ci/wheel-check passes.
+"""Packaging: the wheel carries the data, symgpt/core/resources.py finds it, .ci/wheel-check passes.
 
 References: the files on disk (templates/, derivations/) against pyproject.toml's package
 data, matched here with fnmatch as setuptools matches them; folder layouts made in a

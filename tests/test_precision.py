@@ -14,20 +14,21 @@ import mpmath
 import numpy as np
 import pytest
 import torch
-import torch_precision as tp
 
 import symgpt
 from symgpt.floats.lowprec import BF16, FP32, round_float
 from symgpt.floats.model import Exact, Floats, Pipeline, exact_params, round_to, run
 from symgpt.precision import MP, forensics, ulp
 
+import oracle
+import torch_oracle
 from conftest import ROOT
 
 TORCH = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 FORMATS = list(TORCH)
 LADDER = ROOT / "benchmarks" / "specs" / "ladder-d8-T8-L2-h2.toml"
 
-# Where torch's CPU kernels are known to take another path than the one modelled (see symgpt/precision_model.py):
+# Where torch's CPU kernels are known to take another path than the one modelled (see symgpt/floats/model.py):
 # softmax's vectorised exp in float32/float64 (not correctly rounded).  Everything else of the seeds is bit for bit.
 NOT_MODELLED = {("tiny-transformer", "float64", "p"), ("tiny-transformer", "float32", "p")}
 
@@ -43,10 +44,11 @@ def torch_values(spec, fmt):
     f = report(spec, births=False)
     fl = f.floats[fmt]
     params = {n: np.asarray(fl[n], dtype=np.float64) for n in f.params}
+    raw = oracle.load_spec(f.d.spec.path)
     with one_thread():
         if f.d.spec.kind == "bigram":
-            return tp.bigram(f.d.spec, params, TORCH[fmt])
-        return tp.transformer(f.d.spec, params, np.asarray(fl["PE"], dtype=np.float64), TORCH[fmt])
+            return torch_oracle.bigram(raw, params, TORCH[fmt])
+        return torch_oracle.transformer(raw, params, np.asarray(fl["PE"], dtype=np.float64), TORCH[fmt])
 
 
 @contextlib.contextmanager
@@ -293,7 +295,6 @@ def test_random_two_layer_specs_in_16_bit_formats(tmp_path, seed, tied, W_O):
     """Random 2-layer, 2-head specs of the oracle (tied or not, with W_O or not): in bfloat16 and float16 every
     quantity PyTorch names is ours bit for bit, but at most one entry, one unit in its last place away (a
     LayerNorm output in float16, a cancellation near 0, where torch's float32 kernel rounds once differently)."""
-    import oracle
     path = tmp_path / f"r{seed}.toml"
     path.write_text(oracle.random_spec_toml(seed, tied=tied, W_O=W_O))
     f = forensics(symgpt.load(str(path)), ["bfloat16", "float16"], births=False)
@@ -301,7 +302,8 @@ def test_random_two_layer_specs_in_16_bit_formats(tmp_path, seed, tied, W_O):
         fl = f.floats[fmt]
         params = {n: np.asarray(fl[n], dtype=np.float64) for n in f.params}
         with one_thread():
-            t = tp.transformer(f.d.spec, params, np.asarray(fl["PE"], dtype=np.float64), TORCH[fmt])
+            t = torch_oracle.transformer(oracle.load_spec(path), params, np.asarray(fl["PE"], dtype=np.float64),
+                                         TORCH[fmt])
         off = []
         for n in (n for n in f.names() if n in t):
             a = ours(f, fmt, n)
@@ -410,7 +412,7 @@ def test_the_document_names_nan_and_infinite_steps_as_pytorch_makes_them():
     [flips] = [s for s in sec["steps"] if s.get("key") == "precision.flips"]
     said = dict(flips["args"]["what"]["v"])
     t = torch_values("tiny-transformer", "float16")
-    trained = set(tp.symgpt_trained(d.spec))
+    trained = set(torch_oracle.symgpt_trained(oracle.load_spec(d.spec.path)))
     adam = {n.partition(".")[2]: v for n, v in t.items() if n.startswith("adamw[1].") and n[9:] in trained}
     def names(key):  # the clause's math, \text{W}\_\text{Q}, …, back to names
         tex = re.sub(r"\\text\{([^}]*)\}", r"\1", said[key]["names"]["v"].replace(r"\_", "_"))

@@ -234,7 +234,7 @@ def test_relu_rule_and_the_tie_rule_of_pytorch():
     steps = [fmpq(int(v)) for v in z.grad.tolist()]  # PyTorch: ReLU'(0) = 0
     assert [relu.relu_rule().grad_Z(fmpq(7, 3), s) for s in steps] == [0, 0, fmpq(7, 3)]
     assert relu.relu_rule().grad_Z(arb(2), fmpq(1)) == 2
-    from symgpt.core.graph import Step
+    from symgpt.ops.relu import Step
     assert [Step(sympy.Rational(v)) for v in ("-1/2", "0", "1/2")] == [0, 0, 1]
 
 

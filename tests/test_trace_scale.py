@@ -4,7 +4,7 @@ The trace's balls widen with every update, so it starts at a precision measured 
 cheap trace and works lower and lower along the states (symgpt.training.train.Trace.start); on a big
 model it keeps parameters, gradients and moments only at checkpoints and recomputes the rest.
 Every figure is checked against an independent trace: the hand-written mpmath forward and
-reverse pass of benchmarks/hand_mpmath.py, with the SGD and AdamW updates written out here
+reverse pass of tests/oracle.py (oracle.grads), with the SGD and AdamW updates written out here
 (torch.optim's formulas) at 120 digits, where rounding cannot reach the 30 digits compared.
 """
 from __future__ import annotations
@@ -21,9 +21,7 @@ import symgpt
 from symgpt.training import train
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "tests")]
-
-import hand_mpmath  # noqa: E402
+sys.path[:0] = [os.path.join(ROOT, "tests")]
 
 import oracle  # noqa: E402
 from test_hand_mpmath import key_path  # noqa: E402
@@ -85,27 +83,27 @@ def hand_lr(lr0, it, warmup=0, decay_steps=0, min_lr=0):
 def hand_trace(path, optimizer, names):
     """[(loss, {name: θ}, {name: g}, {name: decay})] of states 0..STEPS, in mpmath at DPS digits
     (torch.optim's updates, the spec's schedule)."""
-    spec = hand_mpmath.read(path)
+    spec = oracle.read(path)
     tr = spec["training"]
     out = []
     with mp.workdps(DPS):
         sched = {"warmup": int(tr.get("warmup", 0)), "decay_steps": int(tr.get("decay_steps", 0)),
-                 "min_lr": hand_mpmath.num(tr.get("min_lr", 0))}     # at DPS digits, as every number here
-        theta = {n: hand_mpmath.num(_get(spec, n)) for n in names}
+                 "min_lr": oracle.num(tr.get("min_lr", 0))}     # at DPS digits, as every number here
+        theta = {n: oracle.num(_get(spec, n)) for n in names}
         m = {n: mp.zero for n in names}
         v = {n: mp.zero for n in names}
         decay = {}
         for t in range(STEPS + 1):
             for n, x in theta.items():
                 _set(spec, n, x)
-            loss, g = hand_mpmath.grads(spec, DPS)
+            loss, g = oracle.grads(spec, DPS)
             out.append((loss, dict(theta), {n: g[n] for n in names}, decay))
             if optimizer == "sgd":
-                lr = hand_mpmath.num(tr["lr"])
+                lr = oracle.num(tr["lr"])
                 theta = {n: x - lr * g[n] for n, x in theta.items()}
                 continue
             a = tr["adamw"]
-            lr, b1, b2, eps, wd = (hand_mpmath.num(a[k]) for k in ("lr", "beta1", "beta2", "eps", "weight_decay"))
+            lr, b1, b2, eps, wd = (oracle.num(a[k]) for k in ("lr", "beta1", "beta2", "eps", "weight_decay"))
             lr = hand_lr(lr, t, **sched)
             decay = {n: lr * wd * x for n, x in theta.items()}
             k = t + 1

@@ -250,7 +250,7 @@ def test_language_model_loss_over_every_position(tmp_path):
     out = {}
     torch_oracle.transformer_loss(spec, P, out=out)
     with torch.no_grad():
-        logits = out["blocks"][0]["LN2"] @ P["E"].T            # (T, V): every position, tied head
+        logits = out["LN2"] @ P["E"].T                         # (T, V): every position, tied head
         torch_loss = float(torch.nn.functional.cross_entropy(logits, torch.tensor(targets)))
     assert abs(float(d.mpf("loss", 30)) - torch_loss) < 1e-14
     # recompute logits at every position from the oracle's LN2 (tied head)
@@ -436,7 +436,7 @@ def test_trace_reads_any_node_at_a_state(seed):
     t = seed.trace("sgd")
     for v in range(6):
         assert abs(float(t.value(1, f"logits[{v}]", digits=20)) - float(out["logits"][v].detach())) < 1e-14
-    A = out["blocks"][0]["A"][0].detach()  # (heads, T, T)
+    A = out["A"].detach()  # (T, T): one head
     assert abs(float(t.value(1, "A[1,0]", digits=20)) - float(A[1][0])) < 1e-14
 
 

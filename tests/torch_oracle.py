@@ -1,18 +1,31 @@
-"""The same two models in PyTorch float64 with autograd, plus a training loop
-with SGD / AdamW, gradient clipping, nanoGPT's lr schedule and nanoGPT's
-parameter groups. Spec dicts may hold Fractions, ints, floats or numeric
-strings: everything goes through float(). Nothing here imports symgpt.
+"""The transformer and the bigram in PyTorch in any dtype (float64 by default), with autograd; a training loop
+with SGD / AdamW, gradient clipping, nanoGPT's lr schedule and nanoGPT's parameter groups; and, for the
+precision forensics, every intermediate kept with its gradient and the first SGD / AdamW update.
+
+Written as a practitioner writes them (``@``, ``torch.softmax``, ``F.layer_norm``, ``torch.log_softmax``,
+``F.cross_entropy``, autograd, ``torch.optim.SGD`` / ``AdamW``), independent of symgpt: nothing here imports
+it.  Spec dicts (oracle.load_spec's) may hold Fractions, ints, floats or numeric strings: every number goes
+through float64 on its way to the dtype.  Names are symgpt's: ``E``, ``W_Q`` (one layer), ``l1.W_1``
+(several), ``LN2``, ``grad_W_Q``, ``adamw[1].W_Q`` …
 """
 import math
+from fractions import Fraction
 
+import numpy as np
 import torch
+import torch.nn.functional as F
 
 DT = torch.float64
+BLOCK_WEIGHTS = ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2")
+LN_PARAMS = ("gamma1", "beta1", "gamma2", "beta2")
+# what the spec format takes where [training] or [training.adamw] leaves a key out
+TRAINING = {"lr": "0.1", "learnable_ln": False, "clip": None, "warmup": 0}
+ADAMW = {"lr": "1e-3", "beta1": "0.9", "beta2": "0.999", "eps": "1e-8", "weight_decay": "0.1"}
 
 
-def _t(x):
-    return torch.tensor([[float(a) for a in r] for r in x] if isinstance(x[0], list)
-                        else [float(a) for a in x], dtype=DT)
+def _t(x, dtype=DT):
+    """Numbers (nested lists or an array) → a tensor of ``dtype``, through float64."""
+    return torch.tensor(np.asarray(x, dtype=np.float64)).to(dtype)
 
 
 def _ids(spec, tokens):
@@ -20,113 +33,237 @@ def _ids(spec, tokens):
     return [vocab.index(t) if isinstance(t, str) else int(t) for t in tokens]
 
 
-def _ln(h, g, b, eps):
-    mu = h.mean(-1, keepdim=True)
-    var = ((h - mu) ** 2).mean(-1, keepdim=True)
-    return g * (h - mu) / torch.sqrt(var + eps) + b
+def _leaves(values, dtype):
+    """{name: numbers} → {name: a leaf tensor of ``dtype`` that requires its gradient}."""
+    return {n: _t(v, dtype).requires_grad_(True) for n, v in values.items()}
+
+
+def _keeper(out, keep):
+    """k(name, t): out[name] = t, and with ``keep`` t keeps its gradient after backward; returns t."""
+    def k(name, t):
+        if keep and t.requires_grad:
+            t.retain_grad()
+        out[name] = t
+        return t
+    return k
+
+
+def positional_encoding(T, d, base):
+    """PE (T, d) in float64: sin on even columns, cos on odd ones, of the angle t / base^(2i/d)."""
+    return np.array([[math.sin(t / base ** (2 * (j // 2) / d)) if j % 2 == 0 else
+                      math.cos(t / base ** (2 * (j // 2) / d)) for j in range(d)] for t in range(T)])
+
+
+# ---------------------------------------------------------------- parameters
+
+def layer_prefix(spec, i):
+    """Names inside block i: bare for one layer, ``l0.`` … for several."""
+    return "" if len(spec["layer"]) == 1 else f"l{i}."
+
+
+def spec_params(spec):
+    """Every parameter's numbers by name: E, W (bigram); E, W_out (untied), then per layer W_Q … b_2,
+    W_O (if given) and gamma1, beta1, gamma2, beta2 (1 and 0 where the spec omits them)."""
+    m, w = spec["model"], spec["weights"]
+    if m.get("kind") == "bigram":
+        return {"E": w["E"], "W": w["W"]}
+    d = int(m["d"])
+    P = {"E": w["E"]}
+    if not m.get("tied", True):
+        P["W_out"] = w["W_out"]
+    for i, layer in enumerate(spec["layer"]):
+        pre = layer_prefix(spec, i)
+        P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + (("W_O",) if "W_O" in layer else ()))
+        P.update((pre + n, layer.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in LN_PARAMS)
+    return P
+
+
+def _is_ln(name):
+    return name.rpartition(".")[2] in LN_PARAMS
+
+
+def transformer_params(spec, learnable_ln=False, dtype=DT):
+    """Leaf tensors: E (+ W_out if untied), per layer W_Q ... b_2 (+ W_O if given,
+    + gamma/beta if learnable_ln). Bare names for one layer, l{i}.name for several."""
+    return _leaves({n: v for n, v in spec_params(spec).items() if learnable_ln or not _is_ln(n)}, dtype)
+
+
+def bigram_params(spec, dtype=DT):
+    return _leaves(spec_params(spec), dtype)
+
+
+def symgpt_trained(spec):
+    """The parameters the spec trains: every one, but LayerNorm's γ and β only when they are learnable."""
+    learnable = spec.get("training", {}).get("learnable_ln", False)
+    return [n for n in spec_params(spec) if learnable or not _is_ln(n)]
 
 
 # ---------------------------------------------------------------- transformer
 
-def transformer_params(spec, learnable_ln=False):
-    """Leaf tensors: E (+ W_out if untied), per layer W_Q ... b_2 (+ W_O if given,
-    + gamma/beta if learnable_ln). Bare names for one layer, l{i}.name for several."""
-    m, w = spec["model"], spec["weights"]
-    d = int(m["d"])
-    P = {"E": _t(w["E"])}
-    if not m.get("tied", True):
-        P["W_out"] = _t(w["W_out"])
-    layers = spec["layer"]
-    for i, layer in enumerate(layers):
-        pre = "" if len(layers) == 1 else f"l{i}."
-        names = ["W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2"]
-        names += [n for n in ["W_O"] if n in layer]
-        if learnable_ln:
-            names += ["gamma1", "beta1", "gamma2", "beta2"]
-        for n in names:
-            if n in layer:
-                P[pre + n] = _t(layer[n])
-            else:
-                P[pre + n] = torch.ones(d, dtype=DT) if n.startswith("gamma") \
-                    else torch.zeros(d, dtype=DT)
-    for v in P.values():
-        v.requires_grad_(True)
-    return P
+def _block(H, P, layer, pre, heads, eps, mask, k):
+    """One post-LN block on H (T, d); every intermediate goes through k(pre + name, tensor)."""
+    d = H.shape[1]
+    dk = d // heads
+
+    def ln(n):  # LayerNorm's γ or β: the parameter, else the spec's constant (1 or 0 where it omits it)
+        return P[pre + n] if pre + n in P else _t(layer.get(n, [1 if n.startswith("gamma") else 0] * d), H.dtype)
+
+    Q, K, V = (k(pre + m, H @ P[pre + "W_" + m]) for m in ("Q", "K", "V"))
+    cols = [slice(h * dk, (h + 1) * dk) for h in range(heads)]
+    S = k(pre + "S", torch.stack([Q[:, c] @ K[:, c].T / math.sqrt(dk) for c in cols]) if heads > 1 else
+          Q @ K.T / math.sqrt(dk))
+    A = k(pre + "A", torch.softmax(S.masked_fill(mask, float("-inf")), dim=-1))
+    Ah = A if heads > 1 else A[None]
+    O = torch.cat([Ah[h] @ V[:, c] for h, c in enumerate(cols)], dim=1)
+    if pre + "W_O" in P:
+        O = k(pre + "Attn_heads", O) @ P[pre + "W_O"]
+    H1 = k(pre + "H1", H + k(pre + "Attn", O))
+    LN1 = k(pre + "LN1", F.layer_norm(H1, (d,), ln("gamma1"), ln("beta1"), eps))
+    Z = k(pre + "Z", LN1 @ P[pre + "W_1"] + P[pre + "b_1"])
+    R = k(pre + "R", torch.relu(Z))
+    H2 = k(pre + "H2", LN1 + k(pre + "F", R @ P[pre + "W_2"] + P[pre + "b_2"]))
+    return k(pre + "LN2", F.layer_norm(H2, (d,), ln("gamma2"), ln("beta2"), eps))
+
+
+def _head(spec, P, H, ids, k):
+    """h_final, logits (the last position's; all_positions: logits_at{t} of the others too), p, logp and the
+    loss: −log softmax(logits)[target], or all_positions' F.cross_entropy of the (T, V) logits, each position
+    predicting the next token (the last one the target)."""
+    T = len(ids)
+    W = P["W_out"] if "W_out" in P else P["E"].T
+    target = _ids(spec, [spec["data"]["target"]])[0]
+    h = k("h_final", H[T - 1])
+    if spec.get("training", {}).get("all_positions", False):
+        L = H @ W
+        for t in range(T - 1):
+            k(f"logits_at{t}", L[t])
+        logits = k("logits", L[T - 1])
+        logp = torch.log_softmax(logits, dim=-1)
+        loss = F.cross_entropy(L, torch.tensor(ids[1:] + [target]))
+    else:
+        logits = k("logits", (h[None, :] @ W)[0])
+        logp = torch.log_softmax(logits, dim=-1)
+        loss = -logp[target]
+    return dict(p=torch.softmax(logits, dim=-1), logp=logp, loss=loss)
+
+
+def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
+    """Every quantity of the spec's transformer under parameters P (their dtype), by symgpt's names: H0; per
+    block (layer_prefix) Q, K, V, S, A ((heads, T, T), or (T, T) for one head), Attn_heads (before W_O, if
+    any), Attn, H1, LN1, Z, R, F, H2, LN2; then _head's. LayerNorm γ, β not in P are the spec's constants.
+    tokens: token strings or ids (default data.input). PE: float64 numbers of the positional encoding
+    (default: positional_encoding). keep: every intermediate keeps its gradient (retain_grad)."""
+    m = spec["model"]
+    d, heads = int(m["d"]), int(m.get("heads", 1))
+    eps = float(m.get("ln_eps", 1e-5))
+    ids = _ids(spec, spec["data"]["input"] if tokens is None else tokens)
+    T = len(ids)
+    if PE is None:
+        PE = positional_encoding(T, d, float(m.get("pe_base", 10000)))
+    out = {}
+    k = _keeper(out, keep)
+    H = k("H0", P["E"][ids] + _t(PE, P["E"].dtype))
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+    for i, layer in enumerate(spec["layer"]):
+        H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k)
+    out.update(_head(spec, P, H, ids, k))
+    return out
 
 
 def transformer_loss(spec, P, tokens=None, out=None):
     """Loss of the spec's transformer with parameters P (dict of tensors).
-    If `out` is a dict it receives H0, blocks (A, LN1, LN2 per layer), h_final,
-    logits, p."""
-    m = spec["model"]
-    d, heads = int(m["d"]), int(m.get("heads", 1))
-    dk = d // heads
-    eps = float(m.get("ln_eps", 1e-5))
-    base = float(m.get("pe_base", 10000))
-    ids = _ids(spec, spec["data"]["input"] if tokens is None else tokens)
-    T = len(ids)
-    PE = torch.tensor([[math.sin(t / base ** (2 * (j // 2) / d)) if j % 2 == 0 else
-                        math.cos(t / base ** (2 * (j // 2) / d)) for j in range(d)]
-                       for t in range(T)], dtype=DT)
-    H = P["E"][ids] + PE
-    blocks = []
-    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    layers = spec["layer"]
-    for i, layer in enumerate(layers):
-        pre = "" if len(layers) == 1 else f"l{i}."
-
-        def get(n, default):
-            if pre + n in P:
-                return P[pre + n]
-            return _t(layer[n]) if n in layer else default
-
-        ones, zeros = torch.ones(d, dtype=DT), torch.zeros(d, dtype=DT)
-        Q, K, V = H @ P[pre + "W_Q"], H @ P[pre + "W_K"], H @ P[pre + "W_V"]
-        Qh = Q.view(T, heads, dk).transpose(0, 1)
-        Kh = K.view(T, heads, dk).transpose(0, 1)
-        Vh = V.view(T, heads, dk).transpose(0, 1)
-        S = Qh @ Kh.transpose(1, 2) / math.sqrt(dk)
-        A = torch.softmax(S.masked_fill(mask, float("-inf")), dim=-1)
-        Attn = (A @ Vh).transpose(0, 1).reshape(T, d)
-        W_O = get("W_O", None)
-        if W_O is not None:
-            Attn = Attn @ W_O
-        LN1 = _ln(H + Attn, get("gamma1", ones), get("beta1", zeros), eps)
-        F = torch.relu(LN1 @ P[pre + "W_1"] + P[pre + "b_1"]) @ P[pre + "W_2"] + P[pre + "b_2"]
-        H = _ln(LN1 + F, get("gamma2", ones), get("beta2", zeros), eps)
-        blocks.append({"A": A, "LN1": LN1, "LN2": H})
-    h_final = H[T - 1]
-    logits = P["E"] @ h_final if "W_out" not in P else h_final @ P["W_out"]
+    If `out` is a dict it receives every quantity of transformer_forward by name (H0, A, LN2, logits, p, …)."""
+    f = transformer_forward(spec, P, tokens)
     if out is not None:
-        out.update(H0=P["E"][ids] + PE, blocks=blocks, h_final=h_final, logits=logits,
-                   p=torch.softmax(logits, dim=-1))
-    tgt = _ids(spec, [spec["data"]["target"]])[0]
-    return -torch.log_softmax(logits, dim=-1)[tgt]
+        out.update(f)
+    return f["loss"]
 
 
-def transformer_torch(spec_dict, learnable_ln=False):
-    P = transformer_params(spec_dict, learnable_ln)
+def transformer_torch(spec_dict, learnable_ln=False, dtype=DT):
+    P = transformer_params(spec_dict, learnable_ln, dtype)
     return transformer_loss(spec_dict, P), P
 
 
 # ---------------------------------------------------------------- bigram
 
-def bigram_params(spec):
-    P = {"E": _t(spec["weights"]["E"]), "W": _t(spec["weights"]["W"])}
-    for v in P.values():
-        v.requires_grad_(True)
-    return P
+def bigram_forward(spec, P, keep=False):
+    """x = E[last input token], z = x·W (a (1, d)·(d, V) product), p, logp, loss = −log softmax(z)[target]."""
+    out = {}
+    k = _keeper(out, keep)
+    x = k("x", P["E"][_ids(spec, spec["data"]["input"])[-1]])
+    z = k("z", (x[None, :] @ P["W"])[0])
+    logp = torch.log_softmax(z, dim=-1)
+    out.update(p=torch.softmax(z, dim=-1), logp=logp, loss=-logp[_ids(spec, [spec["data"]["target"]])[0]])
+    return out
 
 
 def bigram_loss(spec, P):
-    x = P["E"][_ids(spec, spec["data"]["input"])[-1]]
-    z = x @ P["W"]
-    return -torch.log_softmax(z, dim=-1)[_ids(spec, [spec["data"]["target"]])[0]]
+    return bigram_forward(spec, P)["loss"]
 
 
-def bigram_torch(spec_dict):
-    P = bigram_params(spec_dict)
+def bigram_torch(spec_dict, dtype=DT):
+    P = bigram_params(spec_dict, dtype)
     return bigram_loss(spec_dict, P), P
+
+
+# ---------------------------------------------------------------- precision forensics: one dtype, every value
+
+def transformer(spec, params: dict, PE, dt) -> dict:
+    """first_update of a transformer spec in dtype ``dt``. ``params``: name -> float64 array of the dtype's values
+    (LayerNorm γ, β included); ``PE`` the same of the positional encoding."""
+    P = _leaves(params, dt)
+    return first_update(spec, P, transformer_forward(spec, P, PE=PE, keep=True))
+
+
+def bigram(spec, params: dict, dt) -> dict:
+    """first_update of a bigram spec in dtype ``dt`` (``params`` as for transformer)."""
+    P = _leaves(params, dt)
+    return first_update(spec, P, bigram_forward(spec, P, keep=True))
+
+
+def _training(spec):
+    """([training], [training.adamw]) with the spec format's values where they leave a key out."""
+    tr = {**TRAINING, **spec.get("training", {})}
+    return tr, {**ADAMW, **tr.get("adamw", {})}
+
+
+def first_update(spec, P, f) -> dict:
+    """Backward from f's loss, then the first SGD and AdamW update of every parameter from those gradients
+    (one optimizer per parameter; with training.clip, clip_grad_norm_ over the trained parameters together,
+    as the trace clips them). Returns every tensor of f and, where autograd kept it, its gradient grad_<name>,
+    the parameters and theirs, and sgd[1].<name>, adamw[1].<name>: numpy float64 arrays by symgpt's names."""
+    f["loss"].backward()
+    out = {}
+    for n, t in list(f.items()) + list(P.items()):
+        out[n] = t
+        if (t.is_leaf or t.retains_grad) and t.grad is not None:
+            out["grad_" + n] = t.grad
+    tr, aw = _training(spec)
+    first = {"sgd": first_rate(spec, tr["lr"]), "adamw": first_rate(spec, aw["lr"])}  # a warm-up's first share
+    trained = set(symgpt_trained(spec))
+    for name, opt in (("sgd", lambda ps: torch.optim.SGD(ps, lr=first["sgd"], foreach=False)),
+                      ("adamw", lambda ps: torch.optim.AdamW(
+                          ps, lr=first["adamw"], betas=(float(aw["beta1"]), float(aw["beta2"])),
+                          eps=float(aw["eps"]), weight_decay=float(aw["weight_decay"]), foreach=False))):
+        qs = {}
+        for n, t in P.items():
+            q = t.detach().clone().requires_grad_(True)
+            q.grad = t.grad.clone()
+            qs[n] = q
+        if tr["clip"] is not None:
+            torch.nn.utils.clip_grad_norm_([q for n, q in qs.items() if n in trained], float(tr["clip"]),
+                                           foreach=False)
+        for n, q in qs.items():
+            opt([q]).step()
+            out[f"{name}[1].{n}"] = q
+    return {n: t.detach().to(torch.float64).numpy().copy() for n, t in out.items()}
+
+
+def first_rate(spec, lr) -> float:
+    """The schedule's rate at update 0 (nanoGPT's warm-up: lr·1/(warmup + 1); the cosine starts at lr)."""
+    lr = Fraction(str(lr))
+    warmup = int(spec.get("training", {}).get("warmup", 0))
+    return float(lr / (warmup + 1) if warmup else lr)
 
 
 # ---------------------------------------------------------------- training
@@ -148,8 +285,8 @@ def get_lr(it, lr, warmup, max_steps, min_lr):
 
 def torch_train(spec_dict, kind, optimizer, steps, lr, betas=(0.9, 0.999), eps=1e-8,
                 weight_decay=0.0, clip=None, warmup=0, max_steps=None, min_lr=0.0,
-                decay_groups=False, learnable_ln=None):
-    """Run `steps` updates; return records 0..steps.
+                decay_groups=False, learnable_ln=None, dtype=DT):
+    """Run `steps` updates in `dtype`; return records 0..steps.
 
     Record k = state after k updates: {"loss": loss at the state before update k
     (record 0: the initial loss), "params": name -> nested lists, "lr": lr used by
@@ -160,12 +297,12 @@ def torch_train(spec_dict, kind, optimizer, steps, lr, betas=(0.9, 0.999), eps=1
     learnable_ln (transformer): default [training].learnable_ln of the spec.
     """
     if kind == "bigram":
-        P = bigram_params(spec_dict)
+        P = bigram_params(spec_dict, dtype)
         loss_fn = lambda: bigram_loss(spec_dict, P)
     else:
         if learnable_ln is None:
             learnable_ln = bool(spec_dict.get("training", {}).get("learnable_ln", False))
-        P = transformer_params(spec_dict, learnable_ln)
+        P = transformer_params(spec_dict, learnable_ln, dtype)
         loss_fn = lambda: transformer_loss(spec_dict, P)
     params = list(P.values())
     if decay_groups:
@@ -204,6 +341,8 @@ def torch_train(spec_dict, kind, optimizer, steps, lr, betas=(0.9, 0.999), eps=1
     return records
 
 
+# ---------------------------------------------------------------- against the mpmath oracle
+
 def _max_diff(a, b):
     """max |a - b| over nested lists of mpf (or numbers) vs a tensor / nested lists."""
     if isinstance(b, torch.Tensor):
@@ -217,15 +356,11 @@ def compare_forward(spec, learnable_ln=True):
     """max |torch - mpmath| over H0, each block's A, LN1, LN2, h_final, logits, p, loss."""
     import oracle
     m = oracle.transformer_forward(spec)
-    P = transformer_params(spec, learnable_ln)
-    out = {}
-    loss = transformer_loss(spec, P, out=out)
-    err = max(_max_diff(m[k], out[k]) for k in ("H0", "h_final", "logits", "p"))
-    for mb, tb in zip(m["blocks"], out["blocks"]):
-        A = mb["A"] if int(spec["model"].get("heads", 1)) > 1 else [mb["A"]]
-        err = max(err, _max_diff(A, tb["A"]), _max_diff(mb["LN1"], tb["LN1"]),
-                  _max_diff(mb["LN2"], tb["LN2"]))
-    return max(err, _max_diff(m["loss"], loss.item())), m["loss"], loss.item()
+    f = transformer_forward(spec, transformer_params(spec, learnable_ln))
+    err = max(_max_diff(m[k], f[k]) for k in ("H0", "h_final", "logits", "p"))
+    for i, mb in enumerate(m["blocks"]):
+        err = max(err, *(_max_diff(mb[k], f[layer_prefix(spec, i) + k]) for k in ("A", "LN1", "LN2")))
+    return max(err, _max_diff(m["loss"], f["loss"].item())), m["loss"], f["loss"].item()
 
 
 if __name__ == "__main__":

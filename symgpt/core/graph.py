@@ -24,64 +24,41 @@ import sympy
 from sympy import Symbol
 
 
-class ReLU(sympy.Function):
-    """max(x, 0); the sign of x is decided rigorously by the evaluator.
+class Decided(sympy.Function):
+    """A function of one node whose value is one of two branches, chosen by the node's sign.
 
-    >>> ReLU(sympy.Rational(-1, 2)), ReLU(sympy.Rational(1, 2)), ReLU(0)
-    (0, 1/2, 0)
+    The sign is decided rigorously (an exact rational, a ball at rising precision, SymPy's exact test), never
+    guessed; a sign of 0 takes the ``otherwise`` branch (the documented tie rule).  Each op that steers on a
+    sign (:mod:`symgpt.ops`: an activation and its derivative) defines a subclass with ``branches(x)`` — the
+    SymPy pair (if x > 0, otherwise) — and ``ball(x, sign)``, ``floats(x)``: the value of a ball (both
+    branches' hull when ``sign`` is None, an open sign at a training state) and of a float64.
+
+    >>> class Pos(Decided):
+    ...     @staticmethod
+    ...     def branches(x):
+    ...         return sympy.S.One, sympy.S.Zero
+    >>> x = sympy.Symbol("x", real=True)
+    >>> Pos(sympy.Rational(1, 2)), Pos(0), Pos(x).branch(-1)
+    (1, 0, 0)
     """
 
     @classmethod
     def eval(cls, x):
         if x.is_Rational:
-            return x if x > 0 else sympy.S.Zero
+            return cls.branches(x)[0 if x > 0 else 1]
 
-    def fdiff(self, argindex=1):
-        return Step(self.args[0])
-
-    def decided(self, sign: int):
-        """The branch taken when the sign of the argument is ``sign``.
-
-        >>> x = sympy.Symbol("x")
-        >>> ReLU(x).decided(1), ReLU(x).decided(0)
-        (x, 0)
-        """
-        return self.args[0] if sign > 0 else sympy.S.Zero
-
-    def _latex(self, printer, exp=None):
-        s = r"\operatorname{ReLU}\left(%s\right)" % printer._print(self.args[0])
-        return s if exp is None else f"{s}^{{{exp}}}"
+    def branch(self, sign: int):
+        """The expression the node's decided sign selects."""
+        return self.branches(self.args[0])[0 if sign > 0 else 1]
 
 
-class Step(sympy.Function):
-    """ReLU'(x): 1 for x > 0 and 0 for x ≤ 0 (at 0 the rule PyTorch uses).
+def decided(expr) -> set:
+    """The sign-steered functions in an expression (:class:`Decided`).
 
-    >>> Step(0), Step(sympy.Rational(1, 3))
-    (0, 1)
+    >>> decided(sympy.Symbol("x") + 1)
+    set()
     """
-
-    @classmethod
-    def eval(cls, x):
-        if x.is_Rational:
-            return sympy.S.One if x > 0 else sympy.S.Zero
-
-    def fdiff(self, argindex=1):
-        return sympy.S.Zero
-
-    def decided(self, sign: int):
-        """The value when the sign of the argument is ``sign``.
-
-        >>> Step(sympy.Symbol("x")).decided(1), Step(sympy.Symbol("x")).decided(-1)
-        (1, 0)
-        """
-        return sympy.S.One if sign > 0 else sympy.S.Zero
-
-    def _latex(self, printer, exp=None):
-        return r"\mathbb{1}\left[%s > 0\right]" % printer._print(self.args[0])
-
-
-DECIDED = (ReLU, Step)
-"""The functions whose branch is decided by the sign of their argument, each with ``decided(sign)``."""
+    return expr.atoms(Decided)
 
 
 class TooManyDefinitions(ValueError):
@@ -128,7 +105,7 @@ class Named:
     def closed_form(self, name, stop=lambda node: False, decide=None, max_ops=20000, max_nodes=None):
         """Substitute definitions until only numbers (or ``stop`` nodes) remain.
 
-        ``decide(name) -> sign`` resolves ReLU and Step of a node; without it
+        ``decide(name) -> sign`` resolves the sign-steered functions of a node; without it
         they stay symbolic.  Raises ValueError past ``max_ops`` operations
         (None: no limit, for the naive one-expression benchmark), or when it
         would read more than ``max_nodes`` definitions (None: no limit; a bound
@@ -289,7 +266,7 @@ class Graph(Named):
     def _fold_map(self) -> dict:
         """definition → symbol for every compound node (sum_exp, p[j], A[t,s], …)."""
         return {node.expr: node.sym for node in self.nodes.values()
-                if node.expr is not None and not node.expr.is_Atom and not isinstance(node.expr, DECIDED)}
+                if node.expr is not None and not node.expr.is_Atom and not isinstance(node.expr, Decided)}
 
 
 def adjoint(x, uses, fold) -> sympy.Expr:
@@ -335,17 +312,11 @@ def _fold(expr, fold_map, rounds=3):
 
 
 def _resolve(expr, decide, graph):
-    """Replace ReLU(x) and Step(x) of a node x by the decided branch."""
-    if decide is None or not expr.has(*DECIDED):
+    """Replace each sign-steered function of a node x (:class:`Decided`) by the branch its decided sign selects."""
+    found = decided(expr) if decide is not None else ()
+    if not found:
         return expr
-    rep = {}
-    for f in expr.atoms(*DECIDED):
-        s = decide(graph.by_sym[f.args[0]])
-        if isinstance(f, ReLU):
-            rep[f] = f.args[0] if s > 0 else sympy.S.Zero
-        else:
-            rep[f] = sympy.S.One if s > 0 else sympy.S.Zero
-    return expr.xreplace(rep)
+    return expr.xreplace({f: f.branch(decide(graph.by_sym[f.args[0]])) for f in found})
 
 
 def _symbols(expr) -> list:

@@ -3,9 +3,10 @@
 Every node is evaluated in python-flint: an ``fmpq`` while the arithmetic is
 rational (the exact fast path), otherwise an ``arb`` ball that is proven to
 contain the exact value.  A digit is printed only when the whole ball rounds
-to it.  Signs that steer the computation (ReLU, argmax, top-k) are decided:
-exact rational, then balls at rising precision, then SymPy's exact zero test;
-an exact zero is a tie, resolved by the documented rule (ReLU(0) = 0).
+to it.  Signs that steer the computation (an activation's branch, argmax,
+top-k) are decided: exact rational, then balls at rising precision, then
+SymPy's exact zero test; an exact zero is a tie, resolved by the op's documented
+rule (its ``otherwise`` branch, :class:`symgpt.core.graph.Decided`).
 
 >>> from flint import fmpq
 >>> round_decimals(fmpq(-183, 2000), 3)   # -0.0915: a tie, away from zero
@@ -29,7 +30,7 @@ import sympy
 from flint import arb, ctx, fmpq
 
 from .errors import InputError, LimitError
-from .graph import ReLU, Step
+from .graph import Decided, decided
 from .limits import Limits
 
 MAX_THREADS = 256
@@ -207,7 +208,7 @@ class Undecided(Exception):
 class UndecidableError(ValueError):
     """Neither enclosures nor SymPy could decide a sign or a rounding.
 
-    ``cause`` is the innermost undecided fact (the sign of a ReLU input that a
+    ``cause`` is the innermost undecided fact (the sign of a steering input that a
     value depends on), named once however deep the dependence.
     """
 
@@ -324,9 +325,9 @@ def compile_expr(expr, slot, sign_of):
     """A closure ``f(values) -> fmpq | arb`` for a SymPy expression.
 
     ``slot`` maps each symbol to its index in ``values``; ``sign_of(i, v)``
-    decides the sign of value ``v`` held in slot ``i`` (for ReLU and Step), or
-    returns None for a ball whose sign is open: ReLU and Step then enclose both
-    branches (:data:`STEP_HULL`).
+    decides the sign of value ``v`` held in slot ``i`` (for a sign-steered
+    function, :class:`symgpt.core.graph.Decided`), or returns None for a ball
+    whose sign is open: the function then encloses both branches.
 
     >>> x = sympy.Symbol("x")
     >>> f = compile_expr(x**2 + sympy.Rational(1, 2), {x: 0}, None)
@@ -374,18 +375,9 @@ def compile_expr(expr, slot, sign_of):
             return lambda v: power(fb(v), e)
         fe = compile_expr(e, slot, sign_of)
         return lambda v: (arb(fe(v)) * arb(fb(v)).log()).exp()
-    if isinstance(expr, (ReLU, Step)):
+    if isinstance(expr, Decided):
         i = slot[expr.args[0]]
-        if isinstance(expr, ReLU):
-            def relu(v):
-                s = sign_of(i, v[i])
-                return v[i].union(0) if s is None else v[i] if s > 0 else fmpq(0)
-            return relu
-
-        def step(v):
-            s = sign_of(i, v[i])
-            return STEP_HULL if s is None else fmpq(1) if s > 0 else fmpq(0)
-        return step
+        return lambda v: expr.ball(v[i], sign_of(i, v[i]))
     if expr.func in _FUNCS and len(expr.args) == 1:
         g, fa = _FUNCS[expr.func], compile_expr(expr.args[0], slot, sign_of)
         return lambda v: g(fa(v))
@@ -394,11 +386,6 @@ def compile_expr(expr, slot, sign_of):
         return lambda v: abs(fa(v))
     raise TypeError(f"cannot evaluate {expr.func.__name__} in {expr}")
 
-
-STEP_HULL = arb("0.5 +/- 0.5")
-"""ReLU'(x) for a ball x that straddles 0 (at a training state, whose inputs are
-balls): [0, 1] holds both branches, so the enclosure stays sound whether x is
-exactly 0 (ReLU'(0) = 0) or of either sign; ReLU(x) is then x ∪ 0."""
 
 _FLOAT_FUNCS = {sympy.exp: math.exp, sympy.log: math.log, sympy.sin: math.sin, sympy.cos: math.cos,
                 sympy.Abs: abs}
@@ -410,7 +397,7 @@ def compile_float(expr, slot):
     What a float64 program computing the same definition gets (round-off
     included): constants rounded once to the nearest double, sums and
     products left to right in the definition's order, a factor x⁻¹ as a
-    division, ReLU(x) = max(x, 0).  Never exact: for the float64 column of
+    division, a sign-steered function its float branch.  Never exact: for the float64 column of
     the gradient check only.
 
     >>> x = sympy.Symbol("x")
@@ -457,12 +444,9 @@ def compile_float(expr, slot):
             return lambda v: fb(v) ** n
         fe = compile_float(e, slot)
         return lambda v: fb(v) ** fe(v)
-    if isinstance(expr, ReLU):
+    if isinstance(expr, Decided):
         fa = compile_float(expr.args[0], slot)
-        return lambda v: max(fa(v), 0.0)
-    if isinstance(expr, Step):
-        fa = compile_float(expr.args[0], slot)
-        return lambda v: 1.0 if fa(v) > 0 else 0.0
+        return lambda v: expr.floats(fa(v))
     if expr.func in _FLOAT_FUNCS and len(expr.args) == 1:
         g, fa = _FLOAT_FUNCS[expr.func], compile_float(expr.args[0], slot)
         return lambda v: g(fa(v))
@@ -873,7 +857,7 @@ class Evaluator:
         self.cache: dict[int, list] = {}
         self.signs: dict[str, int] = {}
         self.zeros: set[str] = set()  # nodes proven exactly 0
-        self.open: set[str] = set()   # ReLU inputs whose ball straddles 0: both branches enclosed
+        self.open: set[str] = set()   # steering inputs whose ball straddles 0: both branches enclosed
         self.failed: dict[str, tuple] = {}  # exact leaves: signs neither balls nor SymPy decide (asked once)
         self._exprs: dict = {}
         self._tests: dict = {}  # (kind, expr) -> the verdict of one time-boxed SymPy test
@@ -888,7 +872,7 @@ class Evaluator:
             if node.expr is None:
                 c = to_flint(node.value)
                 self.fns.append(lambda v, n=name, c=c: self.leaves.get(n, c))
-            elif node.expr.has(ReLU, Step):  # its sign decisions belong to this evaluator
+            elif decided(node.expr):  # its sign decisions belong to this evaluator
                 self.fns.append(compile_expr(node.expr, self.slot, self._sign_of))
             else:  # the same closure serves every evaluator of the graph (a trace makes many)
                 f = _SHARED.setdefault(g, {}).get(name)
@@ -898,15 +882,15 @@ class Evaluator:
 
     @property
     def ties(self) -> set:
-        """ReLU inputs proven exactly 0: where ReLU(0) = 0 and ReLU'(0) = 0 were used."""
+        """Steering inputs proven exactly 0: where an op's tie rule was used."""
         if not self.zeros:
             return set()
         g = self.graph
-        key = ("relu inputs", len(g.order))  # the graph may grow; its ReLU inputs are found once per size
+        key = ("steering inputs", len(g.order))  # the graph may grow; its steering inputs are found once per size
         shared = _SHARED.setdefault(g, {})
         if key not in shared:
             shared[key] = {g.by_sym[f.args[0]] for n in g.order if g.nodes[n].expr is not None
-                           for f in g.nodes[n].expr.atoms(ReLU, Step)}
+                           for f in decided(g.nodes[n].expr)}
         return self.zeros & shared[key]
 
     def exact(self) -> bool:
@@ -924,7 +908,7 @@ class Evaluator:
             s = 1
         elif v < 0:
             s = -1
-        elif not self.exact():  # a ball at a trace state: both branches, soundly (see STEP_HULL)
+        elif not self.exact():  # a ball at a trace state: both branches, soundly (Decided.ball)
             self.open.add(name)
             return None
         else:
@@ -941,7 +925,7 @@ class Evaluator:
     def values(self, prec: int, upto: int | None = None) -> list:
         """Node values at ``prec`` bits (memoised), the first ``upto`` at least.
 
-        Signs a ReLU needs are decided on the way (see :meth:`decide`).
+        Signs that steer a node are decided on the way (see :meth:`decide`).
         """
         self._sync()
         n = len(self.fns) if upto is None else upto
@@ -963,7 +947,7 @@ class Evaluator:
     def sign(self, name: str) -> int:
         """The exact sign of a node: -1, 0 or 1, decided rigorously.
 
-        An exact 0 is recorded in ``zeros`` (and, at a ReLU, in ``ties``).
+        An exact 0 is recorded in ``zeros`` (and, at a steering input, in ``ties``).
         """
         return self.decide(name)
 

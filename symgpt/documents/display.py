@@ -30,7 +30,8 @@ import sympy
 from flint import arb
 
 from ..core.errors import InputError, LimitError
-from ..core.graph import DECIDED, TooManyDefinitions
+from ..core.graph import TooManyDefinitions
+from ..core.graph import decided as sign_steered
 from ..core.markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
 from ..engine.names import RefError
 from . import bigram as doc_bigram
@@ -199,15 +200,17 @@ class NoTree(Exception):
 
 
 def decided(d, expr):
-    """The definition with each function decided by the sign of its argument (:data:`symgpt.core.graph.DECIDED`:
-    an activation's branch, its derivative's step), each sign decided rigorously.
+    """The definition with each sign-steered function (an activation, its derivative) decided rigorously.
 
     >>> import symgpt
     >>> d = symgpt.load("tiny-transformer")
     >>> decided(d, d.definition("R[0,0]"))
     Z[0,0]
     """
-    return expr.xreplace({f: f.decided(d.ev.expr_sign(f.args[0])) for f in expr.atoms(*DECIDED)})
+    reps = {}
+    for f in sign_steered(expr):
+        reps[f] = f.branch(d.ev.expr_sign(f.args[0]))
+    return expr.xreplace(reps)
 
 
 def tree(d, expr) -> dict:

@@ -2,7 +2,9 @@
 
 The plan (a list of :class:`symgpt.ops.base.Apply`) is what every consumer iterates: the per-scalar graph
 (:mod:`symgpt.engine.models`), the tensor engine (:mod:`symgpt.engine.net`), the cost (:mod:`symgpt.engine.cost`).
-The seed's transformer (post-LN blocks, sinusoidal positions, ReLU, a tied head) and the bigram are two configs.
+The seed's transformer (a norm after each residual sum, sinusoidal positions, its activation, a tied head) and the
+bigram are two configs; a new norm, activation or position encoding is an op (:mod:`symgpt.ops`) and one entry in
+:data:`NORMS`, :data:`ACTIVATIONS` or :data:`POSITIONS`.
 Each application of the transformer's plan carries its stage (the option ``section``: the embedding, the positions,
 then per block the attention, a residual sum with its norm, the FFN, a residual sum with its norm; the head, the
 softmax) and its block (``block``, from 0; None outside the blocks): the documents show a stage as one section
@@ -20,12 +22,18 @@ from dataclasses import dataclass, replace
 
 import sympy
 
+from ..ops import OPS
 from ..ops.base import Apply
 
 KINDS = ("transformer", "bigram")
-NORMS = ("post",)
-ACTIVATIONS = ("relu",)
-POSITIONS = ("sinusoidal",)
+PLACEMENTS = ("post",)
+"""Where the norm stands in a block: after each residual sum (the seed's)."""
+NORMS = {"layernorm": "layernorm"}
+"""The norm kinds, each the op (:data:`symgpt.ops.OPS`) that computes it."""
+ACTIVATIONS = {"relu": "relu"}
+"""The FFN's activations, each the op that computes it."""
+POSITIONS = {"sinusoidal": "positions"}
+"""The position encodings, each the op that computes it."""
 
 
 def prefix(layers: int, l: int) -> str:
@@ -78,12 +86,13 @@ class Arch:
     pe_base: sympy.Rational = sympy.Integer(10000)
     ln_eps: sympy.Rational = sympy.Integer(0)
     norm: str = "post"           # where the norm stands: after each residual sum
+    norm_kind: str = "layernorm"
     activation: str = "relu"
     positions: str = "sinusoidal"
 
     def __post_init__(self):
-        for key, value, known in (("kind", self.kind, KINDS), ("norm", self.norm, NORMS),
-                                  ("activation", self.activation, ACTIVATIONS),
+        for key, value, known in (("kind", self.kind, KINDS), ("norm", self.norm, PLACEMENTS),
+                                  ("norm_kind", self.norm_kind, NORMS), ("activation", self.activation, ACTIVATIONS),
                                   ("positions", self.positions, POSITIONS)):
             if value not in known:
                 raise ValueError(f"architecture: {key} = {value!r} is not one of {', '.join(known)}")
@@ -135,9 +144,10 @@ class Arch:
 
     def _embed(self, T, tokens) -> list:
         td, tj = (T, self.d), ("t", "j")
+        pe = POSITIONS[self.positions]
         return stage("embed", Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
                                     opts=(("tokens", tokens),))) \
-            + stage("positional", Apply("positions", "PE", (), td, meaning="sinusoidal positional encoding", axes=tj,
+            + stage("positional", Apply(pe, "PE", (), td, meaning=OPS[pe].MEANING, axes=tj,
                                         opts=(("base", self.pe_base),)),
                     Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
 
@@ -147,13 +157,13 @@ class Arch:
         H = "H0" if l == 0 else prefix(self.layers, l - 1) + "LN2"
         td, tf, tj, tk = (T, self.d), (T, self.d_ff), ("t", "j"), ("t", "k")
         attn = tuple((w, p + w) for w in ("W_Q", "W_K", "W_V") + (("W_O",) if self.W_O else ()))
-        norm = lambda n, x: Apply("layernorm", f"{p}LN{n}", (x,), td,
-                                  (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")),
-                                  p, f"LayerNorm of H{n}", tj, (("n", n), ("eps", self.ln_eps)))
+        nk, act = NORMS[self.norm_kind], ACTIVATIONS[self.activation]
+        norm = lambda n, x: Apply(nk, f"{p}LN{n}", (x,), td, (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")),
+                                  p, OPS[nk].MEANING.format(x=f"H{n}"), tj, (("n", n), ("eps", self.ln_eps)))
         attention = Apply("attention", p + "Attn", (H,), td, attn, p, "attention output", tj, (("heads", self.heads),))
         ffn = (Apply("linear", p + "Z", (p + "LN1",), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
                      "FFN pre-activation LN1·W_1 + b_1", tk),
-               Apply("relu", p + "R", (p + "Z",), tf, (), p, "ReLU(Z); ReLU(0) = 0", tk),
+               Apply(act, p + "R", (p + "Z",), tf, (), p, OPS[act].MEANING.format(x="Z"), tk),
                Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
                      "FFN output R·W_2 + b_2", tj))
         return stage("attention", attention, block=l) \

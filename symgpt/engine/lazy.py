@@ -50,7 +50,7 @@ import sympy
 from sympy import Symbol
 
 from ..core.errors import LimitError
-from ..core.graph import DECIDED, Group, Named, Node, _symbols, adjoint
+from ..core.graph import Decided, Group, Named, Node, _symbols, adjoint
 from ..core.grid import _indices, _name, node_sym
 from ..core.tensor import parse_node
 
@@ -320,7 +320,7 @@ class _Fold:
         return default if found is None else found
 
     def _find(self, e):
-        if e.is_Atom or isinstance(e, DECIDED):
+        if e.is_Atom or isinstance(e, Decided):
             return None
         syms = e.free_symbols
         if not syms:
@@ -346,7 +346,7 @@ class _Fold:
                 if group in self.g._forward and group not in inputs:
                     for i in _indices(self.g.groups[group].shape):
                         e = self.g._rule[group](i)
-                        if isinstance(e, sympy.Basic) and not e.is_Atom and not isinstance(e, DECIDED):
+                        if isinstance(e, sympy.Basic) and not e.is_Atom and not isinstance(e, Decided):
                             self._constants[e] = node_sym(group, i)
         return self._constants
 

@@ -25,7 +25,6 @@ from flint import ctx, fmpq
 from ..core.errors import LimitError
 from ..core.numeric import (
     MAX_PREC,
-    STEP_HULL,
     Evaluator,
     UndecidableError,
     Undecided,
@@ -68,6 +67,7 @@ class TensorEvaluator:
         self.graph_fn = graph
         self.signs: dict[str, int] = {}
         self.zeros: set[str] = set()
+        self.steered: set[str] = set()  # the nodes whose signs steer an op's branch
         self.open: set[str] = set()
         self.failed: dict[str, tuple] = {}
         self._cache: OrderedDict = OrderedDict()  # prec -> [values dict, next stage]
@@ -162,22 +162,18 @@ class TensorEvaluator:
         if s is None:
             if self._exact:
                 raise Undecided(name)
-            self.open.add(name)  # a ball at a trace state: both branches, soundly (numeric.STEP_HULL)
+            self.open.add(name)  # a ball at a trace state: both branches, soundly (the op's hull)
             return None
         self.signs[name] = s
         if s == 0:
             self.zeros.add(name)
         return s
 
-    def relu(self, name: str, z):
-        """ReLU(z) of the node ``name``, its sign decided (z ∪ 0 when open at a trace state)."""
-        s = self._sign_of(name, z)
-        return z.union(0) if s is None else z if s > 0 else fmpq(0)
-
-    def step(self, name: str, z):
-        """ReLU'(z): 1 for z > 0, 0 for z ≤ 0 ([0, 1] when open at a trace state)."""
-        s = self._sign_of(name, z)
-        return STEP_HULL if s is None else fmpq(1) if s > 0 else fmpq(0)
+    def steering_sign(self, name: str, z):
+        """The decided sign of the node ``name`` (value ``z``) that steers an op's branch, or None when it is
+        open at a trace state (the op then encloses both branches); an undecided sign is decided first."""
+        self.steered.add(name)
+        return self._sign_of(name, z)
 
     def expr_decision(self, expr) -> int:
         """The sign of an expression over earlier nodes that steers a stage (memoised by its text);
@@ -191,8 +187,8 @@ class TensorEvaluator:
 
     @property
     def ties(self) -> set:
-        """ReLU inputs proven exactly 0: where ReLU(0) = 0 and ReLU'(0) = 0 were used."""
-        return {n for n in self.zeros if parse_node(n)[0].rpartition(".")[2] == "Z"}
+        """Steering inputs proven exactly 0: where an op's tie rule was used (ReLU(0) = 0 and ReLU'(0) = 0)."""
+        return self.zeros & self.steered
 
     def sign(self, name: str) -> int:
         """The exact sign of a node: -1, 0 or 1, decided rigorously."""

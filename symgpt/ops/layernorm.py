@@ -28,6 +28,8 @@ from ..core.worked import Add, Div, Group, Mul, Pow, Sqrt, Sub, Vec, const, fig,
 from .base import Apply, Param, accumulate
 
 KIND = "layernorm"
+MEANING = "LayerNorm of {x}"
+"""What its output is, of the input ``x`` (a plan writes it)."""
 PARAMS = {
     "gamma1": Param("LayerNorm 1 gain γ (d)", ("j",)),
     "beta1": Param("LayerNorm 1 shift β (d)", ("j",)),

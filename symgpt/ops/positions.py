@@ -21,6 +21,8 @@ from .base import Apply, size
 
 KIND = "positions"
 PARAMS: dict = {}
+MEANING = "sinusoidal positional encoding"
+"""What its output is (a plan writes it)."""
 
 
 def angle(t: int, j: int, d: int, base):

@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 
 import sympy
+from flint import arb, fmpq
 
-from ..core.graph import ReLU, Step
+from ..core.graph import Decided
 from ..core.grid import tensor
 from ..core.prove import Rule, RuleError, closures, prove_equal, real, stated
 from ..core.tensor import add
@@ -18,6 +19,68 @@ from .base import Apply, accumulate, size
 
 PARAMS: dict = {}
 KIND = "relu"
+MEANING = "ReLU({x}); ReLU(0) = 0"
+"""What its output is, of the input ``x`` (a plan writes it)."""
+
+HULL = arb("0.5 +/- 0.5")
+"""ReLU'(x) for a ball x that straddles 0 (at a training state, whose inputs are
+balls): [0, 1] holds both branches, so the enclosure stays sound whether x is
+exactly 0 (ReLU'(0) = 0) or of either sign; ReLU(x) is then x ∪ 0."""
+
+
+class ReLU(Decided):
+    """max(x, 0); the sign of x is decided rigorously by the evaluator.
+
+    >>> ReLU(sympy.Rational(-1, 2)), ReLU(sympy.Rational(1, 2)), ReLU(0)
+    (0, 1/2, 0)
+    >>> ReLU.ball(fmpq(-2), -1), ReLU.floats(2.5)
+    (0, 2.5)
+    """
+
+    @staticmethod
+    def branches(x):
+        return x, sympy.S.Zero
+
+    @staticmethod
+    def ball(x, sign):
+        return x.union(0) if sign is None else x if sign > 0 else fmpq(0)
+
+    @staticmethod
+    def floats(x: float) -> float:
+        return max(x, 0.0)
+
+    def fdiff(self, argindex=1):
+        return Step(self.args[0])
+
+    def _latex(self, printer, exp=None):
+        s = r"\operatorname{ReLU}\left(%s\right)" % printer._print(self.args[0])
+        return s if exp is None else f"{s}^{{{exp}}}"
+
+
+class Step(Decided):
+    """ReLU'(x): 1 for x > 0 and 0 for x ≤ 0 (at 0 the rule PyTorch uses).
+
+    >>> Step(0), Step(sympy.Rational(1, 3)), Step.ball(arb(1) / 3, None) is HULL
+    (0, 1, True)
+    """
+
+    @staticmethod
+    def branches(x):
+        return sympy.S.One, sympy.S.Zero
+
+    @staticmethod
+    def ball(x, sign):
+        return HULL if sign is None else fmpq(1) if sign > 0 else fmpq(0)
+
+    @staticmethod
+    def floats(x: float) -> float:
+        return 1.0 if x > 0 else 0.0
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+    def _latex(self, printer, exp=None):
+        return r"\mathbb{1}\left[%s > 0\right]" % printer._print(self.args[0])
 
 STATED = {
     # ReLU, with step = ReLU'(Z) decided (ReLU'(0) = 0)
@@ -42,19 +105,21 @@ def forward(a: Apply, net) -> None:
 
     def run(v, ev):
         Z = v[Zn]
-        v[a.out] = [[ev.relu(f"{Zn}[{t},{k}]", z) for k, z in enumerate(row)] for t, row in enumerate(Z)]
+        v[a.out] = [[ReLU.ball(z, ev.steering_sign(f"{Zn}[{t},{k}]", z)) for k, z in enumerate(row)]
+                    for t, row in enumerate(Z)]
     net.stage((a.out,), run)
 
 
 def backward(a: Apply, net) -> None:
-    """grad_Z = grad_R · Step(Z), each step decided (:meth:`symgpt.engine.values.TensorEvaluator.step`)."""
+    """grad_Z = grad_R · Step(Z), each step decided (:meth:`symgpt.engine.values.TensorEvaluator.steering_sign`)."""
     Zn, gZ = a.ins[0], "grad_" + a.ins[0]
     rule = relu_rule().grad_Z
 
     def run(v, ev):
         Z = v[Zn]
-        accumulate(v, gZ, [[rule(g, ev.step(f"{Zn}[{t},{k}]", Z[t][k])) for k, g in enumerate(row)]
-                           for t, row in enumerate(v["grad_" + a.out])], add)
+        step = lambda t, k: Step.ball(Z[t][k], ev.steering_sign(f"{Zn}[{t},{k}]", Z[t][k]))
+        G = v["grad_" + a.out]
+        accumulate(v, gZ, [[rule(g, step(t, k)) for k, g in enumerate(row)] for t, row in enumerate(G)], add)
     net.stage((gZ,), run)
 
 
