@@ -22,11 +22,11 @@ True
 from __future__ import annotations
 
 import itertools
-import re
 from fractions import Fraction
 from xml.sax.saxutils import escape
 
 from ..core.safe import visible
+from ..engine import models
 from ..engine.arch import Arch, stages
 from ..ops import OPS
 from ..training.train import learnable
@@ -36,7 +36,6 @@ BOX_H = Fraction(7, 10)
 GAP = Fraction(1, 2)
 FONT = "font-family=\"Noto Sans CJK SC, PingFang SC, Microsoft YaHei, sans-serif\""
 MAX_REPEATED = 3   # layers drawn one by one up to this many; beyond, one block marked × L
-HELPERS = re.compile(r"^(mu|var)\d$|^(A_den|sum_exp)$")   # statistics inside LayerNorm and softmax
 
 
 def _box(i, label_svg=None, label_tex=None, token=None, kind="stage", x=Fraction(1, 2), w=9) -> dict:
@@ -177,7 +176,7 @@ def chain_rows(d) -> tuple:
     """The backward chain as rows, from the loss down to E, and the parameters beside them.
 
     Quantities are grouped by name (every entry of Q is one ``Q``); the
-    statistics inside LayerNorm and softmax (μ, σ², the softmax sums) are
+    statistics inside an op (its ``inner`` groups: a norm's μ and σ², the softmax sums) are
     passed through; quantities no parameter influences (the fixed positional
     encoding) and parameters that are not trained are left out.  A quantity's
     row is its longest distance from the loss, so every arrow points down.
@@ -194,19 +193,18 @@ def chain_rows(d) -> tuple:
     learn = {g.nodes[n].group for n in learnable(d)}
     params = set(spec.params)
     f = flow(g)
-    # pass helper statistics through: a → helper → b becomes a → b
-    def base(grp):
-        return grp.rpartition(".")[2]
+    inner = {grp for a in models.plan(spec) for grp in getattr(OPS[a.op], "inner", lambda a: ())(a)}
+    # pass the ops' inner statistics through: a → statistic → b becomes a → b
     def reach(grp, seen=()):
         out = set()
         for t in f.get(grp, ()):
-            if HELPERS.match(base(t)) and t not in seen:
+            if t in inner and t not in seen:
                 out |= reach(t, seen + (t,))
-            elif not HELPERS.match(base(t)):
+            elif t not in inner:
                 out.add(t)
         return out
     chain_params = {"E", "W_out"}
-    moved = {a: reach(a) for a in list(f) if not HELPERS.match(base(a))}
+    moved = {a: reach(a) for a in list(f) if a not in inner}
     # keep what a trained parameter influences (the positional encoding does not)
     touched: set = set()   # nodes some trained parameter flows into, in one forward sweep
     for name in g.order:

@@ -361,3 +361,13 @@ def attend_rule() -> Rule:
 DOCUMENT = {"layout": "attention"}
 """How a document shows it (:mod:`symgpt.documents.transformer`): Q, K and V, the scores, the mask, the
 softmax of each row and the weighted sum, head by head."""
+
+
+def inner(a: Apply) -> tuple:
+    """The statistics inside it (each row's softmax denominator), which a picture of the gradient's route
+    passes through.
+
+    >>> inner(Apply("attention", "l1.Attn", ("l0.LN2",), (2, 4), pre="l1.", opts=(("heads", 2),)))
+    ('l1.A_den',)
+    """
+    return (_Names(a).den,)

@@ -417,3 +417,12 @@ def remark(a: Apply, t: int, k: int) -> dict | None:
             "args": (("delta", "tex", sympy.Abs(delta), dref, ("decimals", k + 1)),
                      ("ratio", "num", ratio, rref, ("significant", k + 5)),
                      ("gap", "num", 1 - ratio, f"1-{rref}", ("significant", 3)))}
+
+
+def inner(a: Apply) -> tuple:
+    """The statistics inside it, which a picture of the gradient's route passes through.
+
+    >>> inner(Apply("layernorm", "l0.LN2", ("l0.H2",), (2, 2), pre="l0.", opts=(("n", 2),)))
+    ('l0.mu2', 'l0.var2')
+    """
+    return _names(a)

@@ -166,3 +166,12 @@ def cost(a: Apply, shapes: dict) -> tuple:
 DOCUMENT = {"layout": "softmax"}
 """How a document shows it (:mod:`symgpt.documents.transformer`): the exponentials, their sum, the
 probabilities; the loss is worked in the training section."""
+
+
+def inner(a: Apply) -> tuple:
+    """The statistic inside it (the softmax's sum), which a picture of the gradient's route passes through.
+
+    >>> inner(Apply("softmax_xent", "loss", ("logits",)))
+    ('sum_exp',)
+    """
+    return ("sum_exp",)
