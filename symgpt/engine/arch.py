@@ -4,11 +4,11 @@ The plan (a list of :class:`symgpt.ops.base.Apply`) is what every consumer itera
 (:mod:`symgpt.engine.models`), the tensor engine (:mod:`symgpt.engine.net`), the cost (:mod:`symgpt.engine.cost`).
 The seed's transformer (a norm after each residual sum, sinusoidal positions, its activation, a tied head) and the
 bigram are two configs; a new norm, activation or position encoding is an op (:mod:`symgpt.ops`) and one entry in
-:data:`NORMS`, :data:`ACTIVATIONS` or :data:`POSITIONS`.
-Each application of the transformer's plan carries its stage (the option ``section``: the embedding, the positions,
-then per block the attention, a residual sum with its norm, the FFN, a residual sum with its norm; the head, the
-softmax) and its block (``block``, from 0; None outside the blocks): the documents show a stage as one section
-(:func:`stages`, :mod:`symgpt.documents.transformer`), the pipeline picture a block as one frame.
+:data:`NORMS`, :data:`ACTIVATIONS` or :data:`POSITIONS`.  Each application of the transformer's plan carries its
+stage (the option ``section``: the embedding, the positions, then per block the attention, a residual sum with its
+norm, the FFN, a residual sum with its norm; the head, the softmax) and its block (``block``, from 0; None outside
+the blocks): the documents show a stage as one section (:func:`stages`, :mod:`symgpt.documents.transformer`), the
+pipeline picture a block as one frame.
 
 >>> a = Arch(kind="bigram", V=3, d=2)
 >>> [(s.op, s.out) for s in a.plan(1, (1,), 2)]
@@ -144,10 +144,10 @@ class Arch:
 
     def _embed(self, T, tokens) -> list:
         td, tj = (T, self.d), ("t", "j")
-        pe = POSITIONS[self.positions]
+        pos = POSITIONS[self.positions]
         return stage("embed", Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
                                     opts=(("tokens", tokens),))) \
-            + stage("positional", Apply(pe, "PE", (), td, meaning=OPS[pe].MEANING, axes=tj,
+            + stage("positional", Apply(pos, "PE", (), td, meaning=OPS[pos].MEANING, axes=tj,
                                         opts=(("base", self.pe_base),)),
                     Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
 
