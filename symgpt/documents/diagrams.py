@@ -28,7 +28,7 @@ from xml.sax.saxutils import escape
 from ..core.safe import visible
 from ..engine import models
 from ..engine.arch import Arch, stages
-from ..ops import OPS
+from ..ops import OPS, facet
 from ..training.train import learnable
 
 UNIT = 40          # SVG pixels per unit
@@ -193,7 +193,7 @@ def chain_rows(d) -> tuple:
     learn = {g.nodes[n].group for n in learnable(d)}
     params = set(spec.params)
     f = flow(g)
-    inner = {grp for a in models.plan(spec) for grp in getattr(OPS[a.op], "inner", lambda a: ())(a)}
+    inner = {grp for a in models.plan(spec) for grp in facet(a.op, "inner")(a)}
     # pass the ops' inner statistics through: a → statistic → b becomes a → b
     def reach(grp, seen=()):
         out = set()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..core.graph import Graph
 from ..core.grid import param
-from ..ops import OPS, PARAMS
+from ..ops import OPS, PARAMS, facet
 from .arch import Arch
 from .lazy import LazyGraph
 from .names import base
@@ -59,7 +59,5 @@ def differentiated(spec, tokens=None, target=None, gradients=True, lazy=False) -
     if gradients:
         g.backward("loss")
         for a in plan(spec, tokens, target):
-            late = getattr(OPS[a.op], "define_gradients", None)
-            if late:
-                late(g, a)
+            facet(a.op, "define_gradients")(g, a)
     return g

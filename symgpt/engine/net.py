@@ -25,7 +25,7 @@ from flint import fmpq
 
 from ..core import graph
 from ..core.numeric import to_flint
-from ..ops import OPS, PARAMS
+from ..ops import OPS, PARAMS, facet
 from .arch import Arch
 
 
@@ -87,7 +87,7 @@ class Net:
             shape = (len(vals), len(vals[0])) if vals and isinstance(vals[0], list) else (len(vals),)
             self.group(name, shape, p.meaning, p.axes)
         self.plan = Arch.of(spec).plan(len(self.tokens), self.tokens, self.target)
-        self.steering = {g for a in self.plan for g in getattr(OPS[a.op], "steering", lambda a: ())(a)}
+        self.steering = {g for a in self.plan for g in facet(a.op, "steering")(a)}
         """The groups whose signs steer an op's branch (a tie there is a rule's tie)."""
         for a in self.plan:                       # forward: each application's tensors and its stage
             OPS[a.op].groups(a, self)
@@ -104,9 +104,7 @@ class Net:
         for name in reversed(self.params):
             self.grad_group(name)
         for a in self.plan:
-            late = getattr(OPS[a.op], "late_groups", None)
-            if late:
-                late(a, self)
+            facet(a.op, "late_groups")(a, self)
 
     # -- planning ---------------------------------------------------------------
     def group(self, name, shape, meaning, axes) -> None:

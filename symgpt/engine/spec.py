@@ -29,7 +29,7 @@ from ..core.errors import InputError, LimitError, nearest
 from ..core.files import read_text
 from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
-from ..ops import NAMES, OPS
+from ..ops import NAMES, facet
 from ..ops.naming import shape as param_shape
 from .arch import Arch
 from .names import RefError, split
@@ -619,7 +619,7 @@ def _refused(r: _Reader, arch: Arch) -> None:
     """What an op of the model refuses of its sizes (a norm of rows of one entry with ε = 0), one block's
     applications standing for every block's."""
     for a in arch.plan(1):
-        why = getattr(OPS[a.op], "refused", lambda a: None)(a)
+        why = facet(a.op, "refused")(a)
         if why is not None:
             raise r.fail(*why)
 

@@ -34,6 +34,25 @@ True
 """
 
 
+OPTIONAL = {
+    "define_gradients": lambda g, a: None,   # tensors of the graph's adjoints beyond the reverse mode's
+    "late_groups": lambda a, net: None,      # the tensor engine's groups named after every parameter's adjoint
+    "steering": lambda a: (),                # the groups whose signs choose its branches
+    "inner": lambda a: (),                   # its statistics that pictures pass through
+    "refused": lambda a: None,               # why a spec's sizes are impossible for it (None: they are not)
+}
+"""The facets an op may leave out, each with what leaving it out means."""
+
+
+def facet(kind: str, name: str):
+    """The op's ``name`` facet, or its default when the op has none (:data:`OPTIONAL`).
+
+    >>> facet("relu", "steering")(Apply("relu", "R", ("Z",), (1, 1))), facet("linear", "steering")(None)
+    (('Z',), ())
+    """
+    return getattr(OPS[kind], name, None) or OPTIONAL[name]
+
+
 def all_rules() -> list:
     """Every op's adjoint rules, derived and proven (once per process), the loss's first.
 
@@ -45,4 +64,4 @@ def all_rules() -> list:
                                                          for r in m.rules()]
 
 
-__all__ = ["NAMES", "OPS", "PARAMS", "Apply", "Name", "Param", "all_rules"]
+__all__ = ["NAMES", "OPS", "OPTIONAL", "PARAMS", "Apply", "Name", "Param", "all_rules", "facet"]

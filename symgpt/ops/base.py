@@ -19,7 +19,9 @@ An op (one module of :mod:`symgpt.ops` each) keeps every facet of itself side by
   :class:`symgpt.floats.model.Arithmetic`);
 * ``cost(a, shapes)``: the nodes and scalar operations its definitions add, from the shapes of the groups
   (:mod:`symgpt.engine.cost`);
-* ``PARAMS``: the meaning and the axis letters of each parameter it reads.
+* ``PARAMS``: the meaning and the axis letters of each parameter it reads;
+* optional facets, each with its default in :data:`symgpt.ops.OPTIONAL` (read through :func:`symgpt.ops.facet`):
+  ``define_gradients``, ``late_groups``, ``steering``, ``inner``, ``refused``.
 
 A model is a *plan*: a list of :class:`Apply` built once from its architecture (:mod:`symgpt.engine.arch`);
 every consumer iterates the plan and never names an op.
