@@ -135,7 +135,7 @@ def _alarm(signum, frame):
 
 
 @contextlib.contextmanager
-def time_box(seconds: float = SYMPY_SECONDS):
+def time_box(seconds: float | None):
     """Raise :class:`_OutOfTime` inside the block after ``seconds`` (SIGALRM; in
     threads other than the main one the block runs unbounded).
 
@@ -176,8 +176,9 @@ def time_box(seconds: float = SYMPY_SECONDS):
             _arm()
 
 
-def bounded(test, seconds: float = SYMPY_SECONDS):
-    """``test()``, or None when it runs past ``seconds`` or SymPy fails on it.
+def bounded(test, seconds: float | None = None):
+    """``test()``, or None when it runs past ``seconds`` (by default
+    :data:`SYMPY_SECONDS`, read at the call, so a user may raise it) or SymPy fails on it.
 
     >>> bounded(lambda: 7), bounded(lambda: 1 / 0)
     (7, None)
@@ -187,7 +188,7 @@ def bounded(test, seconds: float = SYMPY_SECONDS):
     """
     box = None
     try:
-        with time_box(seconds) as box:
+        with time_box(SYMPY_SECONDS if seconds is None else seconds) as box:
             return test()
     except _OutOfTime as e:
         if e.box is not box:  # an enclosing box's time is up: its test ends too
