@@ -13,7 +13,8 @@ transformer (post-LN, as symgpt.engine.models defines it)
     per block: Q, K, V = H·W_Q, H·W_K, H·W_V;  per head h (d_k = d/heads columns)
     S[t,s] = Q_h[t]·K_h[s]/√d_k,  A[t,:t+1] = softmax(S[t,:t+1]) (causal),
     Attn_heads[t] = Σ_s A[t,s] V_h[s] (heads concatenated),  Attn = Attn_heads·W_O (or Attn_heads),
-    H1 = H + Attn,  LN1 = LN(H1; γ1, β1),  Z = LN1·W_1 + b_1,  R = ReLU(Z) (ReLU'(0) = 0),
+    H1 = H + Attn,  LN1 = LN(H1; γ1, β1),  Z = LN1·W_1 + b_1,  R = act(Z) (ReLU by default, ReLU'(0) = 0;
+    model.activation: ACTIVATIONS),
     F = R·W_2 + b_2,  H2 = LN1 + F,  H ← LN2 = LN(H2; γ2, β2);
     LN(x)_j = γ_j (x_j − μ)/√(σ² + ε) + β_j with the biased σ²;
     logits = h_final·Eᵀ (tied) or h_final·W_out;  loss = −ln softmax(logits)[target]
@@ -213,7 +214,26 @@ def layer_weights(layer, d):
     return P
 
 
-def block_forward(H, P, heads, eps):
+def _sigmoid(z):
+    return 1 / (1 + mp.exp(-z))
+
+
+def _tanh_inner(z):
+    return mp.sqrt(2 / mp.pi) * (z + mp.mpf(44715) / 10**6 * z**3)
+
+
+ACTIVATIONS = {
+    # model.activation: (f, f′), written out by hand (ReLU′(0) = 0, as PyTorch)
+    "relu": (lambda z: z if z > 0 else mp.zero, lambda z: mp.one if z > 0 else mp.zero),
+    "gelu": (lambda z: z * mp.ncdf(z), lambda z: mp.ncdf(z) + z * mp.npdf(z)),
+    "gelu_tanh": (lambda z: z / 2 * (1 + mp.tanh(_tanh_inner(z))),
+                  lambda z: (1 + mp.tanh(_tanh_inner(z))) / 2 + z / 2 * mp.sech(_tanh_inner(z))**2
+                  * mp.sqrt(2 / mp.pi) * (1 + 3 * mp.mpf(44715) / 10**6 * z**2)),
+    "silu": (lambda z: z * _sigmoid(z), lambda z: _sigmoid(z) * (1 + z * (1 - _sigmoid(z)))),
+}
+
+
+def block_forward(H, P, heads, eps, act="relu"):
     """One post-LN block on H (T x d list of mpf) with weights P (layer_weights). Returns the per-block dict:
     Q, K, V, S and A (per head lists for several heads; A's row t is 0 past column t), Attn_heads (before W_O,
     only with W_O), Attn, H1, mu1, var1, LN1, Z, R, F, H2, mu2, var2, LN2."""
@@ -241,7 +261,7 @@ def block_forward(H, P, heads, eps):
     H1 = add(H, Attn)
     LN1, mu1, var1 = layer_norm_rows(H1, P["gamma1"], P["beta1"], eps)
     Z = [[z + b for z, b in zip(row, P["b_1"])] for row in matmul(LN1, P["W_1"])]
-    R = [[z if z > 0 else mp.zero for z in row] for row in Z]
+    R = [[ACTIVATIONS[act][0](z) for z in row] for row in Z]
     F = [[f + b for f, b in zip(row, P["b_2"])] for row in matmul(R, P["W_2"])]
     H2 = add(LN1, F)
     LN2, mu2, var2 = layer_norm_rows(H2, P["gamma2"], P["beta2"], eps)
@@ -283,7 +303,7 @@ def _transformer(spec, tokens):
     H0 = add(X, PE)
     H, blocks = H0, []
     for P in Ps:
-        b = block_forward(H, P, heads, eps)
+        b = block_forward(H, P, heads, eps, m.get("activation", "relu"))
         b["H"] = H
         blocks.append(b)
         H = b["LN2"]
@@ -358,7 +378,7 @@ def attention_backward(gO, b, heads):
     return gQ, gK, gV
 
 
-def block_backward(gY, P, b, heads, eps):
+def block_backward(gY, P, b, heads, eps, act="relu"):
     """∂loss/∂(block input H) and every block parameter's gradient {name: …}, from ∂loss/∂LN2 and the
     block's forward dict b."""
     G = {}
@@ -366,7 +386,7 @@ def block_backward(gY, P, b, heads, eps):
     gF = gH2                                                 # H2 = LN1 + F
     G["b_2"], G["W_2"] = col_sums(gF), t_matmul(b["R"], gF)
     gR = matmul_t(gF, P["W_2"])
-    gZ = [[g if z > 0 else mp.zero for g, z in zip(gr, zr)] for gr, zr in zip(gR, b["Z"])]
+    gZ = [[g * ACTIVATIONS[act][1](z) for g, z in zip(gr, zr)] for gr, zr in zip(gR, b["Z"])]
     G["b_1"], G["W_1"] = col_sums(gZ), t_matmul(b["LN1"], gZ)
     gLN1 = add(gH2, matmul_t(gZ, P["W_1"]))
     gH1, G["gamma1"], G["beta1"] = layer_norm_backward(gLN1, P["gamma1"], b["H1"], b["mu1"], b["var1"], eps)
@@ -399,7 +419,7 @@ def transformer_grads(spec, dps=60):
         gH, g_head = head_backward(f["blocks"][-1]["LN2"], loss_terms(spec, ids), f["p_at"], E, W_out)
         per_block = []
         for P, b in zip(reversed(Ps), reversed(f["blocks"])):
-            gH, G = block_backward(gH, P, b, heads, eps)
+            gH, G = block_backward(gH, P, b, heads, eps, m.get("activation", "relu"))
             per_block.insert(0, G)
         gE = g_head if W_out is None else [[mp.zero] * len(E[0]) for _ in E]
         for v, g in zip(ids, gH):                            # H0 = E[tokens] + PE
@@ -511,7 +531,7 @@ def central_difference(f, params_dict, key_path, h, dps=60):
 # ---------------------------------------------------------------- random specs
 
 def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
-                     tied=True, W_O=False, ln_params=True):
+                     tied=True, W_O=False, ln_params=True, activation=None):
     """A random transformer spec (decimals with 1-2 digits) as TOML text."""
     rng = random.Random(seed)
 
@@ -531,6 +551,7 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
              "vocab = [" + ", ".join(f'"{t}"' for t in vocab) + "]",
              f"d = {d}", f"heads = {heads}", f"d_ff = {d_ff}", f"layers = {layers}",
              f"tied = {'true' if tied else 'false'}", "pe_base = 10000", "ln_eps = 1e-5",
+             *([f'activation = "{activation}"'] if activation else []),
              "", "[data]", "input = [" + ", ".join(f'"{t}"' for t in inp) + "]",
              f'target = "{rng.choice(vocab)}"', "", "[weights]", f"E = {m(V, d)}"]
     if not tied:

@@ -92,6 +92,10 @@ def case(kind: str, rng):
         return Apply(kind, "Y", ("X",), (3, 4), (("W", "W"), ("b", "b"))), ins, ["Y"]
     if kind == "relu":
         return Apply(kind, "R", ("Z",), (2, 4)), {"Z": rationals(rng, (2, 4), nonzero=True)}, ["R"]
+    if kind in ("gelu", "gelu_tanh", "silu"):   # smooth: an exact 0 among the inputs, the rest generic
+        Z = rationals(rng, (2, 3))
+        Z[1][2] = Fraction(0)
+        return Apply(kind, "R", ("Z",), (2, 3)), {"Z": Z}, ["R"]
     if kind == "head":
         ins = {"H": rationals(rng, (3, 2)), "E": rationals(rng, (4, 2))}
         a = Apply(kind, "logits", ("H",), (4,), (("W", "E"),),

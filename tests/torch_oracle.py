@@ -100,7 +100,15 @@ def symgpt_trained(spec):
 
 # ---------------------------------------------------------------- transformer
 
-def _block(H, P, layer, pre, heads, eps, mask, k):
+ACTIVATIONS = {  # model.activation, as PyTorch computes it
+    "relu": torch.relu,
+    "gelu": F.gelu,                                           # exact erf: nn.GELU(), nanoGPT
+    "gelu_tanh": lambda z: F.gelu(z, approximate="tanh"),     # GPT-2's gelu_new
+    "silu": F.silu,
+}
+
+
+def _block(H, P, layer, pre, heads, eps, mask, k, act="relu"):
     """One post-LN block on H (T, d); every intermediate goes through k(pre + name, tensor)."""
     d = H.shape[1]
     dk = d // heads
@@ -120,7 +128,7 @@ def _block(H, P, layer, pre, heads, eps, mask, k):
     H1 = k(pre + "H1", H + k(pre + "Attn", O))
     LN1 = k(pre + "LN1", F.layer_norm(H1, (d,), ln("gamma1"), ln("beta1"), eps))
     Z = k(pre + "Z", LN1 @ P[pre + "W_1"] + P[pre + "b_1"])
-    R = k(pre + "R", torch.relu(Z))
+    R = k(pre + "R", ACTIVATIONS[act](Z))
     H2 = k(pre + "H2", LN1 + k(pre + "F", R @ P[pre + "W_2"] + P[pre + "b_2"]))
     return k(pre + "LN2", F.layer_norm(H2, (d,), ln("gamma2"), ln("beta2"), eps))
 
@@ -165,7 +173,7 @@ def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
     H = k("H0", P["E"][ids] + _t(PE, P["E"].dtype))
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
     for i, layer in enumerate(spec["layer"]):
-        H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k)
+        H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k, m.get("activation", "relu"))
     out.update(_head(spec, P, H, ids, k))
     return out
 

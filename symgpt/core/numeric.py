@@ -318,8 +318,26 @@ def cos(v):
     return fmpq(1) if isinstance(v, fmpq) and v == 0 else arb(v).cos()
 
 
+def erf(v):
+    """erf v, the Gauss error function: 0 at 0, else a ball (arb's erf, rigorous).
+
+    >>> erf(fmpq(0)), erf(fmpq(1)).contains(arb("0.8427007929497148693"))
+    (0, True)
+    """
+    return fmpq(0) if isinstance(v, fmpq) and v == 0 else arb(v).erf()
+
+
+def tanh(v):
+    """tanh v: 0 at 0, else a ball (arb's tanh, rigorous).
+
+    >>> tanh(fmpq(0)), tanh(fmpq(1, 2)).contains(arb("0.46211715726000975850"))
+    (0, True)
+    """
+    return fmpq(0) if isinstance(v, fmpq) and v == 0 else arb(v).tanh()
+
+
 UNARY = {"exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "abs": abs}
-_FUNCS = {sympy.exp: exp, sympy.log: log, sympy.sin: sin, sympy.cos: cos}
+_FUNCS = {sympy.exp: exp, sympy.log: log, sympy.sin: sin, sympy.cos: cos, sympy.erf: erf, sympy.tanh: tanh}
 
 
 def compile_expr(expr, slot, sign_of):
@@ -389,7 +407,7 @@ def compile_expr(expr, slot, sign_of):
 
 
 _FLOAT_FUNCS = {sympy.exp: math.exp, sympy.log: math.log, sympy.sin: math.sin, sympy.cos: math.cos,
-                sympy.Abs: abs}
+                sympy.Abs: abs, sympy.erf: math.erf, sympy.tanh: math.tanh}
 
 
 def compile_float(expr, slot):

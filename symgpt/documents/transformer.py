@@ -340,8 +340,19 @@ def lead(c, items, run) -> list:
             out.append(display(*[rf"{group[len(a.pre):]} &= {_bm(c, group)}" for a in run for _, group in a.params],
                                figs=weight_figs(c, *groups)))
         else:
-            out.append({"text": text, "sub": sub, "note": note}[kind](what))
+            out.append({"text": text, "sub": sub, "note": note}[kind](what, **words_of(run)))
     return out
+
+
+def words_of(run) -> dict:
+    """The arguments a stage's prose may name: ``act``, the word of the activation the stage applies.
+
+    >>> from symgpt.ops.base import Apply
+    >>> words_of([Apply("linear", "Z"), Apply("gelu", "R")]), words_of([Apply("residual", "H1")])
+    ({'act': {'t': 'word', 'v': 'act_gelu'}}, {})
+    """
+    act = [OPS[a.op].DOCUMENT["word"] for a in run if layout(a) == "activation"]
+    return {"act": word(act[0])} if act else {}
 
 
 # ---------------------------------------------------------------- §0 set-up
@@ -647,7 +658,8 @@ def show_affine(c, a, words, i, figs) -> list:
                           *([W(f"{b}[{k}]")] if b else [])), f"{a.out}[{t},{k}]")
                  for k in range(a.shape[-1])]
         rows.append([text(w["row"], t=c.posl(t)), n.calc(*lines)])
-    return [sub(w["sub"]), rows] + ([c.pos_table(w["cap"], a.out)] if "cap" in w else [])
+    block = [x for x in c.plan if x.pre == a.pre and x.opt("section") == a.opt("section")]
+    return [sub(w["sub"], **words_of(block)), rows] + ([c.pos_table(w["cap"], a.out)] if "cap" in w else [])
 
 
 def show_activation(c, a, words, i, figs) -> list:

@@ -30,7 +30,7 @@ PLACEMENTS = ("post",)
 """Where the norm stands in a block: after each residual sum (the seed's)."""
 NORMS = {"layernorm": "layernorm"}
 """The norm kinds, each the op (:data:`symgpt.ops.OPS`) that computes it."""
-ACTIVATIONS = {"relu": "relu"}
+ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu": "silu"}
 """The FFN's activations, each the op that computes it."""
 POSITIONS = {"sinusoidal": "positions"}
 """The position encodings, each the op that computes it."""
@@ -107,7 +107,8 @@ class Arch:
         """
         return cls(kind=spec.kind, V=spec.V, d=spec.d, heads=spec.heads or 1, d_ff=spec.d_ff, layers=spec.layers,
                    tied=spec.tied, W_O=any(k.endswith("W_O") for k in spec.params),
-                   all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps)
+                   all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps,
+                   activation=spec.activation)
 
     def params(self) -> dict:
         """{parameter name: shape}, in the order a spec lists them.

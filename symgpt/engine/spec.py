@@ -31,14 +31,14 @@ from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
 from ..ops import NAMES, facet
 from ..ops.naming import shape as param_shape
-from .arch import Arch
+from .arch import ACTIVATIONS, Arch
 from .names import RefError, split
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
 # each extra example).  The one table of allowed keys: the reader refuses anything else.
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
-    "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps"),
+    "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation"),
     "data": ("input", "target"),
     "weights": ("E", "W", "W_out"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O"),
@@ -56,6 +56,7 @@ KEYS = {
 ONLY = {
     "model.heads": "transformer", "model.d_ff": "transformer", "model.layers": "transformer",
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
+    "model.activation": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
     "weights.W": "bigram", "extras": "bigram",
 }
@@ -331,6 +332,7 @@ class Spec:
     raw: dict = field(repr=False, default_factory=dict)
     titles: dict = field(default_factory=dict)  # the title per language: {"zh": …, "en": …}
     extras: Extras | None = None  # a bigram's [extras], with defaults when the table is absent
+    activation: str = "relu"  # the FFN's activation (symgpt.engine.arch.ACTIVATIONS)
 
     @property
     def V(self) -> int:
@@ -451,6 +453,13 @@ class _Reader:
             raise self.fail(key, f"expected a string, got {show(v)}")
         return v
 
+    def choice(self, table, key, where, known, default) -> str:
+        """One of the names ``known`` (a string), or ``default`` when the key is absent."""
+        v = self.get(table, key, where, default)
+        if not isinstance(v, str) or v not in known:
+            raise self.fail(_join(where, key), f"expected one of {', '.join(map(repr, known))}, got {show(v)}")
+        return v
+
     def token(self, ids: dict, tok, key) -> int:
         if not isinstance(tok, str):
             raise self.fail(key, f"expected a token of the vocabulary ({_listing(ids)}), got {show(tok)}")
@@ -535,8 +544,9 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     tied = r.boolean(m, "tied", "model", True) if is_tf else False
     pe_base = r.num(m, "pe_base", "model", 10000, low=0, strict=True) if is_tf else sympy.Integer(10000)
     ln_eps = r.num(m, "ln_eps", "model", low=0) if is_tf else sympy.Integer(0)
+    activation = r.choice(m, "activation", "model", tuple(ACTIVATIONS), "relu")
     _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
-                     pe_base=pe_base, ln_eps=ln_eps))
+                     pe_base=pe_base, ln_eps=ln_eps, activation=activation))
 
     data = r.table(raw, "data", "")
     r.keys(data, "data", kind)
@@ -563,7 +573,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     r.string(raw, "source", "")
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
-                inp, target, params, sampling, training, raw, titles, extras)
+                inp, target, params, sampling, training, raw, titles, extras, activation)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:

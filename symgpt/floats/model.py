@@ -134,12 +134,12 @@ class Arithmetic:
 
     Primitives: ``cast`` (exact values to the format), ``const`` (a scalar in the working type), ``w`` (to the
     working type), ``out`` (working type to the format, rounded), ``zeros`` and ``wzeros`` (of the format, of the
-    working type), ``wexp``, ``wlog``, ``wsqrt`` (in the working type, correctly rounded to it), ``fma``,
-    ``mm``, ``rowsum`` (sequential, over the last axis), ``host`` and ``host_sqrt`` (a scalar as torch's Python
-    code computes it); ``wider`` (the working type is wider than the format), ``exact`` (nothing is rounded: the
-    reference a float run is measured against, so a statistic takes its definition, not a float algorithm's
-    order), ``name`` and ``ctx`` (mpmath, for the exact constants a model rounds).  Numpy's operators on
-    working-type arrays are the working type's own.
+    working type), ``wexp``, ``wlog``, ``wsqrt``, ``werf``, ``wtanh`` (in the working type, correctly rounded to
+    it), ``fma``, ``mm``, ``rowsum`` (sequential, over the last axis), ``host`` and ``host_sqrt`` (a scalar as
+    torch's Python code computes it); ``wider`` (the working type is wider than the format), ``exact`` (nothing
+    is rounded: the reference a float run is measured against, so a statistic takes its definition, not a float
+    algorithm's order), ``name`` and ``ctx`` (mpmath, for the exact constants a model rounds).  Numpy's operators
+    on working-type arrays are the working type's own.
     """
 
     exact = False
@@ -217,6 +217,12 @@ class Floats(Arithmetic):
 
     def wsqrt(self, x):
         return np.sqrt(self.w(x))
+
+    def werf(self, x):
+        return self._rounded(np.vectorize(math.erf, otypes=[np.float64]), "erf", x)
+
+    def wtanh(self, x):
+        return self._rounded(np.tanh, "tanh", x)
 
     def _rounded(self, f, name, x):
         """f(x) correctly rounded to the working type (torch's exp and log nearly always are; numpy's float32
@@ -312,6 +318,12 @@ class Exact(Arithmetic):
 
     def wsqrt(self, x):
         return self._map(self.ctx.sqrt, x)
+
+    def werf(self, x):
+        return self._map(self.ctx.erf, x)
+
+    def wtanh(self, x):
+        return self._map(self.ctx.tanh, x)
 
     def rowsum(self, x):
         acc = np.zeros(x.shape[:-1], dtype=object) + self.ctx.mpf(0)

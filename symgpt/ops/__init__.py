@@ -6,18 +6,33 @@ its parameters (``PARAMS``) and how its quantities are called (``NAMES``, :mod:`
 :mod:`symgpt.ops.base`.  A model is a plan of :class:`~symgpt.ops.base.Apply`
 built from its architecture (:mod:`symgpt.engine.arch`): every consumer iterates the plan and looks the op up here.
 
->>> sorted(OPS)
-['attention', 'embedding', 'head', 'layernorm', 'linear', 'positions', 'relu', 'residual', 'softmax_xent']
+>>> sorted(OPS)  # doctest: +NORMALIZE_WHITESPACE
+['attention', 'embedding', 'gelu', 'gelu_tanh', 'head', 'layernorm', 'linear', 'positions', 'relu', 'residual', 'silu',
+ 'softmax_xent']
 >>> [r.name for r in all_rules()]
-['softmax_xent', 'softmax_den', 'scores', 'attend', 'layernorm', 'relu', 'matmul']
+['softmax_xent', 'softmax_den', 'scores', 'attend', 'layernorm', 'relu', 'matmul', 'gelu', 'gelu_tanh', 'silu']
 """
 from __future__ import annotations
 
-from . import attention, embedding, head, layernorm, linear, positions, relu, residual, softmax_xent
+from . import (
+    attention,
+    embedding,
+    gelu,
+    gelu_tanh,
+    head,
+    layernorm,
+    linear,
+    positions,
+    relu,
+    residual,
+    silu,
+    softmax_xent,
+)
 from .base import Apply, Param
 from .naming import Name, merged
 
-OPS = {m.KIND: m for m in (embedding, positions, residual, attention, layernorm, linear, relu, head, softmax_xent)}
+OPS = {m.KIND: m for m in (embedding, positions, residual, attention, layernorm, linear, relu, gelu, gelu_tanh, silu,
+                           head, softmax_xent)}
 """Every operation kind by name: the only list of ops."""
 
 PARAMS = {name: p for m in OPS.values() for name, p in m.PARAMS.items()}

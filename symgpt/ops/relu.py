@@ -214,6 +214,7 @@ NAMES = {"R": Name("ReLU(Z); ReLU(0) = 0", "ReLU(Z)；约定 ReLU(0) = 0", ("t",
 
 DOCUMENT = {
     "layout": "activation",
+    "word": "act_relu",                        # its name in prose (a word of the language files)
     "symbol": r"\mathrm{ReLU}",                                      # its name in a formula
     "name": "ReLU",                                                   # … and in a picture's plain text
     "decisions": {1: "relu_pos", 0: "relu_zero", -1: "relu_neg"},  # the word for each sign of its input
