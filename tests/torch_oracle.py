@@ -75,11 +75,13 @@ def spec_params(spec):
         pre = layer_prefix(spec, i)
         P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + (("W_O",) if "W_O" in layer else ()))
         P.update((pre + n, layer.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in LN_PARAMS)
+    if m.get("norm") == "pre":   # the final norm's γ, β
+        P.update((n, w.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in ("gamma_f", "beta_f"))
     return P
 
 
 def _is_ln(name):
-    return name.rpartition(".")[2] in LN_PARAMS
+    return name.rpartition(".")[2] in LN_PARAMS + ("gamma_f", "beta_f")
 
 
 def transformer_params(spec, learnable_ln=False, dtype=DT):
@@ -108,15 +110,17 @@ ACTIVATIONS = {  # model.activation, as PyTorch computes it
 }
 
 
-def _block(H, P, layer, pre, heads, eps, mask, k, act="relu"):
-    """One post-LN block on H (T, d); every intermediate goes through k(pre + name, tensor)."""
+def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post"):
+    """One block on H (T, d), post-LN (the seed's) or pre-LN (nanoGPT's: x + attn(ln_1(x)), then
+    x + mlp(ln_2(x))); every intermediate goes through k(pre + name, tensor)."""
     d = H.shape[1]
     dk = d // heads
 
     def ln(n):  # LayerNorm's γ or β: the parameter, else the spec's constant (1 or 0 where it omits it)
         return P[pre + n] if pre + n in P else _t(layer.get(n, [1 if n.startswith("gamma") else 0] * d), H.dtype)
 
-    Q, K, V = (k(pre + m, H @ P[pre + "W_" + m]) for m in ("Q", "K", "V"))
+    X = k(pre + "LN1", F.layer_norm(H, (d,), ln("gamma1"), ln("beta1"), eps)) if norm == "pre" else H
+    Q, K, V = (k(pre + m, X @ P[pre + "W_" + m]) for m in ("Q", "K", "V"))
     cols = [slice(h * dk, (h + 1) * dk) for h in range(heads)]
     S = k(pre + "S", torch.stack([Q[:, c] @ K[:, c].T / math.sqrt(dk) for c in cols]) if heads > 1 else
           Q @ K.T / math.sqrt(dk))
@@ -126,6 +130,11 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu"):
     if pre + "W_O" in P:
         O = k(pre + "Attn_heads", O) @ P[pre + "W_O"]
     H1 = k(pre + "H1", H + k(pre + "Attn", O))
+    if norm == "pre":
+        LN2 = k(pre + "LN2", F.layer_norm(H1, (d,), ln("gamma2"), ln("beta2"), eps))
+        Z = k(pre + "Z", LN2 @ P[pre + "W_1"] + P[pre + "b_1"])
+        R = k(pre + "R", ACTIVATIONS[act](Z))
+        return k(pre + "H2", H1 + k(pre + "F", R @ P[pre + "W_2"] + P[pre + "b_2"]))
     LN1 = k(pre + "LN1", F.layer_norm(H1, (d,), ln("gamma1"), ln("beta1"), eps))
     Z = k(pre + "Z", LN1 @ P[pre + "W_1"] + P[pre + "b_1"])
     R = k(pre + "R", ACTIVATIONS[act](Z))
@@ -173,7 +182,13 @@ def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
     H = k("H0", P["E"][ids] + _t(PE, P["E"].dtype))
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
     for i, layer in enumerate(spec["layer"]):
-        H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k, m.get("activation", "relu"))
+        H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k, m.get("activation", "relu"),
+                   m.get("norm", "post"))
+    if m.get("norm") == "pre":   # the final norm, ln_f
+        w = spec["weights"]
+        g = P["gamma_f"] if "gamma_f" in P else _t(w.get("gamma_f", [1] * d), H.dtype)
+        b = P["beta_f"] if "beta_f" in P else _t(w.get("beta_f", [0] * d), H.dtype)
+        H = k("LN_f", F.layer_norm(H, (d,), g, b, eps))
     out.update(_head(spec, P, H, ids, k))
     return out
 

@@ -73,6 +73,11 @@ PICTURES = {
     "positional": lambda run: ("H⁽⁰⁾ = X + PE", r"H^{(0)} = X + \mathrm{PE}"),
     "attention": _attention,
     "residual1": lambda run: ("H' = H + Attn → LN₁", r"H' = H + \mathrm{Attn} \to \mathrm{LN}_1"),
+    "norm1": lambda run: ("LN₁(H)", r"\mathrm{LN}_1(H)"),
+    "add1": lambda run: ("H' = H + Attn", r"H' = H + \mathrm{Attn}"),
+    "norm2": lambda run: ("LN₂(H')", r"\mathrm{LN}_2(H')"),
+    "add2": lambda run: ("H'' = H' + FFN", r"H'' = H' + \mathrm{FFN}"),
+    "final_norm": lambda run: ("LN_f(H'')", r"\mathrm{LN}_f(H'')"),
     "ffn": _ffn,
     "residual2": lambda run: ("H'' = LN₁ + FFN → LN₂", r"H'' = \mathrm{LN}_1 + \mathrm{FFN} \to \mathrm{LN}_2"),
     "head": lambda run: (("logits = h Eᵀ", r"\mathrm{logits} = h E^{\top}") if run[0].opt("tied") else

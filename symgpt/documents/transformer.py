@@ -58,11 +58,12 @@ from .steps import Add, Div, Dot, Exp, Ln, Mul, Neg, Sqrt, Sub, Vec, fig, line, 
 
 DESC = {"E": "use_E", "W_out": "use_W_out", "W_Q": "use_W_Q", "W_K": "use_W_K", "W_V": "use_W_V",
         "W_O": "use_W_O", "W_1": "use_W_1", "b_1": "use_b_1", "W_2": "use_W_2", "b_2": "use_b_2",
-        "gamma1": "use_gamma", "beta1": "use_beta", "gamma2": "use_gamma", "beta2": "use_beta"}
+        "gamma1": "use_gamma", "beta1": "use_beta", "gamma2": "use_gamma", "beta2": "use_beta",
+        "gamma_f": "use_gamma", "beta_f": "use_beta"}
 PARAM_TEX = {"E": "E", "W_out": r"W_{\mathrm{out}}", "W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V",
              "W_O": "W_O", "W_1": "W_1", "b_1": "b_1", "W_2": "W_2", "b_2": "b_2",
              "gamma1": r"\gamma^{(1)}", "beta1": r"\beta^{(1)}", "gamma2": r"\gamma^{(2)}",
-             "beta2": r"\beta^{(2)}"}
+             "beta2": r"\beta^{(2)}", "gamma_f": r"\gamma^{(f)}", "beta_f": r"\beta^{(f)}"}
 
 
 def bmatrix(rows) -> str:
@@ -244,6 +245,16 @@ STAGES = {
                   "sum": {"lead": (("text", "residual.intro2"), ("sub", "tteach.residual_add")),
                           "formula": r"H'' = \mathrm{LN}_1 + \mathrm{FFN}"},
                   "norm": {"cap": "residual.LN_cap2"}},
+    # a pre-norm block (model.norm = "pre"): a norm before each sub-block, a residual sum after it; a final norm
+    "norm1": {"row": "h", "summary": r"\mathrm{LN}_1", "norm": {"cap": "prenorm.LN_cap1"}},
+    "add1": {"row": "h'", "summary": "H'",
+             "sum": {"lead": (("text", "prenorm.add1"), ("sub", "tteach.residual_add")),
+                     "formula": r"H' = H + \mathrm{Attn}", "cap": "prenorm.H1_cap"}},
+    "norm2": {"row": "h'", "summary": r"\mathrm{LN}_2", "norm": {"cap": "prenorm.LN_cap2"}},
+    "add2": {"row": "h''", "summary": "H''",
+             "sum": {"lead": (("text", "prenorm.add2"), ("sub", "tteach.residual_add")),
+                     "formula": r"H'' = H' + \mathrm{FFN}", "cap": "prenorm.H2_cap"}},
+    "final_norm": {"row": "h''", "summary": r"\mathrm{LN}_f", "norm": {"cap": "prenorm.LNf_cap"}},
     "ffn": {"summary": r"\mathrm{FFN}",
             "lead": (("text", "ffn.intro"), ("sub", "tteach.ffn_formula"),
                      ("formula", lambda facets: rf"\mathrm{{FFN}}(h) = {facets['activation']['symbol']}"
@@ -509,7 +520,8 @@ def show_attention(c, a, words, i, figs) -> list:
     steps = [text("tteach.attention_lead"), sub("tteach.attention_proj"), text("attention.intro")]
     steps.append(display(*[rf"{nm} &= {_bm(c, a.param(nm))}" for nm in ("W_Q", "W_K", "W_V")],
                          figs=weight_figs(c, *[a.param(nm) for nm in ("W_Q", "W_K", "W_V")])))
-    steps += [sub("tteach.attention_qkv"), display(r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V")]
+    x = r"\mathrm{LN}_1" if a.ins[0] == pre + "LN1" else "H"     # a pre-norm block reads its first norm
+    steps += [sub("tteach.attention_qkv"), display(rf"Q = {x} W_Q,\quad K = {x} W_K,\quad V = {x} W_V")]
     hin = a.ins[0]
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
         Wn = a.param("W_" + M)

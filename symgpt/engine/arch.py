@@ -26,8 +26,9 @@ from ..ops import OPS
 from ..ops.base import Apply
 
 KINDS = ("transformer", "bigram")
-PLACEMENTS = ("post",)
-"""Where the norm stands in a block: after each residual sum (the seed's)."""
+PLACEMENTS = ("post", "pre")
+"""Where the norm stands in a block: after each residual sum (the seed's), or before each sub-block with a final
+norm after the last block (GPT-2's, nanoGPT's and Llama's)."""
 NORMS = {"layernorm": "layernorm"}
 """The norm kinds, each the op (:data:`symgpt.ops.OPS`) that computes it."""
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu": "silu"}
@@ -85,7 +86,7 @@ class Arch:
     all_positions: bool = False  # the loss is the mean over every position (the language-model loss)
     pe_base: sympy.Rational = sympy.Integer(10000)
     ln_eps: sympy.Rational = sympy.Integer(0)
-    norm: str = "post"           # where the norm stands: after each residual sum
+    norm: str = "post"           # where the norm stands: after each residual sum, or "pre" each sub-block
     norm_kind: str = "layernorm"
     activation: str = "relu"
     positions: str = "sinusoidal"
@@ -108,7 +109,7 @@ class Arch:
         return cls(kind=spec.kind, V=spec.V, d=spec.d, heads=spec.heads or 1, d_ff=spec.d_ff, layers=spec.layers,
                    tied=spec.tied, W_O=any(k.endswith("W_O") for k in spec.params),
                    all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps,
-                   activation=spec.activation)
+                   activation=spec.activation, norm=spec.norm)
 
     def params(self) -> dict:
         """{parameter name: shape}, in the order a spec lists them.
@@ -130,6 +131,8 @@ class Arch:
             block.update({"W_1": (d, f), "b_1": (f,), "W_2": (f, d), "b_2": (d,),
                           "gamma1": (d,), "beta1": (d,), "gamma2": (d,), "beta2": (d,)})
             out.update({p + k: s for k, s in block.items()})
+        if self.norm == "pre":
+            out.update({"gamma_f": (d,), "beta_f": (d,)})
         return out
 
     def plan(self, T: int, tokens=None, target=0) -> list:
@@ -152,21 +155,44 @@ class Arch:
                                         opts=(("base", self.pe_base),)),
                     Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
 
+    def _out(self, l: int) -> str:
+        """The output of block l (the block input of block l + 1): its norm after the sum (post), its sum (pre)."""
+        return prefix(self.layers, l) + ("LN2" if self.norm == "post" else "H2")
+
+    def _norm(self, T: int, p: str, n, x: str) -> Apply:
+        """The norm ``{p}LN{n}`` of x with its γ, β (n: 1, 2 in a block, "_f" the final one)."""
+        nk = NORMS[self.norm_kind]
+        return Apply(nk, f"{p}LN{n}", (x,), (T, self.d), (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")), p,
+                     OPS[nk].MEANING.format(x=x[len(p):] if x.startswith(p) else x), ("t", "j"),
+                     (("n", n), ("eps", self.ln_eps)))
+
     def _block(self, l: int, T: int) -> list:
-        """One post-LN block: attention, a residual sum, a norm; the FFN, a residual sum, a norm."""
+        """One block. Post-LN (the seed's): attention, a residual sum, a norm; the FFN, a residual sum, a norm.
+        Pre-LN (GPT-2's): a norm, attention, a residual sum; a norm, the FFN, a residual sum."""
         p = prefix(self.layers, l)
-        H = "H0" if l == 0 else prefix(self.layers, l - 1) + "LN2"
+        H = "H0" if l == 0 else self._out(l - 1)
         td, tf, tj, tk = (T, self.d), (T, self.d_ff), ("t", "j"), ("t", "k")
         attn = tuple((w, p + w) for w in ("W_Q", "W_K", "W_V") + (("W_O",) if self.W_O else ()))
-        nk, act = NORMS[self.norm_kind], ACTIVATIONS[self.activation]
-        norm = lambda n, x: Apply(nk, f"{p}LN{n}", (x,), td, (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")),
-                                  p, OPS[nk].MEANING.format(x=f"H{n}"), tj, (("n", n), ("eps", self.ln_eps)))
-        attention = Apply("attention", p + "Attn", (H,), td, attn, p, "attention output", tj, (("heads", self.heads),))
-        ffn = (Apply("linear", p + "Z", (p + "LN1",), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
-                     "FFN pre-activation LN1·W_1 + b_1", tk),
+        act = ACTIVATIONS[self.activation]
+        pre_ln = self.norm == "pre"
+        into_attn, into_ffn = (p + "LN1", p + "LN2") if pre_ln else (H, p + "LN1")
+        attention = Apply("attention", p + "Attn", (into_attn,), td, attn, p, "attention output", tj,
+                          (("heads", self.heads),))
+        ffn = (Apply("linear", p + "Z", (into_ffn,), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
+                     f"FFN pre-activation {into_ffn[len(p):]}·W_1 + b_1", tk),
                Apply(act, p + "R", (p + "Z",), tf, (), p, OPS[act].MEANING.format(x="Z"), tk),
                Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
                      "FFN output R·W_2 + b_2", tj))
+        if pre_ln:
+            return stage("norm1", self._norm(T, p, 1, H), block=l) \
+                + stage("attention", attention, block=l) \
+                + stage("add1", Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn",
+                                      tj), block=l) \
+                + stage("norm2", self._norm(T, p, 2, p + "H1"), block=l) \
+                + stage("ffn", *ffn, block=l) \
+                + stage("add2", Apply("residual", p + "H2", (p + "H1", p + "F"), td, (), p, "second residual H1 + F",
+                                      tj), block=l)
+        norm = lambda n, x: self._norm(T, p, n, x)
         return stage("attention", attention, block=l) \
             + stage("residual1", Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
                     norm(1, p + "H1"), block=l) \
@@ -175,11 +201,15 @@ class Arch:
                                        tj), norm(2, p + "H2"), block=l)
 
     def _head(self, T: int, tokens, target) -> list:
-        H = prefix(self.layers, self.layers - 1) + "LN2" if self.layers else "H0"
+        H = self._out(self.layers - 1) if self.layers else "H0"
+        final = []
+        if self.norm == "pre" and self.layers:
+            final, H = stage("final_norm", self._norm(T, "", "_f", H)), "LN_f"
         ats = tuple((f"logits_at{t}", t) for t in range(T - 1)) if self.all_positions else ()
         rows = tuple((name, tokens[t + 1]) for name, t in ats) + (("logits", target),)
         meaning = "h_final · E[v] (tied head)" if self.tied else "h_final · W_out[:, v]"
-        return stage("head", Apply("head", "logits", (H,), (self.V,), (("W", "E" if self.tied else "W_out"),), "",
-                                   meaning, ("v",), (("tied", self.tied), ("d", self.d), ("rows", ats)))) \
+        head = Apply("head", "logits", (H,), (self.V,), (("W", "E" if self.tied else "W_out"),), "", meaning, ("v",),
+                     (("tied", self.tied), ("d", self.d), ("rows", ats)))
+        return final + stage("head", head) \
             + stage("softmax", Apply("softmax_xent", "loss", tuple(n for n, _ in rows), (),
                                      opts=(("rows", rows), ("V", self.V))))

@@ -31,16 +31,16 @@ from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
 from ..ops import NAMES, facet
 from ..ops.naming import shape as param_shape
-from .arch import ACTIVATIONS, Arch
+from .arch import ACTIVATIONS, PLACEMENTS, Arch
 from .names import RefError, split
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
 # each extra example).  The one table of allowed keys: the reader refuses anything else.
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
-    "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation"),
+    "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm"),
     "data": ("input", "target"),
-    "weights": ("E", "W", "W_out"),
+    "weights": ("E", "W", "W_out", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O"),
     "sampling": ("temperatures", "top_k", "top_p", "uniform", "continue"),
     "training": ("lr", "steps", "report", "learnable_ln", "adamw", "clip", "warmup", "decay_steps", "min_lr",
@@ -56,7 +56,8 @@ KEYS = {
 ONLY = {
     "model.heads": "transformer", "model.d_ff": "transformer", "model.layers": "transformer",
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
-    "model.activation": "transformer",
+    "model.activation": "transformer", "model.norm": "transformer",
+    "weights.gamma_f": "transformer", "weights.beta_f": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
     "weights.W": "bigram", "extras": "bigram",
 }
@@ -333,6 +334,7 @@ class Spec:
     titles: dict = field(default_factory=dict)  # the title per language: {"zh": …, "en": …}
     extras: Extras | None = None  # a bigram's [extras], with defaults when the table is absent
     activation: str = "relu"  # the FFN's activation (symgpt.engine.arch.ACTIVATIONS)
+    norm: str = "post"        # where the norms stand (symgpt.engine.arch.PLACEMENTS)
 
     @property
     def V(self) -> int:
@@ -544,9 +546,10 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     tied = r.boolean(m, "tied", "model", True) if is_tf else False
     pe_base = r.num(m, "pe_base", "model", 10000, low=0, strict=True) if is_tf else sympy.Integer(10000)
     ln_eps = r.num(m, "ln_eps", "model", low=0) if is_tf else sympy.Integer(0)
-    activation = r.choice(m, "activation", "model", tuple(ACTIVATIONS), "relu")
+    activation = r.choice(m, "activation", "model", tuple(ACTIVATIONS), "relu") if is_tf else "relu"
+    norm = r.choice(m, "norm", "model", PLACEMENTS, "post") if is_tf else "post"
     _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
-                     pe_base=pe_base, ln_eps=ln_eps, activation=activation))
+                     pe_base=pe_base, ln_eps=ln_eps, activation=activation, norm=norm))
 
     data = r.table(raw, "data", "")
     r.keys(data, "data", kind)
@@ -561,6 +564,12 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
         if not tied:
             params["W_out"] = r.tensor(w, "W_out", "weights", param_shape(NAMES["W_out"], sizes))
         params.update(_blocks(r, raw, kind, layers, sizes))
+        if norm == "pre":
+            params.update(_optional(r, w, "weights", ("gamma_f", "beta_f"), sizes))
+        else:
+            for key in ("gamma_f", "beta_f"):
+                if key in w:
+                    raise r.fail(f"weights.{key}", 'a final norm is only in a pre-norm model (model.norm = "pre")')
     else:
         params["W"] = r.tensor(w, "W", "weights", param_shape(NAMES["W"], sizes))
 
@@ -573,7 +582,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     r.string(raw, "source", "")
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
-                inp, target, params, sampling, training, raw, titles, extras, activation)
+                inp, target, params, sampling, training, raw, titles, extras, activation, norm)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:
@@ -648,12 +657,20 @@ def _blocks(r: _Reader, raw, kind, layers, sizes: dict) -> dict:
             raise r.fail(where, f"expected a [[layer]] table, got {show(b)}")
         r.keys(b, where, kind)
         pre = "" if layers == 1 else f"l{l}."
-        for key in KEYS["layer[]"]:
-            n = NAMES[key]
-            if key in b or (n.fill is None and not n.optional):
-                params[pre + key] = r.tensor(b, key, where, param_shape(n, sizes))
-            elif n.fill is not None:      # left out: every entry is the op's default (γ = 1, β = 0)
-                params[pre + key] = _filled(param_shape(n, sizes), sympy.Integer(n.fill))
+        params.update({pre + k: v for k, v in _optional(r, b, where, KEYS["layer[]"], sizes).items()})
+    return params
+
+
+def _optional(r: _Reader, table: dict, where: str, keys, sizes: dict) -> dict:
+    """The parameters ``keys`` of a table, each one's shape from its op (:data:`symgpt.ops.NAMES`); one the op
+    lets a spec leave out is its default (γ = 1, β = 0) or absent."""
+    params = {}
+    for key in keys:
+        n = NAMES[key]
+        if key in table or (n.fill is None and not n.optional):
+            params[key] = r.tensor(table, key, where, param_shape(n, sizes))
+        elif n.fill is not None:      # left out: every entry is the op's default (γ = 1, β = 0)
+            params[key] = _filled(param_shape(n, sizes), sympy.Integer(n.fill))
     return params
 
 

@@ -37,6 +37,8 @@ PARAMS = {
     "beta1": Param("LayerNorm 1 shift β (d)", ("j",)),
     "gamma2": Param("LayerNorm 2 gain γ (d)", ("j",)),
     "beta2": Param("LayerNorm 2 shift β (d)", ("j",)),
+    "gamma_f": Param("final LayerNorm gain γ (d)", ("j",)),
+    "beta_f": Param("final LayerNorm shift β (d)", ("j",)),
 }
 GROUPS = tuple(PARAMS)
 """Its parameters' names (without a layer prefix): not trained unless ``training.learnable_ln``, no decay."""
@@ -60,14 +62,19 @@ def _names(a: Apply) -> tuple:
     return f"{a.pre}mu{n}", f"{a.pre}var{n}"
 
 
+def _of(a: Apply) -> str:
+    """The name of its input without the layer prefix (H1, H2; H0 or H2 before a pre-LN block's attention)."""
+    return a.ins[0][len(a.pre):] if a.ins[0].startswith(a.pre) else a.ins[0]
+
+
 def define(g, a: Apply, T: dict):
     """mu, var and LN of the input rows  (T,), (T,), (T, d)."""
-    H, gamma, beta, eps, n = T[a.ins[0]], T[a.param("gamma")], T[a.param("beta")], a.opt("eps"), a.opt("n")
+    H, gamma, beta, eps, x = T[a.ins[0]], T[a.param("gamma")], T[a.param("beta")], a.opt("eps"), _of(a)
     rows, d = a.shape
     nmu, nvar = _names(a)
-    mu = tensor(g, nmu, (rows,), f"mean of H{n} over j", ("t",),
+    mu = tensor(g, nmu, (rows,), f"mean of {x} over j", ("t",),
                 lambda i: sympy.Add(*H[i[0]]) / d, [(H, lambda h: [h[:1]])], lambda i: d)
-    var = tensor(g, nvar, (rows,), f"variance σ² of H{n} over j (biased)", ("t",),
+    var = tensor(g, nvar, (rows,), f"variance σ² of {x} over j (biased)", ("t",),
                  lambda i: sympy.Add(*[(x - mu[i[0]]) ** 2 for x in H[i[0]]]) / d,
                  [(H, lambda h: [h[:1]]), (mu, lambda t: [t])], lambda i: d + 1)
     row = lambda t: [(t[0], j) for j in range(d)]
@@ -80,9 +87,8 @@ def define(g, a: Apply, T: dict):
 
 def groups(a: Apply, net) -> None:
     nmu, nvar = _names(a)
-    n = a.opt("n")
-    net.group(nmu, a.shape[:1], f"mean of H{n} over j", ("t",))
-    net.group(nvar, a.shape[:1], f"variance σ² of H{n} over j (biased)", ("t",))
+    net.group(nmu, a.shape[:1], f"mean of {_of(a)} over j", ("t",))
+    net.group(nvar, a.shape[:1], f"variance σ² of {_of(a)} over j (biased)", ("t",))
     net.group(a.out, a.shape, a.meaning, a.axes)
 
 
@@ -499,6 +505,15 @@ NAMES = {
                  ("σ²", "var", "第二次", "second"), of=(("sqrt", ("σ", "sqrt", "√")),), helper=True, primes=2),
     "LN2": Name("LayerNorm of H2", "H2 的 LayerNorm", ("t", "j"), r"\mathrm{LN}_2",
                 ("ln", "hfinal", "h_final", "第二次", "second", "最终"), primes=2),
+    "gamma_f": param("d", zh="最终 LayerNorm 的缩放 γ（d）", tex=r"\gamma^{(f)}", trained=False, decays=False, fill=1),
+    "beta_f": param("d", zh="最终 LayerNorm 的平移 β（d）", tex=r"\beta^{(f)}", trained=False, decays=False, fill=0),
+    "mu_f": Name("mean of the last block's output over j", "最后一个块的输出沿 j 的均值", ("t",), r"\mu_f",
+                 ("μ", "mu", "mean", "final", "最终"), helper=True),
+    "var_f": Name("variance σ² of the last block's output over j (biased)", "最后一个块的输出沿 j 的方差 σ²（有偏）",
+                  ("t",), r"\sigma^2_f", ("σ²", "var", "final", "最终"), of=(("sqrt", ("σ", "sqrt", "√")),),
+                  helper=True),
+    "LN_f": Name("final LayerNorm (ln_f)", "最终的 LayerNorm（ln_f）", ("t", "j"), r"\mathrm{LN}_f",
+                 ("ln_f", "ln", "hfinal", "h_final", "final", "最终")),
     "ln_eps": Name("LayerNorm ε", kind="size", aliases=("ε", "eps")),
 }
 """How its parameters, statistics, outputs and ε (the spec's ``model.ln_eps``) are called (:mod:`symgpt.ops.naming`):
