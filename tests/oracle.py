@@ -531,7 +531,7 @@ def central_difference(f, params_dict, key_path, h, dps=60):
 # ---------------------------------------------------------------- random specs
 
 def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
-                     tied=True, W_O=False, ln_params=True, activation=None):
+                     tied=True, W_O=False, ln_params=True, activation=None, norm=None, n_ctx=None):
     """A random transformer spec (decimals with 1-2 digits) as TOML text."""
     rng = random.Random(seed)
 
@@ -552,8 +552,14 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
              f"d = {d}", f"heads = {heads}", f"d_ff = {d_ff}", f"layers = {layers}",
              f"tied = {'true' if tied else 'false'}", "pe_base = 10000", "ln_eps = 1e-5",
              *([f'activation = "{activation}"'] if activation else []),
+             *([f'norm = "{norm}"'] if norm else []),
+             *(['positions = "learned"', f"n_ctx = {n_ctx}"] if n_ctx else []),
              "", "[data]", "input = [" + ", ".join(f'"{t}"' for t in inp) + "]",
              f'target = "{rng.choice(vocab)}"', "", "[weights]", f"E = {m(V, d)}"]
+    if n_ctx:   # learned positions: a table of n_ctx ≥ T rows (drawn after the rest, so the rest is as before)
+        pe_rng, rng = rng, random.Random(seed + 7919)
+        lines.append(f"W_pe = {m(n_ctx, d)}")
+        rng = pe_rng
     if not tied:
         lines.append(f"W_out = {m(d, V)}")
     for _ in range(layers):

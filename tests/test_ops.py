@@ -74,6 +74,9 @@ def case(kind: str, rng):
     if kind == "embedding":
         tokens = (2, 0, 2)
         return Apply(kind, "X", ("E",), (3, 3), opts=(("tokens", tokens),)), {"E": rationals(rng, (4, 3))}, ["X"]
+    if kind == "learned_positions":   # a table of 4 rows, the first 3 positions read
+        return (Apply(kind, "PE", ("W_pe",), (3, 2), opts=(("tokens", (0, 1, 2)),)), {"W_pe": rationals(rng, (4, 2))},
+                ["PE"])
     if kind == "positions":
         return Apply(kind, "PE", (), (3, 4), opts=(("base", sympy.Integer(10000)),)), {}, ["PE"]
     if kind == "residual":

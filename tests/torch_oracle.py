@@ -69,6 +69,8 @@ def spec_params(spec):
         return {"E": w["E"], "W": w["W"]}
     d = int(m["d"])
     P = {"E": w["E"]}
+    if m.get("positions") == "learned":
+        P["W_pe"] = w["W_pe"]
     if not m.get("tied", True):
         P["W_out"] = w["W_out"]
     for i, layer in enumerate(spec["layer"]):
@@ -179,7 +181,9 @@ def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
         PE = positional_encoding(T, d, float(m.get("pe_base", 10000)))
     out = {}
     k = _keeper(out, keep)
-    H = k("H0", P["E"][ids] + _t(PE, P["E"].dtype))
+    if m.get("positions") == "learned":    # GPT-2's wpe: the table's first T rows
+        PE = P["W_pe"][:T] if "W_pe" in P else _t(spec["weights"]["W_pe"], P["E"].dtype)[:T]
+    H = k("H0", P["E"][ids] + (PE if torch.is_tensor(PE) else _t(PE, P["E"].dtype)))
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
     for i, layer in enumerate(spec["layer"]):
         H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k, m.get("activation", "relu"),

@@ -71,6 +71,7 @@ def _ffn(run) -> tuple:
 PICTURES = {
     "embed": lambda run: ("X = E[ids]", r"X = E[\mathrm{ids}]"),
     "positional": lambda run: ("H⁽⁰⁾ = X + PE", r"H^{(0)} = X + \mathrm{PE}"),
+    "learned_positional": lambda run: ("H⁽⁰⁾ = X + W_pe[t]", r"H^{(0)} = X + W_{\mathrm{pe}}[t]"),
     "attention": _attention,
     "residual1": lambda run: ("H' = H + Attn → LN₁", r"H' = H + \mathrm{Attn} \to \mathrm{LN}_1"),
     "norm1": lambda run: ("LN₁(H)", r"\mathrm{LN}_1(H)"),

@@ -28,7 +28,7 @@ from ..engine import scale
 from ..engine.arch import stages
 from ..engine.derive import softmax_ce_steps
 from ..engine.models import plan
-from ..ops import OPS
+from ..ops import NAMES, OPS
 from ..training import sampling
 from ..training.train import learnable, param_count
 from . import diagrams
@@ -236,6 +236,9 @@ STAGES = {
     "positional": {"row": "h^{(0)}", "summary": "H^{(0)}",
                    "sum": {"lead": (("sub", "tteach.pe_add"), ("text", "positional.closed")),
                            "formula": r"H^{(0)} = X + \mathrm{PE}", "closed": True, "cap": "positional.H0_cap"}},
+    "learned_positional": {"row": "h^{(0)}", "summary": "H^{(0)}",
+                           "sum": {"lead": (("sub", "tteach.pe_add"), ("text", "learned.add")),
+                                   "formula": r"H^{(0)} = X + \mathrm{PE}", "cap": "positional.H0_cap"}},
     "attention": {"summary": r"\mathrm{Attn}"},
     "residual1": {"row": "h'", "summary": r"\mathrm{LN}_1",
                   "sum": {"lead": (("text", "residual.intro1"), ("sub", "tteach.residual_add")),
@@ -384,7 +387,7 @@ def setup(c, figs):
         size = len(grp.names)
         count = sum(1 for nm in grp.names if nm in learn)
         label = param_label(group)
-        prow.append([math(label), math(shape_tex(grp.shape)), word(DESC[base]),
+        prow.append([math(label), math(shape_tex(grp.shape)), word(DESC.get(base, "use_" + base)),
                      num(count) if count == size else word("fixed")])
     total = param_count(c.d)
     steps = [sub("tteach.setup_what"),
@@ -399,7 +402,7 @@ def setup(c, figs):
                    args={"total": num(total, "params()")}, align="lllr")]
     if not s.training.learnable_ln:
         steps.append(note("setup.fixed_ln"))
-    steps.append(note("setup.pe_fixed"))
+    steps += [note(OPS[a.op].DOCUMENT["setup"]) for a in c.plan if "setup" in OPS[a.op].DOCUMENT]
     return {"id": "setup", "steps": [st for st in steps if st]}
 
 
@@ -410,7 +413,8 @@ def param_label(group: str) -> str:
     ('W_Q', '{W_Q}^{[2]}')
     """
     layer, _, base = group.rpartition(".")
-    return f"{{{PARAM_TEX[base]}}}^{{[{int(layer[1:]) + 1}]}}" if layer else PARAM_TEX[base]
+    tex = PARAM_TEX.get(base) or NAMES[base].tex or base
+    return f"{{{tex}}}^{{[{int(layer[1:]) + 1}]}}" if layer else tex
 
 
 def vocab(c):
@@ -459,6 +463,19 @@ def show_lookup(c, a, words, i, figs) -> list:
         display(*lines, figs=[(f"{E}[{i},{j}]", c.n.weight(f"{E}[{i},{j}]")) for i in c.s.input
                               for j in range(c.dm)]),
         c.pos_table("embed.X_cap", X)]
+
+
+def show_learned(c, a, words, i, figs) -> list:
+    """Learned positions: the table of the trained rows, then the row each position looks up."""
+    W_pe = a.ins[0]
+    rows = c.d.graph.groups[W_pe].shape[0]                    # n_ctx ≥ T: the rows past T are not used here
+    table_ = c.matrix_table("learned.W_cap", W_pe, num, (word("position"), lambda j: _colhead("dim", j)),
+                            args={"T": num(rows), "d": num(c.dm)}, weights=True)
+    lines = [rf"\mathrm{{PE}}_{{{t}}} &= W_{{\mathrm{{pe}}}}[{t}] = "
+             rf"{vec([c.n.weight(f'{W_pe}[{t},{j}]') for j in range(c.dm)])}" for t in range(c.T)]
+    return [sub("learned.sub"), text("learned.intro"), table_,
+            display(*lines, figs=[(f"{W_pe}[{t},{j}]", c.n.weight(f"{W_pe}[{t},{j}]")) for t in range(c.T)
+                                  for j in range(c.dm)])]
 
 
 def show_sinusoidal(c, a, words, i, figs) -> list:
@@ -737,9 +754,9 @@ def show_softmax(c, a, words, i, figs) -> list:
         figure("probs", "softmax.fig", best=tok(best.token), target=tok(s.vocab[s.target]))]
 
 
-LAYOUTS = {"lookup": show_lookup, "sinusoidal": show_sinusoidal, "sum": show_sum, "attention": show_attention,
-           "norm": show_norm, "affine": show_affine, "activation": show_activation, "head": show_head,
-           "softmax": show_softmax}
+LAYOUTS = {"lookup": show_lookup, "sinusoidal": show_sinusoidal, "learned": show_learned, "sum": show_sum,
+           "attention": show_attention, "norm": show_norm, "affine": show_affine, "activation": show_activation,
+           "head": show_head, "softmax": show_softmax}
 """Each layout an op's document facet may name (``DOCUMENT["layout"]``): ``(c, a, words, i, figs)`` → the
 steps (and :class:`Rows`) of one application, ``words`` its stage's (:data:`STAGES`), ``i`` which application
 of this layout in the stage it is."""

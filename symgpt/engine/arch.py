@@ -33,7 +33,7 @@ NORMS = {"layernorm": "layernorm"}
 """The norm kinds, each the op (:data:`symgpt.ops.OPS`) that computes it."""
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu": "silu"}
 """The FFN's activations, each the op that computes it."""
-POSITIONS = {"sinusoidal": "positions"}
+POSITIONS = {"sinusoidal": "positions", "learned": "learned_positions"}
 """The position encodings, each the op that computes it."""
 
 
@@ -90,6 +90,7 @@ class Arch:
     norm_kind: str = "layernorm"
     activation: str = "relu"
     positions: str = "sinusoidal"
+    n_ctx: int = 0               # the positions a learned table holds (the spec's T)
 
     def __post_init__(self):
         for key, value, known in (("kind", self.kind, KINDS), ("norm", self.norm, PLACEMENTS),
@@ -109,7 +110,8 @@ class Arch:
         return cls(kind=spec.kind, V=spec.V, d=spec.d, heads=spec.heads or 1, d_ff=spec.d_ff, layers=spec.layers,
                    tied=spec.tied, W_O=any(k.endswith("W_O") for k in spec.params),
                    all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps,
-                   activation=spec.activation, norm=spec.norm)
+                   activation=spec.activation, norm=spec.norm, positions=spec.positions,
+                   n_ctx=spec.n_ctx or spec.T)
 
     def params(self) -> dict:
         """{parameter name: shape}, in the order a spec lists them.
@@ -121,6 +123,8 @@ class Arch:
         if self.kind == "bigram":
             return {"E": (V, d), "W": (d, V)}
         out = {"E": (V, d)}
+        if self.positions == "learned":
+            out["W_pe"] = (self.n_ctx, d)
         if not self.tied:
             out["W_out"] = (d, V)
         for l in range(self.layers):
@@ -149,11 +153,14 @@ class Arch:
     def _embed(self, T, tokens) -> list:
         td, tj = (T, self.d), ("t", "j")
         pos = POSITIONS[self.positions]
+        if self.positions == "learned":
+            key, PE = "learned_positional", OPS[pos].plan_apply(T, self.d)
+        else:
+            key, PE = "positional", Apply(pos, "PE", (), td, meaning=OPS[pos].MEANING, axes=tj,
+                                          opts=(("base", self.pe_base),))
         return stage("embed", Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
                                     opts=(("tokens", tokens),))) \
-            + stage("positional", Apply(pos, "PE", (), td, meaning=OPS[pos].MEANING, axes=tj,
-                                        opts=(("base", self.pe_base),)),
-                    Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
+            + stage(key, PE, Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
 
     def _out(self, l: int) -> str:
         """The output of block l (the block input of block l + 1): its norm after the sum (post), its sum (pre)."""

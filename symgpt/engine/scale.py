@@ -62,15 +62,17 @@ def params(a: Arch) -> int:
 
 
 def of_spec(spec) -> Arch:
-    """The architecture of a transformer spec (sines for positions, no attention biases).
+    """The architecture of a transformer spec, for counting its parameters.
 
     >>> import symgpt
     >>> of_spec(symgpt.load("tiny-transformer").spec).d_ff
     4
     """
     has_wo = any(layer.get("W_O") is not None for layer in spec.raw.get("layer", []))
+    ln = spec.training.learnable_ln
     return Arch(V=spec.V, d=spec.d, layers=spec.layers, heads=spec.heads, d_ff=spec.d_ff,
-                n_ctx=spec.T, tied=spec.tied, out_proj=has_wo, ln=spec.training.learnable_ln)
+                n_ctx=spec.n_ctx or spec.T, tied=spec.tied, out_proj=has_wo, ln=ln,
+                learned_pos=spec.positions == "learned", final_ln=ln and spec.norm == "pre")
 
 
 def published(path: Path = DATA) -> list:

@@ -31,16 +31,17 @@ from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
 from ..ops import NAMES, facet
 from ..ops.naming import shape as param_shape
-from .arch import ACTIVATIONS, PLACEMENTS, Arch
+from .arch import ACTIVATIONS, PLACEMENTS, POSITIONS, Arch
 from .names import RefError, split
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
 # each extra example).  The one table of allowed keys: the reader refuses anything else.
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
-    "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm"),
+    "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
+              "positions", "n_ctx"),
     "data": ("input", "target"),
-    "weights": ("E", "W", "W_out", "gamma_f", "beta_f"),
+    "weights": ("E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O"),
     "sampling": ("temperatures", "top_k", "top_p", "uniform", "continue"),
     "training": ("lr", "steps", "report", "learnable_ln", "adamw", "clip", "warmup", "decay_steps", "min_lr",
@@ -56,8 +57,9 @@ KEYS = {
 ONLY = {
     "model.heads": "transformer", "model.d_ff": "transformer", "model.layers": "transformer",
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
-    "model.activation": "transformer", "model.norm": "transformer",
-    "weights.gamma_f": "transformer", "weights.beta_f": "transformer",
+    "model.activation": "transformer", "model.norm": "transformer", "model.positions": "transformer",
+    "model.n_ctx": "transformer", "weights.W_pe": "transformer", "weights.gamma_f": "transformer",
+    "weights.beta_f": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
     "weights.W": "bigram", "extras": "bigram",
 }
@@ -335,6 +337,8 @@ class Spec:
     extras: Extras | None = None  # a bigram's [extras], with defaults when the table is absent
     activation: str = "relu"  # the FFN's activation (symgpt.engine.arch.ACTIVATIONS)
     norm: str = "post"        # where the norms stand (symgpt.engine.arch.PLACEMENTS)
+    positions: str = "sinusoidal"  # the position encoding (symgpt.engine.arch.POSITIONS)
+    n_ctx: int = 0                 # the positions a model can see (a learned table's rows; default T)
 
     @property
     def V(self) -> int:
@@ -548,6 +552,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     ln_eps = r.num(m, "ln_eps", "model", low=0) if is_tf else sympy.Integer(0)
     activation = r.choice(m, "activation", "model", tuple(ACTIVATIONS), "relu") if is_tf else "relu"
     norm = r.choice(m, "norm", "model", PLACEMENTS, "post") if is_tf else "post"
+    positions = r.choice(m, "positions", "model", tuple(POSITIONS), "sinusoidal") if is_tf else "sinusoidal"
     _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
                      pe_base=pe_base, ln_eps=ln_eps, activation=activation, norm=norm))
 
@@ -558,12 +563,19 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
 
     w = r.table(raw, "weights", "")
     r.keys(w, "weights", kind, tied)
-    sizes = {"V": V, "d": d, "d_ff": d_ff}
+    n_ctx = r.integer(m, "n_ctx", "model", len(inp)) if is_tf else len(inp)
+    if n_ctx < len(inp):
+        raise r.fail("model.n_ctx", f"expected at least the input's {len(inp)} positions, got {n_ctx}")
+    sizes = {"V": V, "d": d, "d_ff": d_ff, "n_ctx": n_ctx}
     params = {"E": r.tensor(w, "E", "weights", param_shape(NAMES["E"], sizes))}
     if is_tf:
         if not tied:
             params["W_out"] = r.tensor(w, "W_out", "weights", param_shape(NAMES["W_out"], sizes))
         params.update(_blocks(r, raw, kind, layers, sizes))
+        if positions == "learned":
+            params["W_pe"] = r.tensor(w, "W_pe", "weights", param_shape(NAMES["W_pe"], sizes))
+        elif "W_pe" in w:
+            raise r.fail("weights.W_pe", 'learned positions need model.positions = "learned"')
         if norm == "pre":
             params.update(_optional(r, w, "weights", ("gamma_f", "beta_f"), sizes))
         else:
@@ -582,7 +594,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     r.string(raw, "source", "")
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
-                inp, target, params, sampling, training, raw, titles, extras, activation, norm)
+                inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:

@@ -7,8 +7,8 @@ its parameters (``PARAMS``) and how its quantities are called (``NAMES``, :mod:`
 built from its architecture (:mod:`symgpt.engine.arch`): every consumer iterates the plan and looks the op up here.
 
 >>> sorted(OPS)  # doctest: +NORMALIZE_WHITESPACE
-['attention', 'embedding', 'gelu', 'gelu_tanh', 'head', 'layernorm', 'linear', 'positions', 'relu', 'residual', 'silu',
- 'softmax_xent']
+['attention', 'embedding', 'gelu', 'gelu_tanh', 'head', 'layernorm', 'learned_positions', 'linear', 'positions',
+ 'relu', 'residual', 'silu', 'softmax_xent']
 >>> [r.name for r in all_rules()]
 ['softmax_xent', 'softmax_den', 'scores', 'attend', 'layernorm', 'relu', 'matmul', 'gelu', 'gelu_tanh', 'silu']
 """
@@ -21,6 +21,7 @@ from . import (
     gelu_tanh,
     head,
     layernorm,
+    learned_positions,
     linear,
     positions,
     relu,
@@ -31,8 +32,8 @@ from . import (
 from .base import Apply, Param
 from .naming import Name, merged
 
-OPS = {m.KIND: m for m in (embedding, positions, residual, attention, layernorm, linear, relu, gelu, gelu_tanh, silu,
-                           head, softmax_xent)}
+OPS = {m.KIND: m for m in (embedding, positions, learned_positions, residual, attention, layernorm, linear, relu, gelu,
+                           gelu_tanh, silu, head, softmax_xent)}
 """Every operation kind by name: the only list of ops."""
 
 PARAMS = {name: p for m in OPS.values() for name, p in m.PARAMS.items()}

@@ -17,6 +17,8 @@ mathematics: its definition ``f``, the derivative it states, its IEEE model in P
 """
 from __future__ import annotations
 
+import functools
+
 import sympy
 from flint import fmpq
 
@@ -32,18 +34,29 @@ OPS_PER_ENTRY = 8
 def rule(name: str, f, table: dict) -> Rule:
     """R = f(Z): grad_Z = gR · f'(Z), derived by SymPy and proven equal to ``table[name + ".grad_Z"]``.
 
-    The rule's closures take (gR, Z); ``forward_Z`` gives f(Z) itself (compiled from the same definition).
+    The rule's closure ``grad_Z`` takes (gR, Z); :func:`value` gives f(Z) itself, compiled the same way.
     """
     Z, gR = real("Z gR")
     syms = {"gR": gR, "Z": Z}
     derived = {"grad_Z": gR * sympy.diff(f(Z), Z)}
     prove_equal(f"{name}.grad_Z", derived["grad_Z"], stated(table, name, "grad_Z", syms))
     fns = closures(table, name, derived, syms)
-    fns["forward_Z"] = closures({f"{name}.forward_Z": lambda Z: f(Z)}, name, {"forward_Z": f(Z)}, {"Z": Z})["forward_Z"]
-    fns["forward_Z"], fns["grad_Z"] = _exact_at_zero(fns["forward_Z"], f(sympy.S.Zero)), \
-        _exact_at_zero(fns["grad_Z"], sympy.diff(f(Z), Z).subs(Z, 0), factor=True)
+    fns["grad_Z"] = _exact_at_zero(fns["grad_Z"], sympy.diff(f(Z), Z).subs(Z, 0), factor=True)
     return Rule(name=name, forward={"R": f(Z)}, symbols={"Z": "pre-activation", "gR": "grad_R"}, derived=derived,
                 checked=f"d {name}(Z)/dZ by SymPy's diff equals the stated derivative", closures=fns)
+
+
+@functools.cache
+def value(f):
+    """f(Z) as a closure of one fmpq or arb number, compiled from the definition (exact at an exact Z = 0 where
+    f(0) is rational).
+
+    >>> value(lambda z: z**2 + 1)(fmpq(0)), value(lambda z: z**2 + 1)(fmpq(1, 2))
+    (1, 5/4)
+    """
+    Z = sympy.Symbol("Z", real=True)
+    fn = closures({"f.value": lambda Z: f(Z)}, "f", {"value": f(Z)}, {"Z": Z})["value"]
+    return _exact_at_zero(fn, f(sympy.S.Zero))
 
 
 def _exact_at_zero(fn, value, factor=False):
@@ -58,7 +71,7 @@ def _exact_at_zero(fn, value, factor=False):
         if isinstance(z, fmpq) and z == 0:
             return args[0] * q if factor else q
         return fn(*args)
-    at.__name__, at.__doc__ = fn.__name__, fn.__doc__
+    at.__name__, at.__doc__, at.args, at.expr = fn.__name__, fn.__doc__, fn.args, fn.expr
     return at
 
 
@@ -73,10 +86,10 @@ def groups(a: Apply, net) -> None:
     net.group(a.out, a.shape, a.meaning, a.axes)
 
 
-def forward(a: Apply, net, r: Rule) -> None:
+def forward(a: Apply, net, f) -> None:
     """R = f(Z) entry by entry, in the balls' precision."""
-    Zn = a.ins[0]
-    net.stage((a.out,), lambda v, ev: v.__setitem__(a.out, [[r.forward_Z(z) for z in row] for row in v[Zn]]))
+    Zn, fz = a.ins[0], value(f)
+    net.stage((a.out,), lambda v, ev: v.__setitem__(a.out, [[fz(z) for z in row] for row in v[Zn]]))
 
 
 def backward(a: Apply, net, r: Rule) -> None:
@@ -106,6 +119,6 @@ def facets(f, the_rule):
     return (lambda: [the_rule()],
             lambda g, a, T: define(g, a, T, f),
             groups,
-            lambda a, net: forward(a, net, the_rule()),
+            lambda a, net: forward(a, net, f),
             lambda a, net: backward(a, net, the_rule()),
             cost)

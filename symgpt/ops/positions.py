@@ -122,6 +122,7 @@ NAMES = {
 
 DOCUMENT = {
     "layout": "sinusoidal",
+    "setup": "setup.pe_fixed",            # what the set-up says of the positions
     "formula": r"\mathrm{PE}(t, 2i) = \sin\left(\frac{t}{b^{2i/d}}\right),\quad "
                r"\mathrm{PE}(t, 2i+1) = \cos\left(\frac{t}{b^{2i/d}}\right)",
 }
