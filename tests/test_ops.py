@@ -83,8 +83,10 @@ def case(kind: str, rng):
         return Apply(kind, "H", ("A", "B"), (2, 3)), {"A": rationals(rng, (2, 3)), "B": rationals(rng, (2, 3))}, ["H"]
     if kind == "attention":
         # two heads of one column each over three positions, with W_O: small enough for SymPy's closed forms
+        # with every projection's bias (the seeds test attention without them throughout)
         ins = {"H": rationals(rng, (3, 2))} | {w: rationals(rng, (2, 2), -1, 1) for w in ("W_Q", "W_K", "W_V", "W_O")}
-        params = tuple((w, w) for w in ("W_Q", "W_K", "W_V", "W_O"))
+        ins |= {b: rationals(rng, (2,), -1, 1) for b in ("b_Q", "b_K", "b_V", "b_O")}
+        params = tuple((w, w) for w in ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O"))
         return Apply(kind, "Attn", ("H",), (3, 2), params, opts=(("heads", 2),)), ins, ["Attn"]
     if kind == "layernorm":
         ins = {"H": rationals(rng, (3, 4)), "gamma": rationals(rng, (4,)), "beta": rationals(rng, (4,))}

@@ -75,7 +75,7 @@ def spec_params(spec):
         P["W_out"] = w["W_out"]
     for i, layer in enumerate(spec["layer"]):
         pre = layer_prefix(spec, i)
-        P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + (("W_O",) if "W_O" in layer else ()))
+        P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + ("W_O", "b_Q", "b_K", "b_V", "b_O") if n in layer)
         P.update((pre + n, layer.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in LN_PARAMS)
     if m.get("norm") == "pre":   # the final norm's γ, β
         P.update((n, w.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in ("gamma_f", "beta_f"))
@@ -122,7 +122,8 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post"):
         return P[pre + n] if pre + n in P else _t(layer.get(n, [1 if n.startswith("gamma") else 0] * d), H.dtype)
 
     X = k(pre + "LN1", F.layer_norm(H, (d,), ln("gamma1"), ln("beta1"), eps)) if norm == "pre" else H
-    Q, K, V = (k(pre + m, X @ P[pre + "W_" + m]) for m in ("Q", "K", "V"))
+    lin = lambda X, W, b: X @ P[pre + W] + (P[pre + b] if pre + b in P else 0)   # nn.Linear, its bias if any
+    Q, K, V = (k(pre + m, lin(X, "W_" + m, "b_" + m)) for m in ("Q", "K", "V"))
     cols = [slice(h * dk, (h + 1) * dk) for h in range(heads)]
     S = k(pre + "S", torch.stack([Q[:, c] @ K[:, c].T / math.sqrt(dk) for c in cols]) if heads > 1 else
           Q @ K.T / math.sqrt(dk))
@@ -130,17 +131,17 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post"):
     Ah = A if heads > 1 else A[None]
     O = torch.cat([Ah[h] @ V[:, c] for h, c in enumerate(cols)], dim=1)
     if pre + "W_O" in P:
-        O = k(pre + "Attn_heads", O) @ P[pre + "W_O"]
+        O = lin(k(pre + "Attn_heads", O), "W_O", "b_O")
     H1 = k(pre + "H1", H + k(pre + "Attn", O))
     if norm == "pre":
         LN2 = k(pre + "LN2", F.layer_norm(H1, (d,), ln("gamma2"), ln("beta2"), eps))
-        Z = k(pre + "Z", LN2 @ P[pre + "W_1"] + P[pre + "b_1"])
+        Z = k(pre + "Z", lin(LN2, "W_1", "b_1"))
         R = k(pre + "R", ACTIVATIONS[act](Z))
-        return k(pre + "H2", H1 + k(pre + "F", R @ P[pre + "W_2"] + P[pre + "b_2"]))
+        return k(pre + "H2", H1 + k(pre + "F", lin(R, "W_2", "b_2")))
     LN1 = k(pre + "LN1", F.layer_norm(H1, (d,), ln("gamma1"), ln("beta1"), eps))
-    Z = k(pre + "Z", LN1 @ P[pre + "W_1"] + P[pre + "b_1"])
+    Z = k(pre + "Z", lin(LN1, "W_1", "b_1"))
     R = k(pre + "R", ACTIVATIONS[act](Z))
-    H2 = k(pre + "H2", LN1 + k(pre + "F", R @ P[pre + "W_2"] + P[pre + "b_2"]))
+    H2 = k(pre + "H2", LN1 + k(pre + "F", lin(R, "W_2", "b_2")))
     return k(pre + "LN2", F.layer_norm(H2, (d,), ln("gamma2"), ln("beta2"), eps))
 
 

@@ -535,10 +535,13 @@ def show_attention(c, a, words, i, figs) -> list:
     g = d.graph
     pre, l = a.pre, a.opt("block")
     steps = [text("tteach.attention_lead"), sub("tteach.attention_proj"), text("attention.intro")]
-    steps.append(display(*[rf"{nm} &= {_bm(c, a.param(nm))}" for nm in ("W_Q", "W_K", "W_V")],
-                         figs=weight_figs(c, *[a.param(nm) for nm in ("W_Q", "W_K", "W_V")])))
+    shown = [nm for nm in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V") if a.param(nm)]   # the biases, if any
+    steps.append(display(*[rf"{PARAM_TEX.get(nm) or NAMES[nm].tex or nm} &= {_bm(c, a.param(nm))}" for nm in shown],
+                         figs=weight_figs(c, *[a.param(nm) for nm in shown])))
     x = r"\mathrm{LN}_1" if a.ins[0] == pre + "LN1" else "H"     # a pre-norm block reads its first norm
-    steps += [sub("tteach.attention_qkv"), display(rf"Q = {x} W_Q,\quad K = {x} W_K,\quad V = {x} W_V")]
+    plus = {M: rf" + b_{M}" if a.param("b_" + M) else "" for M in "QKVO"}
+    steps += [sub("tteach.attention_qkv"),
+              display(rf"Q = {x} W_Q{plus['Q']},\quad K = {x} W_K{plus['K']},\quad V = {x} W_V{plus['V']}")]
     hin = a.ins[0]
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
         Wn = a.param("W_" + M)
@@ -548,8 +551,8 @@ def show_attention(c, a, words, i, figs) -> list:
             for j in range(c.dm):
                 closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8, rationals=True)
                 lines.append(line(rf"{low}_{{{t},{j}}}",
-                                  Dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)],
-                                      [W(f"{Wn}[{i},{j}]") for i in range(c.dm)]),
+                                  affine_dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)],
+                                             [W(f"{Wn}[{i},{j}]") for i in range(c.dm)], a.param("b_" + M), j),
                                   f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
             steps.append(n.calc(*lines))
         steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M)}))
@@ -636,13 +639,25 @@ def show_attention(c, a, words, i, figs) -> list:
         steps.append(text("attention.wo"))
         for t in c.rows:
             steps.append(n.calc(*[line(rf"\mathrm{{attn}}^{{O}}_{{{t},{j}}}",
-                                       Dot([fig(f"{o}[{t},{i}]") for i in range(c.dm)],
-                                           [W(f"{a.param('W_O')}[{i},{j}]") for i in range(c.dm)]),
+                                       affine_dot([fig(f"{o}[{t},{i}]") for i in range(c.dm)],
+                                                  [W(f"{a.param('W_O')}[{i},{j}]") for i in range(c.dm)],
+                                                  a.param("b_O"), j),
                                        f"{a.out}[{t},{j}]")
                                   for j in range(c.dm)]))
     steps.append(c.pos_table("attention.Attn_cap", a.out))
     steps.append(note("attention.recap"))
     return steps
+
+
+def affine_dot(xs, ws, b, j):
+    """x·w, and + b[j] when the map has a bias ``b``: a worked line's right-hand side.
+
+    >>> [len(affine_dot([fig("a"), fig("b")], [W("w"), W("v")], b, 0)["args"]) for b in (None, "b_Q")]
+    [2, 3]
+    """
+    if b is None:
+        return Dot(xs, ws)
+    return Add(*[Mul(x, w) for x, w in zip(xs, ws)], W(f"{b}[{j}]"))
 
 
 def _bm(c, group):

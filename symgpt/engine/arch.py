@@ -91,6 +91,7 @@ class Arch:
     activation: str = "relu"
     positions: str = "sinusoidal"
     n_ctx: int = 0               # the positions a learned table holds (the spec's T)
+    bias: bool | None = None     # biases: None the seed's (the FFN's only), True every projection's, False none
 
     def __post_init__(self):
         for key, value, known in (("kind", self.kind, KINDS), ("norm", self.norm, PLACEMENTS),
@@ -111,7 +112,7 @@ class Arch:
                    tied=spec.tied, W_O=any(k.endswith("W_O") for k in spec.params),
                    all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps,
                    activation=spec.activation, norm=spec.norm, positions=spec.positions,
-                   n_ctx=spec.n_ctx or spec.T)
+                   n_ctx=spec.n_ctx or spec.T, bias=spec.bias)
 
     def params(self) -> dict:
         """{parameter name: shape}, in the order a spec lists them.
@@ -132,8 +133,11 @@ class Arch:
             block = {"W_Q": (d, d), "W_K": (d, d), "W_V": (d, d)}
             if self.W_O:
                 block["W_O"] = (d, d)
-            block.update({"W_1": (d, f), "b_1": (f,), "W_2": (f, d), "b_2": (d,),
-                          "gamma1": (d,), "beta1": (d,), "gamma2": (d,), "beta2": (d,)})
+            block.update({"W_1": (d, f), "b_1": (f,), "W_2": (f, d), "b_2": (d,)} if self.bias is not False else
+                         {"W_1": (d, f), "W_2": (f, d)})
+            block.update({"gamma1": (d,), "beta1": (d,), "gamma2": (d,), "beta2": (d,)})
+            if self.bias:
+                block.update({b: (d,) for b in ("b_Q", "b_K", "b_V") + (("b_O",) if self.W_O else ())})
             out.update({p + k: s for k, s in block.items()})
         if self.norm == "pre":
             out.update({"gamma_f": (d,), "beta_f": (d,)})
@@ -180,16 +184,20 @@ class Arch:
         H = "H0" if l == 0 else self._out(l - 1)
         td, tf, tj, tk = (T, self.d), (T, self.d_ff), ("t", "j"), ("t", "k")
         attn = tuple((w, p + w) for w in ("W_Q", "W_K", "W_V") + (("W_O",) if self.W_O else ()))
+        if self.bias:
+            attn += tuple((b, p + b) for b in ("b_Q", "b_K", "b_V") + (("b_O",) if self.W_O else ()))
+        ffn_b = (lambda b: ()) if self.bias is False else (lambda b: (("b", p + b),))
         act = ACTIVATIONS[self.activation]
         pre_ln = self.norm == "pre"
         into_attn, into_ffn = (p + "LN1", p + "LN2") if pre_ln else (H, p + "LN1")
         attention = Apply("attention", p + "Attn", (into_attn,), td, attn, p, "attention output", tj,
                           (("heads", self.heads),))
-        ffn = (Apply("linear", p + "Z", (into_ffn,), tf, (("W", p + "W_1"), ("b", p + "b_1")), p,
-                     f"FFN pre-activation {into_ffn[len(p):]}·W_1 + b_1", tk),
+        plus = "" if self.bias is False else " + b"
+        ffn = (Apply("linear", p + "Z", (into_ffn,), tf, (("W", p + "W_1"),) + ffn_b("b_1"), p,
+                     f"FFN pre-activation {into_ffn[len(p):]}·W_1{plus and plus + '_1'}", tk),
                Apply(act, p + "R", (p + "Z",), tf, (), p, OPS[act].MEANING.format(x="Z"), tk),
-               Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"), ("b", p + "b_2")), p,
-                     "FFN output R·W_2 + b_2", tj))
+               Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"),) + ffn_b("b_2"), p,
+                     f"FFN output R·W_2{plus and plus + '_2'}", tj))
         if pre_ln:
             return stage("norm1", self._norm(T, p, 1, H), block=l) \
                 + stage("attention", attention, block=l) \

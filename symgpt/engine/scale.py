@@ -72,7 +72,8 @@ def of_spec(spec) -> Arch:
     ln = spec.training.learnable_ln
     return Arch(V=spec.V, d=spec.d, layers=spec.layers, heads=spec.heads, d_ff=spec.d_ff,
                 n_ctx=spec.n_ctx or spec.T, tied=spec.tied, out_proj=has_wo, ln=ln,
-                learned_pos=spec.positions == "learned", final_ln=ln and spec.norm == "pre")
+                learned_pos=spec.positions == "learned", final_ln=ln and spec.norm == "pre",
+                attn_bias=spec.bias is True, ffn_bias=spec.bias is not False)
 
 
 def published(path: Path = DATA) -> list:

@@ -39,10 +39,11 @@ from .names import RefError, split
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
-              "positions", "n_ctx"),
+              "positions", "n_ctx", "bias"),
     "data": ("input", "target"),
     "weights": ("E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
-    "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O"),
+    "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
+                "b_Q", "b_K", "b_V", "b_O"),
     "sampling": ("temperatures", "top_k", "top_p", "uniform", "continue"),
     "training": ("lr", "steps", "report", "learnable_ln", "adamw", "clip", "warmup", "decay_steps", "min_lr",
                  "decay_groups", "all_positions", "examples", "gradcheck"),
@@ -58,8 +59,8 @@ ONLY = {
     "model.heads": "transformer", "model.d_ff": "transformer", "model.layers": "transformer",
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
     "model.activation": "transformer", "model.norm": "transformer", "model.positions": "transformer",
-    "model.n_ctx": "transformer", "weights.W_pe": "transformer", "weights.gamma_f": "transformer",
-    "weights.beta_f": "transformer",
+    "model.n_ctx": "transformer", "model.bias": "transformer", "weights.W_pe": "transformer",
+    "weights.gamma_f": "transformer", "weights.beta_f": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
     "weights.W": "bigram", "extras": "bigram",
 }
@@ -339,6 +340,7 @@ class Spec:
     norm: str = "post"        # where the norms stand (symgpt.engine.arch.PLACEMENTS)
     positions: str = "sinusoidal"  # the position encoding (symgpt.engine.arch.POSITIONS)
     n_ctx: int = 0                 # the positions a model can see (a learned table's rows; default T)
+    bias: bool | None = None       # model.bias: None the FFN's biases only, True every projection's, False none
 
     @property
     def V(self) -> int:
@@ -553,6 +555,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     activation = r.choice(m, "activation", "model", tuple(ACTIVATIONS), "relu") if is_tf else "relu"
     norm = r.choice(m, "norm", "model", PLACEMENTS, "post") if is_tf else "post"
     positions = r.choice(m, "positions", "model", tuple(POSITIONS), "sinusoidal") if is_tf else "sinusoidal"
+    bias = r.boolean(m, "bias", "model") if is_tf and "bias" in m else None
     _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
                      pe_base=pe_base, ln_eps=ln_eps, activation=activation, norm=norm))
 
@@ -571,7 +574,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     if is_tf:
         if not tied:
             params["W_out"] = r.tensor(w, "W_out", "weights", param_shape(NAMES["W_out"], sizes))
-        params.update(_blocks(r, raw, kind, layers, sizes))
+        params.update(_blocks(r, raw, kind, layers, sizes, bias))
         if positions == "learned":
             params["W_pe"] = r.tensor(w, "W_pe", "weights", param_shape(NAMES["W_pe"], sizes))
         elif "W_pe" in w:
@@ -594,7 +597,8 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     r.string(raw, "source", "")
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
-                inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx)
+                inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx,
+                bias)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:
@@ -655,7 +659,11 @@ def _refused(r: _Reader, arch: Arch) -> None:
             raise r.fail(*why)
 
 
-def _blocks(r: _Reader, raw, kind, layers, sizes: dict) -> dict:
+ATTENTION_BIASES = ("b_Q", "b_K", "b_V", "b_O")
+FFN_BIASES = ("b_1", "b_2")
+
+
+def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None) -> dict:
     """The parameters of every [[layer]], named ``W_Q`` … (one layer) or ``l0.W_Q`` …, in the order of
     :data:`KEYS`; each one's shape, and whether a spec may leave it out, are its op's (:data:`symgpt.ops.NAMES`)."""
     blocks = r.get(raw, "layer", "")
@@ -669,8 +677,26 @@ def _blocks(r: _Reader, raw, kind, layers, sizes: dict) -> dict:
             raise r.fail(where, f"expected a [[layer]] table, got {show(b)}")
         r.keys(b, where, kind)
         pre = "" if layers == 1 else f"l{l}."
-        params.update({pre + k: v for k, v in _optional(r, b, where, KEYS["layer[]"], sizes).items()})
+        _biases(r, b, where, bias)
+        keys = [k for k in KEYS["layer[]"] if bias or k not in ATTENTION_BIASES]
+        keys = [k for k in keys if bias is not False or k not in FFN_BIASES]
+        params.update({pre + k: v for k, v in _optional(r, b, where, keys, sizes).items()})
     return params
+
+
+def _biases(r: _Reader, b: dict, where: str, bias: bool | None) -> None:
+    """The biases a [[layer]] must or must not give under ``model.bias``: none (false); every projection's, W_O's
+    with W_O (true); the FFN's only (left out, the seed's)."""
+    for key in ATTENTION_BIASES + FFN_BIASES:
+        if bias is False and key in b:
+            raise r.fail(f"{where}.{key}", "model.bias = false: the model has no biases; leave it out")
+        if bias is None and key in ATTENTION_BIASES and key in b:
+            raise r.fail(f"{where}.{key}", "biases on the attention projections need model.bias = true")
+        needed = key != "b_O" or "W_O" in b
+        if bias and needed and key not in b:
+            raise r.fail(f"{where}.{key}", "missing (required): model.bias = true gives every projection a bias")
+        if key == "b_O" and key in b and "W_O" not in b:
+            raise r.fail(f"{where}.b_O", "an output bias needs the output projection W_O")
 
 
 def _optional(r: _Reader, table: dict, where: str, keys, sizes: dict) -> dict:

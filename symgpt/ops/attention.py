@@ -20,7 +20,7 @@ from sympy import Mul
 from ..core import numeric
 from ..core.grid import node_sym, tensor
 from ..core.prove import Rule, bilinear, closures, generic, matrix, prove_equal, real, stated
-from ..core.tensor import ONE, ZERO, add, mm, scale, total, transpose
+from ..core.tensor import ONE, ZERO, add, col_sums, mm, scale, total, transpose
 from . import linear
 from .base import Apply, Param, accumulate, plus
 from .naming import Name, param
@@ -32,6 +32,10 @@ PARAMS = {
     "W_K": Param("key projection (d × d)", ("i", "j")),
     "W_V": Param("value projection (d × d)", ("i", "j")),
     "W_O": Param("attention output projection (d × d)", ("i", "j")),
+    "b_Q": Param("query bias (d)", ("j",)),
+    "b_K": Param("key bias (d)", ("j",)),
+    "b_V": Param("value bias (d)", ("j",)),
+    "b_O": Param("attention output bias (d)", ("j",)),
 }
 
 STATED = {
@@ -70,7 +74,10 @@ class _Names:
         self.S_axes = ("t", "s") if one else ("h", "t", "s")
 
     def projection(self, a: Apply, name: str, role: str, meaning: str) -> Apply:
-        return Apply("linear", name, a.ins, a.shape, (("W", a.param(role)),), a.pre, meaning, ("t", "j"))
+        """The linear map ``name = H·W (+ b)`` of the weight playing ``role`` (W_Q …) and its bias (b_Q …)."""
+        b = a.param("b_" + role[2:])
+        return Apply("linear", name, a.ins, a.shape, (("W", a.param(role)),) + ((("b", b),) if b else ()), a.pre,
+                     meaning, ("t", "j"))
 
 
 MEANINGS = {"S": "scaled scores Q_h K_hᵀ/√d_k, before the mask",
@@ -134,8 +141,8 @@ def define(g, a: Apply, T_: dict):
                 (V, lambda x: [(t, x[1]) for t in range(T)])], lambda i: 2 * T)          # columns, every row
     if n.WO is not None:
         syms[n.O] = O
-        O = linear.define(g, Apply("linear", n.out, (n.O,), a.shape, (("W", n.WO),), a.pre,
-                                   "attention output after W_O", ("t", "j")), syms)
+        O = linear.define(g, n.projection(Apply(KIND, n.out, (n.O,), a.shape, a.params, a.pre), n.out, "W_O",
+                                          "attention output after W_O"), syms)
     return O
 
 
@@ -161,11 +168,12 @@ def forward(a: Apply, net) -> None:
     n = _Names(a)
     Hn, heads, T, d, dk = a.ins[0], n.heads, n.T, n.d, n.dk
     WQ, WK, WV = a.param("W_Q"), a.param("W_K"), a.param("W_V")
+    bQ, bK, bV, bO = (a.param(b) for b in ("b_Q", "b_K", "b_V", "b_O"))
 
     def run(v, ev):
         rsqrt = numeric.power(fmpq(dk), fmpq(-1, 2))                        # at the working precision
         X = v[Hn]
-        Q, K, Vm = mm(X, v[WQ]), mm(X, v[WK]), mm(X, v[WV])                # (T, d)
+        Q, K, Vm = (biased(v, mm(X, v[W]), b) for W, b in ((WQ, bQ), (WK, bK), (WV, bV)))   # (T, d)
         v[n.Q], v[n.K], v[n.V] = Q, K, Vm
         S, den, A, ES = [], [], [], []
         O_cols = [None] * d
@@ -187,7 +195,7 @@ def forward(a: Apply, net) -> None:
         v[a.pre + "_heads"] = (S, den, A, ES)
         v[n.O] = transpose(O_cols)
         if n.WO:
-            v[n.out] = mm(v[n.O], v[n.WO])
+            v[n.out] = biased(v, mm(v[n.O], v[n.WO]), bO)
     net.stage((n.Q, n.K, n.V, n.S, n.den, n.A, n.O) + ((n.out,) if n.WO else ()), run)
 
 
@@ -208,6 +216,8 @@ def backward(a: Apply, net) -> None:
     gH = "grad_" + Hn
     gWQ, gWK, gWV = "grad_" + WQ, "grad_" + WK, "grad_" + WV
     gWO = "grad_" + n.WO if n.WO else None
+    biases = {r: a.param("b_" + r) for r in ("Q", "K", "V", "O") if a.param("b_" + r)}
+    gb = {r: "grad_" + b for r, b in biases.items()}
     den_rule = softmax_den_rule()
 
     def run(v, ev):
@@ -215,6 +225,8 @@ def backward(a: Apply, net) -> None:
         if n.WO:
             v["grad_" + n.O] = mm(v[gOut], transpose(v[n.WO]))
             accumulate(v, gWO, mm(transpose(v[n.O]), v[gOut]), add)
+            if "O" in gb:
+                accumulate(v, gb["O"], col_sums(v[gOut]), add)
         GO = v["grad_" + n.O]                                                  # (T, d)
         S, den, A, ES = v[pre + "_heads"]
         Q, K, Vm = v[n.Q], v[n.K], v[n.V]
@@ -248,10 +260,20 @@ def backward(a: Apply, net) -> None:
         accumulate(v, gWQ, mm(XT, v[gQ]), add)
         accumulate(v, gWK, mm(XT, v[gK]), add)
         accumulate(v, gWV, mm(XT, v[gV]), add)
+        for r, g in (("Q", gQ), ("V", gV)):
+            if r in gb:
+                accumulate(v, gb[r], col_sums(v[g]), add)
+        if "K" in gb:   # Σ_t grad_K[t] = Σ_t Q[t]·(Σ_s grad_S[t,s])/√d_k = 0: each row sums to 0 (softmax_den_rule)
+            accumulate(v, gb["K"], [ZERO] * d, add)
         through = add(add(mm(v[gQ], transpose(v[WQ])), mm(v[gK], transpose(v[WK]))), mm(v[gV], transpose(v[WV])))
         accumulate(v, gH, through, add)                                         # the Q, K, V paths
-    net.stage(tuple(outs) + (gWQ, gWK, gWV) + ((gWO,) if gWO else ()) + (gA, gV, gH)
+    net.stage(tuple(outs) + (gWQ, gWK, gWV) + ((gWO,) if gWO else ()) + tuple(gb.values()) + (gA, gV, gH)
               + ((gden, gS, gK, gQ) if T > 1 else ()), run)
+
+
+def biased(v: dict, X, b):
+    """X with the bias vector ``v[b]`` added to each row (X itself when there is no bias)."""
+    return X if b is None else [add(row, v[b]) for row in X]
 
 
 def rules() -> list:
@@ -262,9 +284,10 @@ def cost(a: Apply, shapes: dict) -> tuple:
     """(nodes, operations): Q, K, V; the scores, row sums and weights of every head; the weighted sum; W_O."""
     n = _Names(a)
     T, d, h, dk = n.T, n.d, n.heads, n.dk
-    parts = [(3 * T * d, 2 * d), (h * T * T, 2 * dk + 1), (h * T, 2 * T + 2), (h * T * T, 3), (T * d, 2 * T)]
+    bias = a.param("b_Q") is not None
+    parts = [(3 * T * d, 2 * d + bias), (h * T * T, 2 * dk + 1), (h * T, 2 * T + 2), (h * T * T, 3), (T * d, 2 * T)]
     if n.WO:
-        parts.append((T * d, 2 * d))
+        parts.append((T * d, 2 * d + (a.param("b_O") is not None)))
     return sum(k for k, _ in parts), sum(k * e for k, e in parts)
 
 
@@ -301,10 +324,15 @@ def softmax_den_rule() -> Rule:
     esum = sympy.Add(*e)
     at_e = {S[r]: sympy.log(e[r]) for r in range(T)}
     gden_total = sympy.Add(*[grad_den_term.xreplace({g["gA"]: gA[r], g["e"]: e[r], den: esum}) for r in range(T)])
+    revs = []
     for s in range(T):
         total = sympy.diff(composite, S[s]).xreplace({den_def: esum}).xreplace(at_e)  # exp(S0)² is exp(2·S0)
         rev = grad_S.xreplace({g["gA"]: gA[s], g["e"]: e[s], den: esum, gden: gden_total})
         prove_equal(f"softmax_den: total ∂/∂S_{s} through den", total, rev)
+        revs.append(rev)
+    # a row's score gradients sum to 0 (the softmax is unchanged by adding one number to a row's scores): so
+    # a bias on the keys, which adds q_t·b_K to every score of row t, has the gradient 0 exactly
+    prove_equal("softmax_den: Σ_s grad_S[t,s] of a row", sympy.Add(*revs), sympy.S.Zero)
     derived = {"grad_den_term": grad_den_term, "grad_S": grad_S}
     return Rule(
         name="softmax_den",
@@ -314,7 +342,8 @@ def softmax_den_rule() -> Rule:
                  "gA": "grad_A[t,s]"},
         derived=derived,
         checked=(f"grad_den_term = −gA·e/den², grad_S = gA·e/den + gden·e at each of {T} generic positions, and "
-                 f"with den and gden substituted they equal diff of Σ gA_r·softmax_r(S) (expand, cancel)"),
+                 f"with den and gden substituted they equal diff of Σ gA_r·softmax_r(S) (expand, cancel); "
+                 f"their sum over the row is 0"),
         closures=closures(STATED, "softmax_den", derived, g),
     )
 
@@ -384,7 +413,7 @@ def floats_forward(a: Apply, pipe) -> None:
     n, cols, mask = _float_heads(a)
     H, heads, dk = a.ins[0], n.heads, n.dk
     for name, role in ((n.Q, "W_Q"), (n.K, "W_K"), (n.V, "W_V")):
-        pipe.add(name, [H, a.param(role)], lambda ar, X, W: ar.mm(X, W))
+        _affine(pipe, name, H, a.param(role), a.param("b_" + role[2:]))
 
     def scores(ar, Q, K):                        # Q_h K_hᵀ / √d_k
         root = ar.const(ar.host_sqrt(ar.host(dk)))
@@ -399,7 +428,15 @@ def floats_forward(a: Apply, pipe) -> None:
         return np.concatenate([ar.mm(A[h], V[:, c]) for h, c in enumerate(cols)], axis=1)
     pipe.add(n.O, [n.A, n.V], attend)
     if n.WO:
-        pipe.add(n.out, [n.O, n.WO], lambda ar, X, W: ar.mm(X, W))
+        _affine(pipe, n.out, n.O, n.WO, a.param("b_O"))
+
+
+def _affine(pipe, name, X, W, b):
+    """name = X·W (+ b), as torch's linear layer: the product, then the bias added row by row."""
+    if b:
+        pipe.add(name, [X, W, b], lambda ar, X_, W_, b_: ar.add(ar.mm(X_, W_), b_))
+    else:
+        pipe.add(name, [X, W], lambda ar, X_, W_: ar.mm(X_, W_))
 
 
 def floats_backward(a: Apply, pipe) -> None:
@@ -408,8 +445,11 @@ def floats_backward(a: Apply, pipe) -> None:
     n, cols, mask = _float_heads(a)
     H, heads, dk = a.ins[0], n.heads, n.dk
     G = pipe.grad(a.out)
+    bias_grad = lambda ar, G_: ar.out(ar.rowsum(ar.w(G_).T))      # Σ over the rows, as linear's
     if n.WO:
         pipe.share(n.WO, [n.O, G], lambda ar, X, G_: ar.mm(X.T, G_))
+        if a.param("b_O"):
+            pipe.share(a.param("b_O"), [G], bias_grad)
         GO = "grad_" + n.O
         pipe.add(GO, [G, n.WO], lambda ar, G_, W: ar.mm(G_, W.T))
     else:
@@ -440,8 +480,10 @@ def floats_backward(a: Apply, pipe) -> None:
     pipe.add(gQ, [gS, n.Q, n.K], qk("Q"))
     pipe.add(gK, [gS, n.Q, n.K], qk("K"))
     W = [a.param(r) for r in ("W_Q", "W_K", "W_V")]
-    for g, Wn in zip((gQ, gK, gV), W):
+    for g, Wn, r in zip((gQ, gK, gV), W, "QKV"):
         pipe.share(Wn, [H, g], lambda ar, X, G_: ar.mm(X.T, G_))
+        if a.param("b_" + r):
+            pipe.share(a.param("b_" + r), [g], bias_grad)
 
     def through(ar, acc, GQ, GK, GV, WQ, WK, WV):
         for G_, W_ in ((GV, WV), (GK, WK), (GQ, WQ)):
@@ -458,6 +500,10 @@ NAMES = {
     "W_K": param("d", "d", zh="键投影矩阵（d × d）"),
     "W_V": param("d", "d", zh="值投影矩阵（d × d）"),
     "W_O": param("d", "d", optional=True),
+    "b_Q": param("d", zh="查询偏置（d）", optional=True, decays=False),
+    "b_K": param("d", zh="键偏置（d）", optional=True, decays=False),
+    "b_V": param("d", zh="值偏置（d）", optional=True, decays=False),
+    "b_O": param("d", zh="注意力输出偏置（d）", optional=True, decays=False),
     "Q": Name("queries H·W_Q", "查询 H·W_Q", ("t", "j"), aliases=("q", "query")),
     "K": Name("keys H·W_K", "键 H·W_K", ("t", "j"), aliases=("k", "key")),
     "V": Name("values H·W_V", "值 H·W_V", ("t", "j"), aliases=("v", "value")),
