@@ -45,6 +45,12 @@ def verify(*argv) -> Outcome:
     return run_main(v.main, argv)
 
 
+def run_symgpt(*argv) -> Outcome:
+    """The ``symgpt`` command itself (:func:`symgpt.command.main`)."""
+    from symgpt import command
+    return run_main(command.main, argv)
+
+
 def files_under(*dirs) -> set:
     """Every path under the given directories (and symgpt's scratch folders in TMPDIR)."""
     found = set()

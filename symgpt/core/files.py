@@ -30,6 +30,18 @@ def read_text(path, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
     to be a regular file before a byte is read.
     """
     path = Path(path)
+    data = read_bytes(path, what, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise InputError(f"{path}: line {line}: the {what} file is not UTF-8 "
+                         f"(byte 0x{data[e.start]:02x} at offset {e.start})") from None
+
+
+def read_bytes(path, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``; else one InputError (as :func:`read_text`)."""
+    path = Path(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -55,9 +67,4 @@ def read_text(path, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
         os.close(fd)
     if len(data) > max_bytes:
         raise InputError(f"{path}: the {what} file has more than {max_bytes} bytes (the limit)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise InputError(f"{path}: line {line}: the {what} file is not UTF-8 "
-                         f"(byte 0x{data[e.start]:02x} at offset {e.start})") from None
+    return data

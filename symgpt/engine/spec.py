@@ -25,6 +25,7 @@ from pathlib import Path
 
 import sympy
 
+from ..core import tensorfile
 from ..core.errors import InputError, LimitError, nearest
 from ..core.files import read_text
 from ..core.limits import MAX_DIGITS, Limits
@@ -41,7 +42,7 @@ KEYS = {
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
               "positions", "n_ctx", "bias"),
     "data": ("input", "target"),
-    "weights": ("E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
+    "weights": ("file", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
                 "b_Q", "b_K", "b_V", "b_O"),
     "sampling": ("temperatures", "top_k", "top_p", "uniform", "continue"),
@@ -176,6 +177,11 @@ def number(value, file, key, max_digits: int = MAX_DIGITS) -> sympy.Rational:
     """
     if isinstance(value, bool):
         raise SpecError(f"{file}: {key}: expected a number, got {show(value)}")
+    if isinstance(value, Fraction):   # a float of a weights file, read as the binary rational it is
+        n = max(_int_digits(value.numerator), _int_digits(value.denominator))
+        if n > max_digits:
+            raise _too_many(file, key, "the number", n, max_digits)
+        return sympy.Rational(value.numerator, value.denominator)
     if isinstance(value, int):
         n = _int_digits(value)
         if n > max_digits:
@@ -392,7 +398,7 @@ class _Reader:
     """Walks the TOML tree, keeping the file name and the limits for every error."""
 
     def __init__(self, path: Path, limits: Limits):
-        self.file, self.limits = clean(str(path), None), limits
+        self.file, self.path, self.limits = clean(str(path), None), Path(path), limits
 
     def fail(self, key: str, what: str) -> SpecError:
         return SpecError(f"{self.file}: {key}: {what}")
@@ -566,6 +572,8 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
 
     w = r.table(raw, "weights", "")
     r.keys(w, "weights", kind, tied)
+    if "file" in w:
+        w = _weights_file(r, raw, w, kind, tied, layers)
     n_ctx = r.integer(m, "n_ctx", "model", len(inp)) if is_tf else len(inp)
     if n_ctx < len(inp):
         raise r.fail("model.n_ctx", f"expected at least the input's {len(inp)} positions, got {n_ctx}")
@@ -697,6 +705,44 @@ def _biases(r: _Reader, b: dict, where: str, bias: bool | None) -> None:
             raise r.fail(f"{where}.{key}", "missing (required): model.bias = true gives every projection a bias")
         if key == "b_O" and key in b and "W_O" not in b:
             raise r.fail(f"{where}.b_O", "an output bias needs the output projection W_O")
+
+
+def _weights_file(r: _Reader, raw: dict, w: dict, kind: str, tied: bool, layers: int) -> dict:
+    """The [weights] table with the tensors of ``weights.file`` (a safetensors file beside the spec) put in, by the
+    spec's own names: ``E``, ``W_pe`` … go to [weights], ``W_Q`` (one layer) or ``l0.W_Q`` … to the [[layer]]s,
+    which the spec may then leave out.  Each float is the exact binary rational it is.  A name the spec does not
+    have, or a tensor given twice, is an error naming the file and the tensor."""
+    name = w["file"]
+    if not isinstance(name, str) or not name or "\x00" in name:
+        raise r.fail("weights.file", f"expected the name of a .safetensors file beside the spec, got {show(name)}")
+    path = r.path.parent / name
+    try:
+        tensors = tensorfile.read(path)
+    except InputError as e:
+        raise r.fail("weights.file", str(e)) from None
+    w = {k: v for k, v in w.items() if k != "file"}
+    blocks = r.get(raw, "layer", "", None)
+    if blocks is None and layers:
+        blocks = raw["layer"] = [{} for _ in range(layers)]
+    for key, a in tensors.items():
+        group, _, base = key.rpartition(".")
+        if not group and key in KEYS["weights"]:
+            table, where = w, "weights"
+        else:
+            layer = 0 if not group and layers == 1 else int(group[1:]) if re.fullmatch(r"l\d{1,6}", group) else None
+            if layer is None or layer >= layers or base not in KEYS["layer[]"] or not isinstance(blocks, list) \
+                    or not isinstance(blocks[layer], dict):
+                raise r.fail("weights.file", f"{path}: tensor {key!r} is no parameter of this spec (names are the "
+                                             f"spec's: E, W_pe, W_Q for one layer, l0.W_Q … for several)")
+            table, where, key = blocks[layer], f"layer[{layer}]", base
+        if key in table:
+            raise r.fail(f"{where}.{key}", f"given twice: in the spec and in {path}")
+        try:
+            table[key] = tensorfile.exact(a)
+        except ValueError as e:
+            raise r.fail("weights.file", f"{path}: tensor {key!r}: {e}; weights must be finite") from None
+    r.keys(w, "weights", kind, tied)
+    return w
 
 
 def _optional(r: _Reader, table: dict, where: str, keys, sizes: dict) -> dict:

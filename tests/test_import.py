@@ -1,0 +1,316 @@
+"""Real checkpoints: Hugging Face GPT-2 folders and nanoGPT checkpoints, imported and checked against their own
+float64 originals.
+
+The oracles are the models themselves: a tiny random ``GPT2LMHeadModel`` of transformers in float64 (saved with
+``save_pretrained``), and a nanoGPT-style module written here (pre-norm blocks, exact GELU, learned positions, a
+tied head) saved as nanoGPT saves its ``ckpt.pt``.  The loss (−log softmax of the last position's logits at the
+target), the logits and every parameter's gradient must agree to 1e-12 relative, the error float64 allows.
+"""
+from __future__ import annotations
+
+import math
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from symgpt import importers
+from symgpt.core.errors import InputError
+from symgpt.engine.spec import load_spec
+
+import hostile
+
+if os.environ.get("CI") == "true":
+    import torch
+    import transformers
+else:
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+from torch import nn  # noqa: E402
+
+IDS, TARGET = [3, 1, 4, 1, 5], 2
+
+
+def _agree(d, model_loss, named, mapping, rel=1e-12, floor=1e-14):
+    """symgpt's loss and every gradient against the model's float64 autograd; ``mapping(name, grad)`` gives the
+    (symgpt node, value) pairs of one torch parameter's gradient."""
+    assert abs(float(d.mpf("loss", 30)) - model_loss.item()) <= rel * abs(model_loss.item())
+    model_loss.backward()
+    n = 0
+    for name, p in named:
+        for node, want in mapping(name, p.grad.detach().numpy()):
+            got = float(d.mpf(node, 30))
+            assert abs(got - want) <= max(rel * abs(want), floor), f"{name} → {node}: symgpt {got!r}, torch {want!r}"
+            n += 1
+    return n
+
+
+def _entries(group, a):
+    return [(f"{group}[{','.join(map(str, i))}]", float(a[i])) for i in np.ndindex(a.shape)]
+
+
+# ---------------------------------------------------------------- Hugging Face GPT-2
+
+def gpt2_tiny(layers=2, heads=2, d=8, V=11, n_ctx=6, seed=0, **extra):
+    torch.manual_seed(seed)
+    cfg = transformers.GPT2Config(vocab_size=V, n_positions=n_ctx, n_embd=d, n_layer=layers, n_head=heads,
+                                  resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0, eos_token_id=0,
+                                  **extra)
+    m = transformers.GPT2LMHeadModel(cfg).double().eval()
+    with torch.no_grad():      # the norms and biases away from 1 and 0, so that every parameter matters
+        for name, p in m.named_parameters():
+            if "ln_" in name or name.endswith("bias"):
+                p.add_(0.1 * torch.randn_like(p))
+    return m
+
+
+def gpt2_mapping(layers, d):
+    def mapping(name, g):
+        pre = name.removeprefix("transformer.")
+        if pre == "wte.weight":
+            return _entries("grad_E", g)
+        if pre == "wpe.weight":
+            return _entries("grad_W_pe", g)
+        if pre.startswith("ln_f."):
+            return _entries("grad_gamma_f" if pre.endswith("weight") else "grad_beta_f", g)
+        _, l, *rest = pre.split(".")
+        p = "" if layers == 1 else f"l{l}."
+        what = ".".join(rest)
+        split = {"attn.c_attn.weight": ("W_Q", "W_K", "W_V"), "attn.c_attn.bias": ("b_Q", "b_K", "b_V")}
+        if what in split:   # Conv1D (in, out): Q, K, V side by side in the last axis
+            return [e for k, w in enumerate(split[what]) for e in _entries(f"grad_{p}{w}", g[..., k * d:(k + 1) * d])]
+        one = {"attn.c_proj.weight": "W_O", "attn.c_proj.bias": "b_O", "mlp.c_fc.weight": "W_1", "mlp.c_fc.bias": "b_1",
+               "mlp.c_proj.weight": "W_2", "mlp.c_proj.bias": "b_2", "ln_1.weight": "gamma1", "ln_1.bias": "beta1",
+               "ln_2.weight": "gamma2", "ln_2.bias": "beta2"}[what]
+        return _entries(f"grad_{p}{one}", g)
+    return mapping
+
+
+@pytest.mark.parametrize("layers,heads,act", [(2, 2, "gelu_new"), (1, 1, "gelu")])
+def test_a_gpt2_folder_agrees_with_transformers_in_float64(tmp_path, layers, heads, act):
+    m = gpt2_tiny(layers, heads, activation_function=act)
+    m.save_pretrained(tmp_path / "gpt2-tiny")
+    d = importers.hf(tmp_path / "gpt2-tiny", IDS, TARGET, out=tmp_path / "gpt2.toml")
+    assert d.spec.activation == {"gelu_new": "gelu_tanh", "gelu": "gelu"}[act] and d.spec.norm == "pre"
+    logits = m(torch.tensor([IDS])).logits[0, -1]
+    for v in (0, 7):
+        assert abs(float(d.mpf(f"logits[{v}]", 30)) - logits[v].item()) <= 1e-12 * max(1, abs(logits[v].item()))
+    loss = -torch.log_softmax(logits, -1)[TARGET]
+    n = _agree(d, loss, m.named_parameters(), gpt2_mapping(layers, 8))
+    assert n == sum(p.numel() for p in m.parameters())
+
+
+# ---------------------------------------------------------------- nanoGPT, as its model.py computes it
+
+class NanoConfig:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class Block(nn.Module):
+    """x + attn(ln_1(x)), then x + mlp(ln_2(x)): nanoGPT's block, written for this test."""
+
+    def __init__(self, c):
+        super().__init__()
+        d = c.n_embd
+        self.n_head = c.n_head
+        self.ln_1, self.ln_2 = nn.LayerNorm(d, bias=c.bias), nn.LayerNorm(d, bias=c.bias)
+        self.attn = nn.Module()
+        self.attn.c_attn, self.attn.c_proj = nn.Linear(d, 3 * d, bias=c.bias), nn.Linear(d, d, bias=c.bias)
+        self.mlp = nn.Module()
+        self.mlp.c_fc, self.mlp.c_proj = nn.Linear(d, 4 * d, bias=c.bias), nn.Linear(4 * d, d, bias=c.bias)
+        self.gelu = nn.GELU() if c.gelu == "erf" else nn.GELU(approximate="tanh")
+
+    def attention(self, x):
+        T, d = x.shape
+        q, k, v = self.attn.c_attn(x).split(d, dim=1)
+        hs = d // self.n_head
+        heads = lambda t: t.view(T, self.n_head, hs).transpose(0, 1)           # (nh, T, hs)
+        att = heads(q) @ heads(k).transpose(-2, -1) / math.sqrt(hs)
+        att = att.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf")).softmax(-1)
+        return self.attn.c_proj((att @ heads(v)).transpose(0, 1).reshape(T, d))
+
+    def forward(self, x):
+        x = x + self.attention(self.ln_1(x))
+        return x + self.mlp.c_proj(self.gelu(self.mlp.c_fc(self.ln_2(x))))
+
+
+class NanoGPT(nn.Module):
+    def __init__(self, c, tied=True):
+        super().__init__()
+        self.config = c
+        self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(c.vocab_size, c.n_embd),
+                                              wpe=nn.Embedding(c.block_size, c.n_embd),
+                                              h=nn.ModuleList([Block(c) for _ in range(c.n_layer)]),
+                                              ln_f=nn.LayerNorm(c.n_embd, bias=c.bias)))
+        self.lm_head = nn.Linear(c.n_embd, c.vocab_size, bias=False)
+        if tied:
+            self.lm_head.weight = self.transformer.wte.weight
+
+    def forward(self, ids):
+        t = self.transformer
+        x = t.wte(ids) + t.wpe(torch.arange(len(ids)))
+        for block in t.h:
+            x = block(x)
+        return self.lm_head(t.ln_f(x))
+
+
+def nano(bias=True, tied=True, layers=2, heads=2, d=8, V=13, block=7, gelu="erf", seed=1):
+    torch.manual_seed(seed)
+    c = NanoConfig(n_layer=layers, n_head=heads, n_embd=d, block_size=block, vocab_size=V, bias=bias, gelu=gelu)
+    m = NanoGPT(c, tied).double()
+    with torch.no_grad():
+        for name, p in m.named_parameters():
+            if "ln_" in name or name.endswith("bias"):
+                p.add_(0.1 * torch.randn_like(p))
+            else:
+                p.mul_(3)
+    return m
+
+
+def nano_mapping(layers, d):
+    def mapping(name, g):
+        if name == "transformer.wte.weight":
+            return _entries("grad_E", g)
+        if name == "lm_head.weight":
+            return _entries("grad_W_out", g.T)
+        if name == "transformer.wpe.weight":
+            return _entries("grad_W_pe", g)
+        if name.startswith("transformer.ln_f."):
+            return _entries("grad_gamma_f" if name.endswith("weight") else "grad_beta_f", g)
+        _, _, l, *rest = name.split(".")
+        p = "" if layers == 1 else f"l{l}."
+        what = ".".join(rest)
+        part = lambda k: g[k * d:(k + 1) * d]
+        if what == "attn.c_attn.weight":    # nn.Linear (out, in)
+            return [e for k, w in enumerate(("W_Q", "W_K", "W_V")) for e in _entries(f"grad_{p}{w}", part(k).T)]
+        if what == "attn.c_attn.bias":
+            return [e for k, w in enumerate(("b_Q", "b_K", "b_V")) for e in _entries(f"grad_{p}{w}", part(k))]
+        one = {"attn.c_proj.weight": "W_O", "attn.c_proj.bias": "b_O", "mlp.c_fc.weight": "W_1", "mlp.c_fc.bias": "b_1",
+               "mlp.c_proj.weight": "W_2", "mlp.c_proj.bias": "b_2", "ln_1.weight": "gamma1", "ln_1.bias": "beta1",
+               "ln_2.weight": "gamma2", "ln_2.bias": "beta2"}[what]
+        return _entries(f"grad_{p}{one}", g.T if what.endswith("weight") and what[:3] != "ln_" else g)
+    return mapping
+
+
+def save_nanogpt(m, path, compiled=True):
+    prefix = "_orig_mod." if compiled else ""
+    args = {k: getattr(m.config, k) for k in ("n_layer", "n_head", "n_embd", "block_size", "bias", "vocab_size")}
+    torch.save({"model": {prefix + k: v for k, v in m.state_dict().items()}, "model_args": args | {"dropout": 0.0},
+                "iter_num": 0, "best_val_loss": 9.0, "config": {"dataset": "test"}}, path)
+
+
+@pytest.mark.parametrize("bias,tied,gelu", [(True, True, "erf"), (False, True, "tanh"), (True, False, "erf")])
+def test_a_nanogpt_checkpoint_agrees_with_its_module_in_float64(tmp_path, bias, tied, gelu):
+    m = nano(bias, tied, gelu=gelu)
+    save_nanogpt(m, tmp_path / "ckpt.pt")
+    d = importers.nanogpt(tmp_path / "ckpt.pt", IDS, TARGET, gelu=gelu, out=tmp_path / "nano.toml")
+    assert d.spec.tied == tied and (d.spec.bias is bias)
+    loss = -torch.log_softmax(m(torch.tensor(IDS))[-1], -1)[TARGET]
+    n = _agree(d, loss, m.named_parameters(), nano_mapping(2, 8))
+    assert n == sum(p.numel() for p in m.parameters())
+
+
+def test_a_module_in_memory_imports_the_same(tmp_path):
+    m = nano(True, True)
+    d = importers.torch_module(m, IDS, TARGET, out=tmp_path / "mem.toml")
+    g = gpt2_tiny(1, 1)
+    d2 = importers.torch_module(g, IDS, TARGET)
+    logits = m(torch.tensor(IDS))[-1]
+    assert abs(float(d.mpf("logits[4]", 30)) - logits[4].item()) <= 1e-12 * max(1, abs(logits[4].item()))
+    assert abs(float(d2.mpf("loss", 30)) + torch.log_softmax(g(torch.tensor([IDS])).logits[0, -1], -1)[TARGET].item()) \
+        <= 1e-12 * 3
+
+
+def test_the_weights_are_the_exact_binary_rationals_of_the_floats(tmp_path):
+    m = nano(True, True)
+    save_nanogpt(m, tmp_path / "ckpt.pt")
+    d = importers.nanogpt(tmp_path / "ckpt.pt", IDS, TARGET, out=tmp_path / "nano.toml")
+    from fractions import Fraction
+    w = m.transformer.wte.weight[2, 5].item()
+    assert d.closed_form("E[2,5]") == Fraction(w) and Fraction(w).denominator & (Fraction(w).denominator - 1) == 0
+    assert (tmp_path / "nano.safetensors").is_file()
+    assert 'file = "nano.safetensors"' in (tmp_path / "nano.toml").read_text()
+
+
+def test_the_command_with_a_meta_and_a_text(tmp_path):
+    m = nano(True, True, V=5)
+    save_nanogpt(m, tmp_path / "ckpt.pt")
+    with open(tmp_path / "meta.pkl", "wb") as f:
+        chars = "\nabc "
+        pickle.dump({"vocab_size": 5, "itos": dict(enumerate(chars)), "stoi": {c: i for i, c in enumerate(chars)}}, f)
+    o = hostile.run_symgpt("import", "nanogpt", str(tmp_path / "ckpt.pt"), "--meta", str(tmp_path / "meta.pkl"),
+                           "--text", "ab c", "--target", "1", "--out", str(tmp_path / "chars.toml"))
+    assert o.code == 0, o.err
+    s = load_spec(tmp_path / "chars.toml")
+    assert s.vocab == ("\n", "a", "b", "c", " ") and s.input == (1, 2, 4, 3) and s.target == 1
+
+
+def test_bad_checkpoints_are_one_clear_error_and_write_nothing(tmp_path):
+    out = tmp_path / "out.toml"
+    (tmp_path / "junk.pt").write_bytes(b"not a zip or a pickle")
+    torch.save([1, 2, 3], tmp_path / "list.pt")
+    torch.save({"model": {}}, tmp_path / "noargs.pt")
+    m = nano(True, True)
+    state = {k: v for k, v in m.state_dict().items()}
+    state["transformer.wpe.weight"] = torch.zeros(3, 8, dtype=torch.float64)       # block_size says 7
+    torch.save({"model": state, "model_args": {"n_layer": 2, "n_head": 2, "n_embd": 8, "block_size": 7,
+                                               "bias": True, "vocab_size": 13}}, tmp_path / "shape.pt")
+    nan = dict(m.state_dict())
+    nan["transformer.h.0.mlp.c_fc.weight"] = nan["transformer.h.0.mlp.c_fc.weight"].clone()
+    nan["transformer.h.0.mlp.c_fc.weight"][1, 2] = float("nan")
+    torch.save({"model": nan, "model_args": {k: getattr(m.config, k) for k in
+                                             ("n_layer", "n_head", "n_embd", "block_size", "bias", "vocab_size")}},
+               tmp_path / "nan.pt")
+    g = gpt2_tiny(1, 1)
+    g.save_pretrained(tmp_path / "opt")
+    cfg = (tmp_path / "opt" / "config.json").read_text()
+    (tmp_path / "opt" / "config.json").write_text(cfg.replace('"scale_attn_by_inverse_layer_idx": false',
+                                                             '"scale_attn_by_inverse_layer_idx": true'))
+    g.save_pretrained(tmp_path / "llama")
+    (tmp_path / "llama" / "config.json").write_text(cfg.replace('"model_type": "gpt2"', '"model_type": "llama"'))
+    g.save_pretrained(tmp_path / "bert")
+    (tmp_path / "bert" / "config.json").write_text(cfg.replace('"model_type": "gpt2"', '"model_type": "bert"'))
+    cases = [("nanogpt", "junk.pt", "junk.pt: not a PyTorch checkpoint"),
+             ("nanogpt", "list.pt", "expected a dict"),
+             ("nanogpt", "noargs.pt", "'model_args'"),
+             ("nanogpt", "shape.pt", "transformer.wpe.weight: shape (3, 8) disagrees with the config"),
+             ("nanogpt", "nan.pt", "transformer.h.0.mlp.c_fc.weight[1, 2]: the weight is nan"),
+             ("hf", "opt", "scale_attn_by_inverse_layer_idx"),
+             ("hf", "llama", "model_type 'llama'"),
+             ("hf", "bert", "model_type 'bert'"),
+             ("hf", "missing-dir", "expected a Hugging Face model folder")]
+    for kind, src, said in cases:
+        o = hostile.run_symgpt("import", kind, str(tmp_path / src), "--input", "1,2", "--target", "0",
+                               "--out", str(out))
+        assert o.code == 2 and said in o.err and "Traceback" not in o.err and o.err.count("\n") == 1, (src, o.err)
+        assert not out.exists() and not out.with_suffix(".safetensors").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".symgpt-import-")]
+    save_nanogpt(m, tmp_path / "ok.pt")
+    for argv, said in ((["--input", "1,99"], "outside the vocabulary"), (["--input", "x"], "--input"),
+                       (["--text", "ab"], "--text: needs --meta")):
+        o = hostile.run_symgpt("import", "nanogpt", str(tmp_path / "ok.pt"), *argv, "--target", "0", "--out", str(out))
+        assert o.code == 2 and said in o.err and not out.exists(), o.err
+    (tmp_path / "w.toml").write_text('[model]\nkind = "transformer"\nvocab = ["a", "b"]\nd = 2\nheads = 1\n'
+                                     'd_ff = 2\nlayers = 1\nln_eps = 1e-5\n[data]\ninput = ["a"]\ntarget = "b"\n'
+                                     '[weights]\nfile = "absent.safetensors"\n')
+    with pytest.raises(InputError, match=r"weights\.file: .*absent\.safetensors: no such weights file"):
+        load_spec(tmp_path / "w.toml")
+
+
+@pytest.mark.slow
+def test_an_imported_gpt2_renders_every_format_and_verifies(tmp_path):
+    """The command as a user runs it, then render md, claims and html in both languages, then verify."""
+    g = gpt2_tiny(1, 2, d=4, V=6, n_ctx=4)
+    g.save_pretrained(tmp_path / "gpt2-mini")
+    o = hostile.run_symgpt("import", "hf", str(tmp_path / "gpt2-mini"), "--input", "1,2,3", "--target", "4",
+                           "--out", str(tmp_path / "mini.toml"))
+    assert o.code == 0, o.err
+    r = hostile.render(str(tmp_path / "mini.toml"), "--format", "md,claims,html", "--lang", "all", "--out",
+                       str(tmp_path / "out"))
+    assert r.code == 0, r.err
+    for lang in ("en", "zh"):
+        assert (tmp_path / "out" / f"mini.{lang}.html").is_file()
+        v = hostile.verify(str(tmp_path / "out" / f"mini.{lang}.claims.toml"))
+        assert v.code == 0, v.out[-2000:] + v.err
