@@ -109,7 +109,7 @@ def floats_backward(a: Apply, pipe) -> None:
 # ---------------------------------------------------------------- names and the document
 
 NAMES: dict = {}
-"""Its output is the FFN's activation R, named by :mod:`symgpt.ops.relu` (a plan gives its meaning)."""
+"""Its output is the FFN's activation R, which the first activation op names (a plan gives its meaning)."""
 
 DOCUMENT = {
     "layout": "activation",
