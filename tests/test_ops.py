@@ -92,6 +92,10 @@ def case(kind: str, rng):
         ins = {"H": rationals(rng, (3, 4)), "gamma": rationals(rng, (4,)), "beta": rationals(rng, (4,))}
         return (Apply(kind, "LN1", ("H",), (3, 4), (("gamma", "gamma"), ("beta", "beta")),
                       opts=(("n", 1), ("eps", sympy.Rational(1, 100000)))), ins, ["LN1"])
+    if kind == "rmsnorm":
+        ins = {"H": rationals(rng, (3, 4)), "gamma": rationals(rng, (4,))}
+        return (Apply(kind, "LN1", ("H",), (3, 4), (("gamma", "gamma"),),
+                      opts=(("n", 1), ("eps", sympy.Rational(1, 100000)))), ins, ["LN1"])
     if kind == "linear":
         ins = {"X": rationals(rng, (3, 2)), "W": rationals(rng, (2, 4)), "b": rationals(rng, (4,))}
         return Apply(kind, "Y", ("X",), (3, 4), (("W", "W"), ("b", "b"))), ins, ["Y"]

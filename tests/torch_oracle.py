@@ -76,9 +76,11 @@ def spec_params(spec):
     for i, layer in enumerate(spec["layer"]):
         pre = layer_prefix(spec, i)
         P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + ("W_O", "b_Q", "b_K", "b_V", "b_O") if n in layer)
-        P.update((pre + n, layer.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in LN_PARAMS)
+        P.update((pre + n, layer.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in LN_PARAMS
+                 if m.get("norm_kind") != "rmsnorm" or n.startswith("gamma"))
     if m.get("norm") == "pre":   # the final norm's γ, β
-        P.update((n, w.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in ("gamma_f", "beta_f"))
+        P.update((n, w.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in ("gamma_f", "beta_f")
+                 if m.get("norm_kind") != "rmsnorm" or n.startswith("gamma"))
     return P
 
 
@@ -112,7 +114,7 @@ ACTIVATIONS = {  # model.activation, as PyTorch computes it
 }
 
 
-def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post"):
+def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind="layernorm"):
     """One block on H (T, d), post-LN (the seed's) or pre-LN (nanoGPT's: x + attn(ln_1(x)), then
     x + mlp(ln_2(x))); every intermediate goes through k(pre + name, tensor)."""
     d = H.shape[1]
@@ -121,7 +123,12 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post"):
     def ln(n):  # LayerNorm's γ or β: the parameter, else the spec's constant (1 or 0 where it omits it)
         return P[pre + n] if pre + n in P else _t(layer.get(n, [1 if n.startswith("gamma") else 0] * d), H.dtype)
 
-    X = k(pre + "LN1", F.layer_norm(H, (d,), ln("gamma1"), ln("beta1"), eps)) if norm == "pre" else H
+    def norm_of(x, n):  # model.norm_kind: F.layer_norm, or F.rms_norm (no β)
+        if kind == "rmsnorm":
+            return F.rms_norm(x, (d,), ln(f"gamma{n}"), eps)
+        return F.layer_norm(x, (d,), ln(f"gamma{n}"), ln(f"beta{n}"), eps)
+
+    X = k(pre + "LN1", norm_of(H, 1)) if norm == "pre" else H
     lin = lambda X, W, b: X @ P[pre + W] + (P[pre + b] if pre + b in P else 0)   # nn.Linear, its bias if any
     Q, K, V = (k(pre + m, lin(X, "W_" + m, "b_" + m)) for m in ("Q", "K", "V"))
     cols = [slice(h * dk, (h + 1) * dk) for h in range(heads)]
@@ -134,15 +141,15 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post"):
         O = lin(k(pre + "Attn_heads", O), "W_O", "b_O")
     H1 = k(pre + "H1", H + k(pre + "Attn", O))
     if norm == "pre":
-        LN2 = k(pre + "LN2", F.layer_norm(H1, (d,), ln("gamma2"), ln("beta2"), eps))
+        LN2 = k(pre + "LN2", norm_of(H1, 2))
         Z = k(pre + "Z", lin(LN2, "W_1", "b_1"))
         R = k(pre + "R", ACTIVATIONS[act](Z))
         return k(pre + "H2", H1 + k(pre + "F", lin(R, "W_2", "b_2")))
-    LN1 = k(pre + "LN1", F.layer_norm(H1, (d,), ln("gamma1"), ln("beta1"), eps))
+    LN1 = k(pre + "LN1", norm_of(H1, 1))
     Z = k(pre + "Z", lin(LN1, "W_1", "b_1"))
     R = k(pre + "R", ACTIVATIONS[act](Z))
     H2 = k(pre + "H2", LN1 + k(pre + "F", lin(R, "W_2", "b_2")))
-    return k(pre + "LN2", F.layer_norm(H2, (d,), ln("gamma2"), ln("beta2"), eps))
+    return k(pre + "LN2", norm_of(H2, 2))
 
 
 def _head(spec, P, H, ids, k):
@@ -188,12 +195,13 @@ def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
     for i, layer in enumerate(spec["layer"]):
         H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k, m.get("activation", "relu"),
-                   m.get("norm", "post"))
+                   m.get("norm", "post"), m.get("norm_kind", "layernorm"))
     if m.get("norm") == "pre":   # the final norm, ln_f
         w = spec["weights"]
         g = P["gamma_f"] if "gamma_f" in P else _t(w.get("gamma_f", [1] * d), H.dtype)
         b = P["beta_f"] if "beta_f" in P else _t(w.get("beta_f", [0] * d), H.dtype)
-        H = k("LN_f", F.layer_norm(H, (d,), g, b, eps))
+        H = k("LN_f", F.rms_norm(H, (d,), g, eps) if m.get("norm_kind") == "rmsnorm" else
+              F.layer_norm(H, (d,), g, b, eps))
     out.update(_head(spec, P, H, ids, k))
     return out
 

@@ -29,7 +29,7 @@ KINDS = ("transformer", "bigram")
 PLACEMENTS = ("post", "pre")
 """Where the norm stands in a block: after each residual sum (the seed's), or before each sub-block with a final
 norm after the last block (GPT-2's, nanoGPT's and Llama's)."""
-NORMS = {"layernorm": "layernorm"}
+NORMS = {"layernorm": "layernorm", "rmsnorm": "rmsnorm"}
 """The norm kinds, each the op (:data:`symgpt.ops.OPS`) that computes it."""
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu": "silu"}
 """The FFN's activations, each the op that computes it."""
@@ -112,7 +112,7 @@ class Arch:
                    tied=spec.tied, W_O=any(k.endswith("W_O") for k in spec.params),
                    all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps,
                    activation=spec.activation, norm=spec.norm, positions=spec.positions,
-                   n_ctx=spec.n_ctx or spec.T, bias=spec.bias)
+                   n_ctx=spec.n_ctx or spec.T, bias=spec.bias, norm_kind=spec.norm_kind)
 
     def params(self) -> dict:
         """{parameter name: shape}, in the order a spec lists them.
@@ -135,12 +135,12 @@ class Arch:
                 block["W_O"] = (d, d)
             block.update({"W_1": (d, f), "b_1": (f,), "W_2": (f, d), "b_2": (d,)} if self.bias is not False else
                          {"W_1": (d, f), "W_2": (f, d)})
-            block.update({"gamma1": (d,), "beta1": (d,), "gamma2": (d,), "beta2": (d,)})
+            block.update({f"{role}{n}": (d,) for n in (1, 2) for role in OPS[NORMS[self.norm_kind]].ROLES})
             if self.bias:
                 block.update({b: (d,) for b in ("b_Q", "b_K", "b_V") + (("b_O",) if self.W_O else ())})
             out.update({p + k: s for k, s in block.items()})
         if self.norm == "pre":
-            out.update({"gamma_f": (d,), "beta_f": (d,)})
+            out.update({f"{role}_f": (d,) for role in OPS[NORMS[self.norm_kind]].ROLES})
         return out
 
     def plan(self, T: int, tokens=None, target=0) -> list:
@@ -173,7 +173,8 @@ class Arch:
     def _norm(self, T: int, p: str, n, x: str) -> Apply:
         """The norm ``{p}LN{n}`` of x with its γ, β (n: 1, 2 in a block, "_f" the final one)."""
         nk = NORMS[self.norm_kind]
-        return Apply(nk, f"{p}LN{n}", (x,), (T, self.d), (("gamma", f"{p}gamma{n}"), ("beta", f"{p}beta{n}")), p,
+        roles = tuple((role, f"{p}{role}{n}") for role in OPS[nk].ROLES)                # (gamma, beta) or (gamma,)
+        return Apply(nk, f"{p}LN{n}", (x,), (T, self.d), roles, p,
                      OPS[nk].MEANING.format(x=x[len(p):] if x.startswith(p) else x), ("t", "j"),
                      (("n", n), ("eps", self.ln_eps)))
 

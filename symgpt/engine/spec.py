@@ -30,9 +30,9 @@ from ..core.errors import InputError, LimitError, nearest
 from ..core.files import read_text
 from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
-from ..ops import NAMES, facet
+from ..ops import NAMES, OPS, facet
 from ..ops.naming import shape as param_shape
-from .arch import ACTIVATIONS, PLACEMENTS, POSITIONS, Arch
+from .arch import ACTIVATIONS, NORMS, PLACEMENTS, POSITIONS, Arch
 from .names import RefError, split
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
@@ -40,7 +40,7 @@ from .names import RefError, split
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
-              "positions", "n_ctx", "bias"),
+              "positions", "n_ctx", "bias", "norm_kind"),
     "data": ("input", "target"),
     "weights": ("file", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
@@ -60,7 +60,8 @@ ONLY = {
     "model.heads": "transformer", "model.d_ff": "transformer", "model.layers": "transformer",
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
     "model.activation": "transformer", "model.norm": "transformer", "model.positions": "transformer",
-    "model.n_ctx": "transformer", "model.bias": "transformer", "weights.W_pe": "transformer",
+    "model.n_ctx": "transformer", "model.bias": "transformer", "model.norm_kind": "transformer",
+    "weights.W_pe": "transformer",
     "weights.gamma_f": "transformer", "weights.beta_f": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
     "weights.W": "bigram", "extras": "bigram",
@@ -347,6 +348,7 @@ class Spec:
     positions: str = "sinusoidal"  # the position encoding (symgpt.engine.arch.POSITIONS)
     n_ctx: int = 0                 # the positions a model can see (a learned table's rows; default T)
     bias: bool | None = None       # model.bias: None the FFN's biases only, True every projection's, False none
+    norm_kind: str = "layernorm"   # the norms' op (symgpt.engine.arch.NORMS)
 
     @property
     def V(self) -> int:
@@ -562,8 +564,9 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     norm = r.choice(m, "norm", "model", PLACEMENTS, "post") if is_tf else "post"
     positions = r.choice(m, "positions", "model", tuple(POSITIONS), "sinusoidal") if is_tf else "sinusoidal"
     bias = r.boolean(m, "bias", "model") if is_tf and "bias" in m else None
+    norm_kind = r.choice(m, "norm_kind", "model", tuple(NORMS), "layernorm") if is_tf else "layernorm"
     _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
-                     pe_base=pe_base, ln_eps=ln_eps, activation=activation, norm=norm))
+                     pe_base=pe_base, ln_eps=ln_eps, activation=activation, norm=norm, norm_kind=norm_kind))
 
     data = r.table(raw, "data", "")
     r.keys(data, "data", kind)
@@ -582,13 +585,14 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     if is_tf:
         if not tied:
             params["W_out"] = r.tensor(w, "W_out", "weights", param_shape(NAMES["W_out"], sizes))
-        params.update(_blocks(r, raw, kind, layers, sizes, bias))
+        params.update(_blocks(r, raw, kind, layers, sizes, bias, norm_kind))
         if positions == "learned":
             params["W_pe"] = r.tensor(w, "W_pe", "weights", param_shape(NAMES["W_pe"], sizes))
         elif "W_pe" in w:
             raise r.fail("weights.W_pe", 'learned positions need model.positions = "learned"')
         if norm == "pre":
-            params.update(_optional(r, w, "weights", ("gamma_f", "beta_f"), sizes))
+            _no_shift(r, w, "weights", norm_kind, ("beta_f",))
+            params.update(_optional(r, w, "weights", ("gamma_f", "beta_f")[:len(_roles(norm_kind))], sizes))
         else:
             for key in ("gamma_f", "beta_f"):
                 if key in w:
@@ -606,7 +610,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
                 inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx,
-                bias)
+                bias, norm_kind)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:
@@ -671,7 +675,20 @@ ATTENTION_BIASES = ("b_Q", "b_K", "b_V", "b_O")
 FFN_BIASES = ("b_1", "b_2")
 
 
-def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None) -> dict:
+def _roles(norm_kind: str) -> tuple:
+    """The parameters of one norm by role: (gamma, beta) for LayerNorm, (gamma,) for RMSNorm."""
+    return OPS[NORMS[norm_kind]].ROLES
+
+
+def _no_shift(r: _Reader, table: dict, where: str, norm_kind: str, keys) -> None:
+    """A norm without a shift (RMSNorm) refuses its β keys."""
+    if "beta" not in _roles(norm_kind):
+        for key in keys:
+            if key in table:
+                raise r.fail(f"{where}.{key}", f'model.norm_kind = "{norm_kind}" has no shift β; leave it out')
+
+
+def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None, norm_kind="layernorm") -> dict:
     """The parameters of every [[layer]], named ``W_Q`` … (one layer) or ``l0.W_Q`` …, in the order of
     :data:`KEYS`; each one's shape, and whether a spec may leave it out, are its op's (:data:`symgpt.ops.NAMES`)."""
     blocks = r.get(raw, "layer", "")
@@ -686,7 +703,9 @@ def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None
         r.keys(b, where, kind)
         pre = "" if layers == 1 else f"l{l}."
         _biases(r, b, where, bias)
+        _no_shift(r, b, where, norm_kind, ("beta1", "beta2"))
         keys = [k for k in KEYS["layer[]"] if bias or k not in ATTENTION_BIASES]
+        keys = [k for k in keys if "beta" in _roles(norm_kind) or not k.startswith("beta")]
         keys = [k for k in keys if bias is not False or k not in FFN_BIASES]
         params.update({pre + k: v for k, v in _optional(r, b, where, keys, sizes).items()})
     return params

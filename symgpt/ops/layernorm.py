@@ -30,6 +30,8 @@ from .base import Apply, Param, accumulate
 from .naming import Name, param
 
 KIND = "layernorm"
+ROLES = ("gamma", "beta")
+"""The parameters an application reads, by role: its gain and its shift."""
 MEANING = "LayerNorm of {x}"
 """What its output is, of the input ``x`` (a plan writes it)."""
 PARAMS = {
