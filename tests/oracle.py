@@ -573,6 +573,10 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
             lines = [ln for ln in lines if not ln.startswith(("b_1 = ", "b_2 = "))]
         if W_O:
             lines.append(f"W_O = {m(d, d)}")
+        if activation == "swiglu":   # the gated MLP's up projection (and its bias), from numbers of their own
+            keep, rng = rng, random.Random(seed + 15485863 + l)
+            lines += [f"W_3 = {m(d, d_ff)}"] + ([f"b_3 = {v(d_ff)}"] if bias is not False else [])
+            rng = keep
         if bias:            # every projection's bias, from numbers of their own
             keep, rng = rng, random.Random(seed + 104729 + l)
             lines += [f"{b} = {v(d)}" for b in ("b_Q", "b_K", "b_V") + (("b_O",) if W_O else ())]

@@ -105,6 +105,10 @@ def case(kind: str, rng):
         Z = rationals(rng, (2, 3))
         Z[1][2] = Fraction(0)
         return Apply(kind, "R", ("Z",), (2, 3)), {"Z": Z}, ["R"]
+    if kind == "swiglu":   # the gate with an exact 0 (SiLU(0) = 0, SiLU'(0) = 1/2), the up projection generic
+        Z = rationals(rng, (2, 3))
+        Z[0][1] = Fraction(0)
+        return Apply(kind, "R", ("Z", "U"), (2, 3)), {"Z": Z, "U": rationals(rng, (2, 3))}, ["R"]
     if kind == "head":
         ins = {"H": rationals(rng, (3, 2)), "E": rationals(rng, (4, 2))}
         a = Apply(kind, "logits", ("H",), (4,), (("W", "E"),),

@@ -75,7 +75,8 @@ def spec_params(spec):
         P["W_out"] = w["W_out"]
     for i, layer in enumerate(spec["layer"]):
         pre = layer_prefix(spec, i)
-        P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + ("W_O", "b_Q", "b_K", "b_V", "b_O") if n in layer)
+        P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + ("W_O", "b_Q", "b_K", "b_V", "b_O", "W_3", "b_3")
+                 if n in layer)
         P.update((pre + n, layer.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in LN_PARAMS
                  if m.get("norm_kind") != "rmsnorm" or n.startswith("gamma"))
     if m.get("norm") == "pre":   # the final norm's γ, β
@@ -140,15 +141,18 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind=
     if pre + "W_O" in P:
         O = lin(k(pre + "Attn_heads", O), "W_O", "b_O")
     H1 = k(pre + "H1", H + k(pre + "Attn", O))
+    def mlp(x):   # W_2·act(x W_1 + b_1); swiglu: W_2·(silu(x W_1) ⊙ x W_3), Llama's down(silu(gate) * up)
+        Z = k(pre + "Z", lin(x, "W_1", "b_1"))
+        if act == "swiglu":
+            R = k(pre + "R", F.silu(Z) * k(pre + "U", lin(x, "W_3", "b_3")))
+        else:
+            R = k(pre + "R", ACTIVATIONS[act](Z))
+        return k(pre + "F", lin(R, "W_2", "b_2"))
+
     if norm == "pre":
-        LN2 = k(pre + "LN2", norm_of(H1, 2))
-        Z = k(pre + "Z", lin(LN2, "W_1", "b_1"))
-        R = k(pre + "R", ACTIVATIONS[act](Z))
-        return k(pre + "H2", H1 + k(pre + "F", lin(R, "W_2", "b_2")))
+        return k(pre + "H2", H1 + mlp(k(pre + "LN2", norm_of(H1, 2))))
     LN1 = k(pre + "LN1", norm_of(H1, 1))
-    Z = k(pre + "Z", lin(LN1, "W_1", "b_1"))
-    R = k(pre + "R", ACTIVATIONS[act](Z))
-    H2 = k(pre + "H2", LN1 + k(pre + "F", lin(R, "W_2", "b_2")))
+    H2 = k(pre + "H2", LN1 + mlp(LN1))
     return k(pre + "LN2", norm_of(H2, 2))
 
 

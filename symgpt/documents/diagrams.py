@@ -80,6 +80,7 @@ PICTURES = {
     "add2": lambda run: ("H'' = H' + FFN", r"H'' = H' + \mathrm{FFN}"),
     "final_norm": lambda run: ("LN_f(H'')", r"\mathrm{LN}_f(H'')"),
     "ffn": _ffn,
+    "ffn_gated": lambda run: ("FFN = (SiLU(h W₁) ⊙ h W₃) W₂", r"\mathrm{FFN} = (\mathrm{SiLU}(h W_1) \odot h W_3) W_2"),
     "residual2": lambda run: ("H'' = LN₁ + FFN → LN₂", r"H'' = \mathrm{LN}_1 + \mathrm{FFN} \to \mathrm{LN}_2"),
     "head": lambda run: (("logits = h Eᵀ", r"\mathrm{logits} = h E^{\top}") if run[0].opt("tied") else
                          ("logits = h W_out", r"\mathrm{logits} = h W_{\mathrm{out}}")),

@@ -265,6 +265,14 @@ STAGES = {
                      ("sub", "tteach.ffn_weights"), ("weights", None)),
             "affine": ({"sub": "ffn.first", "row": "ffn.row", "lhs": "z"},
                        {"sub": "ffn.second", "row": "ffn.row2", "lhs": r"\mathrm{ffn}", "cap": "ffn.F_cap"})},
+    "ffn_gated": {"summary": r"\mathrm{FFN}",
+                  "lead": (("text", "gated.intro"), ("sub", "tteach.ffn_formula"),
+                           ("formula", lambda facets: r"\mathrm{FFN}(h) = \left(\mathrm{SiLU}(h W_1) \odot h W_3\right)"
+                                                      r" W_2"),
+                           ("sub", "tteach.ffn_weights"), ("weights", None)),
+                  "affine": ({"sub": "gated.gate", "row": "ffn.row", "lhs": "z"},
+                             {"sub": "gated.up", "row": "ffn.row", "lhs": "u"},
+                             {"sub": "ffn.second", "row": "ffn.row2", "lhs": r"\mathrm{ffn}", "cap": "ffn.F_cap"})},
     "head": {"summary": r"\mathrm{logits}"},
     "softmax": {"summary": lambda c, run: probability_row(c)},
 }
@@ -365,7 +373,7 @@ def words_of(run) -> dict:
     >>> words_of([Apply("linear", "Z"), Apply("gelu", "R")]), words_of([Apply("residual", "H1")])
     ({'act': {'t': 'word', 'v': 'act_gelu'}}, {})
     """
-    act = [OPS[a.op].DOCUMENT["word"] for a in run if layout(a) == "activation"]
+    act = [OPS[a.op].DOCUMENT["word"] for a in run if "word" in OPS[a.op].DOCUMENT]
     return {"act": word(act[0])} if act else {}
 
 
@@ -720,6 +728,20 @@ def show_activation(c, a, words, i, figs) -> list:
     return [rows, note(D["rule"])]
 
 
+def show_gated(c, a, words, i, figs) -> list:
+    """A gated MLP's hidden units: at each worked row, a table of the gate z, the up projection u and
+    r = SiLU(z)·u; then what it computes."""
+    n, D = c.n, OPS[a.op].DOCUMENT
+    Z, U = a.ins
+    rows = Rows()
+    for t in c.rows:
+        cells = [[num(k), c.cellv(f"{Z}[{t},{k}]"), c.cellv(f"{U}[{t},{k}]"), n.cell(f"{a.out}[{t},{k}]")]
+                 for k in range(a.shape[-1])]
+        head = [word("unit"), math("z"), math("u"), math(r"\mathrm{SiLU}(z)\, u")]
+        rows.append([table(D["table"], head, cells, args={"t": c.posl(t)}, align="rrrr")])
+    return [rows, note(D["rule"])]
+
+
 # ---------------------------------------------------------------- head, softmax
 
 def show_head(c, a, words, i, figs) -> list:
@@ -771,6 +793,7 @@ def show_softmax(c, a, words, i, figs) -> list:
 
 LAYOUTS = {"lookup": show_lookup, "sinusoidal": show_sinusoidal, "learned": show_learned, "sum": show_sum,
            "attention": show_attention, "norm": show_norm, "affine": show_affine, "activation": show_activation,
+           "gated": show_gated,
            "head": show_head, "softmax": show_softmax}
 """Each layout an op's document facet may name (``DOCUMENT["layout"]``): ``(c, a, words, i, figs)`` → the
 steps (and :class:`Rows`) of one application, ``words`` its stage's (:data:`STAGES`), ``i`` which application

@@ -31,7 +31,9 @@ PLACEMENTS = ("post", "pre")
 norm after the last block (GPT-2's, nanoGPT's and Llama's)."""
 NORMS = {"layernorm": "layernorm", "rmsnorm": "rmsnorm"}
 """The norm kinds, each the op (:data:`symgpt.ops.OPS`) that computes it."""
-ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu": "silu"}
+ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu": "silu", "swiglu": "swiglu"}
+GATED = ("swiglu",)
+"""The activations of a gated MLP: a gate x·W_1 and an up projection x·W_3 meet in the op, then ·W_2."""
 """The FFN's activations, each the op that computes it."""
 POSITIONS = {"sinusoidal": "positions", "learned": "learned_positions"}
 """The position encodings, each the op that computes it."""
@@ -135,6 +137,8 @@ class Arch:
                 block["W_O"] = (d, d)
             block.update({"W_1": (d, f), "b_1": (f,), "W_2": (f, d), "b_2": (d,)} if self.bias is not False else
                          {"W_1": (d, f), "W_2": (f, d)})
+            if self.activation in GATED:
+                block.update({"W_3": (d, f)} | ({"b_3": (f,)} if self.bias is not False else {}))
             block.update({f"{role}{n}": (d,) for n in (1, 2) for role in OPS[NORMS[self.norm_kind]].ROLES})
             if self.bias:
                 block.update({b: (d,) for b in ("b_Q", "b_K", "b_V") + (("b_O",) if self.W_O else ())})
@@ -194,25 +198,33 @@ class Arch:
         attention = Apply("attention", p + "Attn", (into_attn,), td, attn, p, "attention output", tj,
                           (("heads", self.heads),))
         plus = "" if self.bias is False else " + b"
-        ffn = (Apply("linear", p + "Z", (into_ffn,), tf, (("W", p + "W_1"),) + ffn_b("b_1"), p,
-                     f"FFN pre-activation {into_ffn[len(p):]}·W_1{plus and plus + '_1'}", tk),
-               Apply(act, p + "R", (p + "Z",), tf, (), p, OPS[act].MEANING.format(x="Z"), tk),
-               Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"),) + ffn_b("b_2"), p,
-                     f"FFN output R·W_2{plus and plus + '_2'}", tj))
+        gate = Apply("linear", p + "Z", (into_ffn,), tf, (("W", p + "W_1"),) + ffn_b("b_1"), p,
+                     f"FFN pre-activation {into_ffn[len(p):]}·W_1{plus and plus + '_1'}", tk)
+        down = Apply("linear", p + "F", (p + "R",), td, (("W", p + "W_2"),) + ffn_b("b_2"), p,
+                     f"FFN output R·W_2{plus and plus + '_2'}", tj)
+        if self.activation in GATED:   # Llama's MLP: down(silu(gate(x)) ⊙ up(x))
+            up = Apply("linear", p + "U", (into_ffn,), tf, (("W", p + "W_3"),) + ffn_b("b_3"), p,
+                       f"the gated MLP's up projection {into_ffn[len(p):]}·W_3{plus and plus + '_3'}", tk)
+            ffn = (gate, up, Apply(act, p + "R", (p + "Z", p + "U"), tf, (), p, OPS[act].MEANING.format(x="Z"), tk),
+                   down)
+            ffn_key = "ffn_gated"
+        else:
+            ffn = (gate, Apply(act, p + "R", (p + "Z",), tf, (), p, OPS[act].MEANING.format(x="Z"), tk), down)
+            ffn_key = "ffn"
         if pre_ln:
             return stage("norm1", self._norm(T, p, 1, H), block=l) \
                 + stage("attention", attention, block=l) \
                 + stage("add1", Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn",
                                       tj), block=l) \
                 + stage("norm2", self._norm(T, p, 2, p + "H1"), block=l) \
-                + stage("ffn", *ffn, block=l) \
+                + stage(ffn_key, *ffn, block=l) \
                 + stage("add2", Apply("residual", p + "H2", (p + "H1", p + "F"), td, (), p, "second residual H1 + F",
                                       tj), block=l)
         norm = lambda n, x: self._norm(T, p, n, x)
         return stage("attention", attention, block=l) \
             + stage("residual1", Apply("residual", p + "H1", (H, p + "Attn"), td, (), p, "first residual H + Attn", tj),
                     norm(1, p + "H1"), block=l) \
-            + stage("ffn", *ffn, block=l) \
+            + stage(ffn_key, *ffn, block=l) \
             + stage("residual2", Apply("residual", p + "H2", (p + "LN1", p + "F"), td, (), p, "second residual LN1 + F",
                                        tj), norm(2, p + "H2"), block=l)
 

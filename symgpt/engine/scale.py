@@ -37,6 +37,8 @@ class Arch:
     ffn_bias: bool = True       # b_1, b_2
     ln: bool = False            # the norms' γ, β learned (two norms per block)
     final_ln: bool = False      # a learned norm after the last block
+    gated: bool = False         # a gated MLP (Llama's): a third matrix W_3 (d × d_ff) and its bias
+    norm_shift: bool = True     # a norm has a shift β besides its gain γ (LayerNorm; RMSNorm has none)
 
 
 def params(a: Arch) -> int:
@@ -55,9 +57,11 @@ def params(a: Arch) -> int:
     attn = 3 * a.d * a.d + (3 * a.d if a.attn_bias else 0)
     if a.out_proj:
         attn += a.d * a.d + (a.d if a.attn_bias else 0)
-    ffn = 2 * a.d * a.d_ff + ((a.d_ff + a.d) if a.ffn_bias else 0)
-    norms = 4 * a.d if a.ln else 0
-    outside = a.V * a.d + (a.n_ctx * a.d if a.learned_pos else 0) + (2 * a.d if a.final_ln else 0)
+    mats = 3 if a.gated else 2
+    ffn = mats * a.d * a.d_ff + ((a.d_ff * (mats - 1) + a.d) if a.ffn_bias else 0)
+    per_norm = (2 if a.norm_shift else 1) * a.d
+    norms = 2 * per_norm if a.ln else 0
+    outside = a.V * a.d + (a.n_ctx * a.d if a.learned_pos else 0) + (per_norm if a.final_ln else 0)
     return outside + a.layers * (attn + ffn + norms) + (0 if a.tied else a.d * a.V)
 
 
@@ -73,7 +77,8 @@ def of_spec(spec) -> Arch:
     return Arch(V=spec.V, d=spec.d, layers=spec.layers, heads=spec.heads, d_ff=spec.d_ff,
                 n_ctx=spec.n_ctx or spec.T, tied=spec.tied, out_proj=has_wo, ln=ln,
                 learned_pos=spec.positions == "learned", final_ln=ln and spec.norm == "pre",
-                attn_bias=spec.bias is True, ffn_bias=spec.bias is not False)
+                attn_bias=spec.bias is True, ffn_bias=spec.bias is not False, gated=spec.activation == "swiglu",
+                norm_shift=spec.norm_kind != "rmsnorm")
 
 
 def published(path: Path = DATA) -> list:

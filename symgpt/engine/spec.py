@@ -32,7 +32,7 @@ from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
 from ..ops import NAMES, OPS, facet
 from ..ops.naming import shape as param_shape
-from .arch import ACTIVATIONS, NORMS, PLACEMENTS, POSITIONS, Arch
+from .arch import ACTIVATIONS, GATED, NORMS, PLACEMENTS, POSITIONS, Arch
 from .names import RefError, split
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
@@ -44,7 +44,7 @@ KEYS = {
     "data": ("input", "target"),
     "weights": ("file", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
-                "b_Q", "b_K", "b_V", "b_O"),
+                "b_Q", "b_K", "b_V", "b_O", "W_3", "b_3"),
     "sampling": ("temperatures", "top_k", "top_p", "uniform", "continue"),
     "training": ("lr", "steps", "report", "learnable_ln", "adamw", "clip", "warmup", "decay_steps", "min_lr",
                  "decay_groups", "all_positions", "examples", "gradcheck"),
@@ -585,7 +585,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     if is_tf:
         if not tied:
             params["W_out"] = r.tensor(w, "W_out", "weights", param_shape(NAMES["W_out"], sizes))
-        params.update(_blocks(r, raw, kind, layers, sizes, bias, norm_kind))
+        params.update(_blocks(r, raw, kind, layers, sizes, bias, norm_kind, activation in GATED))
         if positions == "learned":
             params["W_pe"] = r.tensor(w, "W_pe", "weights", param_shape(NAMES["W_pe"], sizes))
         elif "W_pe" in w:
@@ -688,7 +688,8 @@ def _no_shift(r: _Reader, table: dict, where: str, norm_kind: str, keys) -> None
                 raise r.fail(f"{where}.{key}", f'model.norm_kind = "{norm_kind}" has no shift β; leave it out')
 
 
-def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None, norm_kind="layernorm") -> dict:
+def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None, norm_kind="layernorm",
+            gated: bool = False) -> dict:
     """The parameters of every [[layer]], named ``W_Q`` … (one layer) or ``l0.W_Q`` …, in the order of
     :data:`KEYS`; each one's shape, and whether a spec may leave it out, are its op's (:data:`symgpt.ops.NAMES`)."""
     blocks = r.get(raw, "layer", "")
@@ -706,6 +707,14 @@ def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None
         _no_shift(r, b, where, norm_kind, ("beta1", "beta2"))
         keys = [k for k in KEYS["layer[]"] if bias or k not in ATTENTION_BIASES]
         keys = [k for k in keys if "beta" in _roles(norm_kind) or not k.startswith("beta")]
+        for key in ("W_3", "b_3"):   # the up projection of a gated MLP
+            if not gated and key in b:
+                raise r.fail(f"{where}.{key}", 'an up projection belongs to a gated MLP (model.activation = "swiglu")')
+            if gated and (key == "W_3" or bias is not False) and key not in b:
+                raise r.fail(f"{where}.{key}", 'missing (required): model.activation = "swiglu" has an up projection')
+        if bias is False and "b_3" in b:
+            raise r.fail(f"{where}.b_3", "model.bias = false: the model has no biases; leave it out")
+        keys = [k for k in keys if (gated and (k != "b_3" or bias is not False)) or k not in ("W_3", "b_3")]
         keys = [k for k in keys if bias is not False or k not in FFN_BIASES]
         params.update({pre + k: v for k, v in _optional(r, b, where, keys, sizes).items()})
     return params

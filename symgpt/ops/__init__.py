@@ -8,10 +8,10 @@ built from its architecture (:mod:`symgpt.engine.arch`): every consumer iterates
 
 >>> sorted(OPS)  # doctest: +NORMALIZE_WHITESPACE
 ['attention', 'embedding', 'gelu', 'gelu_tanh', 'head', 'layernorm', 'learned_positions', 'linear', 'positions',
- 'relu', 'residual', 'rmsnorm', 'silu', 'softmax_xent']
+ 'relu', 'residual', 'rmsnorm', 'silu', 'softmax_xent', 'swiglu']
 >>> [r.name for r in all_rules()]
 ['softmax_xent', 'softmax_den', 'scores', 'attend', 'layernorm', 'relu', 'matmul', 'gelu', 'gelu_tanh', 'rmsnorm',
- 'silu']
+ 'silu', 'swiglu']
 """
 from __future__ import annotations
 
@@ -30,12 +30,13 @@ from . import (
     rmsnorm,
     silu,
     softmax_xent,
+    swiglu,
 )
 from .base import Apply, Param
 from .naming import Name, merged
 
 OPS = {m.KIND: m for m in (embedding, positions, learned_positions, residual, attention, layernorm, rmsnorm, linear,
-                           relu, gelu, gelu_tanh, silu, head, softmax_xent)}
+                           relu, gelu, gelu_tanh, silu, swiglu, head, softmax_xent)}
 """Every operation kind by name: the only list of ops."""
 
 PARAMS = {name: p for m in OPS.values() for name, p in m.PARAMS.items()}

@@ -23,6 +23,8 @@ PARAMS = {
     "b_1": Param("FFN first bias (d_ff)", ("k",)),
     "W_2": Param("FFN second layer (d_ff × d)", ("k", "j")),
     "b_2": Param("FFN second bias (d)", ("j",)),
+    "W_3": Param("gated FFN up projection (d × d_ff)", ("j", "k")),
+    "b_3": Param("gated FFN up bias (d_ff)", ("k",)),
 }
 
 STATED = {
@@ -150,6 +152,8 @@ NAMES = {
     "b_1": param("d_ff", zh="前馈网络第一层偏置（d_ff）", decays=False),
     "W_2": param("d_ff", "d", zh="前馈网络第二层权重（d_ff × d）"),
     "b_2": param("d", zh="前馈网络第二层偏置（d）", decays=False),
+    "W_3": param("d", "d_ff", zh="门控前馈网络的上投影（d × d_ff）", optional=True),
+    "b_3": param("d_ff", zh="门控前馈网络的上投影偏置（d_ff）", decays=False, optional=True),
     "z": Name("logits x·W", "logits x·W", ("v",), aliases=("z", "logit", "打分"),
               grad=("∂l/∂z", "梯度", "grad", "p-y", "p - y", "信号"), of=(("exp", ("exp", "e^z", "e^{z")),)),
     "Z": Name("FFN pre-activation LN1·W_1 + b_1", "前馈网络激活前的值 LN1·W_1 + b_1", ("t", "k"), aliases=("z",)),
