@@ -532,7 +532,7 @@ def central_difference(f, params_dict, key_path, h, dps=60):
 
 def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
                      tied=True, W_O=False, ln_params=True, activation=None, norm=None, n_ctx=None,
-                     bias=None, norm_kind=None):
+                     bias=None, norm_kind=None, rope=False):
     """A random transformer spec (decimals with 1-2 digits) as TOML text."""
     rng = random.Random(seed)
 
@@ -557,6 +557,7 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
              *(['positions = "learned"', f"n_ctx = {n_ctx}"] if n_ctx else []),
              *([f"bias = {'true' if bias else 'false'}"] if bias is not None else []),
              *([f'norm_kind = "{norm_kind}"'] if norm_kind else []),
+             *(['positions = "rope"', "rope_theta = 10000"] if rope else []),
              "", "[data]", "input = [" + ", ".join(f'"{t}"' for t in inp) + "]",
              f'target = "{rng.choice(vocab)}"', "", "[weights]", f"E = {m(V, d)}"]
     if n_ctx:   # learned positions: a table of n_ctx ≥ T rows (drawn after the rest, so the rest is as before)

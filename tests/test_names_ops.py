@@ -81,7 +81,8 @@ def test_a_parameters_meaning_and_axes_are_its_ops_params():
 def test_training_reads_which_parameters_are_trained_and_decayed():
     """The norm's γ, β are trained only with training.learnable_ln; the embedding, the biases and γ, β never decay."""
     assert set(UNTRAINED) == {"gamma1", "beta1", "gamma2", "beta2", "gamma_f", "beta_f"}   # a pre-norm's final γ, β too
-    assert set(NO_DECAY) == {"E", "b_1", "b_2", "gamma1", "beta1", "gamma2", "beta2", "gamma_f", "beta_f"}
+    assert set(NO_DECAY) == {"E", "b_1", "b_2", "gamma1", "beta1", "gamma2", "beta2", "gamma_f", "beta_f",
+                             "b_Q", "b_K", "b_V", "b_O", "b_3"}   # every bias, as nanoGPT's groups
     d = symgpt.load("tiny-transformer")
     trained = {n.partition("[")[0] for n in learnable(d.spec)}
     assert trained == set(d.spec.params) - set(UNTRAINED)

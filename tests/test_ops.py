@@ -120,6 +120,16 @@ def case(kind: str, rng):
     raise KeyError(kind)
 
 
+def rope_case(rng):
+    """Attention with rotary positions: one head of d_k = 2 over three positions (the angles 0, 1, 2), with
+    W_O and every bias (a key bias, which RoPE does not leave shift-invariant)."""
+    ins = {"H": rationals(rng, (3, 2))} | {w: rationals(rng, (2, 2), -1, 1) for w in ("W_Q", "W_K", "W_V", "W_O")}
+    ins |= {b: rationals(rng, (2,), -1, 1) for b in ("b_Q", "b_K", "b_V", "b_O")}
+    params = tuple((w, w) for w in ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O"))
+    return Apply("attention", "Attn", ("H",), (3, 2), params, opts=(("heads", 1), ("rope", sympy.Integer(10000)))), \
+        ins, ["Attn"]
+
+
 VECTOR_CASES = {  # the bigram's forms of two ops: a vector in, a vector out
     "embedding": lambda rng: (Apply("embedding", "x", ("E",), (3,), opts=(("tokens", (1, 2)),)),
                               {"E": rationals(rng, (4, 3))}, ["x"]),
@@ -207,11 +217,21 @@ def _facets(kind, a, ins, seeds, rng):
     return g, leaves, at, bench, v
 
 
-@pytest.mark.parametrize("kind", list(OPS) + [f"{k} (vector)" for k in VECTOR_CASES])
+EXTRA = [f"{k} (vector)" for k in VECTOR_CASES] + ["attention (rope)"]
+
+
+def any_case(kind, rng):
+    base = kind.split(" ")[0]
+    if "(rope)" in kind:
+        return rope_case(rng)
+    return VECTOR_CASES[base](rng) if "(vector)" in kind else case(kind, rng)
+
+
+@pytest.mark.parametrize("kind", list(OPS) + EXTRA)
 def test_the_tensor_facet_is_the_per_scalar_facet_and_its_derivative(kind):
     rng = random.Random(sum(map(ord, kind)))   # the same inputs in every run
     base = kind.split(" ")[0]
-    a, ins, seeds = VECTOR_CASES[base](rng) if "(vector)" in kind else case(kind, rng)
+    a, ins, seeds = any_case(kind, rng)
     g, leaves, at, bench, v = _facets(base, a, ins, seeds, rng)
     memo = {}
     with mpmath.workdps(DPS):
@@ -284,14 +304,14 @@ def _float_bench(a):
     return pipe
 
 
-@pytest.mark.parametrize("kind", list(OPS) + [f"{k} (vector)" for k in VECTOR_CASES])
+@pytest.mark.parametrize("kind", list(OPS) + EXTRA)
 def test_the_float_facet_in_exact_arithmetic_is_the_per_scalar_facet_and_its_derivative(kind):
     """The op's IEEE model (written once over an arithmetic) run in the exact twin gives the per-scalar facet's
     values and SymPy's adjoints of Σ G∘out to 40 digits; run in float64 it is within float64's error of them."""
     from symgpt.floats.model import Exact, Floats, run
     rng = random.Random(sum(map(ord, kind)) + 1)
     base = kind.split(" ")[0]
-    a, ins, seeds = VECTOR_CASES[base](rng) if "(vector)" in kind else case(kind, rng)
+    a, ins, seeds = any_case(kind, rng)
     g, leaves, at, bench, _ = _facets(base, a, ins, seeds, rng)
     pipe = _float_bench(a)
     OPS[base].floats_forward(a, pipe)

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from symgpt import ops
 from symgpt.core.prove import RuleError
-from symgpt.ops import attention, layernorm, linear, relu, softmax_xent
+from symgpt.ops import attention, layernorm, linear, relu, rope, softmax_xent
 
-STATED = {k: v for m in ops.OPS.values() for k, v in getattr(m, "STATED", {}).items()}
+STATED = {k: v for m in (*ops.OPS.values(), rope) for k, v in getattr(m, "STATED", {}).items()}   # rope: attention's
 """Every op's stated rules, by ``rule.adjoint``."""
 
 
@@ -300,7 +300,8 @@ def test_every_closure_is_compiled_from_its_derived_expression():
     api = {"softmax_xent": {"grad_z"}, "softmax_den": {"grad_den_term", "grad_S"},
            "layernorm": {"grad_gamma_term", "grad_var_term", "grad_mu_term", "grad_x"}, "relu": {"grad_Z"},
            "matmul": set(), "scores": set(), "attend": set(), "gelu": {"grad_Z"}, "gelu_tanh": {"grad_Z"},
-           "silu": {"grad_Z"}}
+           "silu": {"grad_Z"}, "rmsnorm": {"grad_gamma_term", "grad_ms_term", "grad_x"},
+           "swiglu": {"grad_Z", "grad_U"}, "rope": {"grad_first", "grad_second"}}
     for r in ops.all_rules():
         assert r.name in api and r.forward and r.derived and r.checked and r.symbols
         assert api[r.name] <= set(r.closures)

@@ -115,7 +115,24 @@ ACTIVATIONS = {  # model.activation, as PyTorch computes it
 }
 
 
-def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind="layernorm"):
+def rotary(x, heads, base):
+    """Hugging Face Llama's rotary embedding in float64: per head, x·cos + rotate_half(x)·sin, with
+    inv_freq = 1/base^(2i/d_k) and the frequencies laid out twice (cat(freqs, freqs))."""
+    T, d = x.shape
+    hd = d // heads
+    inv = 1.0 / (float(base) ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))
+    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos(), emb.sin()
+    out = []
+    for h in range(heads):
+        xh = x[:, h * hd:(h + 1) * hd]
+        half = torch.cat((-xh[:, hd // 2:], xh[:, :hd // 2]), dim=-1)
+        out.append(xh * cos + half * sin)
+    return torch.cat(out, dim=1)
+
+
+def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind="layernorm", rope=None):
     """One block on H (T, d), post-LN (the seed's) or pre-LN (nanoGPT's: x + attn(ln_1(x)), then
     x + mlp(ln_2(x))); every intermediate goes through k(pre + name, tensor)."""
     d = H.shape[1]
@@ -132,6 +149,8 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind=
     X = k(pre + "LN1", norm_of(H, 1)) if norm == "pre" else H
     lin = lambda X, W, b: X @ P[pre + W] + (P[pre + b] if pre + b in P else 0)   # nn.Linear, its bias if any
     Q, K, V = (k(pre + m, lin(X, "W_" + m, "b_" + m)) for m in ("Q", "K", "V"))
+    if rope is not None:
+        Q, K = k(pre + "Q_rot", rotary(Q, heads, rope)), k(pre + "K_rot", rotary(K, heads, rope))
     cols = [slice(h * dk, (h + 1) * dk) for h in range(heads)]
     S = k(pre + "S", torch.stack([Q[:, c] @ K[:, c].T / math.sqrt(dk) for c in cols]) if heads > 1 else
           Q @ K.T / math.sqrt(dk))
@@ -195,11 +214,15 @@ def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
     k = _keeper(out, keep)
     if m.get("positions") == "learned":    # GPT-2's wpe: the table's first T rows
         PE = P["W_pe"][:T] if "W_pe" in P else _t(spec["weights"]["W_pe"], P["E"].dtype)[:T]
-    H = k("H0", P["E"][ids] + (PE if torch.is_tensor(PE) else _t(PE, P["E"].dtype)))
+    if m.get("positions") == "rope":      # nothing added: the attention turns Q and K
+        H = k("X", P["E"][ids])
+    else:
+        H = k("H0", P["E"][ids] + (PE if torch.is_tensor(PE) else _t(PE, P["E"].dtype)))
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
     for i, layer in enumerate(spec["layer"]):
         H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k, m.get("activation", "relu"),
-                   m.get("norm", "post"), m.get("norm_kind", "layernorm"))
+                   m.get("norm", "post"), m.get("norm_kind", "layernorm"),
+                   m.get("rope_theta", 10000) if m.get("positions") == "rope" else None)
     if m.get("norm") == "pre":   # the final norm, ln_f
         w = spec["weights"]
         g = P["gamma_f"] if "gamma_f" in P else _t(w.get("gamma_f", [1] * d), H.dtype)

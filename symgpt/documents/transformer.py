@@ -564,6 +564,14 @@ def show_attention(c, a, words, i, figs) -> list:
                                   f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
             steps.append(n.calc(*lines))
         steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M)}))
+    # rotary positions: Q and K turned by their positions before the scores read them
+    qn, kn = (pre + "Q_rot", pre + "K_rot") if a.opt("rope") else (pre + "Q", pre + "K")
+    if a.opt("rope"):
+        steps += [sub("rope.sub"), text("rope.intro", base=tex(n.tex_rational(a.opt("rope")))),
+                  display(r"\tilde{x}_{t,i} = x_{t,i} \cos(t\theta_i) - x_{t,i+d_k/2} \sin(t\theta_i),\quad "
+                          r"\tilde{x}_{t,i+d_k/2} = x_{t,i+d_k/2} \cos(t\theta_i) + x_{t,i} \sin(t\theta_i),\quad "
+                          r"\theta_i = b^{-2i/d_k}"),
+                  c.pos_table("rope.Q_cap", qn), c.pos_table("rope.K_cap", kn), note("rope.zero")]
     # scores
     rs = n.e(sympy.sqrt(c.dk), c.fine)
     root = n.const(c.dk)
@@ -577,7 +585,7 @@ def show_attention(c, a, words, i, figs) -> list:
         dots, scaled = [], []
         for t in c.rows:
             for s_ in range(c.T):
-                qs, ks = [f"{pre}Q[{t},{j}]" for j in cols], [f"{pre}K[{s_},{j}]" for j in cols]
+                qs, ks = [f"{qn}[{t},{j}]" for j in cols], [f"{kn}[{s_},{j}]" for j in cols]
                 dv = dot_sum(qs, ks)
                 dots.append(line(rf"q_{{{t}}} \cdot k_{{{s_}}}", Dot(map(fig, qs), map(fig, ks)), dv))
                 scaled.append(line(rf"S_{{{t},{s_}}}", Div(fig(dv), Sqrt(root)), f"{pre}S[{c.head_idx(h, t, s_)}]"))

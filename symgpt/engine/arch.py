@@ -35,7 +35,8 @@ ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu":
 GATED = ("swiglu",)
 """The activations of a gated MLP: a gate x·W_1 and an up projection x·W_3 meet in the op, then ·W_2."""
 """The FFN's activations, each the op that computes it."""
-POSITIONS = {"sinusoidal": "positions", "learned": "learned_positions"}
+POSITIONS = {"sinusoidal": "positions", "learned": "learned_positions", "rope": None}
+"""The position encodings, each the op that adds it to the embeddings (None: the attention turns Q and K, RoPE)."""
 """The position encodings, each the op that computes it."""
 
 
@@ -93,6 +94,7 @@ class Arch:
     activation: str = "relu"
     positions: str = "sinusoidal"
     n_ctx: int = 0               # the positions a learned table holds (the spec's T)
+    rope_theta: sympy.Rational = sympy.Integer(10000)   # RoPE's base θ
     bias: bool | None = None     # biases: None the seed's (the FFN's only), True every projection's, False none
 
     def __post_init__(self):
@@ -114,7 +116,8 @@ class Arch:
                    tied=spec.tied, W_O=any(k.endswith("W_O") for k in spec.params),
                    all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps,
                    activation=spec.activation, norm=spec.norm, positions=spec.positions,
-                   n_ctx=spec.n_ctx or spec.T, bias=spec.bias, norm_kind=spec.norm_kind)
+                   n_ctx=spec.n_ctx or spec.T, bias=spec.bias, norm_kind=spec.norm_kind,
+                   rope_theta=spec.rope_theta)
 
     def params(self) -> dict:
         """{parameter name: shape}, in the order a spec lists them.
@@ -161,14 +164,21 @@ class Arch:
     def _embed(self, T, tokens) -> list:
         td, tj = (T, self.d), ("t", "j")
         pos = POSITIONS[self.positions]
+        embed = stage("embed", Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
+                                     opts=(("tokens", tokens),)))
+        if pos is None:   # RoPE: nothing is added; the blocks read X and their attention turns Q and K
+            return embed
         if self.positions == "learned":
             key, PE = "learned_positional", OPS[pos].plan_apply(T, self.d)
         else:
             key, PE = "positional", Apply(pos, "PE", (), td, meaning=OPS[pos].MEANING, axes=tj,
                                           opts=(("base", self.pe_base),))
-        return stage("embed", Apply("embedding", "X", ("E",), td, meaning="token embeddings E[token]", axes=tj,
-                                    opts=(("tokens", tokens),))) \
-            + stage(key, PE, Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE", axes=tj))
+        return embed + stage(key, PE, Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE",
+                                            axes=tj))
+
+    def _input(self) -> str:
+        """The first block's input: H0 = X + PE, or X itself with rotary positions."""
+        return "X" if POSITIONS[self.positions] is None else "H0"
 
     def _out(self, l: int) -> str:
         """The output of block l (the block input of block l + 1): its norm after the sum (post), its sum (pre)."""
@@ -186,7 +196,7 @@ class Arch:
         """One block. Post-LN (the seed's): attention, a residual sum, a norm; the FFN, a residual sum, a norm.
         Pre-LN (GPT-2's): a norm, attention, a residual sum; a norm, the FFN, a residual sum."""
         p = prefix(self.layers, l)
-        H = "H0" if l == 0 else self._out(l - 1)
+        H = self._input() if l == 0 else self._out(l - 1)
         td, tf, tj, tk = (T, self.d), (T, self.d_ff), ("t", "j"), ("t", "k")
         attn = tuple((w, p + w) for w in ("W_Q", "W_K", "W_V") + (("W_O",) if self.W_O else ()))
         if self.bias:
@@ -196,7 +206,7 @@ class Arch:
         pre_ln = self.norm == "pre"
         into_attn, into_ffn = (p + "LN1", p + "LN2") if pre_ln else (H, p + "LN1")
         attention = Apply("attention", p + "Attn", (into_attn,), td, attn, p, "attention output", tj,
-                          (("heads", self.heads),))
+                          (("heads", self.heads),) + ((("rope", self.rope_theta),) if self.positions == "rope" else ()))
         plus = "" if self.bias is False else " + b"
         gate = Apply("linear", p + "Z", (into_ffn,), tf, (("W", p + "W_1"),) + ffn_b("b_1"), p,
                      f"FFN pre-activation {into_ffn[len(p):]}·W_1{plus and plus + '_1'}", tk)
@@ -229,7 +239,7 @@ class Arch:
                                        tj), norm(2, p + "H2"), block=l)
 
     def _head(self, T: int, tokens, target) -> list:
-        H = self._out(self.layers - 1) if self.layers else "H0"
+        H = self._out(self.layers - 1) if self.layers else self._input()
         final = []
         if self.norm == "pre" and self.layers:
             final, H = stage("final_norm", self._norm(T, "", "_f", H)), "LN_f"

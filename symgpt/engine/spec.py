@@ -40,7 +40,7 @@ from .names import RefError, split
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
-              "positions", "n_ctx", "bias", "norm_kind"),
+              "positions", "n_ctx", "bias", "norm_kind", "rope_theta"),
     "data": ("input", "target"),
     "weights": ("file", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
@@ -61,6 +61,7 @@ ONLY = {
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
     "model.activation": "transformer", "model.norm": "transformer", "model.positions": "transformer",
     "model.n_ctx": "transformer", "model.bias": "transformer", "model.norm_kind": "transformer",
+    "model.rope_theta": "transformer",
     "weights.W_pe": "transformer",
     "weights.gamma_f": "transformer", "weights.beta_f": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
@@ -349,6 +350,7 @@ class Spec:
     n_ctx: int = 0                 # the positions a model can see (a learned table's rows; default T)
     bias: bool | None = None       # model.bias: None the FFN's biases only, True every projection's, False none
     norm_kind: str = "layernorm"   # the norms' op (symgpt.engine.arch.NORMS)
+    rope_theta: sympy.Rational = sympy.Integer(10000)   # RoPE's base (model.positions = "rope")
 
     @property
     def V(self) -> int:
@@ -564,6 +566,11 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     norm = r.choice(m, "norm", "model", PLACEMENTS, "post") if is_tf else "post"
     positions = r.choice(m, "positions", "model", tuple(POSITIONS), "sinusoidal") if is_tf else "sinusoidal"
     bias = r.boolean(m, "bias", "model") if is_tf and "bias" in m else None
+    rope_theta = r.num(m, "rope_theta", "model", 10000, low=1, strict=True) if is_tf else sympy.Integer(10000)
+    if "rope_theta" in m and positions != "rope":
+        raise r.fail("model.rope_theta", 'a rotary base needs model.positions = "rope"')
+    if positions == "rope" and (d // heads) % 2:
+        raise r.fail("model.positions", f"rotary positions pair a head's columns: d/heads = {d // heads} must be even")
     norm_kind = r.choice(m, "norm_kind", "model", tuple(NORMS), "layernorm") if is_tf else "layernorm"
     _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
                      pe_base=pe_base, ln_eps=ln_eps, activation=activation, norm=norm, norm_kind=norm_kind))
@@ -610,7 +617,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
                 inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx,
-                bias, norm_kind)
+                bias, norm_kind, rope_theta)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:

@@ -9,9 +9,9 @@ built from its architecture (:mod:`symgpt.engine.arch`): every consumer iterates
 >>> sorted(OPS)  # doctest: +NORMALIZE_WHITESPACE
 ['attention', 'embedding', 'gelu', 'gelu_tanh', 'head', 'layernorm', 'learned_positions', 'linear', 'positions',
  'relu', 'residual', 'rmsnorm', 'silu', 'softmax_xent', 'swiglu']
->>> [r.name for r in all_rules()]
-['softmax_xent', 'softmax_den', 'scores', 'attend', 'layernorm', 'relu', 'matmul', 'gelu', 'gelu_tanh', 'rmsnorm',
- 'silu', 'swiglu']
+>>> [r.name for r in all_rules()]  # doctest: +NORMALIZE_WHITESPACE
+['softmax_xent', 'softmax_den', 'scores', 'attend', 'rope', 'layernorm', 'relu', 'matmul', 'rmsnorm', 'gelu',
+ 'gelu_tanh', 'silu', 'swiglu']
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from ..core import numeric
 from ..core.grid import node_sym, tensor
 from ..core.prove import Rule, bilinear, closures, generic, matrix, prove_equal, real, stated
 from ..core.tensor import ONE, ZERO, add, col_sums, mm, scale, total, transpose
-from . import linear
+from . import linear, rope
 from .base import Apply, Param, accumulate, plus
 from .naming import Name, param
 from .softmax_xent import softmax
@@ -70,6 +70,8 @@ class _Names:
         self.hs = (lambda h, t, s: (t, s)) if one else (lambda h, t, s: (h, t, s))
         self.hd = (lambda h, t: (t,)) if one else (lambda h, t: (h, t))
         self.hts = (lambda i: (0, *i)) if one else (lambda i: i)   # an index of S, A (A_den) as (h, t, s) ((h, t))
+        self.rope = a.opt("rope")                                   # the rotary base, or None
+        self.Qs, self.Ks = (pre + "Q_rot", pre + "K_rot") if self.rope else (self.Q, self.K)   # what S reads
         self.S_shape = (T, T) if one else (self.heads, T, T)
         self.S_axes = ("t", "s") if one else ("h", "t", "s")
 
@@ -83,7 +85,9 @@ class _Names:
 MEANINGS = {"S": "scaled scores Q_h K_hᵀ/√d_k, before the mask",
             "A_den": "softmax denominator Σ_{s≤t} exp(S[t,s])",
             "A": "attention weights (causal softmax of S)",
-            "O": "attention output: Σ_s A[t,s] V[s], heads concatenated"}
+            "O": "attention output: Σ_s A[t,s] V[s], heads concatenated",
+            "Q_rot": "queries turned by their positions (RoPE)",
+            "K_rot": "keys turned by their positions (RoPE)"}
 
 
 def define(g, a: Apply, T_: dict):
@@ -94,7 +98,10 @@ def define(g, a: Apply, T_: dict):
     for name, role, meaning in ((n.Q, "W_Q", "queries H·W_Q"), (n.K, "W_K", "keys H·W_K"),
                                 (n.V, "W_V", "values H·W_V")):
         syms[name] = linear.define(g, n.projection(a, name, role, meaning), syms)
-    Q, K, V = syms[n.Q], syms[n.K], syms[n.V]
+    if n.rope:   # the queries and keys turned by their positions (rope.py), before the scores
+        syms[n.Qs] = rope.define(g, n.Qs, syms[n.Q], T, dk, n.rope, MEANINGS["Q_rot"])
+        syms[n.Ks] = rope.define(g, n.Ks, syms[n.K], T, dk, n.rope, MEANINGS["K_rot"])
+    Q, K, V = syms[n.Qs], syms[n.Ks], syms[n.V]
     rsqrt = 1 / sympy.sqrt(dk)
 
     def score(i):      # S[h,t,s] = Σ_{c in head h} Q[t,c] K[s,c] / √d_k
@@ -156,6 +163,9 @@ def groups(a: Apply, net) -> None:
     net.group(n.Q, (T, d), "queries H·W_Q", ("t", "j"))
     net.group(n.K, (T, d), "keys H·W_K", ("t", "j"))
     net.group(n.V, (T, d), "values H·W_V", ("t", "j"))
+    if n.rope:
+        net.group(n.Qs, (T, d), MEANINGS["Q_rot"], ("t", "j"))
+        net.group(n.Ks, (T, d), MEANINGS["K_rot"], ("t", "j"))
     net.group(n.S, n.S_shape, MEANINGS["S"], n.S_axes)
     net.group(n.den, n.S_shape[:-1], MEANINGS["A_den"], n.S_axes[:-1])
     net.group(n.A, n.S_shape, MEANINGS["A"], n.S_axes)
@@ -175,6 +185,8 @@ def forward(a: Apply, net) -> None:
         X = v[Hn]
         Q, K, Vm = (biased(v, mm(X, v[W]), b) for W, b in ((WQ, bQ), (WK, bK), (WV, bV)))   # (T, d)
         v[n.Q], v[n.K], v[n.V] = Q, K, Vm
+        if n.rope:
+            Q, K = v[n.Qs], v[n.Ks] = rope.rotate(Q, dk, n.rope), rope.rotate(K, dk, n.rope)
         S, den, A, ES = [], [], [], []
         O_cols = [None] * d
         for h in range(heads):
@@ -196,7 +208,8 @@ def forward(a: Apply, net) -> None:
         v[n.O] = transpose(O_cols)
         if n.WO:
             v[n.out] = biased(v, mm(v[n.O], v[n.WO]), bO)
-    net.stage((n.Q, n.K, n.V, n.S, n.den, n.A, n.O) + ((n.out,) if n.WO else ()), run)
+    net.stage((n.Q, n.K, n.V) + ((n.Qs, n.Ks) if n.rope else ()) + (n.S, n.den, n.A, n.O)
+              + ((n.out,) if n.WO else ()), run)
 
 
 def backward(a: Apply, net) -> None:
@@ -213,6 +226,7 @@ def backward(a: Apply, net) -> None:
     # with one position A = 1 is constant: S, A_den, Q and K reach no loss, and the graph has no adjoint group
     # for them (their gradients here are exact zeros, kept for W_Q, W_K and H)
     gden, gS, gK, gQ = (net.grad_group(x) if T > 1 else "grad_" + x for x in (n.den, n.S, n.K, n.Q))
+    gKs, gQs = (net.grad_group(x) if T > 1 else "grad_" + x for x in (n.Ks, n.Qs)) if n.rope else (gK, gQ)
     gH = "grad_" + Hn
     gWQ, gWK, gWV = "grad_" + WQ, "grad_" + WK, "grad_" + WV
     gWO = "grad_" + n.WO if n.WO else None
@@ -229,7 +243,7 @@ def backward(a: Apply, net) -> None:
                 accumulate(v, gb["O"], col_sums(v[gOut]), add)
         GO = v["grad_" + n.O]                                                  # (T, d)
         S, den, A, ES = v[pre + "_heads"]
-        Q, K, Vm = v[n.Q], v[n.K], v[n.V]
+        Q, K, Vm = v[n.Qs], v[n.Ks], v[n.V]                                    # what the scores read
         gQc, gKc, gVc = [None] * d, [None] * d, [None] * d
         gAs, gdens, gSs = [], [], []
         for h in range(heads):
@@ -255,20 +269,22 @@ def backward(a: Apply, net) -> None:
             gAs.append(gAh), gdens.append(gdh), gSs.append(gSh)
         one = heads == 1
         v[gA], v[gden], v[gS] = (gAs[0], gdens[0], gSs[0]) if one else (gAs, gdens, gSs)
-        v[gQ], v[gK], v[gV] = transpose(gQc), transpose(gKc), transpose(gVc)
+        v[gQs], v[gKs], v[gV] = transpose(gQc), transpose(gKc), transpose(gVc)
+        if n.rope:   # through the rotation: its transpose (rope.rope_rule)
+            v[gQ], v[gK] = rope.unrotate(v[gQs], dk, n.rope), rope.unrotate(v[gKs], dk, n.rope)
         XT = transpose(v[Hn])
         accumulate(v, gWQ, mm(XT, v[gQ]), add)
         accumulate(v, gWK, mm(XT, v[gK]), add)
         accumulate(v, gWV, mm(XT, v[gV]), add)
-        for r, g in (("Q", gQ), ("V", gV)):
+        for r, g in (("Q", gQ), ("V", gV)) + ((("K", gK),) if n.rope else ()):
             if r in gb:
                 accumulate(v, gb[r], col_sums(v[g]), add)
-        if "K" in gb:   # Σ_t grad_K[t] = Σ_t Q[t]·(Σ_s grad_S[t,s])/√d_k = 0: each row sums to 0 (softmax_den_rule)
-            accumulate(v, gb["K"], [ZERO] * d, add)
+        if "K" in gb and not n.rope:   # Σ_t grad_K[t] = Σ_t Q[t]·(Σ_s grad_S[t,s])/√d_k = 0: each row sums to 0
+            accumulate(v, gb["K"], [ZERO] * d, add)   # (softmax_den_rule); turned keys break the shift, not so
         through = add(add(mm(v[gQ], transpose(v[WQ])), mm(v[gK], transpose(v[WK]))), mm(v[gV], transpose(v[WV])))
         accumulate(v, gH, through, add)                                         # the Q, K, V paths
     net.stage(tuple(outs) + (gWQ, gWK, gWV) + ((gWO,) if gWO else ()) + tuple(gb.values()) + (gA, gV, gH)
-              + ((gden, gS, gK, gQ) if T > 1 else ()), run)
+              + ((gden, gS, gK, gQ) if T > 1 else ()) + ((gKs, gQs) if n.rope and T > 1 else ()), run)
 
 
 def biased(v: dict, X, b):
@@ -277,7 +293,7 @@ def biased(v: dict, X, b):
 
 
 def rules() -> list:
-    return [softmax_den_rule(), scores_rule(), attend_rule()]
+    return [softmax_den_rule(), scores_rule(), attend_rule(), rope.rope_rule()]
 
 
 def cost(a: Apply, shapes: dict) -> tuple:
@@ -288,6 +304,8 @@ def cost(a: Apply, shapes: dict) -> tuple:
     parts = [(3 * T * d, 2 * d + bias), (h * T * T, 2 * dk + 1), (h * T, 2 * T + 2), (h * T * T, 3), (T * d, 2 * T)]
     if n.WO:
         parts.append((T * d, 2 * d + (a.param("b_O") is not None)))
+    if n.rope:
+        parts.append((2 * T * d, 4))
     return sum(k for k, _ in parts), sum(k * e for k, e in parts)
 
 
@@ -414,12 +432,15 @@ def floats_forward(a: Apply, pipe) -> None:
     H, heads, dk = a.ins[0], n.heads, n.dk
     for name, role in ((n.Q, "W_Q"), (n.K, "W_K"), (n.V, "W_V")):
         _affine(pipe, name, H, a.param(role), a.param("b_" + role[2:]))
+    if n.rope:
+        for rot, x in ((n.Qs, n.Q), (n.Ks, n.K)):
+            pipe.add(rot, [x], lambda ar, X: rope.float_rotate(ar, X, dk, n.rope))
 
     def scores(ar, Q, K):                        # Q_h K_hᵀ / √d_k
         root = ar.const(ar.host_sqrt(ar.host(dk)))
         S = [ar.div(ar.mm(Q[:, c], K[:, c].T), root) for c in cols]
         return S[0] if heads == 1 else np.stack(S)
-    pipe.add(n.S, [n.Q, n.K], scores)
+    pipe.add(n.S, [n.Qs, n.Ks], scores)
     pipe.add(n.A, [n.S], lambda ar, S: softmax(ar, S, np.broadcast_to(mask, S.shape)))
     pipe.decide(n.A, "causal")
 
@@ -477,8 +498,15 @@ def floats_backward(a: Apply, pipe) -> None:
                 out.append(ar.mm(G_, K[:, c]) if which == "Q" else ar.mm(G_.T, Q[:, c]))
             return np.concatenate(out, axis=1)
         return run
-    pipe.add(gQ, [gS, n.Q, n.K], qk("Q"))
-    pipe.add(gK, [gS, n.Q, n.K], qk("K"))
+    if n.rope:   # the scores' adjoints are the rotated Q's and K's; the rotation's transpose brings them back
+        gQs, gKs = "grad_" + n.Qs, "grad_" + n.Ks
+        pipe.add(gQs, [gS, n.Qs, n.Ks], qk("Q"))
+        pipe.add(gKs, [gS, n.Qs, n.Ks], qk("K"))
+        pipe.add(gQ, [gQs], lambda ar, G_: rope.float_rotate(ar, G_, dk, n.rope, -1))
+        pipe.add(gK, [gKs], lambda ar, G_: rope.float_rotate(ar, G_, dk, n.rope, -1))
+    else:
+        pipe.add(gQ, [gS, n.Q, n.K], qk("Q"))
+        pipe.add(gK, [gS, n.Q, n.K], qk("K"))
     W = [a.param(r) for r in ("W_Q", "W_K", "W_V")]
     for g, Wn, r in zip((gQ, gK, gV), W, "QKV"):
         pipe.share(Wn, [H, g], lambda ar, X, G_: ar.mm(X.T, G_))
@@ -515,6 +543,8 @@ NAMES = {
               aliases=("a", "权重", "attention weight")),
     "Attn_heads": Name(MEANINGS["O"], _O_ZH, ("t", "j"), r"\mathrm{Attn}_{\mathrm{heads}}"),
     "Attn": Name(MEANINGS["O"], _O_ZH, ("t", "j"), r"\mathrm{Attn}", ("attn", "注意力输出", "attention output")),
+    "Q_rot": Name(MEANINGS["Q_rot"], "按位置旋转后的查询（RoPE）", ("t", "j"), r"\tilde{Q}", ("q_rot", "rope")),
+    "K_rot": Name(MEANINGS["K_rot"], "按位置旋转后的键（RoPE）", ("t", "j"), r"\tilde{K}", ("k_rot", "rope")),
 }
 """How its parameters and groups are called (:mod:`symgpt.ops.naming`); S, A_den and A have one head's axes (several
 heads put ``h`` first).  A model without W_O has none; with it ``Attn`` is the output after W_O."""

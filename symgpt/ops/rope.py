@@ -1,0 +1,174 @@
+"""Rotary positions (RoPE), as Hugging Face's Llama applies them: each head's queries and keys rotated by angle.
+
+In ``rotate_half``'s convention a head of d_k columns pairs column i with column i + d_k/2 (i < d_k/2) and turns
+the pair by the angle t·θ_i at position t, θ_i = base^(−2i/d_k):
+
+    x'_i = x_i cos(tθ_i) − x_{i+d_k/2} sin(tθ_i),    x'_{i+d_k/2} = x_{i+d_k/2} cos(tθ_i) + x_i sin(tθ_i).
+
+A rotation's adjoint is its transpose (:func:`rope_rule`, proven by SymPy).  The attention op
+(:mod:`symgpt.ops.attention`) applies it to Q and K when its application has the option ``rope`` (the base);
+this module holds every facet of the rotation itself.  At position 0 every angle is 0 and the rotation is the
+identity, exactly.
+
+>>> angle(sympy.Integer(10000), 4, 1, 2)      # 2·10000^(−2/4)
+1/50
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import sympy
+
+from ..core import numeric
+from ..core.grid import tensor
+from ..core.prove import Rule, closures, prove_equal, real, stated
+
+STATED = {
+    # one pair (x_i, x_{i+d_k/2}) turned by the angle φ: its adjoint turns (g_i, g_{i+d_k/2}) back by −φ
+    "rope.grad_first": lambda g0, g1, c, s: g0 * c + g1 * s,
+    "rope.grad_second": lambda g0, g1, c, s: -g0 * s + g1 * c,
+}
+"""The rules as the documents state them (c = cos φ, s = sin φ), proven equal to SymPy's derivation."""
+
+
+def angle(base, dk: int, i: int, t: int):
+    """t·θ_i = t·base^(−2i/d_k), exact (SymPy).
+
+    >>> angle(sympy.Integer(10000), 2, 0, 3)
+    3
+    """
+    return sympy.Integer(t) * sympy.Pow(base, sympy.Rational(-2 * i, dk))
+
+
+def pair(c: int, dk: int) -> tuple:
+    """(column paired with c, index i of its frequency, +1 for the first half of the head or −1 for the second).
+
+    >>> pair(0, 4), pair(3, 4), pair(5, 4)
+    ((2, 0, 1), (1, 1, -1), (7, 1, 1))
+    """
+    h, j = divmod(c, dk)
+    half = dk // 2
+    return (h * dk + j + half, j, 1) if j < half else (h * dk + j - half, j - half, -1)
+
+
+def define(g, name: str, X, T: int, dk: int, base, meaning: str, axes=("t", "j")):
+    """``name[t,c]`` = X rotated: X[t,c]·cos − X[t,partner]·sin (first half) or + (second half)."""
+    d = len(X[0])
+
+    def entry(idx):
+        t, c = idx
+        p, i, side = pair(c, dk)
+        phi = angle(base, dk, i, t)
+        return X[t][c] * sympy.cos(phi) - side * X[t][p] * sympy.sin(phi)
+    return tensor(g, name, (T, d), meaning, axes, entry, [(X, lambda x: [x, (x[0], pair(x[1], dk)[0])])],
+                  lambda idx: 2)
+
+
+@functools.cache
+def trig(base, dk: int, T: int) -> tuple:
+    """(cos, sin) per position and frequency as SymPy expressions: [t][i]."""
+    return tuple(tuple(sympy.cos(angle(base, dk, i, t)) for i in range(dk // 2)) for t in range(T)), \
+        tuple(tuple(sympy.sin(angle(base, dk, i, t)) for i in range(dk // 2)) for t in range(T))
+
+
+def _balls(base, dk: int, T: int) -> tuple:
+    """cos and sin at the working precision (fmpq where exact: 1 and 0 at position 0)."""
+    cos, sin = trig(base, dk, T)
+    ev = lambda e: numeric.to_flint(e) if e.is_Rational else _arb(e)
+    return [[ev(c) for c in row] for row in cos], [[ev(s) for s in row] for row in sin]
+
+
+def _arb(e):
+    f = numeric.compile_expr(e, {}, None)
+    return f([])
+
+
+def rotate(X, dk: int, base) -> list:
+    """X (T, d) with every head's pairs turned by t·θ_i (fmpq/arb entries).
+
+    >>> rotate([[fmpq(1), fmpq(2)]], 2, sympy.Integer(10000))   # position 0: the identity
+    [[1, 2]]
+    """
+    T, d = len(X), len(X[0])
+    cos, sin = _balls(base, dk, T)
+    out = []
+    for t, row in enumerate(X):
+        new = []
+        for c in range(d):
+            p, i, side = pair(c, dk)
+            new.append(row[c] if t == 0 else row[c] * cos[t][i] - side * row[p] * sin[t][i])
+        out.append(new)
+    return out
+
+
+def unrotate(G, dk: int, base) -> list:
+    """The adjoint: each pair of G turned back by −t·θ_i (:func:`rope_rule`)."""
+    T, d = len(G), len(G[0])
+    cos, sin = _balls(base, dk, T)
+    R = rope_rule()
+    out = []
+    for t, row in enumerate(G):
+        new = []
+        for c in range(d):
+            p, i, side = pair(c, dk)
+            if t == 0:
+                new.append(row[c])
+            elif side > 0:
+                new.append(R.grad_first(row[c], row[p], cos[t][i], sin[t][i]))
+            else:
+                new.append(R.grad_second(row[p], row[c], cos[t][i], sin[t][i]))
+        out.append(new)
+    return out
+
+
+@functools.cache
+def rope_rule() -> Rule:
+    """y = (x0 c − x1 s, x1 c + x0 s): ∂(g·y)/∂x0 = g0 c + g1 s, ∂(g·y)/∂x1 = −g0 s + g1 c.
+
+    >>> rope_rule().grad_first(fmpq(1), fmpq(0), fmpq(1), fmpq(0))
+    1
+    """
+    x0, x1, g0, g1, c, s = real("x0 x1 g0 g1 c s")
+    y0, y1 = x0 * c - x1 * s, x1 * c + x0 * s
+    L = g0 * y0 + g1 * y1
+    syms = {"g0": g0, "g1": g1, "c": c, "s": s}
+    derived = {"grad_first": sympy.diff(L, x0), "grad_second": sympy.diff(L, x1)}
+    for name, e in derived.items():
+        prove_equal(f"rope.{name}", e, stated(STATED, "rope", name, syms))
+    return Rule(name="rope", forward={"y0": y0, "y1": y1},
+                symbols={"x0, x1": "a pair of one head", "c, s": "cos and sin of its angle", "g0, g1": "grad_y"},
+                derived=derived, checked="the adjoint of a pair's rotation is its transpose, by SymPy's diff",
+                closures=closures(STATED, "rope", derived, syms))
+
+
+# ---------------------------------------------------------------- floats
+
+def float_trig(ar, base, dk: int, T: int) -> tuple:
+    """cos and sin (T, d_k) as Llama's rotary embedding lays them out (the frequencies twice), each correctly
+    rounded to the working type from its exact value."""
+    cos, sin = trig(base, dk, T)
+    with_ctx = lambda e: ar.const(ar.ctx.mpf(str(sympy.N(e, ar.ctx.dps + 10))))
+    C = [[with_ctx(cos[t][j % (dk // 2)]) for j in range(dk)] for t in range(T)]
+    S = [[with_ctx(sin[t][j % (dk // 2)]) for j in range(dk)] for t in range(T)]
+    return np.array(C, dtype=object if ar.exact else None), np.array(S, dtype=object if ar.exact else None)
+
+
+def float_rotate(ar, X, dk: int, base, sign: int = 1):
+    """q·cos + rotate_half(q)·sin per head (sign −1: the adjoint, g·cos − rotate_half(g·sin)...)."""
+    X = ar.w(X)
+    T, d = X.shape
+    C, S = float_trig(ar, base, dk, T)
+    C, S = ar.w(C), ar.w(S)
+    half = dk // 2
+    out = []
+    for h in range(d // dk):
+        x = X[:, h * dk:(h + 1) * dk]
+        if sign > 0:
+            rot = np.concatenate([-x[:, half:], x[:, :half]], axis=1)            # rotate_half
+            out.append(ar.add(ar.mul(x, C), ar.mul(rot, S)))
+        else:   # the adjoint of x·C + rotate_half(x)·S: g·C + rotate_halfᵀ(g·S)
+            gs = ar.w(ar.mul(x, S))
+            back = np.concatenate([gs[:, half:], -gs[:, :half]], axis=1)
+            out.append(ar.add(ar.mul(x, C), back))
+    return np.concatenate(out, axis=1)
