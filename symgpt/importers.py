@@ -3,7 +3,8 @@
 * ``symgpt import nanogpt CKPT.pt --input IDS --target ID [--gelu erf|tanh] [--meta meta.pkl --text TEXT]
   --out SPEC.toml``: a nanoGPT checkpoint (``model_args`` and the ``model`` state_dict; torch.compile's
   ``_orig_mod.`` prefix is stripped; a head not equal to ``wte`` is kept as W_out, as minGPT's);
-* ``symgpt import hf DIR --input IDS --target ID --out SPEC.toml``: a Hugging Face ``GPT2LMHeadModel`` folder
+* ``symgpt import hf DIR --input IDS --target ID --out SPEC.toml``: a Hugging Face ``GPT2LMHeadModel`` or
+  ``LlamaForCausalLM`` folder
   (config.json with model.safetensors or pytorch_model.bin).
 
 ``IDS`` is a comma-separated list of token ids; with ``--meta`` (a nanoGPT ``meta.pkl``) ``--text`` gives the input
@@ -11,8 +12,8 @@ as characters and the vocabulary is the characters.  The spec names a weights fi
 (``weights.file = "SPEC.safetensors"``), never the numbers as decimals: each float loads as the exact binary
 rational it is.  Both files appear together or not at all, and only once the spec loads.
 
-In Python, :func:`nanogpt`, :func:`hf` and :func:`torch_module` (a ``GPT2LMHeadModel`` or a nanoGPT ``GPT`` in
-memory) give the loaded :class:`symgpt.Derivation`.
+In Python, :func:`nanogpt`, :func:`hf` and :func:`torch_module` (a transformers GPT-2 or Llama, or a nanoGPT
+``GPT`` in memory) give the loaded :class:`symgpt.Derivation`.
 
 >>> parser().parse_args(["hf", "gpt2-tiny", "--input", "1,2", "--target", "3", "--out", "g.toml"]).kind
 'hf'
@@ -43,7 +44,7 @@ def nanogpt(path, ids, target, *, gelu: str = "erf", meta=None, text: str | None
 
 
 def hf(folder, ids, target, *, out=None) -> Derivation:
-    """A Hugging Face GPT-2 folder as a derivation."""
+    """A Hugging Face GPT-2 or Llama folder as a derivation."""
     ck = checkpoints.hf_folder(folder)
     return _loaded(ck, _ids(ids, None, []), target, out, Path(folder).name)
 
@@ -55,6 +56,8 @@ def torch_module(model, ids, target, *, out=None, gelu: str = "erf") -> Derivati
     config = getattr(model, "config", None)
     if getattr(config, "model_type", None) == "gpt2":
         ck = checkpoints.from_gpt2(state, config.to_dict(), type(model).__name__)
+    elif getattr(config, "model_type", None) == "llama":
+        ck = checkpoints.from_llama(state, config.to_dict(), type(model).__name__)
     elif config is not None and all(hasattr(config, k) for k in checkpoints.NANOGPT_ARGS):
         args = {k: getattr(config, k) for k in checkpoints.NANOGPT_ARGS + ("bias",) if hasattr(config, k)}
         ck = checkpoints.from_nanogpt(state, args, gelu, type(model).__name__)
@@ -103,7 +106,7 @@ def _loaded(ck: Checkpoint, ids, target, out, name: str) -> Derivation:
 def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """``symgpt import nanogpt|hf``."""
     ap = ap or Parser(prog="symgpt import")
-    ap.description = ("Write a spec for a real checkpoint: a nanoGPT ckpt.pt, or a Hugging Face GPT-2 folder. "
+    ap.description = ("Write a spec for a real checkpoint: a nanoGPT ckpt.pt, or a Hugging Face GPT-2 or Llama folder. "
                       "The weights go to SPEC.safetensors beside the spec, read back as exact binary rationals.")
     ap.add_argument("kind", choices=("nanogpt", "hf"), help="nanogpt (a ckpt.pt) or hf (a model folder)")
     ap.add_argument("source", metavar="CKPT_OR_DIR", help="the checkpoint file (nanogpt) or the model folder (hf)")

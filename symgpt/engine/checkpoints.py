@@ -225,7 +225,7 @@ def from_nanogpt(sd: dict, args: dict, gelu: str = "erf", source: str = "nanoGPT
 
 def _model(m: dict) -> dict:
     """The [model] keys in the order a spec writes them (ln_eps as its decimal text)."""
-    return {k: (v if k != "ln_eps" else str(v)) for k, v in m.items()}
+    return {k: (v if k not in ("ln_eps", "rope_theta") else str(v)) for k, v in m.items()}
 
 
 class _Taker:
@@ -293,9 +293,8 @@ def hf_folder(folder) -> Checkpoint:
     if kind == "gpt2":
         return from_gpt2(sd, config, str(src))
     if kind == "llama":
-        raise CheckpointError(f"{folder / 'config.json'}: model_type 'llama' needs RMSNorm, rotary positions and a "
-                              f"gated SiLU MLP, which symgpt does not compute yet")
-    raise CheckpointError(f"{folder / 'config.json'}: model_type {kind!r} is not one symgpt reads (gpt2)")
+        return from_llama(sd, config, str(src))
+    raise CheckpointError(f"{folder / 'config.json'}: model_type {kind!r} is not one symgpt reads (gpt2, llama)")
 
 
 GPT2_UNSUPPORTED = {"scale_attn_by_inverse_layer_idx": True, "reorder_and_upcast_attn": True,
@@ -336,6 +335,52 @@ def from_gpt2(sd: dict, config: dict, source: str = "GPT-2") -> Checkpoint:
     take.done()
     model = {"vocab_size": V, "d": d, "heads": H, "d_ff": f, "layers": L, "tied": tied, "ln_eps": _decimal(eps),
              "norm": "pre", "activation": act, "positions": "learned", "n_ctx": n_ctx, "bias": True}
+    return Checkpoint(_model(model), out, source)
+
+
+def from_llama(sd: dict, config: dict, source: str = "Llama") -> Checkpoint:
+    """A ``LlamaForCausalLM``'s state_dict (``nn.Linear`` weights (out, in); Q and K already in the rotate_half
+    layout, as Hugging Face's conversion leaves them) and its config.json."""
+    try:
+        L, H, d, f, V = (int(config[k]) for k in ("num_hidden_layers", "num_attention_heads", "hidden_size",
+                                                   "intermediate_size", "vocab_size"))
+    except (KeyError, TypeError, ValueError) as e:
+        raise CheckpointError(f"{source}: config.json lacks an integer {e}") from None
+    kv = int(config.get("num_key_value_heads") or H)
+    unsupported = [(kv != H, f"num_key_value_heads = {kv} (grouped-query attention)"),
+                   (int(config.get("head_dim") or d // H) * H != d, f"head_dim = {config.get('head_dim')} with "
+                                                                    f"heads·head_dim ≠ hidden_size"),
+                   (config.get("hidden_act", "silu") != "silu", f"hidden_act = {config.get('hidden_act')!r}"),
+                   (bool(config.get("attention_bias")), "attention_bias = true"),
+                   (bool(config.get("mlp_bias")), "mlp_bias = true"),
+                   (int(config.get("pretraining_tp") or 1) != 1, "pretraining_tp ≠ 1")]
+    rope = config.get("rope_parameters") or {}
+    scaling = config.get("rope_scaling") or {}
+    kind = rope.get("rope_type", scaling.get("rope_type", scaling.get("type", "default")))
+    unsupported.append((kind != "default", f"rope_type = {kind!r} (only the default rotary embedding)"))
+    for bad, what in unsupported:
+        if bad:
+            raise CheckpointError(f"{source}: config {what} is an option symgpt does not compute")
+    theta = rope.get("rope_theta", config.get("rope_theta", 10000.0))
+    take = _Taker(sd, source, "model.")
+    out = {"E": take("embed_tokens.weight", (V, d))}
+    for l in range(L):
+        h, p = f"layers.{l}.", "" if L == 1 else f"l{l}."
+        out.update({p + "W_Q": take(h + "self_attn.q_proj.weight", (d, d)).T,
+                    p + "W_K": take(h + "self_attn.k_proj.weight", (d, d)).T,
+                    p + "W_V": take(h + "self_attn.v_proj.weight", (d, d)).T,
+                    p + "W_O": take(h + "self_attn.o_proj.weight", (d, d)).T,
+                    p + "W_1": take(h + "mlp.gate_proj.weight", (f, d)).T,
+                    p + "W_3": take(h + "mlp.up_proj.weight", (f, d)).T,
+                    p + "W_2": take(h + "mlp.down_proj.weight", (d, f)).T,
+                    p + "gamma1": take(h + "input_layernorm.weight", (d,)),
+                    p + "gamma2": take(h + "post_attention_layernorm.weight", (d,))})
+    out["gamma_f"] = take("norm.weight", (d,))
+    tied = _tied(take, out, "lm_head.weight", (V, d), transpose=True)
+    take.done()
+    model = {"vocab_size": V, "d": d, "heads": H, "d_ff": f, "layers": L, "tied": tied,
+             "ln_eps": _decimal(config.get("rms_norm_eps", 1e-6)), "norm": "pre", "norm_kind": "rmsnorm",
+             "activation": "swiglu", "positions": "rope", "rope_theta": _decimal(theta), "bias": False}
     return Checkpoint(_model(model), out, source)
 
 
