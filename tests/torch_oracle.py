@@ -214,7 +214,7 @@ def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
     k = _keeper(out, keep)
     if m.get("positions") == "learned":    # GPT-2's wpe: the table's first T rows
         PE = P["W_pe"][:T] if "W_pe" in P else _t(spec["weights"]["W_pe"], P["E"].dtype)[:T]
-    if m.get("positions") == "rope":      # nothing added: the attention turns Q and K
+    if m.get("positions") in ("rope", "none"):      # nothing added (rope: the attention turns Q and K)
         H = k("X", P["E"][ids])
     else:
         H = k("H0", P["E"][ids] + (PE if torch.is_tensor(PE) else _t(PE, P["E"].dtype)))

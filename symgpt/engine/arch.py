@@ -35,9 +35,20 @@ ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_tanh": "gelu_tanh", "silu":
 GATED = ("swiglu",)
 """The activations of a gated MLP: a gate x·W_1 and an up projection x·W_3 meet in the op, then ·W_2."""
 """The FFN's activations, each the op that computes it."""
-POSITIONS = {"sinusoidal": "positions", "learned": "learned_positions", "rope": None}
-"""The position encodings, each the op that adds it to the embeddings (None: the attention turns Q and K, RoPE)."""
+POSITIONS = {"sinusoidal": "positions", "learned": "learned_positions", "rope": None, "none": None}
+"""The position encodings, each the op that adds it to the embeddings (None: nothing is added; with "rope" the
+attention turns Q and K, with "none" the causal mask alone tells positions apart)."""
 """The position encodings, each the op that computes it."""
+
+
+PRESETS = {
+    "seed": {"norm": "post", "norm_kind": "layernorm", "activation": "relu", "positions": "sinusoidal", "bias": None},
+    "gpt2": {"norm": "pre", "norm_kind": "layernorm", "activation": "gelu_tanh", "positions": "learned", "bias": True},
+    "llama": {"norm": "pre", "norm_kind": "rmsnorm", "activation": "swiglu", "positions": "rope", "bias": False},
+}
+"""``model.arch``: the wiring keys a family fills (each may still be given, and then wins): the seed's post-norm
+block; GPT-2's pre-norm block with its tanh GELU, learned positions and biases (nanoGPT: ``activation = "gelu"``);
+Llama's RMSNorm, gated SiLU MLP and rotary positions without biases."""
 
 
 def prefix(layers: int, l: int) -> str:

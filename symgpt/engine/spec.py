@@ -32,7 +32,7 @@ from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
 from ..ops import NAMES, OPS, facet
 from ..ops.naming import shape as param_shape
-from .arch import ACTIVATIONS, GATED, NORMS, PLACEMENTS, POSITIONS, Arch
+from .arch import ACTIVATIONS, GATED, NORMS, PLACEMENTS, POSITIONS, PRESETS, Arch
 from .names import RefError, split
 
 # Every key a spec may have, table by table ("layer[]" is each [[layer]], "training.examples[]"
@@ -40,7 +40,7 @@ from .names import RefError, split
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
-              "positions", "n_ctx", "bias", "norm_kind", "rope_theta"),
+              "positions", "n_ctx", "bias", "norm_kind", "rope_theta", "arch"),
     "data": ("input", "target"),
     "weights": ("file", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
@@ -61,7 +61,7 @@ ONLY = {
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
     "model.activation": "transformer", "model.norm": "transformer", "model.positions": "transformer",
     "model.n_ctx": "transformer", "model.bias": "transformer", "model.norm_kind": "transformer",
-    "model.rope_theta": "transformer",
+    "model.rope_theta": "transformer", "model.arch": "transformer",
     "weights.W_pe": "transformer",
     "weights.gamma_f": "transformer", "weights.beta_f": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
@@ -562,16 +562,17 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     tied = r.boolean(m, "tied", "model", True) if is_tf else False
     pe_base = r.num(m, "pe_base", "model", 10000, low=0, strict=True) if is_tf else sympy.Integer(10000)
     ln_eps = r.num(m, "ln_eps", "model", low=0) if is_tf else sympy.Integer(0)
-    activation = r.choice(m, "activation", "model", tuple(ACTIVATIONS), "relu") if is_tf else "relu"
-    norm = r.choice(m, "norm", "model", PLACEMENTS, "post") if is_tf else "post"
-    positions = r.choice(m, "positions", "model", tuple(POSITIONS), "sinusoidal") if is_tf else "sinusoidal"
-    bias = r.boolean(m, "bias", "model") if is_tf and "bias" in m else None
+    preset = PRESETS[r.choice(m, "arch", "model", tuple(PRESETS), "seed") if is_tf else "seed"]
+    activation = r.choice(m, "activation", "model", tuple(ACTIVATIONS), preset["activation"]) if is_tf else "relu"
+    norm = r.choice(m, "norm", "model", PLACEMENTS, preset["norm"]) if is_tf else "post"
+    positions = r.choice(m, "positions", "model", tuple(POSITIONS), preset["positions"]) if is_tf else "sinusoidal"
+    bias = (r.boolean(m, "bias", "model") if "bias" in m else preset["bias"]) if is_tf else None
     rope_theta = r.num(m, "rope_theta", "model", 10000, low=1, strict=True) if is_tf else sympy.Integer(10000)
     if "rope_theta" in m and positions != "rope":
         raise r.fail("model.rope_theta", 'a rotary base needs model.positions = "rope"')
     if positions == "rope" and (d // heads) % 2:
         raise r.fail("model.positions", f"rotary positions pair a head's columns: d/heads = {d // heads} must be even")
-    norm_kind = r.choice(m, "norm_kind", "model", tuple(NORMS), "layernorm") if is_tf else "layernorm"
+    norm_kind = r.choice(m, "norm_kind", "model", tuple(NORMS), preset["norm_kind"]) if is_tf else "layernorm"
     _refused(r, Arch(kind=kind, V=V, d=d, heads=heads, d_ff=d_ff, layers=min(layers, 1), tied=tied,
                      pe_base=pe_base, ln_eps=ln_eps, activation=activation, norm=norm, norm_kind=norm_kind))
 
