@@ -532,7 +532,7 @@ def central_difference(f, params_dict, key_path, h, dps=60):
 
 def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
                      tied=True, W_O=False, ln_params=True, activation=None, norm=None, n_ctx=None,
-                     bias=None, norm_kind=None, rope=False):
+                     bias=None, norm_kind=None, rope=False, kv_heads=None):
     """A random transformer spec (decimals with 1-2 digits) as TOML text."""
     rng = random.Random(seed)
 
@@ -558,6 +558,7 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
              *([f"bias = {'true' if bias else 'false'}"] if bias is not None else []),
              *([f'norm_kind = "{norm_kind}"'] if norm_kind else []),
              *(['positions = "rope"', "rope_theta = 10000"] if rope else []),
+             *([f"kv_heads = {kv_heads}"] if kv_heads else []),
              "", "[data]", "input = [" + ", ".join(f'"{t}"' for t in inp) + "]",
              f'target = "{rng.choice(vocab)}"', "", "[weights]", f"E = {m(V, d)}"]
     if n_ctx:   # learned positions: a table of n_ctx ≥ T rows (drawn after the rest, so the rest is as before)
@@ -567,8 +568,9 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
     if not tied:
         lines.append(f"W_out = {m(d, V)}")
     for l in range(layers):
-        lines += ["", "[[layer]]", f"W_Q = {m(d, d)}", f"W_K = {m(d, d)}",
-                  f"W_V = {m(d, d)}", f"W_1 = {m(d, d_ff)}", f"b_1 = {v(d_ff)}",
+        dkv = d // heads * (kv_heads or heads)
+        lines += ["", "[[layer]]", f"W_Q = {m(d, d)}", f"W_K = {m(d, dkv)}",
+                  f"W_V = {m(d, dkv)}", f"W_1 = {m(d, d_ff)}", f"b_1 = {v(d_ff)}",
                   f"W_2 = {m(d_ff, d)}", f"b_2 = {v(d)}"]
         if bias is False:   # model.bias = false: no biases (b_1, b_2 drawn all the same, so the rest is as before)
             lines = [ln for ln in lines if not ln.startswith(("b_1 = ", "b_2 = "))]
@@ -580,7 +582,8 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
             rng = keep
         if bias:            # every projection's bias, from numbers of their own
             keep, rng = rng, random.Random(seed + 104729 + l)
-            lines += [f"{b} = {v(d)}" for b in ("b_Q", "b_K", "b_V") + (("b_O",) if W_O else ())]
+            lines += [f"{b} = {v(d if b in ('b_Q', 'b_O') else dkv)}"
+                      for b in ("b_Q", "b_K", "b_V") + (("b_O",) if W_O else ())]
             rng = keep
         if ln_params:
             lines += [f"gamma1 = {v(d)}", f"beta1 = {v(d)}",

@@ -104,10 +104,11 @@ def test_a_gpt2_folder_agrees_with_transformers_in_float64(tmp_path, layers, hea
 
 # ---------------------------------------------------------------- Hugging Face Llama
 
-def llama_tiny(layers=2, heads=2, d=8, f=12, V=11, seed=0, tied=False, theta=10000.0):
+def llama_tiny(layers=2, heads=2, d=8, f=12, V=11, seed=0, tied=False, theta=10000.0, kv=None):
     torch.manual_seed(seed)
     cfg = transformers.LlamaConfig(vocab_size=V, hidden_size=d, intermediate_size=f, num_hidden_layers=layers,
-                                   num_attention_heads=heads, num_key_value_heads=heads, max_position_embeddings=16,
+                                   num_attention_heads=heads, num_key_value_heads=kv or heads,
+                                   max_position_embeddings=16,
                                    tie_word_embeddings=tied,
                                    rope_parameters={"rope_theta": theta, "rope_type": "default"},
                                    bos_token_id=0, eos_token_id=0, pad_token_id=0)
@@ -160,13 +161,15 @@ def llama_mapping(layers):
     return mapping
 
 
-@pytest.mark.parametrize("layers,heads,tied,theta", [(2, 2, False, 10000.0), (1, 1, True, 500.0)])
-def test_a_llama_folder_agrees_with_transformers_in_float64(tmp_path, llama_in_float64, layers, heads, tied, theta):
-    m = llama_tiny(layers, heads, tied=tied, theta=theta)
+@pytest.mark.parametrize("layers,heads,kv,tied,theta", [(2, 2, 2, False, 10000.0), (1, 1, 1, True, 500.0),
+                                                        (2, 4, 2, False, 10000.0)])   # the last: grouped-query
+def test_a_llama_folder_agrees_with_transformers_in_float64(tmp_path, llama_in_float64, layers, heads, kv, tied, theta):
+    m = llama_tiny(layers, heads, tied=tied, theta=theta, kv=kv)
     m.save_pretrained(tmp_path / "llama-tiny")
     d = importers.hf(tmp_path / "llama-tiny", IDS, TARGET, out=tmp_path / "llama.toml")
     s = d.spec
     assert (s.norm_kind, s.activation, s.positions, s.bias, s.tied) == ("rmsnorm", "swiglu", "rope", False, tied)
+    assert s.kv_heads == kv
     logits = m(torch.tensor([IDS])).logits[0, -1]
     for v in (0, 7):
         assert abs(float(d.mpf(f"logits[{v}]", 30)) - logits[v].item()) <= 1e-12 * max(1, abs(logits[v].item()))
@@ -180,7 +183,7 @@ def test_unsupported_llama_options_are_named(tmp_path):
     m.save_pretrained(tmp_path / "base")
     cfg = (tmp_path / "base" / "config.json").read_text()
     out = tmp_path / "x.toml"
-    for key, value, said in (("num_key_value_heads", "1", "grouped-query attention"),
+    for key, value, said in (("num_key_value_heads", "3", "does not divide 2 heads"),
                              ("hidden_act", '"gelu"', "hidden_act"), ("attention_bias", "true", "attention_bias")):
         folder = tmp_path / key
         m.save_pretrained(folder)

@@ -217,13 +217,23 @@ def _facets(kind, a, ins, seeds, rng):
     return g, leaves, at, bench, v
 
 
-EXTRA = [f"{k} (vector)" for k in VECTOR_CASES] + ["attention (rope)"]
+EXTRA = [f"{k} (vector)" for k in VECTOR_CASES] + ["attention (rope)", "attention (gqa)"]
+
+
+def gqa_case(rng):
+    """Grouped-query attention: two query heads of d_k = 1 sharing one K, V head, over three positions."""
+    ins = {"H": rationals(rng, (3, 2)), "W_Q": rationals(rng, (2, 2), -1, 1), "W_K": rationals(rng, (2, 1), -1, 1),
+           "W_V": rationals(rng, (2, 1), -1, 1), "W_O": rationals(rng, (2, 2), -1, 1)}
+    params = tuple((w, w) for w in ("W_Q", "W_K", "W_V", "W_O"))
+    return Apply("attention", "Attn", ("H",), (3, 2), params, opts=(("heads", 2), ("kv_heads", 1))), ins, ["Attn"]
 
 
 def any_case(kind, rng):
     base = kind.split(" ")[0]
     if "(rope)" in kind:
         return rope_case(rng)
+    if "(gqa)" in kind:
+        return gqa_case(rng)
     return VECTOR_CASES[base](rng) if "(vector)" in kind else case(kind, rng)
 
 

@@ -132,7 +132,7 @@ def rotary(x, heads, base):
     return torch.cat(out, dim=1)
 
 
-def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind="layernorm", rope=None):
+def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind="layernorm", rope=None, kv=None):
     """One block on H (T, d), post-LN (the seed's) or pre-LN (nanoGPT's: x + attn(ln_1(x)), then
     x + mlp(ln_2(x))); every intermediate goes through k(pre + name, tensor)."""
     d = H.shape[1]
@@ -150,13 +150,15 @@ def _block(H, P, layer, pre, heads, eps, mask, k, act="relu", norm="post", kind=
     lin = lambda X, W, b: X @ P[pre + W] + (P[pre + b] if pre + b in P else 0)   # nn.Linear, its bias if any
     Q, K, V = (k(pre + m, lin(X, "W_" + m, "b_" + m)) for m in ("Q", "K", "V"))
     if rope is not None:
-        Q, K = k(pre + "Q_rot", rotary(Q, heads, rope)), k(pre + "K_rot", rotary(K, heads, rope))
+        Q, K = k(pre + "Q_rot", rotary(Q, heads, rope)), k(pre + "K_rot", rotary(K, kv or heads, rope))
     cols = [slice(h * dk, (h + 1) * dk) for h in range(heads)]
-    S = k(pre + "S", torch.stack([Q[:, c] @ K[:, c].T / math.sqrt(dk) for c in cols]) if heads > 1 else
-          Q @ K.T / math.sqrt(dk))
+    group = heads // (kv or heads)       # grouped-query attention: head h reads K, V head h // group (repeat_kv)
+    kvc = [slice((h // group) * dk, (h // group + 1) * dk) for h in range(heads)]
+    S = k(pre + "S", torch.stack([Q[:, c] @ K[:, kc].T / math.sqrt(dk) for c, kc in zip(cols, kvc)])
+          if heads > 1 else Q @ K.T / math.sqrt(dk))
     A = k(pre + "A", torch.softmax(S.masked_fill(mask, float("-inf")), dim=-1))
     Ah = A if heads > 1 else A[None]
-    O = torch.cat([Ah[h] @ V[:, c] for h, c in enumerate(cols)], dim=1)
+    O = torch.cat([Ah[h] @ V[:, kvc[h]] for h in range(heads)], dim=1)
     if pre + "W_O" in P:
         O = lin(k(pre + "Attn_heads", O), "W_O", "b_O")
     H1 = k(pre + "H1", H + k(pre + "Attn", O))
@@ -222,7 +224,8 @@ def transformer_forward(spec, P, tokens=None, PE=None, keep=False):
     for i, layer in enumerate(spec["layer"]):
         H = _block(H, P, layer, layer_prefix(spec, i), heads, eps, mask, k, m.get("activation", "relu"),
                    m.get("norm", "post"), m.get("norm_kind", "layernorm"),
-                   m.get("rope_theta", 10000) if m.get("positions") == "rope" else None)
+                   m.get("rope_theta", 10000) if m.get("positions") == "rope" else None,
+                   int(m["kv_heads"]) if "kv_heads" in m else None)
     if m.get("norm") == "pre":   # the final norm, ln_f
         w = spec["weights"]
         g = P["gamma_f"] if "gamma_f" in P else _t(w.get("gamma_f", [1] * d), H.dtype)

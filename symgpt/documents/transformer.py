@@ -556,7 +556,7 @@ def show_attention(c, a, words, i, figs) -> list:
         steps.append(minor("attention.elem", M=tex(M)))
         for t in c.rows:
             lines = []
-            for j in range(c.dm):
+            for j in range(c.d.graph.groups[f"{pre}{M}"].shape[-1]):     # K, V: d_kv columns
                 closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8, rationals=True)
                 lines.append(line(rf"{low}_{{{t},{j}}}",
                                   affine_dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)],
@@ -564,6 +564,8 @@ def show_attention(c, a, words, i, figs) -> list:
                                   f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
             steps.append(n.calc(*lines))
         steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M)}))
+    group = s.heads // (a.opt("kv_heads") or s.heads)        # grouped-query: head h reads K, V head h // group
+    kvc = lambda j: (j // c.dk // group) * c.dk + j % c.dk    # the column of K and V that query column j reads
     # rotary positions: Q and K turned by their positions before the scores read them
     qn, kn = (pre + "Q_rot", pre + "K_rot") if a.opt("rope") else (pre + "Q", pre + "K")
     if a.opt("rope"):
@@ -585,7 +587,7 @@ def show_attention(c, a, words, i, figs) -> list:
         dots, scaled = [], []
         for t in c.rows:
             for s_ in range(c.T):
-                qs, ks = [f"{qn}[{t},{j}]" for j in cols], [f"{kn}[{s_},{j}]" for j in cols]
+                qs, ks = [f"{qn}[{t},{j}]" for j in cols], [f"{kn}[{s_},{kvc(j)}]" for j in cols]
                 dv = dot_sum(qs, ks)
                 dots.append(line(rf"q_{{{t}}} \cdot k_{{{s_}}}", Dot(map(fig, qs), map(fig, ks)), dv))
                 scaled.append(line(rf"S_{{{t},{s_}}}", Div(fig(dv), Sqrt(root)), f"{pre}S[{c.head_idx(h, t, s_)}]"))
@@ -639,7 +641,7 @@ def show_attention(c, a, words, i, figs) -> list:
     steps += [sub("attention.sum"), display(r"\mathrm{Attn} = A V")]
     for t in c.rows:
         if s.heads == 1:
-            terms_ = [Mul(fig(f"{pre}A[{t},{s_}]"), Vec(*[fig(f"{pre}V[{s_},{j}]") for j in range(c.dm)]))
+            terms_ = [Mul(fig(f"{pre}A[{t},{s_}]"), Vec(*[fig(f"{pre}V[{s_},{kvc(j)}]") for j in range(c.dm)]))
                       for s_ in range(t + 1)]
             steps.append(n.calc(line(rf"\mathrm{{attn}}_{{{t}}}", Add(*terms_),
                                      Vec(*[result(f"{o}[{t},{j}]") for j in range(c.dm)]))))
@@ -649,7 +651,7 @@ def show_attention(c, a, words, i, figs) -> list:
                 h = j // c.dk
                 lines.append(line(rf"\mathrm{{attn}}_{{{t},{j}}}",
                                   Dot([fig(f"{pre}A[{h},{t},{s_}]") for s_ in range(t + 1)],
-                                      [fig(f"{pre}V[{s_},{j}]") for s_ in range(t + 1)]), f"{o}[{t},{j}]"))
+                                      [fig(f"{pre}V[{s_},{kvc(j)}]") for s_ in range(t + 1)]), f"{o}[{t},{j}]"))
             steps.append(n.calc(*lines))
     if has_wo:  # (T, d) · (d, d): the heads mixed by W_O
         steps.append(text("attention.wo"))

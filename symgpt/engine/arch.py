@@ -106,6 +106,7 @@ class Arch:
     positions: str = "sinusoidal"
     n_ctx: int = 0               # the positions a learned table holds (the spec's T)
     rope_theta: sympy.Rational = sympy.Integer(10000)   # RoPE's base θ
+    kv_heads: int = 0            # heads of K and V (0: one per query head; fewer: grouped-query attention)
     bias: bool | None = None     # biases: None the seed's (the FFN's only), True every projection's, False none
 
     def __post_init__(self):
@@ -128,7 +129,7 @@ class Arch:
                    all_positions=spec.training.all_positions, pe_base=spec.pe_base, ln_eps=spec.ln_eps,
                    activation=spec.activation, norm=spec.norm, positions=spec.positions,
                    n_ctx=spec.n_ctx or spec.T, bias=spec.bias, norm_kind=spec.norm_kind,
-                   rope_theta=spec.rope_theta)
+                   rope_theta=spec.rope_theta, kv_heads=spec.kv_heads if spec.kv_heads != spec.heads else 0)
 
     def params(self) -> dict:
         """{parameter name: shape}, in the order a spec lists them.
@@ -146,7 +147,8 @@ class Arch:
             out["W_out"] = (d, V)
         for l in range(self.layers):
             p = prefix(self.layers, l)
-            block = {"W_Q": (d, d), "W_K": (d, d), "W_V": (d, d)}
+            dkv = d // self.heads * (self.kv_heads or self.heads)
+            block = {"W_Q": (d, d), "W_K": (d, dkv), "W_V": (d, dkv)}
             if self.W_O:
                 block["W_O"] = (d, d)
             block.update({"W_1": (d, f), "b_1": (f,), "W_2": (f, d), "b_2": (d,)} if self.bias is not False else
@@ -155,7 +157,8 @@ class Arch:
                 block.update({"W_3": (d, f)} | ({"b_3": (f,)} if self.bias is not False else {}))
             block.update({f"{role}{n}": (d,) for n in (1, 2) for role in OPS[NORMS[self.norm_kind]].ROLES})
             if self.bias:
-                block.update({b: (d,) for b in ("b_Q", "b_K", "b_V") + (("b_O",) if self.W_O else ())})
+                block.update({b: (d,) for b in ("b_Q",) + (("b_O",) if self.W_O else ())})
+                block.update({"b_K": (dkv,), "b_V": (dkv,)})
             out.update({p + k: s for k, s in block.items()})
         if self.norm == "pre":
             out.update({f"{role}_f": (d,) for role in OPS[NORMS[self.norm_kind]].ROLES})
@@ -217,7 +220,8 @@ class Arch:
         pre_ln = self.norm == "pre"
         into_attn, into_ffn = (p + "LN1", p + "LN2") if pre_ln else (H, p + "LN1")
         attention = Apply("attention", p + "Attn", (into_attn,), td, attn, p, "attention output", tj,
-                          (("heads", self.heads),) + ((("rope", self.rope_theta),) if self.positions == "rope" else ()))
+                          (("heads", self.heads),) + ((("rope", self.rope_theta),) if self.positions == "rope" else ())
+                          + ((("kv_heads", self.kv_heads),) if self.kv_heads else ()))
         plus = "" if self.bias is False else " + b"
         gate = Apply("linear", p + "Z", (into_ffn,), tf, (("W", p + "W_1"),) + ffn_b("b_1"), p,
                      f"FFN pre-activation {into_ffn[len(p):]}·W_1{plus and plus + '_1'}", tk)

@@ -347,7 +347,7 @@ def from_llama(sd: dict, config: dict, source: str = "Llama") -> Checkpoint:
     except (KeyError, TypeError, ValueError) as e:
         raise CheckpointError(f"{source}: config.json lacks an integer {e}") from None
     kv = int(config.get("num_key_value_heads") or H)
-    unsupported = [(kv != H, f"num_key_value_heads = {kv} (grouped-query attention)"),
+    unsupported = [(H % kv != 0, f"num_key_value_heads = {kv}, which does not divide {H} heads"),
                    (int(config.get("head_dim") or d // H) * H != d, f"head_dim = {config.get('head_dim')} with "
                                                                     f"heads·head_dim ≠ hidden_size"),
                    (config.get("hidden_act", "silu") != "silu", f"hidden_act = {config.get('hidden_act')!r}"),
@@ -367,8 +367,8 @@ def from_llama(sd: dict, config: dict, source: str = "Llama") -> Checkpoint:
     for l in range(L):
         h, p = f"layers.{l}.", "" if L == 1 else f"l{l}."
         out.update({p + "W_Q": take(h + "self_attn.q_proj.weight", (d, d)).T,
-                    p + "W_K": take(h + "self_attn.k_proj.weight", (d, d)).T,
-                    p + "W_V": take(h + "self_attn.v_proj.weight", (d, d)).T,
+                    p + "W_K": take(h + "self_attn.k_proj.weight", (d // H * kv, d)).T,    # kv heads (GQA)
+                    p + "W_V": take(h + "self_attn.v_proj.weight", (d // H * kv, d)).T,
                     p + "W_O": take(h + "self_attn.o_proj.weight", (d, d)).T,
                     p + "W_1": take(h + "mlp.gate_proj.weight", (f, d)).T,
                     p + "W_3": take(h + "mlp.up_proj.weight", (f, d)).T,
@@ -381,6 +381,8 @@ def from_llama(sd: dict, config: dict, source: str = "Llama") -> Checkpoint:
     model = {"vocab_size": V, "d": d, "heads": H, "d_ff": f, "layers": L, "tied": tied,
              "ln_eps": _decimal(config.get("rms_norm_eps", 1e-6)), "norm": "pre", "norm_kind": "rmsnorm",
              "activation": "swiglu", "positions": "rope", "rope_theta": _decimal(theta), "bias": False}
+    if kv != H:
+        model["kv_heads"] = kv
     return Checkpoint(_model(model), out, source)
 
 

@@ -39,6 +39,7 @@ class Arch:
     final_ln: bool = False      # a learned norm after the last block
     gated: bool = False         # a gated MLP (Llama's): a third matrix W_3 (d × d_ff) and its bias
     norm_shift: bool = True     # a norm has a shift β besides its gain γ (LayerNorm; RMSNorm has none)
+    kv_heads: int = 0           # heads of K and V (0: as many as the query heads)
 
 
 def params(a: Arch) -> int:
@@ -54,7 +55,8 @@ def params(a: Arch) -> int:
     >>> params(Arch(V=6, d=2, layers=1, heads=1, d_ff=4, tied=False)) - 46
     12
     """
-    attn = 3 * a.d * a.d + (3 * a.d if a.attn_bias else 0)
+    dkv = a.d // a.heads * (a.kv_heads or a.heads)              # K and V's columns (grouped-query attention)
+    attn = a.d * a.d + 2 * a.d * dkv + ((a.d + 2 * dkv) if a.attn_bias else 0)
     if a.out_proj:
         attn += a.d * a.d + (a.d if a.attn_bias else 0)
     mats = 3 if a.gated else 2
@@ -78,7 +80,7 @@ def of_spec(spec) -> Arch:
                 n_ctx=spec.n_ctx or spec.T, tied=spec.tied, out_proj=has_wo, ln=ln,
                 learned_pos=spec.positions == "learned", final_ln=ln and spec.norm == "pre",
                 attn_bias=spec.bias is True, ffn_bias=spec.bias is not False, gated=spec.activation == "swiglu",
-                norm_shift=spec.norm_kind != "rmsnorm")
+                norm_shift=spec.norm_kind != "rmsnorm", kv_heads=spec.kv_heads)
 
 
 def published(path: Path = DATA) -> list:

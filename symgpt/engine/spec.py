@@ -40,7 +40,7 @@ from .names import RefError, split
 KEYS = {
     "": ("title", "title_en", "source", "model", "data", "weights", "layer", "sampling", "training", "extras"),
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
-              "positions", "n_ctx", "bias", "norm_kind", "rope_theta", "arch"),
+              "positions", "n_ctx", "bias", "norm_kind", "rope_theta", "arch", "kv_heads"),
     "data": ("input", "target"),
     "weights": ("file", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
@@ -61,7 +61,7 @@ ONLY = {
     "model.tied": "transformer", "model.pe_base": "transformer", "model.ln_eps": "transformer",
     "model.activation": "transformer", "model.norm": "transformer", "model.positions": "transformer",
     "model.n_ctx": "transformer", "model.bias": "transformer", "model.norm_kind": "transformer",
-    "model.rope_theta": "transformer", "model.arch": "transformer",
+    "model.rope_theta": "transformer", "model.arch": "transformer", "model.kv_heads": "transformer",
     "weights.W_pe": "transformer",
     "weights.gamma_f": "transformer", "weights.beta_f": "transformer",
     "weights.W_out": "transformer", "layer": "transformer",
@@ -351,6 +351,7 @@ class Spec:
     bias: bool | None = None       # model.bias: None the FFN's biases only, True every projection's, False none
     norm_kind: str = "layernorm"   # the norms' op (symgpt.engine.arch.NORMS)
     rope_theta: sympy.Rational = sympy.Integer(10000)   # RoPE's base (model.positions = "rope")
+    kv_heads: int = 0              # heads of K and V (grouped-query attention; 0: as many as the query heads)
 
     @property
     def V(self) -> int:
@@ -557,6 +558,10 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     heads = r.integer(m, "heads", "model") if is_tf else 1
     if d % heads:
         raise r.fail("model.heads", f"expected a divisor of d = {d}, got {heads}")
+    kv_heads = r.integer(m, "kv_heads", "model", heads) if is_tf else 1
+    if heads % kv_heads:
+        raise r.fail("model.kv_heads", f"expected a divisor of heads = {heads} (each K, V head serves as many query "
+                                       f"heads), got {kv_heads}")
     d_ff = r.integer(m, "d_ff", "model") if is_tf else 0
     layers = r.integer(m, "layers", "model") if is_tf else 0
     tied = r.boolean(m, "tied", "model", True) if is_tf else False
@@ -588,7 +593,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     n_ctx = r.integer(m, "n_ctx", "model", len(inp)) if is_tf else len(inp)
     if n_ctx < len(inp):
         raise r.fail("model.n_ctx", f"expected at least the input's {len(inp)} positions, got {n_ctx}")
-    sizes = {"V": V, "d": d, "d_ff": d_ff, "n_ctx": n_ctx}
+    sizes = {"V": V, "d": d, "d_ff": d_ff, "n_ctx": n_ctx, "d_kv": d // heads * kv_heads}
     params = {"E": r.tensor(w, "E", "weights", param_shape(NAMES["E"], sizes))}
     if is_tf:
         if not tied:
@@ -618,7 +623,7 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
                 inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx,
-                bias, norm_kind, rope_theta)
+                bias, norm_kind, rope_theta, kv_heads)
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:

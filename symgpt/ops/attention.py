@@ -71,9 +71,27 @@ class _Names:
         self.hd = (lambda h, t: (t,)) if one else (lambda h, t: (h, t))
         self.hts = (lambda i: (0, *i)) if one else (lambda i: i)   # an index of S, A (A_den) as (h, t, s) ((h, t))
         self.rope = a.opt("rope")                                   # the rotary base, or None
+        self.kv = a.opt("kv_heads") or self.heads                   # heads of K and V (grouped-query attention)
+        self.group = self.heads // self.kv                          # query heads sharing one K, V head
+        self.dkv = self.kv * self.dk                                # columns of K and V
         self.Qs, self.Ks = (pre + "Q_rot", pre + "K_rot") if self.rope else (self.Q, self.K)   # what S reads
         self.S_shape = (T, T) if one else (self.heads, T, T)
         self.S_axes = ("t", "s") if one else ("h", "t", "s")
+
+    def kvcol(self, c: int) -> int:
+        """The column of K and V that query column c reads: its head's share of its K, V head.
+
+        >>> n = _Names(Apply("attention", "Attn", ("H",), (1, 8), opts=(("heads", 4), ("kv_heads", 2))))
+        >>> [n.kvcol(c) for c in range(8)]
+        [0, 1, 0, 1, 2, 3, 2, 3]
+        """
+        h, j = divmod(c, self.dk)
+        return (h // self.group) * self.dk + j
+
+    def readers(self, c: int) -> list:
+        """The query columns that read column c of K and V."""
+        kh, j = divmod(c, self.dk)
+        return [h * self.dk + j for h in range(kh * self.group, (kh + 1) * self.group)]
 
     def projection(self, a: Apply, name: str, role: str, meaning: str) -> Apply:
         """The linear map ``name = H·W (+ b)`` of the weight playing ``role`` (W_Q …) and its bias (b_Q …)."""
@@ -106,7 +124,7 @@ def define(g, a: Apply, T_: dict):
 
     def score(i):      # S[h,t,s] = Σ_{c in head h} Q[t,c] K[s,c] / √d_k
         h, t, s = hts(i)
-        return sympy.Add(*[Mul(Q[t][c], K[s][c]) for c in range(h * dk, (h + 1) * dk)]) * rsqrt
+        return sympy.Add(*[Mul(Q[t][c], K[s][n.kvcol(c)]) for c in range(h * dk, (h + 1) * dk)]) * rsqrt
 
     def den(i):        # A_den[h,t] = Σ_{s≤t} exp(S[h,t,s])
         h, t = hts(i)
@@ -121,7 +139,7 @@ def define(g, a: Apply, T_: dict):
     # the consumers: Q[t,c] is read by S[h(c),t,s] for every s, K[s,c] by S[h(c),t,s] for every t;
     # S[h,t,s] by A_den[h,t] and A[h,t,s] when s ≤ t (A's row 0 is 1), A_den[h,t] by A[h,t,s≤t] (t > 0)
     score_uses = [(Q, lambda q: [hs(q[1] // dk, q[0], s) for s in range(T)]),
-                  (K, lambda k: [hs(k[1] // dk, t, k[0]) for t in range(T)])]
+                  (K, lambda k: [hs(c // dk, t, k[0]) for c in n.readers(k[1]) for t in range(T)])]
     den_uses = [(n.S, lambda i: [hd(*hts(i)[:2])] if hts(i)[2] <= hts(i)[1] else [])]
     weight_uses = [(n.S, lambda i: [i] if 0 < hts(i)[1] and hts(i)[2] <= hts(i)[1] else []),
                    (n.den, lambda i: [hs(*hts(i), s) for s in range(hts(i)[1] + 1)] if hts(i)[1] > 0 else [])]
@@ -143,9 +161,10 @@ def define(g, a: Apply, T_: dict):
                 for s in range(T):
                     g.define(_name(n.A, hs(h, t, s)), n.A, hs(h, t, s), weight(hs(h, t, s)))
     O = tensor(g, n.O, (T, n.d), MEANINGS["O"], ("t", "j"),
-               lambda i: sympy.Add(*[Mul(node_sym(n.A, hs(i[1] // dk, i[0], s)), V[s][i[1]]) for s in range(T)]),
+               lambda i: sympy.Add(*[Mul(node_sym(n.A, hs(i[1] // dk, i[0], s)), V[s][n.kvcol(i[1])])
+                                     for s in range(T)]),
                [(n.A, lambda x: [(hts(x)[1], j) for j in range(hts(x)[0] * dk, (hts(x)[0] + 1) * dk)]),  # head h's
-                (V, lambda x: [(t, x[1]) for t in range(T)])], lambda i: 2 * T)          # columns, every row
+                (V, lambda x: [(t, c) for c in n.readers(x[1]) for t in range(T)])], lambda i: 2 * T)  # columns
     if n.WO is not None:
         syms[n.O] = O
         O = linear.define(g, n.projection(Apply(KIND, n.out, (n.O,), a.shape, a.params, a.pre), n.out, "W_O",
@@ -161,11 +180,11 @@ def groups(a: Apply, net) -> None:
     n = _Names(a)
     T, d = n.T, n.d
     net.group(n.Q, (T, d), "queries H·W_Q", ("t", "j"))
-    net.group(n.K, (T, d), "keys H·W_K", ("t", "j"))
-    net.group(n.V, (T, d), "values H·W_V", ("t", "j"))
+    net.group(n.K, (T, n.dkv), "keys H·W_K", ("t", "j"))
+    net.group(n.V, (T, n.dkv), "values H·W_V", ("t", "j"))
     if n.rope:
         net.group(n.Qs, (T, d), MEANINGS["Q_rot"], ("t", "j"))
-        net.group(n.Ks, (T, d), MEANINGS["K_rot"], ("t", "j"))
+        net.group(n.Ks, (T, n.dkv), MEANINGS["K_rot"], ("t", "j"))
     net.group(n.S, n.S_shape, MEANINGS["S"], n.S_axes)
     net.group(n.den, n.S_shape[:-1], MEANINGS["A_den"], n.S_axes[:-1])
     net.group(n.A, n.S_shape, MEANINGS["A"], n.S_axes)
@@ -192,12 +211,12 @@ def forward(a: Apply, net) -> None:
         for h in range(heads):
             cols = range(h * dk, (h + 1) * dk)
             Qh = [[r[c] for c in cols] for r in Q]                          # (T, dk)
-            Kh = [[r[c] for c in cols] for r in K]
+            Kh = [[r[n.kvcol(c)] for c in cols] for r in K]                 # its K, V head's columns
             Sh = scale(mm(Qh, transpose(Kh)), rsqrt)                         # (T, T)
             Eh = [[numeric.exp(Sh[t][u]) for u in range(t + 1)] for t in range(T)]  # exp(S) for s ≤ t
             dh = [total(row) for row in Eh]                                   # (T,)
             Ah = [[(ONE if t == 0 else Eh[t][u] / dh[t]) if u <= t else ZERO for u in range(T)] for t in range(T)]
-            Vh = [[r[c] for c in cols] for r in Vm]
+            Vh = [[r[n.kvcol(c)] for c in cols] for r in Vm]
             Oh = mm(Ah, Vh)                                                  # (T, dk)
             for i, c in enumerate(cols):
                 O_cols[c] = [Oh[t][i] for t in range(T)]
@@ -244,12 +263,12 @@ def backward(a: Apply, net) -> None:
         GO = v["grad_" + n.O]                                                  # (T, d)
         S, den, A, ES = v[pre + "_heads"]
         Q, K, Vm = v[n.Qs], v[n.Ks], v[n.V]                                    # what the scores read
-        gQc, gKc, gVc = [None] * d, [None] * d, [None] * d
+        gQc, gKc, gVc = [None] * d, [None] * n.dkv, [None] * n.dkv       # K, V: summed over a group's heads
         gAs, gdens, gSs = [], [], []
         for h in range(heads):
             cols = range(h * dk, (h + 1) * dk)
             GOh = [[r[c] for c in cols] for r in GO]                            # (T, dk)
-            Vh = [[r[c] for c in cols] for r in Vm]
+            Vh = [[r[n.kvcol(c)] for c in cols] for r in Vm]
             gAh = mm(GOh, transpose(Vh))                                        # (T, T)
             gVh = mm(transpose(A[h]), GOh)                                      # (T, dk)
             gdh, gSh = [ZERO] * T, [[ZERO] * T for _ in range(T)]
@@ -259,13 +278,15 @@ def backward(a: Apply, net) -> None:
                 gdh[t] = gd
                 gSh[t][:t + 1] = [den_rule.grad_S(gAh[t][u], e[u], dn, gd) for u in range(t + 1)]
             Qh = [[r[c] for c in cols] for r in Q]
-            Kh = [[r[c] for c in cols] for r in K]
+            Kh = [[r[n.kvcol(c)] for c in cols] for r in K]
             gQh = scale(mm(gSh, Kh), rsqrt)                                     # ∂S/∂Q = K/√d_k
             gKh = scale(mm(transpose(gSh), Qh), rsqrt)
             for i, c in enumerate(cols):
                 gQc[c] = [r[i] for r in gQh]
-                gKc[c] = [r[i] for r in gKh]
-                gVc[c] = [r[i] for r in gVh]
+                kc = n.kvcol(c)
+                gk, gv = [r[i] for r in gKh], [r[i] for r in gVh]
+                gKc[kc] = gk if gKc[kc] is None else add(gKc[kc], gk)
+                gVc[kc] = gv if gVc[kc] is None else add(gVc[kc], gv)
             gAs.append(gAh), gdens.append(gdh), gSs.append(gSh)
         one = heads == 1
         v[gA], v[gden], v[gS] = (gAs[0], gdens[0], gSs[0]) if one else (gAs, gdens, gSs)
@@ -280,7 +301,7 @@ def backward(a: Apply, net) -> None:
             if r in gb:
                 accumulate(v, gb[r], col_sums(v[g]), add)
         if "K" in gb and not n.rope:   # Σ_t grad_K[t] = Σ_t Q[t]·(Σ_s grad_S[t,s])/√d_k = 0: each row sums to 0
-            accumulate(v, gb["K"], [ZERO] * d, add)   # (softmax_den_rule); turned keys break the shift, not so
+            accumulate(v, gb["K"], [ZERO] * n.dkv, add)   # (softmax_den_rule); turned keys break the shift, not so
         through = add(add(mm(v[gQ], transpose(v[WQ])), mm(v[gK], transpose(v[WK]))), mm(v[gV], transpose(v[WV])))
         accumulate(v, gH, through, add)                                         # the Q, K, V paths
     net.stage(tuple(outs) + (gWQ, gWK, gWV) + ((gWO,) if gWO else ()) + tuple(gb.values()) + (gA, gV, gH)
@@ -426,6 +447,22 @@ def _float_heads(a: Apply) -> tuple:
     return n, cols, np.triu(np.ones((n.T, n.T), dtype=bool), 1)
 
 
+def _kv(n, h: int) -> slice:
+    """The columns of K and V that query head h reads (its group's K, V head)."""
+    kh = h // n.group
+    return slice(kh * n.dk, (kh + 1) * n.dk)
+
+
+def _by_kv(ar, n, parts: list):
+    """Per query head (T, d_k) arrays put into K, V's columns, the heads of one group summed in head order (the
+    adjoint of repeat_kv)."""
+    out = [None] * n.kv
+    for h, p in enumerate(parts):
+        kh = h // n.group
+        out[kh] = p if out[kh] is None else ar.add(out[kh], p)
+    return np.concatenate(out, axis=1)
+
+
 def floats_forward(a: Apply, pipe) -> None:
     """Q, K, V; the scores S (heads, T, T) or (T, T); the weights A; the heads' outputs; ·W_O."""
     n, cols, mask = _float_heads(a)
@@ -438,7 +475,7 @@ def floats_forward(a: Apply, pipe) -> None:
 
     def scores(ar, Q, K):                        # Q_h K_hᵀ / √d_k
         root = ar.const(ar.host_sqrt(ar.host(dk)))
-        S = [ar.div(ar.mm(Q[:, c], K[:, c].T), root) for c in cols]
+        S = [ar.div(ar.mm(Q[:, c], K[:, _kv(n, h)].T), root) for h, c in enumerate(cols)]
         return S[0] if heads == 1 else np.stack(S)
     pipe.add(n.S, [n.Qs, n.Ks], scores)
     pipe.add(n.A, [n.S], lambda ar, S: softmax(ar, S, np.broadcast_to(mask, S.shape)))
@@ -446,7 +483,7 @@ def floats_forward(a: Apply, pipe) -> None:
 
     def attend(ar, A, V):                        # (T, d): Σ_s A[t,s] V[s], heads side by side
         A = A if heads > 1 else A[None]
-        return np.concatenate([ar.mm(A[h], V[:, c]) for h, c in enumerate(cols)], axis=1)
+        return np.concatenate([ar.mm(A[h], V[:, _kv(n, h)]) for h in range(heads)], axis=1)
     pipe.add(n.O, [n.A, n.V], attend)
     if n.WO:
         _affine(pipe, n.out, n.O, n.WO, a.param("b_O"))
@@ -483,9 +520,8 @@ def floats_backward(a: Apply, pipe) -> None:
             out = [f(ar, h, *v) for h in range(heads)]
             return out[0] if heads == 1 else np.stack(out)
         return run
-    pipe.add(gA, [GO, n.V], per_head(lambda ar, h, G_, V: ar.mm(G_[:, cols[h]], V[:, cols[h]].T)))
-    pipe.add(gV, [n.A, GO], lambda ar, A, G_: np.concatenate(
-        [ar.mm(hd(A, h).T, G_[:, c]) for h, c in enumerate(cols)], axis=1))
+    pipe.add(gA, [GO, n.V], per_head(lambda ar, h, G_, V: ar.mm(G_[:, cols[h]], V[:, _kv(n, h)].T)))
+    pipe.add(gV, [n.A, GO], lambda ar, A, G_: _by_kv(ar, n, [ar.mm(hd(A, h).T, G_[:, c]) for h, c in enumerate(cols)]))
     pipe.add(gS, [n.A, gA], per_head(lambda ar, h, A, G_: np.where(mask, ar.zeros(),
                                                                    softmax_grad(ar, hd(A, h), hd(G_, h)))))
 
@@ -495,8 +531,8 @@ def floats_backward(a: Apply, pipe) -> None:
             out = []
             for h, c in enumerate(cols):
                 G_ = ar.div(hd(GS, h), root)
-                out.append(ar.mm(G_, K[:, c]) if which == "Q" else ar.mm(G_.T, Q[:, c]))
-            return np.concatenate(out, axis=1)
+                out.append(ar.mm(G_, K[:, _kv(n, h)]) if which == "Q" else ar.mm(G_.T, Q[:, c]))
+            return np.concatenate(out, axis=1) if which == "Q" else _by_kv(ar, n, out)
         return run
     if n.rope:   # the scores' adjoints are the rotated Q's and K's; the rotation's transpose brings them back
         gQs, gKs = "grad_" + n.Qs, "grad_" + n.Ks
@@ -525,12 +561,12 @@ def floats_backward(a: Apply, pipe) -> None:
 _O_ZH = "注意力输出：Σ_s A[t,s] V[s]，各头拼接"
 NAMES = {
     "W_Q": param("d", "d", zh="查询投影矩阵（d × d）"),
-    "W_K": param("d", "d", zh="键投影矩阵（d × d）"),
-    "W_V": param("d", "d", zh="值投影矩阵（d × d）"),
+    "W_K": param("d", "d_kv", zh="键投影矩阵（d × d）"),     # d_kv = d but with grouped-query attention
+    "W_V": param("d", "d_kv", zh="值投影矩阵（d × d）"),
     "W_O": param("d", "d", optional=True),
     "b_Q": param("d", zh="查询偏置（d）", optional=True, decays=False),
-    "b_K": param("d", zh="键偏置（d）", optional=True, decays=False),
-    "b_V": param("d", zh="值偏置（d）", optional=True, decays=False),
+    "b_K": param("d_kv", zh="键偏置（d）", optional=True, decays=False),
+    "b_V": param("d_kv", zh="值偏置（d）", optional=True, decays=False),
     "b_O": param("d", zh="注意力输出偏置（d）", optional=True, decays=False),
     "Q": Name("queries H·W_Q", "查询 H·W_Q", ("t", "j"), aliases=("q", "query")),
     "K": Name("keys H·W_K", "键 H·W_K", ("t", "j"), aliases=("k", "key")),
