@@ -87,6 +87,7 @@ def _arb(e):
 def rotate(X, dk: int, base) -> list:
     """X (T, d) with every head's pairs turned by t·θ_i (fmpq/arb entries).
 
+    >>> from flint import fmpq
     >>> rotate([[fmpq(1), fmpq(2)]], 2, sympy.Integer(10000))   # position 0: the identity
     [[1, 2]]
     """
@@ -126,6 +127,7 @@ def unrotate(G, dk: int, base) -> list:
 def rope_rule() -> Rule:
     """y = (x0 c − x1 s, x1 c + x0 s): ∂(g·y)/∂x0 = g0 c + g1 s, ∂(g·y)/∂x1 = −g0 s + g1 c.
 
+    >>> from flint import fmpq
     >>> rope_rule().grad_first(fmpq(1), fmpq(0), fmpq(1), fmpq(0))
     1
     """
