@@ -89,7 +89,6 @@ def run(name: str, digits: int, timeout: float) -> dict:
     params = sum(a.size for a in ck.tensors.values())
     probe = ["E[3,5]", "l0.W_Q[1,2]" if args["n_layer"] > 1 else "W_Q[1,2]", "gamma_f[0]"]
     # torch float64 in this process, on the same spec
-    import torch
     import oracle
     import torch_oracle
     sd = oracle.loads_spec(spec.read_text(encoding="utf-8").replace('file = "', '# file = "'))
@@ -137,8 +136,8 @@ def main(argv=None) -> int:
             print(f"{name}: symgpt {r['symgpt']} ({r.get('wall', '')} s); torch float64 {r['torch_s']:.3f} s")
             continue
         total = r["load"] + r["loss_s"] + r["grad_s"]
-        print(f"{name}: {r['params']:,} parameters, T = {r['T']}: symgpt load {r['load']:.1f} s + loss {r['loss_s']:.1f} s "
-              f"+ gradient {r['grad_s']:.1f} s = {total:.1f} s at {a.digits} digits, {r['rss_gb']:.2f} GB "
+        print(f"{name}: {r['params']:,} parameters, T = {r['T']}: symgpt load {r['load']:.1f} s + loss "
+              f"{r['loss_s']:.1f} s + gradient {r['grad_s']:.1f} s = {total:.1f} s at {a.digits} digits, {r['rss_gb']:.2f} GB "
               f"(target < {secs} s{f', < {gb} GB' if gb else ''}); torch float64 {r['torch_s']:.3f} s; "
               f"ratio {r['ratio']:.0f}×; loss agrees to {r['loss_rel']:.1e}, gradient probes to {r['probe_rel']:.1e}")
     return 0

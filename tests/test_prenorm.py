@@ -30,20 +30,7 @@ def _pre(text: str, extra: str = "") -> str:
 
 
 def _gradients_match_torch(d, spec) -> int:
-    loss, params = torch_oracle.transformer_torch(spec, learnable_ln=True)
-    assert abs(float(d.mpf("loss", 30)) - loss.item()) <= 1e-12 * abs(loss.item())
-    loss.backward()
-    n = 0
-    for name, tensor in params.items():
-        g = tensor.grad.detach().tolist()
-        entries = [((i, j), x) for i, row in enumerate(g) for j, x in enumerate(row)] if isinstance(g[0], list) \
-            else [((i,), x) for i, x in enumerate(g)]
-        for idx, want in entries:
-            node = f"grad_{name}[{','.join(map(str, idx))}]"
-            got = float(d.mpf(node, 30))
-            assert abs(got - want) <= max(1e-9 * abs(want), 1e-14), f"{node}: symgpt {got!r}, torch {want!r}"
-            n += 1
-    return n
+    return torch_oracle.assert_gradients_match(d, spec)[1]
 
 
 @pytest.mark.parametrize("act,layers,heads", [("relu", 1, 1), ("gelu", 2, 2), ("silu", 3, 1)])

@@ -488,3 +488,21 @@ if __name__ == "__main__":
                       warmup=2, max_steps=8, min_lr=1e-3, decay_groups=True, learnable_ln=True)
     print("tiny-transformer AdamW+clip+schedule+groups: lrs", [round(r["lr"], 5) for r in rec[1:]],
           "loss", round(rec[1]["loss"], 6), "->", round(rec[-1]["loss"], 6))
+
+
+def assert_gradients_match(d, spec, rel=1e-9, floor=1e-14, loss_rel=1e-12):
+    """A derivation's loss and every parameter's gradient against this oracle in float64 (the norms' γ, β
+    learnable): |symgpt − torch| ≤ max(rel·|torch|, floor) entry by entry.  Returns the parameters (their
+    ``.grad`` filled) and the number of entries compared."""
+    loss, params = transformer_torch(spec, learnable_ln=True)
+    assert abs(float(d.mpf("loss", 30)) - loss.item()) <= loss_rel * abs(loss.item())
+    loss.backward()
+    n = 0
+    for name, t in params.items():
+        g = t.grad.detach().numpy()
+        for idx in np.ndindex(g.shape):
+            node = f"grad_{name}[{','.join(map(str, idx))}]"
+            got, want = float(d.mpf(node, 30)), float(g[idx])
+            assert abs(got - want) <= max(rel * abs(want), floor), f"{node}: symgpt {got!r}, torch {want!r}"
+            n += 1
+    return params, n

@@ -12,7 +12,6 @@ from fractions import Fraction
 import sympy
 
 from . import pointwise
-from .base import Apply
 
 KIND = "gelu"
 PARAMS: dict = {}
@@ -86,12 +85,7 @@ def gelu_grad(ar, z, g):
     return ar.out(dy * (cdf + x * pdf))
 
 
-def floats_forward(a: Apply, pipe) -> None:
-    pipe.add(a.out, [a.ins[0]], gelu)
-
-
-def floats_backward(a: Apply, pipe) -> None:
-    pipe.share(a.ins[0], [a.ins[0], pipe.grad(a.out)], gelu_grad)
+floats_forward, floats_backward = pointwise.float_facets(gelu, gelu_grad)
 
 
 # ---------------------------------------------------------------- names and the document

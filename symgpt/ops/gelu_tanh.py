@@ -14,7 +14,6 @@ from fractions import Fraction
 import sympy
 
 from . import pointwise
-from .base import Apply
 
 KIND = "gelu_tanh"
 PARAMS: dict = {}
@@ -98,12 +97,7 @@ def gelu_tanh_grad(ar, z, g):
     return ar.out(dy * (left + right))
 
 
-def floats_forward(a: Apply, pipe) -> None:
-    pipe.add(a.out, [a.ins[0]], gelu_tanh)
-
-
-def floats_backward(a: Apply, pipe) -> None:
-    pipe.share(a.ins[0], [a.ins[0], pipe.grad(a.out)], gelu_tanh_grad)
+floats_forward, floats_backward = pointwise.float_facets(gelu_tanh, gelu_tanh_grad)
 
 
 # ---------------------------------------------------------------- names and the document

@@ -122,3 +122,14 @@ def facets(f, the_rule):
             lambda a, net: forward(a, net, f),
             lambda a, net: backward(a, net, the_rule()),
             cost)
+
+
+def float_facets(value, grad):
+    """The float model's facets of an activation from its IEEE functions ``value(ar, z)`` and ``grad(ar, z, g)``
+    (the adjoint g·f'(z)): ``(floats_forward, floats_backward)``."""
+    def floats_forward(a: Apply, pipe) -> None:
+        pipe.add(a.out, [a.ins[0]], value)
+
+    def floats_backward(a: Apply, pipe) -> None:
+        pipe.share(a.ins[0], [a.ins[0], pipe.grad(a.out)], grad)
+    return floats_forward, floats_backward

@@ -11,7 +11,6 @@ import functools
 import sympy
 
 from . import pointwise
-from .base import Apply
 
 KIND = "silu"
 PARAMS: dict = {}
@@ -74,12 +73,7 @@ def silu_grad(ar, z, g):
     return ar.out(dy * sigma * (one + x * (one - sigma)))
 
 
-def floats_forward(a: Apply, pipe) -> None:
-    pipe.add(a.out, [a.ins[0]], silu)
-
-
-def floats_backward(a: Apply, pipe) -> None:
-    pipe.share(a.ins[0], [a.ins[0], pipe.grad(a.out)], silu_grad)
+floats_forward, floats_backward = pointwise.float_facets(silu, silu_grad)
 
 
 # ---------------------------------------------------------------- names and the document
