@@ -137,7 +137,8 @@ def main(argv=None) -> int:
             continue
         total = r["load"] + r["loss_s"] + r["grad_s"]
         print(f"{name}: {r['params']:,} parameters, T = {r['T']}: symgpt load {r['load']:.1f} s + loss "
-              f"{r['loss_s']:.1f} s + gradient {r['grad_s']:.1f} s = {total:.1f} s at {a.digits} digits, {r['rss_gb']:.2f} GB "
+              f"{r['loss_s']:.1f} s + gradient {r['grad_s']:.1f} s = {total:.1f} s at {a.digits} digits, "
+              f"{r['rss_gb']:.2f} GB "
               f"(target < {secs} s{f', < {gb} GB' if gb else ''}); torch float64 {r['torch_s']:.3f} s; "
               f"ratio {r['ratio']:.0f}×; loss agrees to {r['loss_rel']:.1e}, gradient probes to {r['probe_rel']:.1e}")
     return 0
