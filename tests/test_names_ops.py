@@ -96,9 +96,10 @@ def test_the_ops_hyper_parameters_are_sizes_of_the_registry():
 
 
 def test_the_spec_reads_each_parameters_shape_and_default_from_its_op(tmp_path):
-    """Shapes are the ops' dims over (V, d, d_ff); a block may leave out γ (1), β (0) and W_O (none)."""
+    """Shapes are the ops' dims over (V, d, d_ff, d_kv: K and V's columns, d without grouped-query attention); a
+    block may leave out γ (1), β (0) and W_O (none)."""
     s = load_spec(_layers_spec(tmp_path, V=6, d=4, heads=2, d_ff=3, layers=2, T=3))
-    sizes = {"V": 6, "d": 4, "d_ff": 3}
+    sizes = {"V": 6, "d": 4, "d_ff": 3, "d_kv": 4}
     for group, values in s.params.items():
         shape = (len(values), len(values[0])) if isinstance(values[0], list) else (len(values),)
         assert shape == tuple(sizes[x] for x in NAMES[base(group)].dims), group
