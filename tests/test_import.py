@@ -407,3 +407,22 @@ def test_an_imported_gpt2_renders_every_format_and_verifies(tmp_path):
         assert (tmp_path / "out" / f"mini.{lang}.html").is_file()
         v = hostile.verify(str(tmp_path / "out" / f"mini.{lang}.claims.toml"))
         assert v.code == 0, v.out[-2000:] + v.err
+
+
+@pytest.mark.slow
+def test_imported_llama_and_nanogpt_render_every_format_and_verify(tmp_path, llama_in_float64):
+    """A Llama folder and a nanoGPT checkpoint, as a user imports them, render md, claims, html and pdf in both
+    languages, and every figure of the claims verifies."""
+    llama_tiny(1, 2, d=4, f=6, V=6).save_pretrained(tmp_path / "llama")
+    save_nanogpt(nano(True, True, layers=1, heads=1, d=4, V=6, block=4), tmp_path / "ckpt.pt")
+    for argv, name in ((["hf", str(tmp_path / "llama")], "llama"), (["nanogpt", str(tmp_path / "ckpt.pt")], "nano")):
+        o = hostile.run_symgpt("import", *argv, "--input", "1,2,3", "--target", "4",
+                               "--out", str(tmp_path / f"{name}.toml"))
+        assert o.code == 0, o.err
+        r = hostile.render(str(tmp_path / f"{name}.toml"), "--format", "md,claims,html,pdf", "--lang", "all",
+                           "--out", str(tmp_path / "out"))
+        assert r.code == 0, r.err
+        for lang in ("en", "zh"):
+            assert (tmp_path / "out" / f"{name}.{lang}.pdf").stat().st_size > 10_000
+            v = hostile.verify(str(tmp_path / "out" / f"{name}.{lang}.claims.toml"))
+            assert v.code == 0, v.out[-2000:] + v.err
