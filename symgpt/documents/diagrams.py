@@ -57,6 +57,9 @@ def _arrow(a: dict, b: dict) -> dict:
 
 def _attention(run) -> tuple:
     heads = run[0].opt("heads")
+    if run[0].opt("rope"):   # the scores read the queries and keys turned by their positions
+        return ("Attn = softmax(Q̃K̃ᵀ/√dₖ) V, RoPE",
+                r"\mathrm{Attn} = \mathrm{softmax}(\tilde{Q} \tilde{K}^{\top} / \sqrt{d_k})\, V")
     if heads == 1:
         return "Attn = softmax(QKᵀ/√dₖ) V", r"\mathrm{Attn} = \mathrm{softmax}(Q K^{\top} / \sqrt{d_k})\, V"
     return (f"Attn = [head₁, …, head{_sub(heads)}] W_O",
