@@ -382,6 +382,7 @@ def test_bad_checkpoints_are_one_clear_error_and_write_nothing(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".symgpt-import-")]
     save_nanogpt(m, tmp_path / "ok.pt")
     for argv, said in ((["--input", "1,99"], "outside the vocabulary"), (["--input", "x"], "--input"),
+                       (["--input", "1,2,3,4,5,6,7,8"], "8 tokens, but the model's position table has 7 rows"),
                        (["--text", "ab"], "--text: needs --meta")):
         o = hostile.run_symgpt("import", "nanogpt", str(tmp_path / "ok.pt"), *argv, "--target", "0", "--out", str(out))
         assert o.code == 2 and said in o.err and not out.exists(), o.err

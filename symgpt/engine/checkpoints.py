@@ -63,6 +63,10 @@ class Checkpoint:
         for key, i in [("--input", i) for i in ids] + [("--target", int(target))]:
             if not 0 <= i < V:
                 raise CheckpointError(f"{key}: token id {i} is outside the vocabulary 0..{V - 1}")
+        n_ctx = self.model.get("n_ctx")
+        if n_ctx is not None and len(ids) > n_ctx:
+            raise CheckpointError(f"--input: {len(ids)} tokens, but the model's position table has {n_ctx} rows "
+                                  f"(its block size)")
         vocab = self.vocab or [f"t{i}" for i in range(V)]
         m = {k: v for k, v in self.model.items() if k != "vocab_size"}
         lines = [f"title = {_toml(title or 'Imported from ' + self.source)}",
@@ -91,7 +95,10 @@ class Checkpoint:
                 tensorfile.write(t_weights, self.tensors, {"source": self.source})
                 t_spec.write_text(text, encoding="utf-8")
                 if check is not None:
-                    check(t_spec)
+                    try:
+                        check(t_spec)
+                    except InputError as e:   # name the file the user asked for, not the temporary one
+                        raise type(e)(str(e).replace(str(t_spec), str(spec_path))) from None
                 os.replace(t_weights, weights)
                 os.replace(t_spec, spec_path)
         except OSError as e:
