@@ -52,7 +52,10 @@ def hf(folder, ids, target, *, out=None) -> Derivation:
 def torch_module(model, ids, target, *, out=None, gelu: str = "erf") -> Derivation:
     """A model in memory as a derivation: a ``transformers`` GPT-2 (``config.model_type == "gpt2"``), or a nanoGPT
     ``GPT`` (a ``config`` with n_layer, n_head, n_embd, block_size, vocab_size and bias)."""
-    state = checkpoints.arrays(dict(model.state_dict()), type(model).__name__)
+    try:
+        state = checkpoints.arrays(dict(model.state_dict()), type(model).__name__)
+    except AttributeError:
+        raise CheckpointError(f"{type(model).__name__}: expected a torch module with a state_dict") from None
     config = getattr(model, "config", None)
     if getattr(config, "model_type", None) == "gpt2":
         ck = checkpoints.from_gpt2(state, config.to_dict(), type(model).__name__)
@@ -60,7 +63,9 @@ def torch_module(model, ids, target, *, out=None, gelu: str = "erf") -> Derivati
         ck = checkpoints.from_llama(state, config.to_dict(), type(model).__name__)
     elif config is not None and all(hasattr(config, k) for k in checkpoints.NANOGPT_ARGS):
         args = {k: getattr(config, k) for k in checkpoints.NANOGPT_ARGS + ("bias",) if hasattr(config, k)}
-        ck = checkpoints.from_nanogpt(state, args, gelu, type(model).__name__)
+        head, wte = getattr(model, "lm_head", None), getattr(getattr(model, "transformer", None), "wte", None)
+        tied = head is not None and wte is not None and head.weight is wte.weight   # one tensor, or two
+        ck = checkpoints.from_nanogpt(state, args, gelu, type(model).__name__, tied=tied)
     else:
         raise CheckpointError(f"{type(model).__name__}: expected a transformers GPT-2 or a nanoGPT GPT (a config "
                               f"with {', '.join(checkpoints.NANOGPT_ARGS)})")

@@ -588,7 +588,7 @@ def random_spec_toml(seed=0, V=8, d=4, heads=2, d_ff=8, layers=2, T=4,
         if ln_params:
             lines += [f"gamma1 = {v(d)}", f"beta1 = {v(d)}",
                       f"gamma2 = {v(d)}", f"beta2 = {v(d)}"]
-            if norm_kind == "rmsnorm":   # no shift: the β drawn all the same (the rest as before), then left out
+            if norm_kind == "rmsnorm" or bias is False:   # no shift: the β drawn all the same, then left out
                 lines = [ln for ln in lines if not ln.startswith(("beta1 = ", "beta2 = "))]
     return "\n".join(lines) + "\n"
 

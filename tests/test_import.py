@@ -427,3 +427,72 @@ def test_imported_llama_and_nanogpt_render_every_format_and_verify(tmp_path, lla
             assert (tmp_path / "out" / f"{name}.{lang}.pdf").stat().st_size > 10_000
             v = hostile.verify(str(tmp_path / "out" / f"{name}.{lang}.claims.toml"))
             assert v.code == 0, v.out[-2000:] + v.err
+
+
+def test_a_nanogpt_without_biases_trains_as_torch_does(tmp_path):
+    """bias=False takes LayerNorm's β away too: no β is created or trained, so one SGD step of the spec is one
+    step of the module (torch, float64, the spec's own rate)."""
+    m = nano(False, True, layers=1, heads=1, d=4, V=6, block=4)
+    save_nanogpt(m, tmp_path / "ckpt.pt")
+    d = importers.nanogpt(tmp_path / "ckpt.pt", [1, 2, 3], 4, out=tmp_path / "nb.toml")
+    assert not [k for k in d.spec.params if "beta" in k]
+    loss = -torch.log_softmax(m(torch.tensor([1, 2, 3]))[-1], -1)[4]
+    loss.backward()
+    with torch.no_grad():
+        for p in m.parameters():
+            p -= float(d.spec.training.lr) * p.grad
+    after = -torch.log_softmax(m(torch.tensor([1, 2, 3]))[-1], -1)[4]
+    assert abs(float(d.mpf("sgd[1].loss", 30)) - after.item()) <= 1e-12 * after.item()
+
+
+def test_an_untied_head_that_equals_the_embedding_stays_untied(tmp_path):
+    """tie_word_embeddings = false with lm_head copied from wte: the head is W_out, and E's gradient is the
+    embedding's alone (transformers float64)."""
+    g = gpt2_tiny(1, 1, tie_word_embeddings=False)
+    with torch.no_grad():
+        g.lm_head.weight.copy_(g.transformer.wte.weight)
+    g.save_pretrained(tmp_path / "untied")
+    d = importers.hf(tmp_path / "untied", IDS, TARGET, out=tmp_path / "u.toml")
+    assert d.spec.tied is False
+    loss = -torch.log_softmax(g(torch.tensor([IDS])).logits[0, -1], -1)[TARGET]
+    loss.backward()
+    for v, j in ((3, 0), (9, 2)):
+        want = g.transformer.wte.weight.grad[v, j].item()
+        assert abs(float(d.mpf(f"grad_E[{v},{j}]", 30)) - want) <= max(1e-12 * abs(want), 1e-15)
+
+
+def test_malformed_checkpoints_and_configs_are_one_error(tmp_path):
+    out = tmp_path / "x.toml"
+    torch.save({"model": [1, 2], "model_args": {}}, tmp_path / "list.pt")
+    torch.save({"model": {3: torch.zeros(1)}, "model_args": {}}, tmp_path / "intkey.pt")
+    torch.save({"model": {}, "model_args": [1]}, tmp_path / "args.pt")
+    save_nanogpt(nano(True, True, V=3), tmp_path / "ok.pt")
+    with open(tmp_path / "sparse.pkl", "wb") as f:
+        pickle.dump({"itos": {0: "a", 2: "b"}}, f)
+    g = gpt2_tiny(1, 1)
+    for name, key, value in (("inner", "n_inner", "abc"), ("eps", "layer_norm_epsilon", "x")):
+        g.save_pretrained(tmp_path / name)
+        c = json.loads((tmp_path / name / "config.json").read_text())
+        c[key] = value
+        (tmp_path / name / "config.json").write_text(json.dumps(c))
+    llama_tiny(1, 2).save_pretrained(tmp_path / "rope")
+    c = json.loads((tmp_path / "rope" / "config.json").read_text())
+    c["rope_parameters"] = "default"
+    (tmp_path / "rope" / "config.json").write_text(json.dumps(c))
+    cases = [(["nanogpt", str(tmp_path / "list.pt")], "'model' must be a state_dict"),
+             (["nanogpt", str(tmp_path / "intkey.pt")], "'model' must be a state_dict"),
+             (["nanogpt", str(tmp_path / "args.pt")], "'model_args' a dict"),
+             (["nanogpt", str(tmp_path / "ok.pt"), "--meta", str(tmp_path / "sparse.pkl"), "--text", "ab"],
+              "ids 0 … V−1"),
+             (["hf", str(tmp_path / "inner")], "not a Hugging Face model folder symgpt can read"),
+             (["hf", str(tmp_path / "eps")], "symgpt can read"),
+             (["hf", str(tmp_path / "rope")], "symgpt can read")]
+    for argv, said in cases:
+        extra = [] if "--text" in argv else ["--input", "1,2"]
+        o = hostile.run_symgpt("import", *argv, *extra, "--target", "0", "--out", str(out))
+        assert o.code == 2 and said in o.err and "Traceback" not in o.err and o.err.count("\n") == 1, (argv, o.err)
+        assert not out.exists()
+    (tmp_path / "dir.toml").mkdir()
+    o = hostile.run_symgpt("import", "nanogpt", str(tmp_path / "ok.pt"), "--input", "1,2", "--target", "0",
+                           "--out", str(tmp_path / "dir.toml"))
+    assert o.code == 2 and "folder" in o.err and not (tmp_path / "dir.safetensors").exists()

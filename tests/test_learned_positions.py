@@ -70,6 +70,8 @@ def test_bad_tables_are_one_clear_error(tmp_path):
         "sines.toml": (replace_once(seed, "[weights]\n", "[weights]\nW_pe = [[0, 0], [0, 0]]\n"), "weights.W_pe"),
         "kind.toml": (replace_once(seed, 'kind = "transformer"\n', 'kind = "transformer"\npositions = "rotary"\n'),
                       "model.positions"),
+        "n_ctx.toml": (replace_once(seed, 'kind = "transformer"\n', 'kind = "transformer"\nn_ctx = 8\n'),
+                       "model.n_ctx: a table of positions needs"),
     }
     for name, (text, key) in cases.items():
         path = write_spec(tmp_path, text, name)

@@ -131,11 +131,11 @@ def test_a_pre_norm_document_renders_and_verifies_its_own_figures(tmp_path):
     en = (out / "pre.en.md").read_text(encoding="utf-8")
     heads = [ln for ln in en.splitlines() if ln.startswith("## §")]
     titles = [h.split(" ", 2)[2] for h in heads]
-    i = titles.index("LayerNorm before attention")
+    i = titles.index("The norm before attention")
     assert titles[i + 1].startswith("Self-attention") and titles[i + 2] == "Residual connection (first)"
-    assert "Final LayerNorm" in titles and r"Q = \mathrm{LN}_1 W_Q" in en
+    assert "The final norm" in titles and r"Q = \mathrm{LN}_1 W_Q" in en and "LayerNorm: standardise" in en
     zh = (out / "pre.zh.md").read_text(encoding="utf-8")
-    assert "注意力之前的 LayerNorm" in zh and "最终的 LayerNorm" in zh
+    assert "注意力之前的归一化" in zh and "最终的归一化" in zh
     for lang in ("en", "zh"):
         v = hostile.verify(str(out / f"pre.{lang}.claims.toml"))
         assert v.code == 0, v.out[-2000:] + v.err

@@ -58,6 +58,9 @@ def test_a_shift_is_refused(tmp_path):
         path = write_spec(tmp_path, text, where.replace(".", "_") + ".toml")
         with pytest.raises(InputError, match=re.escape(where) + ": .*no shift"):
             derivation_of(path)
+    zero = write_spec(tmp_path, RMS_ROW.replace("ln_eps = 1e-5", "ln_eps = 0"), "zero.toml")
+    with pytest.raises(InputError, match=r"model\.ln_eps: expected ε > 0 for RMSNorm"):
+        derivation_of(zero)
     bad = write_spec(tmp_path, RMS_ROW.replace('norm_kind = "rmsnorm"', 'norm_kind = "batchnorm"'), "bad.toml")
     o = hostile.render(str(bad), "--format", "md", "--out", str(tmp_path / "out"))
     assert o.code == 2 and "model.norm_kind" in o.err and "'rmsnorm'" in o.err and not (tmp_path / "out").exists()

@@ -88,6 +88,11 @@ def test_hostile_weights_files_are_one_clear_error(tmp_path):
          "layer[0].W_1: missing"),
         (lambda: safetensors_numpy.save_file(_weights(1) | {"E": np.zeros((2, 2), np.float32)}, str(w)),
          "weights.E: expected a 3×2 matrix"),
+        (lambda: _raw(w, {"E": {"dtype": ["F32"], "shape": [3, 2], "data_offsets": [0, 24]}}, f32), "is not one of"),
+        (lambda: w.write_bytes(struct.pack("<Q", 200000) + b"[" * 100000 + b"]" * 100000), "nests too deeply"),
+        (lambda: _raw(w, {"E": {"dtype": "F32", "shape": [0, 2**70], "data_offsets": [0, 0]}}), "is not a list of"),
+        (lambda: safetensors_numpy.save_file(_weights(1) | {"file": np.zeros(2, np.float32)}, str(w)),
+         "tensor 'file' is no parameter"),
         (lambda: (w.unlink(), w.mkdir()), "expected a weights file, got a directory"),
     ]
     for make, said in cases:
@@ -114,3 +119,10 @@ def test_a_tensor_given_twice_and_a_missing_file(tmp_path):
     bad = SEED.read_text(encoding="utf-8").replace("[weights]\n", "[weights]\nfile = 3\n")
     with pytest.raises(InputError, match=r"weights\.file: expected the name of a \.safetensors file"):
         load_spec(write_spec(tmp_path, bad, "bad.toml"))
+
+
+def test_a_weights_file_with_too_few_layer_tables(tmp_path):
+    safetensors_numpy.save_file(_weights(2), str(tmp_path / "w.safetensors"))
+    text = HEAD.format(layers=2) + "\n[[layer]]\n"
+    with pytest.raises(InputError, match=r"layer: expected 2 \[\[layer\]\] tables .*, got 1"):
+        load_spec(write_spec(tmp_path, text))

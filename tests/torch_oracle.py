@@ -78,11 +78,16 @@ def spec_params(spec):
         P.update((pre + n, layer[n]) for n in BLOCK_WEIGHTS + ("W_O", "b_Q", "b_K", "b_V", "b_O", "W_3", "b_3")
                  if n in layer)
         P.update((pre + n, layer.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in LN_PARAMS
-                 if m.get("norm_kind") != "rmsnorm" or n.startswith("gamma"))
+                 if _shift(m) or n.startswith("gamma"))
     if m.get("norm") == "pre":   # the final norm's γ, β
         P.update((n, w.get(n, [1 if n.startswith("gamma") else 0] * d)) for n in ("gamma_f", "beta_f")
-                 if m.get("norm_kind") != "rmsnorm" or n.startswith("gamma"))
+                 if _shift(m) or n.startswith("gamma"))
     return P
+
+
+def _shift(m) -> bool:
+    """The norms have a shift β: LayerNorm in a model with biases (nanoGPT's bias=False has none)."""
+    return m.get("norm_kind") != "rmsnorm" and m.get("bias") is not False
 
 
 def _is_ln(name):

@@ -59,6 +59,8 @@ def read(path, max_bytes: int = MAX_WEIGHTS_BYTES) -> dict:
         raise bad(f"its header claims {n} bytes, but the file has {len(data) - 8} after the length")
     try:
         header = json.loads(data[8:8 + n].decode("utf-8"))
+    except RecursionError:
+        raise bad("its header nests too deeply") from None
     except (UnicodeDecodeError, ValueError) as e:
         raise bad(f"its header is not JSON ({str(e).splitlines()[0][:80]})") from None
     if not isinstance(header, dict):
@@ -71,13 +73,13 @@ def read(path, max_bytes: int = MAX_WEIGHTS_BYTES) -> dict:
         where = f"{path}: tensor {name!r}"
         if not isinstance(info, dict) or set(info) - {"dtype", "shape", "data_offsets"}:
             raise InputError(f"{where}: expected dtype, shape and data_offsets, got {str(info)[:80]}")
-        dtype = DTYPES.get(info.get("dtype"))
+        dtype = DTYPES.get(info.get("dtype")) if isinstance(info.get("dtype"), str) else None
         if dtype is None:
             raise InputError(f"{where}: dtype {info.get('dtype')!r} is not one of {', '.join(DTYPES)} "
                              f"(weights are floats)")
         shape, offs = info.get("shape"), info.get("data_offsets")
         if (not isinstance(shape, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0
-                                                   for k in shape) or len(shape) > 4):
+                                                   for k in shape) or len(shape) > 4 or any(k > 2**40 for k in shape)):
             raise InputError(f"{where}: shape {shape!r} is not a list of at most 4 sizes")
         if (not isinstance(offs, list) or len(offs) != 2 or not all(isinstance(k, int) for k in offs)
                 or not 0 <= offs[0] <= offs[1] <= len(body)):

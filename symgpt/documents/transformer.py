@@ -115,6 +115,8 @@ class Ctx:
         """An argument an op's sentence names: the weights of its parameter ``what`` (a role), or its exact
         option ``what``."""
         if kind == "weights":
+            if a.param(what) is None:      # a role the model leaves out (a norm's shift without biases): 0
+                return tex("0")
             return tex(vec([self.n.weight(nm) for nm in self.d.graph.groups[a.param(what)].names]))
         return tex(self.n.tex_rational(a.opt(what)))
 

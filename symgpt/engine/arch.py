@@ -155,13 +155,13 @@ class Arch:
                          {"W_1": (d, f), "W_2": (f, d)})
             if self.activation in GATED:
                 block.update({"W_3": (d, f)} | ({"b_3": (f,)} if self.bias is not False else {}))
-            block.update({f"{role}{n}": (d,) for n in (1, 2) for role in OPS[NORMS[self.norm_kind]].ROLES})
+            block.update({f"{role}{n}": (d,) for n in (1, 2) for role in self.norm_roles()})
             if self.bias:
                 block.update({b: (d,) for b in ("b_Q",) + (("b_O",) if self.W_O else ())})
                 block.update({"b_K": (dkv,), "b_V": (dkv,)})
             out.update({p + k: s for k, s in block.items()})
         if self.norm == "pre":
-            out.update({f"{role}_f": (d,) for role in OPS[NORMS[self.norm_kind]].ROLES})
+            out.update({f"{role}_f": (d,) for role in self.norm_roles()})
         return out
 
     def plan(self, T: int, tokens=None, target=0) -> list:
@@ -190,6 +190,15 @@ class Arch:
         return embed + stage(key, PE, Apply("residual", "H0", ("X", "PE"), td, meaning="block input H0 = X + PE",
                                             axes=tj))
 
+    def norm_roles(self) -> tuple:
+        """The parameters a norm reads by role: its op's (γ, β for LayerNorm; γ for RMSNorm), without the shift β
+        when the model has no biases (nanoGPT's ``bias=False`` takes LayerNorm's bias away too).
+
+        >>> Arch("transformer", 3, 2).norm_roles(), Arch("transformer", 3, 2, bias=False).norm_roles()
+        (('gamma', 'beta'), ('gamma',))
+        """
+        return tuple(r for r in OPS[NORMS[self.norm_kind]].ROLES if r != "beta" or self.bias is not False)
+
     def _input(self) -> str:
         """The first block's input: H0 = X + PE, or X itself with rotary positions."""
         return "X" if POSITIONS[self.positions] is None else "H0"
@@ -201,7 +210,7 @@ class Arch:
     def _norm(self, T: int, p: str, n, x: str) -> Apply:
         """The norm ``{p}LN{n}`` of x with its γ, β (n: 1, 2 in a block, "_f" the final one)."""
         nk = NORMS[self.norm_kind]
-        roles = tuple((role, f"{p}{role}{n}") for role in OPS[nk].ROLES)                # (gamma, beta) or (gamma,)
+        roles = tuple((role, f"{p}{role}{n}") for role in self.norm_roles())            # (gamma, beta) or (gamma,)
         return Apply(nk, f"{p}LN{n}", (x,), (T, self.d), roles, p,
                      OPS[nk].MEANING.format(x=x[len(p):] if x.startswith(p) else x), ("t", "j"),
                      (("n", n), ("eps", self.ln_eps)))

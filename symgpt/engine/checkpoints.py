@@ -25,6 +25,7 @@ Unpickling runs code: ``.pt`` and ``.bin`` files are read with ``torch.load(weig
 """
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -45,6 +46,23 @@ MAX_CHECKPOINT_BYTES = 1 << 31
 
 class CheckpointError(InputError):
     """A file that is not a checkpoint this reader knows, or one whose contents disagree with its config."""
+
+
+def readable(kind: str):
+    """A reader whose malformed input (a value of the wrong type in a config or a checkpoint) is one
+    CheckpointError naming the source, not a traceback."""
+    def wrap(read):
+        @functools.wraps(read)
+        def reader(src, *args, **kw):
+            try:
+                return read(src, *args, **kw)
+            except InputError:
+                raise
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as e:
+                raise CheckpointError(f"{src}: not a {kind} symgpt can read ({type(e).__name__}: "
+                                      f"{str(e).splitlines()[0][:160] if str(e) else ''})") from None
+        return reader
+    return wrap
 
 
 @dataclass
@@ -88,6 +106,9 @@ class Checkpoint:
         if not folder.is_dir():
             raise CheckpointError(f"{spec_path}: --out: the folder {folder} does not exist")
         weights = spec_path.with_suffix(".safetensors")
+        for p in (spec_path, weights):   # both moves must succeed: a folder in the way is refused before either
+            if p.exists() and not p.is_file():
+                raise CheckpointError(f"{p}: --out: there is a folder or another non-file of that name")
         text = self.spec_toml(ids, target, weights.name, title)
         try:
             with tempfile.TemporaryDirectory(dir=folder, prefix=".symgpt-import-") as tmp:
@@ -112,8 +133,9 @@ def _toml(v) -> str:
         return "true" if v else "false"
     if isinstance(v, int):
         return str(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, str):   # JSON's escapes are TOML's; DEL (and C1 controls) must be escaped too
+        text = json.dumps(v, ensure_ascii=False)
+        return "".join(c if not 0x7f <= ord(c) <= 0x9f else f"\\u{ord(c):04x}" for c in text)
     raise TypeError(v)
 
 
@@ -170,11 +192,14 @@ def nanogpt_meta(path) -> list:
     path = Path(path)
     try:
         meta = _Plain(io.BytesIO(read_bytes(path, "meta"))).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError) as e:
-        raise CheckpointError(f"{path}: not a nanoGPT meta.pkl of plain data ({e})") from None
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001  (any failure of a hostile pickle: one clear line)
+        raise CheckpointError(f"{path}: not a nanoGPT meta.pkl of plain data ({type(e).__name__}: {e})") from None
     itos = meta.get("itos") if isinstance(meta, dict) else None
-    if not isinstance(itos, dict) or not all(isinstance(k, int) and isinstance(v, str) for k, v in itos.items()):
-        raise CheckpointError(f"{path}: expected a dict with 'itos' (id → character)")
+    if not isinstance(itos, dict) or not all(isinstance(k, int) and isinstance(v, str) for k, v in itos.items()) \
+            or sorted(itos) != list(range(len(itos))):
+        raise CheckpointError(f"{path}: expected a dict with 'itos' (ids 0 … V−1 → characters)")
     return [itos[i] for i in range(len(itos))]
 
 
@@ -183,18 +208,28 @@ def nanogpt_meta(path) -> list:
 NANOGPT_ARGS = ("n_layer", "n_head", "n_embd", "block_size", "vocab_size")
 
 
+@readable("nanoGPT checkpoint")
 def nanogpt_file(path, gelu: str = "erf") -> Checkpoint:
     """A nanoGPT checkpoint (``torch.save`` of ``{'model': state_dict, 'model_args': {...}, …}``)."""
     ck = torch_file(path)
     if "model_args" not in ck or "model" not in ck:
         raise CheckpointError(f"{path}: not a nanoGPT checkpoint: expected the keys 'model' and 'model_args', "
                               f"got {sorted(map(str, ck))[:8]}")
+    if not isinstance(ck["model"], dict) or not isinstance(ck["model_args"], dict) \
+            or not all(isinstance(k, str) for k in ck["model"]):
+        raise CheckpointError(f"{path}: not a nanoGPT checkpoint: 'model' must be a state_dict (a dict of named "
+                              f"tensors) and 'model_args' a dict")
     state = {k.removeprefix("_orig_mod."): v for k, v in ck["model"].items()}   # torch.compile's prefix
-    return from_nanogpt(arrays(state, path), ck["model_args"], gelu, source=str(path))
+    head, wte = state.get("lm_head.weight"), state.get("transformer.wte.weight")
+    shared = head is not None and wte is not None and hasattr(head, "data_ptr") and head.data_ptr() == wte.data_ptr()
+    return from_nanogpt(arrays(state, path), ck["model_args"], gelu, source=str(path), tied=shared)
 
 
-def from_nanogpt(sd: dict, args: dict, gelu: str = "erf", source: str = "nanoGPT") -> Checkpoint:
-    """A nanoGPT ``GPT``'s state_dict (numpy arrays) and its ``model_args`` as a Checkpoint."""
+def from_nanogpt(sd: dict, args: dict, gelu: str = "erf", source: str = "nanoGPT",
+                 tied: bool | None = None) -> Checkpoint:
+    """A nanoGPT ``GPT``'s state_dict (numpy arrays) and its ``model_args`` as a Checkpoint.  ``tied``: whether the
+    head is the embedding's own tensor (torch.save keeps the sharing; minGPT does not share); None: whether the two
+    are equal entry for entry."""
     missing = [k for k in NANOGPT_ARGS if not isinstance(args.get(k), int)]
     if missing:
         raise CheckpointError(f"{source}: model_args: expected integers {', '.join(missing)}")
@@ -220,7 +255,7 @@ def from_nanogpt(sd: dict, args: dict, gelu: str = "erf", source: str = "nanoGPT
     out["gamma_f"] = take("ln_f.weight", (d,))
     if bias:
         out["beta_f"] = take("ln_f.bias", (d,))
-    tied = _tied(take, out, "lm_head.weight", (V, d), transpose=True)
+    tied = _tied(take, out, "lm_head.weight", (V, d), transpose=True, tied=tied)
     take.done()
     if gelu not in ("erf", "tanh"):
         raise CheckpointError(f"{source}: --gelu: expected erf or tanh, got {gelu!r}")
@@ -264,17 +299,27 @@ class _Taker:
                                   f"{', '.join(rest[:6])}{' …' if len(rest) > 6 else ''}")
 
 
-def _tied(take, out: dict, name: str, shape: tuple, transpose: bool) -> bool:
-    """Whether the head is the embedding: no head tensor, or one equal to E entry for entry (else W_out)."""
+def _tied(take, out: dict, name: str, shape: tuple, transpose: bool, tied: bool | None = None) -> bool:
+    """Whether the head is the embedding: as ``tied`` says (the config's ``tie_word_embeddings``, or the tensors'
+    sharing), else when there is no head tensor or it equals E entry for entry.  An untied head is W_out, even
+    when its entries equal E's (then the two still train apart); a tied head that differs from E is an error."""
     head = take(name, shape, required=False)
-    if head is None or np.array_equal(head, out["E"]):
+    if tied is None:
+        tied = head is None or np.array_equal(head, out["E"])
+    if tied:
+        if head is not None and not np.array_equal(head, out["E"]):
+            raise CheckpointError(f"{take.source}: {name} is tied to the embedding by the config, but its entries "
+                                  f"differ from it")
         return True
+    if head is None:
+        raise CheckpointError(f"{take.source}: missing the tensor {name} of an untied head")
     out["W_out"] = head.T if transpose else head
     return False
 
 
 # ---------------------------------------------------------------- Hugging Face
 
+@readable("Hugging Face model folder")
 def hf_folder(folder) -> Checkpoint:
     """A Hugging Face model folder: config.json and model.safetensors (or pytorch_model.bin)."""
     folder = Path(folder)
@@ -338,7 +383,8 @@ def from_gpt2(sd: dict, config: dict, source: str = "GPT-2") -> Checkpoint:
                     p + "gamma1": take(h + "ln_1.weight", (d,)), p + "beta1": take(h + "ln_1.bias", (d,)),
                     p + "gamma2": take(h + "ln_2.weight", (d,)), p + "beta2": take(h + "ln_2.bias", (d,))})
     out["gamma_f"], out["beta_f"] = take("ln_f.weight", (d,)), take("ln_f.bias", (d,))
-    tied = _tied(take, out, "lm_head.weight", (V, d), transpose=True)
+    tie = config.get("tie_word_embeddings", True)
+    tied = _tied(take, out, "lm_head.weight", (V, d), transpose=True, tied=bool(tie))
     take.done()
     model = {"vocab_size": V, "d": d, "heads": H, "d_ff": f, "layers": L, "tied": tied, "ln_eps": _decimal(eps),
              "norm": "pre", "activation": act, "positions": "learned", "n_ctx": n_ctx, "bias": True}
@@ -383,7 +429,8 @@ def from_llama(sd: dict, config: dict, source: str = "Llama") -> Checkpoint:
                     p + "gamma1": take(h + "input_layernorm.weight", (d,)),
                     p + "gamma2": take(h + "post_attention_layernorm.weight", (d,))})
     out["gamma_f"] = take("norm.weight", (d,))
-    tied = _tied(take, out, "lm_head.weight", (V, d), transpose=True)
+    tie = config.get("tie_word_embeddings", False)
+    tied = _tied(take, out, "lm_head.weight", (V, d), transpose=True, tied=bool(tie))
     take.done()
     model = {"vocab_size": V, "d": d, "heads": H, "d_ff": f, "layers": L, "tied": tied,
              "ln_eps": _decimal(config.get("rms_norm_eps", 1e-6)), "norm": "pre", "norm_kind": "rmsnorm",

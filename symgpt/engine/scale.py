@@ -80,7 +80,7 @@ def of_spec(spec) -> Arch:
                 n_ctx=spec.n_ctx or spec.T, tied=spec.tied, out_proj=has_wo, ln=ln,
                 learned_pos=spec.positions == "learned", final_ln=ln and spec.norm == "pre",
                 attn_bias=spec.bias is True, ffn_bias=spec.bias is not False, gated=spec.activation == "swiglu",
-                norm_shift=spec.norm_kind != "rmsnorm", kv_heads=spec.kv_heads)
+                norm_shift=spec.norm_kind != "rmsnorm" and spec.bias is not False, kv_heads=spec.kv_heads)
 
 
 def published(path: Path = DATA) -> list:

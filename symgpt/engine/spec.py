@@ -30,7 +30,7 @@ from ..core.errors import InputError, LimitError, nearest
 from ..core.files import read_text
 from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
-from ..ops import NAMES, OPS, facet
+from ..ops import NAMES, facet
 from ..ops.naming import shape as param_shape
 from .arch import ACTIVATIONS, GATED, NORMS, PLACEMENTS, POSITIONS, PRESETS, Arch
 from .names import RefError, split
@@ -590,6 +590,8 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     r.keys(w, "weights", kind, tied)
     if "file" in w:
         w = _weights_file(r, raw, w, kind, tied, layers)
+    if "n_ctx" in m and positions != "learned":
+        raise r.fail("model.n_ctx", 'a table of positions needs model.positions = "learned"')
     n_ctx = r.integer(m, "n_ctx", "model", len(inp)) if is_tf else len(inp)
     if n_ctx < len(inp):
         raise r.fail("model.n_ctx", f"expected at least the input's {len(inp)} positions, got {n_ctx}")
@@ -604,8 +606,8 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
         elif "W_pe" in w:
             raise r.fail("weights.W_pe", 'learned positions need model.positions = "learned"')
         if norm == "pre":
-            _no_shift(r, w, "weights", norm_kind, ("beta_f",))
-            params.update(_optional(r, w, "weights", ("gamma_f", "beta_f")[:len(_roles(norm_kind))], sizes))
+            _no_shift(r, w, "weights", norm_kind, ("beta_f",), bias)
+            params.update(_optional(r, w, "weights", ("gamma_f", "beta_f")[:len(_roles(norm_kind, bias))], sizes))
         else:
             for key in ("gamma_f", "beta_f"):
                 if key in w:
@@ -688,17 +690,19 @@ ATTENTION_BIASES = ("b_Q", "b_K", "b_V", "b_O")
 FFN_BIASES = ("b_1", "b_2")
 
 
-def _roles(norm_kind: str) -> tuple:
-    """The parameters of one norm by role: (gamma, beta) for LayerNorm, (gamma,) for RMSNorm."""
-    return OPS[NORMS[norm_kind]].ROLES
+def _roles(norm_kind: str, bias=None) -> tuple:
+    """The parameters of one norm by role: (gamma, beta) for LayerNorm, (gamma,) for RMSNorm or without biases."""
+    return Arch("transformer", 1, 1, norm_kind=norm_kind, bias=bias).norm_roles()
 
 
-def _no_shift(r: _Reader, table: dict, where: str, norm_kind: str, keys) -> None:
-    """A norm without a shift (RMSNorm) refuses its β keys."""
-    if "beta" not in _roles(norm_kind):
+def _no_shift(r: _Reader, table: dict, where: str, norm_kind: str, keys, bias=None) -> None:
+    """A norm without a shift (RMSNorm; any norm of a model without biases) refuses its β keys."""
+    if "beta" not in _roles(norm_kind, bias):
+        why = "model.bias = false: the norms have no shift β either" if bias is False else \
+            f'model.norm_kind = "{norm_kind}" has no shift β'
         for key in keys:
             if key in table:
-                raise r.fail(f"{where}.{key}", f'model.norm_kind = "{norm_kind}" has no shift β; leave it out')
+                raise r.fail(f"{where}.{key}", f"{why}; leave it out")
 
 
 def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None, norm_kind="layernorm",
@@ -717,9 +721,9 @@ def _blocks(r: _Reader, raw, kind, layers, sizes: dict, bias: bool | None = None
         r.keys(b, where, kind)
         pre = "" if layers == 1 else f"l{l}."
         _biases(r, b, where, bias)
-        _no_shift(r, b, where, norm_kind, ("beta1", "beta2"))
+        _no_shift(r, b, where, norm_kind, ("beta1", "beta2"), bias)
         keys = [k for k in KEYS["layer[]"] if bias or k not in ATTENTION_BIASES]
-        keys = [k for k in keys if "beta" in _roles(norm_kind) or not k.startswith("beta")]
+        keys = [k for k in keys if "beta" in _roles(norm_kind, bias) or not k.startswith("beta")]
         for key in ("W_3", "b_3"):   # the up projection of a gated MLP
             if not gated and key in b:
                 raise r.fail(f"{where}.{key}", 'an up projection belongs to a gated MLP (model.activation = "swiglu")')
@@ -765,9 +769,13 @@ def _weights_file(r: _Reader, raw: dict, w: dict, kind: str, tied: bool, layers:
     blocks = r.get(raw, "layer", "", None)
     if blocks is None and layers:
         blocks = raw["layer"] = [{} for _ in range(layers)]
+    if layers and (not isinstance(blocks, list) or len(blocks) != layers):
+        got = f"{len(blocks)}" if isinstance(blocks, list) else show(blocks)
+        raise r.fail("layer", f"expected {layers} [[layer]] tables (model.layers), or none with a weights file, "
+                              f"got {got}")
     for key, a in tensors.items():
         group, _, base = key.rpartition(".")
-        if not group and key in KEYS["weights"]:
+        if not group and key in KEYS["weights"] and key != "file":
             table, where = w, "weights"
         else:
             layer = 0 if not group and layers == 1 else int(group[1:]) if re.fullmatch(r"l\d{1,6}", group) else None

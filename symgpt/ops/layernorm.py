@@ -71,7 +71,8 @@ def _of(a: Apply) -> str:
 
 def define(g, a: Apply, T: dict):
     """mu, var and LN of the input rows  (T,), (T,), (T, d)."""
-    H, gamma, beta, eps, x = T[a.ins[0]], T[a.param("gamma")], T[a.param("beta")], a.opt("eps"), _of(a)
+    H, gamma, eps, x = T[a.ins[0]], T[a.param("gamma")], a.opt("eps"), _of(a)
+    beta = T[a.param("beta")] if a.param("beta") else None      # a model without biases: no shift
     rows, d = a.shape
     nmu, nvar = _names(a)
     mu = tensor(g, nmu, (rows,), f"mean of {x} over j", ("t",),
@@ -83,8 +84,9 @@ def define(g, a: Apply, T: dict):
     column = lambda j: [(t, j[0]) for t in range(rows)]
     return tensor(g, a.out, a.shape, a.meaning, a.axes,
                   lambda i: gamma[i[1]] * (H[i[0]][i[1]] - mu[i[0]]) / sympy.sqrt(var[i[0]] + eps)
-                  + beta[i[1]], [(H, lambda h: [h]), (mu, row), (var, row), (gamma, column), (beta, column)],
-                  lambda i: 5)
+                  + (beta[i[1]] if beta is not None else 0),
+                  [(H, lambda h: [h]), (mu, row), (var, row), (gamma, column)] + ([(beta, column)] if beta else []),
+                  lambda i: 5 if beta is not None else 4)
 
 
 def groups(a: Apply, net) -> None:
@@ -103,7 +105,8 @@ def forward(a: Apply, net) -> None:
     flat = vanishes(d, a.opt("eps"))
 
     def run(v, ev):
-        X, g, b = v[Hn], v[gamma], v[beta]
+        X, g = v[Hn], v[gamma]
+        b = v[beta] if beta else [ZERO] * d
         v[mu] = [total(r) / d for r in X]
         v[var] = [total([numeric.power(x - m, fmpq(2)) for x in r]) / d for r, m in zip(X, v[mu])]
         if flat:  # x̂ is constant: 0 for d = 1, ±1 for d = 2 with ε = 0 (by the sign of x_0 − x_1)
@@ -122,7 +125,7 @@ def backward(a: Apply, net) -> None:
     mu, var = _names(a)
     d = a.shape[1]
     gvar, gmu = net.grad_group(var), net.grad_group(mu)
-    gH, gg_, gb_ = "grad_" + Hn, "grad_" + gamma, "grad_" + beta
+    gH, gg_, gb_ = "grad_" + Hn, "grad_" + gamma, ("grad_" + beta if beta else None)
     eps = to_flint(a.opt("eps"))
     R = layernorm_rule()
     flat = vanishes(d, a.opt("eps"))     # LN locally constant: ∂LN/∂H ≡ 0, exactly
@@ -150,8 +153,9 @@ def backward(a: Apply, net) -> None:
         v[gvar], v[gmu] = out_var, out_mu
         accumulate(v, gH, out_H, add)
         accumulate(v, gg_, gg, add)
-        accumulate(v, gb_, gb, add)
-    net.stage((gvar, gmu, gH, gg_, gb_), run)
+        if gb_:
+            accumulate(v, gb_, gb, add)
+    net.stage((gvar, gmu, gH, gg_) + ((gb_,) if gb_ else ()), run)
 
 
 def normalized_flat(ev, H: str, t: int, d: int) -> list:
@@ -476,7 +480,10 @@ def shift_grad(ar, g):
 
 def floats_forward(a: Apply, pipe) -> None:
     H, gamma, beta, eps = a.ins[0], a.param("gamma"), a.param("beta"), a.opt("eps")
-    pipe.add(a.out, [H, gamma, beta], lambda ar, X, g, b: normalize(ar, X, g, b, eps))
+    if beta:
+        pipe.add(a.out, [H, gamma, beta], lambda ar, X, g, b: normalize(ar, X, g, b, eps))
+    else:   # F.layer_norm with bias None: the product alone
+        pipe.add(a.out, [H, gamma], lambda ar, X, g: normalize(ar, X, g, ar.zeros(g.shape), eps))
 
 
 def floats_backward(a: Apply, pipe) -> None:
@@ -485,7 +492,8 @@ def floats_backward(a: Apply, pipe) -> None:
     G = pipe.grad(a.out)
     pipe.share(H, [H, G, gamma], lambda ar, X, G_, gm: normalize_grad(ar, X, G_, gm, eps, saved))
     pipe.share(gamma, [H, G], lambda ar, X, G_: gain_grad(ar, X, G_, eps, saved))
-    pipe.share(beta, [H, G], lambda ar, X, G_: shift_grad(ar, G_))
+    if beta:
+        pipe.share(beta, [H, G], lambda ar, X, G_: shift_grad(ar, G_))
 
 
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
@@ -578,7 +586,7 @@ def worked_row(a: Apply, t: int, h: str, value, fine: int) -> list:
 def _affine(value, gamma: str, x, beta: str):
     """γ × x + β as a worked-line tree, leaving out γ = 1 and β = 0."""
     out = x if value(gamma) == 1 else Mul(fig(gamma, weight=True), x)
-    return out if value(beta) == 0 else Add(out, fig(beta, weight=True))
+    return out if beta.startswith("None[") or value(beta) == 0 else Add(out, fig(beta, weight=True))
 
 
 def remark(a: Apply, t: int, k: int) -> dict | None:

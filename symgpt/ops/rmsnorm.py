@@ -258,6 +258,17 @@ def worked_row(a: Apply, t: int, h: str, value, fine: int) -> list:
                  Vec(*[result(f"{a.out}[{t},{j}]") for j in range(d)]))]
 
 
+def refused(a: Apply):
+    """(spec key, why) for ε = 0: a row of zeros would divide 0 by √0 (torch and Llama always add an ε > 0).
+
+    >>> refused(Apply(KIND, "LN1", shape=(2, 2), opts=(("eps", 0),)))[0]
+    'model.ln_eps'
+    """
+    if a.opt("eps") == 0:
+        return "model.ln_eps", "expected ε > 0 for RMSNorm (a row of zeros would divide 0 by √0), got 0"
+    return None
+
+
 def remark(a: Apply, t: int, k: int):
     """No remark: an RMS norm of d = 2 is not locally constant."""
     return None
