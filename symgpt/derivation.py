@@ -277,8 +277,14 @@ class Derivation:
                            f"(arguments swapped? the call is value(ref, digits=…))")
         fmt, n = rounding(digits, decimals, self.limits)
         r = self.registry.ref(ref_text(ref))
-        return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
-                       start=prec_for_digits(n) + GRADIENT_MARGIN).value
+        try:
+            return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
+                           start=prec_for_digits(n) + GRADIENT_MARGIN).value
+        except LimitError as e:   # the precision a rounding climbed to: say whose rounding it was
+            if str(e).startswith("prec: "):
+                raise LimitError(f"cannot certify the rounding of {ref} within the precision limit: it may be "
+                                 f"exactly 0 or lie on a rounding boundary ({e})") from None
+            raise
 
     def gradient(self, digits: int = 50) -> dict[str, str]:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.

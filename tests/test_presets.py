@@ -64,3 +64,18 @@ def test_no_positions_matches_torch_float64(tmp_path):
     want = params["l1.W_1"].grad[2, 3].item()
     assert abs(float(d.mpf("grad_l1.W_1[2,3]", 30)) - want) <= 1e-9 * abs(want)
     assert "PE" not in d.graph.groups and "H0" not in d.graph.groups
+
+
+def test_an_undecidable_rounding_names_its_quantity(tmp_path):
+    """Without positions, an input of one repeated token makes every row the same: the scores' gradients, and so
+    W_K's, are exactly 0, which no ball settles. The refusal names the quantity it could not round."""
+    text = oracle.random_spec_toml(seed=4, V=4, d=4, heads=2, d_ff=4, layers=1, T=2, activation="relu")
+    text = text.replace('kind = "transformer"\n', 'kind = "transformer"\npositions = "none"\n', 1)
+    lines = text.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("input = "))
+    lines[i] = 'input = ["t0", "t0"]'
+    d = derivation_of(write_spec(tmp_path, "\n".join(lines) + "\n"))
+    assert abs(float(d.mpf("grad_W_K[2,0]", 30))) < 1e-25          # 0, as the balls see it
+    with pytest.raises((InputError, ArithmeticError)) as e:
+        d.value("adamw[1].W_K[2,0]", digits=6)
+    assert "adamw[1].W_K[2,0]" in str(e.value)
