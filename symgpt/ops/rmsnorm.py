@@ -14,6 +14,7 @@ import functools
 from fractions import Fraction
 
 import sympy
+from flint import fmpq
 
 from ..core import numeric
 from ..core.grid import tensor
@@ -75,8 +76,8 @@ def forward(a: Apply, net) -> None:
 
     def run(v, ev):
         X, g = v[Hn], v[gamma]
-        v[ms] = [total([numeric.power(x, fmpq2) for x in r]) / d for r in X]
-        rs = [numeric.power(q + eps, fmpq_half) for q in v[ms]]                        # 1/√(ms + ε)
+        v[ms] = [total([numeric.power(x, fmpq(2)) for x in r]) / d for r in X]
+        rs = [numeric.power(q + eps, fmpq(-1, 2)) for q in v[ms]]                        # 1/√(ms + ε)
         v[a.out] = [[g[j] * x * r for j, x in enumerate(row)] for row, r in zip(X, rs)]
     net.stage((ms, a.out), run)
 
@@ -101,9 +102,6 @@ def backward(a: Apply, net) -> None:
         accumulate(v, gH, out_H, add)
         accumulate(v, gg_, gg, add)
     net.stage((gms, gH, gg_), run)
-
-
-fmpq2, fmpq_half = to_flint(sympy.Integer(2)), to_flint(sympy.Rational(-1, 2))
 
 
 def rules() -> list:
