@@ -178,6 +178,34 @@ def test_a_llama_folder_agrees_with_transformers_in_float64(tmp_path, llama_in_f
     assert n == sum(p.numel() for p in m.parameters())
 
 
+@pytest.mark.parametrize("layers,heads,kv,tied,theta", [(2, 2, 2, False, 10000.0), (1, 1, 1, True, 500.0),
+                                                        (2, 4, 2, False, 10000.0)])
+def test_forensics_models_llamas_float32_islands(tmp_path, layers, heads, kv, tied, theta):
+    """Unpatched, Hugging Face's float64 Llama computes RMSNorm and the rotary tables in float32: its loss is about
+    1e-8 from the exact one.  The precision forensics' float64 run models those islands, so its loss is HF's to
+    the last bits and every gradient is within float32 roundings of HF's, far nearer than the exact values."""
+    from symgpt.precision import forensics
+    ids, target = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8], 7
+    m = llama_tiny(layers, heads, tied=tied, theta=theta, kv=kv)
+    m.save_pretrained(tmp_path / "llama")
+    d = importers.hf(tmp_path / "llama", ids, target, out=tmp_path / "llama.toml")
+    loss = -torch.log_softmax(m(torch.tensor([ids])).logits[0, -1], -1)[target]
+    loss.backward()
+    f = forensics(d, ["float64"], births=False).floats["float64"]
+    gap = abs(float(d.mpf("loss", 30)) - loss.item())
+    assert gap > 1e-9                                            # the islands move HF's loss off the exact one
+    assert abs(float(f["loss"]) - loss.item()) <= 1e-3 * gap      # and our model of them puts it back
+    worst = {"float model": 0.0, "exact": 0.0}
+    for name, p in m.named_parameters():
+        for node, want in llama_mapping(layers)(name, p.grad.numpy()):
+            group, idx = node[:-1].split("[")
+            group = "grad_E_head" if group == "grad_W_out" and group not in f else group
+            got = {"float model": float(f[group][tuple(map(int, idx.split(",")))]), "exact": float(d.mpf(node, 20))}
+            for k in worst:
+                worst[k] = max(worst[k], abs(got[k] - want) / max(abs(want), 1e-3))
+    assert worst["float model"] <= 3e-7 and worst["float model"] * 10 <= worst["exact"], worst
+
+
 def test_unsupported_llama_options_are_named(tmp_path):
     m = llama_tiny(1, 2)
     m.save_pretrained(tmp_path / "base")

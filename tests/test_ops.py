@@ -300,6 +300,11 @@ def test_every_rule_proves_itself_and_the_cost_counts_the_definitions(kind):
 
 # ---------------------------------------------------------------- the float facet
 
+FLOAT32_ISLANDS = {"rmsnorm", "attention (rope)"}
+"""What Hugging Face computes in float32 even in a float64 model (its LlamaRMSNorm, its rotary tables), and so do
+the float models."""
+
+
 def _float_bench(a):
     """A pipeline (symgpt.floats.model.Pipeline) holding one application: what its float facet asks of it."""
     from collections import Counter
@@ -342,6 +347,7 @@ def test_the_float_facet_in_exact_arithmetic_is_the_per_scalar_facet_and_its_der
     ctx = mpmath.mp.clone()
     ctx.dps = DPS
     exact, f64 = run(pipe, Exact(ctx), params), run(pipe, Floats("float64"), params)
+    tol = 1e-6 if kind in FLOAT32_ISLANDS else 1e-12
     with mpmath.workdps(DPS):
         defined = [n for n in g.order if g.nodes[n].expr is not None]
         checked = 0
@@ -352,7 +358,7 @@ def test_the_float_facet_in_exact_arithmetic_is_the_per_scalar_facet_and_its_der
             want = mpmath.mpf(str(sympy.N(_closed(g, g.nodes[name].sym, leaves, memo).xreplace(at), DPS)))
             got, fl = np.asarray(exact[group], dtype=object)[idx], np.asarray(f64[group])[idx]
             assert abs(mpmath.mpf(got) - want) <= TOL * max(1, abs(want)), f"{kind}: {name} = {got}, want {want}"
-            assert abs(float(fl) - float(want)) <= 1e-12 * max(1, abs(float(want))), f"{kind}: float64 {name}"
+            assert abs(float(fl) - float(want)) <= tol * max(1, abs(float(want))), f"{kind}: float64 {name}"
             checked += 1
         assert checked >= size(a.shape), f"{kind}: the float facet computes the op's output"
         for x, stage in adjoints.items():

@@ -80,3 +80,23 @@ def test_a_rotary_document_renders_and_verifies(tmp_path):
     for lang in ("en", "zh"):
         v = hostile.verify(str(out / f"rope.{lang}.claims.toml"))
         assert v.code == 0, v.out[-2000:] + v.err
+
+
+@pytest.mark.parametrize("dk,theta", [(2, 10000), (6, 10000), (16, 500000), (64, 100)])
+def test_the_float32_tables_are_hugging_faces(dk, theta):
+    """Llama's rotary tables as Hugging Face computes them in float32: every inv_freq equal to torch's, every cos
+    and sin within one unit in the last place of torch's vectorised float32 kernels (ours are correctly rounded)."""
+    import numpy as np
+
+    from symgpt.floats.model import Floats
+    from symgpt.ops.rope import hf_inv_freq, hf_tables
+    T = 64
+    inv = 1.0 / (float(theta) ** (torch.arange(0, dk, 2, dtype=torch.float) / dk))
+    angles = torch.arange(T)[..., None].float() * inv
+    C, S = hf_tables(Floats("float32"), sympy.Integer(theta), dk, T)
+    for ours, theirs in ((C, angles.cos().numpy()), (S, angles.sin().numpy())):
+        assert ours.dtype == np.float32 and ours.shape == theirs.shape
+        assert np.all(np.abs(ours.astype(np.float64) - theirs) <= np.spacing(np.abs(theirs)) * 1.0)
+        assert np.mean(ours == theirs) > 0.85
+    assert C[0].tolist() == [1.0] * (dk // 2) and S[0].tolist() == [0.0] * (dk // 2)
+    assert [float(f) for f in hf_inv_freq(Floats("float32"), sympy.Integer(theta), dk)] == inv.tolist()

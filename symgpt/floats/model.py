@@ -22,6 +22,9 @@ Operation order (PyTorch 2.x on CPU, as measured for these shapes; see ``tests/t
   its formula and what it keeps in the tensor's own format.
 * exp, log and sqrt: numpy's in float64 and float32; computed in float32 and rounded for bfloat16 and float16.
   (torch's vectorised exp and log are not numpy's: they can differ in the last bit.)
+* float32 islands (:meth:`Arithmetic.island`): what Hugging Face's Llama computes in float32 in a model of any
+  dtype, its RMSNorm (the input cast to float32, normalised there, cast back, then times γ in the format) and its
+  rotary cos and sin tables, is computed in float32 here too, also for float64.
 * scalars (1/√d_k, ε, lr, β) are rounded to the arithmetic's working type (float32 for the two 16-bit formats);
   what torch computes in Python floats first (the optimizers' step sizes, √d_k) is computed in Python floats
   (:meth:`Floats.host`).
@@ -170,6 +173,13 @@ class Arithmetic:
         """A working-type value stored in the tensor's own format and read back (a saved statistic, a buffer)."""
         return self.w(self.out(v))
 
+    def island(self):
+        """The arithmetic of a float32 island: what Hugging Face's Llama computes in float32 whatever the model's
+        dtype (its RMSNorm and its rotary tables).  ``island().w(x)`` takes this format's values into it (rounded
+        from float64, exact from the 16-bit formats) and ``out`` brings its results back.  The exact arithmetic
+        is its own island."""
+        return self
+
 
 class Floats(Arithmetic):
     """IEEE arithmetic of one format, in PyTorch CPU's order (see the module docstring)."""
@@ -199,6 +209,9 @@ class Floats(Arithmetic):
 
     def out(self, x):
         return np.asarray(x, dtype=self.wide).astype(self.dt)
+
+    def island(self):
+        return self if self.name == "float32" else Floats("float32")
 
     def w(self, x):
         return np.asarray(x).astype(self.wide)

@@ -165,8 +165,9 @@ def rmsnorm_rule() -> Rule:
 
 # ---------------------------------------------------------------- floats: the op in IEEE arithmetic, in PyTorch's order
 
-# torch's RMSNorm as Hugging Face's LlamaRMSNorm writes it: variance = x.pow(2).mean(-1), x·rsqrt(variance + ε),
-# then ·γ; its backward by autograd through those steps.
+# torch's RMSNorm as Hugging Face's LlamaRMSNorm writes it: in a float32 island whatever the model's dtype (the
+# input cast to float32; variance = x.pow(2).mean(-1); x·rsqrt(variance + ε); cast back), then γ· in the format;
+# its backward by autograd through those steps (γ·g in the format, the norm's adjoint in float32, cast back).
 
 
 def _rstd(ar, x, eps):
@@ -174,32 +175,40 @@ def _rstd(ar, x, eps):
     return ar.w(1) / ar.wsqrt(ar.rowsum(x * x) * inv + ar.const(Fraction(str(eps))))
 
 
-def normalize(ar, x, gamma, eps):
-    """γ · x · rsqrt(mean(x²) + ε) per row.
+def _unit(ar, x, eps):
+    """x·rsqrt(mean(x²) + ε) in the float32 island, cast back to the format: what γ multiplies."""
+    f32 = ar.island()
+    x = f32.w(x)
+    return ar.out(f32.out(x * _rstd(f32, x, eps)[:, None]))
 
+
+def normalize(ar, x, gamma, eps):
+    """γ · (x · rsqrt(mean(x²) + ε)) per row, the bracket in float32.
+
+    >>> import numpy as np
     >>> from symgpt.floats.model import Floats
     >>> ar = Floats("float64")
-    >>> normalize(ar, ar.cast([[3, 4]]), ar.cast([1, 1]), 0).tolist()
-    [[0.848528137423857, 1.131370849898476]]
+    >>> y = normalize(ar, ar.cast([[3, 4]]), ar.cast([1, 1]), 0)          # 3/√12.5 and 4/√12.5 in float32
+    >>> r = np.float32(1) / np.sqrt(np.float32(12.5))
+    >>> y.dtype, bool(y[0, 0] == np.float32(3) * r), bool(y[0, 1] == np.float32(4) * r)
+    (dtype('float64'), True, True)
     """
-    x = ar.w(x)
-    return ar.out(ar.w(gamma) * (x * _rstd(ar, x, eps)[:, None]))
+    return ar.mul(gamma, _unit(ar, x, eps))
 
 
 def normalize_grad(ar, x, g, gamma, eps):
-    """∂L/∂x = r·γg − x·r³·mean(γ g x)."""
-    x, g, gamma = ar.w(x), ar.w(g), ar.w(gamma)
-    r = _rstd(ar, x, eps)
-    inv = ar.const(Fraction(1, x.shape[-1]))
-    b = ar.rowsum(g * gamma * x) * inv
-    return ar.out(r[:, None] * g * gamma - x * (r * r * r * b)[:, None])
+    """∂L/∂x = r·g' − x·r³·mean(g' x) with g' = γ·g (in the format), the rest in float32."""
+    f32 = ar.island()
+    x, g = f32.w(x), f32.w(ar.mul(g, gamma))
+    r = _rstd(f32, x, eps)
+    inv = f32.const(Fraction(1, x.shape[-1]))
+    b = f32.rowsum(g * x) * inv
+    return ar.out(f32.out(r[:, None] * g - x * (r * r * r * b)[:, None]))
 
 
 def gain_grad(ar, x, g, eps):
-    """∂L/∂γ = Σ_t g·x·r."""
-    x, g = ar.w(x), ar.w(g)
-    xh = x * _rstd(ar, x, eps)[:, None]
-    return ar.out(ar.rowsum((g * xh).T))
+    """∂L/∂γ = Σ_t g·RMS-unit(x), each product in the format."""
+    return ar.out(ar.rowsum(ar.w(ar.mul(g, _unit(ar, x, eps))).T))
 
 
 def floats_forward(a: Apply, pipe) -> None:
