@@ -28,7 +28,7 @@ from .documents import display
 from .engine import cost
 from .engine.lazy import LazyGraph
 from .engine.models import differentiated
-from .engine.names import OPTIMIZERS, Names, Ref, RefError, param_names
+from .engine.names import OPTIMIZERS, Names, Ref, RefError
 from .engine.net import Net
 from .engine.skeleton import Skeleton
 from .engine.spec import Spec, SpecError, load_spec
@@ -40,6 +40,10 @@ GRADIENT_MARGIN = 64
 """Bits above :func:`symgpt.core.numeric.prec_for_digits` at which :meth:`Derivation.value` and
 :meth:`Derivation.gradient` start: a pass through a few layers' sums costs some 50 bits of the balls'
 accuracy, below 512 bits a pass costs the same, and a value and the gradient then share one pass."""
+LAYER_MARGIN = 6
+"""Bits more per block past the first, times log2 T: a block costs the balls some 15 bits forward and 15 more back
+at T = 64 and some 45 in all at T = 256 (measured on nanoGPT's seeded init), so a deep model's first pass is its
+only one."""
 
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
 
@@ -278,13 +282,17 @@ class Derivation:
         fmt, n = rounding(digits, decimals, self.limits)
         r = self.registry.ref(ref_text(ref))
         try:
-            return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact,
-                           start=prec_for_digits(n) + GRADIENT_MARGIN).value
+            return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact, start=self._start(n)).value
         except LimitError as e:   # the precision a rounding climbed to: say whose rounding it was
             if str(e).startswith("prec: "):
                 raise LimitError(f"cannot certify the rounding of {ref} within the precision limit: it may be "
                                  f"exactly 0 or lie on a rounding boundary ({e})") from None
             raise
+
+    def _start(self, n: int) -> int:
+        """The first precision of a value or the gradient at n digits (one pass for both, deep or not)."""
+        deeper = max(0, getattr(self.spec, "layers", 1) - 1)
+        return prec_for_digits(n) + GRADIENT_MARGIN + LAYER_MARGIN * deeper * max(1, len(getattr(self.spec, "input", ()))).bit_length()
 
     def gradient(self, digits: int = 50) -> dict[str, str]:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.
@@ -300,11 +308,10 @@ class Derivation:
         (12, '-0.195173', '0')
         """
         fmt, n = rounding(digits, None, self.limits)
-        # a reverse pass through a few layers' sums costs some 50 bits of the balls' accuracy: start above
-        start = prec_for_digits(n) + GRADIENT_MARGIN
+        start = self._start(n)
         prec, top = start, max_prec(self.limits)
-        out: dict = {name: None for name in param_names(self.spec)}
-        last: dict = {}
+        out: dict = {name: None for group in self.spec.params for name in self.skeleton.groups[group].names}
+        last, todo = {}, set()
         for _ in range(4):  # every tensor at once, at rising precision, while some entry's ball is too wide
             try:
                 for group in self.spec.params:
@@ -313,13 +320,18 @@ class Derivation:
                     for name, x in zip(self.skeleton.groups[group].names, (x for r in rows for x in r)):
                         if out[name] is None:
                             out[name] = fmt(tidy(x))
-                            last[name] = x
+                            if out[name] is None:
+                                last[name] = x
+                                todo.add(name)
+                            else:
+                                todo.discard(name)
             except LimitError:
                 if prec == start:
                     raise
                 break  # the next precision is beyond the limits: what is left goes the long way
-            if all(v is not None for v in out.values()) or 2 * prec > top:
+            if not todo or 2 * prec > top:
                 break
+            self.ev.forget(prec)  # the next pass holds the model's tensors again: not twice
             prec *= 2
         for name, v in out.items():
             if v is None:

@@ -155,6 +155,25 @@ def test_round_significant_ball_certified_and_complete(q, prec, n):
         assert a != z
 
 
+@settings(max_examples=400, deadline=None)
+@given(nonzero, st.integers(0, 40), st.integers(1, 30), st.integers(60, 600))
+def test_round_significant_wide_balls_against_their_exact_ends(q, k, n, prec):
+    """Balls of every width (radius q·10^−k) and precision: a rounding is given only when both exact ends give it
+    (the decimal fast path is sound), and whenever both ends agree within one decade, it is given (complete)."""
+    with ctx.workprec(prec):
+        b = arb(fq(q), fq(abs(q) / Fraction(10) ** k / 3))
+    lo, hi = ball_ends(b)
+    got = round_significant(b, n)
+    if lo <= 0 <= hi:
+        assert got is None
+        return
+    a, z = ref_round_significant(lo, n), ref_round_significant(hi, n)
+    if got is not None:
+        assert got == a == z
+    elif exponent10(lo) == exponent10(hi):
+        assert a != z
+
+
 def test_round_significant_ball_across_power_of_ten():
     b = arb(1000, fmpq(1, 100))
     lo, hi = ball_ends(b)

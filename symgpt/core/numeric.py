@@ -642,6 +642,9 @@ def round_significant(v, n: int) -> str | None:
     ('1.4142', '1230')
     """
     if isinstance(v, arb):
+        a = _significant_decimal(v, n)
+        if a is not None:
+            return _format_significant(*a, n)
         L, H, e = _dyadic_ends(v)
         if L == H == 0:
             return "0"
@@ -656,6 +659,44 @@ def round_significant(v, n: int) -> str | None:
         return None
     a, b = _significant(lo, n), _significant(hi, n)
     return _format_significant(*a, n) if a == b else None
+
+
+def _significant_decimal(v: arb, n: int):
+    """(sign, M, E) of a ball to n significant digits from arb's own decimal enclosure [m ± r]·10^x (a little wider
+    than the ball, so whatever it rounds is certified), or None when that enclosure does not round (the exact ends
+    are tried then).  The fast path of :func:`round_significant`: one C call and small integers.
+
+    >>> _significant_decimal(arb(2).sqrt(), 5), _significant_decimal(arb(1) / 3 - arb(1) / 3, 5)
+    ((1, 14142, 0), None)
+    """
+    if not v.is_finite():
+        return None
+    m, r, x = v.mid_rad_10exp(n + 6)
+    m, r, x = int(m), int(r), int(x)
+    lo, hi = m - r, m + r
+    if lo <= 0 <= hi:
+        return None
+    a, b = _significant_integer(lo, x, n), _significant_integer(hi, x, n)
+    return a if a == b else None
+
+
+def _significant_integer(N: int, x: int, n: int) -> tuple[int, int, int]:
+    """(sign, M, E) of N·10^x (N ≠ 0) to n significant digits, half away from 0.
+
+    >>> _significant_integer(-14995, -4, 3), _significant_integer(9996, 0, 3)
+    ((-1, 150, 0), (1, 100, 4))
+    """
+    a = abs(N)
+    k = len(str(a))
+    E, drop = k - 1 + x, k - n
+    if drop > 0:
+        q, rem = divmod(a, 10 ** drop)
+        M = q + (2 * rem >= 10 ** drop)
+    else:
+        M = a * 10 ** -drop
+    if M == 10 ** n:
+        M, E = M // 10, E + 1
+    return (1 if N > 0 else -1), M, E
 
 
 def _significant(q: Fraction, n: int) -> tuple[int, int, int]:

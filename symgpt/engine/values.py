@@ -133,6 +133,10 @@ class TensorEvaluator:
             cells = [x for r in cells for x in r]
         return {n: tidy(x) for n, x in zip(self.net.groups[group].names, cells)}
 
+    def forget(self, prec: int) -> None:
+        """Drop the tensors computed at ``prec`` bits (a later read at that precision recomputes them)."""
+        self._cache.pop(prec, None)
+
     def release(self) -> None:
         """Drop every computed tensor (kept: leaves and decided signs); a later read recomputes.
 
