@@ -292,7 +292,8 @@ class Derivation:
     def _start(self, n: int) -> int:
         """The first precision of a value or the gradient at n digits (one pass for both, deep or not)."""
         deeper = max(0, getattr(self.spec, "layers", 1) - 1)
-        return prec_for_digits(n) + GRADIENT_MARGIN + LAYER_MARGIN * deeper * max(1, len(getattr(self.spec, "input", ()))).bit_length()
+        log_T = max(1, len(getattr(self.spec, "input", ()))).bit_length()
+        return prec_for_digits(n) + GRADIENT_MARGIN + LAYER_MARGIN * deeper * log_T
 
     def gradient(self, digits: int = 50) -> dict[str, str]:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.

@@ -144,15 +144,24 @@ def test_round_significant_ball_certified_and_complete(q, prec, n):
     lo, hi = ball_ends(b)
     # balls across a power of ten: see test_round_significant_ball_across_power_of_ten_*
     assume(lo <= 0 <= hi or exponent10(lo) == exponent10(hi))
+    got = _certified_and_complete(b, n)
+    assert got is None or got == ref_round_significant(q, n)
+
+
+def _certified_and_complete(b, n):
+    """round_significant(b, n), checked against the references on the ball's exact ends: given only when both ends
+    round to it, and given whenever they agree within one decade."""
+    lo, hi = ball_ends(b)
     got = round_significant(b, n)
     if lo <= 0 <= hi:
         assert got is None
-        return
+        return got
     a, z = ref_round_significant(lo, n), ref_round_significant(hi, n)
     if got is not None:
-        assert got == a == z == ref_round_significant(q, n)
-    else:
+        assert got == a == z
+    elif exponent10(lo) == exponent10(hi):
         assert a != z
+    return got
 
 
 @settings(max_examples=400, deadline=None)
@@ -162,16 +171,7 @@ def test_round_significant_wide_balls_against_their_exact_ends(q, k, n, prec):
     (the decimal fast path is sound), and whenever both ends agree within one decade, it is given (complete)."""
     with ctx.workprec(prec):
         b = arb(fq(q), fq(abs(q) / Fraction(10) ** k / 3))
-    lo, hi = ball_ends(b)
-    got = round_significant(b, n)
-    if lo <= 0 <= hi:
-        assert got is None
-        return
-    a, z = ref_round_significant(lo, n), ref_round_significant(hi, n)
-    if got is not None:
-        assert got == a == z
-    elif exponent10(lo) == exponent10(hi):
-        assert a != z
+    _certified_and_complete(b, n)
 
 
 def test_round_significant_ball_across_power_of_ten():
