@@ -303,6 +303,8 @@ class Derivation:
         ball is too wide to round.  An entry that is exactly 0 but only SymPy could prove it
         (a cancellation the balls cannot see) is "0" when the exact test is within the limits;
         otherwise it is shown as its enclosure, ``[+/- 6.1e-87]``: every digit shown is true.
+        In a model of several blocks the pass is lean: each block's tensors, and each gradient once read out,
+        are freed (:meth:`symgpt.engine.values.TensorEvaluator.lean`); asked for later, they are computed again.
 
         >>> g = load("bigram").gradient(6)
         >>> len(g), g["W[0,2]"], g["E[0,0]"]
@@ -315,6 +317,7 @@ class Derivation:
         last, todo = {}, set()
         for _ in range(4):  # every tensor at once, at rising precision, while some entry's ball is too wide
             try:
+                lean = self.ev.lean(prec)   # a deep model's blocks are freed as the reverse pass leaves them
                 for group in self.spec.params:
                     G = self.ev.group("grad_" + group, prec)
                     rows = G if G and isinstance(G[0], list) else [G]
@@ -326,6 +329,9 @@ class Derivation:
                                 todo.add(name)
                             else:
                                 todo.discard(name)
+                    del G, rows
+                    if lean:
+                        self.ev.free("grad_" + group, prec)   # read out: its balls need not stay
             except LimitError:
                 if prec == start:
                     raise

@@ -57,6 +57,8 @@ def test_a_file_written_by_safetensors_loads_as_exact_binary_rationals(tmp_path,
     assert s.params["E"][2][1] == Fraction(float(t["E"][2, 1]))
     assert s.params[p + "W_2"][0][1] == Fraction(float(t[p + "W_2"][0, 1]))
     assert s.params[p + "gamma1"] == [1, 1]            # left out of the file: the op's default
+    # the raw tree keeps no second copy of a block's weights, only where they came from
+    assert all(v == "(weights.file)" for v in s.raw["layer"][layers - 1].values())
 
 
 def _raw(path, header: dict, data: bytes = b"", n: int | None = None):

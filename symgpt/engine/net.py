@@ -19,6 +19,7 @@ closed form (:class:`symgpt.derivation.Derivation`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from flint import fmpq
@@ -55,6 +56,9 @@ class Stage:
     """One step of the computation: fills ``outputs`` (group names) from earlier groups."""
     outputs: tuple
     run: object  # run(v: dict, ev) -> None; ev decides the signs an op steers on
+
+
+_LAYER = re.compile(r"(?:grad_)?l(\d+)\.")
 
 
 def _base(group: str) -> str:
@@ -119,6 +123,38 @@ class Net:
             g = self.groups[name]
             self.group("grad_" + name, g.shape, f"∂loss/∂{name}", g.axes)
         return "grad_" + name
+
+    def dead_after(self) -> dict[int, list]:
+        """{stage index: the groups no later stage reads}, as far as the blocks tell it: a block's tensors and
+        adjoints (``l5.S``, ``grad_l5.S``) are dead once the reverse pass has reached two blocks below it (it
+        writes ``grad_l3.…``); the block just below may still take its input's adjoint from it.  After the last
+        stage, the remaining blocks' tensors.  Parameters, their gradients and the unprefixed tensors are never
+        listed.  A pass that frees them saves a deep model's
+        memory (:meth:`symgpt.engine.values.TensorEvaluator.lean`).
+
+        >>> from symgpt.engine.spec import load_spec
+        >>> Net(load_spec("derivations/tiny-transformer.toml")).dead_after()     # one block: nothing to free
+        {}
+        """
+        keep = set(self.params) | {"grad_" + p for p in self.params}
+        by_layer: dict[int, list] = {}
+        for g in self.groups:
+            m = _LAYER.match(g)
+            if m and g not in keep:
+                by_layer.setdefault(int(m.group(1)), []).append(g)
+        out, freed = {}, set()
+        for i, st in enumerate(self.stages):
+            below = [int(m.group(1)) for o in st.outputs if o.startswith("grad_") and (m := _LAYER.match(o))]
+            if not below:
+                continue
+            dead = [g for layer in by_layer if layer >= min(below) + 2 and layer not in freed for g in by_layer[layer]]
+            if dead:
+                freed |= {layer for layer in by_layer if layer >= min(below) + 2}
+                out[i - 1] = dead   # before this stage runs: after the one before it
+        if freed:   # at the end, the blocks the reverse pass left last
+            out.setdefault(len(self.stages) - 1, []).extend(
+                g for layer in by_layer if layer not in freed for g in by_layer[layer])
+        return out
 
     def leaf_values(self, leaves: dict | None) -> dict:
         """The parameters as tensors of fmpq (the spec's values) or of the given leaves (by node name).

@@ -404,6 +404,7 @@ class _Reader:
 
     def __init__(self, path: Path, limits: Limits):
         self.file, self.path, self.limits = clean(str(path), None), Path(path), limits
+        self.from_file: list = []  # (layer, key) of each [[layer]] tensor a weights file put in
 
     def fail(self, key: str, what: str) -> SpecError:
         return SpecError(f"{self.file}: {key}: {what}")
@@ -622,6 +623,8 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
                                         training)
     titles = _titles(r, raw, path.stem)
     r.string(raw, "source", "")
+    for layer, key in r.from_file:   # read into params: the raw tree need not hold a second copy of every weight
+        raw["layer"][layer][key] = FROM_FILE
     name = path.name.removesuffix(".toml")
     return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
                 inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx,
@@ -752,6 +755,10 @@ def _biases(r: _Reader, b: dict, where: str, bias: bool | None) -> None:
             raise r.fail(f"{where}.b_O", "an output bias needs the output projection W_O")
 
 
+FROM_FILE = "(weights.file)"
+"""What ``spec.raw`` holds in place of a [[layer]] tensor read from the weights file (its values are in ``params``)."""
+
+
 def _weights_file(r: _Reader, raw: dict, w: dict, kind: str, tied: bool, layers: int) -> dict:
     """The [weights] table with the tensors of ``weights.file`` (a safetensors file beside the spec) put in, by the
     spec's own names: ``E``, ``W_pe`` … go to [weights], ``W_Q`` (one layer) or ``l0.W_Q`` … to the [[layer]]s,
@@ -784,6 +791,7 @@ def _weights_file(r: _Reader, raw: dict, w: dict, kind: str, tied: bool, layers:
                 raise r.fail("weights.file", f"{path}: tensor {key!r} is no parameter of this spec (names are the "
                                              f"spec's: E, W_pe, W_Q for one layer, l0.W_Q … for several)")
             table, where, key = blocks[layer], f"layer[{layer}]", base
+            r.from_file.append((layer, key))
         if key in table:
             raise r.fail(f"{where}.{key}", f"given twice: in the spec and in {path}")
         try:

@@ -75,6 +75,10 @@ class TensorEvaluator:
         self._fallback: Evaluator | None = None
         self._pending: dict = {}  # text -> a steering expression whose sign a stage waits for
         self._exact = all(isinstance(x, fmpq) for x in self.leaves.values())
+        self._freed: dict[int, set] = {}       # prec -> the groups a lean pass freed
+        self._dead_after: dict | None = None
+        self.lean_fallbacks = 0                # lean passes that met a freed tensor and ran whole
+        self.freed_groups: set[str] = set()   # every group a lean pass has freed (at any precision)
 
     # -- the computation ---------------------------------------------------------
     def _state(self, prec: int) -> list:
@@ -85,21 +89,32 @@ class TensorEvaluator:
             with ctx.workprec(prec):
                 st = self._cache[prec] = [self.net.leaf_values(self.leaves), 0]
             while len(self._cache) > KEEP:
-                self._cache.popitem(last=False)
+                self._freed.pop(self._cache.popitem(last=False)[0], None)
         else:
             self._cache.move_to_end(prec)
         return st
 
-    def _run(self, prec: int, upto: int) -> dict:
+    def _run(self, prec: int, upto: int, lean: bool = False) -> dict:
         """Run the stages up to and including ``upto`` at ``prec`` bits; the signs an op steers on are decided on
-        the way."""
+        the way.  ``lean``: free each block's tensors once no later stage reads them (:meth:`lean`)."""
         st = self._state(prec)
+        dead = self._dead() if lean else {}
         while st[1] <= upto:
             try:
                 with ctx.workprec(prec):
                     while st[1] <= upto:
                         self.net.stages[st[1]].run(st[0], self)
+                        for g in dead.get(st[1], ()):
+                            if st[0].pop(g, None) is not None:
+                                self._freed.setdefault(prec, set()).add(g)
+                                self.freed_groups.add(g)
                         st[1] += 1
+            except KeyError as e:   # a stage read a tensor a lean pass had freed: run it whole
+                if not e.args or e.args[0] not in self._freed.get(prec, ()):
+                    raise
+                self.lean_fallbacks += 1
+                self.forget(prec)
+                return self._run(prec, upto)
             except Undecided as u:  # a steering input's sign: decide it (more bits, or SymPy), go on
                 if u.name in self._pending:
                     self.signs[u.name] = self.expr_sign(self._pending.pop(u.name))
@@ -113,7 +128,37 @@ class TensorEvaluator:
             return self._state(prec)[0][group]
         if group not in self._where:
             raise KeyError(group)
+        if group in self._freed.get(prec, ()):   # a lean pass freed it: this precision's pass again, whole
+            self.forget(prec)
         return self._run(prec, self._where[group])[group]
+
+    def lean(self, prec: int) -> bool:
+        """Run every stage at ``prec`` bits, freeing a block's tensors as soon as the reverse pass has left it
+        (:meth:`symgpt.engine.net.Net.dead_after`): the parameters' gradients of a deep model at a fraction of the
+        memory.  A freed tensor asked for later is computed again (the whole pass at that precision).  True when
+        the model is deep enough for anything to be freed.
+
+        >>> from symgpt.engine.spec import load_spec
+        >>> from symgpt.engine.net import Net
+        >>> ev = TensorEvaluator(Net(load_spec("derivations/bigram.toml")))
+        >>> ev.lean(64), ev.ball("grad_W[0,2]", 64).contains(ev.ball("grad_W[0,2]", 128))
+        (False, True)
+        """
+        self._run(prec, len(self.net.stages) - 1, lean=True)
+        return bool(self._dead())
+
+    def free(self, group: str, prec: int) -> None:
+        """Drop one computed tensor at ``prec`` bits (a gradient already read out); asked for again, it is
+        computed again."""
+        st = self._cache.get(prec)
+        if st is not None and st[0].pop(group, None) is not None:
+            self._freed.setdefault(prec, set()).add(group)
+            self.freed_groups.add(group)
+
+    def _dead(self) -> dict:
+        if self._dead_after is None:
+            self._dead_after = self.net.dead_after()
+        return self._dead_after
 
     def ball(self, name: str, prec: int):
         """The node's value (fmpq, or an arb ball that contains it) at ``prec`` bits."""
@@ -136,6 +181,7 @@ class TensorEvaluator:
     def forget(self, prec: int) -> None:
         """Drop the tensors computed at ``prec`` bits (a later read at that precision recomputes them)."""
         self._cache.pop(prec, None)
+        self._freed.pop(prec, None)
 
     def release(self) -> None:
         """Drop every computed tensor (kept: leaves and decided signs); a later read recomputes.
@@ -143,6 +189,7 @@ class TensorEvaluator:
         A training trace keeps one evaluator per state for reading its nodes: released, a
         state costs its parameters, not every activation of the model."""
         self._cache.clear()
+        self._freed.clear()
 
     def index(self, name: str) -> str:
         """The key of ``name`` in :meth:`values` (the name itself)."""
