@@ -20,7 +20,7 @@ import argparse
 import importlib
 import sys
 
-from . import check, importers, precision, render, verify
+from . import check, grad, importers, precision, render, verify
 from .cli import InputError, Parser, run, terminal_safe
 from .core.limits import MAX_DIGITS, MAX_OPS, Limits
 from .core.resources import DERIVATIONS, version_line
@@ -50,7 +50,8 @@ def parser() -> argparse.ArgumentParser:
     list_parser(sub.add_parser("list", help="the shipped derivations, or every name one spec defines"))
     completion_parser(sub.add_parser("completion", help="print a shell completion script (bash or zsh)"))
     precision.parser(sub.add_parser("precision", help="what float64/32, bfloat16, float16 do to every quantity"))
-    importers.parser(sub.add_parser("import", help="write a spec for a nanoGPT or Hugging Face GPT-2 checkpoint"))
+    importers.parser(sub.add_parser("import", help="write a spec for a nanoGPT, GPT-2 or Llama checkpoint"))
+    grad.parser(sub.add_parser("grad", help="write the certified loss and full gradient to a JSON or safetensors file"))
     return ap
 
 
@@ -170,7 +171,8 @@ def _subparsers(ap: argparse.ArgumentParser) -> dict:
 # ---------------------------------------------------------------- running
 
 COMMANDS = {"render": render.execute, "verify": verify.execute, "list": list_command, "completion": completion,
-            "precision": precision.execute, "check": check.execute, "import": importers.execute}
+            "precision": precision.execute, "check": check.execute, "import": importers.execute,
+            "grad": grad.execute}
 
 
 def main(argv=None) -> int:

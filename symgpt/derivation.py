@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import sympy
 from flint import arb
 
@@ -25,7 +26,7 @@ from .core.numeric import UndecidableError, certify, count, prec_for_digits, to_
 from .core.resources import DERIVATIONS
 from .core.tensor import tidy
 from .documents import display
-from .engine import cost
+from .engine import cost, layouts
 from .engine.lazy import LazyGraph
 from .engine.models import differentiated
 from .engine.names import OPTIMIZERS, Names, Ref, RefError
@@ -295,10 +296,15 @@ class Derivation:
         log_T = max(1, len(getattr(self.spec, "input", ()))).bit_length()
         return prec_for_digits(n) + GRADIENT_MARGIN + LAYER_MARGIN * deeper * log_T
 
-    def gradient(self, digits: int = 50) -> dict[str, str]:
+    def gradient(self, digits: int = 50, by: str = "spec") -> dict:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.
 
-        Keys are the parameters' node names in the spec's order (``E[0,0]``, ``W_Q[1,0]``, …).
+        ``by="spec"``: keys are the parameters' node names in the spec's order (``E[0,0]``, ``W_Q[1,0]``, …),
+        each value a decimal string.  ``by="checkpoint"``, for a spec imported from a checkpoint
+        (``weights.names``): keys are the checkpoint's own state_dict names (``transformer.h.0.attn.c_attn.weight``
+        …), each value the whole tensor as nested lists of decimal strings in the checkpoint's shape and layout
+        (:mod:`symgpt.engine.layouts`), to lay beside ``param.grad`` of the original model; a tied head's
+        ``lm_head.weight`` is E's whole gradient.
         Every gradient tensor is computed at once, at rising precision while some entry's
         ball is too wide to round.  An entry that is exactly 0 but only SymPy could prove it
         (a cancellation the balls cannot see) is "0" when the exact test is within the limits;
@@ -310,6 +316,12 @@ class Derivation:
         >>> len(g), g["W[0,2]"], g["E[0,0]"]
         (12, '-0.195173', '0')
         """
+        if by not in ("spec", "checkpoint"):
+            raise InputError(f"by: expected 'spec' (the spec's names) or 'checkpoint' (the checkpoint's), got {by!r}")
+        if by == "checkpoint" and not self.spec.checkpoint:
+            raise InputError(f"{self.spec.path}: by='checkpoint': this spec does not say whose tensor names its "
+                             f"weights have (weights.names = {' | '.join(map(repr, layouts.FAMILIES))}; "
+                             f"symgpt import writes it)")
         fmt, n = rounding(digits, None, self.limits)
         start = self._start(n)
         prec, top = start, max_prec(self.limits)
@@ -343,7 +355,17 @@ class Derivation:
         for name, v in out.items():
             if v is None:
                 out[name] = self._hard_entry(name, n, last[name])
-        return out
+        return out if by == "spec" else self._by_checkpoint(out)
+
+    def _by_checkpoint(self, g: dict) -> dict:
+        """The gradient ``g`` (by the spec's node names) as the checkpoint's tensors, nested lists of strings."""
+        arrays = {}
+        for group in self.spec.params:
+            names = self.skeleton.groups[group].names
+            a = np.empty(len(names), dtype=object)
+            a[:] = [g[name] for name in names]
+            arrays[group] = a.reshape(self.skeleton.groups[group].shape)
+        return {s.key: layouts.assemble(s, arrays).tolist() for s in layouts.layout(self.spec, self.spec.checkpoint)}
 
     def _hard_entry(self, name: str, n: int, ball) -> str:
         """A gradient no enclosure rounds: proven 0, certified the long way, or its enclosure."""

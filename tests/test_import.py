@@ -524,3 +524,97 @@ def test_malformed_checkpoints_and_configs_are_one_error(tmp_path):
     o = hostile.run_symgpt("import", "nanogpt", str(tmp_path / "ok.pt"), "--input", "1,2", "--target", "0",
                            "--out", str(tmp_path / "dir.toml"))
     assert o.code == 2 and "folder" in o.err and not (tmp_path / "dir.safetensors").exists()
+
+
+# ---------------------------------------------------------------- gradients by the checkpoint's own names
+
+def _models(tmp_path):
+    """(derivation, the float64 model after backward on the same input) for a GPT-2, a Llama and a nanoGPT of each
+    head kind; each imported through its own path."""
+    out = []
+    g = gpt2_tiny(2, 2)
+    g.save_pretrained(tmp_path / "gpt2")
+    out.append((importers.hf(tmp_path / "gpt2", IDS, TARGET, out=tmp_path / "gpt2.toml"), g))
+    ll = llama_tiny(2, 4, kv=2)
+    ll.save_pretrained(tmp_path / "llama")
+    out.append((importers.hf(tmp_path / "llama", IDS, TARGET, out=tmp_path / "llama.toml"), ll))
+    for bias, tied in ((True, True), (False, False)):
+        m = nano(bias, tied)
+        save_nanogpt(m, tmp_path / f"ckpt{bias}{tied}.pt")
+        out.append((importers.nanogpt(tmp_path / f"ckpt{bias}{tied}.pt", IDS, TARGET,
+                                      out=tmp_path / f"nano{bias}{tied}.toml"), m))
+    for _, m in out:
+        logits = m(torch.tensor([IDS]) if not isinstance(m, NanoGPT) else torch.tensor(IDS))
+        logits = logits.logits[0, -1] if hasattr(logits, "logits") else logits[-1]
+        (-torch.log_softmax(logits, -1)[TARGET]).backward()
+    return out
+
+
+def test_the_gradient_by_the_checkpoints_names_lies_beside_param_grad(tmp_path, llama_in_float64):
+    """d.gradient(digits, by="checkpoint"): every named parameter of the original model, in its own shape and
+    layout (Conv1D's (in, out), nn.Linear's (out, in), c_attn's Q, K, V), equal to its .grad at 1e-12; the state
+    dict's other names (a tied lm_head) are the same tensor's; and the layouts read the weights as the importer
+    did: assembled from the spec's parameters, every tensor of the state_dict comes back bit for bit."""
+    from symgpt.engine import layouts
+    for d, m in _models(tmp_path):
+        g = d.gradient(20, by="checkpoint")
+        sd = m.state_dict()
+        assert set(g) == {k for k in sd if not k.endswith((".attn.bias", ".attn.masked_bias"))}, d.spec.checkpoint
+        for name, p in m.named_parameters():
+            got, want = np.array(g[name], dtype=np.float64), p.grad.numpy()
+            assert got.shape == want.shape, name
+            assert np.all(np.abs(got - want) <= np.maximum(1e-12 * np.abs(want), 1e-15)), name
+        if d.spec.tied:
+            assert g["lm_head.weight"] == g[next(iter(g))]       # the embedding's whole gradient
+        weights = {k: np.array([[float(x) for x in r] for r in v]) if isinstance(v[0], list)
+                   else np.array([float(x) for x in v]) for k, v in d.spec.params.items()}
+        for s in layouts.layout(d.spec, d.spec.checkpoint):
+            assert np.array_equal(layouts.assemble(s, weights), sd[s.key].numpy()), s.key
+
+
+def test_symgpt_grad_writes_json_and_safetensors(tmp_path):
+    safetensors_numpy = pytest.importorskip("safetensors.numpy")
+    m = nano(True, False)
+    save_nanogpt(m, tmp_path / "ckpt.pt")
+    spec = tmp_path / "nano.toml"
+    assert hostile.run_symgpt("import", "nanogpt", str(tmp_path / "ckpt.pt"), "--input", "3,1,4,1,5", "--target",
+                              str(TARGET), "--out", str(spec)).code == 0
+    logits = m(torch.tensor(IDS))[-1]
+    loss = -torch.log_softmax(logits, -1)[TARGET]
+    loss.backward()
+    for out in (tmp_path / "g.json", tmp_path / "g.safetensors"):
+        r = hostile.run_symgpt("grad", str(spec), "--digits", "25", "--out", str(out))
+        assert r.code == 0, r.err
+        if out.suffix == ".json":
+            doc = json.loads(out.read_text(encoding="utf-8"))
+            assert doc["by"] == "checkpoint" and abs(float(doc["loss"]) - loss.item()) <= 1e-12 * loss.item()
+            grads = {k: np.array(v, dtype=np.float64) for k, v in doc["gradient"].items()}
+            assert all(len(x.replace("-", "").replace(".", "").lstrip("0").split("e")[0]) <= 25
+                       for x in np.array(doc["gradient"]["lm_head.weight"]).ravel())
+        else:
+            grads = safetensors_numpy.load_file(str(out))
+        for name, p in m.named_parameters():
+            assert np.allclose(grads[name], p.grad.numpy(), rtol=1e-12, atol=1e-15), name
+    r = hostile.run_symgpt("grad", str(spec), "--by", "spec", "--digits", "8", "--out", str(tmp_path / "s.json"))
+    assert r.code == 0 and "l1.W_Q" in json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["gradient"]
+    for argv, said in ((["--out", str(tmp_path / "g.txt")], ".json or .safetensors"),
+                       (["--out", str(tmp_path / "no" / "g.json")], "does not exist"),
+                       (["--digits", "0", "--out", str(tmp_path / "z.json")], "digits")):
+        r = hostile.run_symgpt("grad", str(spec), *argv)
+        assert r.code == 2 and said in r.err and "Traceback" not in r.err, r.err
+    assert not (tmp_path / "z.json").exists()
+    r = hostile.run_symgpt("grad", "bigram", "--by", "checkpoint", "--out", str(tmp_path / "b.json"))
+    assert r.code == 2 and "weights.names" in r.err and not (tmp_path / "b.json").exists()
+
+
+def test_a_spec_names_only_a_checkpoint_it_can_be(tmp_path):
+    m = nano(True, True)
+    save_nanogpt(m, tmp_path / "ckpt.pt")
+    importers.nanogpt(tmp_path / "ckpt.pt", IDS, TARGET, out=tmp_path / "nano.toml")
+    text = (tmp_path / "nano.toml").read_text(encoding="utf-8")
+    assert 'names = "nanogpt"' in text
+    for names, said in (('"llama"', "model.norm_kind"), ('"bert"', "nanogpt, gpt2, llama"), ("3", "got 3")):
+        (tmp_path / "bad.toml").write_text(text.replace('names = "nanogpt"', f"names = {names}"), encoding="utf-8")
+        with pytest.raises(InputError, match="weights.names") as e:
+            load_spec(tmp_path / "bad.toml")
+        assert said in str(e.value)

@@ -11,7 +11,9 @@ Layouts, read from the models' own code (nanoGPT's ``model.py``, transformers' `
   GPT-2's ``Conv1D`` stores (in, out): ``y = x W + b``, so W_Q is ``c_attn.weight[:, :d]``.
 * ``c_attn`` holds Q, K and V side by side; ``c_proj`` of the attention is W_O; the MLP is ``c_fc`` (W_1, d × 4d),
   its GELU, ``c_proj`` (W_2); ``ln_1``, ``ln_2`` are the block's pre-norms (γ1, β1, γ2, β2), ``ln_f`` the final.
-* the head is tied when ``lm_head.weight`` equals ``wte.weight`` entry for entry (never assumed: minGPT unties it).
+* the head is tied as the config says (``tie_word_embeddings``) or, in a nanoGPT checkpoint, when ``lm_head.weight``
+  and ``wte.weight`` are one stored tensor (minGPT's are two); a state_dict alone, with neither, ties it when the
+  two are equal entry for entry.
 
 Unpickling runs code: ``.pt`` and ``.bin`` files are read with ``torch.load(weights_only=True)``, and a nanoGPT
 ``meta.pkl`` with an unpickler that builds only dicts, lists, strings and numbers.  safetensors is the safe format.
@@ -73,6 +75,7 @@ class Checkpoint:
     source: str
     vocab: list = field(default_factory=list)
     learnable_ln: bool = True
+    names: str = ""   # whose state_dict names the tensors had (symgpt.engine.layouts.FAMILIES)
 
     def spec_toml(self, ids, target, weights_name: str, title: str = "") -> str:
         """The spec's TOML text: [model], [data], [weights] naming the weights file, [training] (the norms train)."""
@@ -92,8 +95,9 @@ class Checkpoint:
                  "vocab = [" + ", ".join(_toml(t) for t in vocab) + "]"]
         lines += [f"{k} = {_toml(v)}" for k, v in m.items()]
         lines += ["", "[data]", "input = [" + ", ".join(_toml(vocab[i]) for i in ids) + "]",
-                  f"target = {_toml(vocab[int(target)])}", "", "[weights]", f"file = {_toml(weights_name)}",
-                  "", "[training]", f"learnable_ln = {_toml(self.learnable_ln)}"]
+                  f"target = {_toml(vocab[int(target)])}", "", "[weights]", f"file = {_toml(weights_name)}"]
+        lines += [f"names = {_toml(self.names)}"] if self.names else []
+        lines += ["", "[training]", f"learnable_ln = {_toml(self.learnable_ln)}"]
         return "\n".join(lines) + "\n"
 
     def write(self, spec_path, ids, target, title: str = "", check=None) -> Path:
@@ -262,7 +266,7 @@ def from_nanogpt(sd: dict, args: dict, gelu: str = "erf", source: str = "nanoGPT
     model = {"vocab_size": V, "d": d, "heads": H, "d_ff": 4 * d, "layers": L, "tied": tied, "ln_eps": "1e-5",
              "norm": "pre", "activation": "gelu" if gelu == "erf" else "gelu_tanh", "positions": "learned",
              "n_ctx": n_ctx, "bias": bias}
-    return Checkpoint(_model(model), out, source)
+    return Checkpoint(_model(model), out, source, names="nanogpt")
 
 
 def _model(m: dict) -> dict:
@@ -388,7 +392,7 @@ def from_gpt2(sd: dict, config: dict, source: str = "GPT-2") -> Checkpoint:
     take.done()
     model = {"vocab_size": V, "d": d, "heads": H, "d_ff": f, "layers": L, "tied": tied, "ln_eps": _decimal(eps),
              "norm": "pre", "activation": act, "positions": "learned", "n_ctx": n_ctx, "bias": True}
-    return Checkpoint(_model(model), out, source)
+    return Checkpoint(_model(model), out, source, names="gpt2")
 
 
 def from_llama(sd: dict, config: dict, source: str = "Llama") -> Checkpoint:
@@ -437,7 +441,7 @@ def from_llama(sd: dict, config: dict, source: str = "Llama") -> Checkpoint:
              "activation": "swiglu", "positions": "rope", "rope_theta": _decimal(theta), "bias": False}
     if kv != H:
         model["kv_heads"] = kv
-    return Checkpoint(_model(model), out, source)
+    return Checkpoint(_model(model), out, source, names="llama")
 
 
 def _decimal(x) -> str:

@@ -32,6 +32,7 @@ from ..core.limits import MAX_DIGITS, Limits
 from ..core.safe import clip
 from ..ops import NAMES, facet
 from ..ops.naming import shape as param_shape
+from . import layouts
 from .arch import ACTIVATIONS, GATED, NORMS, PLACEMENTS, POSITIONS, PRESETS, Arch
 from .names import RefError, split
 
@@ -42,7 +43,7 @@ KEYS = {
     "model": ("kind", "vocab", "d", "heads", "d_ff", "layers", "tied", "pe_base", "ln_eps", "activation", "norm",
               "positions", "n_ctx", "bias", "norm_kind", "rope_theta", "arch", "kv_heads"),
     "data": ("input", "target"),
-    "weights": ("file", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
+    "weights": ("file", "names", "E", "W", "W_out", "W_pe", "gamma_f", "beta_f"),
     "layer[]": ("W_Q", "W_K", "W_V", "W_1", "b_1", "W_2", "b_2", "gamma1", "beta1", "gamma2", "beta2", "W_O",
                 "b_Q", "b_K", "b_V", "b_O", "W_3", "b_3"),
     "sampling": ("temperatures", "top_k", "top_p", "uniform", "continue"),
@@ -352,6 +353,7 @@ class Spec:
     norm_kind: str = "layernorm"   # the norms' op (symgpt.engine.arch.NORMS)
     rope_theta: sympy.Rational = sympy.Integer(10000)   # RoPE's base (model.positions = "rope")
     kv_heads: int = 0              # heads of K and V (grouped-query attention; 0: as many as the query heads)
+    checkpoint: str = ""           # weights.names: the checkpoint whose tensor names it has (symgpt.engine.layouts)
 
     @property
     def V(self) -> int:
@@ -589,6 +591,11 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
 
     w = r.table(raw, "weights", "")
     r.keys(w, "weights", kind, tied)
+    names = w.get("names", "")
+    if names not in ("",) + layouts.FAMILIES:
+        raise r.fail("weights.names", f"expected the checkpoint whose tensor names the weights have "
+                                      f"({', '.join(layouts.FAMILIES)}), got {show(names)}")
+    w = {k: v for k, v in w.items() if k != "names"}
     if "file" in w:
         w = _weights_file(r, raw, w, kind, tied, layers)
     if "n_ctx" in m and positions != "learned":
@@ -626,9 +633,15 @@ def load_spec(path, limits: Limits | None = None) -> Spec:
     for layer, key in r.from_file:   # read into params: the raw tree need not hold a second copy of every weight
         raw["layer"][layer][key] = FROM_FILE
     name = path.name.removesuffix(".toml")
-    return Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
+    spec = Spec(path, name, titles["zh"], kind, vocab, d, heads, d_ff, layers, tied, pe_base, ln_eps,
                 inp, target, params, sampling, training, raw, titles, extras, activation, norm, positions, n_ctx,
-                bias, norm_kind, rope_theta, kv_heads)
+                bias, norm_kind, rope_theta, kv_heads, names)
+    if names:
+        try:
+            layouts.layout(spec, names)
+        except ValueError as e:
+            raise r.fail("weights.names", str(e)) from None
+    return spec
 
 
 def _titles(r: _Reader, raw: dict, stem: str) -> dict:
