@@ -62,7 +62,8 @@ def test_version_from_the_package_metadata(capsys, main, argv):
 # ---------------------------------------------------------------- usage errors: one line, exit 2
 
 @pytest.mark.parametrize("argv, says", [
-    ([], r"a command is required: render, verify, list, completion, precision, check, import, grad \(see symgpt --help\)"),
+    ([], r"a command is required: render, verify, list, completion, precision, check, import, grad "
+         r"\(see symgpt --help\)"),
     (["--bogus"], r"unrecognized arguments: --bogus \(see symgpt --help\)"),
     (["rendr"], r"argument COMMAND: invalid choice: 'rendr' .*'render'.* \(see symgpt --help\)"),
     (["render", "--bogus"], r"unrecognized arguments: --bogus \(see symgpt render --help\)"),
