@@ -79,3 +79,22 @@ def test_an_undecidable_rounding_names_its_quantity(tmp_path):
     with pytest.raises((InputError, ArithmeticError)) as e:
         d.value("adamw[1].W_K[2,0]", digits=6)
     assert "adamw[1].W_K[2,0]" in str(e.value)
+
+
+@pytest.mark.parametrize("family", [dict(), dict(activation="gelu", norm="pre", bias=True, n_ctx=4),
+                                    dict(activation="gelu_tanh", norm="pre", W_O=True), dict(activation="silu"),
+                                    dict(activation="swiglu", norm="pre", norm_kind="rmsnorm", rope=True, kv_heads=1,
+                                         W_O=True, bias=False)])
+@pytest.mark.parametrize("layers", [1, 2])
+def test_every_quantity_of_every_family_has_its_chinese_meaning(family, layers, tmp_path):
+    """The Chinese page words each quantity in Chinese (the names registry's English, translated exactly or by a
+    pattern that names the tensor), whatever the family's blocks."""
+    import re
+
+    from symgpt.documents.html import meanings, translated
+    zh = meanings("zh")
+    d = derivation_of(write_spec(tmp_path, oracle.random_spec_toml(seed=1, V=4, d=4, heads=2, d_ff=4, layers=layers,
+                                                                   T=2, **family)))
+    english = {g.name: d.ref(g.names[0]).meaning for g in d.net.groups.values() if not g.name.startswith("grad_")}
+    left = {n: m for n, m in english.items() if not re.search(r"[\u4e00-\u9fff]", translated(zh, m))}
+    assert not left, left

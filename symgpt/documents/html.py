@@ -342,7 +342,7 @@ def render_page(doc: dict, d, lang: str, controls: dict | None = None, langs=("z
         m = re.fullmatch(r"∂loss/∂(\S+)", text)
         if m and "gradient" in table:
             return table["gradient"] % {"x": m[1]} + f" ({text})"
-        return table.get(text, text)
+        return translated(table, text)
 
     env.filters.update(esc=esc, val=f.value, cell=f.cell, calc=calc, display=display, figure=figure, meaning=meaning,
                        cardmath=lambda tex: page.math(tex, True, mathml=False),
@@ -401,6 +401,23 @@ def meanings(lang: str) -> dict:
         with open(path, "rb") as f:
             table.update(tomllib.load(f))
     return table
+
+
+def translated(table: dict, text: str) -> str:
+    """``text`` (an English meaning) in the table's language: the exact entry, else the first of its
+    ``patterns`` that matches in full (``{0}`` the tensor's name), else the English itself.
+
+    >>> z = meanings("zh")
+    >>> translated(z, "LayerNorm of l1.H2"), translated(z, "mean of H0 over j"), translated(z, "no such words")
+    ('l1.H2 的 LayerNorm', 'H0 沿 j 的均值', 'no such words')
+    """
+    if text in table and isinstance(table[text], str):
+        return table[text]
+    for pattern, words in table.get("patterns", {}).items():
+        m = re.fullmatch(pattern, text)
+        if m:
+            return words.format(*m.groups())
+    return text
 
 
 def _inline_svg(fig: dict) -> str:
