@@ -264,7 +264,8 @@ def floats_backward(a: Apply, pipe) -> None:
 # ---------------------------------------------------------------- names: meanings in both languages, TeX, aliases
 
 NAMES = {
-    "sum_exp": Name("Σ_k exp(logits[k])", "Σ_k exp(logits[k])：softmax 的分母", (), r"\Sigma", ("z", "分母", "sum", "和"), helper=True),
+    "sum_exp": Name("Σ_k exp(logits[k])", "Σ_k exp(logits[k])：softmax 的分母", (), r"\Sigma",
+                    ("z", "分母", "sum", "和"), helper=True),
     "p": Name("next-token probabilities softmax(logits)", "下一个词元的概率 softmax(logits)", ("v",),
               aliases=("p", "prob", "概率", "百分比", "%"), of=(("log", ("ln", "log")),)),
     "loss": Name("cross-entropy −ln p[target]", "交叉熵损失 −ln p[目标]", (), r"\mathcal{L}", ("loss", "l", "损失")),
