@@ -32,12 +32,11 @@ import json
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 from .claims.extract import extract, read_document
 from .claims.match import Matcher
-from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, umask
+from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, write_whole
 from .core.errors import LimitError
 from .core.limits import MAX_DIGITS, MAX_OPS, Limits
 from .core.resources import version_line
@@ -188,21 +187,7 @@ def claims_target(path) -> Path:
 def write_claims(path, text: str) -> None:
     """Write a claims file whole or not at all (a temporary file beside it, renamed; removed on failure),
     with the permissions the umask gives a new file."""
-    path = claims_target(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~umask())
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as e:
-        raise OutputError(f"--write-claims {path}: cannot write the file: {e.strerror or e}") from None
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+    write_whole(claims_target(path), lambda tmp: tmp.write_text(text, encoding="utf-8"), "--write-claims")
 
 
 # ---------------------------------------------------------------- main

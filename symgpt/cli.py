@@ -237,6 +237,32 @@ def umask() -> int:
     return mask
 
 
+def write_whole(path: Path, fill, what: str) -> None:
+    """Write one file whole or not at all: ``fill(tmp)`` writes a temporary file beside ``path``, which takes the
+    permissions the umask gives a new file and is renamed into place; on any failure it is removed, and an OSError
+    is one OutputError naming ``what`` (the option) and the file.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> write_whole(p, lambda t: t.write_text("x"), "--out"); p.read_text(), len(list(p.parent.iterdir()))
+    ('x', 1)
+    """
+    folder = path.parent if str(path.parent) else Path(".")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        fill(Path(tmp))
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise OutputError(f"{what} {path}: cannot write the file: {e.strerror or e}") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
 def positive(flag: str):
     """An argparse type: a whole number ≥ 1 (digits, optionally with _ separators).
 

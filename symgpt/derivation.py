@@ -292,8 +292,8 @@ class Derivation:
 
     def _start(self, n: int) -> int:
         """The first precision of a value or the gradient at n digits (one pass for both, deep or not)."""
-        deeper = max(0, getattr(self.spec, "layers", 1) - 1)
-        log_T = max(1, len(getattr(self.spec, "input", ()))).bit_length()
+        deeper = max(0, self.spec.layers - 1)
+        log_T = len(self.spec.input).bit_length()
         return prec_for_digits(n) + GRADIENT_MARGIN + LAYER_MARGIN * deeper * log_T
 
     def gradient(self, digits: int = 50, by: str = "spec") -> dict:
@@ -357,14 +357,24 @@ class Derivation:
                 out[name] = self._hard_entry(name, n, last[name])
         return out if by == "spec" else self._by_checkpoint(out)
 
-    def _by_checkpoint(self, g: dict) -> dict:
-        """The gradient ``g`` (by the spec's node names) as the checkpoint's tensors, nested lists of strings."""
+    def shaped(self, g: dict) -> dict:
+        """{parameter: numpy object array in its shape} of a per-entry dict keyed by node names (a gradient).
+
+        >>> d = load("bigram")
+        >>> d.shaped(d.gradient(3))["W"].shape
+        (2, 3)
+        """
         arrays = {}
         for group in self.spec.params:
             names = self.skeleton.groups[group].names
             a = np.empty(len(names), dtype=object)
             a[:] = [g[name] for name in names]
             arrays[group] = a.reshape(self.skeleton.groups[group].shape)
+        return arrays
+
+    def _by_checkpoint(self, g: dict) -> dict:
+        """The gradient ``g`` (by the spec's node names) as the checkpoint's tensors, nested lists of strings."""
+        arrays = self.shaped(g)
         return {s.key: layouts.assemble(s, arrays).tolist() for s in layouts.layout(self.spec, self.spec.checkpoint)}
 
     def _hard_entry(self, name: str, n: int, ball) -> str:

@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from .cli import Parser, run
+from .cli import Parser, run, write_whole
 from .core import tensorfile
-from .core.errors import InputError, OutputError
+from .core.errors import InputError
 from .derivation import find_spec, load
 
 SUFFIXES = (".json", ".safetensors")
@@ -56,14 +54,7 @@ def tensors(d, digits: int, by: str) -> dict:
     """
     if by == "checkpoint":
         return d.gradient(digits, by="checkpoint")
-    g = d.gradient(digits)
-    out = {}
-    for group in d.spec.params:
-        names = d.skeleton.groups[group].names
-        a = np.empty(len(names), dtype=object)
-        a[:] = [g[n] for n in names]
-        out[group] = a.reshape(d.skeleton.groups[group].shape).tolist()
-    return out
+    return {group: a.tolist() for group, a in d.shaped(d.gradient(digits)).items()}
 
 
 def _float(x: str) -> float:
@@ -83,24 +74,14 @@ def execute(a) -> int:
     by = a.by or ("checkpoint" if d.spec.checkpoint else "spec")
     grads = tensors(d, a.digits, by)
     loss = d.value("loss", digits=a.digits)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".symgpt-grad-", suffix=out.suffix)
-        os.close(fd)
-        try:
-            if out.suffix == ".json":
-                doc = {"spec": str(d.spec.path), "digits": a.digits, "by": by, "loss": loss, "gradient": grads}
-                Path(tmp).write_text(json.dumps(doc, ensure_ascii=False) + "\n", encoding="utf-8")
-            else:
-                arrays = {k: np.vectorize(_float, otypes=[np.float64])(np.array(v, dtype=object))
-                          for k, v in grads.items()}
-                tensorfile.write(tmp, arrays, {"spec": str(d.spec.path), "digits": str(a.digits), "by": by,
-                                               "loss": loss})
-            os.replace(tmp, out)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    except OSError as e:
-        raise OutputError(f"{out}: cannot write: {(e.strerror or str(e)).lower()}") from None
+    if out.suffix == ".json":
+        doc = {"spec": str(d.spec.path), "digits": a.digits, "by": by, "loss": loss, "gradient": grads}
+        fill = lambda tmp: tmp.write_text(json.dumps(doc, ensure_ascii=False) + "\n", encoding="utf-8")
+    else:
+        arrays = {k: np.vectorize(_float, otypes=[np.float64])(np.array(v, dtype=object)) for k, v in grads.items()}
+        meta = {"spec": str(d.spec.path), "digits": str(a.digits), "by": by, "loss": loss}
+        fill = lambda tmp: tensorfile.write(tmp, arrays, meta)
+    write_whole(out, fill, "--out")
     n = sum(np.size(v) for v in grads.values())
     print(f"{out}: loss {loss}; {len(grads)} tensors, {n} entries, {a.digits} digits, by {by} names")
     return 0

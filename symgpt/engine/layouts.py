@@ -28,6 +28,13 @@ import numpy as np
 FAMILIES = ("nanogpt", "gpt2", "llama")
 """The checkpoints whose names a spec may take (``weights.names``)."""
 
+NEEDS = {"llama": {"norm": ("pre",), "norm_kind": ("rmsnorm",), "activation": ("swiglu",), "positions": ("rope",)},
+         "gpt2": {"norm": ("pre",), "norm_kind": ("layernorm",), "activation": ("gelu", "gelu_tanh", "relu", "silu"),
+                  "positions": ("learned",)},
+         "nanogpt": {"norm": ("pre",), "norm_kind": ("layernorm",), "activation": ("gelu", "gelu_tanh"),
+                     "positions": ("learned",)}}
+"""The [model] values each family's blocks can have."""
+
 
 @dataclass(frozen=True)
 class Source:
@@ -57,15 +64,10 @@ def layout(spec, family: str) -> list[Source]:
         raise ValueError(f"expected one of {', '.join(FAMILIES)}, got {family!r}")
     if spec.kind != "transformer":
         raise ValueError(f"a {family} checkpoint is a transformer, this spec is a {spec.kind}")
-    need = {"llama": {"norm": "pre", "norm_kind": "rmsnorm", "activation": ("swiglu",), "positions": "rope"},
-            "gpt2": {"norm": "pre", "norm_kind": "layernorm", "activation": ("gelu", "gelu_tanh", "relu", "silu"),
-                     "positions": "learned"},
-            "nanogpt": {"norm": "pre", "norm_kind": "layernorm", "activation": ("gelu", "gelu_tanh"),
-                        "positions": "learned"}}[family]
-    for key, want in need.items():
+    for key, want in NEEDS[family].items():
         got = getattr(spec, key)
-        if got not in (want if isinstance(want, tuple) else (want,)):
-            raise ValueError(f"a {family} checkpoint has model.{key} = {' or '.join(map(repr, _tuple(want)))}, "
+        if got not in want:
+            raise ValueError(f"a {family} checkpoint has model.{key} = {' or '.join(map(repr, want))}, "
                              f"this spec {got!r}")
     bias = spec.layer_prefix(0) + "b_Q" in spec.params
     if family == "nanogpt" and spec.d_ff != 4 * spec.d:
@@ -80,10 +82,6 @@ def layout(spec, family: str) -> list[Source]:
             (f"has {', '.join(unused)}, which it has not" if unused else "")
         raise ValueError(f"a {family} checkpoint of this size {what}")
     return out
-
-
-def _tuple(x) -> tuple:
-    return x if isinstance(x, tuple) else (x,)
 
 
 def _gpt(spec, conv1d: bool, bias: bool) -> list[Source]:

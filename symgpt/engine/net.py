@@ -147,10 +147,10 @@ class Net:
             below = [int(m.group(1)) for o in st.outputs if o.startswith("grad_") and (m := _LAYER.match(o))]
             if not below:
                 continue
-            dead = [g for layer in by_layer if layer >= min(below) + 2 and layer not in freed for g in by_layer[layer]]
-            if dead:
-                freed |= {layer for layer in by_layer if layer >= min(below) + 2}
-                out[i - 1] = dead   # before this stage runs: after the one before it
+            gone = {layer for layer in by_layer if layer >= min(below) + 2} - freed
+            if gone:
+                freed |= gone
+                out[i - 1] = [g for layer in sorted(gone, reverse=True) for g in by_layer[layer]]   # before stage i
         if freed:   # at the end, the blocks the reverse pass left last
             out.setdefault(len(self.stages) - 1, []).extend(
                 g for layer in by_layer if layer not in freed for g in by_layer[layer])
