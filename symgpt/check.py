@@ -215,7 +215,7 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
         raise LimitError(f"DOCUMENT {document}: {str(e).replace(' has ', read + ' has ', 1)}") from None
     estimate(numbers, document, max_figures)
     d = spec if hasattr(spec, "spec") else load(find_spec(spec), limits)
-    return Matcher(d).match(numbers)
+    return Matcher(d).match(numbers, text)
 
 
 SECONDS_PER_FIGURE = 0.05     # the slowest matching measured, per figure (a 20-column table of random

@@ -263,6 +263,11 @@ def _training(d, add, shapes, ref_of):
                     add(f"sgd[{k}].{ref_of(name, axes, idx)}", f"sgd.{name}", (k, *idx), "k" + axes)
         add(f"sgd_wrong_order[{k}].loss", "sgd_wrong_order.loss", (k,), "k")
     add("loss - sgd[1].loss", "loss drop")
+    add("adamw[1].loss", "adamw[1].loss")             # the model after the first AdamW step
+    if "p" in shapes:
+        shape, axes = shapes["p"]
+        for idx in _entries(shape):
+            add(f"adamw[1].{ref_of('p', axes, idx)}", "adamw[1].p", idx, axes)
     for b in ("beta1", "beta2"):                   # the moments' share of the new gradient: m = (1 − β₁)·g
         add(f"1 - adamw.{b}", f"1 - adamw.{b}")
     for name in params:

@@ -43,7 +43,7 @@ from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, ro
 from .figure import operand as _operand
 from .refs import ExprError, bind, parse
 
-CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index",
+CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "sign flip",
           "last-digit slip", "scale slip", "percent slip", "plain error")
 STRONG = 4.0          # the context score that names a quantity on its own
 COUNTS = ("y", "onehot", "id")   # integers by definition: a figure near one is no wrong figure of it
@@ -94,6 +94,8 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     if transposed:
         return "transposed index"
     correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
+    if printed == -correct and printed != 0:
+        return "sign flip"
     if printed != correct and abs(printed - correct) < 10 * ulp and \
             _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:
         return "last-digit slip"

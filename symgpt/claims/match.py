@@ -34,11 +34,14 @@ from .context import _base, _names, _pinned, context, counted, score, spells_inp
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
 from .figure import FORMATS, Result, cell, near_window, rounds_to
 from .figure import operand as _operand
+from .labels import labels
+from .notation import Notation
 from .refs import ExprError, bind, parse
 
 HUGE = Fraction(10) ** 250    # a figure beyond ±10^250, or nearer 0 than 10^-250, is read as no quantity of a
 TINY = Fraction(1, 10 ** 250)  # tutorial's model (floats end at 1.8e308; the prefilter's float slop is 1e-300,
 #                                and certifying that a 0 does not round to 1e-300 costs seconds)
+LABELLED = 10.0         # the score of a quantity a figure's place names (its label, read by the notation)
 SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
                         # caption, row and column)
@@ -89,15 +92,25 @@ class Matcher:
             return None
         return Candidate(ref, "chain", (), "", q, ball, derived=True)
 
-    def match(self, numbers) -> list:
+    def match(self, numbers, text: str | None = None) -> list:
         """A :class:`Result` for every figure, in order.
 
         Two passes: the first finds what each equation computes (``q0,0 = 0.500 × 0.3 + … = 1.050``
         is ``Q[0,0]``); the second prefers, for the figures of that line, the quantities its definition
         reads (``H0[0,0]``, ``W_Q[0,0]``, …).
         """
+        self.labelled = {}
+        if text is not None:              # structure first: the quantity each figure's place names
+            self.labelled = Notation(self).resolve(numbers, labels(text, numbers, self.vocab))
         first = self._match(numbers, {})
         return _foreign_columns(self._right(self._match(numbers, self._inputs(first))))
+
+    def _judged(self, n, c: Candidate) -> Result:
+        """The verdict on a figure whose place names ``c`` and which does not round from it."""
+        chain_ok, chain_value = _chain_rounds(self, n)
+        transposed = len(c.idx) == 2 and c.idx[0] != c.idx[1] and any(
+            x.group == c.group and x.of == c.of and x.idx == c.idx[::-1] and self.rounds(x, n) for x in self.cands)
+        return wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed)
 
     def _right(self, results: list) -> list:
         """No figure is wrong whose quantity rounds to it: a verdict reached through an equation's arithmetic
@@ -271,6 +284,16 @@ class Matcher:
             if n.value and not TINY <= abs(n.value) <= HUGE:
                 out.append(Result(n, "unmatched"))     # 1e400, 1e-300: beyond every float; no quantity's
                 prev.append(None)
+                continue
+            c = self.labelled.get(n.index)
+            if c is not None:               # its place names it: the value confirms it, or it is wrong
+                res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
+                if res.verdict == "wrong":
+                    wrong_as.setdefault(n.text, res)
+                found[n.index] = c
+                sure_of.add(n.index)
+                prev.append(c)
+                out.append(res)
                 continue
             lo, hi = cell(n)
             pool = [c for c in self.cands if c.meets(lo, hi)]

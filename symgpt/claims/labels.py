@@ -1,0 +1,381 @@
+"""Where a figure stands says what it is: a label read from the document's structure.
+
+A figure's *label* is the name and the indices its place gives it, read before its value is looked at:
+
+* the left side of its equation: ``A[2,1] = 0.3901``, ``p(sat) = 0.2772``, ``W_{0,球} ← … = 0.4157``,
+  ``α₃₁ = 32.9%``, ``\\frac{\\partial L}{\\partial z_{球}} = -0.7835``;
+* its place in a vector or matrix literal and the literal's name: ``dW = [[…], […]]``, a notebook's
+  ``array([…])`` under the code cell ``dW``, ``Q = \\begin{pmatrix} … \\end{pmatrix}``;
+* its table: the row's and the column's labels (``第 1 行``, ``t=1``, a token, ``step 3``) and the
+  column's name (``loss``, ``p(sat)``), or the table itself as one matrix.
+
+Labels are written as the author writes them; :mod:`symgpt.claims.notation` learns what each name means.
+
+>>> from symgpt.claims.extract import extract
+>>> text = "A[2,1] = 0.3901 and p(sat) = 0.2772"
+>>> [str(x) for x in labels(text, extract(text), ["the", "sat"]).values()]
+['A[2,1]', 'p[tok1]']
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------- one label
+
+
+@dataclass(frozen=True)
+class Label:
+    """A name and its indices as the document writes them (ints, or ('tok', id) for a token)."""
+    name: str
+    index: tuple = ()
+    of: str = ""          # the parameter a per-parameter table row is about (AdamW's m of W_{1,跑})
+    state: str = ""       # a training state a table's column names: 'sgd[1]', 'adamw[1]' ('' the model)
+
+    def __str__(self) -> str:
+        keys = [f"tok{i[1]}" if isinstance(i, tuple) else str(i) for i in self.index]
+        inner = ",".join(([self.of] if self.of else []) + keys)
+        name = f"{self.state}.{self.name}" if self.state else self.name
+        return f"{name}[{inner}]" if inner else name
+
+
+# ---------------------------------------------------------------- text to plain symbols
+
+LATEX = [(r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
+          r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
+         (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
+         (r"\\leftarrow|\\gets", "←"), (r"\\partial\s*", "∂"), (r"\\nabla\s*", "∇"),
+         (r"\\left(?![a-z])|\\right(?![a-z])|\\,|\\;|\\!|\\quad", ""),
+         (r"\\times", "×"), (r"\\cdot", "·"), (r"\\approx", "≈"),
+         (r"\\to\b|\\rightarrow", "→"), (r"\\alpha", "α"), (r"\\mu", "μ"), (r"\\sigma", "σ"),
+         (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
+         (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√")]
+FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×", "=,:()[];-+×")
+SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+
+def plain(s: str) -> str:
+    """A formula's text as plain symbols: LaTeX commands read, $ and full-width forms gone.
+
+    >>> plain(r"$\\frac{\\partial L}{\\partial W_{1,\\text{球}}}$ ＝")
+    '∂L/∂W_{1,球} ='
+    """
+    s = s.translate(FULL_WIDTH).replace("$", "").replace("−", "-")
+    for rx, to in LATEX:
+        s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
+    return s.replace("\\", "")
+
+
+# ---------------------------------------------------------------- a name and its indices
+
+NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ff∂][\w.'′\u0302]*"
+INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
+LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
+RELATION = re.compile(r"(?:=|≈|←|:(?!=)|\bis\b|\bbecomes\b|\bto\b|变为|为|是)\s*$")
+CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\band\b|\bwhile\b")
+FUNCTION_OF = re.compile(r"(?:√|sqrt|exp|e\^|\bln|\blog)\s*[({]?\s*[^\s=]+\s*[)}]?\s*$")
+NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
+                 r"\bneue?s?\b", re.I)
+WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
+         "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
+
+
+def _keys(inner: str, vocab) -> tuple | None:
+    """Indices as written: '2,1' → (2, 1); '0, 球' → (0, tok); '3→1' → (3, 1); '31' → (3, 1)."""
+    inner = re.sub(r"vocab\.index\(\s*['\"]([^'\"]+)['\"]\s*\)", r"\1", inner)
+    inner = inner.strip().strip("[](){}_")
+    inner = inner.replace("][", ",").replace("→", ",").replace("->", ",")
+    parts = [p.strip().strip("'\"") for p in inner.split(",")]
+    if len(parts) == 1 and re.fullmatch(r"\d\d", parts[0]):
+        parts = list(parts[0])
+    out = []
+    for p in parts:
+        if re.fullmatch(r"\d{1,4}", p):
+            out.append(int(p))
+        elif p in vocab:
+            out.append(("tok", vocab.index(p)))
+        else:
+            return None
+    return tuple(out)
+
+
+def named(head: str, vocab, heading: str = "") -> Label | None:
+    """:func:`parse_label` of a left-hand side that may say it is the value after a training step
+    (``E[1]new``, ``W_new``, ``新的 W``, ``W ←``): then its state is ``sgd[1]`` (``adamw[1]`` under a
+    heading about AdamW).
+
+    >>> str(named("E[1]new", ["a", "b"])), str(named("W_new", [])), str(named("W", []))
+    ('sgd[1].E[1]', 'sgd[1].W', 'W')
+    """
+    new = NEW.search(plain(head))
+    lab = parse_label(NEW.sub("", plain(head)) if new else head, vocab)
+    if lab is None or not new:
+        return lab
+    return Label(lab.name, lab.index, lab.of, "adamw[1]" if re.search(r"adam", heading, re.I) else "sgd[1]")
+
+
+def parse_label(lhs: str, vocab) -> Label | None:
+    """The label a left-hand side writes, or None.
+
+    >>> v = ["猫", "吃", "鱼"]
+    >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss")]
+    ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss']
+    """
+    s = plain(lhs).strip().rstrip("=≈←:").strip()
+    s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s
+    m = LHS.search(s)
+    if not m:
+        return None
+    name, index = m[1], m[2] or ""
+    if not index:                              # α31, mu1 stay whole unless they end in two digits after a Greek
+        g = re.fullmatch(r"([\u0370-\u03ff])(\d\d?)", name)
+        if g:
+            name, index = g[1], g[2]
+    if name in WORDS or len(name) > 24:
+        return None
+    keys = _keys(index, vocab) if index else ()
+    if keys is None:
+        return None
+    return Label(name, keys)
+
+
+def _clause(left: str) -> str:
+    """The last clause of a line's text, commas inside brackets kept: ``x, W_{0,球} ← `` → ``W_{0,球} ← ``."""
+    depth = 0
+    for i in range(len(left) - 1, -1, -1):
+        ch = left[i]
+        depth += ch in ")]}"
+        depth -= ch in "([{"
+        if depth <= 0 and CLAUSE.match(left, i) and (depth == 0 or ch in ";；。"):
+            return left[i + len(CLAUSE.match(left, i)[0]):]
+        if depth < 0:
+            return left[i + 1:]          # inside an open bracket: the clause starts after it
+    return left
+
+
+def _lhs_of(n, vocab, start: int = 0) -> Label | None:
+    """The label of a figure that closes its clause's equation: the clause's left-hand side.
+
+    ``start`` is where the previous figure of the line ends: ``p(<s>) = 0.160    p(we) = 0.322`` names
+    0.322 by the text after 0.160; ``L = -ln 0.2165 = 1.5302`` names 1.5302 by the clause's head.
+    """
+    if n.kind == "integer":
+        return None                            # a count, an id, a size: read by the matcher's own rules
+    left = n.line_text[:n.col]
+    if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
+        return None
+    rest = n.line_text[n.col + len(n.text):]
+    if re.match(r"\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈(]|\\times|\\cdot|\\div|[-−]\s*\d)", rest):
+        return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
+    for clause in (plain(left[start:]), _clause(plain(left))):
+        parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
+        head = parts[0]
+        if head.strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", head):
+            if FUNCTION_OF.search(plain(head)):
+                return None                    # √d_k, exp(z): a function of the name, not the name
+            lab = named(head, vocab, n.heading)
+            if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
+                lab = Label(lab.name, lab.index, state="adamw[1]" if re.search(r"adam", n.heading, re.I)
+                            else "sgd[1]")    # W ← W − η·g: the state after the step
+            return lab
+    return None
+
+
+# ---------------------------------------------------------------- literals: [ … ], array(…), pmatrix
+
+OPERATOR_AFTER = re.compile(r"\s*\)?\s*(?:[×*/÷^·+\-−@]|\\times|\\cdot)")
+MATRIX_BEGIN = re.compile(r"\\begin\{[pbvBV]?matrix\}")
+MATRIX_END = re.compile(r"\\end\{[pbvBV]?matrix\}")
+
+
+class _Frame:
+    """An open bracket: a level of a literal (its element count), or a call/index (transparent)."""
+    def __init__(self, kind: str, name=None, levels: int = 1, transparent: bool = False):
+        self.kind, self.name, self.transparent = kind, name, transparent     # name: a Label or None
+        self.counts = [0] * levels
+
+
+def _literal_name(before: str, code_name: str, vocab) -> Label | None:
+    """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's."""
+    if re.search(r"(?:array|tensor)\(\s*$", before):
+        return named(code_name, vocab) if code_name else None
+    if not re.search(r"(?:=|≈|:|：|＝|←)\s*$", plain(before)):
+        return None
+    return named(re.split(r"=|≈|:|←", _clause(plain(before)))[0], vocab)
+
+
+def _literals(lines: list, numbers: list, vocab) -> dict:
+    """figure index → (the literal's name, the figure's position in it) for figures inside a vector or
+    matrix literal: ``[a, b]``, ``[[a, b], [c, d]]`` over several lines, ``array([…])`` (named by the
+    expression its notebook cell ends with), ``\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}``.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "```\\ndW\\n```\\n```\\narray([[ 0.1,  0.2],\\n       [ 0.3, -0.4]])\\n```"
+    >>> sorted((str(lab), pos) for lab, pos in _literals(text.split("\\n"), extract(text), []).values())
+    [('dW', (0, 0)), ('dW', (0, 1)), ('dW', (1, 0)), ('dW', (1, 1))]
+    """
+    at: dict = {}
+    for n in numbers:
+        at.setdefault(n.line, {})[n.col] = n
+    seen: dict = {}            # figure index → (root frame, [(frame, count at the figure)])
+    stack: list = []
+    code_name, fence, cell = "", False, []
+    for no, line in enumerate(lines, 1):
+        if line.lstrip().startswith("```"):
+            if fence:
+                last = next((x.strip() for x in reversed(cell) if x.strip() and not x.strip().startswith("#")), "")
+                code_name = last if re.fullmatch(r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?", last) else ""
+            cell, fence, stack = [], not fence, []
+            continue
+        if fence and not stack:
+            cell.append(line)
+        if not line.strip():
+            stack = []
+            continue
+        figs, i = at.get(no, {}), 0
+        while i < len(line):
+            if i in figs:
+                n = figs[i]
+                levels = [f for f in stack if not f.transparent]
+                if levels and not stack[-1].transparent:
+                    seen[n.index] = (levels[0], [(f, tuple(f.counts)) for f in levels])
+                i += max(1, len(n.text))
+                continue
+            m = MATRIX_BEGIN.match(line, i)
+            if m:
+                root = not any(not f.transparent for f in stack)
+                stack.append(_Frame("M", _literal_name(line[:i], code_name, vocab) if root else None, 2))
+                i = m.end()
+                continue
+            m = MATRIX_END.match(line, i)
+            if m and stack and stack[-1].kind == "M":
+                stack.pop()
+                i = m.end()
+                continue
+            ch = line[i]
+            if ch in "[(":
+                call = re.search(r"[A-Za-z_\u4e00-\u9fff][\w.]*\s*$", line[:i])
+                if call and call[0].strip() in ("array", "tensor", "np.array", "torch.tensor") and ch == "(":
+                    stack.append(_Frame("(", transparent=True))
+                elif call or (ch == "(" and re.search(r"(?:exp|ln|log|sqrt|√)\s*$", line[:i])):
+                    stack.append(_Frame(ch, transparent=True))       # exp(…), p(sat), W[0, 1]
+                else:
+                    root = not any(not f.transparent for f in stack)
+                    name = _literal_name(line[:i], code_name, vocab) if root else None
+                    stack.append(_Frame(ch, name))
+            elif ch in ")]" and stack and stack[-1].kind in "([":
+                done = stack.pop()
+                if not done.transparent and not any(not f.transparent for f in stack) and \
+                        OPERATOR_AFTER.match(line, i + 1):
+                    done.name = None           # (0.3, −0.1) − 0.5 × (…): an operand, not what the line defines
+            elif ch == "," and stack and not stack[-1].transparent:
+                stack[-1].counts[0] += 1
+            elif ch == "&" and stack and stack[-1].kind == "M":
+                stack[-1].counts[1] += 1
+            elif line.startswith("\\\\", i) and stack and stack[-1].kind == "M":
+                stack[-1].counts = [stack[-1].counts[0] + 1, 0]
+                i += 2
+                continue
+            i += 1
+    out = {}
+    for k, (root, frames) in seen.items():
+        pos: list = []
+        for f, counts in frames:
+            if f.kind == "(" and f.counts[0] == 0:
+                continue                 # (−0.2): brackets around one number, not a vector
+            pos += list(counts)
+        if pos and (frames[0][0].counts != [0] or frames[0][0].kind == "M" or len(pos) > 1):
+            out[k] = (root.name or Label(f"literal@{id(root)}"), tuple(pos))
+    return out
+
+
+# ---------------------------------------------------------------- tables
+
+KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|dim|step|"
+                 r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt)\s*[=:]?\s*(\d+)|(\d+))",
+                 re.I)
+INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher", re.I)
+STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
+
+
+def _key(cell: str, vocab) -> tuple | None:
+    """A row's or column's label as one index: '第 1 行' → (1,), 't=2' → (2,), a token → (tok,), else None."""
+    s = plain(cell).strip().strip("*`").strip()
+    if s in vocab:
+        return (("tok", vocab.index(s)),)
+    if s.strip("'\"") in vocab:
+        return (("tok", vocab.index(s.strip("'\""))),)
+    m = KEY.fullmatch(s)
+    if m:
+        return (int(next(g for g in m.groups() if g is not None)),)
+    return None
+
+
+def _state(cell: str) -> str | None:
+    """The training state a header names: '' (the model as it starts), 'sgd[1]', 'adamw[1]'; None if none."""
+    s = plain(cell)
+    if INITIAL.search(s):
+        return ""
+    m = STEPPED.search(s)
+    if not m:
+        return None
+    return "adamw[1]" if m[1] else "sgd[1]"
+
+
+def _table_header(lines: list, no: int) -> tuple:
+    """(the first line of the pipe table line ``no`` sits in, its header cells), or (0, [])."""
+    if not lines[no - 1].lstrip().startswith("|"):
+        return 0, []
+    top = no
+    while top > 1 and lines[top - 2].lstrip().startswith("|"):
+        top -= 1
+    cells = [c.strip() for c in lines[top - 1].strip().strip("|").split("|")]
+    return top, cells
+
+
+def _table_label(n, lines: list, vocab) -> Label | None:
+    """A table cell's label from its row's and column's labels and the table's subject (its corner cell)."""
+    if n.kind == "integer" or not n.column:
+        return None
+    top, header = _table_header(lines, n.line)
+    if not top or header and n.column.strip() == header[0]:
+        return None
+    row, col = n.row, n.column
+    rk, ck = _key(row, vocab), _key(col, vocab)
+    corner = plain(header[0]).replace(" ", "") if header else ""
+    if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
+        lab = parse_label(corner, vocab) if corner else None
+        name = lab.name if lab is not None and not lab.index else f"table@{top}"
+        return Label(name, rk + ck)
+    named = parse_label(plain(col).replace(" ", ""), vocab)
+    if rk is not None and named is not None:        # a column of one quantity, a row per index (or step)
+        return Label(named.name, rk + named.index)
+    row_label = parse_label(plain(row).replace(" ", ""), vocab)
+    state = _state(col)
+    if row_label is not None and state is not None:   # a quantity per row, a training state per column
+        return Label(row_label.name, row_label.index, state=state)
+    if row_label is not None and row_label.index and (named is None or not named.index):
+        name = named.name if named is not None else "column:" + plain(col).strip()
+        return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
+    return None
+
+
+def labels(text: str, numbers: list, vocab) -> dict:
+    """figure index → its :class:`Label`, for the figures whose place names them."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    vocab = list(vocab)
+    out: dict = {}
+    for k, (head, pos) in _literals(lines, numbers, vocab).items():
+        out[k] = Label(head.name, head.index + pos, head.of, head.state)
+    for n in numbers:
+        if n.index not in out:
+            lab = _table_label(n, lines, vocab)
+            if lab is not None:
+                out[n.index] = lab
+    ends: dict = {}
+    for n in numbers:
+        lab = _lhs_of(n, vocab, ends.get(n.line, 0)) if n.index not in out else None
+        ends[n.line] = n.col + len(n.text)
+        if lab is not None:
+            out[n.index] = lab
+    return out
