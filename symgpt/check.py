@@ -34,8 +34,10 @@ import re
 import sys
 from pathlib import Path
 
-from .claims.extract import extract, read_document
+from .claims.extract import extract
 from .claims.match import Matcher
+from .claims.readers import read
+from .claims.sources import file_lines, within_elements
 from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, write_whole
 from .core.errors import LimitError
 from .core.limits import MAX_DIGITS, MAX_OPS, Limits
@@ -83,9 +85,10 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
 
 def as_dict(r) -> dict:
     n = r.number
-    return {"line": n.line, "printed": n.text, "verdict": r.verdict, "ref": r.ref, "candidates": r.candidates,
-            "where": n.where, "chain": n.chain, "relation": n.relation, "correct": r.correct, "exact": r.exact,
-            "cause": r.cause, "distance": r.distance, "chain_value": r.chain_value}
+    return {"line": n.source or n.line, "printed": n.text, "verdict": r.verdict, "ref": r.ref,
+            "candidates": r.candidates, "where": n.where, "chain": n.chain, "relation": n.relation,
+            "correct": r.correct, "exact": r.exact, "cause": r.cause, "distance": r.distance,
+            "chain_value": r.chain_value}
 
 
 def _row(r) -> list:
@@ -99,7 +102,7 @@ def _row(r) -> list:
         detail = f"correct {r.correct}, exact {r.exact}, Δ {r.distance} ulp, {r.cause}"
         if r.chain_value:
             detail += f" (chain gives {r.chain_value})"
-    return [str(r.number.line), r.number.text, r.verdict, what, detail]
+    return [str(r.number.source or r.number.line), r.number.text, r.verdict, what, detail]
 
 
 def _summary(path, results) -> str:
@@ -202,7 +205,8 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     >>> r.verdict, r.ref, r.correct, r.cause
     ('wrong', 'A[1,0]', '0.454', 'last-digit slip')
     """
-    text = read_document(document)
+    doc = read(document)
+    text = doc.text
     runs = len(DIGITS.findall(text))
     if runs > RUNS_PER_FIGURE * max_figures:     # before extraction, which costs time too
         raise LimitError(f"DOCUMENT {document}: {runs:,} runs of digits, more than {RUNS_PER_FIGURE} × the limit "
@@ -211,11 +215,18 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     try:
         numbers = extract(text)
     except LimitError as e:
-        read = "" if Path(document).suffix.lower() in (".txt", ".md", ".markdown", "") else " of its text"
-        raise LimitError(f"DOCUMENT {document}: {str(e).replace(' has ', read + ' has ', 1)}") from None
+        of = "" if Path(document).suffix.lower() in (".txt", ".md", ".markdown", "") else " of its text"
+        raise LimitError(f"DOCUMENT {document}: {str(e).replace(' has ', of + ' has ', 1)}") from None
     estimate(numbers, document, max_figures)
     d = spec if hasattr(spec, "spec") else load(find_spec(spec), limits)
-    return Matcher(d).match(numbers, text)
+    results = Matcher(d).match(numbers, text)
+    raw = Path(document).read_text(encoding="utf-8", errors="replace") if doc.kind == "ipynb" else ""
+    at = file_lines(doc, raw)
+    for n in numbers:                  # reported at the file's own line: an HTML page's source, a notebook's JSON
+        n.source = at[n.line - 1] if n.line - 1 < len(at) else None
+    if doc.kind == "html":
+        within_elements(numbers, Path(document).read_text(encoding="utf-8", errors="replace"))
+    return results
 
 
 SECONDS_PER_FIGURE = 0.05     # the slowest matching measured, per figure (a 20-column table of random

@@ -127,7 +127,12 @@ def test_planted_errors_are_exactly_the_new_wrong_ones(tmp_path, seed_verdicts, 
     by_index = {v.index: v for v in after}
     assert by_index[find(SEED_CLAIMS, "A[1,0]", "0.454")].correct == "0.454"
     assert by_index[find(SEED_CLAIMS, "vocab_size()", "6")].distance == "1.0"
-    assert all(by_index[i].cause == "plain error" for i in plants)
+    # the causes, by hand: 0.464 for 0.45416 differs before its last digit; 0.3 is −0.3's digits with the other
+    # sign; 0.547 for 0.54584 differs in the last digit only; 8.4% is 8.4807% cut, not rounded; 7 for the exact 6
+    # is a one-digit figure's plain error
+    causes = {"0.464": "plain error", "0.3": "sign flip", "0.547": "last-digit slip", "8.4%": "truncation",
+              "7": "plain error"}
+    assert {plants[i]: by_index[i].cause for i in plants} == causes
 
 
 def test_planted_errors_via_the_command(tmp_path):
@@ -221,7 +226,7 @@ def test_md_and_table(tmp_path, capsys):
     code, out = run_main(capsys, path, "--format", "md", "--all")
     assert out.count("\n| ") == 3
     code, out = run_main(capsys, path, "--color", "never")
-    assert "\x1b[" not in out and "0.3495" in out and "2 claims, 1 correct, 1 wrong (1 plain error)" in out
+    assert "\x1b[" not in out and "0.3495" in out and "2 claims, 1 correct, 1 wrong (1 last-digit slip)" in out
     code, out = run_main(capsys, path, "--color", "always")
     assert "\x1b[31mwrong" in out
 
@@ -254,7 +259,7 @@ def test_smoke_the_real_command(tmp_path):
     path = write_claims(tmp_path, [("loss", "1.0515"), ("p[鱼]", "0.3495")])
     code, out, err = cli(path)
     assert (code, err) == (1, "")
-    assert "\x1b[" not in out and "0.3495" in out and "2 claims, 1 correct, 1 wrong (1 plain error)" in out
+    assert "\x1b[" not in out and "0.3495" in out and "2 claims, 1 correct, 1 wrong (1 last-digit slip)" in out
 
 
 def test_no_arguments_checks_every_seed_file():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from flint import arb, fmpq
@@ -44,6 +45,7 @@ class Candidate:
     derived: bool = False     # arithmetic over other figures' quantities
     param: str | None = None  # a function's parameter: the temperature of softmax_T(0.5, 爱)
     of: str = ""              # the parameter a moment belongs to: adamw[1].m[W,0,2] is W's
+    scoped: bool = False      # named only by a figure's place (a later AdamW step), never matched by value alone
 
     def __post_init__(self):
         self.span = _float_span(self.ball)
@@ -107,7 +109,7 @@ def candidates(d) -> list:
     s, out, seen = d.spec, [], set()
     vocab = list(s.vocab)
 
-    def add(ref, group, idx=(), axes="", of=""):
+    def add(ref, group, idx=(), axes="", of="", scoped=False):
         if ref in seen:
             return
         seen.add(ref)
@@ -118,7 +120,7 @@ def candidates(d) -> list:
             return
         if getattr(q, "vector", False) or not isinstance(ball, fmpq) and not ball.is_finite():
             return
-        out.append(Candidate(ref, group, tuple(idx), axes, q, ball, of=of))
+        out.append(Candidate(ref, group, tuple(idx), axes, q, ball, of=of, scoped=scoped))
 
     def ref_of(name, axes, idx):
         if not idx:
@@ -153,23 +155,32 @@ def candidates(d) -> list:
         for f, _ in _functions(name):
             for idx in _entries(shape):
                 add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
+    for name, (shape, axes) in shapes.items():   # q·k before its scaling by 1/√d_k: what a hand computation prints
+        if base(name) == "S" and s.kind == "transformer":
+            for idx in _entries(shape):
+                add(f"{ref_of(name, axes, idx)}*sqrt(d/heads)", f"{name}*sqrt(d/heads)", idx, axes)
     sm = s.sampling
     for T in sm.temperatures:
         if T == 1:
             continue                      # softmax_T(1, t) is p[t]
-        tt = "inf" if str(T) == "oo" else str(T)
+        tt = "inf" if str(T) == "oo" else _decimal(T)
         for i, t in enumerate(vocab):
             add(f"softmax_T({tt}, {t})", "softmax_T", (i,), "v")
             if out and out[-1].ref == f"softmax_T({tt}, {t})":
                 out[-1].param = tt if tt == "inf" else str(Fraction(str(T)))
     for i, t in enumerate(vocab):
         add(f"topk({sm.top_k}, {t})", "topk", (i,), "v")
-        add(f"topp({sm.top_p}, {t})", "topp", (i,), "v")
+        add(f"topp({_decimal(sm.top_p)}, {t})", "topp", (i,), "v")
     _cumulative(d, add)
     _counts(d, add, groups)
     _deviations(d, add, groups, ref_of)
     _training(d, add, shapes, ref_of)
     return out
+
+
+def value_candidates(cands: list) -> list:
+    """The candidates a figure's value alone may be matched to (not those only its place can name)."""
+    return [c for c in cands if not c.scoped]
 
 
 def _functions(group: str) -> tuple:
@@ -250,6 +261,9 @@ def _cumulative(d, add):
                 add(" + ".join(terms), "cumulative p", (len(terms),), "n")
 
 
+LATER_STEPS = 2000     # parameter entries × steps up to which the AdamW steps after the first are candidates
+
+
 def _training(d, add, shapes, ref_of):
     tr = d.spec.training
     params = [p for p in d.spec.params if p in shapes]
@@ -262,6 +276,22 @@ def _training(d, add, shapes, ref_of):
                 for idx in _entries(shape):
                     add(f"sgd[{k}].{ref_of(name, axes, idx)}", f"sgd.{name}", (k, *idx), "k" + axes)
         add(f"sgd_wrong_order[{k}].loss", "sgd_wrong_order.loss", (k,), "k")
+    for k in steps:                                # the AdamW run's states, as the SGD run's: adamw.loss (k),
+        add(f"adamw[{k}].loss", "adamw.loss", (k,), "k", scoped=True)      # for a table of steps
+        if "p" in shapes:
+            shape, axes = shapes["p"]
+            for idx in _entries(shape):
+                add(f"adamw[{k}].{ref_of('p', axes, idx)}", "adamw.p", (k, *idx), "k" + axes, scoped=True)
+    entries = sum(len(list(_entries(shapes[name][0]))) for name in params)
+    if entries * tr.steps <= LATER_STEPS:          # the later AdamW steps' moments, for a small model
+        for k in range(2, tr.steps + 1):
+            for name in params:
+                shape, axes = shapes[name]
+                for idx in _entries(shape):
+                    inner = ",".join([name] + [str(i) for i in idx])
+                    add(f"adamw[{k}].{ref_of(name, axes, idx)}", f"adamw[{k}].{name}", idx, axes, scoped=True)
+                    for m in ("m", "v", "update"):
+                        add(f"adamw[{k}].{m}[{inner}]", f"adamw[{k}].{m}", idx, axes, of=name, scoped=True)
     add("loss - sgd[1].loss", "loss drop")
     add("adamw[1].loss", "adamw[1].loss")             # the model after the first AdamW step
     if "p" in shapes:
@@ -294,6 +324,19 @@ def _training(d, add, shapes, ref_of):
                 add(f"head_step.{ref_of(name, axes, idx)}", f"head_step.{name}", idx, axes)
         add("head_step.loss", "head_step.loss")
         add("head_step.logits[%s] - logits[%s]" % ((d.spec.vocab[t],) * 2), "head_step.rise")
+
+
+def _decimal(x) -> str:
+    """A parameter as a tutorial writes it: 0.5 for 1/2 (a fraction when no decimal ends it).
+
+    >>> _decimal(Fraction(1, 2)), _decimal(Fraction(3, 5)), _decimal(Fraction(1, 3)), _decimal(2)
+    ('0.5', '0.6', '1/3', '2')
+    """
+    f = Fraction(str(x))
+    for k in range(13):
+        if (f * 10 ** k).denominator == 1:
+            return str(f.numerator) if k == 0 else f"{Decimal(f.numerator) / Decimal(f.denominator):.{k}f}"
+    return f"{f.numerator}/{f.denominator}"
 
 
 def _num(x) -> str:

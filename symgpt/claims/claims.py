@@ -53,6 +53,7 @@ from ..core.numeric import (
     sign_of,
 )
 from ..core.safe import visible
+from .causes import diagnosis
 from .refs import ExprError, _about, _clip, bind, numeral_digits, parse
 
 
@@ -215,6 +216,8 @@ class Printed:
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _DECIMAL = re.compile(r"[+-]?\d+(\.\d+)?")
+SCIENTIFIC = re.compile(r"([+-]?\d+(?:\.\d+)?)\s*(?:[eE]\s*([+-]?\d+)|(?:×|x|\*|·|\\times|\\cdot)\s*10\s*(?:"
+                        r"\^\s*\{?\s*([+-]?\d+)\s*\}?|\*\*\s*\(?\s*([+-]?\d+)\s*\)?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))")
 
 
 def parse_printed(text: str, max_digits: int = MAX_DIGITS) -> Printed:
@@ -227,6 +230,8 @@ def parse_printed(text: str, max_digits: int = MAX_DIGITS) -> Printed:
     (3, 'integer')
     >>> parse_printed("10⁻⁵").value, parse_printed("1/3").kind
     (Fraction(1, 100000), 'fraction')
+    >>> [(p.kind, p.decimals) for p in map(parse_printed, ("2.23×10⁻⁴", "3.6909e-05", "1e-5"))]
+    [('decimal', 6), ('decimal', 9), ('decimal', 5)]
     >>> parse_printed("1e-999999999")
     Traceback (most recent call last):
     ...
@@ -241,6 +246,13 @@ def parse_printed(text: str, max_digits: int = MAX_DIGITS) -> Printed:
         return Printed(text, "percent", Fraction(body), _places(body))
     if _DECIMAL.fullmatch(s):
         return Printed(text, "decimal" if "." in s else "integer", Fraction(s), _places(s))
+    m = SCIENTIFIC.fullmatch(s)
+    if m:                                      # 2.23×10⁻⁴, 3.6909e-05: rounded at the mantissa's last place
+        e = int(next(g for g in m.groups()[1:] if g is not None).translate(_SUPERSCRIPT))
+        value, places = Fraction(m[1]) * Fraction(10) ** e, _places(m[1]) - e
+        if places >= 0:                        # (5e-11 too: rounded at its 11th place, as a float prints it)
+            return Printed(text, "decimal", value, places)
+        return Printed(text, "power", value, 0)    # 2e+3: no place below the units
     m = re.fullmatch(r"([+-]?\d+)\s*/\s*(\d+)", s)
     if m and int(m[2]) != 0:
         return Printed(text, "fraction", Fraction(int(m[1]), int(m[2])), 0)
@@ -249,7 +261,7 @@ def parse_printed(text: str, max_digits: int = MAX_DIGITS) -> Printed:
         e = int(m[1] if m[1] is not None else m[2].translate(_SUPERSCRIPT))
         return Printed(text, "power", Fraction(10) ** e, 0)
     raise ExprError(f"printed figure {text!r} is not a number: expected 0.454, -0.915, 46, "
-                    f"8.5%, 1/3 or 10^{{-3}}")
+                    f"8.5%, 1/3, 10^{{-3}}, 2.23×10^{{-4}} or 3.69e-05")
 
 
 def _printed_digits(text: str) -> float:
@@ -505,10 +517,12 @@ def judge(claim: Claim, q, chain_q=None, file: str = "", max_digits: int = MAX_D
     if verdict.verdict == "correct" and claim.relation == "≈" and chain_q is not None:
         _check_near(verdict, printed, chain_q)
         return verdict
-    if verdict.verdict == "wrong":
-        verdict.cause = "plain error"
-        if chain_q is not None and _chain_gives(verdict, printed, chain_q):
-            verdict.cause = "carried rounding"
+    if verdict.verdict == "wrong":                # the one diagnosis check uses too
+        chain_ok = chain_q is not None and _chain_gives(verdict, printed, chain_q)
+        verdict.cause = "carried rounding" if chain_ok or printed.exact_notation else \
+            diagnosis(q, printed.value, printed.kind, printed.decimals, claim.printed, chain_ok=False)
+        if printed.exact_notation and not chain_ok:
+            verdict.cause = "plain error"
     return verdict
 
 

@@ -28,110 +28,29 @@ The distance is (printed − exact) in units of the last printed place.
 """
 from __future__ import annotations
 
-import math
 import re
 from decimal import Decimal
 from fractions import Fraction
 
-from flint import fmpq
-
 from ..core.numeric import UndecidableError, round_decimals
 from .candidates import _bounds, _integral, _same_value
+from .causes import CAUSES, cause_of, diagnosis, exact_value
 from .claims import certify_rounding, show
 from .context import _names, _pinned, score
 from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
 from .figure import operand as _operand
 from .refs import ExprError, bind, parse
 
-CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "sign flip",
-          "last-digit slip", "scale slip", "percent slip", "plain error")
+__all__ = ["CAUSES", "cause_of", "diagnose", "slipped", "wrong"]
 STRONG = 4.0          # the context score that names a quantity on its own
 COUNTS = ("y", "onehot", "id")   # integers by definition: a figure near one is no wrong figure of it
 
 
-def _value(q, prec: int = 256) -> Fraction:
-    b = q.ball(prec)
-    if isinstance(b, fmpq):
-        return Fraction(int(b.p), int(b.q))
-    m = b.mid().man_exp()
-    return Fraction(int(m[0])) * Fraction(2) ** int(m[1])
+_value = exact_value      # (the name the matcher's modules use)
 
 
 def _bounds_of(b):
     return _bounds(b)
-
-
-def _trunc(x: Fraction, k: int) -> Fraction:
-    s = 1 if x >= 0 else -1
-    return s * Fraction(int(abs(x) * 10 ** k), 10 ** k)
-
-
-def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_even: str | None = None,
-             transposed: bool = False, sig: int = 0) -> str:
-    """The first cause (see the module) that explains a wrong figure printed at k decimals.
-
-    ``tie_even``: the half-even rounding when the exact value is a tie; ``sig``: the figure's
-    significant digits (a float artefact has many).
-
-    >>> cause_of(Fraction("0.30000000000000004"), Fraction("0.3"), 17, chain_ok=False, sig=17)
-    'float artefact'
-    >>> cause_of(Fraction("0.456"), Fraction("0.45416"), 3, chain_ok=False)
-    'last-digit slip'
-    >>> cause_of(Fraction("0.460"), Fraction("0.45416"), 3, chain_ok=False)
-    'plain error'
-    >>> cause_of(Fraction("0.851"), Fraction("0.08512"), 3, chain_ok=False)
-    'scale slip'
-    """
-    ulp = Fraction(1, 10 ** k)
-    if chain_ok:
-        return "carried rounding"
-    if tie_even is not None and Fraction(tie_even) == printed:
-        return "round-half-even"     # before truncation: a tie cut down is the even rounding too
-    if _trunc(exact, k) == printed:
-        return "truncation"
-    if sig >= 12 and exact != 0 and abs(printed - exact) <= abs(exact) * Fraction(1, 2 ** 48):
-        return "float artefact"
-    if transposed:
-        return "transposed index"
-    correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
-    if printed == -correct and printed != 0:
-        return "sign flip"
-    if printed != correct and abs(printed - correct) < 10 * ulp and \
-            _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:
-        return "last-digit slip"
-    if any(printed == _rounded(exact * Fraction(10) ** e, k) for e in (-2, -1, 1, 2)):
-        return "scale slip"         # the decimal point moved: 0.851 for 0.0851
-    return "plain error"
-
-
-def _rounded(x: Fraction, k: int) -> Fraction:
-    """x rounded half away from zero at k decimals."""
-    return Fraction(int(abs(x) * 10 ** k + Fraction(1, 2)), 10 ** k) * (1 if x >= 0 else -1)
-
-
-def _digits(x: Fraction, k: int) -> str:
-    return f"{'-' if x < 0 else ''}{int(abs(x) * 10 ** k):0{k + 1}d}"
-
-
-def _tie_even(q, k: int) -> str | None:
-    """The half-even rounding of q at k decimals when q is exactly halfway (else None)."""
-    b = q.ball(256)
-    if not isinstance(b, fmpq):
-        lo, hi = (v * 10 ** k - Fraction(1, 2) for v in _bounds_of(b))
-        if math.floor(hi) < math.ceil(lo):
-            return None      # no point halfway between two k-place figures inside the enclosure: no tie
-    try:
-        ex = q.exact()
-    except Exception:  # noqa: BLE001 - SymPy finds no exact value
-        return None
-    if ex is None:
-        return None
-    x = Fraction(int(ex.p), int(ex.q)) * 10 ** k
-    if (x * 2).denominator != 1 or x.denominator == 1:
-        return None
-    lo = x - Fraction(1, 2)
-    even = lo if int(lo) % 2 == 0 else lo + 1
-    return str(Fraction(int(even), 10 ** k)) if k == 0 else f"{float(even / 10 ** k):.{k}f}"
 
 
 def _chain_rounds(m, n) -> tuple:
@@ -211,8 +130,7 @@ def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None
     y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
     x = _value(best.q)
     k = n.decimals + (2 if n.kind == "percent" else 0)
-    cause = cause_of(y, x, k, chain_ok=chain_ok, tie_even=_tie_even(best.q, k), transposed=transposed,
-                     sig=len(n.text.strip("-+−%").replace(".", "").lstrip("0")))
+    cause = diagnosis(best.q, n.value, n.kind, n.decimals, n.text, chain_ok=chain_ok, transposed=transposed)
     correct = round_decimals(best.q.ball(256), k)
     if n.kind == "percent" and correct is not None:
         correct = f"{Decimal(correct) * 100:.{n.decimals}f}%"      # exact: correct has decimals + 2 places

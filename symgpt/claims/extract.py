@@ -25,9 +25,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..core.errors import InputError, LimitError
+from ..core.errors import LimitError
 from ..core.limits import MAX_DIGITS
 from .claims import parse_printed
+from .read_html import html_text as html_text  # (the readers, symgpt.claims.readers: code and tests import
+from .readers import read_document as read_document  # them from here)
 
 # ---------------------------------------------------------------- one figure
 
@@ -60,6 +62,7 @@ class Number:
     array: str = ""           # the name of the matrix or vector literal it is an entry of: 'E', 'p', '∂l/∂z'
     pos: tuple = ()           # its place in that literal: (row, column) or (k,)
     index: int = 0            # position in the document
+    source: int | None = None   # the file's own line it stands on (an HTML page's source line), once known
 
     @property
     def where(self) -> str:
@@ -97,6 +100,10 @@ LAYER = re.compile(r"(?<=[A-Za-z\d'′])\(\d\)|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]�
 FENCE = re.compile(r"\s*```")
 RUN = re.compile(r"(?:(?<=[\d.])[-−+]|(?<![\d.])[-−+]?)\d[\d.,]*%?")
 FRACTION = re.compile(r"(?<![\d.(/])[1-9]\d*/[1-9]\d*(?![\d./)])")
+BRACKET_INDEX = re.compile(r"(?<=[A-Za-z_\u0370-\u03ff\d'′)\]])\[[^\[\].]*\d[^\[\].]*\]")   # a name's indices
+WORD_INDEX = re.compile(r"\b(?:row|column|col|dim|entry|position|layer|head|slide|cell|ligne|colonne|Zeile|Spalte)"
+                        r"\s+\d+\b|第\s*\d+\s*[行列维个层头步]|\[Slide\s+\d+\]", re.I)
+PROMPT = re.compile(r"\b(?:In|Out)\s*\[\s*\d*\s*\]\s*:?")               # a notebook's prompts
 ERRATA = re.compile(r"\s*(?:#+\s*)?(?:ERRATA|勘误)", re.I)
 
 
@@ -112,10 +119,14 @@ def _masked(line: str) -> str:
             if rx is LAYER and re.search(r"(?<![A-Za-z])(?:pad|bos|eos|unk)$", line[:m.start()]):
                 continue                   # pad(0), bos(1): a special token's id, not a layer's index
             blank(m.start(), m.end())
-    for m in POWER.finditer(line):         # 10^{-3}, 10⁻⁵, 1e-5: read by _powers
-        blank(m.start(), m.end())
+    for rx in (SCIENTIFIC_RUN, POWER):     # 2.23×10⁻⁴, 10^{-3}, 10⁻⁵, 1e-5: read by _powers
+        for m in rx.finditer(line):
+            blank(m.start(), m.end())
     for m in FRACTION.finditer(line):      # 1/3: read by _powers
         if not re.search(r"[\d.]\s*[-+×*]\s*$", line[:m.start()]):
+            blank(m.start(), m.end())
+    for rx in (BRACKET_INDEX, WORD_INDEX, PROMPT):     # A[1,0], dx[0], W[0,鱼]; row 1, 第 0 行; In [3]:
+        for m in rx.finditer(line):
             blank(m.start(), m.end())
     for m in LATEX_INDEX.finditer(line):   # x_{0}, p_2, g^2; \times, \mathbf; not ℝ^{2×2}
         if not line[:m.start()].rstrip().endswith(("ℝ", "mathbb{R}")):
@@ -133,7 +144,6 @@ def _masked(line: str) -> str:
 
 MAX_RUN = 80           # characters of a glued run worth cutting
 MAX_LINE = 10_000      # characters of one line (our widest page's is 2,519)
-MAX_DOCUMENT_BYTES = 1 << 24   # a document is read only up to this size (16 MiB)
 PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+|[1-9]\d*")
 
 
@@ -220,6 +230,22 @@ def _chain_text(side: str) -> str | None:
 
 # ---------------------------------------------------------------- the document
 
+FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009", "=():;/+-;.    ")
+SPACED_PERCENT = re.compile(r"(?<=\d) %")
+
+
+def normal_line(raw: str) -> str:
+    """A line as figures are read from it, of the same length (columns keep their place): full-width
+    punctuation as ASCII (＝ → =, （ → (, ， → ;), no-break spaces as spaces, ``22.5 %`` as ``22.5% ``, and
+    ``3x2`` as ``3×2``.
+
+    >>> normal_line("μ＝0.4333，σ²＝0.3289，22.5 %")
+    'μ=0.4333;σ²=0.3289;22.5% '
+    """
+    line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH))
+    return SPACED_PERCENT.sub(lambda m: "% ", line)
+
+
 def extract(text: str) -> list:
     """Every figure of a document's text, in order, with its context.
 
@@ -244,7 +270,7 @@ def extract(text: str) -> list:
     last: tuple = (0, "", [])  # the previous line's number, text and figures (an equation continued below it)
     about = ""                 # the last matrix entry the section's prose named (对 W_{02} …)
     for no, raw in enumerate(lines, 1):
-        line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.replace("\u00a0", " "))      # 3x2 is 3×2
+        line = normal_line(raw)
         if FENCE.match(line):
             in_code = not in_code
             continue
@@ -429,7 +455,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         expanded = []
         for p in pieces:
             glued = tight and not tight.isspace() and not sign and \
-                (tight not in "([{=,:：（$+-−×*/÷" or tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
+                (tight not in "([{=,:：（$+-−×*/÷√≈~<>;|" or
+                 tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
                 not line[:start].endswith("{=}")                # \beta_2{=}0.999: LaTeX's spaced-out =, no glue
             expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and
                                                                                   split_run(p, places) != [p]) \
@@ -493,6 +520,8 @@ def _cell_of(line: str, col: int) -> int:
 
 
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+SCIENTIFIC_RUN = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?\s*(?:[eE][-+]?\d+\b|(?:×|\*|·|\\times|\\cdot)\s*10\s*(?:"
+                            r"\^\s*\{\s*[-−+]?\d+\s*\}|\^\s*[-−+]?\d+|\*\*\s*\(?[-−+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
 POWER = re.compile(r"10\s*\^\s*\{\s*([-−+]?\d+)\s*\}|10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)|(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)")
 
 
@@ -506,7 +535,15 @@ def _powers(line: str, no: int) -> list:
         if not re.search(r"[\d.]\s*[-+×*]\s*$", line[:m.start()]):
             n = _number(m.group(), no, m.start(), line)
             out += [n] if n else []
+    taken = []
+    for m in SCIENTIFIC_RUN.finditer(line):   # 2.23×10⁻⁴, −5.34 \times 10^{-7}, 3.6909e-05: one figure each
+        n = _number(re.sub(r"\s+", "", m.group()).replace("−", "-"), no, m.start(), line)
+        if n:
+            out.append(n)
+            taken.append((m.start(), m.end()))
     for m in POWER.finditer(line):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
         if m[3] is not None:
             if len(m[4].lstrip("+-")) > 3 or len(m[3]) > MAX_DIGITS:
                 continue                      # 1e-999999999: beyond --max-digits, not a figure to check
@@ -606,15 +643,20 @@ def _chains(line: str, found: list) -> None:
         if len(inside) != 1 or (_chain_text(side) is not None and not bare):
             continue
         rest = side.replace(inside[0].text, "", 1)
-        if re.search(r"[\d]", rest) or re.search(r"[A-Za-z\u4e00-\u9fff]", rest.split("，")[0].split(",")[0][:6]):
+        if re.search(r"[\d]", rest) or re.search(r"[A-Za-z\u4e00-\u9fff]", re.split(r"[，,;；。]|\.\s", rest)[0][:6]):
             continue
-        chain = _chain_text(line[ends[k - 1]:bounds[k]])
+        start = ends[k - 1]
+        if k == 1:                      # 'W[0, dort] : 0.6 + …', 'the weight becomes 0.3 − …': after the label
+            cut = list(LABEL_END.finditer(line, 0, bounds[k]))
+            start = cut[-1].end() if cut else start
+        chain = _chain_text(line[start:bounds[k]])
         if chain:
             n = inside[0]
             n.chain, n.relation = chain, "=" if spans[k - 1][1] == "=" else "≈"
-            n.operands = [m for m in found if ends[k - 1] <= m.col < bounds[k]]
+            n.operands = [m for m in found if start <= m.col < bounds[k]]
 
 
+LABEL_END = re.compile(r":|←|\\leftarrow|\\gets|\bbecomes\b|\bis\b|\bto\b|变为|devient|wird")
 LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
                (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
                (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
@@ -741,197 +783,3 @@ def _link_chains(found: list) -> None:
     """Operand Numbers become document indices."""
     for n in found:
         n.operands = [m.index for m in n.operands]
-
-
-# ---------------------------------------------------------------- reading a document
-
-BLOCKS = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "pre",
-          "section", "article", "header", "footer", "blockquote", "caption", "figcaption", "hr", "dt", "dd"}
-HIDDEN = {"script", "style", "title", "template", "noscript"}   # (not head: HTML may leave out </head>)
-UNCLOSED = re.compile(r"<(?=/?(?:[A-Za-z][^<>\"']*)?(?:<|$))")   # '<a<a…', '</a</a…': a tag never closed is text
-#                                                       (else quadratic; a quoted attribute may hold a '<')
-
-
-def html_text(html: str) -> str:
-    """The visible text of an HTML page: blocks on lines of their own, a table row as
-    ``| cell | cell |``, headings as ``#``; attributes (``data-exact``) are ignored.
-
-    Typeset math (KaTeX) is read as its TeX source, ``$…$``, as a Markdown document prints it: the
-    glyphs a reader sees and the MathML beside them would each repeat the formula.
-
-    >>> print(html_text('<h2>§1</h2><table><tr><th>t</th><th>p</th></tr>'
-    ...                 '<tr><td>爱</td><td><span class="num" data-exact="0.99">0.255</span></td></tr></table>'))
-    ## §1
-    | t | p |
-    | 爱 | 0.255 |
-    >>> html_text('<p>so <span class="katex"><span class="katex-mathml"><math><semantics><mi>p</mi>'
-    ...           '<annotation encoding="application/x-tex">p_{2} = 0.35</annotation></semantics></math></span>'
-    ...           '<span class="katex-html" aria-hidden="true">p2=0.35</span></span>.</p>')
-    'so $p_{2} = 0.35$.'
-    """
-    from html.parser import HTMLParser
-
-    class Visible(HTMLParser):
-        def __init__(self):
-            super().__init__(convert_charrefs=True)
-            self.out, self.hidden, self.row = [], 0, None
-            self.root, self.math = None, 0      # a formula's outer tag (KaTeX's span, or <math>) and its depth
-            self.tex, self.formula, self.mathml = None, "", 0    # its TeX while read; <math> depth inside it
-            self.glyphs = ""                    # the MathML's text, for a formula without a TeX annotation
-            self.drawn, self.inked = "", 0      # KaTeX's own glyphs (katex-html), for one without MathML
-
-        def text(self, data):
-            if self.row is not None and self.row:
-                self.row[-1] += " ".join(data.split()) if data.strip() else ""
-            elif self.row is None:
-                self.out.append(data)
-
-        def flush_row(self):
-            if self.row is not None:
-                self.out.append("\n| " + " | ".join(c.strip() for c in self.row) + " |\n")
-                self.row = None
-
-        def end_formula(self):
-            formula = self.formula.strip() or " ".join(self.glyphs.split()) or " ".join(self.drawn.split())
-            self.root, self.math, self.tex, self.formula, self.mathml, self.glyphs = None, 0, None, "", 0, ""
-            self.drawn, self.inked = "", 0
-            if formula and not self.hidden:
-                self.text("$" + formula + "$")
-
-        def handle_starttag(self, tag, attrs):
-            if self.root is not None and tag in BLOCKS and tag not in ("br",):
-                self.end_formula()              # a formula never closed ends where a block begins
-            if self.root is not None:
-                self.math += tag == self.root
-                self.mathml += tag == "math"
-                if tag == "span" and not self.inked and "katex-html" in (dict(attrs).get("class") or "").split():
-                    self.inked = self.math
-                if tag == "annotation" and dict(attrs).get("encoding") == "application/x-tex":
-                    self.tex = ""
-                return
-            classes = (dict(attrs).get("class") or "").split()
-            if tag == "span" and "katex" in classes or tag == "math":
-                self.root, self.math, self.mathml = tag, 1, int(tag == "math")
-            elif tag in HIDDEN:
-                self.hidden += 1
-            elif tag in ("sup", "sub"):
-                self.text("^{" if tag == "sup" else "_{")    # 10<sup>-3</sup> is 10^{-3}
-            elif tag == "tr":
-                self.flush_row()                # <tr> with no </tr> before it (HTML allows leaving it out)
-                self.row = []
-            elif tag in ("td", "th") and self.row is not None:
-                self.row.append("")
-            elif tag in BLOCKS and self.row:
-                self.row[-1] += " "             # <td>0.5<br>0.25</td>: two figures, not 0.50.25
-            elif tag in BLOCKS:
-                self.out.append("\n")
-                if tag[0] == "h" and tag[1:].isdigit():
-                    self.out.append("#" * int(tag[1:]) + " ")
-
-        def handle_endtag(self, tag):
-            if self.root is not None and tag != self.root and (tag in BLOCKS or tag in ("td", "th")):
-                self.end_formula()              # a formula never closed ends with its cell or paragraph
-            if self.root is not None:
-                if tag == "annotation" and self.tex is not None:
-                    self.formula, self.tex = self.tex, None
-                self.mathml -= tag == "math"
-                if self.inked and tag == "span" and self.math == self.inked:
-                    self.inked = -1             # katex-html read: what follows in the formula is not its ink
-                self.math -= tag == self.root
-                if not self.math:
-                    self.end_formula()
-                return
-            if tag in HIDDEN:
-                self.hidden = max(0, self.hidden - 1)
-            elif tag in ("sup", "sub"):
-                self.text("}")
-            elif tag in ("tr", "table"):
-                self.flush_row()
-            elif tag in BLOCKS:
-                self.out.append("\n")
-
-        def handle_data(self, data):
-            if self.root is not None:
-                if self.tex is not None:
-                    self.tex += data
-                elif self.mathml:
-                    self.glyphs += " " + data
-                elif self.inked > 0:
-                    self.drawn += data
-                return
-            if not self.hidden:
-                self.text(data)
-
-    p = Visible()
-    last = html.rfind(">")                     # '<!--', '<![CDATA[', '<?' with no '>' after them: text too
-    html = html[:last + 1] + re.sub(r"<(?=[!?])", "&lt;", html[last + 1:])
-    try:
-        p.feed(UNCLOSED.sub("&lt;", html))
-        p.close()
-    except AssertionError as e:                # html.parser's own complaint: '<![foo[' is no declaration it knows
-        raise InputError(f"HTML the parser cannot read: {e}") from None
-    if p.root is not None:
-        p.end_formula()
-    p.flush_row()
-    lines = [ln.rstrip() for ln in "".join(p.out).splitlines()]
-    return "\n".join(ln for ln in lines if ln.strip())
-
-
-def read_document(path) -> str:
-    """A document's text: plain text and Markdown as they are, HTML's visible text,
-    PDF through ``pdftotext -layout`` (poppler-utils). Bad input is an InputError naming the file.
-
-    >>> read_document("/nonexistent.md")
-    Traceback (most recent call last):
-    ...
-    symgpt.core.errors.InputError: DOCUMENT /nonexistent.md: no such file
-    """
-    from pathlib import Path
-
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"DOCUMENT {p}: no such file" if not p.exists() else f"DOCUMENT {p}: not a regular file")
-    size = p.stat().st_size
-    if size > MAX_DOCUMENT_BYTES:
-        raise InputError(f"DOCUMENT {p}: {size:,} bytes, more than the limit of {MAX_DOCUMENT_BYTES:,}")
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise InputError(f"DOCUMENT {p}: cannot read it: {(e.strerror or str(e)).lower()}") from None
-    if p.suffix.lower() == ".pdf" or data[:5] == b"%PDF-":
-        return _pdf_text(p)
-    try:
-        text = data.decode("utf-8-sig")
-        if "\0" in text:                      # UTF-16 without its byte-order mark decodes, NULs and all
-            raise UnicodeDecodeError("utf-8", data, data.index(b"\0"), data.index(b"\0") + 1, "NUL byte")
-    except UnicodeDecodeError as e:
-        raise InputError(f"DOCUMENT {p}: not UTF-8 text (byte {e.start}); expected text, Markdown, HTML or PDF") \
-            from None
-    if p.suffix.lower() in (".html", ".htm", ".xhtml") or re.match(r"\s*(<!doctype html|<html)", text, re.I):
-        try:
-            return html_text(text)
-        except InputError as e:
-            raise InputError(f"DOCUMENT {p}: {e}") from None
-    return text
-
-
-def _pdf_text(p) -> str:
-    import shutil
-    import subprocess
-
-    exe = shutil.which("pdftotext")
-    if exe is None:
-        raise InputError(f"DOCUMENT {p}: reading a PDF needs pdftotext, which is not installed "
-                         f"(install the poppler-utils package, e.g. apt-get install poppler-utils)")
-    try:
-        r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(p), "-"], capture_output=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"DOCUMENT {p}: pdftotext took more than 120 s; refused") from None
-    if r.returncode != 0:
-        msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
-        why = msg[-1] if msg else f"exit status {r.returncode}"
-        raise InputError(f"DOCUMENT {p}: pdftotext could not read it: {why}")
-    text = r.stdout.decode("utf-8", "replace").replace("\f", "\n")
-    if not text.strip():
-        raise InputError(f"DOCUMENT {p}: the PDF has no text (pages of images need OCR first)")
-    return text

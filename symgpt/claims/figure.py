@@ -28,6 +28,16 @@ FORMATS = re.compile(r"\b(?:b?f(?:loat)?16|bfloat16|fp(?:16|32|64)|float(?:32|64
                      r"单精度|半精度|(?:16|32)\s*位", re.I)
 
 
+HUGE = Fraction(10) ** 250    # a figure beyond ±10^250, or nearer 0 than 10^-250, is read as no quantity of a
+TINY = Fraction(1, 10 ** 250)  # tutorial's model (floats end at 1.8e308; the prefilter's float slop is 1e-300,
+#                                and certifying that a 0 does not round to 1e-300 costs seconds)
+
+
+def readable(n) -> bool:
+    """A figure some quantity of a tutorial's model may be: 0, or within 10^±250."""
+    return not n.value or TINY <= abs(n.value) <= HUGE
+
+
 @dataclass
 class Result:
     """The verdict on one figure."""

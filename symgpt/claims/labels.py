@@ -18,8 +18,12 @@ Labels are written as the author writes them; :mod:`symgpt.claims.notation` lear
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
+
+from .extract import normal_line
+from .figure import FORMATS
 
 # ---------------------------------------------------------------- one label
 
@@ -31,6 +35,11 @@ class Label:
     index: tuple = ()
     of: str = ""          # the parameter a per-parameter table row is about (AdamW's m of W_{1,跑})
     state: str = ""       # a training state a table's column names: 'sgd[1]', 'adamw[1]' ('' the model)
+    inner: int | None = None   # exp(−0.12) ≈ 0.8781: the figure (its index) whose quantity this is a function of
+    ref: str = ""         # a quantity the place names outright: softmax_T(0.5, le) for the row 'T = 0.5'
+    section: str = ""     # the heading (or slide) it stands under: a name means one tensor within a section
+    fn: str = ""          # √(σ² + ε) = 0.5735: a function of the named quantity ('sqrt', 'sqrt+eps', 'exp', 'log')
+    head: int | None = None   # the attention head its caption, line or section names ('head 2', 第 2 个头), as written
 
     def __str__(self) -> str:
         keys = [f"tok{i[1]}" if isinstance(i, tuple) else str(i) for i in self.index]
@@ -60,7 +69,7 @@ def plain(s: str) -> str:
     >>> plain(r"$\\frac{\\partial L}{\\partial W_{1,\\text{球}}}$ ＝")
     '∂L/∂W_{1,球} ='
     """
-    s = s.translate(FULL_WIDTH).replace("$", "").replace("−", "-")
+    s = s.translate(FULL_WIDTH).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
     return s.replace("\\", "")
@@ -73,7 +82,7 @@ INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
 RELATION = re.compile(r"(?:=|≈|←|:(?!=)|\bis\b|\bbecomes\b|\bto\b|变为|为|是)\s*$")
 CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\band\b|\bwhile\b")
-FUNCTION_OF = re.compile(r"(?:√|sqrt|exp|e\^|\bln|\blog)\s*[({]?\s*[^\s=]+\s*[)}]?\s*$")
+FUNCTION_OF = re.compile(r"(?:√|sqrt|exp|e\^|\bln|\blog)\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
                  r"\bneue?s?\b", re.I)
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
@@ -124,19 +133,52 @@ def parse_label(lhs: str, vocab) -> Label | None:
     s = plain(lhs).strip().rstrip("=≈←:").strip()
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s
     m = LHS.search(s)
-    if not m:
-        return None
+    if not m or re.search(r"[-+×*/·=<>]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", s[:m.start()])):
+        return None                            # p - y = …: an expression, not one name
     name, index = m[1], m[2] or ""
     if not index:                              # α31, mu1 stay whole unless they end in two digits after a Greek
         g = re.fullmatch(r"([\u0370-\u03ff])(\d\d?)", name)
         if g:
             name, index = g[1], g[2]
-    if name in WORDS or len(name) > 24:
+    split = re.fullmatch(r"(.+?)_\{?(\d+(?:,\d+)*)\}?", name) if not index else None
+    if split and name not in getattr(vocab, "names", ()):
+        name, index = split[1], "[" + split[2] + "]"          # z_2, x_0: an entry; W_1, b_2, d_k: names
+    if name in vocab and not index:
+        return Label("token", (("tok", vocab.index(name)),))     # dort : 0.2252: the token's entry of the section's
+    if name in WORDS or len(name) > 24:                          # distribution
         return None
     keys = _keys(index, vocab) if index else ()
     if keys is None:
         return None
     return Label(name, keys)
+
+
+FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "sum", "max", "min", "mathrm",
+             "text", "dfrac", "approx", "left", "right", "big", "Big"}
+
+
+def _arithmetic(chain: str) -> bool:
+    """Only figures, operators, functions and short names: an equation's chain, not a sentence."""
+    return not re.search(r"[\u4e00-\u9fff]", chain) and \
+        all(w in FUNCTIONS for w in re.findall(r"[A-Za-z]{3,}", chain))
+
+
+FUNCTION_LABEL = re.compile(r"(√|sqrt|exp|e\^|ln|log)\s*[({]?\s*(.+?)\s*(?:\+\s*(ε|eps|epsilon))?\s*[)}]?\s*$")
+
+
+def _function_label(head: str, vocab) -> Label | None:
+    """``√(σ² + ε)``, ``exp(z_2)``, ``√d_k``: the function and the name it is of.
+
+    >>> lab = _function_label("√(σ²+ε)", [])
+    >>> lab.name, lab.fn, str(_function_label("exp(z_2)", []))
+    ('σ²', 'sqrt+eps', 'z[2]')
+    """
+    m = FUNCTION_LABEL.search(head)
+    lab = parse_label(m[2], vocab) if m else None
+    if lab is None:
+        return None
+    fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], m[1])
+    return dataclasses.replace(lab, fn=fn + ("+eps" if m[3] else ""))
 
 
 def _clause(left: str) -> str:
@@ -165,14 +207,16 @@ def _lhs_of(n, vocab, start: int = 0) -> Label | None:
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         return None
     rest = n.line_text[n.col + len(n.text):]
-    if re.match(r"\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈(]|\\times|\\cdot|\\div|[-−]\s*\d)", rest):
+    if re.match(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*\d)", rest):
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
-    for clause in (plain(left[start:]), _clause(plain(left))):
+    for first, clause in ((True, plain(left[start:])), (False, _clause(plain(left)))):
         parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
         head = parts[0]
+        if not first and not _arithmetic("".join(parts[2:])):
+            return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if head.strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", head):
             if FUNCTION_OF.search(plain(head)):
-                return None                    # √d_k, exp(z): a function of the name, not the name
+                return _function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
             lab = named(head, vocab, n.heading)
             if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
                 lab = Label(lab.name, lab.index, state="adamw[1]" if re.search(r"adam", n.heading, re.I)
@@ -183,6 +227,7 @@ def _lhs_of(n, vocab, start: int = 0) -> Label | None:
 
 # ---------------------------------------------------------------- literals: [ … ], array(…), pmatrix
 
+ARROW = re.compile(r"(?:→|\\to|->|⟶|\\rightarrow|\\longrightarrow)\s*\$?\s*$")
 OPERATOR_AFTER = re.compile(r"\s*\)?\s*(?:[×*/÷^·+\-−@]|\\times|\\cdot)")
 MATRIX_BEGIN = re.compile(r"\\begin\{[pbvBV]?matrix\}")
 MATRIX_END = re.compile(r"\\end\{[pbvBV]?matrix\}")
@@ -193,6 +238,7 @@ class _Frame:
     def __init__(self, kind: str, name=None, levels: int = 1, transparent: bool = False):
         self.kind, self.name, self.transparent = kind, name, transparent     # name: a Label or None
         self.counts = [0] * levels
+        self.wide = 0          # a matrix environment's widest row (its last column index)
 
 
 def _literal_name(before: str, code_name: str, vocab) -> Label | None:
@@ -232,7 +278,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
         if not line.strip():
             stack = []
             continue
-        figs, i = at.get(no, {}), 0
+        figs, i, named_root = at.get(no, {}), 0, None
         while i < len(line):
             if i in figs:
                 n = figs[i]
@@ -254,7 +300,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 continue
             ch = line[i]
             if ch in "[(":
-                call = re.search(r"[A-Za-z_\u4e00-\u9fff][\w.]*\s*$", line[:i])
+                call = re.search(r"(?<![\\\w])[A-Za-z_\u4e00-\u9fff][\w.]*$", line[:i])   # not \to [
                 if call and call[0].strip() in ("array", "tensor", "np.array", "torch.tensor") and ch == "(":
                     stack.append(_Frame("(", transparent=True))
                 elif call or (ch == "(" and re.search(r"(?:exp|ln|log|sqrt|√)\s*$", line[:i])):
@@ -262,6 +308,10 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 else:
                     root = not any(not f.transparent for f in stack)
                     name = _literal_name(line[:i], code_name, vocab) if root else None
+                    if root and name is None and named_root is not None and ARROW.search(line[:i]):
+                        name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
+                    if root and name is not None:
+                        named_root = name
                     stack.append(_Frame(ch, name))
             elif ch in ")]" and stack and stack[-1].kind in "([":
                 done = stack.pop()
@@ -272,6 +322,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 stack[-1].counts[0] += 1
             elif ch == "&" and stack and stack[-1].kind == "M":
                 stack[-1].counts[1] += 1
+                stack[-1].wide = max(stack[-1].wide, stack[-1].counts[1])
             elif line.startswith("\\\\", i) and stack and stack[-1].kind == "M":
                 stack[-1].counts = [stack[-1].counts[0] + 1, 0]
                 i += 2
@@ -283,6 +334,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
         for f, counts in frames:
             if f.kind == "(" and f.counts[0] == 0:
                 continue                 # (−0.2): brackets around one number, not a vector
+            if f.kind == "M" and (f.counts[0] == 0 or f.wide == 0):
+                counts = counts[1:] if f.counts[0] == 0 else counts[:1]   # one row or one column: a vector
             pos += list(counts)
         if pos and (frames[0][0].counts != [0] or frames[0][0].kind == "M" or len(pos) > 1):
             out[k] = (root.name or Label(f"literal@{id(root)}"), tuple(pos))
@@ -296,6 +349,9 @@ KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(?:row|col(?:umn)?|q
                  re.I)
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher", re.I)
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
+
+
+TEMPERATURE = re.compile(r"(?:T|τ|temp(?:erature)?|température|温度)\s*=\s*(\d+(?:\.\d+)?|∞|inf|oo)", re.I)
 
 
 def _key(cell: str, vocab) -> tuple | None:
@@ -333,23 +389,24 @@ def _table_header(lines: list, no: int) -> tuple:
     return top, cells
 
 
-def _table_label(n, lines: list, vocab) -> Label | None:
-    """A table cell's label from its row's and column's labels and the table's subject (its corner cell)."""
-    if n.kind == "integer" or not n.column:
-        return None
-    top, header = _table_header(lines, n.line)
-    if not top or header and n.column.strip() == header[0]:
-        return None
-    row, col = n.row, n.column
+def _cell_label(row: str, col: str, corner: str, top: int, vocab) -> Label | None:
+    """A table cell's label from its row's and column's labels and the table's subject (its corner)."""
+    if FORMATS.search(" ".join((row, col, corner))):
+        return None                                 # a float32 or bfloat16 value: that format's, not a slip
     rk, ck = _key(row, vocab), _key(col, vocab)
-    corner = plain(header[0]).replace(" ", "") if header else ""
     if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
-        lab = parse_label(corner, vocab) if corner else None
+        lab = parse_label(plain(corner).replace(" ", ""), vocab) if corner else None
         name = lab.name if lab is not None and not lab.index else f"table@{top}"
         return Label(name, rk + ck)
+    t = TEMPERATURE.fullmatch(plain(row).strip())
+    if t and ck is not None and isinstance(ck[0], tuple):   # a row per temperature, a column per token
+        value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
+        token = vocab[ck[0][1]]
+        return Label("softmax_T", ck, ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
     named = parse_label(plain(col).replace(" ", ""), vocab)
-    if rk is not None and named is not None:        # a column of one quantity, a row per index (or step)
-        return Label(named.name, rk + named.index)
+    if rk is not None:                              # a column of one quantity, a row per index (or step)
+        return Label(named.name, rk + named.index) if named is not None else \
+            Label("column:" + plain(col).strip(), rk)
     row_label = parse_label(plain(row).replace(" ", ""), vocab)
     state = _state(col)
     if row_label is not None and state is not None:   # a quantity per row, a training state per column
@@ -360,22 +417,178 @@ def _table_label(n, lines: list, vocab) -> Label | None:
     return None
 
 
-def labels(text: str, numbers: list, vocab) -> dict:
-    """figure index → its :class:`Label`, for the figures whose place names them."""
-    lines = re.split(r"\r\n|\r|\n", text)
-    vocab = list(vocab)
+def _table_label(n, lines: list, vocab) -> Label | None:
+    """A pipe table's cell: its row label, its column header, the header's corner cell."""
+    if n.kind == "integer" or not n.column:
+        return None
+    top, header = _table_header(lines, n.line)
+    if not top or header and n.column.strip() == header[0]:
+        return None
+    return _cell_label(n.row, n.column, header[0] if header else "", top, vocab)
+
+
+CELL = re.compile(r"\S+(?: \S+)*")
+
+
+def _cells_at(line: str) -> list:
+    """A text table line's cells as (start, end, text): runs separated by two spaces or more, or a tab."""
+    return [(m.start(), m.end(), m[0]) for m in CELL.finditer(line.replace("\t", "  "))]
+
+
+def _text_tables(lines: list, numbers: list) -> dict:
+    """figure index → (row label, column header, corner, header line) in tables laid out with spaces:
+    a header line of labels over rows whose cells line up under them.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "      pos    sin    cos\\n       0    0.000  1.000\\n       1    0.841  0.540"
+    >>> sorted(_text_tables(text.split("\\n"), extract(text)).values())[-1]
+    ('1', 'sin', 'pos', 1)
+    """
+    at: dict = {}
+    for n in numbers:
+        at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    header, top = None, 0
+    for no, line in enumerate(lines, 1):
+        cells = _cells_at(line)
+        figs = at.get(no, [])
+        has_figure = [any(a <= n.col < b for n in figs if n.kind != "integer") for a, b, _ in cells]
+        if len(cells) >= 2 and not any(has_figure) and not line.lstrip().startswith(("|", "#")) and \
+                not re.search(r"[=≈:：]", line):
+            header, top = cells, no                  # labels only: a header, if rows follow
+            continue
+        if header is None or len(cells) < 2 or not any(has_figure):
+            header = None if not line.strip() or len(cells) < 2 else header
+            continue
+        corner = header[0][2] if len(header) == len(cells) else ""
+        for n in figs:
+            if n.kind == "integer" or n.col < cells[0][1]:
+                continue                              # the row's label itself
+            col = min(header, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))
+            if col is header[0] and corner:
+                continue
+            out[n.index] = (cells[0][2], col[2], corner, top)
+    return out
+
+
+FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*\{?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?)\s*$")
+FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log"}
+
+
+ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête", re.I)
+
+
+def _token_share(n, vocab, start: int) -> Label | None:
+    """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``: that token's
+    share (the section's distribution learns which: p, a top-k's or a temperature's)."""
+    rest = n.line_text[n.col + len(n.text):]
+    after = re.split(r"[,;.!?)\]]|\band\b|\bund\b|\bet\b|[，；。、]", rest)[0][:24]
+    before = re.split(r"[,;!?(\[]|[，；。、]|\d", n.line_text[start:n.col])[-1]
+    for text in (after, before):
+        words = [t for t in vocab if re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text)]
+        if len(words) == 1:
+            return Label("token", (("tok", vocab.index(words[0])),))
+        if words:
+            return None
+    return None
+
+
+def _function_of(n, prev) -> Label | None:
+    """``exp(−0.12) ≈ 0.8781``, ``e^{0.10} = 1.1052``, ``√0.18869 ≈ 0.434``: the function of the figure
+    just before, which closes the equation."""
+    if prev is None or prev.line != n.line or not re.fullmatch(r"\s*[)}]?\s*\$?\s*(?:=|≈|\\approx)\s*\$?\s*",
+                                                                 n.line_text[prev.col + len(prev.text):n.col]):
+        return None
+    m = FUNCTION_BEFORE.search(n.line_text[:prev.col])
+    if not m or not re.search(r"(?:^|[=≈:;,]|\\approx|\$)\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
+        return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's
+    word = re.match(r"\\?(exp|e|√|sqrt|ln|log)", m[0].strip())
+    minus = re.search(r"[-−]\s*$", n.line_text[:m.start()])          # −ln 0.2165: the loss of that p
+    return Label(("-" if minus else "") + FUNCTION_NAME[word[1]], inner=prev.index) if word else None
+
+
+class Words(list):
+    """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
+
+    def __init__(self, vocab, names=()):
+        super().__init__(vocab)
+        self.names = frozenset(names)
+
+
+def labels(text: str, numbers: list, vocab, names=()) -> dict:
+    """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
+    own names, which keep an underscore and digits whole)."""
+    lines = [normal_line(x) for x in re.split(r"\r\n|\r|\n", text)]
+    vocab = Words(vocab, names)
     out: dict = {}
     for k, (head, pos) in _literals(lines, numbers, vocab).items():
         out[k] = Label(head.name, head.index + pos, head.of, head.state)
+    text_cells = _text_tables(lines, numbers)
     for n in numbers:
+        if n.index in text_cells and n.index not in out:
+            lab = _cell_label(*text_cells[n.index], vocab)
+            if lab is not None:
+                out[n.index] = lab
         if n.index not in out:
             lab = _table_label(n, lines, vocab)
             if lab is not None:
                 out[n.index] = lab
     ends: dict = {}
+    last = None
+    sections = _sections(lines, numbers)
     for n in numbers:
         lab = _lhs_of(n, vocab, ends.get(n.line, 0)) if n.index not in out else None
+        if lab is not None and not lab.index and lab.name != "token":
+            row = _row_mark(n.line_text[:n.col]) or _row_mark(sections.get(n.index, ""), anywhere=True)
+            lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
+        if lab is None and n.index not in out:
+            lab = _function_of(n, last)
+        if lab is None and n.index not in out and n.kind == "percent" and \
+                not ATTENTION.search(n.line_text + " " + sections.get(n.index, "")):
+            lab = _token_share(n, vocab, ends.get(n.line, 0))     # (in an attention paragraph: a key's weight)
+        last = n
         ends[n.line] = n.col + len(n.text)
         if lab is not None:
             out[n.index] = lab
-    return out
+    heads = {}
+    for n in numbers:
+        lab = out.get(n.index)
+        if lab is not None:
+            heads[n.index] = _head_mark(n.line_text[:n.col]) if _head_mark(n.line_text[:n.col]) is not None else \
+                _head_mark(n.table) if _head_mark(n.table) is not None else _head_mark(sections.get(n.index, ""))
+    return {k: dataclasses.replace(lab, section=sections.get(k, ""), head=heads.get(k)) for k, lab in out.items()
+            if numbers[k].kind != "integer" or lab.inner is not None}
+
+
+HEAD_MARK = re.compile(r"\bhead\s*(\d+)|\bKopf\s*(\d+)|\btête\s*(\d+)|第\s*(\d+)\s*个头|头\s*(\d+)", re.I)
+
+
+def _head_mark(text: str) -> int | None:
+    """The last attention head a text names (``head 2``, ``第 2 个头``), as written; None if none."""
+    m = ([None] + list(HEAD_MARK.finditer(text or "")))[-1]
+    return int(next(g for g in m.groups() if g is not None)) if m else None
+
+
+ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position)\s*=?\s*"
+                      r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")
+SLIDE = re.compile(r"\s*\[?(?:Slide|Folie|Diapositive|幻灯片|Page)\s*\d+\]?", re.I)
+
+
+def _row_mark(text: str, anywhere: bool = False) -> int | None:
+    """The row a line's lead-in (``第 2 行：``, ``row 1:``, ``t=2:``) or a section's title
+    (``…, position 3``) speaks of, as written (its origin is learned), else None."""
+    if anywhere:
+        m = ROW_MARK.search(text)
+    else:                                       # the last lead-in before it: 第 1 行：…；第 2 行：σ²＝…
+        m = ([None] + list(re.finditer(ROW_MARK.pattern + r"\s*[:：,，]", text)))[-1]
+    return int(next(g for g in m.groups() if g is not None)) if m else None
+
+
+def _sections(lines: list, numbers: list) -> dict:
+    """figure index → the title of the section it stands in: its heading, or the last slide's title."""
+    slides, title = {}, ""
+    for no, line in enumerate(lines, 1):
+        if SLIDE.match(line):
+            title = line.strip()
+        slides[no] = title
+    return {n.index: n.heading or slides.get(n.line, "") for n in numbers}

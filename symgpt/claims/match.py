@@ -23,24 +23,20 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from fractions import Fraction
 
 from flint import fmpq
 
 from ..core.numeric import UndecidableError
 from ..training.first_step import rule
-from .candidates import PREFILTER_BITS, Candidate, _integral, _same_value, candidates
+from .candidates import PREFILTER_BITS, Candidate, _integral, _same_value, candidates, value_candidates
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
-from .figure import FORMATS, Result, cell, near_window, rounds_to
+from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
 from .figure import operand as _operand
 from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
 
-HUGE = Fraction(10) ** 250    # a figure beyond ±10^250, or nearer 0 than 10^-250, is read as no quantity of a
-TINY = Fraction(1, 10 ** 250)  # tutorial's model (floats end at 1.8e308; the prefilter's float slop is 1e-300,
-#                                and certifying that a 0 does not round to 1e-300 costs seconds)
 LABELLED = 10.0         # the score of a quantity a figure's place names (its label, read by the notation)
 SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
@@ -53,7 +49,8 @@ class Matcher:
 
     def __init__(self, d):
         self.d = d
-        self.cands = candidates(d)
+        self.every = candidates(d)                  # what a figure's place may name
+        self.cands = value_candidates(self.every)   # what its value alone may be
         self.vocab = list(d.spec.vocab)
         self._alias: dict = {}
         self._rounds: dict = {}       # (candidate, figure as printed) → does it round so (context-free: once)
@@ -99,11 +96,22 @@ class Matcher:
         is ``Q[0,0]``); the second prefers, for the figures of that line, the quantities its definition
         reads (``H0[0,0]``, ``W_Q[0,0]``, …).
         """
-        self.labelled = {}
+        self.labelled, self.functions = {}, {}
         if text is not None:              # structure first: the quantity each figure's place names
-            self.labelled = Notation(self).resolve(numbers, labels(text, numbers, self.vocab))
+            read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params))
+            self.notation = Notation(self)
+            self.labelled = self.notation.resolve(numbers, read)
+            self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
         first = self._match(numbers, {})
         return _foreign_columns(self._right(self._match(numbers, self._inputs(first))))
+
+    def _function(self, n, found: dict):
+        """exp(−0.12) ≈ 0.8781: exp of the quantity the figure inside was found to be (None if none)."""
+        lab = self.functions.get(n.index)
+        inner = found.get(lab.inner) if lab is not None else None
+        if inner is None or inner.derived or n.kind not in ("decimal", "percent"):
+            return None
+        return self.notation.function(lab.name, inner)
 
     def _judged(self, n, c: Candidate) -> Result:
         """The verdict on a figure whose place names ``c`` and which does not round from it."""
@@ -281,11 +289,11 @@ class Matcher:
         derived_as: dict = {}     # a figure's text → (the arithmetic it was matched to, its line)
         out = []
         for n in numbers:
-            if n.value and not TINY <= abs(n.value) <= HUGE:
+            if not readable(n):
                 out.append(Result(n, "unmatched"))     # 1e400, 1e-300: beyond every float; no quantity's
                 prev.append(None)
                 continue
-            c = self.labelled.get(n.index)
+            c = self.labelled.get(n.index) or self._function(n, found)
             if c is not None:               # its place names it: the value confirms it, or it is wrong
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
                 if res.verdict == "wrong":

@@ -21,9 +21,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from flint import fmpq
+
+from ..core.numeric import UndecidableError
+from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
 from .context import ALIASES
+from .figure import readable
+from .labels import Label
+from .refs import ExprError, bind, parse
 
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
+STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p")   # a training run's states, the step their first index
+MAX_CUT = 16             # a matrix's rows or columns are readings of a one-index name up to this many
 AGREE_SHARE = 0.5        # … and this share of its figures
 DATA_ALIASES = {         # what code and prose call the model's tensors (beside their own names and ALIASES)
     "p": ("probs", "prob", "probabilities", "probability", "P", "softmax", "y_hat", "ŷ", "p_hat"),
@@ -47,6 +56,19 @@ def _param(group: str) -> str:
     return re.sub(r"^.*?(?:grad_|\.|\*)(?=[^.*]*$)", "", group).removeprefix("grad_")
 
 
+def _instance(group: str) -> str:
+    """Which norm, block or layer a group belongs to: mu2, var2, LN2 → '2'; l1.Q → 'l1.'; p → ''.
+
+    >>> _instance("var2"), _instance("l1.Q"), _instance("grad_W_1"), _instance("p")
+    ('2', 'l1.', '', '')
+    """
+    layer = re.match(r"l\d+\.", group)
+    if layer:
+        return layer[0]
+    m = re.search(r"(?<=[A-Za-z])(\d)$", group)
+    return m[1] if m and "_" not in group else ""
+
+
 @dataclass
 class Reading:
     """What a name means: a group of the model's quantities, its indices' origin, how it was learned."""
@@ -63,10 +85,12 @@ class Notation:
     def __init__(self, matcher):
         self.m = matcher
         self.by: dict = {}
-        for c in matcher.cands:
-            self.by[(c.group, c.of, c.idx)] = c
+        for c in matcher.every:
+            self.by.setdefault((c.group, c.of, c.idx), c)
+        self.by_ref = {c.ref: c for c in matcher.every}
+        self.head_base = 0
         self.groups: dict = {}
-        for c in matcher.cands:
+        for c in matcher.every:
             self.groups.setdefault((c.group, c.of), c.axes)
 
     # ------------------------------------------------------------ spellings
@@ -92,11 +116,13 @@ class Notation:
         return {f"{layer}.{w}" if layer else w for w in out} | ({bare} if not layer else set())
 
     def _alias(self, name: str, group: str) -> bool:
+        if name == "token":
+            return group == "p"
         layer = re.match(r"(l\d+)\.", group)
         if layer and not name.startswith(layer[0]):
             return False
-        if group in ("sgd.loss", "sgd.p"):
-            return name in self.spellings(group[4:])
+        if group in STEPPED:
+            return name in self.spellings(group.partition(".")[2])
         return name in self.spellings(group) or name.lower() in {s.lower() for s in self.spellings(group) if len(s) > 1}
 
     # ------------------------------------------------------------ one label, one hypothesis
@@ -114,18 +140,31 @@ class Notation:
             return (group, of, ()) if (group, of) in self.groups else None
         if (f"{label.state}.{group}", of) in self.groups:
             return f"{label.state}.{group}", of, ()
-        k = re.fullmatch(r"sgd\[(\d+)\]", label.state)
-        if k and (f"sgd.{group}", of) in self.groups:
-            return f"sgd.{group}", of, (int(k[1]),)
+        k = re.fullmatch(r"(sgd|adamw)\[(\d+)\]", label.state)
+        if k and (f"{k[1]}.{group}", of) in self.groups:
+            return f"{k[1]}.{group}", of, (int(k[2]),)
         return None
 
     def lookup(self, group: str, base: int, label):
-        """The candidate a label names under a reading (None when out of range or absent)."""
+        """The candidate a label names under a reading (None when out of range or absent).
+
+        A reading ``G|:1`` is the column 1 of a matrix G (a table's ``cos(pos)`` column is PE[·,1]);
+        ``G|1:`` its row 1."""
+        if "|" in group:
+            group, _, cut = group.partition("|")
+            if len(label.index) != 1:
+                return None
+            a, _, b = cut.partition(":")        # the fixed index counts from 0: shifted by the base lookup takes off
+            i = label.index[0]
+            index = (i, int(b) + base) if a == "" else (int(a) + base, i)
+            return self.lookup(group, base, Label(label.name, index, label.of, label.state))
         where = self._where(group, label)
         if where is None:
             return None
         group, of, prefix = where
         axes = self.groups[(group, of)][len(prefix):]
+        if label.head is not None and axes[:1] == "h" and len(axes) == len(label.index) + 1:
+            prefix, axes = prefix + (label.head - self.head_base,), axes[1:]   # α of head 2: A[1, t, s]
         if len(axes) != len(label.index):
             return None
         idx = list(prefix)
@@ -137,34 +176,48 @@ class Notation:
             else:
                 idx.append(k - base if a not in "k" else k)
         idx = tuple(idx)
-        if group in ("sgd.loss", "sgd.p") and idx and idx[0] == 0:
-            return self.by.get((group[4:], of, idx[1:]))
+        if group in STEPPED and idx and idx[0] == 0:          # step 0: the model as it starts
+            return self.by.get((group.partition(".")[2], of, idx[1:]))
         return self.by.get((group, of, idx))
 
     # ------------------------------------------------------------ learning
 
     def learn(self, numbers, labels: dict) -> dict:
         """name → :class:`Reading` for the names the document's figures (or our spellings) explain."""
+        marks = {lab.head for lab in labels.values() if lab.head is not None}
+        self.head_base = 0 if 0 in marks or not marks else 1     # head 1, head 2: counted from 1
         names: dict = {}
         for n in numbers:
             lab = labels.get(n.index)
-            if lab is not None and n.kind in ("decimal", "percent", "power", "integer"):
-                names.setdefault((lab.name, len(lab.index), bool(lab.of), bool(lab.state)), []).append((n, lab))
+            if lab is not None and lab.inner is None and not lab.fn and readable(n) and \
+                    n.kind in ("decimal", "percent", "power", "integer"):
+                key = (lab.name, len(lab.index), bool(lab.of), bool(lab.state))
+                names.setdefault(key, []).append((n, lab))
+                names.setdefault(key + (lab.section,), []).append((n, lab))
         out = {}
         for key, figs in names.items():
             r = self._reading(key, figs)
             if r is not None:
                 out[key] = r
+        for key, figs in names.items():        # σ² beside μ = mu2 in one section: var2, not var1
+            if key not in out and len(key) == 5:
+                prefer = {_instance(r.group) for k, r in out.items() if len(k) == 5 and k[4] == key[4]} - {""}
+                r = self._reading(key, figs, prefer) if prefer else None
+                if r is not None:
+                    out[key] = r
         return out
 
-    def _reading(self, key, figs):
-        name, arity, of, _ = key
+    def _reading(self, key, figs, prefer=()):
+        name, arity, of = key[:3]
         votes = []
-        hypotheses = self.groups.items() if not of else self._templates()
+        hypotheses = list(self.groups.items()) if not of else self._templates()
+        if arity == 1 and not of:
+            hypotheses += self._slices()
         for (group, g_of), axes in hypotheses:
             if group in ("id", "count", "onehot") or g_of and not of or of and not g_of and "{}" not in group:
                 continue
-            if len(axes) != arity and not (group in ("sgd.loss", "sgd.p") and len(axes) == arity + 1):
+            headed = axes[:1] == "h" and len(axes) == arity + 1 and all(lab.head is not None for _, lab in figs)
+            if len(axes) != arity and not headed and not (group in STEPPED and len(axes) == arity + 1):
                 continue
             alias = self._alias(name, group)
             for base in ((0, 1) if any(isinstance(k, int) for _, lab in figs for k in lab.index) else (0,)):
@@ -180,19 +233,36 @@ class Notation:
         if not votes:
             return None
         votes.sort(reverse=True)
-        agree, alias, base, group = votes[0]
-        rivals = [v for v in votes[1:] if v[0] == agree and v[1] == alias and v[3] != group]
-        if rivals:
+        share = lambda a: a >= AGREE_SHARE * len(figs) if len(figs) > 1 else a >= 1   # noqa: E731
+        named = [v for v in votes if v[1]]
+        best, top = votes[0], named[0] if named else None
+        if best[0] >= AGREE_MIN and share(best[0]) and (top is None or best[0] > top[0]):
+            pick = best                 # most of its figures agree with one tensor: that is what it names
+        elif top is not None and (self._own(name, top[3]) and (len(figs) <= 2 or share(top[0])) or
+                                  top[0] > AGREE_SHARE * len(figs)):
+            pick = top                  # our name or a usual spelling of it, not outvoted
+        else:
             return None
-        own = alias and self._own(name, group)
-        if alias and agree >= 1 and agree > AGREE_SHARE * len(figs) or own and (agree or len(figs) <= 2) or \
-                agree >= AGREE_MIN and agree >= AGREE_SHARE * len(figs):
-            return Reading(group, -base, agree, alias, [v[3] for v in votes if v[0] and v[3] != group])
-        return None
+        tied = [v for v in votes if v[0] == pick[0] and v[1] == pick[1]]
+        steps = {re.sub(r"\[\d+\]", "[k]", v[3], count=1) for v in tied}
+        if len({v[3] for v in tied}) > 1 and len(steps) == 1:      # adamw[1].update, adamw[2].update: the first
+            tied = pick = min(tied, key=lambda v: int(re.search(r"\[(\d+)\]", v[3])[1]))
+            tied = [tied]
+        if len({v[3] for v in tied}) > 1:
+            mine = [v for v in tied if _instance(v[3]) in prefer]
+            if len({v[3] for v in mine}) != 1:
+                return None             # two tensors agree as well: the name does not tell them apart
+            pick = mine[0]
+        agree, alias, base, group = pick
+        return Reading(group, -base, agree, alias, [v[3] for v in votes if v[0] and v[1] and v[3] != group
+                                                    and name != "token"])
 
     def _own(self, name: str, group: str) -> bool:
-        """Our own name, a usual spelling of it or of its gradient: enough without a figure agreeing."""
-        bare = group[4:] if group in ("sgd.loss", "sgd.p") else group
+        """Our own name, a usual spelling of it or of its gradient: enough without a figure agreeing (a token's
+        own share, ``laut: 18.73 %``, is its probability)."""
+        if name == "token":
+            return group == "p"
+        bare = group.partition(".")[2] if group in STEPPED else group
         stem = bare.rpartition(".")[2]
         words = {stem, *DATA_ALIASES.get(stem.removeprefix("grad_"), ())}
         if stem.startswith("grad_"):
@@ -200,6 +270,22 @@ class Notation:
                 {f"{w}.grad" for w in words} | {stem}
         layer = bare.rpartition(".")[0]
         return name in {f"{layer}.{w}" if layer else w for w in words}
+
+    def _slices(self):
+        """The rows and columns of the model's matrices, as readings of a one-index name (a table's column).
+        Fixed indices count from 0 here; the name's own index keeps its learned origin."""
+        if not hasattr(self, "_cut"):
+            shape: dict = {}
+            for c in self.m.every:
+                if len(c.idx) == 2 and not c.of and c.group not in STEPPED:   # (sgd.p's first index: a step)
+                    s = shape.setdefault(c.group, [0, 0, c.axes])
+                    s[0], s[1] = max(s[0], c.idx[0] + 1), max(s[1], c.idx[1] + 1)
+            cut = []
+            for g, (rows, cols, axes) in shape.items():
+                cut += [((f"{g}|:{j}", ""), axes[0]) for j in range(cols) if cols <= MAX_CUT]
+                cut += [((f"{g}|{i}:", ""), axes[1]) for i in range(rows) if rows <= MAX_CUT]
+            self._cut = cut
+        return self._cut
 
     def _templates(self):
         """The readings of a column whose rows are parameters' entries: the moments (of a parameter) and
@@ -227,40 +313,79 @@ class Notation:
         out = {}
         for n in numbers:
             lab = labels.get(n.index)
-            r = readings.get((lab.name, len(lab.index), bool(lab.of), bool(lab.state))) if lab is not None else None
+            if lab is None or lab.inner is not None or not readable(n):
+                continue
+            if lab.ref:
+                c = self.by_ref.get(lab.ref)
+                if c is not None:
+                    out[n.index] = c
+                continue
+            key = (lab.name, len(lab.index), bool(lab.of), bool(lab.state))
+            r = readings.get(key + (lab.section,)) or (readings.get(key) if lab.name != "token" else None)
+            #  the section's meaning first (a token's entry means p here, a top-k's there: only the section's)
             if r is None:
                 continue
             c = self.lookup(r.group, r.base, lab)
+            if c is not None and lab.fn:
+                c = self.function(lab.fn, c)
             if c is None:
                 continue
             if not self.m.rounds(c, n):
-                c = self._state(c, n) or c
+                c = self._updated(c, n, numbers) or self._state(c, n) or c
                 if not self.m.rounds(c, n) and any((x := self.lookup(g, r.base, lab)) is not None and
                                                    self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
         return out
 
+    def function(self, fn: str, c):
+        """The candidate for a function of a quantity: ``sqrt+eps`` of var1[1] is sqrt(var1[1] + ln_eps);
+        -log of p[target] is the loss (a graph node of the same value is named, not the expression)."""
+        ref = f"sqrt({c.ref} + ln_eps)" if fn == "sqrt+eps" else f"{fn}({c.ref})"
+        x = self.by_ref.get(ref)
+        if x is not None:
+            return x
+        try:
+            q = bind(parse(ref, self.m.d.limits), self.m.d, self.m.d.limits)
+            ball = q.ball(PREFILTER_BITS)
+        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return None
+        if not isinstance(ball, fmpq) and not ball.is_finite():
+            return None
+        x = Candidate(ref, f"{fn}()", c.idx, c.axes, q, ball)
+        same = [y for y in self.m.cands if y.span is not None and x.span is not None and
+                y.span[0] <= x.span[1] and x.span[0] <= y.span[1] and not y.derived and "(" not in y.ref
+                and _same_value(x, y)]
+        return same[0] if len(same) == 1 else x
+
+    def _updated(self, c, n, numbers):
+        """``W[0, dort] : 0.6 + 0.5 × (−0.3099) = 0.4450``: an equation whose first operand is the named
+        entry's own value gives its value after the step (sgd[1], or adamw[1] under a heading on AdamW)."""
+        if not n.chain or not n.operands or not self.m.rounds(c, numbers[n.operands[0]]):
+            return None
+        state = "adamw[1]" if re.search(r"adam", n.heading, re.I) else "sgd[1]"
+        return self.by.get((f"{state}.{c.group}", c.of, c.idx))
+
     def _state(self, c, n):
         """The same entry in another training state that the figure rounds from, else, when the sentence
         speaks of the new values, the nearest post-step state; None otherwise."""
         bare = c.group.partition(".")[2] if c.group.startswith(("sgd", "adamw", "head_step")) else c.group
         others = []
-        for x in self.m.cands:
+        for x in self.m.every:
             if x is c or x.of != c.of:
                 continue
             if x.group in (f"sgd[1].{bare}", f"adamw[1].{bare}", f"head_step.{bare}") and x.idx == c.idx or \
-                    x.group == f"sgd.{bare}" and x.idx[1:] == c.idx or x.group == bare and x.idx == c.idx:
+                    x.group in (f"sgd.{bare}", f"adamw.{bare}") and x.idx[1:] == c.idx or \
+                    x.group == bare and x.idx == c.idx:
                 others.append(x)
         for x in others:
             if self.m.rounds(x, n):
                 return x
         told = " ".join((n.line_text[:n.col], n.row, n.column, n.table))
         adam = bool(re.search(r"adam", n.heading + " " + n.prose, re.I))
-        post = [x for x in others if x.group != bare and (x.group != f"sgd.{bare}" or x.idx[0] == 1)
+        post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam]
         if c.group == bare and post and STATE_WORDS.search(told):
-            y = float(n.value) / (100 if n.kind == "percent" else 1)
-            return min(post, key=lambda x: abs(float(x.ball.mid()) - y) if hasattr(x.ball, "mid") else abs(
-                float(x.ball.p) / float(x.ball.q) - y))
+            y = n.value / (100 if n.kind == "percent" else 1)
+            return min(post, key=lambda x: abs(_bounds(x.ball)[0] - y))
         return None

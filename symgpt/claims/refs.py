@@ -435,6 +435,9 @@ _ARITH = ("add", "sub", "mul", "div")
 _SMALL_INTS = ("params", "vocab_size", "seq_len", "argmax", "id", "onehot")
 
 
+TOKEN_ARG = {"softmax_T": 1, "topk": 1, "topp": 1, "id": 0, "onehot": 1}   # the argument that is a token
+
+
 def size(tree, leaf=None, max_digits: int = MAX_DIGITS) -> Size:
     """The :class:`Size` of a parsed reference; LimitError at the first part above
     ``max_digits`` (before anything that large is computed).
@@ -485,7 +488,9 @@ class _Sizer:
             return self.arith(kind, self.size(t[1]), self.size(t[2]))
         if kind == "pow":
             return self.pow(self.size(t[1]), self.size(t[2]))
-        return self.call(t[1], [self.size(a) for a in t[2]], t)
+        token = TOKEN_ARG.get(t[1])        # topk(3, dort): a token, however it is spelled, is no quantity
+        return self.call(t[1], [Size(0, 0, False) if k == token and a[0] == "name" else self.size(a)
+                                for k, a in enumerate(t[2])], t)
 
     def arith(self, kind, a: Size, b: Size) -> Size:
         if a.value is not None and b.value is not None and not (kind == "div" and b.value == 0):

@@ -1,0 +1,144 @@
+"""Why a wrong figure is wrong: one diagnosis for ``symgpt verify`` and ``symgpt check``.
+
+The cause is the first of these that explains the printed digits (``k`` places, the exact value known):
+
+* **carried rounding**: the figure's own chain, computed exactly from the rounded figures the document
+  printed before, rounds to it;
+* **round-half-even**: the value is exactly halfway, and rounding the tie to the even digit gives it;
+* **truncation**: the value cut (not rounded) at the printed place gives it;
+* **float artefact**: it carries float64's error (``0.30000000000000004``);
+* **transposed index**: it is the value of the same quantity with its indices swapped;
+* **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
+* **sign flip**: the right digits with the wrong sign;
+* **last-digit slip**: only the last printed digit differs;
+* **scale slip**: the decimal point moved (``0.0851`` printed as ``0.851``);
+* **plain error**: none of these.
+
+>>> from fractions import Fraction
+>>> cause_of(Fraction("0.4539"), Fraction("0.45398"), 4, chain_ok=False)
+'truncation'
+>>> cause_of(Fraction("0.124"), Fraction("0.1245"), 3, chain_ok=False, tie_even="0.124")
+'round-half-even'
+>>> cause_of(Fraction("0.001"), Fraction("0.1"), 3, chain_ok=False, percent=Fraction("0.1"))
+'percent slip'
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import fmpq
+
+CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "percent slip",
+          "sign flip", "last-digit slip", "scale slip", "plain error")
+
+
+def _trunc(x: Fraction, k: int) -> Fraction:
+    s = 1 if x >= 0 else -1
+    return s * Fraction(int(abs(x) * 10 ** k), 10 ** k)
+
+
+def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_even: str | None = None,
+             transposed: bool = False, sig: int = 0, percent: Fraction | None = None) -> str:
+    """The first cause (see the module) that explains a wrong figure printed at k decimals.
+
+    ``tie_even``: the half-even rounding when the exact value is a tie; ``sig``: the figure's
+    significant digits (a float artefact has many); ``percent``: a figure printed with a % sign, its number
+    (0.1 for ``0.1%``; ``printed`` is then 0.001 and ``k`` counts the places of 0.001).
+
+    >>> cause_of(Fraction("0.30000000000000004"), Fraction("0.3"), 17, chain_ok=False, sig=17)
+    'float artefact'
+    >>> cause_of(Fraction("0.456"), Fraction("0.45416"), 3, chain_ok=False)
+    'last-digit slip'
+    >>> cause_of(Fraction("0.460"), Fraction("0.45416"), 3, chain_ok=False)
+    'plain error'
+    >>> cause_of(Fraction("0.851"), Fraction("0.08512"), 3, chain_ok=False)
+    'scale slip'
+    """
+    ulp = Fraction(1, 10 ** k)
+    if chain_ok:
+        return "carried rounding"
+    if tie_even is not None and Fraction(tie_even) == printed:
+        return "round-half-even"     # before truncation: a tie cut down is the even rounding too
+    if _trunc(exact, k) == printed:
+        return "truncation"
+    if sig >= 12 and exact != 0 and abs(printed - exact) <= abs(exact) * Fraction(1, 2 ** 48):
+        return "float artefact"
+    if transposed:
+        return "transposed index"
+    if percent is not None and percent == _rounded(exact, k - 2):
+        return "percent slip"
+    correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
+    if printed == -correct and printed != 0:
+        return "sign flip"
+    if printed != correct and abs(printed - correct) < 10 * ulp and len(_digits(correct, k).lstrip("-")) > 1 and \
+            _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:      # (7 for 6 is no slip of a longer figure)
+        return "last-digit slip"
+    if any(printed == _rounded(exact * Fraction(10) ** e, k) for e in (-2, -1, 1, 2)):
+        return "scale slip"         # the decimal point moved: 0.851 for 0.0851
+    return "plain error"
+
+
+def _rounded(x: Fraction, k: int) -> Fraction:
+    """x rounded half away from zero at k decimals."""
+    return Fraction(int(abs(x) * 10 ** k + Fraction(1, 2)), 10 ** k) * (1 if x >= 0 else -1)
+
+
+def _digits(x: Fraction, k: int) -> str:
+    return f"{'-' if x < 0 else ''}{int(abs(x) * 10 ** k):0{k + 1}d}"
+
+
+
+
+def exact_value(q, prec: int = 256) -> Fraction:
+    """q's value as a Fraction: exact when q is rational, else its enclosure's midpoint at ``prec`` bits."""
+    b = q.ball(prec)
+    if isinstance(b, fmpq):
+        return Fraction(int(b.p), int(b.q))
+    m = b.mid().man_exp()
+    return Fraction(int(m[0])) * Fraction(2) ** int(m[1])
+
+
+def _ball_bounds(b) -> tuple:
+    m, r = b.mid().man_exp(), b.rad().man_exp()
+    mid, rad = Fraction(int(m[0])) * Fraction(2) ** int(m[1]), Fraction(int(r[0])) * Fraction(2) ** int(r[1])
+    return mid - rad, mid + rad
+
+
+def tie_even(q, k: int) -> str | None:
+    """The half-even rounding of q at k decimals when q is exactly halfway (else None)."""
+    b = q.ball(256)
+    if not isinstance(b, fmpq):
+        lo, hi = (v * 10 ** k - Fraction(1, 2) for v in _ball_bounds(b))
+        if math.floor(hi) < math.ceil(lo) or hi - lo > 1:
+            return None      # no point halfway inside the enclosure: no tie; or too wide to tell (10^477):
+    #                          SymPy's exact value is asked for only when a tie is within the enclosure's reach
+    try:
+        ex = q.exact()
+    except Exception:  # noqa: BLE001 - SymPy finds no exact value
+        return None
+    if ex is None:
+        return None
+    x = Fraction(int(ex.p), int(ex.q)) * 10 ** k
+    if (x * 2).denominator != 1 or x.denominator == 1:
+        return None
+    lo = x - Fraction(1, 2)
+    even = lo if int(lo) % 2 == 0 else lo + 1
+    return str(Fraction(int(even), 10 ** k)) if k == 0 else f"{float(even / 10 ** k):.{k}f}"
+
+
+def diagnosis(q, value: Fraction, kind: str, decimals: int, text: str = "", *, chain_ok: bool,
+              transposed: bool = False) -> str:
+    """The cause of a wrong figure printed as ``text`` (its value in printed units, its kind and places) for
+    the quantity q: :func:`cause_of` with the exact value, the tie and the percent sign worked out.
+
+    >>> from symgpt.claims.refs import Quantity
+    >>> q = Quantity(lambda prec: fmpq(1, 10))
+    >>> diagnosis(q, Fraction("0.1"), "percent", 1, "0.1%", chain_ok=False)
+    'percent slip'
+    """
+    percent = kind == "percent"
+    k = decimals + (2 if percent else 0)
+    return cause_of(value / (100 if percent else 1), exact_value(q), k, chain_ok=chain_ok, tie_even=tie_even(q, k),
+                    transposed=transposed, sig=len(text.strip("-+−%").replace(".", "").lstrip("0")),
+                    percent=value if percent else None)

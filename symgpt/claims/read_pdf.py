@@ -1,0 +1,404 @@
+"""A PDF's text in the normal form :mod:`symgpt.claims.extract` reads, from its characters and their places.
+
+pdfplumber (over pdfminer.six) gives every character with its font, size and baseline:
+
+- characters sharing a baseline make a line; a smaller character raised above it is a superscript and one
+  lowered below it a subscript, written on the line (``σ^{2}``, ``10^{2i/d}``, ``ε = 10^{−5}``, ``x_{0}``,
+  stacked ``h_{0}^{(0)}``) where ``pdftotext`` puts them on a line of their own; a radical ``√`` or a sum
+  ``∑``, which TeX hangs from above its operand, stays on its operand's line; spacing accents combine with
+  their letter (``ˆ`` over ``m`` is ``m̂``);
+- gaps become spaces, wide ones runs of spaces and a line's indent leading spaces, about as
+  ``pdftotext -layout`` prints them, so the columns of a table drawn without rules (booktabs) stay apart;
+- a table drawn with rules (``page.find_tables()``, a chart's grid of empty cells left out) is a Markdown pipe
+  table, its first row the header, between blank lines;
+- a line set larger than the body text is a heading, ``#`` for the largest size, ``##`` for the next;
+- TeX's fonts embedded without a ``ToUnicode`` table are read by their encodings
+  (:mod:`symgpt.claims.texfonts`); a glyph with no known character is U+FFFD, never ``(cid:0)``, whose 0
+  would read as a figure; rotated text (a margin's arXiv stamp, an axis label) is left out;
+- a vertical gap wider than the line spacing is a blank line, and so is a page break.
+
+When pdfplumber cannot read the file, ``pdftotext -layout`` (poppler-utils) is tried before giving up.
+Line numbers are those of the normal form; :func:`pdf_lines` gives each line's page.
+
+>>> pdf_lines(_example())
+[('x^{2} = 0.25, h = 10^{-5}', 1)]
+"""
+from __future__ import annotations
+
+import logging
+import statistics
+from collections import Counter
+
+from ..core.errors import InputError
+from .texfonts import tex_char
+
+ACCENTS = {"ˆ": "\u0302", "˜": "\u0303", "¯": "\u0304", "˙": "\u0307", "¨": "\u0308", "´": "\u0301", "`": "\u0300",
+           "ˇ": "\u030c", "˘": "\u0306", "→": "\u20d7"}
+HANGING = frozenset("√∛∜∑∏∐∫∮⋃⋂")   # TeX hangs these from above their operand: not a line of their own
+SMALL = 0.88          # a script is at most this fraction of its line's size
+MAX_DRAWN = 5000      # a page drawing more lines and shapes than this is a picture: no tables looked for in it
+
+
+def pdf_text(path) -> str:
+    """A PDF's text in the normal form (see the module's description).
+
+    >>> print(pdf_text(_example()))
+    x^{2} = 0.25, h = 10^{-5}
+    """
+    return "\n".join(line for line, _ in pdf_lines(path))
+
+
+def pdf_lines(path) -> list:
+    """The normal form's lines, each with its page number (None for a blank line).
+
+    >>> pdf_lines(_example())[0][1]
+    1
+    """
+    try:
+        import pdfplumber
+    except ImportError:                        # (a dependency; pdftotext if it is missing all the same)
+        return _pdftotext(path, None)
+    quiet = logging.getLogger("pdfminer")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)              # pdfminer warns of every damaged object
+    try:
+        with pdfplumber.open(path) as pdf:
+            sized = []
+            for page in pdf.pages:
+                if sized:
+                    sized.append(("", None, None))
+                sized += [(text, size, page.page_number) for text, size in _page(page)]
+    except Exception as e:                     # pdfminer fails in many ways on a damaged file
+        return _pdftotext(path, " ".join(f"{type(e).__name__}: {e}".rstrip(": ").split()))
+    finally:
+        quiet.setLevel(level)
+    lines = _headings(sized)
+    while lines and not lines[-1][0]:
+        lines.pop()
+    if not any(text.strip() for text, _ in lines):
+        raise InputError(f"DOCUMENT {path}: the PDF has no text (pages of images need OCR first)")
+    return lines
+
+
+# ---------------------------------------------------------------- one page
+
+
+class _Line:
+    """Characters on one baseline (and the scripts and radicals attached to it)."""
+
+    def __init__(self, chars):
+        self.chars = chars
+        sizes = Counter(round(c["size"], 1) for c in chars)
+        self.size = sizes.most_common(1)[0][0]
+        self.base = statistics.median(c["base"] for c in chars if round(c["size"], 1) == self.size)
+        self.x0, self.x1 = min(c["x0"] for c in chars), max(c["x1"] for c in chars)
+
+    @property
+    def top(self):
+        return self.base - 0.75 * self.size
+
+    @property
+    def bottom(self):
+        return self.base + 0.25 * self.size
+
+
+def _headings(sized) -> list:
+    """(text, size, page) lines as (text, page), a line set larger than the body text (the size most of the
+    text has) marked as a heading, ``#`` for the largest size, ``##`` for the next: ``## 2.1 Attention``."""
+    weight: Counter = Counter()
+    prev = None
+    for text, size, _ in sized:
+        if size:
+            weight[size] += len(text.strip())
+    body = weight.most_common(1)[0][0] if weight else 0
+    big = [size for text, size, _ in sized if size and size > 1.15 * body and _titled(text)]
+    levels = {size: min(k, 6) for k, size in enumerate(sorted(set(big), reverse=True), 1)}
+    out: list = []
+    for text, size, page in sized:
+        if size not in levels or not _titled(text):
+            out.append((text, page))
+        elif out and out[-1][0].startswith("#" * levels[size] + " ") and prev == size:
+            out[-1] = (out[-1][0] + " " + text.strip(), page)          # a heading wrapped onto a second line
+        else:
+            out.append(("#" * levels[size] + " " + text.strip(), page))
+        prev = size
+    return out
+
+
+def _titled(text: str) -> bool:
+    """Words a heading might be: three letters or more, short, no equation."""
+    return sum(ch.isalpha() for ch in text) >= 3 and len(text.strip()) <= 100 and "=" not in text
+
+
+def _page(page) -> list:
+    """The page's lines, top to bottom, each with its size (None for a blank line and a table's rows): text
+    lines and the tables drawn with rules."""
+    drawn = len(page.lines) + len(page.rects) + len(page.curves)
+    tables = [t for t in page.find_tables() if _data(t)] if drawn <= MAX_DRAWN else []
+    lines = _lines(_chars(page.chars, [t.bbox for t in tables]))
+    left = min((ln.x0 for ln in lines), default=0)
+    items = [(ln.top, ln.bottom, ln.size, [_text(ln.chars, ln, left)]) for ln in lines]
+    items += [(t.bbox[1], t.bbox[3], None, _table(page, t)) for t in tables]
+    items.sort(key=lambda it: it[0])
+    out: list = []
+    last = None                                       # (bottom, size) of the item above; size None: a table
+    for top, bottom, size, texts in items:
+        if last is not None and (size is None or last[1] is None or top - last[0] > 0.6 * max(size, last[1])):
+            out.append(("", None))
+        out += [(text, size) for text in texts]
+        last = (bottom, size)
+    return out
+
+
+def _chars(chars, boxes=()) -> list:
+    """The upright, visible characters outside the boxes, each with its text (TeX's fonts read by
+    :func:`~symgpt.claims.texfonts.tex_char`) and its baseline measured from the top of the page: the bottom of
+    its box less its font's descent, the descent being what most of the font's characters have below their
+    origin (a character raised with the text rise ``Ts`` keeps its origin where it was)."""
+    chars = [{**c, "text": tex_char(c.get("fontname") or "", c["text"])} for c in chars
+             if c.get("upright", True) and not any(_inside(c, b) for b in boxes)]
+    chars = [c for c in chars if c["text"].strip()]
+    descents: dict = {}
+    for c in chars:
+        if c.get("matrix"):
+            size = max(float(c.get("size") or 0), 1.0)
+            descents.setdefault(c.get("fontname"), Counter())[round((c["y0"] - c["matrix"][5]) / size, 2)] += 1
+    out = []
+    for k, c in enumerate(chars):
+        size = max(float(c.get("size") or 0), 1.0)
+        ratio = descents[c.get("fontname")].most_common(1)[0][0] if c.get("fontname") in descents else -0.2
+        out.append({**c, "size": size, "base": c["bottom"] + ratio * size, "seq": k})
+    return out
+
+
+def _inside(c, box) -> bool:
+    x, y = (c["x0"] + c["x1"]) / 2, (c["top"] + c["bottom"]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _lines(chars) -> list:
+    """Characters grouped by baseline, scripts and radicals then moved onto the line they belong to."""
+    rows: list = []
+    for c in sorted(chars, key=lambda c: c["base"]):
+        if rows and abs(c["base"] - rows[-1][-1]["base"]) <= 0.2 * c["size"]:
+            rows[-1].append(c)
+        else:
+            rows.append([c])
+    lines = [_Line(r) for r in rows]
+    mains = [ln for ln in lines if not _small(ln, lines)]
+    keep = list(mains)
+    for ln in lines:
+        if ln in mains:
+            continue
+        for group in _groups(ln.chars):
+            host = _host(group, mains)
+            if host is None:
+                keep.append(_Line(group))
+            else:
+                host.chars += group
+    for ln in mains:                                   # a radical or a sum on its own: onto its operand's line
+        for c in [c for c in ln.chars if c["text"] in HANGING and len(ln.chars) < 3]:
+            host = _operand(c, mains)
+            if host is not None and host is not ln:
+                ln.chars.remove(c)
+                host.chars.append(c)
+    return sorted((ln for ln in keep if ln.chars), key=lambda ln: ln.base)
+
+
+def _small(ln, lines) -> bool:
+    """A line of smaller characters beside a line of larger ones: scripts, not a line of its own."""
+    return any(o.size * SMALL >= ln.size and abs(o.base - ln.base) < 0.75 * o.size and
+               o.x0 - o.size <= ln.x0 and ln.x1 <= o.x1 + o.size for o in lines if o is not ln)
+
+
+def _groups(chars) -> list:
+    """Characters of a line split where a gap wider than its size parts them (10^{−5} … 10^{2i/d})."""
+    out: list = []
+    for c in sorted(chars, key=_across):
+        if out and c["x0"] - out[-1][-1]["x1"] <= c["size"]:
+            out[-1].append(c)
+        else:
+            out.append([c])
+    return out
+
+
+def _across(c) -> tuple:
+    """Left to right; characters at one place (a zero-width glyph) in the order the page drew them."""
+    return c["x0"], c["seq"]
+
+
+def _host(group, mains):
+    """The line a group of small characters is the script of: the nearest larger line beside it."""
+    x0, x1 = min(c["x0"] for c in group), max(c["x1"] for c in group)
+    base, size = statistics.median(c["base"] for c in group), max(c["size"] for c in group)
+    near = [m for m in mains if m.size * SMALL >= size and abs(m.base - base) < 0.75 * m.size and
+            m.x0 - m.size <= x0 and x1 <= m.x1 + m.size]
+    return min(near, key=lambda m: abs(m.base - base), default=None)
+
+
+def _operand(c, mains):
+    """The line whose character starts right after a radical (or a sum): the nearest such line at or below
+    the glyph's baseline (TeX hangs the glyph down from there), within a line's height of it."""
+    near = [m for m in mains if -0.2 * m.size <= m.base - c["base"] <= 1.2 * m.size and
+            any(abs(o["x0"] - c["x1"]) <= 0.4 * m.size for o in m.chars if o is not c)]
+    return min(near, key=lambda m: abs(m.base - c["base"]), default=None)
+
+
+def _text(chars, line, left: float) -> str:
+    """A line's characters as text: spaces from the gaps, scripts in ^{…}/_{…}, accents combined."""
+    size, base = line.size, line.base
+    width = 0.5 * size                                  # one column of pdftotext -layout, about
+    out = []
+    prev = None
+    for run in _runs(_accented(sorted(chars, key=_across)), size, base):
+        first = run[0][1][0]
+        gap = first["x0"] - prev["x1"] if prev is not None else None
+        if gap is None and left is not None:
+            out.append(" " * round(max(0.0, first["x0"] - left) / width))
+        elif gap is not None and gap > 1.0 * size:
+            out.append(" " * max(2, round(gap / width)))
+        elif gap is not None and gap > 0.15 * size:
+            out.append(" ")
+        for kind, group in run:
+            text = _spaced(group, size)
+            out.append(f"{kind}{{{text}}}" if kind else text)
+        prev = max((c for _, g in run for c in g), key=lambda c: c["x1"])
+    return "".join(out).rstrip()
+
+
+def _runs(chars, size: float, base: float) -> list:
+    """A line's characters as runs: a plain character, or a cluster of scripts (a subscript and a superscript
+    stacked at one place are written ``_{…}^{…}``, as TeX writes h_{0}^{(0)}).  Each run is a list of
+    (kind, characters): kind '' for plain text, '_' or '^'."""
+    def kind(c):
+        if c["size"] > SMALL * size:
+            return ""
+        return "^" if c["base"] < base - 0.12 * size else "_" if c["base"] > base + 0.08 * size else ""
+    runs: list = []
+    for c in chars:
+        k = kind(c)
+        if k and runs and runs[-1][0][0] and c["x0"] - max(x["x1"] for _, g in runs[-1] for x in g) <= 0.15 * size:
+            cluster = dict(runs[-1])
+            cluster.setdefault(k, []).append(c)
+            runs[-1] = [(key, cluster[key]) for key in ("_", "^") if key in cluster]
+        else:
+            runs.append([(k, [c])])
+    return runs
+
+
+def _spaced(chars, size: float) -> str:
+    """Characters of one kind side by side, a space where a gap parts them."""
+    out, prev = [], None
+    for c in chars:
+        if prev is not None and c["x0"] - prev["x1"] > 0.15 * size:
+            out.append(" ")
+        out.append(c["text"])
+        prev = c
+    return "".join(out)
+
+
+def _accented(chars) -> list:
+    """Spacing accents set over a letter (``ˆ`` over ``m``) become the letter's combining mark (``m̂``)."""
+    def over(accent, letter):
+        return letter["text"] not in ACCENTS and \
+            min(accent["x1"], letter["x1"]) - max(accent["x0"], letter["x0"]) > 0.3 * (accent["x1"] - accent["x0"])
+    out: list = []
+    for c in chars:
+        mark = ACCENTS.get(c["text"])
+        if mark and out and over(c, out[-1]):
+            out[-1] = {**out[-1], "text": out[-1]["text"] + mark}
+        elif out and ACCENTS.get(out[-1]["text"]) and over(out[-1], c):      # the accent came first
+            out[-1] = {**c, "text": c["text"] + ACCENTS[out[-1]["text"]]}
+        else:
+            out.append(c)
+    return out
+
+
+# ---------------------------------------------------------------- tables drawn with rules
+
+
+def _data(table) -> bool:
+    """A table of text: at least two rows of two cells with text (not a chart's grid of empty cells)."""
+    rows = table.extract()
+    return len(rows) >= 2 and sum(sum(bool(c and c.strip()) for c in r) >= 2 for r in rows) >= 2
+
+
+def _table(page, table) -> list:
+    """A table as pipe rows, the first the header; a merged cell repeated in each place it covers."""
+    lines = []
+    for k, row in enumerate(table.rows):
+        cells, last = [], ""
+        for box in row.cells:
+            if box is not None:
+                chars = _chars([c for c in page.chars if _inside(c, box)])
+                last = " ".join(_text(ln.chars, ln, None) for ln in _lines(chars)).replace("|", "∣")
+            cells.append(last)
+        if any(cells):
+            lines.append("| " + " | ".join(cells) + " |")
+        if k == 0:
+            lines.append("| " + " | ".join(["---"] * len(cells)) + " |")
+    return lines
+
+
+# ---------------------------------------------------------------- the fallback
+
+
+def _pdftotext(path, why) -> list:
+    import shutil
+    import subprocess
+
+    failed = f"pdfplumber could not read it ({why}), and " if why else ""
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        instead = f"pdfplumber could not read it ({why}); reading it instead" if why else "reading a PDF"
+        raise InputError(f"DOCUMENT {path}: {instead} needs pdftotext, which is not installed (install the "
+                         f"poppler-utils package, e.g. apt-get install poppler-utils)")
+    try:
+        r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"DOCUMENT {path}: {failed}pdftotext took more than 120 s; refused") from None
+    if r.returncode != 0:
+        msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = msg[-1] if msg else f"exit status {r.returncode}"
+        raise InputError(f"DOCUMENT {path}: {failed}pdftotext could not read it: {reason}")
+    pages = r.stdout.decode("utf-8", "replace").split("\f")
+    lines = [(line.rstrip(), k) for k, page in enumerate(pages, 1) for line in page.splitlines()]
+    if not any(text.strip() for text, _ in lines):
+        raise InputError(f"DOCUMENT {path}: the PDF has no text (pages of images need OCR first)")
+    return lines
+
+
+def _example():
+    """A one-line PDF written by hand (for the examples): x² = 0.25, h = 10⁻⁵, the scripts set smaller and
+    raised with the text rise ``Ts``."""
+    import io
+
+    text = (b"BT /F1 12 Tf 72 720 Td (x) Tj /F1 8 Tf 4 Ts (2) Tj 0 Ts /F1 12 Tf ( = 0.25, h = 10) Tj "
+            b"/F1 8 Tf 4 Ts (-5) Tj ET")
+    return io.BytesIO(tiny_pdf([text]))
+
+
+def tiny_pdf(pages) -> bytes:
+    """A PDF of the given page content streams (Times as /F1, Helvetica as /F2), written by hand.
+
+    >>> tiny_pdf([b"BT /F1 12 Tf 72 720 Td (x) Tj ET"])[:8]
+    b'%PDF-1.4'
+    """
+    n = len(pages)
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % (5 + 2 * k) for k in range(n)) + b"] /Count %d >>" % n,
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for k, stream in enumerate(pages):
+        objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+                    b"/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> >>" % (6 + 2 * k))
+        objs.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)

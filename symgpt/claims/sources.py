@@ -1,0 +1,82 @@
+"""Where each line of a document's normal form stands in the file itself, so a figure is reported at the
+line its author finds it on: an HTML page's source line, a notebook's line of JSON, a text file's own line.
+
+A PDF has no lines of its own: its figures keep the lines of its text (the origin gives the page).
+
+>>> from symgpt.claims.readers import Read
+>>> file_lines(Read("a\\nb", "html", ["source line 3", "source line 7"]), "")
+[3, 7]
+"""
+from __future__ import annotations
+
+import json
+import re
+
+
+def file_lines(read, raw: str) -> list:
+    """For each line of ``read.text`` (from 1), the line of the file it came from (None: none)."""
+    n = read.text.count("\n") + 1
+    if read.kind == "html":
+        return [int(m[1]) if (m := re.fullmatch(r"source line (\d+)", o or "")) else None for o in read.origins]
+    if read.kind == "ipynb":
+        return _json_lines(read.text.split("\n"), read.origins, raw)
+    if read.kind == "pdf":
+        return [None] * n
+    return list(range(1, n + 1))
+
+
+def _json_lines(lines: list, origins: list, raw: str) -> list:
+    """A notebook's text lines found in its JSON: each line's text as JSON writes it inside a string
+    (``"W.grad[1, bellt] = 0.2 × (−0.8253)\\n",``), searched for within its cell, which begins after the
+    lines the cells before it were found on (a code cell's outputs come before its source in the file).
+
+    >>> raw = '{"cells": [\\n {"source": [\\n  "a = 0.5\\\\n",\\n  "b = 0.25"\\n ]}\\n]}'
+    >>> _json_lines(["a = 0.5", "b = 0.25", "```"], ["cell 1, line 1", "cell 1, line 2", ""], raw)
+    [3, 4, None]
+    """
+    file = raw.split("\n")
+    out, start, end, cell = [], 0, 0, None
+    for line, origin in zip(lines, origins + [""] * (len(lines) - len(origins))):
+        k = re.match(r"cell (\d+)", origin or "")
+        if k and k[1] != cell:
+            cell, start = k[1], end
+        found = None
+        if line.strip() and k:
+            for quoted in {json.dumps(line, ensure_ascii=False)[1:-1], json.dumps(line)[1:-1]}:
+                i = next((i for i in range(start, len(file)) if quoted in file[i]), None)
+                if i is not None and (found is None or i < found):
+                    found = i
+        if found is not None:
+            end = max(end, found + 1)
+        out.append(found + 1 if found is not None else None)
+    return out
+
+
+HTML_SPELLINGS = (("−", "&minus;"), ("−", "&#8722;"), ("−", "-"), ("×", "&times;"), ("%", "&#37;"))
+
+
+def within_elements(numbers, raw: str, reach: int = 60) -> None:
+    """An HTML element's figures on the source lines they stand on: a paragraph wrapped over lines 143–147
+    starts on 143, but its 1.122 is written on 147 (the figure's text searched for from the element's line,
+    after the element's figures before it; as printed, or with its minus or times as an entity).
+
+    >>> from types import SimpleNamespace as N
+    >>> ns = [N(text="0.5", source=1), N(text="−0.25", source=1)]
+    >>> within_elements(ns, "<p>a = 0.5 and\\nb = &minus;0.25</p>")
+    >>> [n.source for n in ns]
+    [1, 2]
+    """
+    file = raw.split("\n")
+    after: dict = {}
+    for n in numbers:
+        s = getattr(n, "source", None)
+        if not s:
+            continue
+        spellings = {n.text}
+        for a, b in HTML_SPELLINGS:
+            spellings |= {t.replace(a, b) for t in spellings}
+        start = after.get(s, s - 1)
+        i = next((i for i in range(start, min(len(file), s - 1 + reach)) if any(t in file[i] for t in spellings)),
+                 None)
+        if i is not None:
+            n.source, after[s] = i + 1, i

@@ -1,0 +1,58 @@
+"""symgpt check on tutorials by other authors, scored against their answer keys.
+
+Each tutorial (the public corpus in ``../shared/tutorials`` and ours in ``tests/tutorials``) has a spec, a
+document in its author's notation and format, and a key whose exact values come from an independent
+mpmath program (its ``oracle.py``, which never imports symgpt). ``score.py`` runs ``python -m symgpt.check``
+on the document and compares every verdict with the key: planted errors flagged wrong with the key's
+quantity, correct figures matched to theirs, figures called wrong that are not planted (false alarms).
+
+The floors are what check reaches today; a change that loses a reading fails here.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "tutorials"
+OURS = ROOT / "tests" / "tutorials"
+
+# tutorial → (planted errors found with the key's quantity, correct figures of the key matched)
+FLOORS = {
+    "attention-slides": (6, 10), "bigram-notebook": (6, 10), "zh-blog": (5, 9),
+    "latex-notes-zh": (6, 10), "plain-fr-sampling": (7, 10), "html-gpt-page": (2, 10), "ipynb-bigram-adam": (2, 8),
+}
+MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
+
+
+def _scorer():
+    spec = importlib.util.spec_from_file_location("tutorial_score", SHARED / "score.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _folders():
+    out = []
+    for base in (SHARED, OURS):
+        if base.is_dir():
+            out += [p for p in sorted(base.iterdir()) if (p / "KEY.md").is_file() and (p / "SPEC.toml").is_file()]
+    return out
+
+
+@pytest.mark.skipif(not (SHARED / "score.py").is_file(), reason="needs ../shared/tutorials/score.py")
+@pytest.mark.parametrize("folder", _folders(), ids=lambda p: p.name)
+def test_check_reads_the_tutorial_as_its_key_says(folder, monkeypatch):
+    scorer = _scorer()
+    monkeypatch.setattr(scorer.sys, "executable", sys.executable)
+    res = scorer.score(folder, timeout=600)
+    assert res["error"] is None, res["error"]
+    shown = "\n".join(f"{kind}: line {e.get('line')} {e.get('printed')} key {e.get('quantity')} → {what}"
+                      for kind, e, _, what in res["details"])
+    right, correct = FLOORS.get(folder.name, (0, 0))
+    assert res["right"] >= right, shown
+    assert res["correct_ok"] >= correct, shown
+    assert res["false_alarms"] <= MAX_FALSE_ALARMS, shown
