@@ -353,7 +353,7 @@ def extract(text: str) -> list:
             label_rows = 0
         elif cells is None and found:
             label_rows = -1                          # prose after the matrix: its rows are over
-        if cells is None and re.match(r"\s*(?:=|≈)", line) and last[0] == no - 1:
+        if cells is None and CONTINUATION.match(line) and last[0] == no - 1:
             _continued(last[1], last[2], line, found)
         for n in found:
             n.heading, n.table = heading, table if (table or cells is not None) else ""
@@ -754,6 +754,9 @@ def _term_chains(line: str, found: list, left: tuple, right: tuple, rel: str) ->
         n.operands = [m for m in found if left[0] + ls <= m.col < left[0] + ls + len(lterm)]
 
 
+CONTINUATION = re.compile(r"\s*\$*\s*&?\s*(?:\\q?quad\s*)*(?:=|≈|[-+−](?=\s*[\d(]))")
+
+
 def _continued(above: str, above_found: list, line: str, found: list) -> None:
     """A line that starts with = continues the equation above it: its figures get the chains the last
     side of the line above gives (``= (0.200 + 0.0915, 0.900 - 0.0915)`` over ``= (0.292, 0.809)``).
@@ -764,8 +767,9 @@ def _continued(above: str, above_found: list, line: str, found: list) -> None:
     """
     import dataclasses
     cut = max(above.rfind("="), above.rfind("≈")) + 1
-    tail = above[cut:]
+    tail = re.sub(r"\\\\\s*$", "  ", above[cut:])        # (a LaTeX line break ends it: kept as wide)
     shift = len(tail) + 1
+    operator = not re.match(r"\s*\$*\s*&?\s*(?:\\q?quad\s*)*(?:=|≈)", line)   # '&\qquad + … = -0.345' goes on
     olds = [dataclasses.replace(m, col=m.col - cut, chain=None, operands=[]) for m in above_found if m.col >= cut]
     had = {id(n): (n.chain, n.relation, n.operands) for n in found}
     for n in found:
@@ -775,7 +779,7 @@ def _continued(above: str, above_found: list, line: str, found: list) -> None:
     _component_chains(virtual, olds + found)
     for n in found:
         n.col -= shift
-        if had[id(n)][0] is not None or not any(m in olds for m in n.operands):
+        if not any(m in olds for m in n.operands) or had[id(n)][0] is not None and not operator:
             n.chain, n.relation, n.operands = had[id(n)]
 
 

@@ -181,6 +181,28 @@ def _function_label(head: str, vocab) -> Label | None:
     return dataclasses.replace(lab, fn=fn + ("+eps" if m[3] else ""))
 
 
+CONTINUES = re.compile(r"\s*\$*\s*&?\s*(?:\\q?quad\s*)*(?:[-+−=≈]|\\approx)")
+
+
+def _continued(n, lines: list, vocab) -> Label | None:
+    """The result of an equation wrapped over lines (``k_{3,2} &= … \\\\`` then ``&\\qquad + … = -0.345``):
+    the left side of the line it continues, up to three lines above."""
+    if n.kind == "integer" or not CONTINUES.match(n.line_text) or \
+            not re.search(r"[=≈]\s*\$*\s*$", n.line_text[:n.col]):
+        return None
+    rest = n.line_text[n.col + len(n.text):]
+    if re.match(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|[-−]\s*\d)", rest):
+        return None
+    for k in range(n.line - 2, max(-1, n.line - 5), -1):
+        above = lines[k]
+        if not above.strip():
+            return None
+        if not CONTINUES.match(above):
+            head = re.split(r"=|≈|\\approx", plain(above))[0]
+            return named(head, vocab, n.heading) if re.search(r"[=≈]|\\approx", above) else None
+    return None
+
+
 def _clause(left: str) -> str:
     """The last clause of a line's text, commas inside brackets kept: ``x, W_{0,球} ← `` → ``W_{0,球} ← ``."""
     depth = 0
@@ -538,6 +560,8 @@ def labels(text: str, numbers: list, vocab, names=()) -> dict:
     sections = _sections(lines, numbers)
     for n in numbers:
         lab = _lhs_of(n, vocab, ends.get(n.line, 0)) if n.index not in out else None
+        if lab is None and n.index not in out:
+            lab = _continued(n, lines, vocab)
         if lab is not None and not lab.index and lab.name != "token":
             row = _row_mark(n.line_text[:n.col]) or _row_mark(sections.get(n.index, ""), anywhere=True)
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
