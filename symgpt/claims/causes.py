@@ -106,7 +106,14 @@ def _ball_bounds(b) -> tuple:
 
 
 def tie_even(q, k: int) -> str | None:
-    """The half-even rounding of q at k decimals when q is exactly halfway (else None)."""
+    """The half-even rounding of q at k decimals when q is exactly halfway (else None).
+
+    >>> from symgpt.claims.refs import Quantity
+    >>> half = Quantity(lambda prec: fmpq(1245, 10000))
+    >>> half.exact = lambda: fmpq(1245, 10000)
+    >>> tie_even(half, 3), tie_even(Quantity(lambda prec: fmpq(-1, 2 * 10 ** 20)), 20)
+    ('0.124', None)
+    """
     b = q.ball(256)
     if not isinstance(b, fmpq):
         lo, hi = (v * 10 ** k - Fraction(1, 2) for v in _ball_bounds(b))
@@ -124,7 +131,10 @@ def tie_even(q, k: int) -> str | None:
         return None
     lo = x - Fraction(1, 2)
     even = lo if int(lo) % 2 == 0 else lo + 1
-    return str(Fraction(int(even), 10 ** k)) if k == 0 else f"{float(even / 10 ** k):.{k}f}"
+    if k == 0:
+        return str(int(even))
+    digits = f"{abs(int(even)):0{k + 1}d}"                  # exactly, at any k (a float would keep 17 digits)
+    return f"{'-' if even < 0 else ''}{digits[:-k]}.{digits[-k:]}"
 
 
 def diagnosis(q, value: Fraction, kind: str, decimals: int, text: str = "", *, chain_ok: bool,
