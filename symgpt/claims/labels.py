@@ -82,6 +82,8 @@ INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
 RELATION = re.compile(r"(?:=|≈|←|:(?!=)|\bis\b|\bbecomes\b|\bto\b|变为|为|是)\s*$")
 CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\band\b|\bwhile\b")
+OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*\d)")
+#              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|sqrt|exp|e\^|\bln|\blog)\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
                  r"\bneue?s?\b", re.I)
@@ -191,7 +193,7 @@ def _continued(n, lines: list, vocab) -> Label | None:
             not re.search(r"[=≈]\s*\$*\s*$", n.line_text[:n.col]):
         return None
     rest = n.line_text[n.col + len(n.text):]
-    if re.match(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|[-−]\s*\d)", rest):
+    if OPERAND_NEXT.match(rest):
         return None
     for k in range(n.line - 2, max(-1, n.line - 5), -1):
         above = lines[k]
@@ -229,7 +231,7 @@ def _lhs_of(n, vocab, start: int = 0) -> Label | None:
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         return None
     rest = n.line_text[n.col + len(n.text):]
-    if re.match(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*\d)", rest):
+    if OPERAND_NEXT.match(rest):
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
     for first, clause in ((True, plain(left[start:])), (False, _clause(plain(left)))):
         parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)

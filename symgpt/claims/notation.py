@@ -89,6 +89,7 @@ class Notation:
             self.by.setdefault((c.group, c.of, c.idx), c)
         self.by_ref = {c.ref: c for c in matcher.every}
         self.head_base = 0
+        self._spellings: dict = {}     # group → _spelled(group)
         self.groups: dict = {}
         for c in matcher.every:
             self.groups.setdefault((c.group, c.of), c.axes)
@@ -115,6 +116,13 @@ class Notation:
             out |= words
         return {f"{layer}.{w}" if layer else w for w in out} | ({bare} if not layer else set())
 
+    def _spelled(self, group: str) -> tuple:
+        """(its spellings, those longer than one letter in lower case), worked out once per group."""
+        if group not in self._spellings:
+            words = self.spellings(group)
+            self._spellings[group] = words, {w.lower() for w in words if len(w) > 1}
+        return self._spellings[group]
+
     def _alias(self, name: str, group: str) -> bool:
         if name == "token":
             return group == "p"
@@ -122,8 +130,9 @@ class Notation:
         if layer and not name.startswith(layer[0]):
             return False
         if group in STEPPED:
-            return name in self.spellings(group.partition(".")[2])
-        return name in self.spellings(group) or name.lower() in {s.lower() for s in self.spellings(group) if len(s) > 1}
+            return name in self._spelled(group.partition(".")[2])[0]
+        exact, lower = self._spelled(group)
+        return name in exact or name.lower() in lower
 
     # ------------------------------------------------------------ one label, one hypothesis
 
