@@ -212,3 +212,17 @@ def test_an_outer_box_ends_its_own_test_and_leaves_no_timer():
     assert signal.getsignal(signal.SIGALRM) is handler
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
     assert numeric._BOXES == []
+
+
+def test_an_interrupted_test_leaves_no_precision_behind():
+    """An alarm can land inside a workprec's exit, before it puts the precision back
+    (CI once saw mp.dps = 1 after a lean gradient): the box restores both contexts."""
+    import mpmath
+    from flint import ctx
+
+    def interrupted():
+        mpmath.mp.prec, ctx.prec = 5, 7   # as a workprec cut short would leave them
+        _stubborn()
+    before = mpmath.mp.prec, ctx.prec
+    assert bounded(interrupted, 0.05) is None
+    assert (mpmath.mp.prec, ctx.prec) == before

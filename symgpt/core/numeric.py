@@ -158,11 +158,13 @@ def time_box(seconds: float | None):
         outer.left = outer.deadline - time.monotonic()  # its clock stops
     box = _Box(seconds)
     _BOXES.append(box)
+    precs = mpmath.mp.prec, ctx.prec  # an alarm inside a workprec's exit would leave its precision behind
     try:
         _arm()
         yield box
     finally:
         box.open = False
+        mpmath.mp.prec, ctx.prec = precs
         if box in _BOXES:  # with any inner box an interrupted exit left behind
             del _BOXES[_BOXES.index(box):]
         if outer is None:
