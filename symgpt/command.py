@@ -6,6 +6,8 @@
 quantity one spec defines; ``symgpt completion bash|zsh`` prints a shell completion script
 (with the optional ``shtab``: ``pip install 'symgpt[completion]'``); ``symgpt --version``.
 Usage errors are one ``error: …`` line, exit status 2, as in every symgpt command.
+Each sub-command's module (and with it the engine) is imported when the command runs, so
+``symgpt --version`` answers without importing any.
 
 >>> main(["list"])  # doctest: +ELLIPSIS
 bigram            Three words, twelve parameters / 三个词的词表，十二个参数
@@ -20,14 +22,24 @@ import argparse
 import importlib
 import sys
 
-from . import check, grad, importers, precision, render, verify
-from .cli import InputError, Parser, run, terminal_safe
+from .core.errors import InputError
 from .core.limits import MAX_DIGITS, MAX_OPS, Limits
 from .core.resources import DERIVATIONS, version_line
-from .derivation import find_spec
-from .engine.spec import load_spec
 
 SHELLS = ("bash", "zsh")
+
+JOBS = {"render": "render", "verify": "verify", "check": "check", "precision": "precision", "import": "importers",
+        "grad": "grad"}
+"""The sub-commands that are modules of their own (each has ``parser`` and ``execute``), by command name."""
+
+
+def face(name: str):
+    """The module ``symgpt.NAME`` (``cli``, ``render``, ``derivation``, …), imported when first needed.
+
+    >>> face("render").__name__, face(JOBS["import"]).__name__
+    ('symgpt.render', 'symgpt.importers')
+    """
+    return importlib.import_module(f".{name}", __package__)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -36,7 +48,7 @@ def parser() -> argparse.ArgumentParser:
     >>> parser().parse_args(["verify", "bigram"]).paths
     ['bigram']
     """
-    ap = Parser(prog="symgpt",
+    ap = face("cli").Parser(prog="symgpt",
                 description="Exact, checkable derivations of how tiny language models compute and learn.",
                 epilog="Each command has its own --help (symgpt render --help). "
                        "python -m symgpt is the same command; python -m symgpt.render and "
@@ -44,14 +56,16 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=version_line(),
                     help="print the installed version of symgpt and exit")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", title="commands", required=True)
-    render.parser(sub.add_parser("render", help="write the derivation documents: Markdown, LaTeX, PDF, claims"))
-    verify.parser(sub.add_parser("verify", help="check every figure a document prints (exit 1 on a wrong one)"))
-    check.parser(sub.add_parser("check", help="check a tutorial's figures from its text, with no claims file"))
+    job = lambda command: face(JOBS[command])
+    job("render").parser(sub.add_parser("render", help="write the derivation documents: Markdown, LaTeX, PDF, claims"))
+    job("verify").parser(sub.add_parser("verify", help="check every figure a document prints (exit 1 on a wrong one)"))
+    job("check").parser(sub.add_parser("check", help="check a tutorial's figures from its text, with no claims file"))
     list_parser(sub.add_parser("list", help="the shipped derivations, or every name one spec defines"))
     completion_parser(sub.add_parser("completion", help="print a shell completion script (bash or zsh)"))
-    precision.parser(sub.add_parser("precision", help="what float64/32, bfloat16, float16 do to every quantity"))
-    importers.parser(sub.add_parser("import", help="write a spec for a nanoGPT, GPT-2 or Llama checkpoint"))
-    grad.parser(sub.add_parser("grad", help="write the certified loss and full gradient to a JSON or safetensors file"))
+    job("precision").parser(sub.add_parser("precision", help="what float64/32, bfloat16, float16 do to every quantity"))
+    job("import").parser(sub.add_parser("import", help="write a spec for a nanoGPT, GPT-2 or Llama checkpoint"))
+    job("grad").parser(sub.add_parser("grad", help="write the certified loss and full gradient to a JSON or "
+                                                   "safetensors file"))
     return ap
 
 
@@ -86,7 +100,7 @@ def shipped() -> str:
     specs = [p for p in sorted(DERIVATIONS.glob("*.toml")) if not p.name.endswith(".claims.toml")]
     if not specs:
         raise InputError(f"no derivations in {DERIVATIONS} (a broken install? reinstall symgpt)")
-    lines = []
+    lines, load_spec, terminal_safe = [], face("engine.spec").load_spec, face("cli").terminal_safe
     for p in specs:
         titles = load_spec(p).titles
         lines.append(f"{p.stem:<16}  {terminal_safe(titles['en'])} / {terminal_safe(titles['zh'])}")
@@ -109,9 +123,10 @@ def list_command(a: argparse.Namespace) -> int:
     if a.spec is None:
         sys.stdout.write(shipped())
         return 0
+    render, verify = face("render"), face("verify")
     limits = Limits(max_ops=render.whole(a.max_ops, "--max-ops", 1, 10 ** 15),
                     max_digits=render.whole(a.max_digits, "--max-digits", 1, 10 ** 6))
-    sys.stdout.write(verify.list_names(verify.derivation_for(find_spec(a.spec), limits)))
+    sys.stdout.write(verify.list_names(verify.derivation_for(face("derivation").find_spec(a.spec), limits)))
     return 0
 
 
@@ -170,9 +185,22 @@ def _subparsers(ap: argparse.ArgumentParser) -> dict:
 
 # ---------------------------------------------------------------- running
 
-COMMANDS = {"render": render.execute, "verify": verify.execute, "list": list_command, "completion": completion,
-            "precision": precision.execute, "check": check.execute, "import": importers.execute,
-            "grad": grad.execute}
+COMMANDS = ("render", "verify", "list", "completion", "precision", "check", "import", "grad")
+
+
+def asks_version(argv: list) -> bool:
+    """Whether ``symgpt ARGV`` prints the version and nothing else: ``--version`` before any other
+    of symgpt's own options, or first after the command (as argparse reads them).
+
+    >>> asks_version(["--version"]), asks_version(["render", "--version", "bigram"])
+    (True, True)
+    >>> asks_version(["-h", "--version"]), asks_version(["render", "bigram", "--version"])
+    (False, False)
+    """
+    before = next((argv[:i] for i, x in enumerate(argv) if not x.startswith("-")), argv)
+    if before:
+        return before[0] == "--version" and all(x in ("-h", "--help", "--version") for x in before)
+    return argv[:1] in ([c] for c in COMMANDS) and argv[1:2] == ["--version"]
 
 
 def main(argv=None) -> int:
@@ -190,7 +218,9 @@ def main(argv=None) -> int:
         before = argv[:argv.index(a.command)]
         owner = ap if any(x in before for x in extra) else _subparsers(ap)[a.command]
         owner.error(f"unrecognized arguments: {' '.join(extra)}")
-    return COMMANDS[a.command](a)
+    if a.command in JOBS:
+        return face(JOBS[a.command]).execute(a)
+    return {"list": list_command, "completion": completion}[a.command](a)
 
 
 def console() -> None:
@@ -207,4 +237,12 @@ def console() -> None:
     ...
     exit 0
     """
-    run(main)
+    if asks_version(sys.argv[1:]):   # answered before the engine is imported
+        try:
+            sys.stdout.write(version_line() + "\n")
+            sys.stdout.flush()
+        except OSError:
+            pass                     # a stdout fault: the whole command below meets it as it always has
+        else:
+            raise SystemExit(0)
+    face("cli").run(main)

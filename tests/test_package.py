@@ -101,6 +101,46 @@ def test_a_package_in_a_zip_is_refused_by_name(tmp_path, monkeypatch):
         resources.folder("templates")
 
 
+
+# ---------------------------------------------------------------- a light import and --version
+
+ENGINE = ("sympy", "flint", "numpy", "mpmath", "ml_dtypes", "jinja2")
+
+
+def python(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_import_symgpt_leaves_the_engine_unimported_until_a_name_is_used():
+    r = python("-c", "import symgpt, sys; print('sympy' in sys.modules)")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "False\n", "")
+    r = python("-c", f"import symgpt, sys; print(sorted(set({ENGINE!r}) & set(sys.modules)))")
+    assert (r.returncode, r.stdout) == (0, "[]\n"), r.stderr
+    # each public name and submodule is there when asked for, as a user writes it
+    r = python("-c", "import symgpt, sys\n"
+                     "print(symgpt.precision.forensics.__name__, symgpt.verify.__name__, symgpt.train.__name__)\n"
+                     "from symgpt import load, InputError\n"
+                     "print(load('bigram').value('loss', digits=10), 'sympy' in sys.modules)\n"
+                     "try:\n    symgpt.no_such_thing\nexcept AttributeError as e:\n    print(e)")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["forensics symgpt.verify symgpt.training.train", "1.051470136 True",
+                                     "module 'symgpt' has no attribute 'no_such_thing'"]
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["render", "--version"], ["list", "--version"]])
+def test_version_is_the_projects_and_imports_no_engine(argv):
+    with open(PYPROJECT, "rb") as f:
+        want = f"symgpt {tomllib.load(f)['project']['version']}\n"
+    r = python("-X", "importtime", "-m", "symgpt", *argv)
+    assert (r.returncode, r.stdout) == (0, want)
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in r.stderr.splitlines()}
+    assert "symgpt" in imported and not imported & set(ENGINE)
+    script = shutil.which("symgpt", path=os.path.dirname(sys.executable))
+    if script:   # the console script the install put beside this Python
+        r = subprocess.run([script, *argv], capture_output=True, text=True, timeout=120)
+        assert (r.returncode, r.stdout, r.stderr) == (0, want, "")
+
+
 @pytest.mark.slow
 def test_wheel_check():
     """.ci/wheel-check: the wheel from a clean copy, installed elsewhere, renders and verifies."""
