@@ -158,7 +158,7 @@ class Derivation:
         >>> from symgpt import Limits
         >>> d = load("tiny-transformer", Limits(max_ops=1000))
         >>> type(d.definitions).__name__, d.definition("grad_logits[你]")
-        ('LazyGraph', p[4] - 1)
+        ('LazyGraph', p[你] - 1)
         """
         if self._graph is None and self._lazy is None:
             try:
@@ -227,8 +227,17 @@ class Derivation:
 
     # -- exact forms ------------------------------------------------------
     def definition(self, ref) -> sympy.Expr:
-        """The node's own small definition over earlier nodes."""
-        return self.definitions.definition(self.node(ref))
+        """The node's own small definition over earlier nodes, a token index written as its token
+        wherever the axis is the vocabulary (``p[你]``, as refs and the documents write it).
+
+        >>> load("tiny-transformer").definition("grad_logits[你]")
+        p[你] - 1
+        >>> load("bigram").definition("grad_z[1]")
+        p[吃]
+        """
+        e = self.definitions.definition(self.node(ref))
+        return e.xreplace({s: sympy.Symbol(self.pretty(s.name), **s.assumptions0) for s in e.free_symbols
+                           if self.pretty(s.name) != s.name})
 
     def closed_form(self, ref, max_ops=20000, max_nodes=None) -> sympy.Expr:
         """A forward quantity in numbers; a gradient in named forward quantities.

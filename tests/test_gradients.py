@@ -95,11 +95,11 @@ def test_gradients_match_central_differences_to_40_digits(which, seed, bigram):
 
 
 def test_logit_gradient_is_p_minus_y_from_sympy(seed):
-    """The adjoint of the logits is SymPy's derivative of the loss, re-folded: p − y."""
-    g = seed.graph
+    """The adjoint of the logits is SymPy's derivative of the loss, re-folded: p − y, over p named by its
+    tokens (p[你], as the documents write it)."""
     t = seed.spec.target
-    for v in range(seed.spec.V):
-        want = g.sym(f"p[{v}]") - (1 if v == t else 0)
+    for v, token in enumerate(seed.spec.vocab):
+        want = sympy.Symbol(f"p[{token}]", real=True) - (1 if v == t else 0)
         assert sympy.simplify(seed.definition(f"grad_logits[{v}]") - want) == 0
 
 

@@ -14,12 +14,13 @@ import json
 import os
 import re
 import sys
+import tomllib
 
 import nbformat
 import pytest
 
 import oracle
-from conftest import ORACLE_DPS, ROOT, SEED, assert_significant, ref_round_significant
+from conftest import BIGRAM, ORACLE_DPS, ROOT, SEED, assert_significant, ref_round_significant
 
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
@@ -82,5 +83,19 @@ def test_the_outputs_are_the_right_numbers(executed):
     assert "text/markdown" in executed["derivation"].outputs[0].data
     assert _out(executed["p_minus_y"]).strip() == "True"
     assert _out(executed["descent"]).strip() == "True"
-    assert _out(executed["definition"]).strip() == "p[4] - 1"
+    target = tomllib.loads(SEED.read_text(encoding="utf-8"))["data"]["target"]
+    assert _out(executed["definition"]).strip() == f"p[{target}] - 1"     # the token, not its id
     assert "sgd[1].loss" in _out(executed["trace"], "text/markdown")
+
+
+def test_the_trace_tables_show_the_specs_report_steps(executed):
+    """The bigram's table lists step 0 and the steps its spec's ``report`` names, in order."""
+    raw = tomllib.loads(BIGRAM.read_text(encoding="utf-8"))["training"]
+    shown = re.findall(r"`sgd\[(\d+)\]\.loss`", _out(executed["bigram_trace"], "text/markdown"))
+    assert [int(k) for k in shown] == sorted({0, raw["steps"], *raw["report"]})
+
+
+def test_the_trace_hint_names_a_variable_the_tour_defines(executed):
+    """The hint's ``X.value(k, …)`` is something the tour's cells assign (``sgd = d.trace("sgd")``)."""
+    hint = re.search(r"`(\w+)\.value\(k, ", _out(executed["trace"], "text/markdown"))[1]
+    assert re.search(rf"^{hint} = d\.trace\(", executed["trace"].source, re.M)

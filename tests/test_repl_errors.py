@@ -177,11 +177,6 @@ def test_trace_readings_within_the_limits(opt):
     clear(lambda: t.value(1, "loss", digits=3, decimals=3), "digits, decimals")
 
 
-@pytest.mark.parametrize("most", [0, 2, -1, 2.5, True, "8"])
-def test_a_trace_table_shows_at_least_three_steps(most):
-    clear(lambda: bigram().trace("sgd").shown_steps(most), "most")
-
-
 def test_swapped_derivation_value_arguments_are_named():
     msg = clear(lambda: bigram().value(3, "loss"), "ref")
     assert "swapped" in msg and "got 3" in msg

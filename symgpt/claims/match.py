@@ -152,13 +152,17 @@ class Matcher:
             return None                 # p printed after an update is sgd[1].p: the same symbol, another state
         return scored[0][0], top
 
+    def _definition(self, ref: str):
+        """A node's definition over the graph's own node names (``p[4]``, as candidates' keys are)."""
+        return self.d.definitions.definition(self.d.node(ref))
+
     def _node(self, c: Candidate) -> str:
         """The node a candidate names, through definitions that are a single other node
         (X[0,0] := E[2,0], h_final[0] := LN2[1,0]); its own key otherwise."""
         if c.key not in self._alias:
             key = c.key
             try:
-                e = self.d.definition(c.ref) if not c.derived and "(" not in c.ref else None
+                e = self._definition(c.ref) if not c.derived and "(" not in c.ref else None
                 if e is not None and e.is_Symbol:
                     key = str(e)
             except Exception:  # noqa: BLE001 - not a graph node: itself
@@ -172,7 +176,7 @@ class Matcher:
         if c.group not in self.graph:
             return True
         try:
-            return bool({str(x) for x in self.d.definition(c.ref).free_symbols} & keys)
+            return bool({str(x) for x in self._definition(c.ref).free_symbols} & keys)
         except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
             return False
 
@@ -232,7 +236,7 @@ class Matcher:
             if c is None or c.group not in graph and step is None:
                 continue
             try:
-                definition = self.d.definition(c.ref) if step is None else step
+                definition = self._definition(c.ref) if step is None else step
             except Exception:  # noqa: BLE001 - a node without a definition (a parameter)
                 continue
             keys = {str(x) for x in definition.free_symbols}

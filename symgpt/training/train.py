@@ -271,33 +271,33 @@ class Shown:
     def _steps_text(self) -> str:
         return f"{self.steps} step" + ("" if self.steps == 1 else "s")
 
-    def shown_steps(self, most: int = 8) -> list:
-        """The steps a summary table shows: all when few, else the first update and steps evenly spread.
+    def shown_steps(self) -> list:
+        """The steps a summary table shows: 0 (before any update), the spec's ``training.report`` steps this
+        trace reaches, and its last step.
 
         >>> import symgpt
-        >>> symgpt.load("bigram").trace("sgd").shown_steps(6)
-        [0, 1, 5, 10, 15, 20]
+        >>> symgpt.load("bigram").trace("sgd").shown_steps()        # report = [1, 2, 5, 10, 20]
+        [0, 1, 2, 5, 10, 20]
+        >>> Trace(symgpt.load("bigram"), "sgd", 7).shown_steps()
+        [0, 1, 2, 5, 7]
         """
-        if isinstance(most, bool) or not isinstance(most, int) or most < 3:
-            raise InputError(f"most: expected an integer ≥ 3 (step 0, step 1 and the last), got {most!r}")
-        if self.steps < most:
-            return list(range(self.steps + 1))
-        return sorted({1} | {round(i * self.steps / (most - 2)) for i in range(most - 1)})
+        return sorted({0, self.steps} | {k for k in self.d.spec.training.report if k <= self.steps})
 
     def loss_table(self, digits: int = 10) -> list:
         """(k, certified loss at ``digits`` significant digits) for the :meth:`shown_steps`."""
         return [(k, self.value(k, "loss", digits=digits)) for k in self.shown_steps()]
 
     def _repr_markdown_(self) -> str:
-        rows = [[md_code(f"{self.optimizer}[{k}].loss"), v] for k, v in self.loss_table()]
+        t = self.optimizer                                  # the tour's variable: sgd = d.trace("sgd")
+        rows = [[md_code(f"{t}[{k}].loss"), v] for k, v in self.loss_table()]
         return "\n".join([
             f"**{md_text(self.optimizer)}** trace of {md_code(self.d.spec.name)}: {self._steps_text()}, "
             f"{len(self.names)} parameters, lr {self._lr()}"
             + (", AdamW" if self.optimizer == "adamw" else "") + ". The loss before and after updates "
             "(certified, 10 significant digits):", "",
             md_table(["state", "loss"], rows, align="lr"), "",
-            "Any quantity of a state: " + md_code('t.value(k, "p[0]", digits=20)') + ", "
-            + md_code(f'd.value("{self.optimizer}[1].loss")') + "."])
+            "Any quantity of a state: " + md_code(t + '.value(k, "p[0]", digits=20)') + " (with "
+            + md_code(f'{t} = d.trace("{t}")') + "), " + md_code(f'd.value("{t}[1].loss")') + "."])
 
     def _repr_latex_(self) -> str:
         rows = [[str(k), tex_number(v)] for k, v in self.loss_table()]
