@@ -340,8 +340,8 @@ class Exact(Arithmetic):
 
     def rowsum(self, x):
         acc = np.zeros(x.shape[:-1], dtype=object) + self.ctx.mpf(0)
-        for k in range(x.shape[-1]):
-            acc = acc + x[..., k]
+        for k in range(x.shape[-1]):   # the array first: an mpf + an array would try to read it as a number
+            acc = x[..., k] + acc
         return np.asarray(acc, dtype=object)
 
     def mm(self, a, b):
@@ -510,7 +510,7 @@ class Pipeline:
                 m = ar.mul(G, k["1-b1"])
                 v = ar.out(ar.fma(ar.w(G) * k["1-b2"], ar.w(G), ar.w(0)))
                 den = ar.add(ar.div(ar.sqrt(v), k["sqrt(bc2)"]), ar.const(eps))
-                return ar.out(ar.w(P) + k["-step"] * ar.w(m) / ar.w(den))
+                return ar.out(ar.w(P) + ar.w(m) * k["-step"] / ar.w(den))   # = −step·m/den, array first
             self.add(f"adamw[1].{n}", [n, grad[n]], adamw)
 
 

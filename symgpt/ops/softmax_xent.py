@@ -179,7 +179,8 @@ def softmax(ar, x, mask=None):
     if mask is not None:
         x = np.where(mask, ar.const(-math.inf), x)
     e = ar.wexp(x - x.max(axis=-1, keepdims=True))
-    return ar.out(e * np.asarray(ar.const(1) / ar.rowsum(e))[..., None])
+    # numpy's divide: an mpf divided by an array would first try to read the array as a number
+    return ar.out(e * np.asarray(np.divide(ar.const(1), ar.rowsum(e)))[..., None])
 
 
 def log_softmax(ar, x):
