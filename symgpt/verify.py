@@ -130,28 +130,40 @@ def _width(s: str) -> int:
                2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
 
 
-def _wrap(s: str, n: int) -> list:
-    """``s`` in lines of at most ``n`` terminal columns, broken after a space, an operator, ``(``, ``.`` or ``_``.
+def _pieces(s: str) -> list:
+    """``s`` cut where a line may break: after a run of spaces, and between two wide (CJK) characters;
+    never inside a figure or a name.
 
-    A piece wider than ``n`` by itself (a long name) is broken between characters; nothing is dropped.
+    >>> _pieces("q1,0 = 0.560×1.009 第一项")
+    ['q1,0 ', '= ', '0.560×1.009 ', '第', '一', '项']
+    """
+    out, cur = [], ""
+    for c in s:
+        if cur and (cur[-1].isspace() and not c.isspace() or _width(cur[-1]) == 2 and _width(c) == 2):
+            out.append(cur)
+            cur = ""
+        cur += c
+    return out + [cur] if cur else out
+
+
+def _wrap(s: str, n: int) -> list:
+    """``s`` in lines of at most ``n`` terminal columns, broken only where :func:`_pieces` may break it.
+
+    A piece wider than ``n`` (a long figure or name) stays whole on a line of its own; nothing is dropped.
 
     >>> _wrap("§4.1 AdamW table, step 2, m̂ of W[0,2]", 15)
     ['§4.1 AdamW', 'table, step 2,', 'm̂ of W[0,2]']
-    >>> _wrap("sum(p[0:3])*log(sum_exp)", 10), _wrap("adamw[1].mhat[W,0,2]", 9)
-    (['sum(', 'p[0:3])*', 'log(sum_', 'exp)'], ['adamw[1].', 'mhat[W,0,', '2]'])
+    >>> _wrap("§5.3 q0 · k1 = 1.050×0.644 + 0.560×1.009", 16)
+    ['§5.3 q0 · k1 =', '1.050×0.644 +', '0.560×1.009']
+    >>> _wrap("sum(p[0:3])*log(sum_exp)", 10)
+    ['sum(p[0:3])*log(sum_exp)']
     """
     lines, line = [], ""
-    for piece in re.findall(r"[^\s*/+(_.]*(?:[\s*/+(_.]+|$)", s):
-        while piece:
-            if _width((line + piece).rstrip()) <= n:
-                line, piece = line + piece, ""
-            elif line.strip():
-                lines.append(line.rstrip())
-                line = ""
-            else:                                   # one piece wider than a line: break it
-                k = max(1, max(i for i in range(len(piece) + 1) if _width(piece[:i]) <= n))
-                lines.append(piece[:k])
-                piece = piece[k:]
+    for piece in _pieces(s):
+        if line.strip() and _width((line + piece).rstrip()) > n:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
     if line.strip() or not lines:
         lines.append(line.rstrip())
     return lines
@@ -170,7 +182,11 @@ def _paint(s: str, key: str, colour: bool) -> str:
 
 
 _COLUMNS = ("#", "where", "ref", "printed", "exact", "correct", "Δ ulp", "verdict", "cause")
-_WRAP = {"where": 34, "ref": 34}        # columns wrapped to this many terminal columns; the others keep their width
+_WRAP = {"where": 34, "ref": 34}        # columns wrapped to this many terminal columns at most
+_NARROW = ("where", "ref", "cause")     # the columns that wrap further to fit the terminal
+MIN_COLUMNS = 40
+"""The narrowest terminal the table is laid out for (a narrower COLUMNS counts as this): at any width from here
+on no figure or name is split across lines, as long as it fits on a line of its own."""
 
 
 def _cells(v) -> list:
@@ -203,21 +219,62 @@ def summary(path, verdicts) -> str:
     return line
 
 
-def format_table(results, show_all=False, colour=False) -> str:
-    """A terminal table per file (wrong figures only unless ``show_all``).
+def _fit(rows: list, width: int | None) -> list | None:
+    """Column widths for ``rows`` of cells within ``width`` terminal columns (None: no limit), the
+    :data:`_NARROW` columns wrapped narrower, the widest first; None when even their longest pieces do not fit.
+
+    >>> _fit([_cells(_example())], None)                      # 55 columns and 8 gaps of 2
+    [1, 5, 4, 7, 8, 7, 5, 7, 11]
+    >>> _fit([_cells(_example())], 66), _fit([_cells(_example())], 64)  # "plain error" wraps; "error" does not
+    ([1, 5, 4, 7, 8, 7, 5, 7, 6], None)
+    """
+    least = [max(_width(x) for x in (h, *(p.rstrip() for r in rows for p in _pieces(r[i]))))
+             for i, h in enumerate(_COLUMNS)]
+    widths = [max(lo, min(max(_width(r[i]) for r in rows), _WRAP.get(h, width or 10 ** 9)))
+              for i, (h, lo) in enumerate(zip(_COLUMNS, least))]
+    widths = [max(w, _width(h)) for w, h in zip(widths, _COLUMNS)]
+    while width is not None and sum(widths) + 2 * (len(widths) - 1) > width:
+        slack = [(widths[i] - least[i], i) for i, h in enumerate(_COLUMNS) if h in _NARROW and widths[i] > least[i]]
+        if not slack:
+            return None
+        widths[max(slack)[1]] -= 1
+    return widths
+
+
+def _records(rows: list, keys: list, width: int, colour: bool) -> list:
+    """Each row as lines ``field  value``, the value wrapped at spaces: the table of a narrow terminal."""
+    label = max(map(_width, _COLUMNS)) + 2
+    out = []
+    for r, key in zip(rows, keys):
+        for h, c in zip(_COLUMNS, r):
+            for j, line in enumerate(_wrap(c, width - label) if c else []):
+                line = _paint(line, key, colour) if h == "verdict" else line
+                out.append(_pad(h if j == 0 else "", label) + line)
+        out.append("")
+    return out
+
+
+def format_table(results, show_all=False, colour=False, width: int | None = None) -> str:
+    """A terminal table per file (wrong figures only unless ``show_all``), within ``width`` columns
+    (None: no limit; see :data:`MIN_COLUMNS`); too narrow for the table, each claim as lines of field and value.
 
     >>> print(format_table([("f.claims.toml", [_example()])]).splitlines()[2])
     1  §1     loss  1.0516   1.05147…  1.0515   1.3    wrong    plain error
+    >>> print("\\n".join(format_table([("f.claims.toml", [_example()])], width=40).splitlines()[:3]))
+    #        1
+    where    §1
+    ref      loss
     """
     out = []
     for path, verdicts in results:
         rows = [_cells(v) for v in verdicts if show_all or not v.ok]
         keys = [v.verdict for v in verdicts if show_all or not v.ok]
         causes = [v.cause or "" for v in verdicts if show_all or not v.ok]
-        if rows:
-            rows = [[_wrap(c, _WRAP[h]) if h in _WRAP else [c] for h, c in zip(_COLUMNS, r)] for r in rows]
-            widths = [max(_width(x) for x in (h, *(line for r in rows for line in r[i])))
-                      for i, h in enumerate(_COLUMNS)]
+        widths = _fit(rows, None if width is None else max(width, MIN_COLUMNS)) if rows else None
+        if rows and widths is None:
+            out += _records(rows, keys, max(width, MIN_COLUMNS), colour)
+        elif rows:
+            rows = [[_wrap(c, w) for c, w in zip(r, widths)] for r in rows]
             out.append("  ".join(_pad(h, w) for h, w in zip(_COLUMNS, widths)).rstrip())
             out.append("  ".join("-" * w for w in widths))
             for r, key, cause in zip(rows, keys, causes):
@@ -227,9 +284,22 @@ def format_table(results, show_all=False, colour=False) -> str:
                     cells[8] = _paint(cells[8], cause, colour) if j < len(r[8]) else cells[8]
                     out.append("  ".join(cells).rstrip())
             out.append("")
-        out.append(summary(path, verdicts))
+        line = summary(path, verdicts)
+        out += [line] if width is None else _wrap(line, max(width, MIN_COLUMNS))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def terminal_width() -> int | None:
+    """The width the table is laid out for: ``COLUMNS`` when set to a whole number, else the terminal's; None
+    (no limit) when standard output is not a terminal."""
+    env = os.environ.get("COLUMNS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else None
+    except (OSError, ValueError):
+        return None
 
 
 def _md(s: str) -> str:
@@ -394,7 +464,7 @@ def execute(args: argparse.Namespace) -> int:
     elif args.format == "md":
         sys.stdout.write(format_md(results, args.all))
     else:
-        sys.stdout.write(format_table(results, args.all, _colour(args.color)))
+        sys.stdout.write(format_table(results, args.all, _colour(args.color), terminal_width()))
     return 0 if all(v.ok for _, vs in results for v in vs) else 1
 
 

@@ -1,4 +1,13 @@
 """verify's terminal table: East Asian width, combining marks, and wrapped (never cut) where and ref cells."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
 from symgpt.claims.claims import Verdict
 from symgpt.verify import format_table
 
@@ -75,3 +84,45 @@ def test_wrapped_cells_stay_inside_their_columns():
         for ln in lines[2:lines.index("")]:
             assert at_columns(ln, gap_end - 2, gap_end).strip() == "", (left, ln)
     assert columns(head[:head.index("ref")]) - columns(head[:head.index("where")]) <= 34 + 2
+
+
+def _runs(word: str) -> list:
+    """The stretches of a word between wide (CJK) characters: a line may break between two of those."""
+    import unicodedata
+    return [r for r in re.split(r"[" + "".join(sorted({c for c in word if unicodedata.east_asian_width(c) in "WF"}))
+                                + "]+", word) if r] if any(unicodedata.east_asian_width(c) in "WF" for c in word) \
+        else [word]
+
+
+@pytest.mark.parametrize("columns", [40, 57, 80, 116, 117, 150, 240])
+def test_symgpt_verify_never_splits_a_figure_or_a_name_at_any_width(columns):
+    """Through the command, COLUMNS=N: every line fits N terminal columns (as wcwidth counts them) unless it is
+    one word wider than that (the file's path at 40), and every
+    word (text between spaces) of every wrong claim's cells, as --format json gives them, stands whole on one
+    line of that claim's rows; the seed's claims include `0.560×1.009` and `((2.541-2.149)/0.392,`."""
+    wcwidth = pytest.importorskip("wcwidth")
+    env = dict(os.environ, COLUMNS=str(columns))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "symgpt", "verify", "tiny-transformer", *a],
+                                    capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    table, claims = run(), json.loads(run("--format", "json").stdout)
+    assert table.returncode == 1 and table.stderr == ""
+    lines = table.stdout.splitlines()
+    wide = [ln for ln in lines if wcwidth.wcswidth(ln) > columns]
+    assert all(len(ln.split()) == 1 for ln in wide), wide   # only a word wider than the line itself is wider
+    lines = lines[:next(i for i, ln in enumerate(lines) if ln.startswith("derivations/"))]  # before the summary
+    starts = {}                                              # claim number → index of its first line
+    for i, ln in enumerate(lines):
+        m = re.match(r"#\s+(\d+)$", ln) or re.match(r"(\d+)\s", ln)
+        if m:
+            starts[int(m[1])] = i
+    wrong = [c for c in claims if c["verdict"] != "correct"]
+    assert wrong and set(starts) == {c["index"] for c in wrong}
+    ends = sorted(starts.values()) + [len(lines)]
+    for c in wrong:
+        at = starts[c["index"]]
+        block = lines[at:ends[ends.index(at) + 1]]
+        words = [w for ln in block for w in ln.split()]
+        for key in ("where", "ref", "printed", "exact", "correct", "cause"):
+            for word in (c[key] or "").split():
+                for run_ in _runs(word):
+                    assert any(run_ in w for w in words), (columns, c["index"], key, run_, block)
