@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from conftest import ROOT
 from symgpt.claims.claims import Verdict
 from symgpt.verify import format_table
+
+from conftest import ROOT
 
 # Display widths worked out by hand for the characters used below: CJK ideographs and the corner
 # brackets 「」 take two columns, the combining circumflex (U+0302) none, ASCII and the curly quotes “”
