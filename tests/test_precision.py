@@ -18,6 +18,7 @@ import torch
 import symgpt
 from symgpt.floats.lowprec import BF16, FP32, round_float
 from symgpt.floats.model import Exact, Floats, Pipeline, exact_params, round_to, run
+from symgpt.floats.model import bfloat16 as model_bfloat16
 from symgpt.precision import MP, forensics, ulp
 
 import oracle
@@ -101,6 +102,20 @@ def test_rounding_agrees_with_lowprec_and_numpy():
         x = float(q)  # a float64: its float16 and bfloat16 casts are single roundings of an exact value
         assert round_to(Fraction(x), "float16") == float(np.float16(x))
         assert round_to(Fraction(x), "bfloat16") == float(ml_dtypes.bfloat16(x))
+
+
+def test_bfloat16_rounds_float32_bits_as_ml_dtypes_does():
+    """model.bfloat16 (integer rounding of the float32 bits, no ml_dtypes) against ml_dtypes' own bfloat16 cast:
+    random bit patterns of every exponent, each one's exact tie, the largest finite, ±0, ±inf, NaN, subnormals."""
+    bits = np.random.default_rng(11).integers(0, 2 ** 32, 100_000, dtype=np.uint64).astype(np.uint32)
+    edges = np.array([0x7F7F7FFF, 0x7F7F8000, 0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000, 0, 0x80000000,
+                      0x00008000, 0x00018000, 0x80017FFF], dtype=np.uint32)
+    x = np.concatenate([bits, (bits & 0xFFFF0000) | 0x8000, edges]).view(np.float32)
+    with np.errstate(invalid="ignore"):                 # ml_dtypes says so of a NaN's cast
+        got, want = model_bfloat16(x), x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got[~nan].view(np.uint32), want[~nan].view(np.uint32))   # the sign of a zero too
 
 
 def test_ulp_by_hand():
@@ -287,7 +302,8 @@ def test_pipeline_evaluates_any_spec_of_the_test_suite(tmp_path):
     p.write_text(specs.spec_toml(V=7, d=4, heads=2, d_ff=6, layers=2, T=4, seed=3))
     pipe = Pipeline(symgpt.engine.spec.load_spec(p))
     v = run(pipe, Floats("bfloat16"), exact_params(pipe.spec))
-    assert v["loss"].dtype == ml_dtypes.bfloat16 and np.isfinite(float(v["loss"]))
+    loss = float(v["loss"])        # a bfloat16 value (held in float32: model.bfloat16 rounds it)
+    assert np.isfinite(loss) and loss == float(ml_dtypes.bfloat16(loss))
 
 
 @pytest.mark.parametrize("seed,tied,W_O", [(1, True, False), (2, False, True)])

@@ -18,13 +18,13 @@ decimal), so a checkpoint's weights enter the exact engine as what the float mod
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import struct
 from fractions import Fraction
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 
 from .errors import InputError
@@ -33,9 +33,22 @@ from .files import read_bytes
 MAX_WEIGHTS_BYTES = 1 << 31
 """A weights file is read only up to this size (2 GiB: GPT-2 small in float32 is 0.5 GB)."""
 
-DTYPES = {"F64": np.dtype("<f8"), "F32": np.dtype("<f4"), "F16": np.dtype("<f2"),
-          "BF16": np.dtype(ml_dtypes.bfloat16)}
-"""The float types a weights file may hold, by the format's names."""
+DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "bfloat16"}
+"""The float types a weights file may hold, by the format's names (numpy's spellings; bfloat16 is ml_dtypes')."""
+
+
+@functools.cache
+def numpy_dtype(kind: str) -> np.dtype:
+    """The numpy dtype of one of :data:`DTYPES`.  ml_dtypes (numpy has no bfloat16) is imported only for BF16:
+    its import takes most of a second, and loading a spec needs none of it.
+
+    >>> numpy_dtype("F32"), numpy_dtype("BF16").name
+    (dtype('float32'), 'bfloat16')
+    """
+    if kind == "BF16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(DTYPES[kind])
 
 
 def read(path, max_bytes: int = MAX_WEIGHTS_BYTES) -> dict:
@@ -73,7 +86,7 @@ def read(path, max_bytes: int = MAX_WEIGHTS_BYTES) -> dict:
         where = f"{path}: tensor {name!r}"
         if not isinstance(info, dict) or set(info) - {"dtype", "shape", "data_offsets"}:
             raise InputError(f"{where}: expected dtype, shape and data_offsets, got {str(info)[:80]}")
-        dtype = DTYPES.get(info.get("dtype")) if isinstance(info.get("dtype"), str) else None
+        dtype = numpy_dtype(info["dtype"]) if isinstance(info.get("dtype"), str) and info["dtype"] in DTYPES else None
         if dtype is None:
             raise InputError(f"{where}: dtype {info.get('dtype')!r} is not one of {', '.join(DTYPES)} "
                              f"(weights are floats)")
@@ -101,10 +114,10 @@ def write(path, tensors: dict, metadata: dict | None = None) -> None:
     header, offset, blobs = {}, 0, []
     for name in names:
         a = np.ascontiguousarray(tensors[name])
-        kind = next((k for k, dt in DTYPES.items() if a.dtype == dt), None)
+        kind = next((k for k in DTYPES if a.dtype == numpy_dtype(k)), None)   # BF16 last: ml_dtypes only then
         if kind is None:
             raise TypeError(f"{name}: dtype {a.dtype} cannot be written (one of {', '.join(DTYPES)})")
-        blob = a.astype(DTYPES[kind], copy=False).tobytes()
+        blob = a.astype(numpy_dtype(kind), copy=False).tobytes()
         header[name] = {"dtype": kind, "shape": list(a.shape), "data_offsets": [offset, offset + len(blob)]}
         blobs.append(blob)
         offset += len(blob)

@@ -2,12 +2,12 @@
 
 Each named tensor is one *stage* ``(name, inputs, fn)``: ``fn(ar, *inputs)`` computes it from earlier tensors
 with an arithmetic ``ar``.  :class:`Floats` is IEEE arithmetic in one format (numpy float64/float32/float16,
-ml_dtypes bfloat16); :class:`Exact` is mpmath at a high precision.  The two are only the primitives (casts, the
-working type, elementwise operations, exp, log, sqrt, matrix products, sums over a row, fused multiply-adds); every
-op writes its float model once over them, below its "floats" marker in :mod:`symgpt.ops` (``floats_forward``,
-``floats_backward``), and :class:`Pipeline` iterates the model's plan (:mod:`symgpt.engine.arch`) and never names an
-op.  So the local rounding of a stage is ``fn(Floats) − fn(Exact)`` on the same float inputs, and
-:mod:`symgpt.precision` can inject it alone.
+bfloat16 as float32 arrays rounded by :func:`bfloat16`); :class:`Exact` is mpmath at a high precision.  The two are
+only the primitives (casts, the working type, elementwise operations, exp, log, sqrt, matrix products, sums over a
+row, fused multiply-adds); every op writes its float model once over them, below its "floats" marker in
+:mod:`symgpt.ops` (``floats_forward``, ``floats_backward``), and :class:`Pipeline` iterates the model's plan
+(:mod:`symgpt.engine.arch`) and never names an op.  So the local rounding of a stage is ``fn(Floats) − fn(Exact)``
+on the same float inputs, and :mod:`symgpt.precision` can inject it alone.
 
 Operation order (PyTorch 2.x on CPU, as measured for these shapes; see ``tests/test_precision.py``):
 
@@ -43,7 +43,6 @@ import math
 from collections import Counter
 from fractions import Fraction
 
-import ml_dtypes
 import mpmath
 import numpy as np
 
@@ -58,11 +57,30 @@ _CR.dps = 40  # exp and log of a float64, then rounded to float64: correct but f
 _MP50 = mpmath.mp.clone()
 _MP50.dps = 50  # exact tables an op's float model rounds once (mpmath, before the rounding)
 
+
+def bfloat16(x) -> np.ndarray:
+    """float32 values rounded to the nearest bfloat16 (ties to even, ±inf past the largest, NaN kept), held in
+    float32.  A bfloat16 is a float32 without its 16 low significand bits, so the rounding is integer arithmetic on
+    the bits, as PyTorch and ml_dtypes do it; numpy has no bfloat16 type, and ml_dtypes, which adds one, takes most
+    of a second to import.
+
+    >>> x = [1 + 2 ** -8, 1 + 3 * 2 ** -8, 3.4e38, 2 ** -134, 3 * 2 ** -134]   # ties to even, overflow, subnormals
+    >>> bfloat16(x).tolist() == [1.0, 1 + 2 ** -6, float("inf"), 0.0, 2 ** -132]
+    True
+    """
+    with np.errstate(over="ignore"):                       # a float64 past float32's range is ±inf, as it should be
+        a = np.asarray(x, dtype=np.float32)
+    bits = a.view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000   # half of the dropped bits' unit, less 1 when even
+    return np.where(np.isnan(a), a, bits.astype(np.uint32).view(np.float32))
+
+
 FORMATS = {
-    # name: (numpy type, working type of its composite operations, significand bits, smallest normal exponent)
+    # name: (its rounding: a numpy type or bfloat16, working type of its composite operations, significand bits,
+    #        smallest normal exponent)
     "float64": (np.float64, np.float64, 53, -1022),
     "float32": (np.float32, np.float32, 24, -126),
-    "bfloat16": (ml_dtypes.bfloat16, np.float32, 8, -126),
+    "bfloat16": (bfloat16, np.float32, 8, -126),
     "float16": (np.float16, np.float32, 11, -14),
 }
 """Every IEEE format the forensics knows, widest first."""
@@ -186,8 +204,9 @@ class Floats(Arithmetic):
 
     def __init__(self, fmt: str):
         self.name = fmt
-        self.dt, self.wide = FORMATS[fmt][0], FORMATS[fmt][1]
-        self.wider = self.wide is not self.dt
+        self.round, self.wide = FORMATS[fmt][0], FORMATS[fmt][1]
+        self.dt = np.float32 if self.round is bfloat16 else self.round   # the numpy type the format's values are in
+        self.wider = self.wide is not self.round
         self.ctx = _MP50
 
     def cast(self, x):
@@ -208,7 +227,8 @@ class Floats(Arithmetic):
         return math.sqrt(x)
 
     def out(self, x):
-        return np.asarray(x, dtype=self.wide).astype(self.dt)
+        x = np.asarray(x, dtype=self.wide)
+        return bfloat16(x) if self.round is bfloat16 else x.astype(self.dt)
 
     def island(self):
         return self if self.name == "float32" else Floats("float32")
@@ -257,7 +277,7 @@ class Floats(Arithmetic):
         """(m, k)·(k, n): products rounded (exact in float32 for 16-bit formats), summed over k in order; in
         float32/float64, when b is a transposed view (as torch's Mᵀ is), the even and the odd k are summed apart
         and the two sums added (what torch's CPU kernel does for that layout)."""
-        strided = (self.wide is self.dt and np.ndim(b) == 2 and np.shape(a)[0] > 1 and b.shape[0] > 2
+        strided = (not self.wider and np.ndim(b) == 2 and np.shape(a)[0] > 1 and b.shape[0] > 2
                    and b.strides[0] < b.strides[1])
         a, b = self.w(a), self.w(b)
         lanes = [np.zeros((a.shape[0], b.shape[1]), dtype=self.wide) for _ in range(2 if strided else 1)]
