@@ -205,3 +205,25 @@ def test_matrices_keep_their_columns():
             for row in body.split(r"\\"):
                 for cell in row.split("&"):
                     assert not two_numbers.fullmatch(cell.strip()), f"{md.name}: {row.strip()!r}"
+
+
+@pytest.mark.parametrize("case,name", list(markdown_files()))
+def test_every_contents_entry_links_to_its_heading_in_the_same_file(case, name):
+    """The contents list under **Contents** / **目录**: one link per ``##`` heading, in order, each to an
+    ``<a id>`` of the same file that stands right before the heading the link's text repeats."""
+    text = rendered(case)[_path(case, name)]
+    tokens = md.parse(text)
+    start = next(i for i, t in enumerate(tokens) if t.type == "inline" and t.content in ("**Contents**", "**目录**"))
+    end = next(i for i in range(start, len(tokens)) if tokens[i].type == "ordered_list_close")
+    entries = [t.content for t in tokens[start:end] if t.type == "inline" and t is not tokens[start]]
+    links = [re.fullmatch(r"\[(.*)\]\(#([^)\s]+)\)", e) for e in entries]
+    assert links and all(links), entries
+    headings = {}                                    # anchor → the text of the heading that follows it
+    for i, t in enumerate(tokens):
+        for anchor in re.findall(r'^<a id="([^"]+)"></a>$', t.content if t.type in ("html_block", "inline") else ""):
+            j = next(k for k in range(i, len(tokens)) if tokens[k].type == "heading_open")
+            headings[anchor] = tokens[j + 1].content
+    h2 = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h2"]
+    assert [m[1] for m in links] == h2                                   # every section, in order
+    for m in links:
+        assert headings.get(m[2]) == m[1], (m[0], headings.get(m[2]))
