@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,8 @@ import sympy
 from flint import arb
 
 from .core.errors import InputError, LimitError
-from .core.graph import Graph, Named
+from .core.files import resolved
+from .core.graph import Graph, Named, TooManyDefinitions
 from .core.limits import Limits
 from .core.markup import printed_mpf
 from .core.numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
@@ -46,14 +48,28 @@ LAYER_MARGIN = 6
 at T = 64 and some 45 in all at T = 256 (measured on nanoGPT's seeded init), so a deep model's first pass is its
 only one."""
 
+_NAME = re.compile(r"[\w.]+(\[[^\[\]]*\])?(\.[\w.]+(\[[^\[\]]*\])?)*")   # one name, not an expression
+
+WRITTEN = 20000
+"""The size written out (:meth:`symgpt.core.graph.Named.written_size`) up to which :meth:`Derivation.closed_form`
+builds a closed form whatever its ``max_ops``: on the seed the slowest such, built and printed, takes some 10 s here."""
+
+
+def _stop(name: str):
+    """Where a closed form stops: a gradient at the forward quantities it is written in, else nowhere."""
+    if name.startswith("grad_"):
+        return lambda node: not node.name.startswith("grad_")
+    return lambda node: False
+
+
 __all__ = ["DERIVATIONS", "Derivation", "RefError", "find_spec", "load", "ref_text"]
 
 
 def ref_text(ref) -> str:
     """A quantity name given to the REPL: a non-empty string.
 
-    >>> ref_text(" loss ")
-    'loss'
+    >>> ref_text(" loss "), ref_text("p['你']"), ref_text('E["我", 1] + 1')
+    ('loss', 'p[你]', 'E[我, 1] + 1')
     >>> ref_text(0.5)
     Traceback (most recent call last):
     ...
@@ -61,7 +77,11 @@ def ref_text(ref) -> str:
     """
     if not isinstance(ref, str) or not ref.strip():
         raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got {ref!r}")
-    return ref.strip()
+    return _QUOTED.sub(lambda m: m[1] + m[3], ref.strip())
+
+
+_QUOTED = re.compile(r"""([\[,]\s*)(['"])([^'"\[\],]+)\2(?=\s*[\],])""")
+# a token written in quotes inside brackets (p['你'], E["dog", 0]): the quotes are only a way to write it
 
 
 def find_spec(name_or_path) -> Path:
@@ -85,6 +105,8 @@ def find_spec(name_or_path) -> Path:
     if p.name.endswith(".claims.toml"):
         raise SpecError(f"{name_or_path}: a claims file, not a spec: give the spec its `spec` key names "
                         f"(symgpt verify checks a claims file)")
+    if p.is_symlink():
+        resolved(p, "spec")   # a loop of links is refused here, by name, for every command
     if p.suffix == ".toml" or p.exists():
         return p
     found = DERIVATIONS / f"{name_or_path}.toml"
@@ -204,6 +226,36 @@ class Derivation:
         """
         return self.registry.ref(ref_text(name))
 
+    def _quantity(self, ref):
+        """A name's :class:`Ref`, or any other claims expression bound to this derivation
+        (:func:`symgpt.claims.refs.bind`): both have ``ball(prec)``, ``exact()`` and ``expr``."""
+        from .claims.refs import bind, parse   # the claims' own parser: one vocabulary
+        text = ref_text(ref)
+        try:
+            return self.registry.ref(text)
+        except RefError as e:
+            try:
+                tree = parse(text, self.limits)
+            except InputError:
+                if _NAME.fullmatch(text) and ":" not in text:
+                    raise e from None   # a name: what is wrong with it
+                raise                   # an expression: where it does not parse
+            if tree[0] == "name" and ":" not in text:
+                raise
+        q = bind(tree, self, self.limits)
+        if q.vector:
+            raise RefError(f"{text}: a slice (an index ':') is a list of numbers; ask for one entry, "
+                           f"or for sum(…), mean(…), max(…) of it")
+        return q
+
+    def _expr(self, ref) -> sympy.Expr:
+        """The SymPy expression over node symbols of a ref that is not a graph node (a size, arithmetic)."""
+        q = self._quantity(ref)
+        if q.expr is None:
+            raise RefError(f"{ref_text(ref)}: computed, not defined over the graph's names (a training state, "
+                           f"a head step, sampling or a gradient check); value() gives it")
+        return q.expr
+
     # -- names ------------------------------------------------------------
     def names(self) -> list[tuple[str, tuple, str]]:
         """Every quantity: (name, shape, one-line meaning).
@@ -230,36 +282,72 @@ class Derivation:
         """The node's own small definition over earlier nodes, a token index written as its token
         wherever the axis is the vocabulary (``p[你]``, as refs and the documents write it).
 
+        An expression of names (any ref of :meth:`value`) is itself; a size is its number.
+
         >>> load("tiny-transformer").definition("grad_logits[你]")
         p[你] - 1
-        >>> load("bigram").definition("grad_z[1]")
-        p[吃]
+        >>> b = load("bigram")
+        >>> b.definition("grad_z[1]"), b.definition("exp(z[1]) / sum_exp"), b.definition("lr")
+        (p[吃], exp(z[吃])/sum_exp, 1/2)
         """
-        e = self.definitions.definition(self.node(ref))
+        try:
+            name = self.registry.node(ref_text(ref))
+        except RefError:
+            e = sympy.sympify(self._expr(ref))
+        else:
+            e = self.definitions.definition(name)
         return e.xreplace({s: sympy.Symbol(self.pretty(s.name), **s.assumptions0) for s in e.free_symbols
                            if self.pretty(s.name) != s.name})
 
     def closed_form(self, ref, max_ops=20000, max_nodes=None) -> sympy.Expr:
-        """A forward quantity in numbers; a gradient in named forward quantities.
+        """A forward quantity in numbers; a gradient in named forward quantities; an expression of names
+        (any ref of :meth:`value`) with each name's closed form substituted.
 
-        ValueError when it has more than ``max_ops`` operations (SymPy's count, checked as it is built),
+        Refused (a LimitError naming ``ref``) before any work when its size written out, every definition
+        substituted before SymPy collects terms (:meth:`symgpt.core.graph.Named.written_size`), is above
+        ``max(max_ops, WRITTEN)``: SymPy's time to build and print it grows with that size (the seed's loss
+        would take hours). Refused too when the result has more than ``max_ops`` operations (SymPy's count),
         or reads more than ``max_nodes`` definitions (None: no such bound;
-        see :meth:`symgpt.core.graph.Named.closed_form`).
+        see :meth:`symgpt.core.graph.Named.closed_form`). ``definition(ref)`` and ``value(ref)`` answer at any size.
 
-        >>> load("bigram").closed_form("grad_W[0,2]")
-        x[0]*(p[2] - 1)
+        >>> b = load("bigram")
+        >>> b.closed_form("grad_W[0,2]"), b.closed_form("z[鱼] + 1")
+        (x[0]*(p[2] - 1), 27/25)
+        >>> load("tiny-transformer").closed_form("loss")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        symgpt.core.errors.LimitError: closed_form('loss'): written out it has more than 2,000,000 operations ...
         """
-        name = self.node(ref)
         if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
             raise InputError(f"max_ops: expected an integer ≥ 1, got {max_ops!r}")
-        if name.startswith("grad_"):
-            stop = lambda node: not node.name.startswith("grad_")
-        else:
-            stop = lambda node: False
         if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1):
             raise InputError(f"max_nodes: expected an integer ≥ 1 or None, got {max_nodes!r}")
-        return self.definitions.closed_form(name, stop=stop, decide=self.ev.decide, max_ops=max_ops,
-                                            max_nodes=max_nodes)
+        text = ref_text(ref)
+        g = self.definitions
+        try:
+            names = [self.registry.node(text)]
+            expr = g.sym(names[0])
+        except RefError:
+            expr = sympy.sympify(self._expr(text))
+            names = [g.by_sym[x] for x in expr.free_symbols]
+        cap = max(max_ops, WRITTEN)
+        size = sum(g.written_size(n, _stop(n), self.ev.decide, 100 * cap) for n in names)
+        if size > cap:
+            about = f"more than {100 * cap:,}" if size > 100 * cap else f"about {size:,}"
+            raise LimitError(f"closed_form({text!r}): written out it has {about} operations (estimated before "
+                             f"building it), above {cap:,}: SymPy would take minutes or more to build and print it; "
+                             f"definition({text!r}) gives its own definition, value({text!r}) its value, "
+                             f"and max_ops=… raises the bound")
+        try:
+            return expr.xreplace({g.sym(n): g.closed_form(n, stop=_stop(n), decide=self.ev.decide, max_ops=max_ops,
+                                                         max_nodes=max_nodes) for n in names})
+        except TooManyDefinitions as e:
+            raise TooManyDefinitions(f"closed_form({text!r}): {e}") from None
+        except InputError:
+            raise
+        except ValueError as e:   # past max_ops; the graph names the node it had reached
+            raise LimitError(f"closed_form({text!r}): more than {max_ops} operations ({e}); "
+                             f"definition({text!r}) gives its own definition and value({text!r}) its value") from None
 
     # -- values -----------------------------------------------------------
     def ball(self, ref: str, prec: int):
@@ -276,21 +364,36 @@ class Derivation:
         ``head_step.loss`` (document 000's update of the target's row of E with
         the head-path gradient).
         """
-        return self.registry.ref(ref_text(ref)).ball(precision(prec, self.limits))
+        return self._quantity(ref).ball(precision(prec, self.limits))
 
     def value(self, ref, digits=None, decimals=None) -> str:
-        """The certified decimal string: ``digits`` significant or ``decimals`` fixed.
+        """The certified decimal string of ``ref``: ``digits`` significant or ``decimals`` fixed.
 
-        >>> load("bigram").value("loss", decimals=4)
-        '1.0515'
-        >>> load("bigram").value("sgd[1].loss", decimals=4)
-        '0.8894'
+        ``ref`` is any claims expression, what a claims file's ``ref`` and a page's ``data-ref`` hold
+        (:mod:`symgpt.refs`; ``symgpt list SPEC`` or ``d.names()`` lists the names):
+
+        - a name: ``loss``, ``A[1,0]``, ``E[你,1]`` (an index on the vocabulary may be its token, in quotes
+          or not: ``p[你]``, ``p['你']``), ``grad_W_Q[0,1]``, ``l0.Q[1,0]`` in a model of several blocks
+          (``l0.`` is the first block: the prefixes count from 0, the documents' headings from 1);
+        - a size or setting: ``d``, ``lr``, ``ln_eps``, ``adamw.beta1``;
+        - a training state or document 000's head-only step: ``sgd[1].loss``, ``adamw[1].m[W,0,2]``,
+          ``head_step.logits[你]``;
+        - arithmetic over those and exact numbers (``+ - * / ^``, parentheses): ``A[1,0] + A[1,1]``,
+          ``1 - p[你]``;
+        - a function verify knows: ``exp(logits[2])``, ``sqrt(var1[1] + ln_eps)``, ``sum(Q[0,:])``,
+          ``softmax_T(0.5, 你)`` (p at temperature 0.5), ``topk(2, 鱼)``, ``gradcheck(W[0,2], 1e-5)``.
+
+        >>> b = load("bigram")
+        >>> b.value("loss", decimals=4), b.value("sgd[1].loss", decimals=4)
+        ('1.0515', '0.8894')
+        >>> b.value("p['鱼'] + p[猫] + p[吃]", decimals=3), b.value("-log(p[鱼])", digits=5)
+        ('1.000', '1.0515')
         """
         if isinstance(digits, str) and not isinstance(ref, str):
             raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got {ref!r} "
                            f"(arguments swapped? the call is value(ref, digits=…))")
         fmt, n = rounding(digits, decimals, self.limits)
-        r = self.registry.ref(ref_text(ref))
+        r = self._quantity(ref)
         try:
             return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact, start=self._start(n)).value
         except LimitError as e:   # the precision a rounding climbed to: say whose rounding it was

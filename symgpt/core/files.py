@@ -39,6 +39,22 @@ def read_text(path, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
                          f"(byte 0x{data[e.start]:02x} at offset {e.start})") from None
 
 
+def resolved(path, what: str = "file") -> Path:
+    """The absolute path with every symbolic link followed; a loop of links is one InputError.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "loop.toml"; p.symlink_to(p.name)
+    >>> resolved(p, "spec")
+    Traceback (most recent call last):
+    ...
+    symgpt.core.errors.InputError: ...loop.toml: cannot read the spec file: a symbolic link loop
+    """
+    try:
+        return Path(path).resolve()
+    except (RuntimeError, OSError):   # Python 3.11 says RuntimeError("Symlink loop …"), 3.13 OSError(ELOOP)
+        raise InputError(f"{path}: cannot read the {what} file: a symbolic link loop") from None
+
+
 def read_bytes(path, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``; else one InputError (as :func:`read_text`)."""
     path = Path(path)

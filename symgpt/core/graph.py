@@ -65,6 +65,10 @@ class TooManyDefinitions(ValueError):
     """A closed form that would substitute more definitions than asked (``max_nodes``)."""
 
 
+class _Above(Exception):
+    """:meth:`Named.written_size` passed its cap."""
+
+
 @dataclass
 class Node:
     name: str
@@ -138,8 +142,14 @@ class Named:
                 if max_nodes is not None and substituted[0] > max_nodes:
                     raise TooManyDefinitions(f"the closed form of {name} reads more than {max_nodes} "
                                              f"definitions; use definition({name!r}) or a smaller model")
-                sub = {self.nodes[i].sym: walk(i) for i in node.inputs}
-                out = _resolve(node.expr, decide, self).xreplace(sub)
+                out = _resolve(node.expr, decide, self)
+                # numbers first: a weight that is 0 drops its product before the other factor is built
+                # (SymPy's 0·x asks whether a huge x is finite, which took minutes)
+                numbers = {self.nodes[i].sym: self.nodes[i].value for i in node.inputs
+                           if self.nodes[i].expr is None and not stop(self.nodes[i])}
+                out = out.xreplace(numbers) if numbers else out
+                out = out.xreplace({self.nodes[i].sym: walk(i) for i in node.inputs
+                                    if self.nodes[i].sym in out.free_symbols})
                 if max_ops is not None and _size_exceeds(out, max_ops):
                     raise ValueError(
                         f"the closed form of {n} has more than {max_ops} operations; "
@@ -148,6 +158,48 @@ class Named:
             return out
 
         return walk(name)
+
+    def written_size(self, name, stop=lambda node: False, decide=None, cap: int = 20000) -> int:
+        """The size of :meth:`closed_form` written out, estimated before it is built: the nodes of its tree
+        with every definition substituted in full (numbers first, as :meth:`closed_form` does), before SymPy
+        collects terms; ``cap + 1`` as soon as it is known to be above ``cap``.
+
+        Building a closed form costs time by this size (SymPy's constructors look at the whole argument
+        of an ``exp``), not by the size of the result, so a refusal is decided on it without the work:
+        a walk of at most ``cap`` distinct nodes.
+
+        >>> g = Graph(); x = g.param("x", "x", (), 2); w = g.param("w", "w", (), 0)
+        >>> y = g.define("y", "y", (), sympy.exp(x)); z = g.define("z", "z", (), y * y + w * y)
+        >>> g.written_size("y"), g.written_size("z"), g.written_size("z", cap=3), g.closed_form("z")
+        (2, 4, 4, exp(4))
+        """
+        memo: dict[str, int] = {}
+
+        def size(n: str) -> int:
+            if n in memo:
+                return memo[n]
+            node = self.nodes[n]
+            if stop(node) or node.expr is None:
+                memo[n] = 1
+                return 1
+            if len(memo) > cap:   # every node walked appears at least once in the tree
+                raise _Above
+            e = _resolve(node.expr, decide, self)
+            numbers = {self.nodes[i].sym: self.nodes[i].value for i in node.inputs
+                       if self.nodes[i].expr is None and not stop(self.nodes[i])}
+            e = e.xreplace(numbers) if numbers else e
+            total = 0
+            for a in sympy.preorder_traversal(e):
+                total += size(self.by_sym[a]) if a.is_Symbol and a in self.by_sym else 1
+                if total > cap:   # a node's tree is inside the tree of every node that reads it
+                    raise _Above
+            memo[n] = total
+            return total
+
+        try:
+            return size(name)
+        except _Above:
+            return cap + 1
 
     def _reads(self, name: str) -> int:
         """The definitions substituting ``name`` reads (its own)."""

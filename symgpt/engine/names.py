@@ -28,7 +28,7 @@ from typing import Callable
 import sympy
 from flint import fmpq
 
-from ..core.errors import InputError
+from ..core.errors import InputError, nearest
 from ..core.numeric import Evaluator, to_flint
 from ..ops import NAMES as OP_NAMES
 from .values import TensorEvaluator
@@ -234,9 +234,25 @@ class Names:
         except RefError:
             group, raw = text, ()
         if group not in self.graph.groups:
-            raise RefError(f"unknown quantity {group!r}; `symgpt list {self.spec.path}` "
+            raise RefError(f"unknown quantity {group!r}{self._hint(group, text)}; `symgpt list {self.spec.path}` "
                            f"(in Python: d.names()) lists the names")
         return group, raw
+
+    def _hint(self, group: str, text: str) -> str:
+        """What an unknown name most likely meant: the same name in each block of a deep model
+        (``l0.`` … count from 0, the documents' headings from 1), else the nearest name.
+
+        >>> import symgpt
+        >>> symgpt.load("bigram").registry._hint("Z", "Z[0]")
+        '; did you mean z?'
+        """
+        layers = getattr(self.spec, "layers", 1)
+        if layers > 1 and f"l0.{group}" in self.graph.groups:
+            options = " or ".join(f"l{i}.{text} (layer {i + 1})" for i in range(layers))
+            return (f": it is inside a block; did you mean {options}? The prefixes count blocks from 0, "
+                    f"the documents' headings from 1")
+        near = nearest(group, [*self.graph.groups, *SIZES, "lr", *(f"adamw.{k}" for k in ADAMW)])
+        return f"; did you mean {near}?" if near else ""
 
     def _index(self, text, x, axis, n) -> int:
         """A whole number is an index (a token id on a vocabulary axis); other text is a token.
@@ -248,7 +264,8 @@ class Names:
             return int(x)
         if axis == "v" and x in self.spec.vocab:
             return self.spec.vocab.index(x)
-        want = f"0..{n - 1}" + (" or a token" if axis == "v" else "")
+        want = f"0..{n - 1}" + (f" or a token ({', '.join(map(repr, self.spec.vocab[:40]))}"
+                                f"{', …' if len(self.spec.vocab) > 40 else ''})" if axis == "v" else "")
         raise RefError(f"{text}: index {x!r} out of range; expected {want}")
 
     def pretty(self, name: str) -> str:
