@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import mpmath
 import numpy as np
@@ -77,8 +78,8 @@ class Forensics:
         self.params = exact_params(d.spec)
         self.exact = self._exact_values()
         self.floats = {f: _quiet(evaluate, self.pipe, Floats(f), self.params) for f in self.formats}
-        self._local, self._summaries = {}, {}
-        self.births = {f: self._births(f) for f in self.formats} if births else {}
+        self._local, self._summaries, self._carried = {}, {}, {}
+        self.births = Births(self, self.formats) if births else {}
 
     # -- exact values --------------------------------------------------------------------------------------
     def _exact_values(self) -> dict:
@@ -186,19 +187,30 @@ class Forensics:
             out[st.name] = ex.w(fl[st.name]) - st.fn(ex, *(ex.w(a) for a in ins))
         return out
 
-    def _births(self, fmt: str) -> dict:
+    def carried(self, fmt: str, within: frozenset | None = None) -> dict:
+        """The births of ``fmt`` (see :class:`Births`), computed once; ``within``: only the sources and stages of
+        that set of names (closed under inputs), which :meth:`born` asks for the loss and the gradients."""
+        if (fmt, None) in self._carried:
+            return self._carried[fmt, None]
+        if (fmt, within) not in self._carried:
+            self._carried[fmt, within] = _quiet(self._births, fmt, within)
+        return self._carried[fmt, within]
+
+    def _births(self, fmt: str, within: frozenset | None) -> dict:
         """{source: {quantity: Δ}}: each source's local error carried alone through the exact pipeline."""
         ex, loc = Exact(MP), self.local(fmt)
         deps = _dependants(self.pipe)
         births = {}
         for src, delta in loc.items():
+            if within is not None and src not in within:
+                continue
             if delta is None or not any(v != 0 for v in np.ravel(delta)):
                 births[src] = {} if delta is not None else None
                 continue
             vals = dict(self.reference)
             vals.update({n: ex.w(v) for n, v in self.params.items() if n not in vals})
             vals[src] = self.reference[src] + delta
-            later = deps[src]
+            later = deps[src] if within is None else deps[src] & within
             for st in self.pipe.stages:
                 if st.name in later:
                     vals[st.name] = st.fn(ex, *(vals[i] for i in st.inputs))
@@ -209,8 +221,9 @@ class Forensics:
         """(source, share, Δ) of the error of ``target`` (a quantity, or several: their relative error norm),
         largest share first; share = |Δ_source| / Σ |Δ|."""
         targets = [target] if isinstance(target, str) else target
+        needed = _inputs_of(self.pipe, ["loss", *self.pipe.grads])   # the first updates are not carried for these
         scores = {}
-        for src, b in self.births[fmt].items():
+        for src, b in self.carried(fmt, needed if set(targets) <= needed else None).items():
             if not b:
                 continue
             s = MP.mpf(0)
@@ -367,6 +380,42 @@ def _node(group: str, idx: tuple) -> str:
 def _quiet(f, *a):
     with np.errstate(all="ignore"):
         return f(*a)
+
+
+class Births(Mapping):
+    """{format: {source: {quantity: Δ}}}, each format's births carried through the whole pipeline when first read
+    (:meth:`Forensics.born` of the loss and the gradients carries them only as far as those)."""
+
+    def __init__(self, f: Forensics, formats: list):
+        self.f, self.formats = f, formats
+
+    def __getitem__(self, fmt: str) -> dict:
+        if fmt not in self.formats:
+            raise KeyError(fmt)
+        return self.f.carried(fmt)
+
+    def __iter__(self):
+        return iter(self.formats)
+
+    def __len__(self) -> int:
+        return len(self.formats)
+
+
+def _inputs_of(pipe: Pipeline, names) -> frozenset:
+    """The names and every stage or parameter they are computed from.
+
+    >>> import symgpt
+    >>> sorted(_inputs_of(Pipeline(symgpt.load("bigram").spec), ["z"]))   # z = x·W, x the input's row of E
+    ['E', 'W', 'x', 'z']
+    """
+    inputs = {st.name: st.inputs for st in pipe.stages}
+    out, todo = set(), list(names)
+    while todo:
+        n = todo.pop()
+        if n not in out:
+            out.add(n)
+            todo.extend(inputs.get(n, ()))
+    return frozenset(out)
 
 
 def _dependants(pipe: Pipeline) -> dict:
