@@ -66,7 +66,7 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     p.add_argument("document", metavar="DOCUMENT", help="the tutorial: .txt, .md, .html or .pdf")
     p.add_argument("--spec", required=True, metavar="SPEC",
                    help="the model the tutorial computes: a spec name (bigram) or a spec file")
-    p.add_argument("--format", choices=("table", "md", "json"), default="table",
+    p.add_argument("--format", type=str.lower, choices=("table", "md", "json"), default="table",
                    help="terminal table (default), Markdown, or JSON (every figure)")
     p.add_argument("--all", action="store_true", help="table and md: list every figure, not only the doubtful")
     p.add_argument("--write-claims", metavar="FILE",

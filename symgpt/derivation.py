@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -24,7 +25,7 @@ from .core.files import resolved
 from .core.graph import Graph, Named, TooManyDefinitions
 from .core.limits import Limits
 from .core.markup import printed_mpf
-from .core.numeric import UndecidableError, certify, count, prec_for_digits, to_mpf
+from .core.numeric import UndecidableError, certify, count, magnitude, prec_for_digits, to_mpf
 from .core.resources import DERIVATIONS
 from .core.tensor import tidy
 from .documents import display
@@ -93,6 +94,13 @@ def find_spec(name_or_path) -> Path:
     Traceback (most recent call last):
     ...
     symgpt.engine.spec.SpecError: bigrma: no such derivation; known: bigram, tiny-transformer
+    >>> import os; os.path.exists("bigram.toml")
+    False
+    >>> find_spec("bigram.toml")  # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    symgpt.engine.spec.SpecError: bigram.toml: no such spec file here; a shipped spec has that name: ask for it by
+        name, `symgpt render bigram` (symgpt.load('bigram') in Python)
     >>> find_spec("derivations/bigram.claims.toml")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
@@ -107,6 +115,9 @@ def find_spec(name_or_path) -> Path:
                         f"(symgpt verify checks a claims file)")
     if p.is_symlink():
         resolved(p, "spec")   # a loop of links is refused here, by name, for every command
+    if p.suffix == ".toml" and not p.exists() and (DERIVATIONS / p.name).is_file() and len(p.parts) == 1:
+        raise SpecError(f"{name_or_path}: no such spec file here; a shipped spec has that name: ask for it by name, "
+                        f"`symgpt render {p.stem}` (symgpt.load({p.stem!r}) in Python)")
     if p.suffix == ".toml" or p.exists():
         return p
     found = DERIVATIONS / f"{name_or_path}.toml"
@@ -394,8 +405,20 @@ class Derivation:
                            f"(arguments swapped? the call is value(ref, digits=…))")
         fmt, n = rounding(digits, decimals, self.limits)
         r = self._quantity(ref)
+
+        def ball(prec):   # a value past 10^±max_digits is refused before its decimals are written
+            b = r.ball(prec)
+            m = magnitude(b)
+            if math.isfinite(m) and abs(m) > self.limits.max_digits and not (isinstance(b, arb) and b.contains(0)):
+                opt = getattr(r, "opt", None)
+                why = f"; training.{'adamw.' if opt == 'adamw' else ''}lr drives it there" if opt else ""
+                about = f"about 10^{m:.3g}" if abs(m) < 1e300 else f"{'below 10^-' if m < 0 else 'above 10^'}1e300"
+                raise LimitError(f"{self.spec.path}: {ref_text(ref)} is {about}, beyond 10^±"
+                                 f"{self.limits.max_digits}{why} (--max-digits; symgpt.Limits(max_digits=…) "
+                                 f"in Python)")
+            return b
         try:
-            return certify(r.ball, fmt, what=f"the rounding of {ref}", exact=r.exact, start=self._start(n)).value
+            return certify(ball, fmt, what=f"the rounding of {ref}", exact=r.exact, start=self._start(n)).value
         except LimitError as e:   # the precision a rounding climbed to: say whose rounding it was
             if str(e).startswith("prec: "):
                 raise LimitError(f"cannot certify the rounding of {ref} within the precision limit: it may be "

@@ -26,6 +26,7 @@ import numpy as np
 from .cli import Parser, run, write_whole
 from .core import tensorfile
 from .core.errors import InputError
+from .core.limits import MAX_DIGITS
 from .derivation import find_spec, load
 
 SUFFIXES = (".json", ".safetensors")
@@ -37,7 +38,7 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
     ap.description = ("Write the certified loss and every parameter's gradient of a spec to a file: JSON (decimal "
                       "strings) or safetensors (float64), by the checkpoint's names when the spec was imported.")
     ap.add_argument("spec", metavar="SPEC", help="a spec file, or the name of a shipped spec")
-    ap.add_argument("--digits", type=int, default=30, help="significant digits of every entry (default 30)")
+    ap.add_argument("--digits", type=int, default=30, help="significant digits of every entry, 1 to 1000 (default 30)")
     ap.add_argument("--out", required=True, metavar="FILE", help="FILE.json or FILE.safetensors")
     ap.add_argument("--by", choices=("spec", "checkpoint"),
                     help="tensor names: the checkpoint's (the default for an imported spec) or the spec's")
@@ -63,6 +64,8 @@ def _float(x: str) -> float:
 
 
 def execute(a) -> int:
+    if not 1 <= a.digits <= MAX_DIGITS:
+        raise InputError(f"--digits: expected a number of significant digits from 1 to {MAX_DIGITS}, got {a.digits}")
     out = Path(a.out)
     if out.suffix not in SUFFIXES:
         raise InputError(f"{out}: --out: expected a file name ending in {' or '.join(SUFFIXES)}")

@@ -37,7 +37,7 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
     ap.add_argument("specs", nargs="*", metavar="SPEC", help="shipped names or spec files (default: both seeds)")
     ap.add_argument("--formats", default=",".join(FORMAT_NAMES),
                     help=f"comma-separated formats among {', '.join(FORMAT_NAMES)} (default: all four)")
-    ap.add_argument("--format", dest="output", default="table", choices=("table", "md", "json"),
+    ap.add_argument("--format", dest="output", default="table", type=str.lower, choices=("table", "md", "json"),
                     help="output: an aligned table, Markdown or JSON")
     ap.add_argument("--entries", action="store_true",
                     help="with table or md: also every entry's value, its error in ulps and relative, per format")

@@ -325,7 +325,7 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
     ap.add_argument("--lang", default="zh", metavar="zh|en|all",
                     help="language of the prose, comma-separated or 'all' (default: zh)")
     ap.add_argument("--digits", type=int, default=None, metavar="N",
-                    help="decimals of the main figures (default: the source document's, "
+                    help="decimals of the main figures, 1 to 30 (default: the source document's, "
                          "3 for the transformer and 4 for the bigram; finer figures get more)")
     ap.add_argument("--uniform", default=None, metavar="U",
                     help="the uniform number u in [0, 1) of the seeded draw, read exactly from its "
@@ -346,6 +346,7 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
 
 
 def _choices(value, allowed, flag):
+    value = value.lower()   # --format MD is md
     items = list(allowed) if value == "all" else [x.strip() for x in value.split(",") if x.strip()]
     bad = [x for x in items if x not in allowed]
     if bad or not items:
@@ -397,8 +398,9 @@ def execute(a: argparse.Namespace) -> int:
     """Render as the parsed arguments ``a`` of :func:`parser` say; the exit status."""
     formats = _choices(a.format, FORMATS, "--format")
     langs = _choices(a.lang, LANGS, "--lang")
-    if a.digits is not None and not 0 <= a.digits <= 30:
-        raise InputError(f"--digits: expected 0..30, got {a.digits}")
+    if a.digits is not None and not 1 <= a.digits <= 30:
+        raise InputError(f"--digits: expected a number of decimals from 1 to 30, got {a.digits} "
+                         f"(at 0 every probability and the loss would print as a whole number)")
     limits = Limits(max_ops=whole(a.max_ops, "--max-ops", 1, 10 ** 15),
                     max_digits=whole(a.max_digits, "--max-digits", 1, 10 ** 6))
     tex_timeout = seconds(a.tex_timeout, "--tex-timeout")

@@ -413,7 +413,7 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", metavar="SPEC|CLAIMS",
                    help="a spec name (bigram), a spec file or a claims file; "
                         "default: every derivations/*.claims.toml")
-    p.add_argument("--format", choices=("table", "md", "json"), default="table",
+    p.add_argument("--format", type=str.lower, choices=("table", "md", "json"), default="table",
                    help="terminal table (default), Markdown, or JSON (a list of every claim)")
     p.add_argument("--all", action="store_true",
                    help="table and md: list every claim, not only the wrong ones")

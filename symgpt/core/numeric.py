@@ -504,7 +504,8 @@ def float64_values(graph, leaves=None) -> list:
 
 
 def magnitude(v) -> float:
-    """An upper bound of log10 |v| (inf for a non-finite ball, -inf for 0).
+    """An upper bound of log10 |v| (inf for a non-finite ball, -inf for 0), at most ±1e300 (a ball of a
+    ``training.lr = 1e400`` state can have an exponent no float holds).
 
     >>> 400 <= magnitude(fmpq(10**400)) < 401, magnitude(arb("nan")), magnitude(fmpq(0))
     (True, inf, -inf)
@@ -518,7 +519,12 @@ def magnitude(v) -> float:
         return math.inf
     man, exp = v.abs_upper().man_exp()
     man, exp = int(man), int(exp)
-    return -math.inf if man == 0 else (man.bit_length() + exp) * math.log10(2)
+    if man == 0:
+        return -math.inf
+    bits = man.bit_length() + exp
+    if abs(bits) >= 10 ** 300:
+        return -1e300 if bits < 0 else 1e300
+    return max(-1e300, min(1e300, bits * math.log10(2)))
 
 
 def bounds(v) -> tuple[Fraction, Fraction]:

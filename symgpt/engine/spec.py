@@ -401,6 +401,19 @@ def _shape(v) -> str:
     return f"a list of {len(v)}"
 
 
+def _mismatch(v, cols: int) -> str:
+    """What a matrix that is not rows × cols is: its shape when its rows agree, else the first row that does
+    not have ``cols`` numbers.
+
+    >>> _mismatch([[1, 2], [3]], 2), _mismatch([[1, 2, 3], [4, 5, 6]], 2)
+    ('2 rows whose row 1 has 1 number, not 2 (rows count from 0)', '2×3')
+    """
+    if not isinstance(v, list) or not v or any(not isinstance(r, list) for r in v) or len({len(r) for r in v}) == 1:
+        return _shape(v)
+    i, r = next((i, r) for i, r in enumerate(v) if len(r) != cols)   # rows disagree: one is not cols long
+    return f"{len(v)} rows whose row {i} has {len(r)} number{'' if len(r) == 1 else 's'}, not {cols} (rows count from 0)"
+
+
 class _Reader:
     """Walks the TOML tree, keeping the file name and the limits for every error."""
 
@@ -508,7 +521,7 @@ class _Reader:
             return [number(x, self.file, f"{name}[{i}]", digits) for i, x in enumerate(v)]
         if (not isinstance(v, list) or len(v) != shape[0]
                 or any(not isinstance(r, list) or len(r) != shape[1] for r in v)):
-            raise self.fail(name, f"expected a {shape[0]}×{shape[1]} matrix, got {_shape(v)}")
+            raise self.fail(name, f"expected a {shape[0]}×{shape[1]} matrix, got {_mismatch(v, shape[1])}")
         return [[number(x, self.file, f"{name}[{i},{j}]", digits) for j, x in enumerate(r)]
                 for i, r in enumerate(v)]
 

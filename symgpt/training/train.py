@@ -453,8 +453,10 @@ class Trace(Shown):
         return full
 
     def _lr_key(self) -> str:
+        """The learning rate's key and value, a long value in 3 figures (``training.lr = 1.00e+400``)."""
         tr = self.d.spec.training
-        return f"training.lr = {tr.lr}" if self.optimizer == "sgd" else f"training.adamw.lr = {tr.adamw.lr}"
+        key, lr = ("training.adamw.lr", tr.adamw.lr) if self.optimizer == "adamw" else ("training.lr", tr.lr)
+        return f"{key} = {lr if len(str(lr)) <= 20 else sympy.Float(lr, 3)}"
 
     def _bounded(self, k: int, params: dict) -> None:
         """Refuse a state whose parameters grew past 10^max_digits.  (A non-finite
