@@ -20,6 +20,7 @@ import numpy as np
 import sympy
 from flint import arb
 
+from .claims.refs import bind, parse   # the claims' own parser: one vocabulary
 from .core.errors import InputError, LimitError
 from .core.files import resolved
 from .core.graph import Graph, Named, TooManyDefinitions
@@ -240,7 +241,6 @@ class Derivation:
     def _quantity(self, ref):
         """A name's :class:`Ref`, or any other claims expression bound to this derivation
         (:func:`symgpt.claims.refs.bind`): both have ``ball(prec)``, ``exact()`` and ``expr``."""
-        from .claims.refs import bind, parse   # the claims' own parser: one vocabulary
         text = ref_text(ref)
         try:
             return self.registry.ref(text)

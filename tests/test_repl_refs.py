@@ -8,12 +8,15 @@ Expected values are worked out here by hand (the bigram: x = E[吃] = (0.3, −0
 from __future__ import annotations
 
 import functools
+import json
 import pydoc
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import mpmath
+import numpy as np
 import pytest
 import sympy
 
@@ -170,3 +173,23 @@ def test_an_unknown_quantity_says_what_it_most_likely_meant(ref, near):
     d = bigram() if ref != "attn[1,0]" else transformer()
     with pytest.raises(symgpt.InputError, match=rf"did you mean {near}\?"):
         d.value(ref)
+
+
+# ---------------------------------------------------------------- the README's symgpt.precision.forensics(d)
+
+def test_forensics_after_a_plain_import_symgpt():
+    code = ("import json, symgpt\n"
+            "d = symgpt.load('bigram')\n"
+            "f = symgpt.precision.forensics(d, ['float64'], births=False)\n"
+            "print(json.dumps(f.to_json()['quantities']['loss']['float64']['values'][0]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    # the bigram's loss in float64 by numpy, as a float64 program computes it
+    x = np.array([0.3, -0.1])
+    W = np.array([[0.5, -0.3, 0.1], [0.2, 0.4, -0.5]])
+    z = x @ W
+    loss = -(z[2] - np.log(np.exp(z).sum()))
+    assert abs(got["float"] - loss) <= 4 * np.spacing(loss)
+    with mpmath.workdps(30):
+        assert abs(mpmath.mpf(got["exact"][:20]) - mpmath.mpf(bigram().value("loss", digits=25))) < 1e-17
