@@ -227,3 +227,30 @@ def test_every_contents_entry_links_to_its_heading_in_the_same_file(case, name):
     assert [m[1] for m in links] == h2                                   # every section, in order
     for m in links:
         assert headings.get(m[2]) == m[1], (m[0], headings.get(m[2]))
+
+
+CODE_NAME = re.compile(r"\[|\]|grad|sgd|adamw|\\_|\bl\d\.|\\text\{[A-Za-z_]{2,}")   # p[4], grad_E, l0.W_Q, \text{W}\_
+
+
+@pytest.mark.parametrize("case", ["tiny-transformer", "bigram", "deep"])
+def test_the_precision_tables_name_quantities_as_the_text_does(case):
+    """The floating-point section's tables, in Markdown and LaTeX, both languages: each row names its quantity in
+    the text's notation (p_你, ∂𝓛/∂E_{你,0}, W_Q after one SGD step, a layer as a superscript), never a code
+    name; the target's probability is p with the target token, read from the spec."""
+    import tomllib
+
+    from test_render_cases import spec_path
+    raw = tomllib.loads(spec_path(case).read_text(encoding="utf-8"))
+    p_target = rf"$p_{{\text{{{raw['data']['target']}}}}}$"
+    for lang, after in (("en", "after one SGD step"), ("zh", "SGD 更新一步后的")):
+        md_text = rendered(case)[_path(case, f"{case}.{lang}.md")].split('<a id="sec-precision"></a>')[1]
+        tex_text = rendered(case)[_path(case, f"{case}.{lang}.tex")].split(r"\label{sec:precision}")[1]
+        md_cells = [ln.split(" | ")[0].removeprefix("| ") for ln in md_text.split("\n")
+                    if ln.startswith("| ") and not ln.startswith("| :")]
+        tex_cells = [ln.split(" & ")[0] for ln in tex_text.split("\n") if " & " in ln and ln.endswith("\\\\")]
+        for cells in (md_cells, tex_cells):
+            names = [c for c in cells if c.startswith("$") or after in c]
+            assert len(names) >= 10 and p_target in names, cells
+            code = [c for c in names if CODE_NAME.search(re.sub(r"\^\{\[\d+\]\}", "", c))]   # ^{[2]}: layer 2
+            assert not code, code
+            assert any(after in c for c in names) and any(r"\partial \mathcal{L} / \partial" in c for c in names)

@@ -61,6 +61,23 @@ def test_a_file_written_by_safetensors_loads_as_exact_binary_rationals(tmp_path,
     assert all(v == "(weights.file)" for v in s.raw["layer"][layers - 1].values())
 
 
+def test_a_bfloat16_tensor_loads_as_the_rationals_its_bits_are(tmp_path):
+    """BF16 (read with ml_dtypes' type, imported only for it): sign, 8 exponent bits (bias 127), 7 significand
+    bits, worked by hand: 0x3DCD = 2⁻⁴·205/128, the smallest subnormal 2⁻¹³³, the largest 255·2¹²⁰, −0."""
+    bits = [0x3DCD, 0xC000, 0x3F80, 0x0001, 0x7F7F, 0x8000]
+    rest = {k: v for k, v in _weights(1).items() if k != "E"}
+    header, blobs, offset = {}, [], 0
+    for name, kind, shape, blob in [("E", "BF16", [3, 2], struct.pack("<6H", *bits))] + \
+            [(k, "F32", list(v.shape), v.astype("<f4").tobytes()) for k, v in rest.items()]:
+        header[name] = {"dtype": kind, "shape": shape, "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    _raw(tmp_path / "w.safetensors", header, b"".join(blobs))
+    s = load_spec(write_spec(tmp_path, HEAD.format(layers=1)))
+    assert s.params["E"] == [[Fraction(205, 2048), -2], [1, Fraction(1, 2 ** 133)], [255 * 2 ** 120, 0]]
+    assert s.params["W_Q"][1][0] == Fraction(float(rest["W_Q"][1, 0]))
+
+
 def _raw(path, header: dict, data: bytes = b"", n: int | None = None):
     text = json.dumps(header).encode()
     path.write_bytes(struct.pack("<Q", len(text) if n is None else n) + text + data)

@@ -15,6 +15,7 @@ The error along the pipeline is a table (correct digits per tensor and format) a
 from __future__ import annotations
 
 import math as pymath
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from ..floats.forensics import BIRTHS_UP_TO, forensics
 from ..floats.model import Floats, Pipeline, run
 from . import figures
-from .blocks import code, figure, math, mtext, num, table, text, tok, word
+from .blocks import code, figure, math, mtext, num, table, tex, text, tok, word
 
 SIG = 5
 """Significant digits of a float printed with ≈."""
@@ -72,10 +73,10 @@ def section(d, n, formats=None, figs=None) -> dict:
     for label, group, idx in f.headline():
         ref = group + (f"[{','.join(map(str, idx))}]" if idx else "")
         vals = [float(f.floats[fmt][group][idx]) if idx else float(f.floats[fmt][group]) for fmt in fm]
-        rows.append([math(_ref_tex(ref)), num(n.sig(ref, 8), ref)] + [math(tex_float(v)) for v in vals])
+        rows.append([reader(d, ref), num(n.sig(ref, 8), ref)] + [math(tex_float(v)) for v in vals])
     wide, narrow = [i for i, x in enumerate(fm) if FORMAT_DIGITS[x] > 3], [i for i, x in enumerate(fm)
                                                                           if FORMAT_DIGITS[x] <= 3]
-    dig = [[math(_ref_tex(name))] + [num(str(digits(f, fmt, name))) for fmt in fm] for name in pipeline_rows(f)]
+    dig = [[reader(d, name)] + [num(str(digits(f, fmt, name))) for fmt in fm] for name in pipeline_rows(f)]
     born = []
     for fmt in fm if f.births else ():
         tops = [", ".join(f"{src} {int(100 * share)} %" for src, share, _ in f.born(fmt, what)[:2]) or "—"
@@ -110,9 +111,36 @@ def section(d, n, formats=None, figs=None) -> dict:
     return {"id": "precision", "steps": steps}
 
 
-def _ref_tex(ref: str) -> str:
-    """A quantity's name in math: grad_W_Q[1,0] → \\mathrm{grad\\_W\\_Q}[1,0]."""
-    return mtext(ref)
+_STATE = re.compile(r"(sgd|adamw)\[(\d+)\]\.(.+)")
+
+
+def reader(d, ref: str) -> dict:
+    r"""A quantity or tensor of the tables as the text writes it: a token index as the token, a gradient as
+    ∂𝓛/∂x, a layer (from 1) as a superscript, a state's quantity with its update in words.
+
+    >>> import symgpt
+    >>> d = symgpt.load("tiny-transformer")
+    >>> print(reader(d, "p[4]")["v"], "|", reader(d, "grad_E[4,0]")["v"], "|", reader(d, "grad_W_Q")["v"])
+    p_{\text{你}} | \partial \mathcal{L} / \partial E_{\text{你},0} | \partial_{W_{Q}} \mathcal{L}
+    >>> said = reader(d, "sgd[1].W_Q[1,0]")
+    >>> said["v"][0][0], said["v"][0][1]["q"]["v"]
+    ('precision.after_sgd', '{W_{Q}}_{1,0}')
+    """
+    m = _STATE.fullmatch(ref)
+    if m:
+        q = {"q": tex(_reader_tex(d, m[3]))}
+        said = (f"precision.after_{m[1]}", q) if m[2] == "1" else (f"precision.after_{m[1]}_k", q | {"k": num(m[2])})
+        return {"t": "said", "v": [said], "sep": "precision.flips_sep"}
+    return math(_reader_tex(d, ref))
+
+
+def _reader_tex(d, ref: str) -> str:
+    from .display import group_tex, name_tex  # display shows the documents' quantities: it imports this
+    if "[" not in ref:                                      # a whole tensor: its symbol
+        return group_tex(ref)
+    if ref.startswith("grad_"):
+        return rf"\partial \mathcal{{L}} / \partial {name_tex(d, ref[len('grad_'):])}"
+    return name_tex(d, ref)
 
 
 def _decisions(f) -> list:
