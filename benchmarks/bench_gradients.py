@@ -114,10 +114,10 @@ def _evalf(expr, q):
 
 def naive(spec_path: Path, timeout: float):
     d = Derivation(load_spec(spec_path), gradients=False)
-    d.ev.values(64)  # decide the ReLU signs
+    d._ev.values(64)  # decide the ReLU signs
     t = time.perf_counter()
     with sympy.evaluate(False):  # substitute only: no canonicalisation of huge trees
-        expr = d.graph.closed_form("loss", decide=d.ev.decide, max_ops=None)
+        expr = d.graph.closed_form("loss", decide=d._ev.decide, max_ops=None)
     t_build = time.perf_counter() - t
     n = tree_size(expr)
     q = mp_proc.get_context("fork").Queue()

@@ -34,9 +34,9 @@ SPECS = ["bigram", "tiny-transformer", str(ROOT / "benchmarks/specs/ladder-d4-T4
 
 def exact(spec):
     d = symgpt.load(spec)
-    for name in d.net.groups:
-        if name not in d.net.params:
-            d.ev.group(name, PREC)
+    for name in d._net.groups:
+        if name not in d._net.params:
+            d._ev.group(name, PREC)
     return d
 
 

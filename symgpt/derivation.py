@@ -160,12 +160,12 @@ class Derivation:
         self.limits = limits or Limits()
         self.cost = cost.check_values(spec, self.limits, gradients)  # before any tensor is computed
         self._example = (tokens, target, gradients)
-        self.net = Net(spec, tokens, target, gradients)
+        self._net = Net(spec, tokens, target, gradients)
         self._graph: Graph | None = None
         self._lazy: LazyGraph | None = None
-        self.skeleton = Skeleton(self.net, lambda: self.graph, lambda: self.definitions)
-        self.ev = TensorEvaluator(self.net, graph=lambda: self.graph, limits=self.limits)
-        self.registry = Names(spec, self.skeleton, ev=self.ev, trace=self.trace)
+        self._skeleton = Skeleton(self._net, lambda: self.graph, lambda: self.definitions)
+        self._ev = TensorEvaluator(self._net, graph=lambda: self.graph, limits=self.limits)
+        self._registry = Names(spec, self._skeleton, ev=self._ev, trace=self.trace)
         self._traces: dict = {}
 
     @property
@@ -236,14 +236,14 @@ class Derivation:
         >>> load("bigram").ref("p[鱼]").name
         'p[2]'
         """
-        return self.registry.ref(ref_text(name))
+        return self._registry.ref(ref_text(name))
 
     def _quantity(self, ref):
         """A name's :class:`Ref`, or any other claims expression bound to this derivation
         (:func:`symgpt.claims.refs.bind`): both have ``ball(prec)``, ``exact()`` and ``expr``."""
         text = ref_text(ref)
         try:
-            return self.registry.ref(text)
+            return self._registry.ref(text)
         except RefError as e:
             try:
                 tree = parse(text, self.limits)
@@ -274,7 +274,7 @@ class Derivation:
         >>> [n for n in load("bigram").names() if n[0] in ("z", "loss")]
         [('z', (3,), 'logits x·W'), ('loss', (), 'cross-entropy −ln p[target]')]
         """
-        return [(g.name, g.shape, g.meaning) for g in self.skeleton.groups.values()]
+        return [(g.name, g.shape, g.meaning) for g in self._skeleton.groups.values()]
 
     def node(self, ref: str) -> str:
         """The canonical node name for a reference such as ``p[你]``.
@@ -282,11 +282,11 @@ class Derivation:
         >>> load("tiny-transformer").node("E[你,1]")
         'E[4,1]'
         """
-        return self.registry.node(ref_text(ref))
+        return self._registry.node(ref_text(ref))
 
     def pretty(self, name: str) -> str:
         """A name with token indices shown as tokens: ``p[4]`` → ``p[你]``."""
-        return self.registry.ref(ref_text(name)).pretty
+        return self._registry.ref(ref_text(name)).pretty
 
     # -- exact forms ------------------------------------------------------
     def definition(self, ref) -> sympy.Expr:
@@ -302,7 +302,7 @@ class Derivation:
         (p[吃], exp(z[吃])/sum_exp, 1/2)
         """
         try:
-            name = self.registry.node(ref_text(ref))
+            name = self._registry.node(ref_text(ref))
         except RefError:
             e = sympy.sympify(self._expr(ref))
         else:
@@ -336,13 +336,13 @@ class Derivation:
         text = ref_text(ref)
         g = self.definitions
         try:
-            names = [self.registry.node(text)]
+            names = [self._registry.node(text)]
             expr = g.sym(names[0])
         except RefError:
             expr = sympy.sympify(self._expr(text))
             names = [g.by_sym[x] for x in expr.free_symbols]
         cap = max(max_ops, WRITTEN)
-        size = sum(g.written_size(n, _stop(n), self.ev.decide, 100 * cap) for n in names)
+        size = sum(g.written_size(n, _stop(n), self._ev.decide, 100 * cap) for n in names)
         if size > cap:
             about = f"more than {100 * cap:,}" if size > 100 * cap else f"about {size:,}"
             raise LimitError(f"closed_form({text!r}): written out it has {about} operations (estimated before "
@@ -350,7 +350,7 @@ class Derivation:
                              f"definition({text!r}) gives its own definition, value({text!r}) its value, "
                              f"and max_ops=… raises the bound")
         try:
-            return expr.xreplace({g.sym(n): g.closed_form(n, stop=_stop(n), decide=self.ev.decide, max_ops=max_ops,
+            return expr.xreplace({g.sym(n): g.closed_form(n, stop=_stop(n), decide=self._ev.decide, max_ops=max_ops,
                                                          max_nodes=max_nodes) for n in names})
         except TooManyDefinitions as e:
             raise TooManyDefinitions(f"closed_form({text!r}): {e}") from None
@@ -460,15 +460,15 @@ class Derivation:
         fmt, n = rounding(digits, None, self.limits)
         start = self._start(n)
         prec, top = start, max_prec(self.limits)
-        out: dict = {name: None for group in self.spec.params for name in self.skeleton.groups[group].names}
+        out: dict = {name: None for group in self.spec.params for name in self._skeleton.groups[group].names}
         last, todo = {}, set()
         for _ in range(4):  # every tensor at once, at rising precision, while some entry's ball is too wide
             try:
-                lean = self.ev.lean(prec)   # a deep model's blocks are freed as the reverse pass leaves them
+                lean = self._ev.lean(prec)   # a deep model's blocks are freed as the reverse pass leaves them
                 for group in self.spec.params:
-                    G = self.ev.group("grad_" + group, prec)
+                    G = self._ev.group("grad_" + group, prec)
                     rows = G if G and isinstance(G[0], list) else [G]
-                    for name, x in zip(self.skeleton.groups[group].names, (x for r in rows for x in r)):
+                    for name, x in zip(self._skeleton.groups[group].names, (x for r in rows for x in r)):
                         if out[name] is None:
                             out[name] = fmt(tidy(x))
                             if out[name] is None:
@@ -478,14 +478,14 @@ class Derivation:
                                 todo.discard(name)
                     del G, rows
                     if lean:
-                        self.ev.free("grad_" + group, prec)   # read out: its balls need not stay
+                        self._ev.free("grad_" + group, prec)   # read out: its balls need not stay
             except LimitError:
                 if prec == start:
                     raise
                 break  # the next precision is beyond the limits: what is left goes the long way
             if not todo or 2 * prec > top:
                 break
-            self.ev.forget(prec)  # the next pass holds the model's tensors again: not twice
+            self._ev.forget(prec)  # the next pass holds the model's tensors again: not twice
             prec *= 2
         for name, v in out.items():
             if v is None:
@@ -501,10 +501,10 @@ class Derivation:
         """
         arrays = {}
         for group in self.spec.params:
-            names = self.skeleton.groups[group].names
+            names = self._skeleton.groups[group].names
             a = np.empty(len(names), dtype=object)
             a[:] = [g[name] for name in names]
-            arrays[group] = a.reshape(self.skeleton.groups[group].shape)
+            arrays[group] = a.reshape(self._skeleton.groups[group].shape)
         return arrays
 
     def _by_checkpoint(self, g: dict) -> dict:
@@ -514,7 +514,7 @@ class Derivation:
 
     def _hard_entry(self, name: str, n: int, ball) -> str:
         """A gradient no enclosure rounds: proven 0, certified the long way, or its enclosure."""
-        if isinstance(ball, arb) and ball.contains(0) and self.ev.exact_zero("grad_" + name):
+        if isinstance(ball, arb) and ball.contains(0) and self._ev.exact_zero("grad_" + name):
             return "0"
         if not ball.contains(0):
             try:
@@ -563,7 +563,7 @@ class Derivation:
 
     def sign(self, ref) -> int:
         """-1, 0 or 1, decided rigorously (0 only for an exact zero)."""
-        return self.ev.sign(self.node(ref))
+        return self._ev.sign(self.node(ref))
 
     def _optimizer(self, optimizer) -> str:
         if optimizer not in OPTIMIZERS:
@@ -591,4 +591,4 @@ class Derivation:
         >>> load("tiny-transformer").head_step("E[你,0]")
         1/5 - grad_E_head[4,0]/10
         """
-        return self.registry.head_expr(self.node(ref))
+        return self._registry.head_expr(self.node(ref))

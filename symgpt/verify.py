@@ -362,11 +362,11 @@ def list_names(d) -> str:
     s = d.spec
     lines = [f"{s.path}: {s.kind}, tokens {', '.join(s.vocab)} (an index v is a token or 0..{s.V - 1})",
              "quantities (graph nodes):"]
-    for ref, shape, meaning in d.registry.groups():
+    for ref, shape, meaning in d._registry.groups():
         dims = "×".join(map(str, shape)) if shape else "scalar"
         lines.append(f"  {ref:<16} {dims:<7} {meaning}")
     lines.append("sizes and constants:")
-    for r in d.registry.sizes():
+    for r in d._registry.sizes():
         if s.kind == "transformer" or r.name in ("d", "lr") or r.name.startswith("adamw."):
             lines.append(f"  {r.name:<16} {_number(r.expr):<7} {r.meaning}")
     steps = s.training.steps
@@ -378,7 +378,7 @@ def list_names(d) -> str:
         lines.append(f"  {'adamw[k].' + name + '[PARAM,i,j]':<28} {meaning}")
     lines.append(f"  {'sgd_wrong_order[k].NAME':<28} loss, p[v], parameters: SGD updating E with a gradient "
                  f"taken after the other weights moved")
-    if "grad_E_head" in d.skeleton.groups:
+    if "grad_E_head" in d._skeleton.groups:
         lines.append(f"  {'head_step.E[v,j]':<28} the target's row E[t] − lr·grad_E_head[t] (other rows unchanged)")
         lines.append(f"  {'head_step.logits[v]':<28} h_final · head_step.E[v], h_final as it was")
         lines.append(f"  {'head_step.p[v]':<28} p after that update (a forward pass with the new row)")

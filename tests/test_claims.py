@@ -504,7 +504,7 @@ def test_split_and_join_are_inverse():
 
 
 def test_the_registry_resolves_every_kind_of_name(bigram):
-    R = bigram.registry
+    R = bigram._registry
     r = R.ref("p[鱼]")
     assert (r.name, r.pretty, r.kind, r.group, r.index, r.shape) == ("p[2]", "p[鱼]", "node", "p", (2,), (3,))
     assert R.ref("p[2]") == r and str(r.expr) == "p[2]"
@@ -539,11 +539,11 @@ def test_the_registry_resolves_every_kind_of_name(bigram):
 def test_the_registry_says_what_is_wrong(bigram, text, fragment):
     from symgpt.engine.names import RefError
     with pytest.raises(RefError, match=re.escape(fragment)):
-        bigram.registry.ref(text)
+        bigram._registry.ref(text)
 
 
 def test_layer_prefixes_and_head_step(seed, tmp_path):
-    R = seed.registry
+    R = seed._registry
     h = R.ref("head_step.E[你,0]")
     assert (h.name, h.pretty, h.kind) == ("head_step.E[4,0]", "head_step.E[你,0]", "head_step")
     assert h.expr == seed.head_step("E[4,0]")
@@ -551,9 +551,9 @@ def test_layer_prefixes_and_head_step(seed, tmp_path):
     import oracle
     d = derivation_of(write_spec(tmp_path, oracle.random_spec_toml(seed=1, V=5, d=4, heads=2, d_ff=4,
                                                                     layers=2, T=3)))
-    q = d.registry.ref("l1.Q[2,3]")
+    q = d._registry.ref("l1.Q[2,3]")
     assert (q.group, q.index, q.shape) == ("l1.Q", (2, 3), (3, 4))
-    assert d.registry.ref("sgd[1].l0.W_Q[0,1]").part == "param"
+    assert d._registry.ref("sgd[1].l0.W_Q[0,1]").part == "param"
 
 
 def test_a_whole_number_index_is_an_id_even_when_a_token_is_a_numeral(tmp_path):

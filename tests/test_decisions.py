@@ -71,7 +71,7 @@ def test_a_tie_far_back_in_the_order_is_proven_and_the_loss_agrees(tmp_path):
     d = derivation_of(write_spec(tmp_path, TIE_FAR_BACK), gradients=False)
     res = oracle.transformer_forward(oracle.loads_spec(TIE_FAR_BACK), dps=ORACLE_DPS)
     assert_significant(d.value("loss", digits=25), res["loss"], 25, guard=Fraction(1, 10 ** 45))
-    assert {"l0.Z[0,0]", "l0.Z[1,0]", "l0.Z[2,0]"} <= d.ev.ties   # the zeros argued above
+    assert {"l0.Z[0,0]", "l0.Z[1,0]", "l0.Z[2,0]"} <= d._ev.ties   # the zeros argued above
     assert d.value("l0.Z[2,0]") == "0"
 
 
@@ -90,7 +90,7 @@ def test_a_trace_and_a_gradient_check_prove_the_ties_of_the_spec_weights(tmp_pat
     assert c.analytic == 0 and c.numeric.contains(0) and c.numeric.rad() < 1e-40
     # an expression over node symbols holding ReLU of a tie decides it on the spot (no stray Undecided)
     fresh = derivation_of(write_spec(tmp_path, text, "again.toml"))
-    assert fresh.ev.expr_ball(ReLU(sympy.Symbol("Z[1,0]", real=True)) + 1, 128) == 1
+    assert fresh._ev.expr_ball(ReLU(sympy.Symbol("Z[1,0]", real=True)) + 1, 128) == 1
 
 
 def _counting(monkeypatch):
@@ -119,7 +119,7 @@ def test_an_unproven_tie_ends_in_one_error_naming_it_and_is_not_tried_again(tmp_
     msg = str(e.value)
     assert "\n" not in msg and "rounding of loss" in msg and "sign of l0.Z[2,0]" in msg
     assert "numeric.SYMPY_SECONDS" in msg and e.value.cause.startswith("cannot decide the sign of l0.Z[2,0]")
-    assert "l0.Z[2,0]" in d.ev.failed and {"l0.Z[0,0]", "l0.Z[1,0]"} <= d.ev.ties
+    assert "l0.Z[2,0]" in d._ev.failed and {"l0.Z[0,0]", "l0.Z[1,0]"} <= d._ev.ties
     tried = len(calls)
     with pytest.raises(UndecidableError, match=r"sign of l0\.Z\[2,0\]"):
         d.value("loss", digits=25)

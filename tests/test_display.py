@@ -601,7 +601,7 @@ def test_a_quantitys_worked_line_found_in_its_section_alone_is_the_documents_fir
     d = loaded(name)
     first = _first_lines(d)
     assert len(first) > 5
-    for node in d.skeleton.nodes:
+    for node in d._skeleton.nodes:
         assert worked_line(d, node) == first.get(node), node
 
 

@@ -153,7 +153,7 @@ def test_relu_tie_has_derivative_zero(tmp_path):
                         "W_1 = [[0.3, 0.1, -0.2, 0.4], [0.3, -0.3, 0.5, 0.1]]")
     text = text.replace("b_1 = [0.1, 0.1, 0.1, 0.1]", "b_1 = [0, 0.1, 0.1, 0.1]")
     d = derivation_of(write_spec(tmp_path, text))
-    assert d.sign("Z[1,0]") == 0 and "Z[1,0]" in d.ev.ties
+    assert d.sign("Z[1,0]") == 0 and "Z[1,0]" in d._ev.ties
     assert d.value("R[1,0]") == "0"
     assert d.sign("grad_R[1,0]") != 0          # the loss does depend on R[1,0] …
     assert d.value("grad_Z[1,0]") == "0"       # … but ReLU'(0) = 0 stops it

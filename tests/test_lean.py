@@ -46,10 +46,10 @@ def test_a_lean_gradient_is_torchs_and_frees_the_upper_blocks(family, tmp_path):
             assert abs(got - want[idx]) <= max(1e-9 * abs(want[idx]), 1e-14), f"{key}: {g[key]} vs {want[idx]!r}"
             n += 1
     assert n == len(g)
-    freed = d.ev.freed_groups
+    freed = d._ev.freed_groups
     assert {"l3.S", "l3.H2", "grad_l3.H1", "l2.LN2", "l0.S", "grad_l1.W_Q"} <= freed
     assert not freed & {"loss", "X", "logits"}   # what no block owns stays
-    assert d.ev.lean_fallbacks == 0
+    assert d._ev.lean_fallbacks == 0
     # a freed tensor asked for afterwards: computed again, the same as from a fresh derivation
     fresh = derivation_of(path)
     for ref in ("l3.S[1,2,0]", "grad_l3.H1[2,1]", "l2.H2[0,3]"):

@@ -34,7 +34,7 @@ def _layers_spec(tmp_path, **sizes):
 
 def _own_groups(d):
     """The graph's groups that are not adjoints: (group, its name without a layer prefix)."""
-    return [(g, base(g.name)) for g in d.skeleton.groups.values() if not g.name.startswith("grad_")]
+    return [(g, base(g.name)) for g in d._skeleton.groups.values() if not g.name.startswith("grad_")]
 
 
 @pytest.mark.parametrize("name", SEEDS)
@@ -91,7 +91,7 @@ def test_training_reads_which_parameters_are_trained_and_decayed():
 def test_the_ops_hyper_parameters_are_sizes_of_the_registry():
     assert list(SIZES) == ["d", "d_ff", "heads", "layers", "ln_eps", "pe_base"]
     assert SIZES["ln_eps"] == (NAMES["ln_eps"].en, "ln_eps") and NAMES["pe_base"].kind == "size"
-    R = symgpt.load("tiny-transformer").registry
+    R = symgpt.load("tiny-transformer")._registry
     assert R.ref("ln_eps").meaning == NAMES["ln_eps"].en and R.ref("pe_base").expr == 10000
 
 
@@ -161,7 +161,7 @@ def _every_block_gets_its_functions(d):
     found = _functions_of(candidates(d))
     for l in range(d.spec.layers):
         p = f"l{l}."
-        S, var = d.skeleton.groups[p + "S"], d.skeleton.groups[p + "var1"]
+        S, var = d._skeleton.groups[p + "S"], d._skeleton.groups[p + "var1"]
         assert len(found[f"exp({p}S)"]) >= S.shape[0] * S.shape[1] * S.shape[2] - 1
         assert len(found[f"sqrt({p}var1)"]) == len(found[f"sqrt({p}var2)"]) == var.shape[0]
     assert not any(k.startswith(("exp(grad", "sqrt(grad")) for k in found)

@@ -132,7 +132,7 @@ def test_exact_pipeline_agrees_with_the_certified_engine(spec):
     f = report(spec, births=False)
     with mpmath.workdps(60):
         for n in f.pipe.names:
-            if n in f.d.net.groups and n != "PE":
+            if n in f.d._net.groups and n != "PE":
                 for a, b in zip(np.ravel(f.reference[n]), np.ravel(f.exact[n])):
                     assert abs(a - b) <= MP.mpf(10) ** -40 * max(1, abs(b)), n
 
@@ -222,7 +222,7 @@ def test_loss_births_are_the_exact_adjoint_times_the_local_error(fmt):
             continue
         adj = np.vectorize(lambda b: MP.mpf(b.mid().str(40, radius=False)) if hasattr(b, "mid") else
                            MP.mpf(int(b.p)) / int(b.q), otypes=[object])(
-            np.array(f.d.ev.group("grad_" + s, 256), dtype=object))
+            np.array(f.d._ev.group("grad_" + s, 256), dtype=object))
         predicted = sum(a * d for a, d in zip(np.ravel(adj), np.ravel(loc[s])))
         carried = f.births[fmt][s]["loss"]
         scale = sum(abs(a * d) for a, d in zip(np.ravel(adj), np.ravel(loc[s])))
@@ -346,7 +346,7 @@ def test_a_loss_over_every_position(tmp_path):
     assert "logits_at0" in f.pipe.names and "grad_logits_at0" in f.pipe.names
     with mpmath.workdps(60):
         for n in f.pipe.names:
-            if n in f.d.net.groups and n != "PE":
+            if n in f.d._net.groups and n != "PE":
                 for a, b in zip(np.ravel(f.reference[n]), np.ravel(f.exact[n])):
                     assert abs(a - b) <= MP.mpf(10) ** -40 * max(1, abs(b)), n
     assert abs(f.exact["loss"] - MP.mpf(f.d.value("loss", digits=45))) < MP.mpf(10) ** -40

@@ -95,6 +95,6 @@ def test_every_quantity_of_every_family_has_its_chinese_meaning(family, layers, 
     zh = meanings("zh")
     d = derivation_of(write_spec(tmp_path, oracle.random_spec_toml(seed=1, V=4, d=4, heads=2, d_ff=4, layers=layers,
                                                                    T=2, **family)))
-    english = {g.name: d.ref(g.names[0]).meaning for g in d.net.groups.values() if not g.name.startswith("grad_")}
+    english = {g.name: d.ref(g.names[0]).meaning for g in d._net.groups.values() if not g.name.startswith("grad_")}
     left = {n: m for n, m in english.items() if not re.search(r"[\u4e00-\u9fff]", translated(zh, m))}
     assert not left, left

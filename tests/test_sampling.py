@@ -16,7 +16,7 @@ PREC = 200  # bits for reading exact expressions as balls
 
 def value_of(d, expr):
     """An exact expression over node symbols, enclosed at PREC bits; its midpoint as an mpf."""
-    return ball_mid(d.ev.expr_ball(expr, PREC))
+    return ball_mid(d._ev.expr_ball(expr, PREC))
 
 
 def oracle_ranking(p):

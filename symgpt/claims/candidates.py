@@ -126,13 +126,13 @@ def candidates(d) -> list:
         if not idx:
             return name
         return f"{name}[{','.join(vocab[i] if a in TOKEN_AXES else str(i) for a, i in zip(axes, idx))}]"
-    groups = list(d.registry.groups())
+    groups = list(d._registry.groups())
     for pattern, shape, _ in groups:
         name, _, axes = pattern.partition("[")
         axes = axes.rstrip("]").replace(",", "")
         for idx in _entries(shape):
             add(ref_of(name, axes, idx), name, idx, axes)
-    for r in d.registry.sizes():
+    for r in d._registry.sizes():
         add(r.name, r.name)
     for f in ("vocab_size()", "seq_len()", "params()", "argmax()"):
         add(f, f)

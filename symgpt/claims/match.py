@@ -54,7 +54,7 @@ class Matcher:
         self.vocab = list(d.spec.vocab)
         self._alias: dict = {}
         self._rounds: dict = {}       # (candidate, figure as printed) → does it round so (context-free: once)
-        self.graph = {p.partition("[")[0] for p, _, _ in d.registry.groups()}    # the model's nodes' groups
+        self.graph = {p.partition("[")[0] for p, _, _ in d._registry.groups()}    # the model's nodes' groups
 
     def rounds(self, c: Candidate, n) -> bool:
         """:func:`rounds_to`, remembered: a figure printed again (0.0%, 1.000) is certified once."""
@@ -212,7 +212,7 @@ class Matcher:
         figure index → the key of the factor it is, where a printed product ``a × b`` matches one term
         of the definition by value (``0.500 × 0.3`` in ``q0,0 = …`` is ``H0[0,0]·W_Q[0,0]``)."""
         import sympy
-        graph = {p.partition("[")[0] for p, _, _ in self.d.registry.groups()}
+        graph = {p.partition("[")[0] for p, _, _ in self.d._registry.groups()}
         by_key = {c.key: c for c in self.cands}
         out: dict = {}
         products: dict = {}      # figure a → figure b → the (factor of a, factor of b) pairs of a × b

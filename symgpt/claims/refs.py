@@ -730,7 +730,7 @@ LEAF_PRECS = (128, 512, 2048)   # precisions a name's size is read at, until its
 class _Binder:
     def __init__(self, d):
         self.d = d  # None: numbers and functions of numbers only (a chain of printed figures)
-        self.names = None if d is None else d.registry
+        self.names = None if d is None else d._registry
         self.bound: dict[str, Quantity] = {}   # names, bound once (their sizes are read first)
 
     # -- sizes of the leaves, for :func:`size` -------------------------------------
@@ -747,14 +747,14 @@ class _Binder:
         f = t[1]
         if f == "softmax_T" and args and t[2][0] != ("inf",):   # exp(z/T) and its ratios: |z|/T·log10 e
             try:
-                z = max(_upper(self.d.ev.expr_ball(x, 128)) for x in sampling._logits(self.d)[0])
+                z = max(_upper(self.d._ev.expr_ball(x, 128)) for x in sampling._logits(self.d)[0])
             except (UndecidableError, ArithmeticError, ValueError):
                 return None
             inv_T = _abs_bound(_of_value(1 / args[0].value)) if args[0].value else _exp10(args[0].mag)
             mag = 2 * z * inv_T * LOG10_E + math.log10(self.d.spec.V) + 1
             return Size(args[0].digits, mag, False)
         if f in ("topk", "topp"):
-            p = self._enclosed(lambda: [self.d.ev.expr_ball(x, 128) for x in sampling._probs(self.d)])
+            p = self._enclosed(lambda: [self.d._ev.expr_ball(x, 128) for x in sampling._probs(self.d)])
             if p is None:
                 return None
             return Size(max(a.digits for a in args), p.mag + math.log10(self.d.spec.V) + 1, False)
@@ -779,7 +779,7 @@ class _Binder:
         if self.d is None:  # no node symbols: enclose the expression of numbers directly
             f = compile_expr(e, {}, None)
             return Quantity(lambda prec: f([]), expr=e, exact=lambda: None)
-        ev, names = self.d.ev, self.names
+        ev, names = self.d._ev, self.names
         return Quantity(lambda prec: ev.expr_ball(e, prec), expr=e, exact=lambda: names.exact(e))
 
     def bind(self, t) -> Quantity:

@@ -480,11 +480,11 @@ class Numbers:
         k = self.k if k is None else k
         key = (expr, k)
         if key not in self._e:
-            self._e[key] = self.d.ev.certified_expr(expr, lambda b: round_decimals(b, k), k + 10)
+            self._e[key] = self.d._ev.certified_expr(expr, lambda b: round_decimals(b, k), k + 10)
         return self._e[key]
 
     def e_sig(self, expr, n) -> str:
-        return self.d.ev.certified_expr(expr, lambda b: round_significant(b, n), n + 10)
+        return self.d._ev.certified_expr(expr, lambda b: round_significant(b, n), n + 10)
 
     def sym(self, name):
         return self.d.graph.sym(name)

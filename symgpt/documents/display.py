@@ -90,15 +90,15 @@ def name_tex(d, name: str) -> str:
     >>> print(name_tex(d, "grad_logits[4]"))
     \frac{\partial \mathcal{L}}{\partial \mathrm{logit}_{\text{你}}}
     """
-    node = d.skeleton.nodes[d.node(name)]
+    node = d._skeleton.nodes[d.node(name)]
     group = node.group
-    if group.startswith("grad_") and group[len("grad_"):] in d.skeleton.groups:
+    if group.startswith("grad_") and group[len("grad_"):] in d._skeleton.groups:
         inner = d.node(name)[len("grad_"):]
         return rf"\frac{{\partial \mathcal{{L}}}}{{\partial {name_tex(d, inner)}}}"
     g = group_tex(group)
     if not node.index:
         return g
-    axes = d.skeleton.groups[group].axes
+    axes = d._skeleton.groups[group].axes
     idx = ",".join(_index_tex(d, i, a) for i, a in zip(node.index, axes))
     return f"{{{g}}}_{{{idx}}}" if ("_" in g or "^" in g or "'" in g) else f"{g}_{{{idx}}}"
 
@@ -116,7 +116,7 @@ def expr_tex(d, expr) -> str:
     >>> expr_tex(d, d.definition("z[0]"))
     'W_{0,\\text{猫}} x_{0} + W_{1,\\text{猫}} x_{1}'
     """
-    names = {s: name_tex(d, s.name) for s in expr.free_symbols if s.name in d.skeleton.nodes}
+    names = {s: name_tex(d, s.name) for s in expr.free_symbols if s.name in d._skeleton.nodes}
     return sympy.latex(expr, symbol_names=names)
 
 
@@ -163,7 +163,7 @@ def worked_line(d, name: str):
     >>> sec, ln["rel"]
     ('5', '=')
     """
-    group = d.skeleton.nodes[name].group
+    group = d._skeleton.nodes[name].group
     for n, entry in enumerate(_outline(d)):  # §n, as symgpt.documents.document.number_tables numbers them
         if entry[0].shows is not None and group not in entry[0].shows:
             continue
@@ -206,7 +206,7 @@ def decided(d, expr):
     """
     reps = {}
     for f in sign_steered(expr):
-        reps[f] = f.branch(d.ev.expr_sign(f.args[0]))
+        reps[f] = f.branch(d._ev.expr_sign(f.args[0]))
     return expr.xreplace(reps)
 
 
@@ -222,7 +222,7 @@ def tree(d, expr) -> dict:
     'exp(z[0])/sum_exp'
     """
     if expr.is_Symbol:
-        return st.fig(expr.name, weight=d.skeleton.nodes[expr.name].value is not None)
+        return st.fig(expr.name, weight=d._skeleton.nodes[expr.name].value is not None)
     if expr.is_Rational:
         return st.exact(exact_text(expr), sympy.latex(expr))
     if expr.is_Add:
@@ -522,7 +522,7 @@ def examples(d) -> list:
     >>> examples(symgpt.load("tiny-transformer")), examples(symgpt.load("bigram"))
     (['A[1,0]', 'p[4]', 'grad_logits[4]', 'loss'], ['z[2]', 'p[2]', 'grad_z[2]', 'loss'])
     """
-    s, g = d.spec, d.skeleton
+    s, g = d.spec, d._skeleton
     t = s.target
     logits = "logits" if "logits" in g.groups else "z"
     out = []
@@ -543,7 +543,7 @@ def derivation_repr(d) -> str:
     >>> derivation_repr(symgpt.load("bigram"))
     '<Derivation bigram: bigram V=3 d=2 T=1, 40 quantities>'
     """
-    return f"<Derivation {d.spec.name}: {sizes(d.spec)}, {len(d.skeleton.nodes)} quantities>"
+    return f"<Derivation {d.spec.name}: {sizes(d.spec)}, {len(d._skeleton.nodes)} quantities>"
 
 
 def _title(spec) -> str:
@@ -565,7 +565,7 @@ def derivation_markdown(d) -> str:
     return "\n".join([
         (f"**{md_text(_title(s))}** — {md_code(s.name)}: {md_text(sizes(s))}; "
          f"{' '.join(md_code(s.vocab[i]) for i in s.input)} → {md_code(s.vocab[s.target])}; "
-         f"{len(d.skeleton.nodes)} named quantities in {len(d.skeleton.groups)} groups."), "",
+         f"{len(d._skeleton.nodes)} named quantities in {len(d._skeleton.groups)} groups."), "",
         f"Spec: {md_code(s.path)}" + (f" (after {md_text(source)})" if source else "") + ".", "",
         md_table(["name", "meaning", f"value ({DIGITS} certified digits)"], rows, align="llr"), "",
         f"Look closer: {md_code(f'd[{d.pretty(first)!r}]')} (definition, worked line, closed form, value), "

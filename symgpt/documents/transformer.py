@@ -190,7 +190,7 @@ def outline(c) -> list:
     [('tokenize', ()), ('embed', ('X',)), ('positional', ('PE', 'H0')),
      ('attention', ('Q', 'K', 'V', 'S', 'A_den', 'A', 'Attn'))]
     """
-    groups = c.d.skeleton.groups
+    groups = c.d._skeleton.groups
     before = [Part("setup", lambda figs: setup(c, figs), ()), Part("vocab", lambda figs: vocab(c), ()),
               Part("tokenize", lambda figs: tokenize(c), ())]
     staged = [Part(key, functools.partial(stage_section, c, key, run), tuple(g for a in run for g in made(a, groups)))
@@ -216,7 +216,7 @@ def made(a, groups) -> tuple:
 
     >>> import symgpt
     >>> d = symgpt.load("tiny-transformer")
-    >>> [made(a, d.skeleton.groups) for a in plan(d.spec)][-3:-1]
+    >>> [made(a, d._skeleton.groups) for a in plan(d.spec)][-3:-1]
     [('mu2', 'var2', 'LN2'), ('h_final', 'logits')]
     """
     m = _Made(groups)

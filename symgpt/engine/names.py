@@ -15,7 +15,7 @@ to anyone who needs them (the documents).
 >>> split("W[0,2]"), split("l0.Q[1,0]"), split("loss")
 (('W', ('0', '2')), ('l0.Q', ('1', '0')), ('loss', ()))
 >>> import symgpt
->>> r = symgpt.load("tiny-transformer").registry.ref("p[你]")
+>>> r = symgpt.load("tiny-transformer")._registry.ref("p[你]")
 >>> r.name, r.pretty, r.kind, r.group, r.index, r.shape
 ('p[4]', 'p[你]', 'node', 'p', (4,), (6,))
 """
@@ -190,7 +190,7 @@ class Names:
         """The quantity a name denotes (memoised); RefError when there is none.
 
         >>> import symgpt
-        >>> R = symgpt.load("bigram").registry
+        >>> R = symgpt.load("bigram")._registry
         >>> R.ref("adamw[1].m[W,0,鱼]").name, R.ref("adamw[1].m[W,0,鱼]").node
         ('adamw[1].m[W,0,2]', 'W[0,2]')
         >>> R.ref("lr").expr, R.ref("sgd[2].loss").part
@@ -218,7 +218,7 @@ class Names:
         """The canonical node name of a plain name: ``p[你]`` → ``p[4]``.
 
         >>> import symgpt
-        >>> symgpt.load("tiny-transformer").registry.node("E[你,1]")
+        >>> symgpt.load("tiny-transformer")._registry.node("E[你,1]")
         'E[4,1]'
         """
         group, raw = self._parts(text)
@@ -243,7 +243,7 @@ class Names:
         (``l0.`` … count from 0, the documents' headings from 1), else the nearest name.
 
         >>> import symgpt
-        >>> symgpt.load("bigram").registry._hint("Z", "Z[0]")
+        >>> symgpt.load("bigram")._registry._hint("Z", "Z[0]")
         '; did you mean z?'
         """
         layers = getattr(self.spec, "layers", 1)
@@ -343,7 +343,7 @@ class Names:
         without its step: what a trace's ``ball(k, ref, prec)`` reads.
 
         >>> import symgpt
-        >>> r = symgpt.load("bigram").registry.state("grad_W[0,鱼]")
+        >>> r = symgpt.load("bigram")._registry.state("grad_W[0,鱼]")
         >>> r.part, r.node
         ('grad', 'grad_W[0,2]')
         """
@@ -447,7 +447,7 @@ class Names:
         """(name pattern, shape, meaning) of every graph tensor: ``E[v,j]``, ``loss``.
 
         >>> import symgpt
-        >>> symgpt.load("bigram").registry.groups()[0]
+        >>> symgpt.load("bigram")._registry.groups()[0]
         ('E[v,j]', (3, 2), 'token embedding matrix (V × d)')
         """
         return [(join(g.name, g.axes), g.shape, g.meaning) for g in self.graph.groups.values()]

@@ -87,11 +87,11 @@ class Forensics:
         ex = Exact(MP)
         self.reference = evaluate(self.pipe, ex, self.params)   # the same pipeline in mpmath
         out = {n: ex.w(v) for n, v in self.params.items()}
-        groups = self.d.net.groups
+        groups = self.d._net.groups
         for st in self.pipe.stages:
             if st.name in groups and st.name != "PE":
                 out[st.name] = np.vectorize(_mpf, otypes=[object])(
-                    np.array(self.d.ev.group(st.name, PREC), dtype=object))
+                    np.array(self.d._ev.group(st.name, PREC), dtype=object))
             elif st.name == "PE":
                 out[st.name] = self.reference[st.name]
             else:  # from the certified values of its inputs (an exactly zero gradient gives an exact update)

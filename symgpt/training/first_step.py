@@ -83,7 +83,7 @@ def rule(d, ref: str):
         t, j = m[1], m[2]
         target = d.spec.target if isinstance(d.spec.target, str) else d.spec.vocab[d.spec.target]
         theta = sympy.Symbol(key(d, "E", [t, j]))
-        if "grad_E_head" not in {g.partition("[")[0] for g, _, _ in d.registry.groups()} or \
+        if "grad_E_head" not in {g.partition("[")[0] for g, _, _ in d._registry.groups()} or \
                 str(theta) not in trained(d):
             return None                       # no tied head, or no such entry of E (head_step.E[你,9])
         return theta - sympy.Symbol("lr") * sympy.Symbol(key(d, "grad_E_head", [t, j])) if \

@@ -77,7 +77,7 @@ def ranking(d) -> tuple[list, bool]:
 
     def cmp(a, b):
         nonlocal ties
-        s = d.ev.expr_sign(z[b] - z[a])  # > 0: b ranks first
+        s = d._ev.expr_sign(z[b] - z[a])  # > 0: b ranks first
         if s == 0:
             ties = True
             return a - b
@@ -122,7 +122,7 @@ def top_p(d, P) -> Truncated:
     mass = sympy.S.Zero
     for n, v in enumerate(order, 1):
         mass = mass + p[v]
-        if d.ev.expr_sign(mass - P) >= 0:
+        if d._ev.expr_sign(mass - P) >= 0:
             return _truncate(d, order, order[:n])
     return _truncate(d, order, order)
 
@@ -163,7 +163,7 @@ def draw(d, u, probs=None) -> Choice:
     acc = sympy.S.Zero
     for v, q in enumerate(probs):
         acc = acc + q
-        s = d.ev.expr_sign(acc - u)
+        s = d._ev.expr_sign(acc - u)
         if s > 0:
             return Choice(d.spec.vocab[v], v, False)
     v = max(i for i, q in enumerate(probs) if q != 0)  # u lies in the last interval's edge

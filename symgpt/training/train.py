@@ -326,7 +326,7 @@ class Trace(Shown):
         self.steps = d.spec.training.steps if steps is None else steps
         cost.check_trace(d.spec, getattr(d, "limits", None), self.steps)
         self.names = learnable(d)
-        self.examples = [d.net] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
+        self.examples = [d._net] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
         self._floor = 0  # lowest precision known to decide every sign of the trace
         self._loss_per_step = None  # (bits state 0's pass loses, bits per update, measured?): start()
@@ -340,7 +340,7 @@ class Trace(Shown):
 
     def _graph_of(self, ex):
         """The per-scalar graph of an example, built only if an exact test needs it (a ReLU tie at state 0)."""
-        if ex is self.d.net:
+        if ex is self.d._net:
             return lambda: self.d.graph
         return lambda: differentiated(self.d.spec, ex.tokens, ex.target)
 
@@ -366,7 +366,7 @@ class Trace(Shown):
                     if n in grads:
                         grads[n] = grads[n] + g
             ties |= ev.ties
-            if ex is self.d.net:
+            if ex is self.d._net:
                 open_ = set(ev.open)
                 p = [vals[ev.index(f"p[{v}]")] for v in range(self.d.spec.V)]
             ev.release()
@@ -394,7 +394,7 @@ class Trace(Shown):
             return self._by_prec[prec]
         cost.check_run(self.d.spec, prec, (self.steps + 1) * len(self.examples), getattr(self.d, "limits", None),
                        what=f"the {self.optimizer} trace ({self.steps} steps)")
-        params = {n: to_flint(self.d.registry.graph.nodes[n].value) for n in self.names}
+        params = {n: to_flint(self.d._registry.graph.nodes[n].value) for n in self.names}
         m = {n: fmpq(0) for n in self.names}
         v = {n: fmpq(0) for n in self.names}
         keep, out, work, lr, coef = self._keep_every(), [], prec, None, None
@@ -538,7 +538,7 @@ class Trace(Shown):
         self._step(k, ref)
         limits = getattr(self.d, "limits", None)
         precision(prec, limits)
-        r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, self.optimizer)
+        r = ref if isinstance(ref, Ref) else self.d._registry.state(ref, self.optimizer)
         prec = self.start(prec)
         if prec > max_prec(limits):
             first, per_step, measured = self._loss_per_step
@@ -570,8 +570,8 @@ class Trace(Shown):
     def _nodes(self, prec: int, k: int) -> TensorEvaluator:
         """The evaluator of the spec's own example at state k (the last one asked for is kept)."""
         if self._ev is None or self._ev[:2] != (prec, k):
-            self._ev = (prec, k, TensorEvaluator(self.d.net, dict(self.full(prec, k).params),
-                                                 graph=self._graph_of(self.d.net)))
+            self._ev = (prec, k, TensorEvaluator(self.d._net, dict(self.full(prec, k).params),
+                                                 graph=self._graph_of(self.d._net)))
         return self._ev[2]
 
     def start(self, bits: int) -> int:
@@ -614,7 +614,7 @@ class Trace(Shown):
         self._step(k)
         prec = self.start(prec_for_digits(30))
         if k == 0:
-            ev = self.d.ev
+            ev = self.d._ev
             ev.values(prec)
             return sorted(ev.ties)
         s = self.states(prec)[k]
@@ -710,8 +710,8 @@ def _param(d, ref) -> str:
     model_arg(d)
     if not isinstance(ref, str) or not ref.strip():
         raise RefError(f"ref: expected a parameter name such as 'W[0,2]' (a string), got {ref!r}")
-    name = d.registry.node(ref)
-    if d.registry.graph.nodes[name].value is None:
+    name = d._registry.node(ref)
+    if d._registry.graph.nodes[name].value is None:
         raise RefError(f"{ref}: expected a parameter (a weight of the spec), not a computed quantity")
     return name
 
@@ -740,17 +740,17 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     ('-0.195173', '-0.195173')
     """
     name = _param(d, ref)
-    node = d.registry.graph.nodes[name]
+    node = d._registry.graph.nodes[name]
     h = exact_number(h, "h", low=0)
     precision(prec, getattr(d, "limits", None))
     theta = to_flint(node.value)
     L = []
     for sign in (1, -1):
-        ev = TensorEvaluator(d.net, {name: theta + sign * to_flint(h)}, graph=lambda: d.graph)
+        ev = TensorEvaluator(d._net, {name: theta + sign * to_flint(h)}, graph=lambda: d.graph)
         L.append(ev.ball("loss", prec))
     with ctx.workprec(prec):
         numeric = (L[0] - L[1]) / (2 * to_flint(h))
-    return GradCheck(name, h, d.ev.ball("grad_" + name, prec), numeric)
+    return GradCheck(name, h, d._ev.ball("grad_" + name, prec), numeric)
 
 
 def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
@@ -767,7 +767,7 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     '-7.41e-11'
     """
     name = _param(d, ref)
-    node = d.registry.graph.nodes[name]
+    node = d._registry.graph.nodes[name]
     try:
         exponents = list(exponents)
     except TypeError:
@@ -775,7 +775,7 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     if not all(isinstance(e, int) and not isinstance(e, bool) and 1 <= e <= 300 for e in exponents):
         raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
     precision(prec, getattr(d, "limits", None))
-    exact = d.ev.ball("grad_" + name, prec)
+    exact = d._ev.ball("grad_" + name, prec)
     theta = int(node.value.p) / int(node.value.q)
     rows = []
     for e in exponents:

@@ -92,7 +92,7 @@ class WrongOrderTrace(Shown):
         """``loss``, ``p[v]`` or a parameter of state k (a name or its Ref), enclosed at ``prec`` bits."""
         step_arg(self.optimizer, self.steps, k, ref)
         precision(prec, self.d.limits)
-        r = ref if isinstance(ref, Ref) else self.d.registry.state(ref, "sgd_wrong_order")
+        r = ref if isinstance(ref, Ref) else self.d._registry.state(ref, "sgd_wrong_order")
         loss, p, params = self.states(prec)[k]
         if r.part == "loss":
             return loss
