@@ -185,6 +185,21 @@ def line(xs, ys) -> dict:
 SERIES = ("2563EB", "16A34A", "DC2626", "D97706", "7C3AED", "0891B2")  # blue, green, red, amber, violet, teal
 
 
+PAGE_LABELS = 36
+"""The most x labels a chart on the page (the PDF's, 0.9 of the text width) can set side by side, turned upright
+in the smallest type: one every 9 pt or more, so that no two touch."""
+
+
+def labelled(n: int, most: int = PAGE_LABELS) -> range:
+    """The x positions of ``n`` that a page's chart labels: all when they fit, else every k-th from the first,
+    k the smallest step that leaves at most ``most`` (the table beside the chart lists them all).
+
+    >>> labelled(5), labelled(79), len(labelled(79)), len(labelled(72))
+    (range(0, 5), range(0, 79, 3), 27, 36)
+    """
+    return range(0, n, max(1, -(-n // most)))
+
+
 def lines(labels, series: dict, ymax: int, ytitle: str) -> dict:
     """Several named series over the same labelled x positions (one line each, with a legend): e.g. the
     correct digits of every tensor along the pipeline, one line per float format.  The y axis runs from 0
@@ -198,6 +213,7 @@ def lines(labels, series: dict, ymax: int, ytitle: str) -> dict:
     for k, (name, ys) in enumerate(series.items()):
         out.append({"name": name, "role": f"series{k}", "points": [{"x": i, "y": y} for i, y in enumerate(ys)]})
     return {"kind": "lines", "labels": list(labels), "series": out, "ymin": "0", "ymax": str(ymax),
+            "ticks": [{"i": i, "label": labels[i]} for i in labelled(len(labels))],
             "yticks": [str(t) for t in range(0, ymax + 1, 4)], "ytitle": ytitle,
             "colours": {f"series{k}": SERIES[k % len(SERIES)] for k in range(len(out))}}
 
