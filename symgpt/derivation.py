@@ -152,7 +152,8 @@ def load(name_or_path, limits: Limits | None = None) -> Derivation:
 class Derivation:
     """Forward and backward graph of one spec, with certified values.
 
-    Every name goes through :attr:`registry` (:class:`symgpt.engine.names.Names`).
+    Every name goes through one :class:`symgpt.engine.names.Names`.  The engine's parts (``_net``, ``_ev``,
+    ``_skeleton``, ``_registry``) are private: ``dir(d)`` shows the REPL's API.
     """
 
     def __init__(self, spec: Spec, tokens=None, target=None, gradients=True, limits: Limits | None = None):
@@ -172,7 +173,7 @@ class Derivation:
     def graph(self) -> Graph:
         """The per-scalar SymPy graph (closed forms, definitions, documents), built on first use.
 
-        Values never need it: they come from :attr:`net` one tensor at a time.  Its
+        Values never need it: they come from the tensor engine one tensor at a time.  Its
         size is checked against ``limits.max_ops`` before it is built
         (:func:`symgpt.engine.cost.check_graph`).
         """

@@ -193,3 +193,10 @@ def test_forensics_after_a_plain_import_symgpt():
     assert abs(got["float"] - loss) <= 4 * np.spacing(loss)
     with mpmath.workdps(30):
         assert abs(mpmath.mpf(got["exact"][:20]) - mpmath.mpf(bigram().value("loss", digits=25))) < 1e-17
+
+
+def test_dir_shows_the_api_not_the_engine():
+    public = {n for n in dir(transformer()) if not n.startswith("_")}
+    assert not public & {"ev", "net", "registry", "skeleton"}
+    assert {"value", "closed_form", "definition", "names", "gradient", "trace", "mpf", "ball", "sign", "show",
+            "spec", "node", "ref", "head_step"} <= public

@@ -188,7 +188,7 @@ def continue_greedy(d, n) -> list:
     window = d.spec.n_ctx if d.spec.positions == "learned" else None    # a learned table has n_ctx rows
     for _ in range(n):
         graph = build(d.spec, tuple(tokens[-window:] if window else tokens))   # nanoGPT crops to block_size
-        c = greedy(SimpleNamespace(spec=d.spec, graph=graph, ev=Evaluator(graph)))
+        c = greedy(SimpleNamespace(spec=d.spec, graph=graph, _ev=Evaluator(graph)))
         out.append(c)
         tokens.append(c.id)
     return out

@@ -51,14 +51,14 @@ norms' γ, β), plus the embedding; each op's names facet says which of its para
 
 
 def model_arg(d, what: str = "d"):
-    """A model argument: a loaded derivation (anything with ``spec`` and ``ev``).
+    """A model argument: a loaded derivation (anything with ``spec`` and the engine's ``_ev``).
 
     >>> model_arg("bigram")
     Traceback (most recent call last):
     ...
     symgpt.core.errors.InputError: d: expected a loaded derivation such as symgpt.load("bigram"), got 'bigram'
     """
-    if not all(hasattr(d, a) for a in ("spec", "ev")):
+    if not all(hasattr(d, a) for a in ("spec", "_ev")):
         raise InputError(f'{what}: expected a loaded derivation such as symgpt.load("bigram"), got {d!r:.80}')
     return d
 

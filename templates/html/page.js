@@ -5,18 +5,33 @@
   var popup = document.getElementById("popup");
   var words = JSON.parse(document.body.getAttribute("data-words") || "{}");
   var cards = {};
-  // the proof cards travel zlib-compressed (base64) and are unpacked once, when the page has loaded
-  function unpack() {
-    var packed = document.getElementById("cards-gz");
-    if (!packed || typeof DecompressionStream === "undefined") return Promise.resolve();
+  // the proof cards and the controls' hidden panels travel zlib-compressed (base64), unpacked once the page has loaded
+  function inflate(id) {
+    var packed = document.getElementById(id);
+    if (!packed || typeof DecompressionStream === "undefined") return Promise.resolve(null);
     var bin = atob(packed.textContent.trim()), bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    return new Response(stream).text().then(function (html) {
+    return new Response(stream).text();
+  }
+  function unpack() {
+    var cardsDone = inflate("cards-gz").then(function (html) {
+      if (html === null) return;
       var holder = document.createElement("div");
       holder.id = "cards"; holder.hidden = true; holder.innerHTML = html;
       document.body.appendChild(holder);
       holder.querySelectorAll(".card").forEach(function (c) { cards[c.getAttribute("data-key")] = c; });
+    });
+    var panelsDone = inflate("panels-gz").then(function (json) {
+      if (json === null) return;
+      var panels = JSON.parse(json);
+      document.querySelectorAll("div.packed[data-p]").forEach(function (slot) {
+        var t = document.createElement("template");
+        t.innerHTML = panels[+slot.getAttribute("data-p")];
+        slot.replaceWith(t.content);
+      });
+    });
+    return Promise.all([cardsDone, panelsDone]).then(function () {
       document.documentElement.setAttribute("data-cards", "ready");
     });
   }
@@ -36,9 +51,21 @@
     return p;
   }
 
+  // a card opens below its anchor, or above it when there is no room below; it never leaves the viewport
+  function place(r) {
+    var m = 8, gap = 6, vw = document.documentElement.clientWidth, vh = window.innerHeight;
+    popup.style.maxHeight = (vh - 2 * m) + "px";
+    popup.style.top = window.scrollY + "px"; popup.style.left = window.scrollX + "px";
+    var w = popup.offsetWidth, h = popup.offsetHeight, top = r.bottom + gap;
+    if (top + h > vh - m) top = r.top - gap - h >= m ? r.top - gap - h : Math.max(m, vh - m - h);
+    var left = Math.max(m, Math.min(r.left, vw - w - m));
+    popup.style.top = window.scrollY + top + "px"; popup.style.left = window.scrollX + left + "px";
+  }
+
   function show(key, anchor, el) {
     var card = cards[key];
     if (!card) return;
+    var r = anchor.getBoundingClientRect();  // before the card is emptied: the anchor may be a link inside it
     clearTimeout(hideTimer);
     popup.innerHTML = "";
     var close = document.createElement("button");
@@ -51,12 +78,8 @@
     popup.hidden = false;
     popup.setAttribute("data-key", key);
     popup.setAttribute("aria-label", words.card + " " + key);
-    var r = anchor.getBoundingClientRect();
-    var top = window.scrollY + r.bottom + 6, left = window.scrollX + r.left;
-    popup.style.top = top + "px"; popup.style.left = "0px";
-    var w = popup.offsetWidth, maxLeft = window.scrollX + document.documentElement.clientWidth - w - 8;
-    popup.style.left = Math.max(window.scrollX + 8, Math.min(left, maxLeft)) + "px";
-    current = anchor;
+    place(r);
+    if (anchor.isConnected && !popup.contains(anchor)) current = anchor;
   }
 
   function hide() { popup.hidden = true; current = null; pinned = false; }
@@ -72,7 +95,7 @@
       t.focus({preventScroll: true});
       show(key, t, t); pinned = true;
     } else {
-      show(key, from, null); pinned = true;  // not printed on the page: its card, where the link was
+      show(key, from, null); pinned = true;  // not printed on the page: its card opens where the link was
     }
   }
 
