@@ -78,8 +78,17 @@ class Live(HTMLParser):
 
 def live_figures(text: str) -> list:
     p = Live()
-    p.feed(text)
+    p.feed(unpacked(text))
     return p.figs
+
+
+def unpacked(text: str) -> str:
+    """The page as its script leaves it: each control's hidden panel put back from the zlib-packed list."""
+    m = re.search(r'<script type="text/plain" id="panels-gz">([^<]*)</script>', text)
+    if m is None:
+        return text
+    panels = json.loads(zlib.decompress(base64.b64decode(m[1])).decode("utf-8"))
+    return re.sub(r'<div class="packed" data-p="(\d+)" hidden></div>', lambda k: panels[int(k[1])], text)
 
 
 def cards(text: str) -> str:

@@ -6,11 +6,11 @@ reader can reach is as checked as the document's own.
 
 - temperature: ``softmax_T(T, v)`` for the spec's ``sampling.temperatures`` and
   a grid around them (T = ∞ included when the spec has it);
-- top-k: ``topk(k, v)`` for k = 1, 2, 3, 5, 10, 20, 50 … (:func:`k_grid`), the spec's k and V;
+- top-k: ``topk(k, v)`` for every k from 1 to V (:func:`k_grid`; a large V on a 1-2-5 grid);
   top-p: ``topp(P, v)`` for the spec's P and P = 0.1 … 0.9 (P = 1 keeps every token: it is p);
 - for each table, the seeded draw: the cumulative bar in token-id order, u on
   it, and the token drawn (decided by exact signs, :func:`symgpt.training.sampling.draw`);
-- training: the loss, p[target] and every parameter of each SGD and AdamW state.
+- training: the loss, p[target] and every parameter of each SGD and AdamW state, by tensor, with its change.
 
 >>> import symgpt
 >>> d = symgpt.load("bigram")
@@ -19,6 +19,7 @@ reader can reach is as checked as the document's own.
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import sympy
@@ -53,12 +54,18 @@ def grid(spec_values, extra) -> list:
     return sorted(vals, key=lambda v: (v is sympy.oo, v if v is not sympy.oo else 0))
 
 
-def k_grid(V: int, k: int) -> list:
-    """The top-k slider's stops: 1, 2, 3, 5, 10, 20, 50 … below V, the spec's k and V itself.
+EVERY_K = 64  # up to this vocabulary the top-k slider stops at every k; past it, on a 1-2-5 grid
 
-    >>> k_grid(6, 3), k_grid(30, 7)
-    ([1, 2, 3, 5, 6], [1, 2, 3, 5, 7, 10, 20, 30])
+
+def k_grid(V: int, k: int) -> list:
+    """The top-k slider's stops: every k from 1 to V; past V = EVERY_K, 1, 2, 3, 5, 10, 20, 50 … below V,
+    the spec's k and V itself.
+
+    >>> k_grid(6, 3), k_grid(100, 7)
+    ([1, 2, 3, 4, 5, 6], [1, 2, 3, 5, 7, 10, 20, 50, 100])
     """
+    if V <= EVERY_K:
+        return list(range(1, V + 1))
     stops = {1, 2, 3, k, V}
     step = 5
     while step < V:
@@ -99,16 +106,36 @@ def sampling_panels(d, decimals: int) -> dict:
 
 
 def training_states(d, decimals: int) -> dict:
-    """{sgd | adamw: [state]}: each state k's loss, p[target] and parameters, certified figures."""
+    """{sgd | adamw: [state]}: each state k's loss, p[target] and parameters as certified figures, a group
+    per tensor (its layer from 1), each figure with its change from state k − 1 (``sgd[k].X - sgd[k-1].X``).
+
+    >>> import symgpt
+    >>> s = training_states(symgpt.load("bigram"), 3)["sgd"][1]
+    >>> [(g["tensor"], len(g["rows"])) for g in s["groups"]], s["groups"][0]["rows"][0]["change"]
+    ([('', 2), ('E', 6), ('W', 6)], 'sgd[1].loss - sgd[0].loss')
+    """
     pr = Printer(d, decimals)
-    target = d.spec.target
+    groups = [("", ["loss", f"p[{d.spec.target}]"], decimals + 1)]
+    for name in param_names(d.spec):
+        tensor = name.split("[")[0]
+        if groups[-1][0] != tensor:
+            groups.append((tensor, [], decimals + 3))
+        groups[-1][1].append(name)
     out = {}
     for opt in ("sgd", "adamw"):
         states = []
         for k in range(d.spec.training.steps + 1):
-            rows = [(f"{opt}[{k}].loss", pr.figure(f"{opt}[{k}].loss", decimals + 1)),
-                    (f"{opt}[{k}].p[{target}]", pr.figure(f"{opt}[{k}].p[{target}]", decimals + 1))]
-            rows += [(f"{opt}[{k}].{p}", pr.figure(f"{opt}[{k}].{p}", decimals + 3)) for p in param_names(d.spec)]
-            states.append({"k": k, "rows": rows})
+            gs = []
+            for tensor, names, places in groups:
+                rows = []
+                for nm in names:
+                    ref = f"{opt}[{k}].{nm}"
+                    change = f"{ref} - {opt}[{k - 1}].{nm}" if k else None
+                    rows.append({"ref": ref, "fig": pr.figure(ref, places), "name": nm,
+                                 "change": change, "dfig": pr.figure(change, places) if change else None})
+                layer = re.match(r"l(\d+)\.", tensor)
+                gs.append({"tensor": re.sub(r"^l\d+\.", "", tensor), "layer": int(layer[1]) + 1 if layer else None,
+                           "rows": rows})
+            states.append({"k": k, "groups": gs})
         out[opt] = states
     return out

@@ -30,6 +30,7 @@ from ..engine import models
 from ..engine.arch import Arch, stages
 from ..ops import OPS, facet
 from ..training.train import learnable
+from .tokens import joined
 
 UNIT = 40          # SVG pixels per unit
 BOX_H = Fraction(7, 10)
@@ -62,8 +63,9 @@ def _attention(run) -> tuple:
                 r"\mathrm{Attn} = \mathrm{softmax}(\tilde{Q} \tilde{K}^{\top} / \sqrt{d_k})\, V")
     if heads == 1:
         return "Attn = softmax(QKᵀ/√dₖ) V", r"\mathrm{Attn} = \mathrm{softmax}(Q K^{\top} / \sqrt{d_k})\, V"
-    return (f"Attn = [head₁, …, head{_sub(heads)}] W_O",
-            rf"\mathrm{{Attn}} = [\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{heads}}}]\, W_O")
+    wo = run[0].param("W_O") is not None   # the heads side by side, mixed by W_O only when the spec has one
+    return (f"Attn = [head₁, …, head{_sub(heads)}]" + (" W_O" if wo else ""),
+            rf"\mathrm{{Attn}} = [\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{heads}}}]" + (r"\, W_O" if wo else ""))
 
 
 def _ffn(run) -> tuple:
@@ -105,14 +107,17 @@ def pipeline(tokens, predicted: str, layers: int, heads: int, tied: bool = True,
 
     >>> f = pipeline(["a"], "b", layers=2, heads=2, ids=[0])
     >>> [b["svg"] for b in f["boxes"] if b.get("svg", "").startswith("Attn")]
-    ['Attn = [head₁, …, head₂] W_O', 'Attn = [head₁, …, head₂] W_O']
+    ['Attn = [head₁, …, head₂]', 'Attn = [head₁, …, head₂]']
+    >>> wo = Arch(kind="transformer", V=1, d=2, heads=2, d_ff=1, layers=1, W_O=True).plan(1)
+    >>> [b["svg"] for b in pipeline(["a"], "b", 1, 2, plan=wo)["boxes"] if b.get("svg", "").startswith("Attn")]
+    ['Attn = [head₁, …, head₂] W_O']
     >>> [fr["svg"] for fr in f["frames"]], pipeline(["a"], "b", 5, 1)["frames"][0]["svg"], f["boxes"][1]["svg"]
     (['[1]', '[2]'], '× 5', 'ids = [0]')
     """
     if plan is None:
         plan = Arch(kind="transformer", V=1, d=heads, heads=heads, d_ff=1, layers=layers, tied=tied).plan(1)
     ids_svg = "ids = [" + ", ".join(map(str, ids)) + "]" if ids is not None else "ids"
-    boxes = [_box(0, token="".join(tokens), kind="token"),
+    boxes = [_box(0, token=joined(tokens), kind="token"),
              _box(1, ids_svg, r"\mathrm{" + ids_svg.replace("ids", "ids}", 1))]
     frames = []
     shown = layers if layers <= MAX_REPEATED else 1

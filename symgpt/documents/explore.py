@@ -96,7 +96,13 @@ def card(d, ref: str, uses: dict, source=None) -> dict:
 
 def source_chains(d) -> dict:
     """{quantity: [{printed, chain, chain_value, verdict}]}: the source document's worked figures,
-    from its claims file (a spec without one: empty)."""
+    from its claims file (a spec without one: empty).  The same arithmetic printed twice (as 0.454 and
+    as 45.4 %) is one entry, its figures joined.
+
+    >>> import symgpt
+    >>> source_chains(symgpt.load("tiny-transformer"))["A[1,0]"]
+    [{'printed': '0.454, 45.4%', 'chain': '2.175/4.789', 'verdict': 'correct', 'chain_value': '0.454'}]
+    """
     path = claims_path(d.spec)
     if not path.exists():
         return {}
@@ -106,8 +112,13 @@ def source_chains(d) -> dict:
             continue
         key = canonical(d, v.ref) or v.ref
         seen = out.setdefault(key, [])
-        if any(s["chain"] == v.chain and s["printed"] == v.printed for s in seen):
-            continue  # the same arithmetic printed again elsewhere
+        same = next((s for s in seen if s["chain"] == v.chain), None)
+        if same is not None:  # the same arithmetic printed again, elsewhere or as a percentage: shown once
+            if v.printed not in same["printed"].split(", "):
+                same["printed"] += ", " + v.printed
+            if v.verdict == "wrong":
+                same["verdict"] = "wrong"
+            continue
         seen.append({"printed": v.printed, "chain": v.chain, "verdict": v.verdict,
                      "chain_value": v.chain_value or chain_figure(d, v.chain, v.printed)})
     return out

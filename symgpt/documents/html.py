@@ -279,6 +279,8 @@ def _format_class():
 
         def value(self, v, cell=False) -> str:
             t = v["t"]
+            if t == "num" and "hyper" in v:  # a hyper-parameter: live, its card says what it is
+                return f'<span class="n" tabindex="0" data-key="{esc(hyper_key(v))}">{esc(v["v"])}</span>'
             if t == "num" and "ref" in v:
                 s = self._live(v["ref"], v["v"], self.number(v["v"]))
                 if "exact" in v:
@@ -354,10 +356,15 @@ def render_page(doc: dict, d, lang: str, controls: dict | None = None, langs=("z
             "other_file": f"{doc['name']}.{other}.html" if other in langs else None, "other_lang": other,
             "sampling_after": SAMPLING_AFTER[doc["kind"]], "training_after": TRAINING_AFTER[doc["kind"]],
             "script_hash": SCRIPT_HASH_MARK,
-            "pretty": lambda r: controls["pretty"].get(r, r), "words_json": json.dumps(js_words, ensure_ascii=False)}
+            "pretty": lambda r: controls["pretty"].get(r, r), "words_json": json.dumps(js_words, ensure_ascii=False),
+            "math": lambda tex: page.math(tex, False, mathml=False),
+            "reader": lambda ref: (lambda n: page.math(r"\mathcal{L}", False) if n == "loss" else esc(n))(
+                reader_name(controls["pretty"].get(ref, ref)))}
     with marking(page):
         cards_html = env.get_template("html/cards.html.j2").render(page=info)
         info["cards_gz"] = MARK_OPEN + "cards" + MARK_CLOSE
+        info["panels_gz"] = MARK_OPEN + "panels" + MARK_CLOSE
+        info["pack"] = (PACK_OPEN, PACK_CLOSE)
         text = env.get_template("html/document.html.j2").render(doc=doc, L=L, lang=lang, page=info)
     cards = {c["key"]: c for c in controls["cards"]}
     errata = controls["errata"]
@@ -370,10 +377,31 @@ def render_page(doc: dict, d, lang: str, controls: dict | None = None, langs=("z
             err = {**err, "cause": f.words("cause_" + err["cause"].replace(" ", "_"))}
         return attributes(ref, printed, cards[key]["value"], err, in_math) + f' data-key="{esc(key)}"'
     text, cards_html = finish([re.sub(r"\n{2,}", "\n", text), cards_html], page, attrs, f"{doc['name']}.{lang}.html")
+    text, panels = pack_panels(text)
     text = text.replace(MARK_OPEN + "cards" + MARK_CLOSE, packed(cards_html))
+    text = text.replace(MARK_OPEN + "panels" + MARK_CLOSE, packed(json.dumps(panels, ensure_ascii=False)))
     own = re.search(r"<script>(.*?)</script>", text, re.S)  # the page's script as it stands in the page
     text = text.replace(SCRIPT_HASH_MARK, script_hash(own[1]))
-    return text.replace(KATEX_CSS_MARK, inline_css(text))
+    return text.replace(KATEX_CSS_MARK, inline_css(text + "".join(panels)))
+
+
+PACK_OPEN, PACK_CLOSE = MARK_OPEN + "pack" + MARK_CLOSE, MARK_OPEN + "/pack" + MARK_CLOSE
+
+
+def pack_panels(text: str) -> tuple:
+    """The page with each control's hidden panels (between PACK_OPEN and PACK_CLOSE) taken out, a placeholder
+    left in each one's place; and the panels' HTML, in order.  The page carries them zlib-compressed, as it
+    carries the cards, and its script puts them back when it loads; the panel a control starts on stays.
+
+    >>> pack_panels(f"<p>{PACK_OPEN}<div>a</div>{PACK_CLOSE}</p>")
+    ('<p><div class="packed" data-p="0" hidden></div></p>', ['<div>a</div>'])
+    """
+    panels: list = []
+
+    def take(m):
+        panels.append(m[1])
+        return f'<div class="packed" data-p="{len(panels) - 1}" hidden></div>'
+    return re.sub(f"{PACK_OPEN}(.*?){PACK_CLOSE}", take, text, flags=re.S), panels
 
 
 SCRIPT_HASH_MARK = MARK_OPEN + "script-hash" + MARK_CLOSE
@@ -420,6 +448,64 @@ def translated(table: dict, text: str) -> str:
     return text
 
 
+def reader_name(pretty: str) -> str:
+    """A training row's name as the documents write it: its state and layer prefixes dropped (its group
+    names the tensor and layer), p[你] as p(你); the loss stays ``loss`` (the page writes it 𝓛).
+
+    >>> reader_name("sgd[1].l0.W_Q[1,0]"), reader_name("adamw[2].p[你]"), reader_name("sgd[0].E[我,1]")
+    ('W_Q[1,0]', 'p(你)', 'E[我,1]')
+    """
+    name = re.sub(r"^l\d+\.", "", re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", pretty))
+    m = re.fullmatch(r"p\[(.+)\]", name)
+    return f"p({m[1]})" if m else name
+
+
+def hyper_key(v: dict) -> str:
+    """The card key of a printed hyper-parameter (:func:`symgpt.documents.transformer.hyper_num`).
+
+    >>> hyper_key({"t": "num", "v": "5", "hyper": {"sym": "V", "word": "vocab_size"}})
+    'hyper:V'
+    """
+    return "hyper:" + v["hyper"]["sym"]
+
+
+def hyper_cards(sections) -> list:
+    """The cards of the hyper-parameters the document prints: symbol, meaning, value (no proof: the spec sets them)."""
+    found: dict = {}
+
+    def walk(x):
+        if isinstance(x, dict):
+            if x.get("t") == "num" and "hyper" in x:
+                found.setdefault(hyper_key(x), x)
+            for y in x.values():
+                walk(y)
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+    walk(sections)
+    return [{"key": k, "name": v["hyper"]["sym"], "hyper": v["hyper"], "value": v["v"], "inputs": [], "consumers": [],
+             "lines": None, "meaning": None, "source": [], "place": None} for k, v in found.items()]
+
+
+PER_HEAD = ("S", "A", "A_den")  # the quantities whose first index is a head when there are several
+
+
+def code_place(key: str, heads: int) -> dict | None:
+    """Where a code name's 0-based prefix and head index stand, for the card to say so counting from 1:
+    ``{"code": "l0.", "l": 1}``, with ``"q", "i", "h"`` when the name is a head's (several heads).
+
+    >>> code_place("l0.A[1,1,0]", 2), code_place("sgd[1].l1.W_Q[0,0]", 2), code_place("A[1,0]", 1)
+    ({'code': 'l0.', 'l': 1, 'q': 'A', 'i': '1', 'h': 2}, {'code': 'l1.', 'l': 2}, None)
+    """
+    m = re.search(r"(?<![A-Za-z0-9])l(\d+)\.(\w+)(?:\[(\d+),)?", key)
+    if m is None:
+        return None
+    out = {"code": f"l{m[1]}.", "l": int(m[1]) + 1}
+    if heads > 1 and m[2] in PER_HEAD and m[3] is not None:
+        out.update(q=m[2], i=m[3], h=int(m[3]) + 1)
+    return out
+
+
 def _inline_svg(fig: dict) -> str:
     return re.sub(r"^<\?xml[^>]*>\s*", "", svg(fig))
 
@@ -431,7 +517,8 @@ def page_data(doc: dict, d) -> dict:
     refs = [f["ref"] for f in printed_figures(doc["sections"])]
     for kind in ("temperature", "top_k", "top_p"):
         refs += [r for p in sampling[kind] for r, _ in p["figures"]]
-    refs += [r for states in training.values() for s in states for r, _ in s["rows"]]
+    refs += [r for states in training.values() for s in states for g in s["groups"] for row in g["rows"]
+             for r in (row["ref"], row["change"]) if r]
     uses = explore.consumers(d)
     source = explore.source_chains(d)
     keys, cards = {}, {}
@@ -439,10 +526,12 @@ def page_data(doc: dict, d) -> dict:
         c = explore.card(d, r, uses, source)
         keys[r] = c["key"]
         cards.setdefault(c["key"], c)
-    for c in list(cards.values()):  # one step further: the names a card links to get cards of their own
-        for r in c["inputs"] + c["consumers"]:
-            if r not in cards:
-                cards[r] = explore.card(d, r, uses, source)
+    # a card links only to quantities the page prints (a link elsewhere would open a card beside nothing);
+    # the others it names as plain text
+    for c in cards.values():
+        c["place"] = code_place(c["key"], d.spec.heads)
+    for c in hyper_cards(doc["sections"]):
+        cards[c["key"]] = c
     errata = {}
     for row in doc["errata"] or ():
         for fig in row["figures"]:

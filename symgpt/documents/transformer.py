@@ -55,6 +55,7 @@ from .blocks import (
 from .figures import bars, heatmap
 from .figures import line as curve
 from .steps import Add, Div, Dot, Exp, Ln, Mul, Neg, Sqrt, Sub, Vec, fig, line, result
+from .tokens import joined
 
 DESC = {"E": "use_E", "W_out": "use_W_out", "W_Q": "use_W_Q", "W_K": "use_W_K", "W_V": "use_W_V",
         "W_O": "use_W_O", "W_1": "use_W_1", "b_1": "use_b_1", "W_2": "use_W_2", "b_2": "use_b_2",
@@ -129,8 +130,21 @@ class Ctx:
         return [text(remark["text"]), display(remark["display"]), text(remark["then"], **args)]
 
     def per_head(self, key):
-        """A caption key, its per-head variant (naming the head, from 1) when there are several heads."""
-        return key if self.s.heads == 1 else "tteach." + key.replace(".", "_") + "_h"
+        """A caption key, its per-head variant (naming the head, and the layer when there are several, from 1)
+        when there are several heads."""
+        if self.s.heads == 1:
+            return key
+        return "tteach." + key.replace(".", "_") + ("_lh" if self.s.layers > 1 else "_h")
+
+    def where(self, l, h=None) -> str:
+        """A worked line's superscript naming where it stands, from 1: ``^{(l)}`` its layer when there are
+        several, ``^{(l,h)}`` its layer and head when there are several heads; else nothing.
+
+        On a 2-layer, 2-head page, A_{1,0} of layer 1, head 2 is ``A_{1,0}^{(1,2)}``.
+        """
+        if h is not None and self.s.heads > 1:
+            return rf"^{{({(l or 0) + 1},{h + 1})}}"
+        return rf"^{{({(l or 0) + 1})}}" if self.s.layers > 1 else ""
 
     def posl(self, t):
         return pos(t, self.toks[t])
@@ -381,14 +395,22 @@ def words_of(run) -> dict:
 
 # ---------------------------------------------------------------- §0 set-up
 
+def hyper_num(sym: str, meaning: str, v: int) -> dict:
+    """A hyper-parameter as printed: a number that names its symbol and meaning (the page gives it a card).
+
+    >>> hyper_num("V", "vocab_size", 5)
+    {'t': 'num', 'v': '5', 'hyper': {'sym': 'V', 'word': 'vocab_size'}}
+    """
+    return {**num(v), "hyper": {"sym": sym, "word": meaning}}
+
+
 def setup(c, figs):
     s = c.s
     figs["pipeline"] = diagrams.pipeline(c.toks, s.vocab[sampling.greedy(c.d).id], s.layers, s.heads,
                                         tied=s.tied, ids=list(s.input), plan=c.plan)
-    hyper = [[math("V"), word("vocab_size"), num(s.V)], [math("d"), word("d_model"), num(s.d)],
-             [math("h"), word("n_heads"), num(s.heads)], [math("d_k"), word("d_head"), num(c.dk)],
-             [math(r"d_{\mathrm{ff}}"), word("d_ff"), num(s.d_ff)], [math("L"), word("n_layers"), num(s.layers)],
-             [math("T"), word("seq_len"), num(c.T)]]
+    hyper = [[math(sym), word(w), hyper_num(sym, w, v)] for sym, w, v in (
+        ("V", "vocab_size", s.V), ("d", "d_model", s.d), ("h", "n_heads", s.heads), ("d_k", "d_head", c.dk),
+        (r"d_{\mathrm{ff}}", "d_ff", s.d_ff), ("L", "n_layers", s.layers), ("T", "seq_len", c.T))]
     learn = set(learnable(c.d))
     prow = []
     for group in s.params:
@@ -401,9 +423,9 @@ def setup(c, figs):
                      num(count) if count == size else word("fixed")])
     total = param_count(c.d)
     steps = [sub("tteach.setup_what"),
-             text("setup.intro", inp=tok("".join(c.toks)), target=tok(c.s.vocab[s.target])),
+             text("setup.intro", inp=tok(joined(c.toks)), target=tok(c.s.vocab[s.target])),
              text("tteach.setup_shape", layers=num(s.layers), heads=num(s.heads)),
-             figure("pipeline", "tteach.pipeline_fig", inp=tok("".join(c.toks)), layers=num(s.layers)),
+             figure("pipeline", "tteach.pipeline_fig", inp=tok(joined(c.toks)), layers=num(s.layers)),
              sub("tteach.setup_hyper"),
              table("setup.hyper_cap", [word("symbol"), word("meaning"), word("value")], hyper, align="llr"),
              sub("tteach.setup_params"),
@@ -544,7 +566,11 @@ def show_attention(c, a, words, i, figs) -> list:
     n, s, d = c.n, c.s, c.d
     g = d.graph
     pre, l = a.pre, a.opt("block")
-    steps = [text("tteach.attention_lead"), sub("tteach.attention_proj"), text("attention.intro")]
+    steps = [text("tteach.attention_lead")]
+    if s.layers > 1 or s.heads > 1:
+        steps.append(note("tteach.attention_where"))
+    steps += [sub("tteach.attention_proj"), text("attention.intro")]
+    at = c.where(l)
     shown = [nm for nm in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V") if a.param(nm)]   # the biases, if any
     steps.append(display(*[rf"{PARAM_TEX.get(nm) or NAMES[nm].tex or nm} &= {_bm(c, a.param(nm))}" for nm in shown],
                          figs=weight_figs(c, *[a.param(nm) for nm in shown])))
@@ -560,7 +586,7 @@ def show_attention(c, a, words, i, figs) -> list:
             lines = []
             for j in range(c.d.graph.groups[f"{pre}{M}"].shape[-1]):     # K, V: d_kv columns
                 closed = n.closed(f"{pre}{M}[{t},{j}]", max_ops=8, rationals=True)
-                lines.append(line(rf"{low}_{{{t},{j}}}",
+                lines.append(line(rf"{low}_{{{t},{j}}}{at}",
                                   affine_dot([fig(f"{hin}[{t},{i}]") for i in range(c.dm)],
                                              [W(f"{Wn}[{i},{j}]") for i in range(c.dm)], a.param("b_" + M), j),
                                   f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
@@ -586,13 +612,13 @@ def show_attention(c, a, words, i, figs) -> list:
         cols = range(h * c.dk, (h + 1) * c.dk)
         if s.heads > 1:
             steps.append(minor("attention.head", h=num(h + 1)))
-        dots, scaled = [], []
+        dots, scaled, sup = [], [], c.where(l, h)
         for t in c.rows:
             for s_ in range(c.T):
                 qs, ks = [f"{qn}[{t},{j}]" for j in cols], [f"{kn}[{s_},{kvc(j)}]" for j in cols]
                 dv = dot_sum(qs, ks)
-                dots.append(line(rf"q_{{{t}}} \cdot k_{{{s_}}}", Dot(map(fig, qs), map(fig, ks)), dv))
-                scaled.append(line(rf"S_{{{t},{s_}}}", Div(fig(dv), Sqrt(root)), f"{pre}S[{c.head_idx(h, t, s_)}]"))
+                dots.append(line(rf"q_{{{t}}}{sup} \cdot k_{{{s_}}}{sup}", Dot(map(fig, qs), map(fig, ks)), dv))
+                scaled.append(line(rf"S_{{{t},{s_}}}{sup}", Div(fig(dv), Sqrt(root)), f"{pre}S[{c.head_idx(h, t, s_)}]"))
         steps += [text("attention.dots"), n.calc(*dots),
                   text("attention.scale", dk=tex(c.dk), root=tex(rs), root_tex=tex(rf"\sqrt{{{c.dk}}}")),
                   n.calc(*scaled)]
@@ -606,19 +632,20 @@ def show_attention(c, a, words, i, figs) -> list:
                                        else math(r"-\infty") for s_ in range(c.T)])
         steps.append(table(c.per_head("attention.mask_cap"),
                            [word("query")] + [_colhead("key_at", s_) for s_ in range(c.T)],
-                           rows, args={"h": num(h + 1)}))
+                           rows, args={"h": num(h + 1), "l": num((l or 0) + 1)}))
     # softmax
     steps += [sub("attention.softmax"),
               display(r"A_{t,s} = \frac{\exp(S'_{t,s})}{\sum_{r \le t} \exp(S'_{t,r})}")]
     for h in range(s.heads):
+        sup = c.where(l, h)
         for t in c.rows:
             Ss = [f"{pre}S[{c.head_idx(h, t, s_)}]" for s_ in range(t + 1)]
             ex = [f"exp({S})" for S in Ss]
             den = f"{pre}A_den[{c.head_idx(h, t)}]"
-            lines = [line(rf"\exp(S_{{{t},{s_}}})", Exp(fig(S)), e) for s_, (S, e) in enumerate(zip(Ss, ex))]
+            lines = [line(rf"\exp(S_{{{t},{s_}}}{sup})", Exp(fig(S)), e) for s_, (S, e) in enumerate(zip(Ss, ex))]
             if len(ex) > 1:  # a sum of one term is the term
                 lines.append(line(r"\textstyle\sum", Add(*map(fig, ex)), den))
-            lines += [line(rf"A_{{{t},{s_}}}", Div(fig(e), fig(den)), f"{pre}A[{c.head_idx(h, t, s_)}]")
+            lines += [line(rf"A_{{{t},{s_}}}{sup}", Div(fig(e), fig(den)), f"{pre}A[{c.head_idx(h, t, s_)}]")
                       for s_, e in enumerate(ex)]
             steps += [text("attention.row", t=c.posl(t)), n.calc(*lines)]
         last = c.T - 1
@@ -631,12 +658,13 @@ def show_attention(c, a, words, i, figs) -> list:
                 for t in range(c.T)]
         steps.append(table(c.per_head("attention.A_cap"),
                            [word("query")] + [_colhead("weight_at", s_) for s_ in range(c.T)],
-                           rows, args={"h": num(h + 1)}))
+                           rows, args={"h": num(h + 1), "l": num((l or 0) + 1)}))
         name = "attention" if s.layers == 1 and s.heads == 1 else f"attention-{l + 1}-{h + 1}"  # from 1
         figs[name] = heatmap([f"{t}" for t in range(c.T)], c.toks,
                              [[n.v(f"{pre}A[{c.head_idx(h, t, s_)}]") for s_ in range(c.T)] for t in range(c.T)],
                              [[s_ > t for s_ in range(c.T)] for t in range(c.T)])
-        steps.append(figure(name, "attention.fig" if s.heads == 1 else "tteach.attention_fig_h", h=num(h + 1)))
+        steps.append(figure(name, "attention.fig" if s.heads == 1 else c.per_head("attention.fig"),
+                            h=num(h + 1), l=num((l or 0) + 1)))
     # weighted sum: the heads' outputs o (Attn_heads when W_O follows, else Attn itself)
     has_wo = a.param("W_O") is not None
     o = pre + ("Attn_heads" if has_wo else "Attn")
@@ -645,13 +673,13 @@ def show_attention(c, a, words, i, figs) -> list:
         if s.heads == 1:
             terms_ = [Mul(fig(f"{pre}A[{t},{s_}]"), Vec(*[fig(f"{pre}V[{s_},{kvc(j)}]") for j in range(c.dm)]))
                       for s_ in range(t + 1)]
-            steps.append(n.calc(line(rf"\mathrm{{attn}}_{{{t}}}", Add(*terms_),
+            steps.append(n.calc(line(rf"\mathrm{{attn}}_{{{t}}}{at}", Add(*terms_),
                                      Vec(*[result(f"{o}[{t},{j}]") for j in range(c.dm)]))))
         else:
             lines = []
             for j in range(c.dm):
                 h = j // c.dk
-                lines.append(line(rf"\mathrm{{attn}}_{{{t},{j}}}",
+                lines.append(line(rf"\mathrm{{attn}}_{{{t},{j}}}{at}",
                                   Dot([fig(f"{pre}A[{h},{t},{s_}]") for s_ in range(t + 1)],
                                       [fig(f"{pre}V[{s_},{kvc(j)}]") for s_ in range(t + 1)]), f"{o}[{t},{j}]"))
             steps.append(n.calc(*lines))
@@ -875,12 +903,12 @@ def sample(c):
               table("sample.draw_cap", [word("token"), word("from"), word("to"), word("drawn_col")], rows,
                     args={"u": num(n.rational(sp.uniform))}, align="lrrl"),
               display(rf"\mathrm{{vocab}}[{ch.id}] = {mtext(ch.token)}"),
-              text("sample.append", text_=tok("".join(c.toks) + ch.token))]
+              text("sample.append", text_=tok(joined([*c.toks, ch.token])))]
     if sp.n_continue:
         cont = sampling.continue_greedy(d, sp.n_continue)
         steps += [sub("sample.continue", m=num(sp.n_continue)),
                   text("sample.continue_text", m=num(sp.n_continue),
-                       seq=tok("".join(c.toks) + "".join(x.token for x in cont)),
+                       seq=tok(joined([*c.toks, *(x.token for x in cont)])),
                        new={"t": "toklist", "v": [x.token for x in cont]})]
     return {"id": "sample", "steps": steps}
 
