@@ -119,7 +119,7 @@ def test_a_zero_weight_drops_its_product():
     # logits[0] = h_final·E[<pad>] and the <pad> row of E is 0: the closed form is 0, at once
     t = time.monotonic()
     assert transformer().closed_form("logits[0]") == 0
-    assert time.monotonic() - t < 5
+    assert time.monotonic() - t < 10
 
 
 @pytest.mark.parametrize("ref", ["R[1,0]", "grad_V[0,0]", "A[1,0]", "Z[0,0]", "LN1[1,0]"])

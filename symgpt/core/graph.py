@@ -143,13 +143,13 @@ class Named:
                     raise TooManyDefinitions(f"the closed form of {name} reads more than {max_nodes} "
                                              f"definitions; use definition({name!r}) or a smaller model")
                 out = _resolve(node.expr, decide, self)
-                # numbers first: a weight that is 0 drops its product before the other factor is built
-                # (SymPy's 0·x asks whether a huge x is finite, which took minutes)
-                numbers = {self.nodes[i].sym: self.nodes[i].value for i in node.inputs
-                           if self.nodes[i].expr is None and not stop(self.nodes[i])}
-                out = out.xreplace(numbers) if numbers else out
-                out = out.xreplace({self.nodes[i].sym: walk(i) for i in node.inputs
-                                    if self.nodes[i].sym in out.free_symbols})
+                # zeros first: a weight that is 0 drops its product before the other factor is built
+                # (SymPy's 0·x asks whether a huge x is finite, which took minutes); the other numbers go
+                # in with the rest, so the expression SymPy's proofs see keeps its shape
+                zeros = {self.nodes[i].sym: 0 for i in node.inputs
+                         if self.nodes[i].expr is None and self.nodes[i].value == 0 and not stop(self.nodes[i])}
+                out = out.xreplace(zeros) if zeros else out
+                out = out.xreplace({self.nodes[i].sym: walk(i) for i in node.inputs})
                 if max_ops is not None and _size_exceeds(out, max_ops):
                     raise ValueError(
                         f"the closed form of {n} has more than {max_ops} operations; "
