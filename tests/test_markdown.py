@@ -254,3 +254,29 @@ def test_the_precision_tables_name_quantities_as_the_text_does(case):
             code = [c for c in names if CODE_NAME.search(re.sub(r"\^\{\[\d+\]\}", "", c))]   # ^{[2]}: layer 2
             assert not code, code
             assert any(after in c for c in names) and any(r"\partial \mathcal{L} / \partial" in c for c in names)
+
+
+def test_the_errata_name_quantities_as_the_text_does_and_functions_as_code():
+    """The seed's errata, Markdown and LaTeX, both languages: each figure's quantity is math in the text's notation
+    (H0_{1,0}·W_{Q,0,0}, p_爱 + p_他), or, for a function the claims call (params(), softmax_T(0.5, 爱)), the call in
+    code font; never an escaped code name such as H0\\[1,0\\]·W\\_Q\\[0,0\\]."""
+    import tomllib
+
+    from test_render_cases import spec_path
+    vocab = tomllib.loads(spec_path("tiny-transformer").read_text(encoding="utf-8"))["model"]["vocab"]
+    tokens = lambda s: re.sub(r"\\text\{([^}]*)\}", lambda m: "" if any(m[1] in v for v in vocab) else m[0], s)
+    for lang in ("en", "zh"):
+        md_text = rendered("tiny-transformer")[_path("tiny-transformer", f"tiny-transformer.{lang}.md")]
+        rows = [ln for ln in md_text.split('<a id="errata"></a>')[1].split("\n") if re.match(r"\| \d+ \|", ln)]
+        names = [re.match(r"(.*?): ", entry)[1] for ln in rows for entry in ln.split(" | ")[2].split("<br>")]
+        tex_text = rendered("tiny-transformer")[_path("tiny-transformer", f"tiny-transformer.{lang}.tex")]
+        tex_rows = tex_text.split(r"\begin{longtable}")[-1].split(r"\end{longtable}")[0]
+        tex_names = re.findall(r"& (\$.*?\$|\\texttt\{.*?\}): ", tex_rows)
+        assert len(names) == len(tex_names) >= 30
+        for name in names + tex_names:
+            if name.startswith("$"):
+                assert not CODE_NAME.search(tokens(re.sub(r"\^\{\[\d+\]\}", "", name))), name   # a token is no code
+            else:
+                assert re.fullmatch(r"`\w+\(.*\)`|\\texttt\{[^()]+\(.*\)\}", name), name   # a call, as written
+        assert r"$p_{\text{爱}} + p_{\text{他}}$" in names and r"$\exp(S_{1,0})$" in tex_names
+        assert "`params()`" in names

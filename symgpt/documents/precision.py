@@ -122,6 +122,8 @@ def reader(d, ref: str) -> dict:
     >>> d = symgpt.load("tiny-transformer")
     >>> print(reader(d, "p[4]")["v"], "|", reader(d, "grad_E[4,0]")["v"], "|", reader(d, "grad_W_Q")["v"])
     p_{\text{你}} | \partial \mathcal{L} / \partial E_{\text{你},0} | \partial_{W_{Q}} \mathcal{L}
+    >>> print(reader(d, "head_step.E[你,1]")["v"])             # after the update of the target's row alone
+    {E_{\text{你},1}}^{\mathrm{new}}
     >>> said = reader(d, "sgd[1].W_Q[1,0]")
     >>> said["v"][0][0], said["v"][0][1]["q"]["v"]
     ('precision.after_sgd', '{W_{Q}}_{1,0}')
@@ -136,6 +138,8 @@ def reader(d, ref: str) -> dict:
 
 def _reader_tex(d, ref: str) -> str:
     from .display import group_tex, name_tex  # display shows the documents' quantities: it imports this
+    if ref.startswith("head_step."):                        # after the update of the target's row: E^new
+        return rf"{{{_reader_tex(d, ref[len('head_step.'):])}}}^{{\mathrm{{new}}}}"
     if "[" not in ref:                                      # a whole tensor: its symbol
         return group_tex(ref)
     if ref.startswith("grad_"):
