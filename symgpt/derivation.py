@@ -229,7 +229,11 @@ class Derivation:
         >>> load("bigram").show("loss")
         <Quantity loss = 1.05147013560 (cross-entropy −ln p[target])>
         """
-        return display.Quantity(self, ref_text(ref), display.check_digits(digits))
+        text = ref_text(ref)
+        if not _NAME.fullmatch(text):   # arithmetic or a function: a value, not one quantity to show
+            raise RefError(f"{text}: d[…] and show() show one named quantity; d.value({text!r}) evaluates an "
+                           f"expression, d.closed_form({text!r}) gives its closed form")
+        return display.Quantity(self, text, display.check_digits(digits))
 
     def ref(self, name: str) -> Ref:
         """The resolved quantity of any name (see :mod:`symgpt.engine.names`).

@@ -200,3 +200,8 @@ def test_dir_shows_the_api_not_the_engine():
     assert not public & {"ev", "net", "registry", "skeleton"}
     assert {"value", "closed_form", "definition", "names", "gradient", "trace", "mpf", "ball", "sign", "show",
             "spec", "node", "ref", "head_step"} <= public
+
+
+def test_showing_an_expression_points_at_value():
+    with pytest.raises(symgpt.InputError, match=r"d.value\('A\[1,0\] \+ A\[1,1\]'\) evaluates"):
+        transformer()["A[1,0] + A[1,1]"]
