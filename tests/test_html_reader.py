@@ -7,7 +7,8 @@ d = 4 spec, both rendered by the command as a user renders them.
 - every block that cuts off what is wider than its box scrolls to its end and shows a cue (a shadow);
 - no table or figure caption takes more than two lines at 1280×800;
 - every worked line of a head names its layer and head (superscript (l, h), from 1), in the Markdown and the page;
-  a card of a 0-based code name says which layer and head it is; the pipeline draws W_O only when there is one;
+  symgpt check still finds no wrong figure in that document; a card of a 0-based code name says which layer
+  and head it is; the pipeline draws W_O only when there is one;
 - top-k stops at every k; the source's arithmetic shows once; the hyper-parameters are live;
 - the SGD slider's table: reader names, a group per tensor and layer, the change from the state before
   (each checked against the two states' own 30-digit values);
@@ -139,6 +140,19 @@ def test_every_worked_line_of_a_head_names_its_layer_and_head(pages):
     assert "Attention weights of layer 2, head 1" in md and "a superscript $(l)$ is layer $l$" in md
     page = pages["two"].read_text(encoding="utf-8")
     assert f"A_{{{t},0}}^{{(2,2)}}" in page  # the page's formulas (their TeX annotation) say the same
+
+
+def test_the_named_lines_check_clean(pages, tmp_path):
+    # symgpt check reads our own 2-layer document with its (l, h) superscripts and finds no wrong figure
+    # (before the superscripts: 0 wrong too, but 589 figures ambiguous between heads and layers; now 484)
+    md = pages["two"].with_suffix("").with_suffix(".en.md")
+    spec = pages["two"].parent / "two.toml"
+    r = subprocess.run([sys.executable, "-m", "symgpt", "check", str(md), "--spec", str(spec), "--format", "json"],
+                       capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stderr[-2000:]  # 0: no wrong figure
+    figures = json.loads(r.stdout)["figures"]
+    assert [f for f in figures if f["verdict"] == "wrong"] == []
+    assert sum(f["verdict"] == "matched" for f in figures) > 0.7 * len(figures) > 2000
 
 
 def test_a_card_says_which_layer_and_head_a_code_name_is(pages):
