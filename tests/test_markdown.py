@@ -254,6 +254,9 @@ def test_the_precision_tables_name_quantities_as_the_text_does(case):
             code = [c for c in names if CODE_NAME.search(re.sub(r"\^\{\[\d+\]\}", "", c))]   # ^{[2]}: layer 2
             assert not code, code
             assert any(after in c for c in names) and any(r"\partial \mathcal{L} / \partial" in c for c in names)
+        born = [c for ln in md_text.split("\n") if re.match(r"\| (float|bfloat)\d+ \| ", ln)
+                for c in ln.strip("| ").split(" | ")[1:] if "%" in c]    # where the error is born: sources by symbol
+        assert born and not [c for c in born if CODE_NAME.search(re.sub(r"\^\{\[\d+\]\}", "", c))], born
 
 
 def test_the_errata_name_quantities_as_the_text_does_and_functions_as_code():

@@ -79,9 +79,9 @@ def section(d, n, formats=None, figs=None) -> dict:
     dig = [[reader(d, name)] + [num(str(digits(f, fmt, name))) for fmt in fm] for name in pipeline_rows(f)]
     born = []
     for fmt in fm if f.births else ():
-        tops = [", ".join(f"{src} {int(100 * share)} %" for src, share, _ in f.born(fmt, what)[:2]) or "—"
-                for what in ("loss", f.pipe.grads)]
-        born.append([tok(fmt), tok(tops[0]), tok(tops[1])])
+        tops = [", ".join(rf"{_reader_tex(d, src)}\ {int(100 * share)}\,\%" for src, share, _ in f.born(fmt, what)[:2])
+                for what in ("loss", f.pipe.grads)]                   # each source by its symbol, as the text writes it
+        born.append([tok(fmt)] + [math(t) if t else tok("—") for t in tops])
     steps = [
         text("precision.intro"),
         table("precision.values_cap", [word("quantity"), word("exact")] + [tok(fm[i]) for i in wide],
