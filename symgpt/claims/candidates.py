@@ -155,6 +155,8 @@ def candidates(d) -> list:
         for f, _ in _functions(name):
             for idx in _entries(shape):
                 add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
+                if f == "sqrt" and s.kind == "transformer":     # a norm's denominator √(σ² + ε)
+                    add(f"sqrt({ref_of(name, axes, idx)} + ln_eps)", f"sqrt({name}+eps)", idx, axes)
     for name, (shape, axes) in shapes.items():   # q·k before its scaling by 1/√d_k: what a hand computation prints
         if base(name) == "S" and s.kind == "transformer":
             for idx in _entries(shape):

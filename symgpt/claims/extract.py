@@ -637,8 +637,10 @@ def _chains(line: str, found: list) -> None:
     for k in range(1, len(ends)):
         _term_chains(line, found, (ends[k - 1], bounds[k]), (ends[k], bounds[k + 1]), spans[k - 1][1])
     for k in range(1, len(ends)):
-        side = line[ends[k]:bounds[k + 1]]
-        inside = [n for n in found if ends[k] <= n.col < bounds[k + 1]]
+        stop = SENTENCE_END.search(line, ends[k], bounds[k + 1])     # '= 1.199. The whole vector is (…)'
+        stop = stop.start() if stop else bounds[k + 1]
+        side = line[ends[k]:stop]
+        inside = [n for n in found if ends[k] <= n.col < stop]
         bare = re.fullmatch(r"\s*\(\s*[-+−]?[\d.]+%?\s*\)\s*", side)     # (2.541): one component's result
         if len(inside) != 1 or (_chain_text(side) is not None and not bare):
             continue
@@ -650,12 +652,39 @@ def _chains(line: str, found: list) -> None:
             cut = list(LABEL_END.finditer(line, 0, bounds[k]))
             start = cut[-1].end() if cut else start
         chain = _chain_text(line[start:bounds[k]])
+        if chain is None:
+            start = _arithmetic_tail(line, start, bounds[k])    # '… by hand: (1.521 − 0.751) / 0.642 = 1.199'
+            chain = _chain_text(line[start:bounds[k]]) if start is not None else None
         if chain:
             n = inside[0]
             n.chain, n.relation = chain, "=" if spans[k - 1][1] == "=" else "≈"
             n.operands = [m for m in found if start <= m.col < bounds[k]]
 
 
+CHAIN_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)?|[-+−×·*/÷()√^]|\\(?:times|cdot|sqrt|ln|exp|div)|exp|ln|log|sqrt|(.)")
+
+
+def _arithmetic_tail(line: str, start: int, end: int) -> int | None:
+    """Where the arithmetic that ends at ``end`` begins, after prose: the longest run of figures,
+    operators and functions before it whose brackets balance (None when it holds no figure).
+
+    >>> line = "For the first entry by hand: (1.521 − 0.751) / 0.642 = 1.199"
+    >>> line[_arithmetic_tail(line, 0, line.index("="))]
+    '('
+    """
+    run = start
+    for m in CHAIN_TOKEN.finditer(line, start, end):
+        if m.group(1) is not None:
+            run = m.end()
+    while run < end and (line[run].isspace() or line[run] in ")+×·*/÷^"):
+        run += 1                          # no operator or closing bracket opens it
+    tail = line[run:end]
+    if tail.count("(") != tail.count(")"):     # '√(σ² + ε) = …': the bracket opened in prose
+        return None
+    return run if re.search(r"\d", tail) else None
+
+
+SENTENCE_END = re.compile(r"(?<=\S)(?:[;；。]|\.\s|[,，]\s*(?=[^\W\d_]))")
 LABEL_END = re.compile(r":|←|\\leftarrow|\\gets|\bbecomes\b|\bis\b|\bto\b|变为|devient|wird")
 LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
                (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),

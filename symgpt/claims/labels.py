@@ -22,6 +22,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+from .aliases import PROSE
 from .extract import normal_line
 from .figure import FORMATS
 
@@ -58,7 +59,8 @@ LATEX = [(r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\
          (r"\\times", "×"), (r"\\cdot", "·"), (r"\\approx", "≈"),
          (r"\\to\b|\\rightarrow", "→"), (r"\\alpha", "α"), (r"\\mu", "μ"), (r"\\sigma", "σ"),
          (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
-         (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√")]
+         (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√"),
+         (r"\^\{2\}|\^2(?![\d.])", "²")]
 FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×", "=,:()[];-+×")
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
@@ -135,7 +137,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
     s = plain(lhs).strip().rstrip("=≈←:").strip()
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s
     m = LHS.search(s)
-    if not m or re.search(r"[-+×*/·=<>]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", s[:m.start()])):
+    words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
+    if not m or re.search(r"[-+×*/·=<>]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
         return None                            # p - y = …: an expression, not one name
     name, index = m[1], m[2] or ""
     if not index:                              # α31, mu1 stay whole unless they end in two digits after a Greek
@@ -228,14 +231,18 @@ def _lhs_of(n, vocab, start: int = 0) -> Label | None:
     if n.kind == "integer":
         return None                            # a count, an id, a size: read by the matcher's own rules
     left = n.line_text[:n.col]
-    if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
-        return None
     rest = n.line_text[n.col + len(n.text):]
     if OPERAND_NEXT.match(rest):
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
+    if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
+        word = re.search(r"(?<![\w-])([^\W\d_]{3,})\s*$", left[start:])
+        return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
     for first, clause in ((True, plain(left[start:])), (False, _clause(plain(left)))):
         parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
         head = parts[0]
+        if first and len(parts) >= 5 and parts[-3].strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", parts[-3]) \
+                and named(parts[-3], vocab, n.heading) is not None:
+            head = parts[-3]               # 'the variance is σ² = 0.412': the name nearest the figure
         if not first and not _arithmetic("".join(parts[2:])):
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if head.strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", head):

@@ -21,8 +21,11 @@ order (a matrix is printed entry after entry).
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import re
+from fractions import Fraction
 
 from flint import fmpq
 
@@ -37,6 +40,9 @@ from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
 
+FORM_OPERANDS = 8       # a chain of at most this many operands is tried against the nodes' definitions …
+FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
+FORM_TRIES = 64         # … in at most this many combinations
 LABELLED = 10.0         # the score of a quantity a figure's place names (its label, read by the notation)
 SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
@@ -53,6 +59,7 @@ class Matcher:
         self.cands = value_candidates(self.every)   # what its value alone may be
         self.vocab = list(d.spec.vocab)
         self._alias: dict = {}
+        self._by_value = None         # the nodes' candidates by value (_node_at)
         self._rounds: dict = {}       # (candidate, figure as printed) → does it round so (context-free: once)
         self.graph = {p.partition("[")[0] for p, _, _ in d._registry.groups()}    # the model's nodes' groups
 
@@ -63,16 +70,17 @@ class Matcher:
             self._rounds[k] = rounds_to(c, n)
         return self._rounds[k]
 
-    def derived(self, n, found: dict):
-        """The figure's chain with each operand replaced by its matched quantity (or None)."""
+    def derived(self, n, found: dict, refs: list | None = None):
+        """The figure's chain with each operand replaced by its matched quantity (or None); ``refs``: other
+        quantities for the operands, in their order."""
         if not n.chain or not n.operands:
             return None
-        refs = [found.get(i) for i in n.operands]
+        refs = refs or [self._operand(found.get(i), found["_numbers"][i], found["_sure"]) for i in n.operands]
         if any(r is None for r in refs):
             return None
         chain, out, pos = n.chain, [], 0
         for i, r in zip(n.operands, refs):
-            text = found["_text"][i].lstrip("+")
+            text = found["_text"][i].lstrip("+").replace("−", "-")    # as the chain writes it
             k = chain.find(text, pos)
             if k < 0:
                 return None
@@ -97,6 +105,11 @@ class Matcher:
         reads (``H0[0,0]``, ``W_Q[0,0]``, …).
         """
         self.labelled, self.functions = {}, {}
+        self._by_value = None
+        self.cands = value_candidates(self.every)
+        if text is not None:              # an optimizer's moments, a sampling table: only in a text about them
+            spoken = [ref for ref, about in TOPICS if not about.search(text)]
+            self.cands = [c for c in self.cands if not any(ref.search(c.ref) for ref in spoken)]
         if text is not None:              # structure first: the quantity each figure's place names
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params))
             self.notation = Notation(self)
@@ -104,6 +117,60 @@ class Matcher:
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
         first = self._match(numbers, {})
         return _foreign_columns(self._right(self._match(numbers, self._inputs(first))))
+
+    @staticmethod
+    def _operand(c, m, sure=()):
+        """The quantity an operand stands for in arithmetic: a one-digit figure (0.1, 2, not 1.000) that its
+        quantity is not exactly, and that no context named, is the number it prints (β₁'s complement in
+        0.1 × g, not an entry that rounds to 0.1)."""
+        short = m.kind in ("decimal", "integer") and len(m.text.replace(".", "").lstrip("-−+0")) < 2
+        if not short or m.index in sure or c is not None and isinstance(c.ball, fmpq) and \
+                Fraction(int(c.ball.p), int(c.ball.q)) == m.value:
+            return c
+        return _Literal(m.text.replace("−", "-"))
+
+    def _form(self, n, found: dict, numbers: list):
+        """The quantity whose definition the figure's chain computes: the node whose value the chain takes,
+        exactly, with each operand some quantity it rounds from (``(1.521 − 0.751) / 0.642 = 1.199`` is
+        LN1[2,0] when H1[2,0], mu1[2] and √(var1[2] + ε) print so). None when no such node is near it."""
+        if len(n.operands) < 2 or len(n.operands) > FORM_OPERANDS or n.kind not in ("decimal", "percent"):
+            return None
+        alts = []
+        for i in n.operands:
+            m = numbers[i]
+            if isinstance(self._operand(None, m), _Literal):
+                alts.append([self._operand(found.get(i), m)])      # 0.1 × g: a coefficient, as printed
+                continue
+            lo, hi = cell(m)
+            own = [found[i]] if found.get(i) is not None else []
+            more = [c for c in self.cands if c.meets(lo, hi) and c.group not in self.d.spec.params
+                    and self.rounds(c, m)] if m.kind == "decimal" and len(m.text.strip("-−+0.")) >= 2 else []
+            alts.append((own + [c for c in more if c not in own])[:FORM_ALTERNATIVES] or [None])
+        near = near_window(n)
+        for refs in itertools.islice(itertools.product(*alts), FORM_TRIES):
+            if None in refs:
+                continue
+            dc = self.derived(n, found, list(refs))
+            if dc is None or isinstance(dc.ball, fmpq) or not dc.meets(*near):
+                continue
+            c = self._node_at(dc.ball)
+            if c is not None and all(getattr(r, "key", None) != c.key for r in refs):
+                return c                       # (x + 0 = x is no definition: the node is none of its operands)
+        return None
+
+    def _node_at(self, ball):
+        """The quantity (a node, or a function of one: exp(S), S·√d_k) whose value is ``ball``'s, to 2⁻⁴⁰
+        relatively (None when none or many)."""
+        if self._by_value is None:
+            self._by_value = sorted((float(c.ball.mid()), k, c) for k, c in enumerate(self.cands)
+                                    if c.group not in self.d.spec.params and not c.scoped and not c.derived
+                                    and not isinstance(c.ball, fmpq) and c.ball.is_finite())
+        x = float(ball.mid())
+        w = abs(x) * 2.0 ** -40 + 1e-300
+        lo = bisect.bisect_left(self._by_value, (x - w,))
+        hits = {self._node(c): c for v, _, c in self._by_value[lo:lo + 8] if abs(v - x) <= w
+                and (c.ball - ball).contains(0)}
+        return next(iter(hits.values())) if len(hits) == 1 else None
 
     def _function(self, n, found: dict):
         """exp(−0.12) ≈ 0.8781: exp of the quantity the figure inside was found to be (None if none)."""
@@ -285,10 +352,11 @@ class Matcher:
         return {k: frozenset(v) for k, v in out.items()}
 
     def _match(self, numbers, inputs: dict) -> list:
-        found: dict = {"_text": {n.index: n.text for n in numbers}}
+        found: dict = {"_text": {n.index: n.text for n in numbers}, "_numbers": numbers}
         prev: list = []
         printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
         sure_of: set = set()      # figures matched with a context that names their quantity
+        found["_sure"] = sure_of
         wrong_as: dict = {}       # a wrong figure's text → its Result
         derived_as: dict = {}     # a figure's text → (the arithmetic it was matched to, its line)
         out = []
@@ -302,6 +370,8 @@ class Matcher:
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
                 if res.verdict == "wrong":
                     wrong_as.setdefault(n.text, res)
+                else:
+                    printed_as[n.text] = (c.ref, n.line)
                 found[n.index] = c
                 sure_of.add(n.index)
                 prev.append(c)
@@ -318,6 +388,17 @@ class Matcher:
             dc = self.derived(n, found)
             confirmed: set = set()
             dc_rounds = dc is not None and rounds_to(dc, n)
+            form = self._form(n, found, numbers) if n.chain and not dc_rounds else None
+            if form is not None:           # its arithmetic is a node's definition: the value confirms it or not
+                res = Result(n, "matched", form.ref, [form.ref], LABELLED) if self.rounds(form, n) else \
+                    self._judged(n, form)
+                if res.verdict == "wrong":
+                    wrong_as.setdefault(n.text, res)
+                found[n.index] = form
+                sure_of.add(n.index)
+                prev.append(form)
+                out.append(res)
+                continue
             if dc_rounds:
                 reads = {k for i in n.operands if found.get(i) is not None
                          for k in [found[i].key, *re.findall(r"[A-Za-z_][\w.]*\[[^\]]*\]", found[i].ref)]}
@@ -330,8 +411,8 @@ class Matcher:
             ctx.factor = factor
             again, where = printed_as.get(n.text, (None, None))
             digits = n.text.strip("-+−%").replace(".", "").lstrip("0")
-            if where == n.line or len(digits) < 3:
-                again = None                 # a reprint is on another line (a row may print one value twice)
+            if where == n.line and (n.table or n.row or n.column) or len(digits) < 3:
+                again = None                 # a table's reprint is on another row (a row may print one value twice)
             plain = len(digits.rstrip("0") if "." in n.text else digits) < 3    # 1.000, 0.500: many quantities'
             ranked = sorted(((score(c, ctx, prev) + ((1 if plain else 3) if again is not None and c.ref == again else 0)
                               + (2 if c.ref in confirmed else 0), i, c)
@@ -410,6 +491,22 @@ class Matcher:
                 prev.append(None)
             out.append(res)
         return out
+
+
+TOPICS = (    # (a candidate's ref, the text a document must hold for it to be matched by value alone)
+    (re.compile(r"adamw"), re.compile(r"adam|exp_avg|\bmoments?\b|矩|动量|weight[ _]?decay|权重衰减|Zerfall|"
+                                      r"décroissance|β[₁₂12]|beta[12_]|[mv]̂|\\hat\s*\{?\s*[mv]|偏差修正|bias[- ]?correct|"
+                                      r"Bias-Korrektur", re.I)),
+    (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
+    (re.compile(r"topk"), re.compile(r"top[- _]?k|前\s*k|k\s*=", re.I)),
+    (re.compile(r"topp"), re.compile(r"top[- _]?p|nucleus|核采样|p\s*=", re.I)),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Literal:
+    """A short figure in a chain taken as the number it prints (β₁'s 0.1 in 0.1 × g), not as a quantity."""
+    ref: str
 
 
 FOREIGN_SHARE = 0.25   # a table column with at most this share of its figures matched …

@@ -26,23 +26,16 @@ from flint import fmpq
 from ..core.numeric import UndecidableError
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
 from .context import ALIASES
-from .figure import readable
+from .figure import near_window, readable
+from .aliases import DATA_ALIASES
 from .labels import Label
 from .refs import ExprError, bind, parse
 
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
 STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p")   # a training run's states, the step their first index
+LINE_WINDOW = 12         # an index-less name's neighbours: the figures read before it on its line, this many
 MAX_CUT = 16             # a matrix's rows or columns are readings of a one-index name up to this many
 AGREE_SHARE = 0.5        # … and this share of its figures
-DATA_ALIASES = {         # what code and prose call the model's tensors (beside their own names and ALIASES)
-    "p": ("probs", "prob", "probabilities", "probability", "P", "softmax", "y_hat", "ŷ", "p_hat"),
-    "logits": ("z", "logit", "scores"), "z": ("logits", "logit", "scores"),
-    "loss": ("L", "l", "loss", "J", "CE", "损失", "nll"),
-    "x": ("x", "emb", "e", "h"), "X": ("x", "X", "h", "H", "emb"),
-    "A": ("α", "attn", "attention", "weights", "a"), "S": ("scores", "score", "s"),
-    "mu1": ("μ", "mu", "mean"), "var1": ("σ²", "var", "variance", "σ^2"),
-    "mu2": ("μ", "mu", "mean"), "var2": ("σ²", "var", "variance", "σ^2"),
-}
 STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更新后|之后|一步后|nouveau|nouvelle|"
                          r"après|neu", re.I)
 
@@ -333,19 +326,47 @@ class Notation:
             r = readings.get(key + (lab.section,)) or (readings.get(key) if lab.name != "token" else None)
             #  the section's meaning first (a token's entry means p here, a top-k's there: only the section's)
             if r is None:
-                continue
-            c = self.lookup(r.group, r.base, lab)
-            if c is not None and lab.fn:
-                c = self.function(lab.fn, c)
+                c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
+                                         if m.line == n.line and m.index in out])
+            else:
+                c = self.lookup(r.group, r.base, lab)
+                if c is not None and lab.fn:
+                    c = self.function(lab.fn, c)
             if c is None:
                 continue
             if not self.m.rounds(c, n):
                 c = self._updated(c, n, numbers) or self._state(c, n) or c
-                if not self.m.rounds(c, n) and any((x := self.lookup(g, r.base, lab)) is not None and
-                                                   self.m.rounds(x, n) for g in r.others or ()):
+                if r is not None and not self.m.rounds(c, n) and any(
+                        (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
         return out
+
+    def _entry(self, lab, n, beside=()):
+        """A name without indices (``σ² = 0.412``, ``√(σ² + ε) = 0.642``): the one entry of the tensors the
+        name spells that rounds to the figure; None when none or several do (the name picks the tensor, the
+        value only the entry). Of a wrong figure, the one entry near it, or the one of the norm and position
+        of the quantities ``beside`` it (those its line's other names were read as)."""
+        if lab.index or lab.of or lab.state or lab.name == "token":
+            return None
+        groups = {g for g, _ in self.groups if "(" not in g and "[" not in g and self._alias(lab.name, g)}
+        if not groups:
+            return None
+        found, near = {}, {}
+        lo, hi = near_window(n)
+        for c in self.m.every:
+            if c.group in groups and not c.scoped:
+                x = self.function(lab.fn, c) if lab.fn else c
+                if x is not None and self.m.rounds(x, n):
+                    found[x.ref] = x
+                elif x is not None and x.meets(lo, hi) and x.group in self.m.graph and not isinstance(x.ball, fmpq):
+                    near[x.ref] = x
+        if not found and len(near) > 1:         # 'its mean is 0.257 and its variance 1.053': the entry of the
+            near = {k: x for k, x in near.items() if any(   # norm and position the names beside it are of
+                y.idx == x.idx and _instance(y.group) == _instance(x.group) for y in beside)}
+        if not found and len(near) == 1:
+            return next(iter(near.values()))     # the one entry near it, wrong
+        return next(iter(found.values())) if len(found) == 1 else None
 
     def function(self, fn: str, c):
         """The candidate for a function of a quantity: ``sqrt+eps`` of var1[1] is sqrt(var1[1] + ln_eps);

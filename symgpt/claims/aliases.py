@@ -1,0 +1,21 @@
+"""What code and prose call the model's tensors, beside their own names: the words
+:mod:`symgpt.claims.notation` reads as a name without a vote, and :mod:`symgpt.claims.labels` as a name in
+prose (``its variance 1.053``).
+
+>>> "variance" in DATA_ALIASES["var1"], "verlust" in PROSE
+(True, True)
+"""
+MEAN = ("μ", "mu", "mean", "Mittelwert", "moyenne", "均值")
+VARIANCE = ("σ²", "var", "variance", "σ^2", "Varianz", "方差")
+DATA_ALIASES = {         # what code and prose call the model's tensors (beside their own names and ALIASES)
+    "p": ("probs", "prob", "probabilities", "probability", "P", "softmax", "y_hat", "ŷ", "p_hat"),
+    "logits": ("z", "logit", "scores"), "z": ("logits", "logit", "scores"),
+    "loss": ("L", "l", "loss", "J", "CE", "损失", "nll", "Verlust", "perte"),
+    "x": ("x", "emb", "e", "h"), "X": ("x", "X", "h", "H", "emb"),
+    "A": ("α", "attn", "attention", "weights", "a"), "S": ("scores", "score", "s"),
+    "mu1": MEAN, "var1": VARIANCE,
+    "mu2": MEAN, "var2": VARIANCE,
+}
+
+PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")
+                  if len(w) > 2 and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
