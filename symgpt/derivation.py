@@ -20,7 +20,7 @@ import numpy as np
 import sympy
 from flint import arb
 
-from .claims.refs import bind, parse   # the claims' own parser: one vocabulary
+from .claims.refs import bind, parse  # the claims' own parser: one vocabulary
 from .core.errors import InputError, LimitError
 from .core.files import resolved
 from .core.graph import Graph, Named, TooManyDefinitions
@@ -312,8 +312,17 @@ class Derivation:
             e = sympy.sympify(self._expr(ref))
         else:
             e = self.definitions.definition(name)
-        return e.xreplace({s: sympy.Symbol(self.pretty(s.name), **s.assumptions0) for s in e.free_symbols
-                           if self.pretty(s.name) != s.name})
+        shown = {s: self._shown(s.name) for s in e.free_symbols}
+        return e.xreplace({s: sympy.Symbol(n, **s.assumptions0) for s, n in shown.items() if n != s.name})
+
+    def _shown(self, name: str) -> str:
+        """A node name with its token indices as tokens (``p[4]`` → ``p[你]``) when that reads back as the
+        same node; the graph's own name when a token would not (``,``, a space: ``E[,,3]`` is no ref)."""
+        try:
+            pretty = self.pretty(name)
+            return pretty if self.node(pretty) == name else name
+        except InputError:
+            return name
 
     def closed_form(self, ref, max_ops=20000, max_nodes=None) -> sympy.Expr:
         """A forward quantity in numbers; a gradient in named forward quantities; an expression of names
@@ -411,16 +420,22 @@ class Derivation:
         fmt, n = rounding(digits, decimals, self.limits)
         r = self._quantity(ref)
 
-        def ball(prec):   # a value past 10^±max_digits is refused before its decimals are written
+        # A value above 10^max_digits is refused before its decimals are written.  A tiny one (a probability
+        # of 10^-19500 after a large lr) is legitimate: it rounds to 0.0000 or prints as 1.2×10^-19500, but its
+        # rounding builds an integer of as many digits as its exponent, so one below 10^-(1000·max_digits)
+        # (lr = 1e40 gives 10^-4e39) is refused too.
+        huge, tiny = self.limits.max_digits, 1000 * self.limits.max_digits
+
+        def ball(prec):
             b = r.ball(prec)
             m = magnitude(b)
-            if math.isfinite(m) and abs(m) > self.limits.max_digits and not (isinstance(b, arb) and b.contains(0)):
+            if math.isfinite(m) and (m > huge or m < -tiny) and not (isinstance(b, arb) and b.contains(0)):
                 opt = getattr(r, "opt", None)
                 why = f"; training.{'adamw.' if opt == 'adamw' else ''}lr drives it there" if opt else ""
                 about = f"about 10^{m:.3g}" if abs(m) < 1e300 else f"{'below 10^-' if m < 0 else 'above 10^'}1e300"
-                raise LimitError(f"{self.spec.path}: {ref_text(ref)} is {about}, beyond 10^±"
-                                 f"{self.limits.max_digits}{why} (--max-digits; symgpt.Limits(max_digits=…) "
-                                 f"in Python)")
+                beyond = f"above 10^{huge}" if m > 0 else f"below 10^-{tiny}"
+                raise LimitError(f"{self.spec.path}: {ref_text(ref)} is {about}, {beyond}{why} (--max-digits; "
+                                 f"symgpt.Limits(max_digits=…) in Python)")
             return b
         try:
             return certify(ball, fmt, what=f"the rounding of {ref}", exact=r.exact, start=self._start(n)).value

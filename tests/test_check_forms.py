@@ -8,11 +8,12 @@ from __future__ import annotations
 from decimal import ROUND_HALF_EVEN, Decimal
 
 import mpmath as mp
-import oracle
 import pytest
-from conftest import write_spec
 
 from symgpt.check import check
+
+import oracle
+from conftest import write_spec
 
 T = 3
 

@@ -122,7 +122,8 @@ def test_a_shipped_spec_asked_for_as_a_file_elsewhere_is_pointed_at(tmp_path):
                                   ["precision", "bigram", "--format", "Md", "--no-births"]])
 def test_a_format_in_capitals_is_accepted(tmp_path, args):
     r = symgpt(*args, cwd=tmp_path)
-    assert r.returncode in ((1, 0) if args[0] == "verify" else (0,)), r.stderr   # the bigram's source has a wrong figure
+    # the bigram's source has a wrong figure
+    assert r.returncode in ((1, 0) if args[0] == "verify" else (0,)), r.stderr
     if args[0] == "render":
         assert (tmp_path / "o" / "bigram.en.md").is_file()
     if args[0] == "verify":   # the same as in small letters

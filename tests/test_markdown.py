@@ -24,7 +24,7 @@ ENVIRONMENTS = {"aligned", "array", "pmatrix", "bmatrix", "cases", "matrix", "ga
 MACROS = {
     "text", "mathrm", "mathbb", "mathcal", "operatorname", "frac", "sqrt", "left", "right",
     "times", "cdot", "quad", "qquad", "to", "mapsto", "approx", "in", "le", "ge", "leq", "geq",
-    "bar", "min", "pi", "kappa", "lVert", "rVert", "Delta",
+    "bar", "min", "pi", "kappa", "lVert", "rVert", "Delta", "Sigma",
     "infty", "sum", "ln", "log", "exp", "sin", "cos", "arg", "max", "partial", "delta", "varepsilon",
     "epsilon", "gamma", "beta", "eta", "lambda", "mu", "sigma", "theta", "top", "hat", "textstyle",
     "Big", "leftarrow", "Rightarrow", "checkmark", "textbackslash", "textasciicircum", "textless", "textgreater",

@@ -222,7 +222,7 @@ def test_a_two_layer_two_head_document_counts_layers_and_heads_from_one():
             assert "{W_Q}^{[1]}" in body and "{W_Q}^{[2]}" in body
             assert "只有一层" not in body and "one-layer" not in body
         assert "deep-attention-2-2.svg" in text and "deep-attention-0-" not in text
-        assert "(head 2)" in text or "（第 2 个头）" in text  # per-head captions
+        assert re.search(r"\(layer [12], head 2\)|（第 [12] 层，第 2 个头）", text)  # captions name layer and head
 
 
 def test_titles_per_language(tmp_path):

@@ -495,7 +495,8 @@ class Matcher:
 
 TOPICS = (    # (a candidate's ref, the text a document must hold for it to be matched by value alone)
     (re.compile(r"adamw"), re.compile(r"adam|exp_avg|\bmoments?\b|矩|动量|weight[ _]?decay|权重衰减|Zerfall|"
-                                      r"décroissance|β[₁₂12]|beta[12_]|[mv]̂|\\hat\s*\{?\s*[mv]|偏差修正|bias[- ]?correct|"
+                                      r"décroissance|β[₁₂12]|beta[12_]|[mv]̂|\\hat\s*\{?\s*[mv]|偏差修正|"
+                                      r"bias[- ]?correct|"
                                       r"Bias-Korrektur", re.I)),
     (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
     (re.compile(r"topk"), re.compile(r"top[- _]?k|前\s*k|k\s*=", re.I)),

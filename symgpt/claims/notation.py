@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from flint import fmpq
 
 from ..core.numeric import UndecidableError
+from .aliases import DATA_ALIASES
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
 from .context import ALIASES
 from .figure import near_window, readable
-from .aliases import DATA_ALIASES
 from .labels import Label
 from .refs import ExprError, bind, parse
 

@@ -34,12 +34,12 @@ from ..core.graph import TooManyDefinitions
 from ..core.graph import decided as sign_steered
 from ..core.markup import exact_text, latex_table, md_code, md_table, md_text, tex_number
 from ..engine.names import RefError
-from ..ops import NAMES
 from . import bigram as doc_bigram
 from . import steps as st
 from . import transformer as doc_transformer
 from .blocks import Numbers, mtext
 from .document import DEFAULT_DIGITS
+from .names_tex import TEX, _index_tex, group_tex, name_tex  # noqa: F401 - re-exported
 
 DIGITS = 12          # significant digits of a quantity's value
 SMALL_OPS = 40       # a closed form of at most this many operations (SymPy count_ops) is shown
@@ -50,70 +50,12 @@ OUTLINES = {"transformer": lambda d, n: doc_transformer.outline(doc_transformer.
             "bigram": doc_bigram.outline}
 """The document's sections of each kind, each built on demand (:class:`symgpt.documents.blocks.Part`)."""
 
-# LaTeX of the quantity names the documents use, as each op names them (symgpt.ops.NAMES); others print by the
-# rule of group_tex (W_Q → W_{Q}, a longer name as \mathrm{name})
-TEX = {name: n.tex for name, n in NAMES.items() if n.tex}
-
-
-# ---------------------------------------------------------------- names in LaTeX
-
-def group_tex(group: str) -> str:
-    r"""LaTeX of a group name: the documents' symbol, a layer (from 1) as a superscript.
-
-    >>> group_tex("A"), group_tex("W_Q"), group_tex("l1.LN2"), group_tex("grad_W"), group_tex("clip_x")
-    ('A', 'W_{Q}', '{\\mathrm{LN}_2}^{[2]}', '\\partial_{W} \\mathcal{L}', '\\mathrm{clip\\_x}')
-    """
-    if group.startswith("grad_"):
-        return rf"\partial_{{{group_tex(group[len('grad_'):])}}} \mathcal{{L}}"
-    layer, _, name = group.rpartition(".")
-    if name in TEX:
-        out = TEX[name]
-    elif name.isalpha() and len(name) == 1:
-        out = name
-    elif "_" in name and name.count("_") == 1 and all(p.isalnum() for p in name.split("_")) and len(name) <= 5:
-        head, tail = name.split("_")
-        out = f"{head}_{{{tail}}}"
-    else:
-        out = r"\mathrm{" + name.replace("_", r"\_") + "}"
-    return f"{{{out}}}^{{[{int(layer[1:]) + 1}]}}" if layer else out
-
-
-def name_tex(d, name: str) -> str:
-    r"""LaTeX of a node name: ``A[1,0]`` → ``A_{1,0}``, a token index as the token.
-
-    A gradient ``grad_X[i]`` is ∂L/∂X_i.
-
-    >>> import symgpt
-    >>> d = symgpt.load("tiny-transformer")
-    >>> name_tex(d, "A[1,0]"), name_tex(d, "p[4]"), name_tex(d, "loss")
-    ('A_{1,0}', 'p_{\\text{你}}', '\\mathcal{L}')
-    >>> print(name_tex(d, "grad_logits[4]"))
-    \frac{\partial \mathcal{L}}{\partial \mathrm{logit}_{\text{你}}}
-    """
-    node = d._skeleton.nodes[d.node(name)]
-    group = node.group
-    if group.startswith("grad_") and group[len("grad_"):] in d._skeleton.groups:
-        inner = d.node(name)[len("grad_"):]
-        return rf"\frac{{\partial \mathcal{{L}}}}{{\partial {name_tex(d, inner)}}}"
-    g = group_tex(group)
-    if not node.index:
-        return g
-    axes = d._skeleton.groups[group].axes
-    idx = ",".join(_index_tex(d, i, a) for i, a in zip(node.index, axes))
-    return f"{{{g}}}_{{{idx}}}" if ("_" in g or "^" in g or "'" in g) else f"{g}_{{{idx}}}"
-
-
-def _index_tex(d, i: int, axis: str) -> str:
-    tok = d.spec.vocab[i] if axis == "v" else None
-    return mtext(tok) if tok is not None and not tok.isdigit() else str(i)
-
-
 def expr_tex(d, expr) -> str:
     r"""SymPy's LaTeX of an expression over node symbols, each symbol as :func:`name_tex`.
 
     >>> import symgpt
     >>> d = symgpt.load("bigram")
-    >>> expr_tex(d, d.definition("z[0]"))
+    >>> expr_tex(d, d.definitions.definition("z[0]"))      # over the graph's own names, as the documents build it
     'W_{0,\\text{猫}} x_{0} + W_{1,\\text{猫}} x_{1}'
     """
     names = {s: name_tex(d, s.name) for s in expr.free_symbols if s.name in d._skeleton.nodes}
@@ -218,7 +160,7 @@ def tree(d, expr) -> dict:
 
     >>> import symgpt
     >>> d = symgpt.load("bigram")
-    >>> st.chain(st._fill(tree(d, d.definition("p[0]")), lambda leaf: leaf["ref"]))
+    >>> st.chain(st._fill(tree(d, d.definitions.definition("p[0]")), lambda leaf: leaf["ref"]))
     'exp(z[0])/sum_exp'
     """
     if expr.is_Symbol:

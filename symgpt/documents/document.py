@@ -21,6 +21,7 @@ from . import bigram as doc_bigram
 from . import steps as st
 from . import transformer as doc_transformer
 from .blocks import Numbers, fit_displays
+from .precision import reader
 
 DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
 
@@ -111,7 +112,6 @@ def reader_tex(d, ref: str) -> str | None:
     >>> print(reader_tex(d, "H0[1,0]*W_Q[0,0]"), "|", reader_tex(d, "exp(S[1,0])"), "|", reader_tex(d, "params()"))
     {H^{(0)}}_{1,0} \cdot {W_{Q}}_{0,0} | \exp(S_{1,0}) | None
     """
-    from .precision import reader
     toks, out = tokenize(ref), []
     for (kind, text, _), (_, after, _) in zip(toks, toks[1:] + [("end", "", 0)]):
         if kind == "name" and after == "(":

@@ -24,6 +24,7 @@ from ..floats.forensics import BIRTHS_UP_TO, forensics
 from ..floats.model import Floats, Pipeline, run
 from . import figures
 from .blocks import code, figure, math, mtext, num, table, tex, text, tok, word
+from .names_tex import group_tex, name_tex
 
 SIG = 5
 """Significant digits of a float printed with ≈."""
@@ -137,7 +138,6 @@ def reader(d, ref: str) -> dict:
 
 
 def _reader_tex(d, ref: str) -> str:
-    from .display import group_tex, name_tex  # display shows the documents' quantities: it imports this
     if ref.startswith("head_step."):                        # after the update of the target's row: E^new
         return rf"{{{_reader_tex(d, ref[len('head_step.'):])}}}^{{\mathrm{{new}}}}"
     if "[" not in ref:                                      # a whole tensor: its symbol

@@ -618,7 +618,8 @@ def show_attention(c, a, words, i, figs) -> list:
                 qs, ks = [f"{qn}[{t},{j}]" for j in cols], [f"{kn}[{s_},{kvc(j)}]" for j in cols]
                 dv = dot_sum(qs, ks)
                 dots.append(line(rf"q_{{{t}}}{sup} \cdot k_{{{s_}}}{sup}", Dot(map(fig, qs), map(fig, ks)), dv))
-                scaled.append(line(rf"S_{{{t},{s_}}}{sup}", Div(fig(dv), Sqrt(root)), f"{pre}S[{c.head_idx(h, t, s_)}]"))
+                scaled.append(line(rf"S_{{{t},{s_}}}{sup}", Div(fig(dv), Sqrt(root)),
+                                   f"{pre}S[{c.head_idx(h, t, s_)}]"))
         steps += [text("attention.dots"), n.calc(*dots),
                   text("attention.scale", dk=tex(c.dk), root=tex(rs), root_tex=tex(rf"\sqrt{{{c.dk}}}")),
                   n.calc(*scaled)]

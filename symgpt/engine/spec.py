@@ -411,7 +411,8 @@ def _mismatch(v, cols: int) -> str:
     if not isinstance(v, list) or not v or any(not isinstance(r, list) for r in v) or len({len(r) for r in v}) == 1:
         return _shape(v)
     i, r = next((i, r) for i, r in enumerate(v) if len(r) != cols)   # rows disagree: one is not cols long
-    return f"{len(v)} rows whose row {i} has {len(r)} number{'' if len(r) == 1 else 's'}, not {cols} (rows count from 0)"
+    return (f"{len(v)} rows whose row {i} has {len(r)} number{'' if len(r) == 1 else 's'}, not {cols} "
+            "(rows count from 0)")
 
 
 class _Reader:
