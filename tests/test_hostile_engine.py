@@ -102,8 +102,10 @@ def test_a_model_too_big_for_closed_forms_still_gives_values(tmp_path):
         want = oracle.transformer_forward(oracle.load_spec(spec.path), dps=40)["loss"]
         assert abs(mpmath.mpf(d.value("loss", digits=30)) - want) < mpmath.mpf(10) ** -28
     assert d.value("grad_W_Q[0,0]", digits=5)
-    # −z[t] + ln Σ_v exp(z[v]), over the logits' symbols (V = 6, target 4): read off by hand
-    z = [sympy.Symbol(f"logits[{v}]", real=True) for v in range(6)]
+    # −z[t] + ln Σ_v exp(z[v]), over the logits' symbols (V = 6, target 4): read off by hand; the REPL
+    # writes a vocabulary index as its token (logits[t4], as a ref does)
+    z = [sympy.Symbol(f"logits[{tok}]", real=True) for tok in spec.vocab]
+    assert len(z) == 6
     assert d.definition("loss") == -z[spec.target] + sympy.log(sympy.Add(*[sympy.exp(x) for x in z]))
     hostile.raises_clear(ValueError, lambda: d.closed_form("loss", max_ops=50), "operations")
     # names, the one-line repr and a notebook display need no whole graph: value and definition

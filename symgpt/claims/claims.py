@@ -590,7 +590,7 @@ def bind_claims(cf: ClaimsFile, d) -> list:
     Traceback (most recent call last):
     ...
     symgpt.claims.claims.ClaimError: x.claims.toml: claim 1 (line 4): ref 'p[狗]': p[狗]: index '狗' out of range;
-        expected 0..2 or a token
+        expected 0..2 or a token ('猫', '吃', '鱼')
     """
     out, bound = [], {}
     limits = d.limits

@@ -146,7 +146,7 @@ class Named:
                 # zeros first: a weight that is 0 drops its product before the other factor is built
                 # (SymPy's 0·x asks whether a huge x is finite, which took minutes); the other numbers go
                 # in with the rest, so the expression SymPy's proofs see keeps its shape
-                zeros = {self.nodes[i].sym: 0 for i in node.inputs
+                zeros = {self.nodes[i].sym: sympy.S.Zero for i in node.inputs
                          if self.nodes[i].expr is None and self.nodes[i].value == 0 and not stop(self.nodes[i])}
                 out = out.xreplace(zeros) if zeros else out
                 out = out.xreplace({self.nodes[i].sym: walk(i) for i in node.inputs})

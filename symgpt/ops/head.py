@@ -28,8 +28,8 @@ def define(g, a: Apply, T_: dict):
     """h_final (d,), logits (V,) and the other positions' logits.
 
     >>> import symgpt
-    >>> symgpt.load("tiny-transformer").definition("logits[0]")
-    E[0,0]*h_final[0] + E[0,1]*h_final[1]
+    >>> symgpt.load("tiny-transformer").definition("logits[你]")     # tied: row 你 of E · h_final (d = 2)
+    E[你,0]*h_final[0] + E[你,1]*h_final[1]
     """
     H, Wn, tied = T_[a.ins[0]], a.param("W"), a.opt("tied")
     W = T_[Wn]
