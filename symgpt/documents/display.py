@@ -410,6 +410,9 @@ class Quantity:
         if ops is None and isinstance(self._too_big, TooManyDefinitions):
             out.append(f"Closed form: not built (it reads more than {LAZY_NODES} definitions); "
                        f"{md_code(f'd.definition({self.name!r})')} gives the node's own definition.")
+        elif ops is None and isinstance(self._too_big, LimitError):  # refused on its size estimated beforehand
+            out.append("Closed form: not built (too large written out, estimated before building it); "
+                       f"{md_code(f'd.definition({self.name!r})')} gives the node's own definition.")
         elif ops is None:
             out.append(f"Closed form: large (more than {COUNT_OPS} operations); "
                        f"{md_code(f'd.definition({self.name!r})')} gives the node's own definition.")
