@@ -270,7 +270,8 @@ class Derivation:
         if q.expr is None:
             raise RefError(f"{ref_text(ref)}: computed, not defined over the graph's names (a training state, "
                            f"a head step, sampling or a gradient check); value() gives it")
-        return q.expr
+        e = q.expr
+        return e if isinstance(e, sympy.Basic) else sympy.Rational(e)   # a size: its number, exactly
 
     # -- names ------------------------------------------------------------
     def names(self) -> list[tuple[str, tuple, str]]:
@@ -309,7 +310,7 @@ class Derivation:
         try:
             name = self._registry.node(ref_text(ref))
         except RefError:
-            e = sympy.sympify(self._expr(ref))
+            e = self._expr(ref)
         else:
             e = self.definitions.definition(name)
         shown = {s: self._shown(s.name) for s in e.free_symbols}
@@ -353,7 +354,7 @@ class Derivation:
             names = [self._registry.node(text)]
             expr = g.sym(names[0])
         except RefError:
-            expr = sympy.sympify(self._expr(text))
+            expr = self._expr(text)
             names = [g.by_sym[x] for x in expr.free_symbols]
         cap = max(max_ops, WRITTEN)
         size = sum(g.written_size(n, _stop(n), self._ev.decide, 100 * cap) for n in names)
