@@ -19,3 +19,12 @@ DATA_ALIASES = {         # what code and prose call the model's tensors (beside 
 
 PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")
                   if len(w) > 2 and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
+
+MOMENTS = {"m": "m", "v": "v", "m̂": "mhat", "v̂": "vhat", "mhat": "mhat", "vhat": "vhat", "m_hat": "mhat",
+           "v_hat": "vhat", "m_t": "m", "v_t": "v"}
+"""An optimizer state a tutorial writes without indices under a lead-in that names the entry (``Von Hand für
+W[0, bellt]: … m = …``): its name → the AdamW state's (adamw[k].m[W,0,bellt])."""
+STEP_WORDS = {"update": "update", "step": "update", "schritt": "update", "pas": "update", "步长": "update",
+              "更新量": "update", "decay": "decay", "zerfall": "decay", "衰减": "decay", "décroissance": "decay"}
+"""The words that name the AdamW step of an entry (the update, η·m̂/(√v̂ + ε)) and its weight decay (η·λ·θ)."""
+

@@ -292,7 +292,7 @@ def _training(d, add, shapes, ref_of):
                 for idx in _entries(shape):
                     inner = ",".join([name] + [str(i) for i in idx])
                     add(f"adamw[{k}].{ref_of(name, axes, idx)}", f"adamw[{k}].{name}", idx, axes, scoped=True)
-                    for m in ("m", "v", "update"):
+                    for m in ("m", "v", "mhat", "vhat", "update", "decay"):
                         add(f"adamw[{k}].{m}[{inner}]", f"adamw[{k}].{m}", idx, axes, of=name, scoped=True)
     add("loss - sgd[1].loss", "loss drop")
     add("adamw[1].loss", "adamw[1].loss")             # the model after the first AdamW step

@@ -22,8 +22,8 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from .aliases import PROSE
-from .extract import normal_line
+from .aliases import MOMENTS, PROSE, STEP_WORDS
+from .extract import HEADING, normal_line
 from .figure import FORMATS
 
 # ---------------------------------------------------------------- one label
@@ -88,7 +88,12 @@ OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\tim
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|sqrt|exp|e\^|\bln|\blog)\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
-                 r"\bneue?s?\b", re.I)
+                 r"\bneue?[rs]?\b", re.I)
+BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
+ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?")
+FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde|从)\s*(\S+?)\s*"
+                     r"(?:\bauf|\bto|\bà|降到|升到|降至|升至|变为|变成|到)\s*$", re.I)     # 'from A to B
+LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
          "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
 
@@ -134,7 +139,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
     >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss")]
     ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss']
     """
-    s = plain(lhs).strip().rstrip("=≈←:").strip()
+    s = BULLET.sub("", plain(lhs).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s
     m = LHS.search(s)
     words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
@@ -222,11 +227,13 @@ def _clause(left: str) -> str:
     return left
 
 
-def _lhs_of(n, vocab, start: int = 0) -> Label | None:
+def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     """The label of a figure that closes its clause's equation: the clause's left-hand side.
 
     ``start`` is where the previous figure of the line ends: ``p(<s>) = 0.160    p(we) = 0.322`` names
     0.322 by the text after 0.160; ``L = -ln 0.2165 = 1.5302`` names 1.5302 by the clause's head.
+    With the document's ``lines``, a step's words (``Schritt …``, ``neuer Wert …``) name the state of the
+    entry a lead-in names (:func:`_of_entry`).
     """
     if n.kind == "integer":
         return None                            # a count, an id, a size: read by the matcher's own rules
@@ -236,6 +243,8 @@ def _lhs_of(n, vocab, start: int = 0) -> Label | None:
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         word = re.search(r"(?<![\w-])([^\W\d_]{3,})\s*$", left[start:])
+        if word and word[1].lower() in STEP_WORDS and lines is not None:       # 'Zerfall 4.0e-05' under a lead-in
+            return _of_entry(Label(STEP_WORDS[word[1].lower()]), n, lines, vocab, strict=True)
         return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
     for first, clause in ((True, plain(left[start:])), (False, _clause(plain(left)))):
         parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
@@ -249,11 +258,75 @@ def _lhs_of(n, vocab, start: int = 0) -> Label | None:
             if FUNCTION_OF.search(plain(head)):
                 return _function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
             lab = named(head, vocab, n.heading)
+            if lab is None and lines is not None and (lead := _leading_words(head, n.heading)) is not None:
+                lab = _of_entry(lead, n, lines, vocab, strict=True)
             if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
                 lab = Label(lab.name, lab.index, state="adamw[1]" if re.search(r"adam", n.heading, re.I)
                             else "sgd[1]")    # W ← W − η·g: the state after the step
             return lab
     return None
+
+
+def _leading_words(head: str, heading: str) -> Label | None:
+    """The name a left-hand side's first words give when the rest is a formula: ``Schritt η · m̂ / (√v̂ + ε)``
+    is the update, ``neuer Wert 0.4 − 0.01`` the new value (of the entry a lead-in names, :func:`_of_entry`).
+
+    >>> [str(_leading_words(h, "")) for h in ("Schritt η · m̂ / (√v̂ + ε) ", "neuer Wert 0.4 - 0.1", "x + y")]
+    ['update', 'sgd[1].new', 'None']
+    """
+    words = re.findall(r"[^\W\d_]+", plain(head).split("=")[0])[:2]
+    if words and words[0].lower() in STEP_WORDS:
+        return Label(STEP_WORDS[words[0].lower()])
+    if words and NEW.fullmatch(words[0]):
+        return Label("new", state="adamw[1]" if re.search(r"adam", heading, re.I) else "sgd[1]")
+    return None
+
+
+def _lead_in(n, lines: list, vocab) -> Label | None:
+    """The parameter entry the text before a figure is about, written as code writes it (``W[0, bellt]``): the
+    last one its line names before it, else the nearest above it, back to the heading (:data:`LEAD_LINES`).
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "Von Hand für `W[0, b]` mit g = −0.4:\\n\\n* m = 0.1 × (−0.4) = −0.04"
+    >>> str(_lead_in(extract(text)[-1], text.split("\\n"), Words(["a", "b"], {"W"}, {"W"})))
+    'W[0,tok1]'
+    """
+    listed = BULLET.match(n.line_text.strip()) or len(n.line_text.strip()) <= 80    # an item, not a paragraph
+    above = [lines[k] for k in range(n.line - 2, max(-1, n.line - 2 - LEAD_LINES), -1)] if listed else []
+    for k, text in enumerate([n.line_text[:n.col], *above]):
+        if k and HEADING.match(text) and not re.search(r"[=:：]", text):
+            return None            # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
+        found = [lab for m in ENTRY_MENTION.finditer(text)
+                 if (lab := parse_label(m[0].replace(" ", ""), vocab)) is not None and lab.index
+                 and lab.name in vocab.params]
+        if found:
+            return found[-1]
+    return None
+
+
+def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label | None:
+    """An optimizer state or the new value written without indices (``m = …``, ``Schritt …``, ``neu: …``)
+    under a lead-in that names a parameter's entry: that entry's state (``adamw[1].m[W,0,2]``, the new
+    ``W[0,bellt]``); else the label as it is (None when ``strict``: a step's words name nothing alone)."""
+    state = MOMENTS.get(lab.name) if not strict else lab.name if lab.name in ("update", "decay") else None
+    if lab.index or lab.of or lab.ref or lab.state and not strict or (state is None and lab.name != "new"):
+        return None if strict else lab
+    entry = _lead_in(n, lines, vocab)
+    if entry is None:
+        return None if strict else lab
+    if lab.name == "new":
+        return Label(entry.name, entry.index, state=lab.state)
+    keys = ",".join(str(k[1] if isinstance(k, tuple) else k) for k in entry.index)
+    return Label(lab.name, ref=f"adamw[1].{state}[{entry.name},{keys}]")
+
+
+def _after_step(n, prev) -> Label | None:
+    """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``: the second figure is the first's
+    quantity after the training step (the figure before it on its line)."""
+    m = FROM_TO.search(n.line_text[:n.col])
+    if prev is None or prev.line != n.line or m is None or m[1] != prev.text:
+        return None
+    return Label("after", inner=prev.index)
 
 
 # ---------------------------------------------------------------- literals: [ … ], array(…), pmatrix
@@ -541,16 +614,16 @@ def _function_of(n, prev) -> Label | None:
 class Words(list):
     """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
 
-    def __init__(self, vocab, names=()):
+    def __init__(self, vocab, names=(), params=()):
         super().__init__(vocab)
-        self.names = frozenset(names)
+        self.names, self.params = frozenset(names), frozenset(params)
 
 
-def labels(text: str, numbers: list, vocab, names=()) -> dict:
+def labels(text: str, numbers: list, vocab, names=(), params=()) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
-    own names, which keep an underscore and digits whole)."""
+    own names, which keep an underscore and digits whole; ``params`` those of its parameters)."""
     lines = [normal_line(x) for x in re.split(r"\r\n|\r|\n", text)]
-    vocab = Words(vocab, names)
+    vocab = Words(vocab, names, params)
     out: dict = {}
     for k, (head, pos) in _literals(lines, numbers, vocab).items():
         out[k] = Label(head.name, head.index + pos, head.of, head.state)
@@ -568,9 +641,13 @@ def labels(text: str, numbers: list, vocab, names=()) -> dict:
     last = None
     sections = _sections(lines, numbers)
     for n in numbers:
-        lab = _lhs_of(n, vocab, ends.get(n.line, 0)) if n.index not in out else None
+        lab = _lhs_of(n, vocab, ends.get(n.line, 0), lines) if n.index not in out else None
         if lab is None and n.index not in out:
             lab = _continued(n, lines, vocab)
+        if lab is not None:
+            lab = _of_entry(lab, n, lines, vocab)
+        if lab is None and n.index not in out:
+            lab = _after_step(n, last)
         if lab is not None and not lab.index and lab.name != "token":
             row = _row_mark(n.line_text[:n.col]) or _row_mark(sections.get(n.index, ""), anywhere=True)
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…

@@ -111,7 +111,7 @@ class Matcher:
             spoken = [ref for ref, about in TOPICS if not about.search(text)]
             self.cands = [c for c in self.cands if not any(ref.search(c.ref) for ref in spoken)]
         if text is not None:              # structure first: the quantity each figure's place names
-            read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params))
+            read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params)
             self.notation = Notation(self)
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
@@ -178,6 +178,8 @@ class Matcher:
         inner = found.get(lab.inner) if lab is not None else None
         if inner is None or inner.derived or n.kind not in ("decimal", "percent"):
             return None
+        if lab.name == "after":
+            return self.notation.after(inner, n)
         return self.notation.function(lab.name, inner)
 
     def _judged(self, n, c: Candidate) -> Result:
