@@ -93,11 +93,12 @@ HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d+(?:\.\d+)+\s+[^\d\s=+\-
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:表|Table|图|Figure)\s*\d+(?:[-.]\d+)*")
 LABEL_NUMBER = re.compile(r"(?:表|Table|图|Figure|§|Fig\.|Eq\.)\s*\d+(?:[-.]\d+)*")
-DATE = re.compile(r"\d+\s*[年月日号]")
+DATE = re.compile(r"\d+\s*[年月日号]|\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b")   # 2024-03-05, 03/05/2024
 MODEL_NAME = re.compile(r"\b[A-Z][A-Za-z]*-\d+(?:\.\d+)?")      # GPT-4, Llama-2
 LATEX_INDEX = re.compile(r"(?:_|\^)\s*\{[^}]*\}|(?:_|\^)\s*\d+|\\[A-Za-z]+")
 LAYER = re.compile(r"(?<=[A-Za-z\d'′])\(\d\)|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]⁾|\bdim\s*\d")
 FENCE = re.compile(r"\s*```")
+EXPONENT = re.compile(r"(?<![A-Za-z\\])e\^\s*\{?\s*\(?[-−+]?\d*\.\d")      # e^0.4164, e^{0.740}: exp of a figure
 RUN = re.compile(r"(?:(?<=[\d.])[-−+]|(?<![\d.])[-−+]?)\d[\d.,]*%?")
 FRACTION = re.compile(r"(?<![\d.(/])[1-9]\d*/[1-9]\d*(?![\d./)])")
 BRACKET_INDEX = re.compile(r"(?<=[A-Za-z_\u0370-\u03ff\d'′)\]])\[[^\[\].]*\d[^\[\].]*\]")   # a name's indices
@@ -129,8 +130,8 @@ def _masked(line: str) -> str:
         for m in rx.finditer(line):
             blank(m.start(), m.end())
     for m in LATEX_INDEX.finditer(line):   # x_{0}, p_2, g^2; \times, \mathbf; not ℝ^{2×2}
-        if not line[:m.start()].rstrip().endswith(("ℝ", "mathbb{R}")):
-            blank(m.start(), m.end())
+        if not line[:m.start()].rstrip().endswith(("ℝ", "mathbb{R}")) and not EXPONENT.match(line, m.start() - 1):
+            blank(m.start(), m.end())       # (e^0.4164, e^{-0.12}: an exponent that is a figure stays)
     if _is_heading(line):
         m = re.match(r"\s*(?:#+\s*)?(?:§\s*)?[\d.]+", line)
         if m:

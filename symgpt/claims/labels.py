@@ -575,7 +575,7 @@ def _text_tables(lines: list, numbers: list) -> dict:
     return out
 
 
-FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*\{?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?)\s*$")
+FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*[{(]?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?)\s*$")
 FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log"}
 
 
