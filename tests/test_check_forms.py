@@ -5,6 +5,7 @@ print is rounded from the oracle's mpmath forward pass (tests/oracle.py), never 
 """
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_EVEN, Decimal
 
 import mpmath as mp
@@ -104,3 +105,54 @@ def test_a_short_coefficient_is_the_number_it_prints(tmp_path, model):
     text = f"# Scale\n\nA tenth of it: 0.1 × {fmt(x, 4)} = {fmt(x / 10, 5)}.\n"
     r = verdicts(tmp_path, path, text)
     assert not [x for x in r.values() if x.verdict == "wrong"]
+
+
+@pytest.fixture(scope="module")
+def heads_model(tmp_path_factory):
+    """The d = 4, 2-head model with an input of three different tokens (t0 t1 t2), its forward pass by the oracle."""
+    toml = oracle.random_spec_toml(seed=5, V=6, d=4, heads=2, d_ff=8, layers=1, T=T, ln_params=False)
+    toml = re.sub(r"(?m)^input = .*$", 'input = ["t0", "t1", "t2"]', toml)
+    path = write_spec(tmp_path_factory.mktemp("heads"), toml)
+    with mp.workdps(40):
+        return path, oracle.transformer_forward(oracle.load_spec(path), dps=40)
+
+
+def _head_table(caption: str, M, swap=None) -> list:
+    """A Markdown table of M (T × 4) with one column per head and coordinate; ``swap``: (t, c, value) printed
+    in place of M[t][c]."""
+    rows = [f"Table: {caption}", "", "|  | head 1, a | head 1, b | head 2, a | head 2, b |",
+            "| --- | --- | --- | --- | --- |"]
+    for t in range(T):
+        cells = [fmt(M[t][c]) if swap is None or (t, c) != swap[:2] else swap[2] for c in range(4)]
+        rows.append(f"| t = {t} | " + " | ".join(cells) + " |")
+    return rows + [""]
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "zh"])
+def test_a_head_column_is_its_own_tables_and_a_share_is_the_weight_on_a_token(tmp_path, heads_model, lang):
+    """Tables of Q, K and V share the headers 'head 2, a': each column is read in its own table, so a value
+    transposed into V's row 1 is wrong as V[1,2] (not V[2,1], whose value it is); '0.324 % on t1' in head 2's
+    paragraph is head 2's weight from the last position on t1's position, wrong by a percent slip."""
+    path, f = heads_model
+    V, A = f["V"], f["A"]
+    assert fmt(V[2][1]) != fmt(V[1][2])
+    shares = [fmt(A[1][2][s] * 100, 1) for s in range(3)]
+    slip = fmt(A[1][2][1], 3)                                   # the fraction printed with a % sign
+    said = {"en": "Head 2 spreads its attention: {} % on t0, {} % on t1 and {} % on t2.",
+            "de": "Kopf 2 verteilt seine Aufmerksamkeit: {} % auf t0, {} % auf t1 und {} % auf t2.",
+            "zh": "第 2 个头的注意力：{} % 在 t0 上，{} % 在 t1 上，{} % 在 t2 上。"}[lang]
+    lines = ["# Attention", ""] + _head_table("Queries", f["Q"]) + _head_table("Keys", f["K"]) + \
+        _head_table("Values", V, swap=(1, 2, fmt(V[2][1]))) + [said.format(shares[0], slip, shares[2]), ""]
+    r = {(x.number.line, x.number.text): x for x in check(_write(tmp_path, "\n".join(lines)), path)}
+    v_line = lines.index("Table: Values") + 5 + 1          # its row t = 1, 1-based
+    moved = r[(v_line, fmt(V[2][1]).replace("−", "-"))]
+    assert (moved.verdict, moved.ref) == ("wrong", "V[1,2]") and "transpos" in moved.cause
+    share = r[(len(lines) - 1, slip + "%")]
+    assert (share.verdict, share.ref) == ("wrong", "A[1,2,1]") and "percent" in share.cause
+    assert sum(x.verdict == "wrong" for x in r.values()) == 2
+
+
+def _write(tmp_path, text: str):
+    doc = tmp_path / "doc.md"
+    doc.write_text(text, encoding="utf-8")
+    return doc

@@ -507,10 +507,10 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab) -> Label | Non
         value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
         token = vocab[ck[0][1]]
         return Label("softmax_T", ck, ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
-    named = parse_label(plain(col).replace(" ", ""), vocab)
+    named = parse_label(plain(col).replace(" ", ""), vocab) if not re.search(r"[,;，]", col) else None
     if rk is not None:                              # a column of one quantity, a row per index (or step)
         return Label(named.name, rk + named.index) if named is not None else \
-            Label("column:" + plain(col).strip(), rk)
+            Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column
     row_label = parse_label(plain(row).replace(" ", ""), vocab)
     state = _state(col)
     if row_label is not None and state is not None:   # a quantity per row, a training state per column
@@ -597,6 +597,20 @@ def _token_share(n, vocab, start: int) -> Label | None:
     return None
 
 
+def _attention_share(n, vocab, start: int) -> Label | None:
+    """A percentage beside one token of the input in a paragraph on attention (``34.2 % on the``): the weight
+    the query puts on that token's position (the position its line or section speaks of, else the last)."""
+    lab = _token_share(n, vocab, start)
+    seq = vocab.sequence
+    if lab is None or not seq:
+        return None
+    word = vocab[lab.index[0][1]]
+    if seq.count(word) != 1:
+        return None                  # a token that stands twice in the input names no one position
+    t = n.position if n.position is not None and n.position < len(seq) else len(seq) - 1
+    return Label("A", (t, seq.index(word)))
+
+
 def _function_of(n, prev) -> Label | None:
     """``exp(−0.12) ≈ 0.8781``, ``e^{0.10} = 1.1052``, ``√0.18869 ≈ 0.434``: the function of the figure
     just before, which closes the equation."""
@@ -614,16 +628,17 @@ def _function_of(n, prev) -> Label | None:
 class Words(list):
     """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
 
-    def __init__(self, vocab, names=(), params=()):
+    def __init__(self, vocab, names=(), params=(), sequence=()):
         super().__init__(vocab)
-        self.names, self.params = frozenset(names), frozenset(params)
+        self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)
 
 
-def labels(text: str, numbers: list, vocab, names=(), params=()) -> dict:
+def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
-    own names, which keep an underscore and digits whole; ``params`` those of its parameters)."""
+    own names, which keep an underscore and digits whole; ``params`` those of its parameters; ``sequence``
+    the input's tokens)."""
     lines = [normal_line(x) for x in re.split(r"\r\n|\r|\n", text)]
-    vocab = Words(vocab, names, params)
+    vocab = Words(vocab, names, params, sequence)
     out: dict = {}
     for k, (head, pos) in _literals(lines, numbers, vocab).items():
         out[k] = Label(head.name, head.index + pos, head.of, head.state)
@@ -653,9 +668,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=()) -> dict:
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
         if lab is None and n.index not in out:
             lab = _function_of(n, last)
-        if lab is None and n.index not in out and n.kind == "percent" and \
-                not ATTENTION.search(n.line_text + " " + sections.get(n.index, "")):
-            lab = _token_share(n, vocab, ends.get(n.line, 0))     # (in an attention paragraph: a key's weight)
+        if lab is None and n.index not in out and n.kind == "percent":
+            share = _attention_share if ATTENTION.search(n.line_text + " " + sections.get(n.index, "")) else \
+                _token_share                 # in an attention paragraph: the weight on that token's position
+            lab = share(n, vocab, ends.get(n.line, 0))
         last = n
         ends[n.line] = n.col + len(n.text)
         if lab is not None:

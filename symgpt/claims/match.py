@@ -111,7 +111,9 @@ class Matcher:
             spoken = [ref for ref, about in TOPICS if not about.search(text)]
             self.cands = [c for c in self.cands if not any(ref.search(c.ref) for ref in spoken)]
         if text is not None:              # structure first: the quantity each figure's place names
-            read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params)
+            sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
+            read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
+                          sequence)
             self.notation = Notation(self)
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}

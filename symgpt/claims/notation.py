@@ -251,6 +251,9 @@ class Notation:
         if len({v[3] for v in tied}) > 1 and len(steps) == 1:      # adamw[1].update, adamw[2].update: the first
             tied = pick = min(tied, key=lambda v: int(re.search(r"\[(\d+)\]", v[3])[1]))
             tied = [tied]
+        columns = [v for v in tied if "|:" in v[3]]
+        if len({v[3] for v in tied}) > 1 and len(columns) == 1 and name.startswith("column@"):
+            tied = [pick := columns[0]]  # a table's column runs down its rows: V's column 2, not its row 2 read across
         if len({v[3] for v in tied}) > 1:
             mine = [v for v in tied if _instance(v[3]) in prefer]
             if len({v[3] for v in mine}) != 1:
