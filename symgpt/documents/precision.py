@@ -23,7 +23,7 @@ import numpy as np
 from ..floats.forensics import BIRTHS_UP_TO, forensics
 from ..floats.model import Floats, Pipeline, run
 from . import figures
-from .blocks import code, figure, math, mtext, num, table, tex, text, tok, word
+from .blocks import code, figure, math, num, table, tex, text, tok, word
 from .names_tex import group_tex, name_tex
 
 SIG = 5
@@ -174,8 +174,12 @@ def _decisions(f) -> list:
 
 
 def _names(names) -> dict:
-    """Tensor names as one math value (or a dash)."""
-    return math(", ".join(mtext(x) for x in names) if names else "-")
+    r"""Tensors as one math value, each by its symbol as the tables write it (or a dash).
+
+    >>> print(_names(["W_Q", "l1.b_1"])["v"], "|", _names([])["v"])
+    W_{Q}, {b_{1}}^{[2]} | -
+    """
+    return math(", ".join(group_tex(x) for x in names) if names else "-")
 
 
 def _layernorm(d, n, f) -> list:
@@ -196,7 +200,8 @@ def _layernorm(d, n, f) -> list:
     gref = f"{g}[{','.join(map(str, idx))}]"
     ln = f"{d.spec.layer_prefix(0)}LN1[{len(d.spec.input) - 1},0]"
     ratio_text = f"{ratio:.2g}" if ratio < 10 else str(int(round(ratio)))  # a ratio of two floats, "about"
-    return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref), name=math(mtext(g)),
+    return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref),
+                 name=math(_reader_tex(d, gref)),
                  d32=num(str(digits(f, "float32", g))), l32=num(str(digits(f, "float32", "loss"))),
                  d64=num(str(digits(f, "float64", g))), dbf=num(str(digits(f, "bfloat16", g))),
                  dh=num(str(digits(f, "float16", g))), ratio=num(ratio_text),
