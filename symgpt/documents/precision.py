@@ -113,6 +113,8 @@ def section(d, n, formats=None, figs=None) -> dict:
 
 
 _STATE = re.compile(r"(sgd|adamw)\[(\d+)\]\.(.+)")
+OPTIMIZER = {"sgd": "SGD", "adamw": "AdamW"}
+"""The optimizers' names as the text writes them."""
 
 
 def reader(d, ref: str) -> dict:
@@ -228,8 +230,21 @@ def picture(f, names=None) -> dict:
     default the document's rows), y the fewest correct significant digits over each tensor's entries, one
     line per format."""
     names = names or pipeline_rows(f)
-    return figures.lines(names, {fmt: [digits(f, fmt, name) for name in names] for fmt in f.formats}, YMAX,
-                         "−log₁₀|δ/x|")
+    return figures.lines([label(x) for x in names], {fmt: [digits(f, fmt, x) for x in names] for fmt in f.formats},
+                         YMAX, "−log₁₀|δ/x|", math=True)
+
+
+def label(name: str) -> str:
+    r"""A tensor of the chart as its axis label, short enough to stand turned beside the others: its symbol as the
+    digits table writes it, a state's with its optimizer as a superscript (the table's "after one SGD step").
+
+    >>> print(label("grad_W_Q"), "|", label("adamw[1].l1.W_Q"))
+    \partial_{W_{Q}} \mathcal{L} | {{W_{Q}}^{[2]}}^{\,\mathrm{AdamW}}
+    """
+    m = _STATE.fullmatch(name)
+    if m:
+        return "{" + group_tex(m[3]) + r"}^{\,\mathrm{" + OPTIMIZER[m[1]] + "}}"
+    return group_tex(name)
 
 
 def svg(f, names=None) -> str:
