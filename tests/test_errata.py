@@ -41,8 +41,8 @@ def exact(v: Fraction) -> Quantity:
 
 
 def no_cjk_but_tokens(text: str, vocab) -> bool:
-    for tok in vocab:
-        text = text.replace(f"「{tok}」", "")
+    for tok in vocab:  # a token quoted in English text, or in a formula (W_{0,\text{鱼}})
+        text = text.replace(f"「{tok}」", "").replace(f"\\text{{{tok}}}", "")
     return not CJK.search(text)
 
 

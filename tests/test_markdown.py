@@ -29,7 +29,7 @@ MACROS = {
     "epsilon", "gamma", "beta", "eta", "lambda", "mu", "sigma", "theta", "top", "hat", "textstyle",
     "Big", "leftarrow", "Rightarrow", "checkmark", "textbackslash", "textasciicircum", "textless", "textgreater",
     "textasciitilde", "begin", "end", "nabla", "mathbf", "prime", "ldots", "cdots", "pm", "lbrace",
-    "rbrace", "lt", "gt", "backslash", "sim",
+    "rbrace", "lt", "gt", "backslash", "sim", "lvert", "rvert",
 }
 SYMBOL_MACROS = set("{}_%$&#,;! |\\")  # \{ \} \_ \% \$ \& \# \, \; \! \  \| \\
 
@@ -229,7 +229,7 @@ def test_every_contents_entry_links_to_its_heading_in_the_same_file(case, name):
         assert headings.get(m[2]) == m[1], (m[0], headings.get(m[2]))
 
 
-CODE_NAME = re.compile(r"\[|\]|grad|sgd|adamw|\\_|\bl\d\.|\\text\{[A-Za-z_]{2,}")   # p[4], grad_E, l0.W_Q, \text{W}\_
+CODE_NAME = re.compile(r"\[|\]|grad|sgd|adamw|\\_|\bl\d\.|\\text\{[A-Za-z_]{2,}\}")   # p[4], grad_E, l0.W_Q, \text{W}\_
 
 
 @pytest.mark.parametrize("case", ["tiny-transformer", "bigram", "deep"])
@@ -259,10 +259,11 @@ def test_the_precision_tables_name_quantities_as_the_text_does(case):
         assert born and not [c for c in born if CODE_NAME.search(re.sub(r"\^\{\[\d+\]\}", "", c))], born
 
 
-def test_the_errata_name_quantities_as_the_text_does_and_functions_as_code():
+def test_the_errata_name_quantities_as_the_text_does():
     """The seed's errata, Markdown and LaTeX, both languages: each figure's quantity is math in the text's notation
-    (H0_{1,0}·W_{Q,0,0}, p_爱 + p_他), or, for a function the claims call (params(), softmax_T(0.5, 爱)), the call in
-    code font; never an escaped code name such as H0\\[1,0\\]·W\\_Q\\[0,0\\]."""
+    (H0_{1,0}·W_{Q,0,0}, p_爱 + p_他, a function the claims call as its section writes it: p_爱^{(T = 0.5)}, ln p_你),
+    the parameter count in words; never a code name in code font (`params()`) nor an escaped one such as
+    H0\\[1,0\\]·W\\_Q\\[0,0\\]."""
     import tomllib
 
     from test_render_cases import spec_path
@@ -274,12 +275,14 @@ def test_the_errata_name_quantities_as_the_text_does_and_functions_as_code():
         names = [re.match(r"(.*?): ", entry)[1] for ln in rows for entry in ln.split(" | ")[2].split("<br>")]
         tex_text = rendered("tiny-transformer")[_path("tiny-transformer", f"tiny-transformer.{lang}.tex")]
         tex_rows = tex_text.split(r"\begin{longtable}")[-1].split(r"\end{longtable}")[0]
-        tex_names = re.findall(r"& (\$.*?\$|\\texttt\{.*?\}): ", tex_rows)
+        tex_names = re.findall(r"& ([^&]*?): -?[\d.]+(?:, -?[\d.]+)* \$\\to\$", tex_rows)
         assert len(names) == len(tex_names) >= 30
+        count = {"en": "number of trainable scalars", "zh": "可训练标量的个数"}[lang]
         for name in names + tex_names:
-            if name.startswith("$"):
-                assert not CODE_NAME.search(tokens(re.sub(r"\^\{\[\d+\]\}", "", name))), name   # a token is no code
-            else:
-                assert re.fullmatch(r"`\w+\(.*\)`|\\texttt\{[^()]+\(.*\)\}", name), name   # a call, as written
+            assert name == count or re.fullmatch(r"\$[^$]*\$", name), name                   # one formula, or words
+            assert not CODE_NAME.search(tokens(re.sub(r"\^\{\[\d+\]\}", "", name))), name   # a token is no code
+            assert "`" not in name and "texttt" not in name and not re.search(r"(?<![\\\w])[A-Za-z_]\w*\(", name), name
         assert r"$p_{\text{爱}} + p_{\text{他}}$" in names and r"$\exp(S_{1,0})$" in tex_names
-        assert "`params()`" in names
+        assert names.count(count) == tex_names.count(count) == 1                            # params(): 18, 38 → 46
+        assert r"$p_{\text{爱}}^{(T = 0.5)}$" in names and r"$\ln p_{\text{你}}$" in tex_names   # softmax_T, log
+        assert r"$p_{{\lt}\text{pad}{\gt}}^{(\text{top-}k,\, k = 3)}$" in names                  # topk(3, <pad>)

@@ -3,7 +3,6 @@ references against the certified engine, and the birth analysis against the exac
 import contextlib
 import functools
 import json
-import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -16,6 +15,7 @@ import pytest
 import torch
 
 import symgpt
+from symgpt.documents.names_tex import group_tex
 from symgpt.floats.lowprec import BF16, FP32, round_float
 from symgpt.floats.model import Exact, Floats, Pipeline, exact_params, round_to, run
 from symgpt.floats.model import bfloat16 as model_bfloat16
@@ -430,10 +430,9 @@ def test_the_document_names_nan_and_infinite_steps_as_pytorch_makes_them():
     t = torch_values("tiny-transformer", "float16")
     trained = set(torch_oracle.symgpt_trained(oracle.load_spec(d.spec.path)))
     adam = {n.partition(".")[2]: v for n, v in t.items() if n.startswith("adamw[1].") and n[9:] in trained}
-    def names(key):  # the clause's math, \text{W}\_\text{Q}, …, back to names
-        tex = re.sub(r"\\text\{([^}]*)\}", r"\1", said[key]["names"]["v"].replace(r"\_", "_"))
-        return {x.strip() for x in tex.split(",")}
-    want_nan = {n for n, v in adam.items() if np.isnan(v).any()}
-    want_inf = {n for n, v in adam.items() if np.isinf(v).any()}
+    def names(key):  # the clause's math: the tensors' symbols, W_{Q}, b_{1}, … as the tables write them
+        return {x.strip() for x in said[key]["names"]["v"].split(",")}
+    want_nan = {group_tex(n) for n, v in adam.items() if np.isnan(v).any()}
+    want_inf = {group_tex(n) for n, v in adam.items() if np.isinf(v).any()}
     assert want_nan and want_inf and want_inf - want_nan  # b_2 is ±∞ only
     assert names("precision.flips_nan") == want_nan and names("precision.flips_inf") == want_inf

@@ -21,7 +21,7 @@ from . import bigram as doc_bigram
 from . import steps as st
 from . import transformer as doc_transformer
 from .blocks import Numbers, fit_displays
-from .precision import reader
+from .expressions import expression
 
 DEFAULT_DIGITS = {"transformer": 3, "bigram": 4}
 
@@ -87,8 +87,8 @@ def build(d, digits: int | None = None, errata=None, fit: bool = True) -> dict:
         fig["file"] = f"{s.name}-{key}.svg"
     for row in errata or ():
         row["link"] = errata_link(secs, row["places"]["zh"])
-        for f in row["figures"]:
-            f["tex"] = reader_tex(d, f["ref"])
+        for f in row["figures"]:  # each quantity as the text writes it; None: as the claims file writes it
+            f["reader"] = expression(d, f["ref"])
         row["where"] = {lang: [cited(secs, p) for p in ps] for lang, ps in row["places"].items()}
     return {
         "name": s.name, "title": dict(s.titles), "kind": s.kind, "digits": digits,
@@ -98,36 +98,6 @@ def build(d, digits: int | None = None, errata=None, fit: bool = True) -> dict:
     }
 
 
-
-
-_OPS = {"*": r" \cdot ", "+": " + ", "-": " - ", "/": " / ", "(": "(", ")": ")"}
-
-
-def reader_tex(d, ref: str) -> str | None:
-    r"""A claims expression of quantities in the text's notation (LaTeX), or None when it calls a function other than
-    exp (``params()``, ``softmax_T(0.5, 爱)``: the errata keep those as written).
-
-    >>> import symgpt
-    >>> d = symgpt.load("tiny-transformer")
-    >>> print(reader_tex(d, "H0[1,0]*W_Q[0,0]"), "|", reader_tex(d, "exp(S[1,0])"), "|", reader_tex(d, "params()"))
-    {H^{(0)}}_{1,0} \cdot {W_{Q}}_{0,0} | \exp(S_{1,0}) | None
-    """
-    toks, out = tokenize(ref), []
-    for (kind, text, _), (_, after, _) in zip(toks, toks[1:] + [("end", "", 0)]):
-        if kind == "name" and after == "(":
-            if text != "exp":
-                return None
-            out.append(r"\exp")
-        elif kind == "name":
-            try:
-                out.append(reader(d, text)["v"])
-            except Exception:  # noqa: BLE001 - not a quantity of this model: as written
-                return None
-        elif kind == "op" and text in _OPS:
-            out.append(_OPS[text])
-        elif kind != "end":
-            return None
-    return "".join(out)
 
 
 def errata_link(sections, places) -> dict | None:

@@ -200,10 +200,11 @@ def labelled(n: int, most: int = PAGE_LABELS) -> range:
     return range(0, n, max(1, -(-n // most)))
 
 
-def lines(labels, series: dict, ymax: int, ytitle: str) -> dict:
+def lines(labels, series: dict, ymax: int, ytitle: str, math: bool = False) -> dict:
     """Several named series over the same labelled x positions (one line each, with a legend): e.g. the
     correct digits of every tensor along the pipeline, one line per float format.  The y axis runs from 0
     to ``ymax`` in steps of 4 (``ymax`` a multiple of 4); the series' names stand in the legend as they are.
+    ``math``: the labels are formulas (LaTeX, each tensor by its symbol), set as math in both pictures.
 
     >>> f = lines(["H0", "Q"], {"float32": [7, 6], "bfloat16": [2, 2]}, 16, "d")
     >>> [s["name"] for s in f["series"]], f["yticks"], f["series"][1]["points"][1]
@@ -215,7 +216,7 @@ def lines(labels, series: dict, ymax: int, ytitle: str) -> dict:
     return {"kind": "lines", "labels": list(labels), "series": out, "ymin": "0", "ymax": str(ymax),
             "ticks": [{"i": i, "label": labels[i]} for i in labelled(len(labels))],
             "yticks": [str(t) for t in range(0, ymax + 1, 4)], "ytitle": ytitle,
-            "colours": {f"series{k}": SERIES[k % len(SERIES)] for k in range(len(out))}}
+            "colours": {f"series{k}": SERIES[k % len(SERIES)] for k in range(len(out))}, "math": math}
 
 
 # ---------------------------------------------------------------- SVG
@@ -337,6 +338,85 @@ def _svg_line(fig) -> str:
     return _frame(w, h, body)
 
 
+_GLYPHS = {"partial": "∂", "nabla": "∇", "gamma": "γ", "beta": "β", "mu": "μ", "sigma": "σ", "Sigma": "Σ",
+           "theta": "θ", "eta": "η", "lambda": "λ", "epsilon": "ε", "varepsilon": "ε", "alpha": "α", "delta": "δ",
+           ",": " ", " ": " ", ";": " "}
+_ACCENTS = {"tilde": "\u0303", "hat": "\u0302", "bar": "\u0304"}
+_SCRIPT = {"_": 3.5, "^": -4.5}
+"""How far a subscript goes down and a superscript up (px of the SVG's 11 px tick labels), each level again."""
+
+
+def math_runs(tex: str) -> list:
+    r"""A short formula of the documents (a tensor's symbol: :func:`symgpt.documents.names_tex.group_tex`) as
+    runs of SVG text, each (text, baseline offset in px, script level): sub- and superscripts nested, ``\mathrm``,
+    ``\mathcal{L}`` (ℒ), Greek letters and accents as Unicode.
+
+    >>> math_runs(r"\partial_{W_{Q}} \mathcal{L}")
+    [('∂', 0, 0), ('W', 3.5, 1), ('Q', 7.0, 2), ('ℒ', 0, 0)]
+    >>> math_runs(r"{\gamma^{(2)}}^{\,\mathrm{SGD}}")
+    [('γ', 0, 0), ('(2) SGD', -4.5, 1)]
+    """
+    out: list = []
+
+    def group(i: int, off, level) -> int:     # from tex[i] to the end or the closing brace; returns past it
+        while i < len(tex) and tex[i] != "}":
+            i = atom(i, off, level)
+        return i + 1
+
+    def atom(i: int, off, level) -> int:
+        c = tex[i]
+        if c == "{":
+            return group(i + 1, off, level)
+        if c in _SCRIPT:
+            j = i + 1
+            sub_off = off + _SCRIPT[c]
+            if j >= len(tex):
+                return j
+            if tex[j] == "{":
+                return group(j + 1, sub_off, level + 1)
+            return atom(j, sub_off, level + 1)
+        if c == "\\":
+            j = i + 1
+            while j < len(tex) and tex[j].isalpha():
+                j += 1
+            name = tex[i + 1:j] or tex[j]
+            j = max(j, i + 2)
+            if name in ("mathrm", "text", "mathit", "operatorname", "mathcal") or name in _ACCENTS:
+                k = tex.index("}", j)
+                body = tex[j + 1:k]
+                body = "ℒ" if (name, body) == ("mathcal", "L") else body
+                emit(body + _ACCENTS.get(name, ""), off, level)
+                return k + 1
+            emit(_GLYPHS.get(name, name), off, level)
+            return j
+        if c != " ":
+            emit("′" if c == "'" else c, off, level)
+        return i + 1
+
+    def emit(text, off, level):
+        if out and out[-1][1:] == (off, level):
+            out[-1] = (out[-1][0] + text, off, level)
+        else:
+            out.append((text, off, level))
+
+    i = 0
+    while i < len(tex):
+        i = atom(i, 0, 0) if tex[i] != "}" else i + 1
+    return out
+
+
+def _svg_math(x, y, tex, size, extra) -> str:
+    """A formula as one SVG text element: a tspan per run, moved by dy and set smaller in a script."""
+    spans, now = [], 0
+    for text, off, level in math_runs(tex):
+        small = f' font-size="{_f(size * 0.75 ** min(level, 2))}"' if level else ""
+        font = " " + MATH_FONT if text == "ℒ" else ""                     # the script L of the math font
+        spans.append(f'<tspan dy="{_f(off - now)}"{small}{font}>{xml_text(text)}</tspan>')
+        now = off
+    return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="end" font-size="{size}" {FONT}{extra}>'
+            + "".join(spans) + "</text>")
+
+
 def _svg_lines(fig) -> str:
     """Each series a polyline with dots; the x labels turned 60°; a legend of the series' names on top."""
     left, top, step, ph = 64, 36, 18, 240
@@ -350,8 +430,9 @@ def _svg_lines(fig) -> str:
     for i, name in enumerate(fig["labels"]):
         x = _f(X(i))
         body.append(f'<line x1="{x}" y1="{top + ph}" x2="{x}" y2="{top + ph + 4}" stroke="#333"/>')
-        body.append(_text(X(i) + 4, top + ph + 10, name, "end", 11,
-                          extra=f' class="xtick" transform="rotate(-60 {_f(X(i) + 4)} {_f(top + ph + 10)})"'))
+        turned = f' class="xtick" transform="rotate(-60 {_f(X(i) + 4)} {_f(top + ph + 10)})"'
+        body.append(_svg_math(X(i) + 4, top + ph + 10, name, 11, turned) if fig.get("math")
+                    else _text(X(i) + 4, top + ph + 10, name, "end", 11, extra=turned))
     body.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#333"/>')
     for k, ser in enumerate(fig["series"]):
         colour = "#" + fig["colours"][ser["role"]]

@@ -23,7 +23,7 @@ import numpy as np
 from ..floats.forensics import BIRTHS_UP_TO, forensics
 from ..floats.model import Floats, Pipeline, run
 from . import figures
-from .blocks import code, figure, math, mtext, num, table, tex, text, tok, word
+from .blocks import code, figure, math, num, table, tex, text, tok, word
 from .names_tex import group_tex, name_tex
 
 SIG = 5
@@ -113,6 +113,8 @@ def section(d, n, formats=None, figs=None) -> dict:
 
 
 _STATE = re.compile(r"(sgd|adamw)\[(\d+)\]\.(.+)")
+OPTIMIZER = {"sgd": "SGD", "adamw": "AdamW"}
+"""The optimizers' names as the text writes them."""
 
 
 def reader(d, ref: str) -> dict:
@@ -174,8 +176,12 @@ def _decisions(f) -> list:
 
 
 def _names(names) -> dict:
-    """Tensor names as one math value (or a dash)."""
-    return math(", ".join(mtext(x) for x in names) if names else "-")
+    r"""Tensors as one math value, each by its symbol as the tables write it (or a dash).
+
+    >>> print(_names(["W_Q", "l1.b_1"])["v"], "|", _names([])["v"])
+    W_{Q}, {b_{1}}^{[2]} | -
+    """
+    return math(", ".join(group_tex(x) for x in names) if names else "-")
 
 
 def _layernorm(d, n, f) -> list:
@@ -196,7 +202,8 @@ def _layernorm(d, n, f) -> list:
     gref = f"{g}[{','.join(map(str, idx))}]"
     ln = f"{d.spec.layer_prefix(0)}LN1[{len(d.spec.input) - 1},0]"
     ratio_text = f"{ratio:.2g}" if ratio < 10 else str(int(round(ratio)))  # a ratio of two floats, "about"
-    return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref), name=math(mtext(g)),
+    return [text("precision.layernorm", ln=num(n.sig(ln, 6), ln), g=num(n.sig(gref, 3), gref),
+                 name=math(_reader_tex(d, gref)),
                  d32=num(str(digits(f, "float32", g))), l32=num(str(digits(f, "float32", "loss"))),
                  d64=num(str(digits(f, "float64", g))), dbf=num(str(digits(f, "bfloat16", g))),
                  dh=num(str(digits(f, "float16", g))), ratio=num(ratio_text),
@@ -223,8 +230,21 @@ def picture(f, names=None) -> dict:
     default the document's rows), y the fewest correct significant digits over each tensor's entries, one
     line per format."""
     names = names or pipeline_rows(f)
-    return figures.lines(names, {fmt: [digits(f, fmt, name) for name in names] for fmt in f.formats}, YMAX,
-                         "−log₁₀|δ/x|")
+    return figures.lines([label(x) for x in names], {fmt: [digits(f, fmt, x) for x in names] for fmt in f.formats},
+                         YMAX, "−log₁₀|δ/x|", math=True)
+
+
+def label(name: str) -> str:
+    r"""A tensor of the chart as its axis label, short enough to stand turned beside the others: its symbol as the
+    digits table writes it, a state's with its optimizer as a superscript (the table's "after one SGD step").
+
+    >>> print(label("grad_W_Q"), "|", label("adamw[1].l1.W_Q"))
+    \partial_{W_{Q}} \mathcal{L} | {{W_{Q}}^{[2]}}^{\,\mathrm{AdamW}}
+    """
+    m = _STATE.fullmatch(name)
+    if m:
+        return "{" + group_tex(m[3]) + r"}^{\,\mathrm{" + OPTIMIZER[m[1]] + "}}"
+    return group_tex(name)
 
 
 def svg(f, names=None) -> str:
