@@ -52,3 +52,29 @@ def test_the_exponent_of_e_is_read_and_names_the_result(tmp_path, logits, form):
                                   "Updated 03/05/2024: p = 0.25"])
 def test_a_date_is_no_figure(line):
     assert [n.text for n in extract(line)] == ["0.25"]
+
+
+def test_a_table_laid_out_with_spaces_is_read_by_order_and_keeps_its_minus_signs(tmp_path, logits):
+    """A table as pdftotext prints a PDF's: a caption, a header wider than its cells (z_{j}, ŷ_{j}), a blank
+    line for the rule, rows labelled 'j = 1'. Each cell is its column's (by order, not by position), a negative
+    cell keeps its sign after the row label's '=', and a truncated probability is wrong as that p."""
+    path, z = logits
+    with mp.workdps(40):
+        p = [mp.exp(x) / mp.fsum(mp.exp(y) for y in z) for x in z]
+    k = max(range(5), key=lambda j: p[j] * 10 ** 4 % 1)       # the one whose truncation differs from its rounding
+    assert p[k] * 10 ** 4 % 1 > 0.5
+    cut = f"{int(mp.floor(p[k] * 10 ** 4)) / 10 ** 4:.4f}"
+    rows = [f"            j = {j + 1}   {fmt(z[j], 4):>8}   {fmt(mp.exp(z[j]), 4):>8}   "
+            f"{cut if j == k else fmt(p[j], 4):>8}" for j in range(5)]
+    text = "\n".join(["表 1: 前向传播", "", "                        z_{j}            e^{z_{j}}            ŷ_{j}", "",
+                      *rows, ""])
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text, encoding="utf-8")
+    r = {(x.number.line, x.number.text): x for x in check(doc, path)}
+    vocab = ["the", "cat", "sat", "on", "mat"]
+    for j in range(5):
+        line = 5 + j
+        assert r[(line, fmt(z[j], 4))].ref == f"z[{vocab[j]}]"
+        if j != k:
+            assert r[(line, fmt(p[j], 4))].ref == f"p[{vocab[j]}]"
+    assert (r[(5 + k, cut)].verdict, r[(5 + k, cut)].ref) == ("wrong", f"p[{vocab[k]}]")

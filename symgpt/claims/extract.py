@@ -297,7 +297,7 @@ def extract(text: str) -> list:
         cells = _cells(line)
         if glued_header and not caption and cells is None and "\t" not in line:
             glued_header = False
-            if len(line) < 60 and not re.search(r"\d\.\d", line):
+            if len(line) < 60 and not re.search(r"\d\.\d", line) and len(_layout(line)) < 2:
                 header = [line.strip()]        # its figures (ids: 我(2)) are read below, without a header
         elif not caption:
             glued_header = False
@@ -332,8 +332,9 @@ def extract(text: str) -> list:
         places.update(_places(n.text) for n in found if "." in n.text and n.kind == "decimal" and len(n.text) < 8
                       and not re.match(r"[\d.]", line[n.col + len(n.text):n.col + len(n.text) + 1]))
         if header and table and cells is None and "\t" not in line and header == [t for *_, t in layout]:
+            row = _layout(line)
             for n in found:                            # a PDF table: the header cell over the figure
-                n.column = min(layout, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))[2]
+                n.column = _header_over(n, row, layout)
         elif header and table and cells is None and "\t" not in line:
             for n in found:
                 n.column = header[0]
@@ -415,6 +416,21 @@ def _layout(line: str) -> list:
     return [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", line)]
 
 
+def _header_over(n, row: list, layout: list) -> str:
+    """The header cell of a PDF table's figure: by order when the row has one cell per header cell or one more
+    (its label), as ``pdftotext -layout`` keeps the order but not the columns (a header's ``ŷ_{j}`` is wider
+    than its glyphs); else the header cell nearest above it.
+
+    >>> head, row = _layout("      j   z_{j}      e^{zj}      p_{j}"), "      1   0.08   1.0833  0.2056"
+    >>> [_header_over(n, _layout(row), head) for n in extract(row)]
+    ['j', 'z_{j}', 'e^{zj}', 'p_{j}']
+    """
+    k = next((i for i, (a, b, _) in enumerate(row) if a <= n.col < b), None)
+    if k is not None and len(row) in (len(layout), len(layout) + 1):
+        return layout[k - (len(row) - len(layout))][2] if k >= len(row) - len(layout) else ""
+    return min(layout, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))[2]
+
+
 def _cells(line: str):
     s = line.strip()
     if s.startswith("|") and s.endswith("|") and s.count("|") >= 3:
@@ -438,8 +454,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         tight = line[start - 1] if start else ""
         sign = run[0] if run[0] in "+-−" else ""
         body = run[len(sign):]
-        if sign and arithmetic and prev and re.match(r"[\d)\]]", prev):
-            sign = ""                                 # 1.810-2.200: a subtraction
+        if sign and arithmetic and prev and re.match(r"[\d)\]]", prev) and not re.search(r"\s{2}$", masked[:start]):
+            sign = ""                                 # 1.810-2.200: a subtraction (not 'i = 3   −0.0411': a column)
             start += 1
             tight = line[start - 1]                   # the operator: no glue (1-0.999 is not 0.9 and 99)
         if tight and (tight.isalpha() and tight.isascii() or tight in "_'′^") and "." not in body and \

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from .aliases import MOMENTS, PROSE, STEP_WORDS
@@ -71,6 +72,7 @@ def plain(s: str) -> str:
     >>> plain(r"$\\frac{\\partial L}{\\partial W_{1,\\text{球}}}$ ＝")
     '∂L/∂W_{1,球} ='
     """
+    s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = s.translate(FULL_WIDTH).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
@@ -79,7 +81,7 @@ def plain(s: str) -> str:
 
 # ---------------------------------------------------------------- a name and its indices
 
-NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ff∂][\w.'′\u0302]*"
+NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ff∂ŷ][\w.'′\u0302]*"
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
 RELATION = re.compile(r"(?:=|≈|←|:(?!=)|\bis\b|\bbecomes\b|\bto\b|变为|为|是)\s*$")
@@ -93,6 +95,7 @@ BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?")
 FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde|从)\s*(\S+?)\s*"
                      r"(?:\bauf|\bto|\bà|降到|升到|降至|升至|变为|变成|到)\s*$", re.I)     # 'from A to B
+LETTER_INDEX = re.compile(r"_\{?[a-z]\}?$")      # z_{j}, ŷ_j: a column's running index, the row's
 LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
          "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
@@ -507,7 +510,8 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab) -> Label | Non
         value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
         token = vocab[ck[0][1]]
         return Label("softmax_T", ck, ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
-    named = parse_label(plain(col).replace(" ", ""), vocab) if not re.search(r"[,;，]", col) else None
+    named = parse_label(LETTER_INDEX.sub("", plain(col).replace(" ", "")), vocab) \
+        if not re.search(r"[,;，]", col) else None                 # 'ŷ_{j}' over rows j: the column is ŷ
     if rk is not None:                              # a column of one quantity, a row per index (or step)
         return Label(named.name, rk + named.index) if named is not None else \
             Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column
@@ -562,13 +566,22 @@ def _text_tables(lines: list, numbers: list) -> dict:
             header, top = cells, no                  # labels only: a header, if rows follow
             continue
         if header is None or len(cells) < 2 or not any(has_figure):
+            if not line.strip() and top == no - 1:
+                continue                              # a rule under the header (booktabs in a PDF): a blank line
             header = None if not line.strip() or len(cells) < 2 else header
             continue
         corner = header[0][2] if len(header) == len(cells) else ""
         for n in figs:
             if n.kind == "integer" or n.col < cells[0][1]:
                 continue                              # the row's label itself
-            col = min(header, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))
+            k = next((i for i, (a, b, _) in enumerate(cells) if a <= n.col < b), None)
+            if k is not None and len(cells) in (len(header), len(header) + 1):   # by order: pdftotext keeps it,
+                k -= len(cells) - len(header)                                 # not the columns (ŷ_{j} is wide)
+                if k < 0:
+                    continue
+                col = header[k]
+            else:
+                col = min(header, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))
             if col is header[0] and corner:
                 continue
             out[n.index] = (cells[0][2], col[2], corner, top)
