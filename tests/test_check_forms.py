@@ -156,3 +156,21 @@ def _write(tmp_path, text: str):
     doc = tmp_path / "doc.md"
     doc.write_text(text, encoding="utf-8")
     return doc
+
+
+@pytest.mark.parametrize("form", ["q_{t} \\cdot k_{s} / \\sqrt{{2}}", "q{t}·k{s}/√2", "q_{t} · k_{s} / √(d_k)"])
+def test_a_scaled_dot_product_is_the_score(tmp_path, heads_model, form):
+    """'q_2 · k_1 / √2 = …' in head 2's paragraph is head 2's score S[1,2,1]; printed with its sign flipped it
+    is wrong as that score, not matched to another of the same size."""
+    path, f = heads_model
+    S = f["S"][1][2]
+    flip = fmt(-S[1]) if fmt(-S[1]) != fmt(S[1]) else None
+    assert flip is not None
+    lhs = [form.format(t=2, s=s) for s in range(3)]
+    text = (f"# Scores\n\nHead 2, the last query: ${lhs[0]} = {fmt(S[0])}$, ${lhs[1]} = {flip}$ and "
+            f"${lhs[2]} = {fmt(S[2])}$.\n")
+    r = {(x.number.line, x.number.text): x for x in check(_write(tmp_path, text), path)}
+    got = r[(3, flip.replace("−", "-")) if (3, flip.replace("−", "-")) in r else (3, flip)]
+    assert (got.verdict, got.ref) == ("wrong", "S[1,2,1]") and "sign" in got.cause
+    assert r[(3, fmt(S[0]).replace("−", "-")) if (3, fmt(S[0]).replace("−", "-")) in r else (3, fmt(S[0]))].ref == \
+        "S[1,2,0]"

@@ -78,3 +78,30 @@ def test_a_table_laid_out_with_spaces_is_read_by_order_and_keeps_its_minus_signs
         if j != k:
             assert r[(line, fmt(p[j], 4))].ref == f"p[{vocab[j]}]"
     assert (r[(5 + k, cut)].verdict, r[(5 + k, cut)].ref) == ("wrong", f"p[{vocab[k]}]")
+
+
+@pytest.mark.parametrize("symbol,defined", [("δ", "δ_j = ŷ_j − y_j"), ("g", "记 g_{j} = p_{j} − y_{j}"),
+                                            ("e", "e_j = \\hat{y}_j - y_j")])
+def test_a_symbol_the_document_defines_names_what_it_defines(tmp_path, logits, symbol, defined):
+    """'δ_j = ŷ_j − y_j' makes δ the logits' gradient: δ_j of a non-target word (where it equals p_j) is the
+    gradient, and the target's δ printed with the wrong sign (1 − ŷ) is wrong as the gradient; 'L = −ln ŷ_3'
+    is the loss, wrong when it does not round from it."""
+    path, z = logits
+    with mp.workdps(40):
+        p = [mp.exp(x) / mp.fsum(mp.exp(y) for y in z) for x in z]
+        loss = -mp.log(p[2])                                       # the target 'sat' is word 3
+    wrong_loss = fmt(loss + mp.mpf("0.11"), 4)
+    text = "\n".join([
+        "## 反向传播", "",
+        f"交叉熵 L = −ln ŷ_3 = {wrong_loss}.", "",
+        f"定义 {defined}，于是",
+        f"{symbol}_1 = {fmt(p[0], 4)},  {symbol}_2 = {fmt(p[1], 4)},  {symbol}_4 = {fmt(p[3], 4)},  "
+        f"{symbol}_5 = {fmt(p[4], 4)},",
+        f"{symbol}_3 = 1 − ŷ_3 = {fmt(1 - p[2], 4)}.", ""])
+    doc = tmp_path / "doc.md"
+    doc.write_text(text, encoding="utf-8")
+    r = {(x.number.line, x.number.text): x for x in check(doc, path)}
+    assert (r[(3, wrong_loss)].verdict, r[(3, wrong_loss)].ref) == ("wrong", "loss")
+    assert r[(6, fmt(p[4], 4))].ref == "grad_z[mat]"
+    flipped = r[(7, fmt(1 - p[2], 4))]
+    assert (flipped.verdict, flipped.ref) == ("wrong", "grad_z[sat]") and "sign" in flipped.cause

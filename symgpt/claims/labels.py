@@ -52,7 +52,8 @@ class Label:
 
 # ---------------------------------------------------------------- text to plain symbols
 
-LATEX = [(r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
+LATEX = [(r"\\hat\{y\}|\\hat y\b", "ŷ"),
+         (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
          (r"\\leftarrow|\\gets", "←"), (r"\\partial\s*", "∂"), (r"\\nabla\s*", "∇"),
@@ -95,6 +96,11 @@ BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?")
 FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde|从)\s*(\S+?)\s*"
                      r"(?:\bauf|\bto|\bà|降到|升到|降至|升至|变为|变成|到)\s*$", re.I)     # 'from A to B
+SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?\s*/\s*√\s*[{(]?\s*"
+                        r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
+DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
+LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|onehot|one-hot)"
+                            r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
 LETTER_INDEX = re.compile(r"_\{?[a-z]\}?$")      # z_{j}, ŷ_j: a column's running index, the row's
 LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
@@ -249,12 +255,18 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
         if word and word[1].lower() in STEP_WORDS and lines is not None:       # 'Zerfall 4.0e-05' under a lead-in
             return _of_entry(Label(STEP_WORDS[word[1].lower()]), n, lines, vocab, strict=True)
         return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
+    lhs = re.search(r"([^=≈:,;]*)[=≈]\s*$", plain(left))
+    qk = SCALED_DOT.search(lhs[1]) if lhs else None
+    if qk:
+        return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
     for first, clause in ((True, plain(left[start:])), (False, _clause(plain(left)))):
         parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
         head = parts[0]
         if first and len(parts) >= 5 and parts[-3].strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", parts[-3]) \
-                and named(parts[-3], vocab, n.heading) is not None:
+                and named(parts[-3], vocab, n.heading) is not None and \
+                not (FUNCTION_OF.search(plain(parts[-3])) and _function_label(plain(parts[-3]), vocab) is None):
             head = parts[-3]               # 'the variance is σ² = 0.412': the name nearest the figure
+            #                                (not 'L = −ln ŷ_3 = …': a formula no function label reads)
         if not first and not _arithmetic("".join(parts[2:])):
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if head.strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", head):
@@ -610,6 +622,28 @@ def _token_share(n, vocab, start: int) -> Label | None:
     return None
 
 
+def _definitions(lines: list) -> dict:
+    """The document's own symbols for the model's gradients, learned from its definitions: ``δ_j = ŷ_j − y_j``
+    is the gradient of the logits, ``g = ∂L/∂x`` that of x: {symbol: the name we read}. A symbol defined twice
+    in two ways is left alone.
+
+    >>> _definitions(["记 δ_{j} = ŷ_{j} − y_{j}，", "g_i = ∂L/∂x_i, and p = 0.3"])
+    {'δ': '∂L/∂z', 'g': '∂L/∂x'}
+    """
+    out: dict = {}
+    for line in lines:
+        for clause in re.split(r"[,，;；:：]", plain(line)):
+            m = DEFINITION.search(clause)
+            if not m:
+                continue
+            rhs = m[2].strip()
+            grad = "∂L/∂z" if LOGIT_GRADIENT.fullmatch(rhs) else \
+                (f"∂L/∂{g[1]}" if (g := re.fullmatch(r"∂L/∂([A-Za-z]\w*?)(?:_\{?[a-z,]+\}?)?", rhs)) else None)
+            if grad is not None:
+                out[m[1]] = grad if out.get(m[1], grad) == grad else None
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def _attention_share(n, vocab, start: int) -> Label | None:
     """A percentage beside one token of the input in a paragraph on attention (``34.2 % on the``): the weight
     the query puts on that token's position (the position its line or section speaks of, else the last)."""
@@ -618,6 +652,8 @@ def _attention_share(n, vocab, start: int) -> Label | None:
     if lab is None or not seq:
         return None
     word = vocab[lab.index[0][1]]
+    if word not in seq:
+        return lab                   # no key of the input: the token's own share ('home a mere 21.2 %')
     if seq.count(word) != 1:
         return None                  # a token that stands twice in the input names no one position
     t = n.position if n.position is not None and n.position < len(seq) else len(seq) - 1
@@ -695,8 +731,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
         if lab is not None:
             heads[n.index] = _head_mark(n.line_text[:n.col]) if _head_mark(n.line_text[:n.col]) is not None else \
                 _head_mark(n.table) if _head_mark(n.table) is not None else _head_mark(sections.get(n.index, ""))
-    return {k: dataclasses.replace(lab, section=sections.get(k, ""), head=heads.get(k)) for k, lab in out.items()
-            if numbers[k].kind != "integer" or lab.inner is not None}
+    defined = _definitions(lines)      # δ_j = ŷ_j − y_j: δ is the logits' gradient in this document
+    return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
+                                   head=heads.get(k))
+            for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
 
 
 HEAD_MARK = re.compile(r"\bhead\s*(\d+)|\bKopf\s*(\d+)|\btête\s*(\d+)|第\s*(\d+)\s*个头|头\s*(\d+)", re.I)
