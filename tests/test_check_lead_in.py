@@ -152,3 +152,23 @@ def test_right_figures_under_a_lead_in_are_all_matched(tmp_path, step, lang):
     assert not [x for x in r.values() if x.verdict == "wrong"]
     assert r[fmt(s["loss1"], 6)].ref == "adamw[1].loss"
     assert r[fmt(s["new"], 6)].ref == "adamw[1].W[1,sat]"
+
+
+@pytest.mark.parametrize("state,name", [("exp_avg", "m"), ("exp_avg_sq", "v")])
+def test_a_printed_optimizer_state_is_that_moment(tmp_path, step, state, name):
+    """A notebook cell ending in opt.state[W]["exp_avg"] (a comment after it) prints W's first moment entry by
+    entry: every entry is adamw[1].m of W, even where it equals lr · g (here 0.1 · g for both)."""
+    path, s = step
+    spec = oracle.load_spec(path)
+    with mp.workdps(40):
+        g = oracle.bigram_grads(spec, dps=40)["grad_W"]
+        M = [[(mp.mpf("0.1") * x if name == "m" else mp.mpf("0.001") * x ** 2) for x in row] for row in g]
+    rows = ",\n        ".join("[" + ", ".join(f"{float(x):.6e}" if name == "v" else fmt(x, 6).replace("−", "-")
+                                               for x in row) + "]" for row in M)
+    code = f'opt.step()\nopt.state[W]["{state}"]      # {name}'
+    text = f"## AdamW\n\n```python\n{code}\n```\n```\ntensor([{rows}])\n```\n"
+    doc = tmp_path / "doc.md"
+    doc.write_text(text, encoding="utf-8")
+    got = {x.number.text: x for x in check(doc, path)}
+    first = f"{float(M[ROW][SAT]):.6e}" if name == "v" else fmt(M[ROW][SAT], 6).replace("−", "-")
+    assert (got[first].verdict, got[first].ref) == ("matched", f"adamw[1].{name}[W,{ROW},{SAT}]")

@@ -54,7 +54,8 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "head_step.logits": ("新 logit", "new logit"), "d/heads": ("d_k", "d/h"), "sqrt(d/heads)": ("√", "sqrt"),
     "y": ("y", "y_i", "yi", "one-hot", "目标", "target", "label"), "onehot": ("one-hot", "x_oh", "onehot"),
     "sgd[1].p": ("更新后", "after"), "sgd[1].loss": ("更新后", "→"),
-    "adamw[1].m": ("m", "一阶矩", "first moment"), "adamw[1].v": ("v", "二阶矩", "second moment"),
+    "adamw[1].m": ("m", "一阶矩", "first moment", "exp_avg"),      # exp_avg(_sq): PyTorch's optimizer state
+    "adamw[1].v": ("v", "二阶矩", "second moment", "exp_avg_sq"),
     "adamw[1].mhat": ("m̂", "偏差修正", "bias-corrected"), "sqrt(adamw[1].vhat)": ("√v̂", "sqrt(v̂)"),
     "adamw[1].vhat": ("v̂",), "adamw[1].update": ("步长", "update", "step", "自适应"),
     "adamw[1].decay": ("衰减", "decay"), "sgd.loss": ("l", "loss", "损失"), "sgd.p": ("p", "p(")

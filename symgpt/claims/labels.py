@@ -101,6 +101,7 @@ SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?
 DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
 LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|onehot|one-hot)"
                             r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
+OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
 LETTER_INDEX = re.compile(r"_\{?[a-z]\}?$")      # z_{j}, ŷ_j: a column's running index, the row's
 LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
@@ -252,8 +253,9 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         word = re.search(r"(?<![\w-])([^\W\d_]{3,})\s*$", left[start:])
-        if word and word[1].lower() in STEP_WORDS and lines is not None:       # 'Zerfall 4.0e-05' under a lead-in
-            return _of_entry(Label(STEP_WORDS[word[1].lower()]), n, lines, vocab, strict=True)
+        step = next((w for w in re.findall(r"[^\W\d_]+", left[start:])[-3:] if w.lower() in STEP_WORDS), None)
+        if step and lines is not None:        # 'Zerfall 4.0e-05', 'der Schritt wäre dann …' under a lead-in
+            return _of_entry(Label(STEP_WORDS[step.lower()]), n, lines, vocab, strict=True)
         return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
     lhs = re.search(r"([^=≈:,;]*)[=≈]\s*$", plain(left))
     qk = SCALED_DOT.search(lhs[1]) if lhs else None
@@ -363,6 +365,9 @@ class _Frame:
 def _literal_name(before: str, code_name: str, vocab) -> Label | None:
     """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's."""
     if re.search(r"(?:array|tensor)\(\s*$", before):
+        state = OPTIMIZER_STATE.search(code_name or "")
+        if state:                      # opt.state[W]["exp_avg"]: the first moment of W, entry by entry
+            return Label("m" if state[2] == "exp_avg" else "v", of=state[1])
         return named(code_name, vocab) if code_name else None
     if not re.search(r"(?:=|≈|:|：|＝|←)\s*$", plain(before)):
         return None
@@ -389,7 +394,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
         if line.lstrip().startswith("```"):
             if fence:
                 last = next((x.strip() for x in reversed(cell) if x.strip() and not x.strip().startswith("#")), "")
-                code_name = last if re.fullmatch(r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?", last) else ""
+                last = re.sub(r"\s+#.*$", "", last)          # 'opt.state[W]["exp_avg"]   # m': its comment off
+                code_name = last if re.fullmatch(r"[A-Za-z_][\w.]*(?:\[[^\]]*\])*", last) else ""
             cell, fence, stack = [], not fence, []
             continue
         if fence and not stack:
