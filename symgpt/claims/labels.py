@@ -142,6 +142,21 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     return Label(lab.name, lab.index, lab.of, "adamw[1]" if re.search(r"adam", heading, re.I) else "sgd[1]")
 
 
+WHERE = r"\^\{?\(\d+(?:,\d+)?\)\}?"      # ^{(2)}, ^{(1,2)}: the layer (and head) a worked line stands in
+
+
+def unmarked(s: str) -> str:
+    """A left side without the superscripts saying which layer (and head) it stands in: its name and indices
+    name the quantity, its section says which layer (:mod:`symgpt.claims.notation`).
+
+    >>> unmarked("h'^{(2)}_{0,1}"), unmarked("(σ^{(2)})²"), unmarked("μ^{(2)}"), unmarked("h_{0,0}^{′(2)}")
+    ("h'_{0,1}", 'σ²', 'μ', 'h_{0,0}^{′}')
+    """
+    s = re.sub(rf"\(([^()\s]+?){WHERE}\)²", r"\1²", s)                  # (σ^{(2)})²: σ of layer 2, squared
+    s = re.sub(r"\^\{(['′]+)\(\d+(?:,\d+)?\)\}", r"^{\1}", s)        # h^{′(2)}: h' of layer 2
+    return re.sub(WHERE, "", s)
+
+
 def parse_label(lhs: str, vocab) -> Label | None:
     """The label a left-hand side writes, or None.
 
@@ -149,7 +164,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
     >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss")]
     ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss']
     """
-    s = BULLET.sub("", plain(lhs).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s
     m = LHS.search(s)
     words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
@@ -261,7 +276,7 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     qk = SCALED_DOT.search(lhs[1]) if lhs else None
     if qk:
         return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
-    for first, clause in ((True, plain(left[start:])), (False, _clause(plain(left)))):
+    for first, clause in ((True, unmarked(plain(left[start:]))), (False, unmarked(_clause(plain(left))))):
         parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
         head = parts[0]
         if first and len(parts) >= 5 and parts[-3].strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", parts[-3]) \

@@ -202,6 +202,25 @@ class Format:
         s, args = self.sentence(key, args)
         return s % {k: self.value(v) for k, v in args.items()}
 
+    def title(self, sec) -> str:
+        """A section's title; a block's in a model of several layers names its layer, within the title's own
+        brackets when the language file has that form (``<id>.title_l``: "Residual connection (first, layer 2)"),
+        else after it ("Self-attention (layer 2)").
+
+        >>> md = Markdown(load_lang("en"))
+        >>> md.title({"id": "add1", "layer": 2}), md.title({"id": "attention", "layer": 2})
+        ('Residual connection (first, layer 2)', 'Self-attention (layer 2)')
+        >>> Markdown(load_lang("zh")).title({"id": "residual1", "layer": 1})
+        '残差连接与 LayerNorm（第 1 层，第一次）'
+        """
+        key = sec["id"] + ".title"
+        if not sec.get("layer"):
+            return self.say(key)
+        l = {"l": {"t": "num", "v": str(sec["layer"])}}
+        if "title_l" in self.L.get(sec["id"], {}):
+            return self.say(key + "_l", l)
+        return self.say(key) + self.say("block.layer", l)
+
     def sentence(self, key, args=None) -> tuple:
         """(the sentence ``key`` of the language file, its arguments), checked: a ``tex`` value stands
         inside ``$…$`` and every other kind outside."""
@@ -295,7 +314,7 @@ def _document_template(fmt: str, lang: str):
     f = Markdown(L) if fmt == "md" else LaTeX(L)
     env = environment(fmt)
     env.filters.update(esc=f.esc, val=f.value, cell=f.cell, calc=line_tex)
-    env.globals.update(say=f.say, words=f.words)
+    env.globals.update(say=f.say, words=f.words, title=f.title)
     return env.get_template(f"{fmt}/document.{fmt}.j2"), L
 
 

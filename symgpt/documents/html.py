@@ -349,7 +349,7 @@ def render_page(doc: dict, d, lang: str, controls: dict | None = None, langs=("z
     env.filters.update(esc=esc, val=f.value, cell=f.cell, calc=calc, display=display, figure=figure, meaning=meaning,
                        cardmath=lambda tex: page.math(tex, True, mathml=False),
                        label=_label, klabel=lambda k: f"k = {k}", svg=lambda fig: _inline_svg(fig))
-    env.globals.update(say=f.say, words=f.words)
+    env.globals.update(say=f.say, words=f.words, title=f.title)
     other = "en" if lang == "zh" else "zh"
     js_words = {k: f.words("html_" + k) for k in ("err_printed", "err_correct", "err_cause", "close", "card")}
     info = {**controls, "katex_css": KATEX_CSS_MARK, "generator": version_line(),

@@ -146,6 +146,63 @@ class Ctx:
             return rf"^{{({(l or 0) + 1},{h + 1})}}"
         return rf"^{{({(l or 0) + 1})}}" if self.s.layers > 1 else ""
 
+    def mark(self, a) -> str:
+        """The superscript of an application's worked lines: its layer's (:meth:`where`) inside a block of a
+        model of several layers; else nothing (one layer, or the embedding, the positions, a final norm).
+
+        On a 2-layer page, h'_{0,0} of layer 2 is ``h'^{(2)}_{0,0}``; the seed has one layer:
+
+        >>> import symgpt
+        >>> from symgpt.documents.blocks import Numbers
+        >>> d = symgpt.load("tiny-transformer")
+        >>> [Ctx(d, Numbers(d, 3)).mark(a) for a in plan(d.spec)][4:6]
+        ['', '']
+        """
+        return self.where(a.opt("block")) if layer_of(a, self.s.layers) else ""
+
+    def layered(self, key, a) -> tuple:
+        """A sentence key and its arguments naming the layer: inside a block of a model of several layers, its
+        variant ``key_l`` with ``l`` the layer from 1; else the key as it is, with no arguments.
+
+        >>> import symgpt
+        >>> from symgpt.documents.blocks import Numbers
+        >>> d = symgpt.load("tiny-transformer")
+        >>> Ctx(d, Numbers(d, 3)).layered("ffn.row", plan(d.spec)[5])
+        ('ffn.row', {})
+        """
+        l = layer_of(a, self.s.layers)
+        return (key, {}) if l is None else (key + "_l", {"l": num(l)})
+
+    def stream(self, a, shown) -> str:
+        """The name of the stream a block's first sum reads: ``shown`` in a model of one layer; in a deeper one
+        the output of the block before, ``H^{(l-1)}`` (``H^{(0)}``, the positions' sum, before the first).
+
+        >>> import symgpt
+        >>> from symgpt.documents.blocks import Numbers
+        >>> from symgpt.ops.base import Apply
+        >>> d = symgpt.load("tiny-transformer")
+        >>> Ctx(d, Numbers(d, 3)).stream(Apply("residual", "H1", opts=(("block", 0),)), "H^{(0)}")
+        'H^{(0)}'
+        """
+        l = layer_of(a, self.s.layers)
+        return shown if l is None else f"H^{{({l - 1})}}"
+
+    def caption(self, w, a) -> tuple:
+        """A stage's table caption ``w["cap"]`` and its arguments: the table of a block's output (``output``) in
+        a model of several layers names it, ``H^{(l)}`` of layer l (the caption ``cap_l``), the stream the next
+        block's sum reads (:meth:`stream`).
+
+        >>> import symgpt
+        >>> from symgpt.documents.blocks import Numbers
+        >>> d = symgpt.load("tiny-transformer")
+        >>> Ctx(d, Numbers(d, 3)).caption(STAGES["residual2"]["norm"], plan(d.spec)[-3])
+        ('residual.LN_cap2', None)
+        """
+        l = layer_of(a, self.s.layers)
+        if not w.get("output") or l is None:
+            return w["cap"], None
+        return w["cap"] + "_l", {"l": num(l), "H": tex(f"H^{{({l})}}")}
+
     def posl(self, t):
         return pos(t, self.toks[t])
 
@@ -258,21 +315,21 @@ STAGES = {
     "attention": {"summary": r"\mathrm{Attn}"},
     "residual1": {"row": "h'", "summary": r"\mathrm{LN}_1",
                   "sum": {"lead": (("text", "residual.intro1"), ("sub", "tteach.residual_add")),
-                          "formula": r"H' = H^{(0)} + \mathrm{Attn}"},
+                          "formula": lambda H: rf"H' = {H} + \mathrm{{Attn}}", "input": "H^{(0)}"},
                   "norm": {"cap": "residual.LN_cap1"}},
     "residual2": {"row": "h''", "summary": r"\mathrm{LN}_2",
                   "sum": {"lead": (("text", "residual.intro2"), ("sub", "tteach.residual_add")),
                           "formula": r"H'' = \mathrm{LN}_1 + \mathrm{FFN}"},
-                  "norm": {"cap": "residual.LN_cap2"}},
+                  "norm": {"cap": "residual.LN_cap2", "output": True}},
     # a pre-norm block (model.norm = "pre"): a norm before each sub-block, a residual sum after it; a final norm
     "norm1": {"row": "h", "summary": r"\mathrm{LN}_1", "norm": {"cap": "prenorm.LN_cap1"}},
     "add1": {"row": "h'", "summary": "H'",
              "sum": {"lead": (("text", "prenorm.add1"), ("sub", "tteach.residual_add")),
-                     "formula": r"H' = H + \mathrm{Attn}", "cap": "prenorm.H1_cap"}},
+                     "formula": lambda H: rf"H' = {H} + \mathrm{{Attn}}", "input": "H", "cap": "prenorm.H1_cap"}},
     "norm2": {"row": "h'", "summary": r"\mathrm{LN}_2", "norm": {"cap": "prenorm.LN_cap2"}},
     "add2": {"row": "h''", "summary": "H''",
              "sum": {"lead": (("text", "prenorm.add2"), ("sub", "tteach.residual_add")),
-                     "formula": r"H'' = H' + \mathrm{FFN}", "cap": "prenorm.H2_cap"}},
+                     "formula": r"H'' = H' + \mathrm{FFN}", "cap": "prenorm.H2_cap", "output": True}},
     "final_norm": {"row": "h''", "summary": r"\mathrm{LN}_f", "norm": {"cap": "prenorm.LNf_cap"}},
     "ffn": {"summary": r"\mathrm{FFN}",
             "lead": (("text", "ffn.intro"), ("sub", "tteach.ffn_formula"),
@@ -293,8 +350,10 @@ STAGES = {
     "softmax": {"summary": lambda c, run: probability_row(c)},
 }
 """The words of each stage that are this document's, not an op's: its lead, the letter of its rows, its sums'
-formulas and its captions (the layouts below read them; an op's own words are in its document facet), and the
-symbol of its output in the summary (or the summary's row)."""
+formulas (a block's first sum: a function of the name of the stream it reads, ``input`` in a model of one layer,
+:meth:`Ctx.stream`) and its captions (``output``: the table of a block's output, which a deeper model names,
+:meth:`Ctx.caption`; the layouts below read them; an op's own words are in its document facet), and the symbol of
+its output in the summary (or the summary's row)."""
 
 
 class Rows(list):
@@ -532,7 +591,7 @@ def show_sinusoidal(c, a, words, i, figs) -> list:
 def show_sum(c, a, words, i, figs) -> list:
     """A residual sum: each row as the sum of its two inputs' rows (a lookup's entries printed as the weights
     they are), with the stage's formula and, where the stage asks, each row's closed form and the table."""
-    n, w, h = c.n, words["sum"], words["row"]
+    n, w, h = c.n, words["sum"], words["row"] + c.mark(a)
     lines = []
     for t in range(c.T):
         terms = [Vec(*[c.operand(x, t, j) for j in range(c.dm)]) for x in a.ins]
@@ -540,8 +599,12 @@ def show_sum(c, a, words, i, figs) -> list:
         closed = [n.closed(f"{a.out}[{t},{j}]") for j in range(c.dm)] if w.get("closed") else []
         if any(closed):
             lines.append(rf"&= {vec([cl if cl else n.v(f'{a.out}[{t},{j}]') for j, cl in enumerate(closed)])}")
-    steps = lead(c, w["lead"], [a]) + [display(w["formula"]), n.calc(*lines)]
-    return steps + ([c.pos_table(w["cap"], a.out)] if "cap" in w else [])
+    formula = w["formula"](c.stream(a, w["input"])) if callable(w["formula"]) else w["formula"]
+    steps = lead(c, w["lead"], [a]) + [display(formula), n.calc(*lines)]
+    if "cap" not in w:
+        return steps
+    cap, args = c.caption(w, a)
+    return steps + [c.pos_table(cap, a.out, args=args)]
 
 
 # ---------------------------------------------------------------- attention
@@ -731,10 +794,12 @@ def show_norm(c, a, words, i, figs) -> list:
     key, stated = D["params"]
     steps = [sub(D["heading"]), display(D["definition"]),
              text(key, **{name: c.stated(a, kind, what) for name, kind, what in stated})]
+    row, at = c.layered(D["row"], a)
     for t in c.rows:
-        steps += [text(D["row"], t=c.posl(t), h=n.vec([f"{a.ins[0]}[{t},{j}]" for j in range(c.dm)], kind=tex)),
-                  n.calc(*op.worked_row(a, t, words["row"], c.param_value, c.fine))]
-    steps.append(c.pos_table(words["norm"]["cap"], a.out))
+        steps += [text(row, t=c.posl(t), h=n.vec([f"{a.ins[0]}[{t},{j}]" for j in range(c.dm)], kind=tex), **at),
+                  n.calc(*op.worked_row(a, t, words["row"], c.param_value, c.fine, c.mark(a)))]
+    cap, args = c.caption(words["norm"], a)
+    steps.append(c.pos_table(cap, a.out, args=args))
     remark = op.remark(a, c.T - 1, c.k)
     return steps + (c.remark(remark, c.T - 1) if remark else [])
 
@@ -744,13 +809,14 @@ def show_affine(c, a, words, i, figs) -> list:
     n, w = c.n, words["affine"][i]
     X, Wg, b = a.ins[0], a.param("W"), a.param("b")
     width = c.d.graph.groups[X].shape[-1]
+    lhs, (row, at) = w["lhs"] + c.mark(a), c.layered(w["row"], a)
     rows = Rows()
     for t in c.rows:
-        lines = [line(rf"{w['lhs']}_{{{t},{k}}}",
+        lines = [line(rf"{lhs}_{{{t},{k}}}",
                       Add(*[Mul(fig(f"{X}[{t},{j}]"), W(f"{Wg}[{j},{k}]")) for j in range(width)],
                           *([W(f"{b}[{k}]")] if b else [])), f"{a.out}[{t},{k}]")
                  for k in range(a.shape[-1])]
-        rows.append([text(w["row"], t=c.posl(t)), n.calc(*lines)])
+        rows.append([text(row, t=c.posl(t), **at), n.calc(*lines)])
     block = [x for x in c.plan if x.pre == a.pre and x.opt("section") == a.opt("section")]
     return [sub(w["sub"], **words_of(block)), rows] + ([c.pos_table(w["cap"], a.out)] if "cap" in w else [])
 
@@ -760,12 +826,13 @@ def show_activation(c, a, words, i, figs) -> list:
     decides by sign) and its outputs; then its op's rule."""
     n, D = c.n, OPS[a.op].DOCUMENT
     Z, decide = a.ins[0], D.get("decisions")
+    cap, at = c.layered(D["table"], a)
     rows = Rows()
     for t in c.rows:
         cells = [[num(k), c.cellv(f"{Z}[{t},{k}]")] + ([word(decide[c.d.sign(f"{Z}[{t},{k}]")])] if decide else [])
                  + [n.cell(f"{a.out}[{t},{k}]")] for k in range(a.shape[-1])]
         head = [word("unit"), math("z")] + ([word("decision")] if decide else []) + [math(rf"{D['symbol']}(z)")]
-        rows.append([table(D["table"], head, cells, args={"t": c.posl(t)}, align="rr" + "l" * bool(decide) + "r")])
+        rows.append([table(cap, head, cells, args={"t": c.posl(t), **at}, align="rr" + "l" * bool(decide) + "r")])
     return [rows, note(D["rule"])]
 
 
@@ -774,12 +841,13 @@ def show_gated(c, a, words, i, figs) -> list:
     r = SiLU(z)·u; then what it computes."""
     n, D = c.n, OPS[a.op].DOCUMENT
     Z, U = a.ins
+    cap, at = c.layered(D["table"], a)
     rows = Rows()
     for t in c.rows:
         cells = [[num(k), c.cellv(f"{Z}[{t},{k}]"), c.cellv(f"{U}[{t},{k}]"), n.cell(f"{a.out}[{t},{k}]")]
                  for k in range(a.shape[-1])]
         head = [word("unit"), math("z"), math("u"), math(r"\mathrm{SiLU}(z)\, u")]
-        rows.append([table(D["table"], head, cells, args={"t": c.posl(t)}, align="rrrr")])
+        rows.append([table(cap, head, cells, args={"t": c.posl(t), **at}, align="rrrr")])
     return [rows, note(D["rule"])]
 
 

@@ -560,14 +560,18 @@ statistics and the output of each worked row (:func:`worked_row`), and for d = 2
 (:func:`remark`)."""
 
 
-def worked_row(a: Apply, t: int, h: str, value, fine: int) -> list:
+def worked_row(a: Apply, t: int, h: str, value, fine: int, at: str = "") -> list:
     r"""The worked lines of row t: μ, σ² (at ``fine`` decimals), √(σ² + ε) and LN(h_t); ``h`` is the row's
-    letter, ``value(name)`` a parameter's exact value (γ = 1 and β = 0 are left out of the lines).
+    letter, ``value(name)`` a parameter's exact value (γ = 1 and β = 0 are left out of the lines), ``at`` the
+    superscript naming the layer (``^{(2)}``) on μ, σ and LN, or nothing.
 
     >>> a = Apply("layernorm", "LN1", ("H1",), (2, 2), (("gamma", "gamma1"), ("beta", "beta1")), "",
     ...           opts=(("n", 1), ("eps", sympy.Integer(0))))
     >>> [ln["res"].get("ref") for ln in worked_row(a, 1, "h'", lambda name: 1 if "gamma" in name else 0, 4)]
     ['mu1[1]', 'var1[1]', 'sqrt(var1[1]+ln_eps)', None]
+    >>> [ln["lhs"] for ln in worked_row(a, 1, "h'", lambda name: 1, 4, "^{(2)}")]  # doctest: +NORMALIZE_WHITESPACE
+    ['\\mu^{(2)}', '\\left(\\sigma^{(2)}\\right)^2', '\\sqrt{\\left(\\sigma^{(2)}\\right)^2 + \\varepsilon}',
+     "\\mathrm{LN}^{(2)}(h'_{1})"]
     """
     H, (mu, var), d = a.ins[0], _names(a), a.shape[1]
     gamma, beta = a.param("gamma"), a.param("beta")
@@ -577,10 +581,11 @@ def worked_row(a: Apply, t: int, h: str, value, fine: int) -> list:
     size, eps = const(d), const(a.opt("eps"))
     dev = [Pow(Group(Sub(x(j), fig(m))), 2) for j in range(d)]
     out = [_affine(value, f"{gamma}[{j}]", Div(Group(Sub(x(j), fig(m))), fig(sd)), f"{beta}[{j}]") for j in range(d)]
-    return [line(r"\mu", Div(Group(Add(*[x(j) for j in range(d)])), size), m),
-            line(r"\sigma^2", Div(Group(Add(*dev)), size), result(v, fine)),
-            line(r"\sqrt{\sigma^2 + \varepsilon}", Sqrt(Add(fig(v), eps)), sd),
-            line(rf"\mathrm{{LN}}({h}_{{{t}}})", Vec(*out), Vec(*[result(f"{a.out}[{t},{j}]") for j in range(d)]))]
+    var_tex = rf"\left(\sigma{at}\right)^2" if at else r"\sigma^2"      # σ of layer 2, squared
+    return [line(rf"\mu{at}", Div(Group(Add(*[x(j) for j in range(d)])), size), m),
+            line(var_tex, Div(Group(Add(*dev)), size), result(v, fine)),
+            line(rf"\sqrt{{{var_tex} + \varepsilon}}", Sqrt(Add(fig(v), eps)), sd),
+            line(rf"\mathrm{{LN}}{at}({h}_{{{t}}})", Vec(*out), Vec(*[result(f"{a.out}[{t},{j}]") for j in range(d)]))]
 
 
 def _affine(value, gamma: str, x, beta: str):

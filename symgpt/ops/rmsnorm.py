@@ -246,12 +246,15 @@ DOCUMENT = {
 """How a document shows it: its definition and parameters, each worked row's mean square, root and output."""
 
 
-def worked_row(a: Apply, t: int, h: str, value, fine: int) -> list:
-    r"""The worked lines of row t: ms (at ``fine`` decimals), √(ms + ε) and RMS(h_t) (γ = 1 left out).
+def worked_row(a: Apply, t: int, h: str, value, fine: int, at: str = "") -> list:
+    r"""The worked lines of row t: ms (at ``fine`` decimals), √(ms + ε) and RMS(h_t) (γ = 1 left out); ``at``
+    the superscript naming the layer (``^{(2)}``) on ms and RMS, or nothing.
 
     >>> a = Apply("rmsnorm", "LN1", ("H0",), (2, 2), (("gamma", "gamma1"),), "", opts=(("n", 1), ("eps", 0)))
     >>> [ln["res"].get("ref") for ln in worked_row(a, 1, "h", lambda name: 1, 4)]
     ['ms1[1]', 'sqrt(ms1[1]+ln_eps)', None]
+    >>> [ln["lhs"] for ln in worked_row(a, 1, "h", lambda name: 1, 4, "^{(2)}")]
+    ['\\mathrm{ms}^{(2)}', '\\sqrt{\\mathrm{ms}^{(2)} + \\varepsilon}', '\\mathrm{RMS}^{(2)}(h_{1})']
     """
     H, ms, d, gamma = a.ins[0], _ms(a), a.shape[1], a.param("gamma")
     m = f"{ms}[{t}]"
@@ -259,9 +262,9 @@ def worked_row(a: Apply, t: int, h: str, value, fine: int) -> list:
     x = lambda j: fig(f"{H}[{t},{j}]")
     scaled = lambda j: Div(x(j), fig(sd)) if value(f"{gamma}[{j}]") == 1 else \
         Mul(fig(f"{gamma}[{j}]", weight=True), Div(x(j), fig(sd)))
-    return [line(r"\mathrm{ms}", Div(Add(*[Pow(x(j), 2) for j in range(d)]), const(d)), result(m, fine)),
-            line(r"\sqrt{\mathrm{ms} + \varepsilon}", Sqrt(Add(fig(m), const(a.opt("eps")))), sd),
-            line(rf"\mathrm{{RMS}}({h}_{{{t}}})", Vec(*[scaled(j) for j in range(d)]),
+    return [line(rf"\mathrm{{ms}}{at}", Div(Add(*[Pow(x(j), 2) for j in range(d)]), const(d)), result(m, fine)),
+            line(rf"\sqrt{{\mathrm{{ms}}{at} + \varepsilon}}", Sqrt(Add(fig(m), const(a.opt("eps")))), sd),
+            line(rf"\mathrm{{RMS}}{at}({h}_{{{t}}})", Vec(*[scaled(j) for j in range(d)]),
                  Vec(*[result(f"{a.out}[{t},{j}]") for j in range(d)]))]
 
 
