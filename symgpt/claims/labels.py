@@ -103,6 +103,7 @@ LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\
                             r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
 OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
 LETTER_INDEX = re.compile(r"_\{?[a-z]\}?$")      # z_{j}, ŷ_j: a column's running index, the row's
+VALUE_WORDS = {"wert", "value", "valeur", "值", "weight", "gewicht"}     # 'neuer Wert …', 'new value …'
 LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
          "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
@@ -303,10 +304,18 @@ def _leading_words(head: str, heading: str) -> Label | None:
     """The name a left-hand side's first words give when the rest is a formula: ``Schritt η · m̂ / (√v̂ + ε)``
     is the update, ``neuer Wert 0.4 − 0.01`` the new value (of the entry a lead-in names, :func:`_of_entry`).
 
-    >>> [str(_leading_words(h, "")) for h in ("Schritt η · m̂ / (√v̂ + ε) ", "neuer Wert 0.4 - 0.1", "x + y")]
-    ['update', 'sgd[1].new', 'None']
+    The rest holds no other word (``new W, the loss after the first update is …`` is a sentence, no step).
+
+    >>> heads = ("Schritt η · m̂ / (√v̂ + ε) ", "neuer Wert 0.4 - 0.1", "x + y", "new W, the loss after the update")
+    >>> [str(_leading_words(h, "")) for h in heads]
+    ['update', 'sgd[1].new', 'None', 'None']
     """
-    words = re.findall(r"[^\W\d_]+", plain(head).split("=")[0])[:2]
+    text = plain(head).split("=")[0]
+    words = re.findall(r"[^\W\d_]+", text)[:2]
+    rest = text.split(words[1] if len(words) > 1 and words[1].lower() in VALUE_WORDS else words[0], 1)[-1] \
+        if words else ""
+    if re.search(r"[A-Za-z]{3,}|[\u4e00-\u9fff]|[,;，；]", rest):
+        return None
     if words and words[0].lower() in STEP_WORDS:
         return Label(STEP_WORDS[words[0].lower()])
     if words and NEW.fullmatch(words[0]):
