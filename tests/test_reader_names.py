@@ -51,7 +51,8 @@ def test_the_precision_chart_labels_tensors_by_their_symbols(case):
     fig = document(case)["figures"]["precision"]
     assert fig["math"] and not [x for x in fig["labels"] if CODE.search(x)]
     svg = next(t for p, t in rendered(case).items() if p.name == f"{case}-precision.svg")
-    ticks = re.findall(r'<text [^>]*class="xtick"[^>]*>(.*?)</text>', svg)
+    group = re.search(r'<g class="xtick"[^>]*>(.*?)</g>', svg, re.S)[1]          # the x labels' group
+    ticks = re.findall(r"<text [^>]*>(.*?)</text>", group)
     assert len(ticks) == len(fig["labels"])
     shown = [re.sub(r"<[^>]+>|\[\d+\]", "", t) for t in ticks]     # the text of each; a layer's [2] is raised
     assert not [s for s in shown if CODE.search(s) or "_" in s or "\\" in s], shown

@@ -235,9 +235,10 @@ def xml_text(s) -> str:
     return escape(visible(s), {'"': "&quot;", "'": "&apos;"})
 
 
-def _text(x, y, s, anchor="middle", size=13, extra="", font=FONT) -> str:
-    return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{size}" {font}{extra}>'
-            f"{xml_text(s)}</text>")
+def _text(x, y, s, anchor="middle", size=13, extra="", font="") -> str:
+    """A label; its font is the figure's (set once on the svg element, :func:`_frame`) unless ``font`` says."""
+    return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{size}"{" " + font if font else ""}'
+            f'{extra}>{xml_text(s)}</text>')
 
 
 def svg(fig: dict) -> str:
@@ -247,7 +248,7 @@ def svg(fig: dict) -> str:
 
 
 def _frame(w, h, body) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">\n'
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" {FONT}>\n'
             f'<rect width="{w}" height="{h}" fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
 
 
@@ -405,16 +406,19 @@ def math_runs(tex: str) -> list:
     return out
 
 
-def _svg_math(x, y, tex, size, extra) -> str:
-    """A formula as one SVG text element: a tspan per run, moved by dy and set smaller in a script."""
+def _svg_math(x, y, tex, size, extra, inherit: bool = False) -> str:
+    """A formula as one SVG text element: a tspan per run, moved by dy and set smaller in a script (a run on the
+    baseline in the text's own size and font is plain text). ``inherit``: the anchor, size and font come from
+    the enclosing group."""
     spans, now = [], 0
     for text, off, level in math_runs(tex):
         small = f' font-size="{_f(size * 0.75 ** min(level, 2))}"' if level else ""
         font = " " + MATH_FONT if text == "ℒ" else ""                     # the script L of the math font
-        spans.append(f'<tspan dy="{_f(off - now)}"{small}{font}>{xml_text(text)}</tspan>')
+        plain = off == now and not small and not font
+        spans.append(xml_text(text) if plain else f'<tspan dy="{_f(off - now)}"{small}{font}>{xml_text(text)}</tspan>')
         now = off
-    return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="end" font-size="{size}" {FONT}{extra}>'
-            + "".join(spans) + "</text>")
+    own = "" if inherit else f' text-anchor="end" font-size="{size}"'
+    return f'<text x="{_f(x)}" y="{_f(y)}"{own}{extra}>' + "".join(spans) + "</text>"
 
 
 def _svg_lines(fig) -> str:
@@ -427,12 +431,14 @@ def _svg_lines(fig) -> str:
     X = lambda i: left + i * step
     Y = lambda y: top + ph - Fraction(y) / ymax * ph
     body = _y_axis(left, top, ph, left + pw, fig["ymin"], fig["ymax"], fig["yticks"], fig["ytitle"])
+    body += [f'<line x1="{_f(X(i))}" y1="{top + ph}" x2="{_f(X(i))}" y2="{top + ph + 4}" stroke="#333"/>'
+             for i in range(n)]
+    body.append('<g class="xtick" text-anchor="end" font-size="11">')     # the x labels share anchor and size
     for i, name in enumerate(fig["labels"]):
-        x = _f(X(i))
-        body.append(f'<line x1="{x}" y1="{top + ph}" x2="{x}" y2="{top + ph + 4}" stroke="#333"/>')
-        turned = f' class="xtick" transform="rotate(-60 {_f(X(i) + 4)} {_f(top + ph + 10)})"'
-        body.append(_svg_math(X(i) + 4, top + ph + 10, name, 11, turned) if fig.get("math")
-                    else _text(X(i) + 4, top + ph + 10, name, "end", 11, extra=turned))
+        turned = f' transform="rotate(-60 {_f(X(i) + 4)} {_f(top + ph + 10)})"'
+        body.append(_svg_math(X(i) + 4, top + ph + 10, name, 11, turned, inherit=True) if fig.get("math")
+                    else f'<text x="{_f(X(i) + 4)}" y="{_f(top + ph + 10)}"{turned}>{xml_text(name)}</text>')
+    body.append("</g>")
     body.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#333"/>')
     for k, ser in enumerate(fig["series"]):
         colour = "#" + fig["colours"][ser["role"]]
