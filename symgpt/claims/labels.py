@@ -349,12 +349,16 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
     """An optimizer state or the new value written without indices (``m = …``, ``Schritt …``, ``neu: …``)
     under a lead-in that names a parameter's entry: that entry's state (``adamw[1].m[W,0,2]``, the new
     ``W[0,bellt]``); else the label as it is (None when ``strict``: a step's words name nothing alone)."""
-    state = MOMENTS.get(lab.name) if not strict else lab.name if lab.name in ("update", "decay") else None
-    if lab.index or lab.of or lab.ref or lab.state and not strict or (state is None and lab.name != "new"):
-        return None if strict else lab
+    unnamed = None if strict else lab
+    if strict:                     # a step's words: the update, the decay or the new value
+        state = lab.name if lab.name in ("update", "decay") else None
+    else:                          # a moment's name, never one already stated after a step
+        state = None if lab.state else MOMENTS.get(lab.name)
+    if lab.index or lab.of or lab.ref or (state is None and not (strict and lab.name == "new")):
+        return unnamed
     entry = _lead_in(n, lines, vocab)
     if entry is None:
-        return None if strict else lab
+        return unnamed
     if lab.name == "new":
         return Label(entry.name, entry.index, state=lab.state)
     keys = ",".join(str(k[1] if isinstance(k, tuple) else k) for k in entry.index)
