@@ -33,12 +33,13 @@ from pathlib import Path
 from .claims.errata import for_document
 from .cli import InputError, OutputError, Parser, Progress, check_out, flush_stdout, run, run_child, staged
 from .core.limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
-from .core.numeric import UndecidableError
+from .core.numeric import UndecidableError, one_thread
 from .core.resources import TEMPLATES, version_line  # noqa: F401 (TEMPLATES: the tests read it here)
 from .derivation import DERIVATIONS, Derivation, find_spec
 from .documents import html, mathhtml
+from .documents import precision as doc_precision
 from .documents.blocks import is_control
-from .documents.document import build, printed_figures
+from .documents.document import DEFAULT_DIGITS, build, printed_figures
 from .documents.figures import svg
 from .documents.formats import LANGS, LaTeX, Markdown, environment, load_lang, md_escape, render_doc, tex_escape  # noqa: F401
 from .engine import cost
@@ -171,8 +172,11 @@ def tex_error(log: Path, r) -> str:
 
 def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
                 limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT,
-                progress: Progress | None = None) -> dict:
+                progress: Progress | None = None, ahead: bool = False) -> dict:
     """{relative output path: str or bytes} for one spec (``uniform`` overrides its u).
+
+    ``ahead``: the precision section is computed in a forked process beside the rest of the document
+    (:func:`symgpt.documents.precision.start`), when there is a processor to spare.
 
     A claims file names its spec relative to ``out_dir`` when given, else by absolute path.
     ``progress`` counts :func:`steps`: the derivation, then each document as it is made.
@@ -184,6 +188,8 @@ def render_spec(path, formats=("md", "tex"), langs=("zh",), digits=None, uniform
         spec = dataclasses.replace(spec, sampling=dataclasses.replace(spec.sampling, uniform=uniform))
     cost.check(spec, limits)  # a document needs every part: refused up front, before anything is made
     d = Derivation(spec, limits=limits)
+    if ahead:
+        doc_precision.start(d, DEFAULT_DIGITS[spec.kind] if digits is None else digits)
     doc = build(d, digits, for_document(d))
     out: dict = {}
     name = doc["name"]
@@ -229,24 +235,80 @@ def steps(specs, formats, langs) -> int:
 
 def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform=None, out_dir=None,
                limits: Limits | None = None, tex_timeout: float = TEX_TIMEOUT,
-               progress: Progress | None = None) -> dict:
+               progress: Progress | None = None, jobs: int = 1) -> dict:
     """{relative output path: text or bytes} for the given spec paths, in memory.
 
     Two specs whose files share a name (their outputs would overwrite each
-    other) are refused before any work.
+    other) are refused before any work.  ``jobs`` > 1 renders up to that many
+    specs at once, each in a forked process (:func:`_in_parallel`); the files
+    are the same bytes either way.
     """
     check_names(specs)
     if "pdf" in formats:
         tex_tools()
     if "html" in formats:
         mathhtml.node()
+    args = (formats, langs, digits, uniform, out_dir, limits, tex_timeout)
+    ahead = jobs > 1
     out: dict = {}
+    if jobs > 1 and len(specs) > 1 and _can_fork():
+        for path, files in _in_parallel(specs, args, min(jobs, len(specs)), ahead):
+            if progress is not None:   # a worker's steps, counted when its spec is done
+                name = output_name(path)
+                docs = [f"{name}.{g}.{f}" for g in langs for f in ("claims", "md", "html", "tex", "pdf")
+                        if f in formats]
+                for what in [f"{name}: derivation", *docs]:   # named and ordered as render_spec names them
+                    progress.step(what)
+            out.update(files)
+        return out
     for path in specs:
-        try:
-            out.update(render_spec(path, formats, langs, digits, uniform, out_dir, limits, tex_timeout, progress))
-        except UndecidableError as e:       # a tie SymPy could not settle: the error names the spec too
-            raise e if str(path) in str(e) else UndecidableError(f"{path}: {e}") from None
+        out.update(_one(path, args, progress, ahead))
     return out
+
+
+def _one(path, args, progress=None, ahead=False) -> dict:
+    try:
+        return render_spec(path, *args, progress, ahead)
+    except UndecidableError as e:       # a tie SymPy could not settle: the error names the spec too
+        raise e if str(path) in str(e) else UndecidableError(f"{path}: {e}") from None
+
+
+def _can_fork() -> bool:
+    """Forked workers share the parent's imports and proven rules (Linux; elsewhere one spec after another)."""
+    import multiprocessing
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _rendered(path, args, ahead):
+    """One worker's spec: ("ok", files) or ("error", the exception, or its type's name and message)."""
+    import pickle
+    try:
+        return "ok", _one(path, args, None, ahead)
+    except BaseException as e:  # noqa: BLE001 (sent back to the parent, which raises it there)
+        try:
+            pickle.dumps(e)
+            return "error", e
+        except Exception:
+            return "error", (type(e).__name__, str(e))
+
+
+def _in_parallel(specs, args, jobs: int, ahead: bool):
+    """(spec, files) of every spec in order, rendered by ``jobs`` forked workers; the first spec (in order)
+    that failed raises its error in this process, so a run reports what a run one spec after another would."""
+    import concurrent.futures
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    with one_thread(), concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures = [pool.submit(_rendered, path, args, ahead) for path in specs]
+        for path, fut in zip(specs, futures):
+            kind, got = fut.result()
+            if kind == "error":
+                for f in futures:
+                    f.cancel()
+                if isinstance(got, BaseException):
+                    raise got
+                raise RuntimeError(f"{path}: {got[0]}: {got[1]}")
+            yield path, got
 
 
 def output_name(path) -> str:
@@ -339,6 +401,9 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
                     help=f"refuse numbers of more than N digits (default: {MAX_DIGITS})")
     ap.add_argument("--tex-timeout", default=str(TEX_TIMEOUT), metavar="SECONDS",
                     help=f"stop a latexmk run after SECONDS (default: {TEX_TIMEOUT})")
+    ap.add_argument("--jobs", default=None, metavar="N",
+                    help="render up to N specs at once, each in its own process (default: as many as there are "
+                         "specs and processors; 1 renders one after another); the files are the same bytes")
     ap.add_argument("--quiet", action="store_true",
                     help="no progress lines on stderr (they are shown only when stderr is a terminal: "
                          "'[2/8] NAME.en.pdf …', one per spec's derivation and per document)")
@@ -417,7 +482,8 @@ def execute(a: argparse.Namespace) -> int:
     check_names(specs)
     out = check_out(a.out)
     progress = Progress(steps(specs, formats, langs), sys.stderr, quiet=a.quiet)
-    files = render_all(specs, formats, langs, a.digits, uniform, out, limits, tex_timeout, progress)
+    jobs = whole(a.jobs, "--jobs", 1, 256) if a.jobs is not None else min(len(specs), os.cpu_count() or 1)
+    files = render_all(specs, formats, langs, a.digits, uniform, out, limits, tex_timeout, progress, jobs)
     with staged(out) as stage:
         for rel in sorted(files):
             print(stage.write(rel, files[rel]))

@@ -69,7 +69,9 @@ def close(value, ref) -> bool:
 
 @pytest.fixture
 def rederive(monkeypatch):
-    """Each derivation run afresh (the caches cleared before and after), with monkeypatch."""
+    """Each derivation run afresh (the caches cleared before and after, the proof store off: a table patched in
+    memory is not a change of the sources it is keyed by), with monkeypatch."""
+    monkeypatch.setenv("SYMGPT_CACHE", "off")
     cached = (softmax_xent.softmax_xent_rule, attention.softmax_den_rule, layernorm.layernorm_rule, relu.relu_rule,
               linear.matmul_rule, attention.scores_rule, attention.attend_rule)
     for f in cached:

@@ -64,6 +64,23 @@ ctx.threads = threads(os.environ.get("SYMGPT_THREADS"),
                       len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
 """Matrix products (arb_mat, fmpz_mat) run on every core unless ``SYMGPT_THREADS`` says otherwise."""
 
+@contextlib.contextmanager
+def one_thread():
+    """python-flint on one thread for the block, then as before.  Around a fork: FLINT's pool of threads does not
+    survive into a child, which would wait on it for ever, so a process forks with no pool.
+
+    >>> with one_thread():
+    ...     ctx.threads
+    1
+    """
+    before = ctx.threads
+    ctx.threads = 1
+    try:
+        yield
+    finally:
+        ctx.threads = before
+
+
 MAX_PREC = 1 << 16
 """The precision ceiling (bits) of :func:`certify`, the only loop that raises
 precision: past it a rounding or a sign that no enclosure settles is reported

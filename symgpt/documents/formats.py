@@ -16,6 +16,7 @@ import jinja2
 
 from ..core.errors import InputError
 from ..core.markup import md_text
+from ..core.proofs import folder
 from ..core.resources import TEMPLATES
 from .blocks import is_control, line_tex, mtext, shown
 
@@ -304,6 +305,9 @@ def environment(fmt: str) -> jinja2.Environment:
                     variable_start_string=r"\VAR{", variable_end_string="}",
                     comment_start_string=r"\#{", comment_end_string="}",
                     line_statement_prefix=None, line_comment_prefix=None)
+    kept = folder("templates")  # Jinja's compiled templates, checked against their source on every load
+    if kept is not None:
+        opts["bytecode_cache"] = jinja2.FileSystemBytecodeCache(str(kept))
     return jinja2.Environment(**opts)
 
 

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import math as pymath
 import re
+import weakref
 from fractions import Fraction
 
 import numpy as np
 
+from ..core.ahead import Ahead, available
 from ..floats.forensics import BIRTHS_UP_TO, forensics
 from ..floats.model import Floats, Pipeline, run
 from . import figures
-from .blocks import code, figure, math, num, table, tex, text, tok, word
+from .blocks import Numbers, code, figure, math, num, table, tex, text, tok, word
 from .names_tex import group_tex, name_tex
 
 SIG = 5
@@ -65,9 +67,39 @@ def pipeline_rows(f) -> list:
     return names + [f"{opt}[1].{small}" for opt in ("sgd", "adamw") if f"{opt}[1].{small}" in f.exact]
 
 
+_AHEAD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""{derivation: {decimals: Ahead}}: sections being computed beside the rest of their document (:func:`start`)."""
+
+
+def start(d, k: int) -> None:
+    """Begin the section of ``d`` at ``k`` decimals in a forked process (:class:`symgpt.core.ahead.Ahead`),
+    for :func:`section` to take when the document reaches it; without a second processor, nothing.
+
+    >>> import symgpt
+    >>> from symgpt.documents.blocks import Numbers
+    >>> d = symgpt.load("bigram"); start(d, 4)
+    >>> section(d, Numbers(d, 4), figs={})["id"]
+    'precision'
+    """
+    if available():
+        _AHEAD.setdefault(d, {})[k] = Ahead(_whole, d, k)
+
+
+def _whole(d, k: int) -> tuple:
+    figs: dict = {}
+    return section(d, Numbers(d, k), figs=figs), figs
+
+
 def section(d, n, formats=None, figs=None) -> dict:
     """The section: headline values per format, correct digits along the pipeline, where the error is born,
-    and (a transformer with d = 2) what a saturated LayerNorm does to the gradients."""
+    and (a transformer with d = 2) what a saturated LayerNorm does to the gradients.  A section begun by
+    :func:`start` is taken from its process (the same section: it is this function, run there)."""
+    ahead = _AHEAD.get(d, {}).pop(n.k, None) if formats is None and figs is not None else None
+    got = ahead.result() if ahead is not None else None
+    if got is not None:
+        steps, made = got
+        figs.update(made)
+        return steps
     f = forensics(d, formats, births=d.spec.d * len(d.spec.input) * max(d.spec.layers, 1) <= BIRTHS_UP_TO)
     fm = f.formats
     rows = []

@@ -8,10 +8,11 @@ True
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import sympy
+
+from ..core.proofs import kept
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def softmax_ce_steps(V: int, t: int, j: int | None = None) -> list[Step]:
     return list(_softmax_ce_steps(V, t, j))
 
 
-@functools.lru_cache(maxsize=64)
+@kept
 def _softmax_ce_steps(V: int, t: int, j: int | None) -> tuple[Step, ...]:
     z = sympy.symbols(f"z_0:{V}", real=True)
     p = sympy.symbols(f"p_0:{V}", positive=True)
@@ -98,7 +99,7 @@ def bigram_gradients(d: int, V: int, t: int):
     return dW.copy(), dx.copy(), ok
 
 
-@functools.lru_cache(maxsize=64)
+@kept
 def _bigram_gradients(d: int, V: int, t: int):
     x = sympy.Matrix(1, d, sympy.symbols(f"x_0:{d}", real=True))
     W = sympy.Matrix(d, V, lambda i, k: sympy.Symbol(f"W_{i}{k}", real=True))

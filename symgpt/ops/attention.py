@@ -10,8 +10,6 @@ model has it.  With one head the head index is left out of the names (``S[1,0]``
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import sympy
 from flint import fmpq
@@ -19,6 +17,7 @@ from sympy import Mul
 
 from ..core import numeric
 from ..core.grid import node_sym, tensor
+from ..core.proofs import kept
 from ..core.prove import Rule, bilinear, closures, generic, matrix, prove_equal, real, stated
 from ..core.tensor import ONE, ZERO, add, col_sums, mm, scale, total, transpose
 from . import linear, rope
@@ -336,7 +335,7 @@ def cost(a: Apply, shapes: dict) -> tuple:
 N_POSITIONS = 4
 
 
-@functools.cache
+@kept
 def softmax_den_rule() -> Rule:
     """den = Σ_{s≤t} exp(S_s), A_s = exp(S_s)/den: grad_den_term and grad_S (e = exp(S_s)).
 
@@ -388,7 +387,7 @@ def softmax_den_rule() -> Rule:
 
 
 
-@functools.cache
+@kept
 def scores_rule() -> Rule:
     """S = Q Kᵀ/√d_k (every (t, s), before the mask): grad_Q = grad_S·K/√d_k, grad_K = grad_Sᵀ·Q/√d_k.
 
@@ -405,7 +404,7 @@ def scores_rule() -> Rule:
                 f"T = {T}, d_k = {d_k}")
 
 
-@functools.cache
+@kept
 def attend_rule() -> Rule:
     """O = A·V: grad_A = grad_O·Vᵀ, grad_V = Aᵀ·grad_O (A generic, so causal zeros included).
 

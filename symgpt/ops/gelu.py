@@ -6,11 +6,11 @@
 """
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 import sympy
 
+from ..core.proofs import kept
 from . import pointwise
 
 KIND = "gelu"
@@ -36,7 +36,7 @@ STATED = {
 """The rule as the documents state it, proven equal to SymPy's derivative of :func:`f` (:func:`gelu_rule`)."""
 
 
-@functools.cache
+@kept
 def gelu_rule():
     """R = GELU(Z): grad_Z = gR·(Φ(Z) + Z·φ(Z)), proven by SymPy.
 

@@ -8,11 +8,11 @@ The constant 0.044715 is the exact decimal the definition writes (44715/10⁶), 
 """
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 import sympy
 
+from ..core.proofs import kept
 from . import pointwise
 
 KIND = "gelu_tanh"
@@ -45,7 +45,7 @@ STATED = {
 """The rule as the documents state it, proven equal to SymPy's derivative of :func:`f` (:func:`gelu_tanh_rule`)."""
 
 
-@functools.cache
+@kept
 def gelu_tanh_rule():
     """R = GELU_tanh(Z): grad_Z = gR·GELU_tanh'(Z), proven by SymPy.
 

@@ -23,6 +23,7 @@ from flint import fmpq
 from ..core import numeric
 from ..core.grid import node_sym, tensor
 from ..core.numeric import to_flint
+from ..core.proofs import kept
 from ..core.prove import Rule, RuleError, closures, generic, real, stated
 from ..core.tensor import ONE, ZERO, add, total
 from ..core.worked import Add, Div, Group, Mul, Pow, Sqrt, Sub, Vec, const, fig, line, result
@@ -186,7 +187,7 @@ def cost(a: Apply, shapes: dict) -> tuple:
 LN_D = 4
 
 
-@functools.cache
+@kept
 def layernorm_rule() -> Rule:
     """mu = Σx/d, var = Σ(x − mu)²/d, LN_j = γ_j (x_j − mu)/√(var + ε) + β_j: every adjoint of a row.
 

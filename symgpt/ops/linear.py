@@ -5,12 +5,11 @@
 """
 from __future__ import annotations
 
-import functools
-
 import sympy
 from sympy import Mul
 
 from ..core.grid import tensor
+from ..core.proofs import kept
 from ..core.prove import Rule, bilinear, matrix
 from ..core.tensor import add, col_sums, mm, transpose
 from .base import Apply, Param, accumulate, size
@@ -89,7 +88,7 @@ def backward(a: Apply, net) -> None:
     net.stage((gX, gW) + ((gb,) if gb else ()), run)
 
 
-@functools.cache
+@kept
 def matmul_rule() -> Rule:
     """Y = X·W on a generic 2×3 · 3×2 product: grad_X = G·Wᵀ, grad_W = Xᵀ·G (checks only).
 

@@ -6,14 +6,13 @@
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import sympy
 from flint import arb, fmpq
 
 from ..core.graph import Decided
 from ..core.grid import tensor
+from ..core.proofs import kept
 from ..core.prove import Rule, RuleError, closures, prove_equal, real, stated
 from ..core.tensor import add
 from .base import Apply, accumulate, size
@@ -130,7 +129,7 @@ def backward(a: Apply, net) -> None:
     net.stage((gZ,), run)
 
 
-@functools.cache
+@kept
 def relu_rule() -> Rule:
     """R = ReLU(Z): grad_Z(gR, step) = gR · step, with step = ReLU'(Z) decided and ReLU'(0) = 0.
 

@@ -10,7 +10,6 @@ norm's output keeps the plan's name (``LN1``, ``LN2``, ``LN_f``), as every norm'
 """
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 
 import sympy
@@ -19,6 +18,7 @@ from flint import fmpq
 from ..core import numeric
 from ..core.grid import tensor
 from ..core.numeric import to_flint
+from ..core.proofs import kept
 from ..core.prove import Rule, closures, generic, prove_equal, real, stated
 from ..core.tensor import ZERO, add, total
 from ..core.worked import Add, Div, Mul, Pow, Sqrt, Vec, const, fig, line, result
@@ -114,7 +114,7 @@ def cost(a: Apply, shapes: dict) -> tuple:
     return rows + rows * d, rows * (2 * d + 1) + 5 * rows * d
 
 
-@functools.cache
+@kept
 def rmsnorm_rule() -> Rule:
     """ms = Σx²/d, RMS_j = γ_j x_j/√(ms + ε): every adjoint of a row, each proven.
 

@@ -23,6 +23,7 @@ import sympy
 
 from ..core import numeric
 from ..core.grid import tensor
+from ..core.proofs import kept
 from ..core.prove import Rule, closures, prove_equal, real, stated
 
 STATED = {
@@ -124,7 +125,7 @@ def unrotate(G, dk: int, base) -> list:
     return out
 
 
-@functools.cache
+@kept
 def rope_rule() -> Rule:
     """y = (x0 c − x1 s, x1 c + x0 s): ∂(g·y)/∂x0 = g0 c + g1 s, ∂(g·y)/∂x1 = −g0 s + g1 c.
 

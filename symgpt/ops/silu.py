@@ -6,10 +6,9 @@
 """
 from __future__ import annotations
 
-import functools
-
 import sympy
 
+from ..core.proofs import kept
 from . import pointwise
 
 KIND = "silu"
@@ -34,7 +33,7 @@ STATED = {
 """The rule as the documents state it, proven equal to SymPy's derivative of :func:`f` (:func:`silu_rule`)."""
 
 
-@functools.cache
+@kept
 def silu_rule():
     """R = SiLU(Z): grad_Z = gR·σ(Z)·(1 + Z·(1 − σ(Z))), proven by SymPy.
 

@@ -9,7 +9,6 @@ which re-folds to p_j − y_j.  With several predicting rows the loss is their m
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -18,6 +17,7 @@ from flint import fmpq
 
 from ..core import numeric
 from ..core.grid import _indices, tensor
+from ..core.proofs import kept
 from ..core.prove import Rule, closures, generic, prove_equal, real, stated
 from ..core.tensor import ONE, ZERO, add, total
 from .base import Apply, accumulate
@@ -105,7 +105,7 @@ def backward(a: Apply, net) -> None:
     net.stage(("grad_" + a.out,) + tuple(grads), run)
 
 
-@functools.cache
+@kept
 def softmax_xent_rule() -> Rule:
     """loss = mean over n rows of −z_target + ln Σ_k exp(z_k); grad_z(p, y, n) = (p − y)/n.
 

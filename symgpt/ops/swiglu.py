@@ -14,6 +14,7 @@ import functools
 import sympy
 
 from ..core.grid import tensor
+from ..core.proofs import kept
 from ..core.prove import Rule, closures, prove_equal, real, stated
 from ..core.tensor import add
 from . import silu
@@ -38,7 +39,7 @@ STATED = {
 """The rules as the documents state them, proven equal to SymPy's derivation (:func:`swiglu_rule`)."""
 
 
-@functools.cache
+@kept
 def swiglu_rule() -> Rule:
     """R = SiLU(Z)·U: grad_Z = gR·U·SiLU'(Z), grad_U = gR·SiLU(Z), each by SymPy's diff.
 

@@ -66,8 +66,11 @@ class Truncated:
 
 
 def _logits(d):
-    name = "logits" if "logits" in d.graph.groups else "z"
-    return [d.graph.sym(f"{name}[{v}]") for v in range(d.spec.V)], name
+    """The logits' symbols, from the model's skeleton when it has one (the SymPy graph is not built for them:
+    their order is decided on the tensor engine's values)."""
+    g = getattr(d, "_skeleton", None) or d.graph
+    name = "logits" if "logits" in g.groups else "z"
+    return [g.sym(f"{name}[{v}]") for v in range(d.spec.V)], name
 
 
 def ranking(d) -> tuple[list, bool]:
