@@ -133,3 +133,27 @@ def test_one_layer_carries_no_mark(tmp_path):
         assert "in layer" not in sec and "(layer" not in sec, stage
     assert "H' = H^{(0)} + \\mathrm{Attn}" in _section(text, "residual1")
     assert not re.search(r"^## .*\(layer", text, re.M)
+
+
+# ---------------------------------------------------------------- the attention's formula, captions and summary
+
+def test_the_projection_formula_captions_and_summary_name_their_layer(tmp_path):
+    page = _page(tmp_path, layers=2)
+    # layer 2 reads layer 1's output H^{(1)} through its own weights {W}^{[2]} (the set-up table's names)
+    two = _section(page, "attention-2")
+    assert r"Q^{(2)} = H^{(1)} {W_Q}^{[2]},\quad K^{(2)} = H^{(1)} {W_K}^{[2]},\quad " \
+           r"V^{(2)} = H^{(1)} {W_V}^{[2]}" in two
+    assert r"{W_Q}^{[2]} &= \begin{bmatrix}" in two
+    assert "The matrix $Q^{(2)}$" in two and "The matrix $V^{(2)}$" in two
+    one = _section(page, "attention")
+    assert r"Q^{(1)} = H^{(0)} {W_Q}^{[1]}" in one and "The matrix $K^{(1)}$" in one
+    # the summary's last row of the last block is the H^{(2)} its section's caption names
+    summary = _section(page, "summary")
+    assert re.search(r"\| \$[^$|]*\^\{\(2\)\} = H\^\{\(2\)\}\$ \|", summary)
+
+
+def test_one_layer_keeps_the_plain_formula(tmp_path):
+    page = _page(tmp_path, layers=1)
+    sec = _section(page, "attention")
+    assert r"Q = H W_Q,\quad K = H W_K,\quad V = H W_V" in sec
+    assert "The matrix $Q$" in sec and "= H^{(" not in _section(page, "summary")

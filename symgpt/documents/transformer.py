@@ -635,12 +635,14 @@ def show_attention(c, a, words, i, figs) -> list:
     steps += [sub("tteach.attention_proj"), text("attention.intro")]
     at = c.where(l)
     shown = [nm for nm in ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V") if a.param(nm)]   # the biases, if any
-    steps.append(display(*[rf"{PARAM_TEX.get(nm) or NAMES[nm].tex or nm} &= {_bm(c, a.param(nm))}" for nm in shown],
+    steps.append(display(*[rf"{param_label(a.param(nm))} &= {_bm(c, a.param(nm))}" for nm in shown],
                          figs=weight_figs(c, *[a.param(nm) for nm in shown])))
-    x = r"\mathrm{LN}_1" if a.ins[0] == pre + "LN1" else "H"     # a pre-norm block reads its first norm
-    plus = {M: rf" + b_{M}" if a.param("b_" + M) else "" for M in "QKVO"}
+    # in a deeper model every symbol names its layer: Q^{(2)} = H^{(1)} {W_Q}^{[2]} (H^{(l-1)}, the layer before)
+    x = (r"\mathrm{LN}_1" + at) if a.ins[0] == pre + "LN1" else ("H" + (rf"^{{({l})}}" if at else ""))
+    P = {nm: param_label(a.param(nm)) for nm in shown}
+    plus = {M: rf" + {P['b_' + M]}" if a.param("b_" + M) else "" for M in "QKV"}
     steps += [sub("tteach.attention_qkv"),
-              display(rf"Q = {x} W_Q{plus['Q']},\quad K = {x} W_K{plus['K']},\quad V = {x} W_V{plus['V']}")]
+              display(",\\quad ".join(rf"{M}{at} = {x} {P['W_' + M]}{plus[M]}" for M in "QKV"))]
     hin = a.ins[0]
     for M, low in (("Q", "q"), ("K", "k"), ("V", "v")):
         Wn = a.param("W_" + M)
@@ -654,7 +656,7 @@ def show_attention(c, a, words, i, figs) -> list:
                                              [W(f"{Wn}[{i},{j}]") for i in range(c.dm)], a.param("b_" + M), j),
                                   f"{pre}{M}[{t},{j}]", tail=rf" \quad \left(= {closed}\right)" if closed else ""))
             steps.append(n.calc(*lines))
-        steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M)}))
+        steps.append(c.pos_table("attention.M_cap", pre + M, args={"M": tex(M + at)}))
     group = s.heads // (a.opt("kv_heads") or s.heads)        # grouped-query: head h reads K, V head h // group
     kvc = lambda j: (j // c.dk // group) * c.dk + j % c.dk    # the column of K and V that query column j reads
     # rotary positions: Q and K turned by their positions before the scores read them
@@ -1130,6 +1132,10 @@ def summary(c):
     rows = [[word("sec_tokenize"), math(rf"\left[{', '.join(map(str, s.input))}\right]"), math(str(c.T)),
              math(str(s.input[t]))]]
     rows += [summary_row(c, key, run) for key, run in stages(c.plan) if run[0].opt("block") in (None, s.layers - 1)]
+    if s.layers > 1:  # the last block's output is the H^{(L)} its caption names: the row says so
+        last = max(i for i, (key, run) in enumerate(stages(c.plan)) if run[0].opt("block") == s.layers - 1)
+        row = rows[1 + sum(1 for key, run in stages(c.plan)[:last] if run[0].opt("block") in (None, s.layers - 1))]
+        row[1] = math(row[1]["v"] + rf" = H^{{({s.layers})}}")
     rows += [[word("sec_sample"), math(r"\arg\max"), math("1"), tok(best.token)],
              [word("sec_training"), math(r"\mathcal{L}"), math("1"), n.cell("loss")]]
     return {"id": "summary", "steps": [
