@@ -311,12 +311,19 @@ def test_bad_documents_are_one_error_naming_the_file(tmp_path):
 
 
 def test_markdown_and_text_are_the_files_own(tmp_path):
-    # Line numbers stay the file's: nothing normalised (full-width punctuation, tabs, trailing spaces).
-    doc = tmp_path / "t.md"
+    # Plain text is the file's own text; Markdown's paragraphs and # headings keep their lines as written
+    # (full-width punctuation, tabs, trailing spaces), each at its line of the file (CRLF counts one line).
     body = "# §1\r\n\r\np（鱼）＝0.3494，\tloss = 1.0515  \n| a | b |\n"
+    doc = tmp_path / "t.txt"
     doc.write_bytes(body.encode("utf-8"))
     r = read(doc)
     assert (r.text, r.kind, r.origins) == (body, "text", [])
+    doc = tmp_path / "t.md"
+    doc.write_bytes(body.encode("utf-8"))
+    r = read(doc)
+    assert r.kind == "markdown"
+    assert r.text == "# §1\n\np（鱼）＝0.3494，\tloss = 1.0515  \n| a | b |"   # one pipe row and no rule: prose
+    assert r.origins == ["line 1", "", "line 3", "line 4"]
 
 
 @pytest.mark.slow

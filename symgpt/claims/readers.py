@@ -7,8 +7,11 @@ its format in that form, with where each line came from (:class:`Read`):
 ========== ==================================================== ==============================================
 format     reader                                               line numbers of the text
 ========== ==================================================== ==============================================
-Markdown,  the file's text as it is                             the file's own lines (``origins`` are empty)
-plain text
+Markdown   markdown-it-py (:mod:`symgpt.claims.read_md`): tables,   lines of the normal form; each line's origin is
+``.md``    headings, quotes, indented code and HTML blocks         ``line N``, the file's line it came from
+           written back in the normal form, other blocks as they
+           are
+plain text the file's text as it is                             the file's own lines (``origins`` are empty)
 HTML       lxml (:mod:`symgpt.claims.read_html`)                lines of the normal form; each line's origin is
                                                                 ``source line N``, the line where the element
                                                                 whose text starts it begins
@@ -45,10 +48,12 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from .read_html import html_lines, html_text
+from .read_md import markdown_lines
 from .read_pdf import pdf_lines
 
 MAX_DOCUMENT_BYTES = 1 << 24   # a document is read only up to this size (16 MiB)
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
 
 
 @dataclass
@@ -56,13 +61,13 @@ class Read:
     """A document read: its text in the normal form and, per line, where it came from ([] when the text is
     the file's own)."""
     text: str
-    kind: str                                    # text | html | ipynb | pdf
+    kind: str                                    # text | markdown | html | ipynb | pdf
     origins: list = field(default_factory=list)  # origins[i]: line i + 1 of the text, e.g. 'cell 3, line 2'
 
 
 def read_document(path) -> str:
-    """A document's text in the normal form: Markdown and plain text as they are; HTML, Jupyter notebooks and
-    PDF through their readers.
+    """A document's text in the normal form: plain text as it is; Markdown, HTML, Jupyter notebooks and PDF
+    through their readers.
 
     >>> import tempfile, pathlib
     >>> nb = pathlib.Path(tempfile.mkdtemp()) / "t.ipynb"
@@ -96,6 +101,8 @@ def read(path) -> Read:
     try:
         if suffix == ".ipynb":
             return _joined(notebook_lines(text), "ipynb", "{}")
+        if suffix in MARKDOWN_SUFFIXES:
+            return _joined(markdown_lines(text), "markdown", "line {}")
         if suffix in HTML_SUFFIXES or re.match(r"\s*(<!doctype html|<html)", text, re.I):
             return _joined(html_lines(text), "html", "source line {}")
     except InputError as e:
