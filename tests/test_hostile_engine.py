@@ -84,10 +84,10 @@ ASKED = {
 @pytest.mark.parametrize("sizes,key,when", BOMBS, ids=[next(iter(s)) for s, _, _ in BOMBS])
 def test_resource_bomb_is_refused_fast_with_the_estimate(seed, sizes, key, when):
     spec = _with(seed, **sizes)
-    t = time.perf_counter()
+    t = time.process_time()        # this process's CPU time: a busy machine does not stretch it as it does a wall
     msg = hostile.raises_clear(LimitError, lambda: ASKED[when](spec), str(SEED), key, "scalar operations",
                                "--max-ops", "Limits(max_ops=")
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
     assert "above the limit" in msg
 
 
