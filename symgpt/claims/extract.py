@@ -92,6 +92,7 @@ def _clip(s: str, n: int) -> str:
 HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d+(?:\.\d+)+\s+[^\d\s=+\-×*/].*|\d+\.\s+[^\d\s].{0,40})")
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:表|Table|图|Figure)\s*\d+(?:[-.]\d+)*")
+BOLD_LINE = re.compile(r"\s*\*\*[^*]{3,80}\*\*\s*:?\s*")    # **Attention weights w[t][s]** over a table: its caption
 LABEL_NUMBER = re.compile(r"(?:表|Table|图|Figure|§|Fig\.|Eq\.)\s*\d+(?:[-.]\d+)*")
 DATE = re.compile(r"\d+\s*[年月日号]|\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b")   # 2024-03-05, 03/05/2024
 MODEL_NAME = re.compile(r"\b[A-Z][A-Za-z]*-\d+(?:\.\d+)?")      # GPT-4, Llama-2
@@ -291,7 +292,8 @@ def extract(text: str) -> list:
                 n.heading, n.index = heading, len(out)
                 out.append(n)
             continue
-        caption = bool(CAPTION.match(line))
+        caption = bool(CAPTION.match(line)) or bool(BOLD_LINE.fullmatch(line) and _cells(line) is None
+                                                     and _table_like(lines, no))
         if caption:
             table, header, glued_header = line.strip().strip("*").strip(), [], True
         cells = _cells(line)
@@ -309,8 +311,8 @@ def extract(text: str) -> list:
             continue
         if cells is not None and set("".join(cells)) <= set("-: "):
             continue                                   # | ---: | :--- |
-        if cells is not None and not header and not any(_has_figure(c) for c in cells):
-            header = cells
+        if cells is not None and not header and (not any(_has_figure(c) for c in cells) or _ruled(lines, no)):
+            header = cells              # (a row over the rule | --- | is the header, 's = 0 (the)' and all)
             continue
         if cells is None and "\t" in line and not _has_figure(line) and (table or not header):
             header = line.split("\t")             # a tab-separated table's header, with or without a caption
@@ -429,6 +431,18 @@ def _header_over(n, row: list, layout: list) -> str:
     if k is not None and len(row) in (len(layout), len(layout) + 1):
         return layout[k - (len(row) - len(layout))][2] if k >= len(row) - len(layout) else ""
     return min(layout, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))[2]
+
+
+def _ruled(lines: list, no: int) -> bool:
+    """Whether line ``no`` (from 1) is a pipe table's first row with the rule ``| --- |`` under it: its header.
+
+    >>> _ruled(["| s = 0 | s = 1 |", "|---|---|", "| 0.5 | 0.5 |"], 1)
+    True
+    """
+    if no >= len(lines):
+        return False
+    below = _cells(normal_line(lines[no]))
+    return below is not None and bool(below) and set("".join(below)) <= set("-: ") and "-" in "".join(below)
 
 
 def _cells(line: str):

@@ -102,7 +102,7 @@ DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\
 LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|onehot|one-hot)"
                             r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
 OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
-LETTER_INDEX = re.compile(r"_\{?[a-z]\}?$")      # z_{j}, ŷ_j: a column's running index, the row's
+LETTER_INDEX = re.compile(r"(?:_\{?[a-z]\}?|\[[a-z]\])(?=\)?$)")   # z_{j}, ŷ_j, p[j], exp(z[j]): a running index
 VALUE_WORDS = {"wert", "value", "valeur", "值", "weight", "gewicht"}     # 'neuer Wert …', 'new value …'
 LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
@@ -287,6 +287,8 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
             #                                (not 'L = −ln ŷ_3 = …': a formula no function label reads)
         if not first and not _arithmetic("".join(parts[2:])):
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
+        if len(parts) >= 5 and (const := _constant(parts[-3])) is not None:
+            return Label("const", ref=const)   # 'uniform, L = ln 5 = 1.6094': the number ln 5, not this model's L
         if head.strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", head):
             if FUNCTION_OF.search(plain(head)):
                 return _function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
@@ -298,6 +300,25 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
                             else "sgd[1]")    # W ← W − η·g: the state after the step
             return lab
     return None
+
+
+CONSTANT = re.compile(r"\s*(ln|log|√|sqrt|exp|e\s*\^)?\s*[({]?\s*(\d{1,3})\s*[)}]?\s*(?:/\s*(\d{1,3})\s*)?")
+"""Arithmetic on small whole numbers (``ln 5``, ``√2``, ``1/5``): a decimal operand is a model's quantity."""
+
+
+def _constant(expr: str) -> str | None:
+    """The claims expression of arithmetic on printed numbers alone (``ln 5``, ``√2``, ``1/5``), or None.
+
+    >>> _constant(" ln 5 "), _constant("√2"), _constant("1/5"), _constant("5"), _constant("ln p")
+    ('log(5)', 'sqrt(2)', '1/5', None, None)
+    """
+    m = CONSTANT.fullmatch(plain(expr))
+    if not m or (m[1] is None) == (m[3] is None):
+        return None                 # a bare number is an operand, not a computation; f(a)/b is left alone
+    if m[3] is not None:
+        return f"{m[2]}/{m[3]}"
+    fn = {"ln": "log", "√": "sqrt"}.get(m[1], "exp" if m[1].startswith("e") else m[1])
+    return f"{fn}({m[2]})"
 
 
 def _leading_words(head: str, heading: str) -> Label | None:
@@ -418,6 +439,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
     seen: dict = {}            # figure index → (root frame, [(frame, count at the figure)])
     stack: list = []
     code_name, fence, cell = "", False, []
+    suspended = None           # a literal still open when another is written beside it on its line
     for no, line in enumerate(lines, 1):
         if line.lstrip().startswith("```"):
             if fence:
@@ -429,7 +451,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
         if fence and not stack:
             cell.append(line)
         if not line.strip():
-            stack = []
+            stack, suspended = [], None
             continue
         figs, i, named_root = at.get(no, {}), 0, None
         while i < len(line):
@@ -460,7 +482,11 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                     stack.append(_Frame(ch, transparent=True))       # exp(…), p(sat), W[0, 1]
                 else:
                     root = not any(not f.transparent for f in stack)
-                    name = _literal_name(line[:i], code_name, vocab) if root else None
+                    side = SIDE.search(line[:i]) if not root and ch == "[" and suspended is None else None
+                    if side:           # W_1 = [[…],    b_1 = […]: b_1 is a literal of its own, W_1 goes on below
+                        suspended, stack, root = stack, [], True
+                    name = (named(side[1], vocab) if side else _literal_name(line[:i], code_name, vocab)) \
+                        if root else None
                     if root and name is None and named_root is not None and ARROW.search(line[:i]):
                         name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
                     if root and name is not None:
@@ -481,6 +507,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 i += 2
                 continue
             i += 1
+        if suspended is not None and not any(not f.transparent for f in stack):
+            stack, suspended = suspended, None     # the literal beside is closed: the first one goes on
     out = {}
     for k, (root, frames) in seen.items():
         pos: list = []
@@ -495,6 +523,10 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
     return out
 
 
+SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
+"""A literal's name written beside another literal still open on its line: ``…0.6],      b_1 = ``."""
+
+
 # ---------------------------------------------------------------- tables
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|dim|step|"
@@ -504,6 +536,12 @@ INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|a
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
 
 
+AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|[a-z]|"
+                  r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête)", re.I)
+"""A table's corner cell that names the rows' axis (or both axes), not the matrix."""
+CAPTION_SYMBOL = re.compile(r"(?<![\w\\])([A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
+                            r"(?:\[[a-z]\]\s*\[[a-z]\]|\[[a-z],\s*[a-z]\]|_\{[a-z],?[a-z]\})")
+"""A caption's symbol written with letter indices: ``w[t][s]``, ``A[t, s]``, ``α_{ts}``."""
 TEMPERATURE = re.compile(r"(?:T|τ|temp(?:erature)?|température|温度)\s*=\s*(\d+(?:\.\d+)?|∞|inf|oo)", re.I)
 
 
@@ -514,7 +552,7 @@ def _key(cell: str, vocab) -> tuple | None:
         return (("tok", vocab.index(s)),)
     if s.strip("'\"") in vocab:
         return (("tok", vocab.index(s.strip("'\""))),)
-    m = KEY.fullmatch(s)
+    m = KEY.fullmatch(s) or KEY.fullmatch(re.sub(r"\s*[(（][^()（）]{1,24}[)）]$", "", s))   # 't = 1 (sun)'
     if m:
         return (int(next(g for g in m.groups() if g is not None)),)
     return None
@@ -542,13 +580,17 @@ def _table_header(lines: list, no: int) -> tuple:
     return top, cells
 
 
-def _cell_label(row: str, col: str, corner: str, top: int, vocab) -> Label | None:
-    """A table cell's label from its row's and column's labels and the table's subject (its corner)."""
+def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "") -> Label | None:
+    """A table cell's label from its row's and column's labels and the table's subject: its corner, else (a
+    corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``)."""
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
     rk, ck = _key(row, vocab), _key(col, vocab)
     if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
-        lab = parse_label(plain(corner).replace(" ", ""), vocab) if corner else None
+        axis = not corner or AXIS.fullmatch(plain(corner).strip())
+        lab = parse_label(plain(corner).replace(" ", ""), vocab) if not axis else None
+        if lab is None and (m := CAPTION_SYMBOL.search(plain(caption))):
+            lab = parse_label(m[1], vocab)
         name = lab.name if lab is not None and not lab.index else f"table@{top}"
         return Label(name, rk + ck)
     t = TEMPERATURE.fullmatch(plain(row).strip())
@@ -556,19 +598,34 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab) -> Label | Non
         value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
         token = vocab[ck[0][1]]
         return Label("softmax_T", ck, ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
-    named = parse_label(LETTER_INDEX.sub("", plain(col).replace(" ", "")), vocab) \
-        if not re.search(r"[,;，]", col) else None                 # 'ŷ_{j}' over rows j: the column is ŷ
+    named = _header_label(col, vocab) if not re.search(r"[,;，]", col) else None   # 'ŷ_{j}' over rows j: ŷ
     if rk is not None:                              # a column of one quantity, a row per index (or step)
-        return Label(named.name, rk + named.index) if named is not None else \
+        return dataclasses.replace(named, index=rk + named.index) if named is not None else \
             Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column
-    row_label = parse_label(plain(row).replace(" ", ""), vocab)
+    row_label = _header_label(row, vocab, letters=False)
     state = _state(col)
+    if ck is not None and row_label is not None and not row_label.index and state is None:
+        return dataclasses.replace(row_label, index=ck)    # a row of one quantity, a column per index: dL/dlogit
     if row_label is not None and state is not None:   # a quantity per row, a training state per column
         return Label(row_label.name, row_label.index, state=state)
     if row_label is not None and row_label.index and (named is None or not named.index):
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
     return None
+
+
+def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
+    """The quantity a row or column header names (its index letters off: 'ŷ_{j}' is ŷ), or a function of it
+    ('e^logit', 'exp(z)', '√σ²').
+
+    >>> str(_header_label("e^logit", [])), _header_label("e^logit", []).fn, str(_header_label("ŷ_{j}", []))
+    ('logit', 'exp', 'ŷ')
+    """
+    s = plain(cell).replace(" ", "")
+    s = LETTER_INDEX.sub("", s) if letters else s
+    if FUNCTION_LABEL.fullmatch(s) and re.match(r"(?:√|sqrt|exp|e\^|ln|log)", s):
+        return _function_label(s, vocab)
+    return parse_label(s, vocab)
 
 
 def _table_label(n, lines: list, vocab) -> Label | None:
@@ -578,7 +635,7 @@ def _table_label(n, lines: list, vocab) -> Label | None:
     top, header = _table_header(lines, n.line)
     if not top or header and n.column.strip() == header[0]:
         return None
-    return _cell_label(n.row, n.column, header[0] if header else "", top, vocab)
+    return _cell_label(n.row, n.column, header[0] if header else "", top, vocab, n.table)
 
 
 CELL = re.compile(r"\S+(?: \S+)*")
@@ -587,6 +644,10 @@ CELL = re.compile(r"\S+(?: \S+)*")
 def _cells_at(line: str) -> list:
     """A text table line's cells as (start, end, text): runs separated by two spaces or more, or a tab."""
     return [(m.start(), m.end(), m[0]) for m in CELL.finditer(line.replace("\t", "  "))]
+
+
+RULE_LINE = re.compile(r"\s*[-=_+─━═]{2,}(?:\s+[-=_+─━═]{2,})*\s*")
+"""A rule drawn with dashes under or over a table laid out with spaces."""
 
 
 def _text_tables(lines: list, numbers: list) -> dict:
@@ -606,9 +667,12 @@ def _text_tables(lines: list, numbers: list) -> dict:
     for no, line in enumerate(lines, 1):
         cells = _cells_at(line)
         figs = at.get(no, [])
+        if header is not None and top == no - 1 and RULE_LINE.fullmatch(line):
+            top = no                                  # ----  -----  ------ under the header: the header stays
+            continue
         has_figure = [any(a <= n.col < b for n in figs if n.kind != "integer") for a, b, _ in cells]
         if len(cells) >= 2 and not any(has_figure) and not line.lstrip().startswith(("|", "#")) and \
-                not re.search(r"[=≈:：]", line):
+                not re.search(r"[=≈:：]", line) and not RULE_LINE.fullmatch(line):
             header, top = cells, no                  # labels only: a header, if rows follow
             continue
         if header is None or len(cells) < 2 or not any(has_figure):
@@ -647,13 +711,30 @@ def _token_share(n, vocab, start: int) -> Label | None:
     rest = n.line_text[n.col + len(n.text):]
     after = re.split(r"[,;.!?)\]]|\band\b|\bund\b|\bet\b|[，；。、]", rest)[0][:24]
     before = re.split(r"[,;!?(\[]|[，；。、]|\d", n.line_text[start:n.col])[-1]
-    for text in (after, before):
+    for text, side in ((after, "after"), (before, "before")):
         words = [t for t in vocab if re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text)]
-        if len(words) == 1:
+        if len(words) == 1 and _beside(text, words[0], side):
             return Label("token", (("tok", vocab.index(words[0])),))
         if words:
             return None
     return None
+
+
+LINKING = {"on", "for", "to", "of", "with", "gets", "has", "is", "at", "auf", "für", "mit", "bekommt", "hat", "ist",
+           "pour", "sur", "à", "avec", "a", "obtient", "est", "de", "the", "der", "die", "das", "le", "la", "les",
+           "在", "于", "给", "对", "是", "为", "占", "得到", "获得", "分到", "的", "落在", "放在"}
+"""Words that may stand between a token and its share: '34 % on the', '„laut“ mit 18.73 %', 'sat gets 12 %'."""
+
+
+def _beside(text: str, token: str, side: str) -> bool:
+    """Whether only linking words (:data:`LINKING`) stand between the figure and the token: 'the uniform 20 %'
+    is no share of the token 'the'."""
+    k = [m for m in re.finditer(rf"(?<![\w]){re.escape(token)}(?![\w])", text)]
+    between = text[k[0].end():] if side == "before" else text[:k[0].start()]
+    if side == "before":
+        between = text[k[-1].end():]
+    words = re.findall(r"[^\W\d_]+", between)
+    return all(w.lower() in LINKING for w in words) and len(words) <= 2
 
 
 def _definitions(lines: list) -> dict:

@@ -70,6 +70,15 @@ class Matcher:
             self._rounds[k] = rounds_to(c, n)
         return self._rounds[k]
 
+    def expression(self, ref: str):
+        """A candidate for a claims expression of printed numbers (``log(5)``), or None."""
+        try:
+            q = bind(parse(ref, self.d.limits), self.d, self.d.limits)
+            ball = q.ball(PREFILTER_BITS)
+        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return None
+        return Candidate(ref, "chain", (), "", q, ball, derived=True)
+
     def derived(self, n, found: dict, refs: list | None = None):
         """The figure's chain with each operand replaced by its matched quantity (or None); ``refs``: other
         quantities for the operands, in their order."""
@@ -107,9 +116,9 @@ class Matcher:
         self.labelled, self.functions = {}, {}
         self._by_value = None
         self.cands = value_candidates(self.every)
+        self.unspoken = [ref for ref, about in TOPICS if text is not None and not about.search(text)]
         if text is not None:              # an optimizer's moments, a sampling table: only in a text about them
-            spoken = [ref for ref, about in TOPICS if not about.search(text)]
-            self.cands = [c for c in self.cands if not any(ref.search(c.ref) for ref in spoken)]
+            self.cands = [c for c in self.cands if self.spoken(c)]
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
@@ -119,6 +128,11 @@ class Matcher:
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
         first = self._match(numbers, {})
         return _foreign_columns(self._right(self._match(numbers, self._inputs(first))))
+
+    def spoken(self, c) -> bool:
+        """Whether the text talks about what the candidate belongs to (AdamW, a temperature, top-k, top-p):
+        a quantity of a topic the document never mentions is no reading of its figures."""
+        return not any(ref.search(c.ref) for ref in getattr(self, "unspoken", ()))
 
     @staticmethod
     def _operand(c, m, sure=()):

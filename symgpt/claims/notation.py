@@ -41,6 +41,11 @@ STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更�
                          r"après|neu", re.I)
 
 
+TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|\blr\b|\bη\b|学习率|更新|优化|"
+                     r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?", re.I)
+"""A heading or paragraph about training: there a figure may be of the model after a step."""
+
+
 def _param(group: str) -> str:
     """The parameter a group is of: grad_W, sgd[1].W, lr*grad_W → W.
 
@@ -192,7 +197,7 @@ class Notation:
         names: dict = {}
         for n in numbers:
             lab = labels.get(n.index)
-            if lab is not None and lab.inner is None and not lab.fn and readable(n) and \
+            if lab is not None and lab.inner is None and readable(n) and \
                     n.kind in ("decimal", "percent", "power", "integer"):
                 key = (lab.name, len(lab.index), bool(lab.of), bool(lab.state))
                 names.setdefault(key, []).append((n, lab))
@@ -227,6 +232,8 @@ class Notation:
                 agree, seen = 0, 0
                 for n, lab in figs:
                     c = self.lookup(group, base, lab)
+                    if c is not None and lab.fn:      # e^logit's figures vote for logit through exp
+                        c = self.function(lab.fn, c)
                     if c is None:
                         continue
                     seen += 1
@@ -322,7 +329,7 @@ class Notation:
             if lab is None or lab.inner is not None or not readable(n):
                 continue
             if lab.ref:
-                c = self.by_ref.get(lab.ref)
+                c = self.by_ref.get(lab.ref) or (self.m.expression(lab.ref) if lab.name == "const" else None)
                 if c is not None:
                     out[n.index] = c if self.m.rounds(c, n) else self._later_step(c, n) or c
                 continue
@@ -435,10 +442,11 @@ class Notation:
                     x.group in (f"sgd.{bare}", f"adamw.{bare}") and x.idx[1:] == c.idx or \
                     x.group == bare and x.idx == c.idx:
                 others.append(x)
-        for x in others:
-            if self.m.rounds(x, n):
-                return x
         told = " ".join((n.line_text[:n.col], n.row, n.column, n.table))
+        local = STATE_WORDS.search(" ".join((told, n.heading, n.prose))) or TRAINED.search(n.heading + " " + n.prose)
+        for x in others:      # another state only where the text speaks of training: the label's own otherwise
+            if (x.group == bare or local and self.m.spoken(x)) and self.m.rounds(x, n):
+                return x
         adam = bool(re.search(r"adam", n.heading + " " + n.prose, re.I))
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam]
