@@ -36,7 +36,7 @@ from pathlib import Path
 
 from .claims.extract import extract
 from .claims.match import Matcher
-from .claims.readers import read
+from .claims.readers import MARKDOWN_SUFFIXES, read
 from .claims.sources import file_lines, within_elements
 from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, write_whole
 from .core.errors import LimitError
@@ -205,13 +205,11 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     >>> r.verdict, r.ref, r.correct, r.cause
     ('wrong', 'A[1,0]', '0.454', 'last-digit slip')
     """
+    if Path(document).suffix.lower() in MARKDOWN_SUFFIXES and Path(document).is_file():
+        _runs(Path(document).read_bytes().decode("utf-8", "replace"), document, max_figures)   # before parsing it
     doc = read(document)
     text = doc.text
-    runs = len(DIGITS.findall(text))
-    if runs > RUNS_PER_FIGURE * max_figures:     # before extraction, which costs time too
-        raise LimitError(f"DOCUMENT {document}: {runs:,} runs of digits, more than {RUNS_PER_FIGURE} × the limit "
-                         f"of {max_figures:,} figures (--max-figures); matching costs up to {SECONDS_PER_FIGURE} s "
-                         f"a figure")
+    _runs(text, document, max_figures)
     try:
         numbers = extract(text)
     except LimitError as e:
@@ -227,6 +225,16 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     if doc.kind == "html":
         within_elements(numbers, Path(document).read_text(encoding="utf-8", errors="replace"))
     return results
+
+
+def _runs(text: str, document, max_figures: int) -> None:
+    """Refuse a text with more runs of digits than :data:`RUNS_PER_FIGURE` × the figures allowed (before
+    extraction and, for Markdown, before parsing, which cost time too)."""
+    runs = len(DIGITS.findall(text))
+    if runs > RUNS_PER_FIGURE * max_figures:
+        raise LimitError(f"DOCUMENT {document}: {runs:,} runs of digits, more than {RUNS_PER_FIGURE} × the limit "
+                         f"of {max_figures:,} figures (--max-figures); matching costs up to {SECONDS_PER_FIGURE} s "
+                         f"a figure")
 
 
 SECONDS_PER_FIGURE = 0.05     # the slowest matching measured, per figure (a 20-column table of random

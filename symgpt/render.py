@@ -273,42 +273,74 @@ def _one(path, args, progress=None, ahead=False) -> dict:
         raise e if str(path) in str(e) else UndecidableError(f"{path}: {e}") from None
 
 
+def cores() -> int:
+    """The processors this process may run on (its CPU affinity where the system has one).
+
+    >>> cores() >= 1
+    True
+    """
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _can_fork() -> bool:
     """Forked workers share the parent's imports and proven rules (Linux; elsewhere one spec after another)."""
     import multiprocessing
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
+def _worker() -> None:
+    """A worker leaves SIGINT to the parent (which stops the run and ends the workers) and dies on SIGTERM."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _rendered(path, args, ahead):
-    """One worker's spec: ("ok", files) or ("error", the exception, or its type's name and message)."""
+    """One worker's spec: ("ok", files), ("error", the pickled exception) or, for an exception that does not
+    survive pickling, ("lost", (is it an InputError, its type's name, its message, the worker's traceback))."""
     import pickle
+    import traceback
     try:
         return "ok", _one(path, args, None, ahead)
-    except BaseException as e:  # noqa: BLE001 (sent back to the parent, which raises it there)
+    except Exception as e:  # noqa: BLE001 (sent back to the parent, which raises it there)
         try:
-            pickle.dumps(e)
-            return "error", e
+            data = pickle.dumps(e)
+            pickle.loads(data)
+            return "error", data
         except Exception:
-            return "error", (type(e).__name__, str(e))
+            return "lost", (isinstance(e, InputError), type(e).__name__, str(e), traceback.format_exc())
+
+
+def _raised(kind: str, got):
+    """The exception a worker's report stands for, to raise here."""
+    import pickle
+    if kind == "error":
+        return pickle.loads(got)
+    bad_input, name, message, trace = got
+    if bad_input:                       # an InputError's message is the user's error line, as in one process
+        return InputError(message)
+    return RuntimeError(f"{name}: {message} (in a worker rendering a spec; its traceback:\n{trace})")
 
 
 def _in_parallel(specs, args, jobs: int, ahead: bool):
     """(spec, files) of every spec in order, rendered by ``jobs`` forked workers; the first spec (in order)
-    that failed raises its error in this process, so a run reports what a run one spec after another would."""
-    import concurrent.futures
+    that failed raises its error in this process, so a run reports what a run one spec after another would.
+    On an error or a signal the workers are ended at once, the specs not yet rendered are dropped."""
     import multiprocessing
     ctx = multiprocessing.get_context("fork")
-    with one_thread(), concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = [pool.submit(_rendered, path, args, ahead) for path in specs]
-        for path, fut in zip(specs, futures):
-            kind, got = fut.result()
-            if kind == "error":
-                for f in futures:
-                    f.cancel()
-                if isinstance(got, BaseException):
-                    raise got
-                raise RuntimeError(f"{path}: {got[0]}: {got[1]}")
+    with one_thread():
+        pool = ctx.Pool(jobs, initializer=_worker)
+    try:
+        pending = [pool.apply_async(_rendered, (path, args, ahead)) for path in specs]
+        for path, job in zip(specs, pending):
+            kind, got = job.get()
+            if kind != "ok":
+                raise _raised(kind, got)
             yield path, got
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def output_name(path) -> str:
@@ -402,8 +434,9 @@ def parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser
     ap.add_argument("--tex-timeout", default=str(TEX_TIMEOUT), metavar="SECONDS",
                     help=f"stop a latexmk run after SECONDS (default: {TEX_TIMEOUT})")
     ap.add_argument("--jobs", default=None, metavar="N",
-                    help="render up to N specs at once, each in its own process (default: as many as there are "
-                         "specs and processors; 1 renders one after another); the files are the same bytes")
+                    help="use up to N processes: specs rendered at once, and a document's precision section beside "
+                         "the rest of it (default: the processors this process may use; 1: one after another, "
+                         "in this process); the files are the same bytes")
     ap.add_argument("--quiet", action="store_true",
                     help="no progress lines on stderr (they are shown only when stderr is a terminal: "
                          "'[2/8] NAME.en.pdf …', one per spec's derivation and per document)")
@@ -482,7 +515,7 @@ def execute(a: argparse.Namespace) -> int:
     check_names(specs)
     out = check_out(a.out)
     progress = Progress(steps(specs, formats, langs), sys.stderr, quiet=a.quiet)
-    jobs = whole(a.jobs, "--jobs", 1, 256) if a.jobs is not None else min(len(specs), os.cpu_count() or 1)
+    jobs = whole(a.jobs, "--jobs", 1, 256) if a.jobs is not None else cores()
     files = render_all(specs, formats, langs, a.digits, uniform, out, limits, tex_timeout, progress, jobs)
     with staged(out) as stage:
         for rel in sorted(files):

@@ -74,7 +74,17 @@ def test_a_rule_from_changed_sources_replaces_the_old_file(store, monkeypatch):
     softmax_xent_rule()
     [old] = store.glob("*.pickle")
     monkeypatch.setattr(proofs, "sources", lambda: "f" * 64)
+    monkeypatch.setattr(proofs, "_hash_sources", lambda: "f" * 64)
     softmax_xent_rule.cache_clear()
     softmax_xent_rule()
     [new] = store.glob("*.pickle")
     assert new != old
+
+
+def test_nothing_is_kept_when_the_files_changed_after_the_import(store, monkeypatch):
+    """A process that imported the ops, whose files were then edited, proves with the code it runs: its proof
+    is not stored under the hash of files it does not run."""
+    monkeypatch.setattr(proofs, "_hash_sources", lambda: "e" * 64)     # the files on disk now
+    softmax_xent_rule.cache_clear()
+    assert _by_hand(softmax_xent_rule())
+    assert not list(store.glob("*.pickle"))

@@ -35,10 +35,15 @@ from .read_html import html_lines
 QUOTE = re.compile(r"^[ \t]{0,3}>[ ]?")
 
 
+FRONT_MATTER = re.compile(r"(?:---|\+\+\+)[ \t]*")
+"""The fence of a YAML (``---``) or TOML (``+++``) front matter block at the top of a file."""
+
+
 @functools.cache
 def _parser():
     from markdown_it import MarkdownIt
-    return MarkdownIt("commonmark", {"html": True}).enable("table")
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    return md.disable("inline")        # the blocks are all this reader needs: a cell's text is its source
 
 
 def markdown_lines(text: str) -> list:
@@ -47,11 +52,30 @@ def markdown_lines(text: str) -> list:
     from markdown_it.tree import SyntaxTreeNode
     source = re.split(r"\r\n|\r|\n", text)
     out: list = []
-    for node in SyntaxTreeNode(_parser().parse(text)).children:
+    front = _front_matter(source)
+    if front:                          # title: …, date: …: kept as lines of text, and not read as Markdown
+        out += [(source[k], k + 1) for k in range(front)]
+        source_text = "\n" * front + "\n".join(source[front:])
+    else:
+        source_text = "\n".join(source)
+    for node in SyntaxTreeNode(_parser().parse(source_text)).children:
         _block(node, source, out, 0)
     while out and not out[-1][0]:
         out.pop()
     return out
+
+
+def _front_matter(source: list) -> int:
+    """How many lines a front matter block at the file's top takes (its two fences included), or 0.
+
+    >>> _front_matter(["---", "title: A bigram", "---", "", "# Text"]), _front_matter(["# Text"])
+    (3, 0)
+    """
+    if not source or not FRONT_MATTER.fullmatch(source[0]):
+        return 0
+    fence = source[0].strip()
+    end = next((k for k in range(1, min(len(source), 200)) if source[k].strip() == fence), None)
+    return end + 1 if end is not None else 0
 
 
 def _block(node, source: list, out: list, quoted: int) -> None:
@@ -69,7 +93,7 @@ def _block(node, source: list, out: list, quoted: int) -> None:
         _table(node, out, quoted)
         return
     if node.type == "heading" and node.markup in ("=", "-"):     # setext: the text over its underline
-        out.append(("#" * int(node.tag[1]) + " " + node.children[0].content, start + 1))
+        out.append(("#" * int(node.tag[1]) + " " + " ".join(node.children[0].content.split()), start + 1))
         return
     if node.type == "code_block":                                 # indented code, fenced as the form has it
         out.append(("```", None))

@@ -71,6 +71,16 @@ def folder(name: str) -> Path | None:
     return path if _trusted(path) else None
 
 
+def _hash_sources() -> str:
+    import sympy
+    h = hashlib.sha256(f"{VERSION}\0{sympy.__version__}\0{sys.version.split()[0]}\0".encode())
+    package = Path(__file__).resolve().parent.parent
+    for folder in ("core", "ops"):
+        for path in sorted((package / folder).glob("*.py")):
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 @functools.cache
 def sources() -> str:
     """A hash of every source a proof can depend on: the ops, the core (the prover and its helpers), SymPy's
@@ -79,13 +89,7 @@ def sources() -> str:
     >>> len(sources())
     64
     """
-    import sympy
-    h = hashlib.sha256(f"{VERSION}\0{sympy.__version__}\0{sys.version.split()[0]}\0".encode())
-    package = Path(__file__).resolve().parent.parent
-    for folder in ("core", "ops"):
-        for path in sorted((package / folder).glob("*.py")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+    return _AT_IMPORT
 
 
 def _trusted(path: Path) -> bool:
@@ -166,6 +170,12 @@ def kept(fn):
         if got is not None:
             return got
         proven = fn(*args)
-        _save(path, proven)
+        if _hash_sources() == sources():      # the files are still the ones this process imported
+            _save(path, proven)
         return proven
     return proof
+
+
+_AT_IMPORT = _hash_sources()
+"""The sources as this process imported them (the ops import this module first): a file edited later is not
+what the process runs, so nothing is kept under its hash (:func:`_save` checks it again)."""

@@ -8,9 +8,11 @@ language.  :mod:`symgpt.render` writes files with them, :mod:`symgpt.documents.h
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import tomllib
 import unicodedata
+from pathlib import Path
 
 import jinja2
 
@@ -296,6 +298,9 @@ def load_lang(lang: str) -> dict:
     return L
 
 
+_OPTIONS = hashlib.sha256(Path(__file__).read_bytes() + jinja2.__version__.encode()).hexdigest()[:16]
+
+
 def environment(fmt: str) -> jinja2.Environment:
     """The Jinja environment of a format: StrictUndefined; LaTeX-safe delimiters for tex."""
     opts = dict(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
@@ -305,7 +310,8 @@ def environment(fmt: str) -> jinja2.Environment:
                     variable_start_string=r"\VAR{", variable_end_string="}",
                     comment_start_string=r"\#{", comment_end_string="}",
                     line_statement_prefix=None, line_comment_prefix=None)
-    kept = folder("templates")  # Jinja's compiled templates, checked against their source on every load
+    kept = folder(f"templates-{_OPTIONS}")  # Jinja's compiled templates (checked against their source on each
+    #                                          load; the folder's name changes with this module, their options)
     if kept is not None:
         opts["bytecode_cache"] = jinja2.FileSystemBytecodeCache(str(kept))
     return jinja2.Environment(**opts)
