@@ -140,3 +140,55 @@ def test_a_truncated_p_is_wrong_as_p_where_no_optimizer_is_spoken_of(tmp_path, b
         assert r.ref is None or "[1]" not in r.ref
     truncated = [j for j in range(5) if mp.nstr(g["p"][j], 30)[:6] != r4(g["p"][j])]
     assert sorted(r.ref for r in results if r.verdict == "wrong") == sorted(f"p[{VOCAB[j]}]" for j in truncated)
+
+
+def _seed_sampling():
+    """The seed's logits and, by hand from them, p at T = 0.5, 1, 2 and the top-3 renormalised distribution."""
+    spec = oracle.load_spec(SEED)
+    f = oracle.transformer_forward(spec)
+    z = f["logits"]
+    at = {T: oracle.softmax([x / mp.mpf(T) for x in z]) for T in ("0.5", "1", "2")}
+    order = sorted(range(len(z)), key=lambda v: -z[v])[:3]
+    mass = sum(at["1"][v] for v in order)
+    top = {v: at["1"][v] / mass for v in order}
+    return spec["model"]["vocab"], at, top, order
+
+
+def test_a_temperature_column_under_the_corner_t(tmp_path):
+    """Rows 0.5, 1, 2 under the corner 'T' are temperatures (row 1 is T = 1, not row 1 of a matrix); a cell
+    computed with z·T instead of z/T is wrong as the row's temperature."""
+    vocab, at, _, _ = _seed_sampling()
+    toks = vocab[2:]                                            # the words (the table leaves out <pad>, <bos>)
+    bad = r4(oracle.softmax([x * 2 for x in oracle.transformer_forward(oracle.load_spec(SEED))["logits"]])[4])
+    rows = []
+    for T in ("0.5", "1", "2"):
+        cells = [r4(at[T][vocab.index(t)]) for t in toks]
+        if T == "2":
+            cells[toks.index("你")] = bad
+        rows.append(f"| {T} | " + " | ".join(cells) + " |")
+    text = "| T | " + " | ".join(toks) + " |\n|---|" + "---|" * len(toks) + "\n" + "\n".join(rows) + "\n"
+    assert bad != r4(at["2"][4])
+    assert _wrong(_verdicts(tmp_path, "Sampling at temperature T:\n\n" + text, SEED)) == [("softmax_T(2, 你)", bad)]
+
+
+@pytest.mark.parametrize("said", ["After top-3 filtering, {a} keeps probability {pa} and {b} {pb}.",
+                                  "Top-k (k = 3): renormalised, {a} is drawn with probability {pa}, {b} with {pb}."])
+def test_a_probability_in_a_sentence_about_top_k_is_the_top_k_one(tmp_path, said):
+    vocab, at, top, order = _seed_sampling()
+    a, b = order[0], order[1]
+    right = said.format(a=vocab[a], pa=r4(top[a]), b=vocab[b], pb=r4(top[b]))
+    results = _verdicts(tmp_path, right + "\n", SEED)
+    assert {r.number.text: r.ref for r in results if r.verdict == "matched"}[r4(top[a])] == f"topk(3, {vocab[a]})"
+    assert _wrong(results) == []
+    unnormalised = said.format(a=vocab[a], pa=r4(at["1"][a]), b=vocab[b], pb=r4(top[b]))   # p, not renormalised
+    assert _wrong(_verdicts(tmp_path, unnormalised + "\n", SEED)) == [(f"topk(3, {vocab[a]})", r4(at["1"][a]))]
+
+
+def test_no_training_state_where_the_text_never_speaks_of_training(tmp_path, bigram):
+    """'So after top-k …': 'after' alone is no training step; in a text that never speaks of one, a figure is
+    never read as the model after an SGD or AdamW step."""
+    path, g = bigram
+    text = (f"So after all that, the word *on* gets probability {r4(g['p'][3] + mp.mpf('0.05'))}.\n"
+            f"The loss is {r4(g['loss'])}.\n")
+    for r in _verdicts(tmp_path, text, path):
+        assert r.ref is None or not r.ref.startswith(("sgd", "adamw", "head_step")), r

@@ -102,7 +102,7 @@ DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\
 LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|onehot|one-hot)"
                             r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
 OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
-LETTER_INDEX = re.compile(r"(?:_\{?[a-z]\}?|\[[a-z]\])(?=\)?$)")   # z_{j}, ŷ_j, p[j], exp(z[j]): a running index
+LETTER_INDEX = re.compile(r"(?:_\{?[a-z]\}?|\[[a-z]\])(?=[)}]?$)")   # z_{j}, p[j], exp(z[j]), e^{s_{j}}: an index
 VALUE_WORDS = {"wert", "value", "valeur", "值", "weight", "gewicht"}     # 'neuer Wert …', 'new value …'
 LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
@@ -542,6 +542,10 @@ AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition
 CAPTION_SYMBOL = re.compile(r"(?<![\w\\])([A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
                             r"(?:\[[a-z]\]\s*\[[a-z]\]|\[[a-z],\s*[a-z]\]|_\{[a-z],?[a-z]\})")
 """A caption's symbol written with letter indices: ``w[t][s]``, ``A[t, s]``, ``α_{ts}``."""
+TEMPERATURE_AXIS = re.compile(r"T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|[Tt]emperatura|温度")
+TEMPERATURE_ROW = re.compile(r"(?:T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|温度)\s*=\s*"
+                             r"(?:\d+(?:\.\d+)?|∞|inf|oo)")
+"""(Case matters here: a row 't = 1' is a position, 'T = 1' a temperature.)"""
 TEMPERATURE = re.compile(r"(?:T|τ|temp(?:erature)?|température|温度)\s*=\s*(\d+(?:\.\d+)?|∞|inf|oo)", re.I)
 
 
@@ -585,7 +589,12 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``)."""
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
+    if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
+            re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
+        row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
     rk, ck = _key(row, vocab), _key(col, vocab)
+    if TEMPERATURE_ROW.fullmatch(plain(row).strip()):
+        rk = None                                   # 'T = 1' is a temperature, not row 1
     if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
         axis = not corner or AXIS.fullmatch(plain(corner).strip())
         lab = parse_label(plain(corner).replace(" ", ""), vocab) if not axis else None

@@ -516,8 +516,12 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
                                       r"décroissance|β[₁₂12]|beta[12_]|[mv]̂|\\hat\s*\{?\s*[mv]|偏差修正|"
                                       r"bias[- ]?correct|"
                                       r"Bias-Korrektur", re.I)),
+    (re.compile(r"^(?:sgd|head_step|sgd_wrong_order)\b|^lr\*|^loss - sgd"),
+     re.compile(r"\bsgd\b|gradient descent|learning rate|\blr\b|\bη\b|\beta\b|\bupdat|\.step\(\)|optimi[sz]|"
+                r"学习率|更新|梯度下降|Lernrate|Gradientenabstieg|Aktualis|taux d'apprentissage|descente|mise à jour|"
+                r"tasa de aprendizaje|descenso|actualiza|paso de", re.I)),   # a training step: only in a text about one
     (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
-    (re.compile(r"topk"), re.compile(r"top[- _]?k|前\s*k|k\s*=", re.I)),
+    (re.compile(r"topk"), re.compile(r"top[- _]?(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|k\s*=", re.I)),
     (re.compile(r"topp"), re.compile(r"top[- _]?p|nucleus|核采样|p\s*=", re.I)),
 )
 

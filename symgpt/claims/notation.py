@@ -41,6 +41,15 @@ STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更�
                          r"après|neu", re.I)
 
 
+TOP_K = re.compile(r"top[- _]?k|top[- _]?\d+\b|前\s*\d+\s*个|前\s*k", re.I)
+TOP_P = re.compile(r"top[- _]?p|nucleus|核采样|Nukleus|noyau", re.I)
+
+
+def plain_words(s: str) -> str:
+    """Text with its Markdown code marks off (for the words it says)."""
+    return s.replace("`", "")
+
+
 TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|\blr\b|\bη\b|学习率|更新|优化|"
                      r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?", re.I)
 """A heading or paragraph about training: there a figure may be of the model after a step."""
@@ -90,8 +99,11 @@ class Notation:
         self.head_base = 0
         self._spellings: dict = {}     # group → _spelled(group)
         self.groups: dict = {}
-        for c in matcher.every:
+        self.unspoken = set()          # a plain name's readings: only the topics the text speaks of (no top-p
+        for c in matcher.every:        # unless it does); a name a step's state is written on is read as stated
             self.groups.setdefault((c.group, c.of), c.axes)
+            if not matcher.spoken(c):
+                self.unspoken.add(c.group)
 
     # ------------------------------------------------------------ spellings
 
@@ -224,6 +236,8 @@ class Notation:
         for (group, g_of), axes in hypotheses:
             if group in ("id", "count", "onehot") or g_of and not of or of and not g_of and "{}" not in group:
                 continue
+            if group in self.unspoken and not key[3]:
+                continue
             headed = axes[:1] == "h" and len(axes) == arity + 1 and all(lab.head is not None for _, lab in figs)
             if len(axes) != arity and not headed and not (group in STEPPED and len(axes) == arity + 1):
                 continue
@@ -345,6 +359,7 @@ class Notation:
                     c = self.function(lab.fn, c)
             if c is None:
                 continue
+            c = self._sampled(c, n)
             if not self.m.rounds(c, n):
                 c = self._updated(c, n, numbers) or self._state(c, n) or c
                 if r is not None and not self.m.rounds(c, n) and any(
@@ -352,6 +367,18 @@ class Notation:
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
         return out
+
+    def _sampled(self, c, n):
+        """A token's probability in a sentence (or under a heading) about top-k or top-p sampling: that
+        distribution's entry of the token ('after top-3 filtering "tea" is drawn with probability …')."""
+        if c.group != "p" or c.of:
+            return c
+        said = plain_words(n.line_text[:n.col] + " " + n.heading)
+        kind = "topk" if TOP_K.search(said) else "topp" if TOP_P.search(said) else None
+        if kind is None:
+            return c
+        x = next((x for x in self.m.every if x.group == kind and x.idx == c.idx and self.m.spoken(x)), None)
+        return x if x is not None else c
 
     def _entry(self, lab, n, beside=()):
         """A name without indices (``σ² = 0.412``, ``√(σ² + ε) = 0.642``): the one entry of the tensors the
@@ -416,7 +443,8 @@ class Notation:
         if "." in c.group.split("[")[0]:
             return None
         post = {s: x for k in range(1, MAX_STEP + 1) for s in (f"sgd[{k}]", f"adamw[{k}]")
-                if (x := self.by_ref.get(f"{s}.{c.ref}")) is not None}     # 'in two steps, from 22.5 % to 46.8 %'
+                if (x := self.by_ref.get(f"{s}.{c.ref}")) is not None and self.m.spoken(x)}   # 'in two steps,
+        #                                                                                  from 22.5 % to 46.8 %'
         hits = [x for x in post.values() if self.m.rounds(x, n)]
         if len(hits) == 1:
             return hits[0]
@@ -449,7 +477,7 @@ class Notation:
                 return x
         adam = bool(re.search(r"adam", n.heading + " " + n.prose, re.I))
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
-                and x.group.startswith("adamw") == adam]
+                and x.group.startswith("adamw") == adam and self.m.spoken(x)]
         if c.group == bare and post and STATE_WORDS.search(told):
             y = n.value / (100 if n.kind == "percent" else 1)
             return min(post, key=lambda x: abs(_bounds(x.ball)[0] - y))
