@@ -89,7 +89,7 @@ RELATION = re.compile(r"(?:=|≈|←|:(?!=)|\bis\b|\bbecomes\b|\bto\b|变为|为
 CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\band\b|\bwhile\b")
 OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*\d)")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
-FUNCTION_OF = re.compile(r"(?:√|sqrt|exp|e\^|\bln|\blog)\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
+FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
                  r"\bneue?[rs]?\b", re.I)
 BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
@@ -199,7 +199,8 @@ def _arithmetic(chain: str) -> bool:
         all(w in FUNCTIONS for w in re.findall(r"[A-Za-z]{3,}", chain))
 
 
-FUNCTION_LABEL = re.compile(r"(√|sqrt|exp|e\^|ln|log)\s*[({]?\s*(.+?)\s*(?:\+\s*(ε|eps|epsilon))?\s*[)}]?\s*$")
+FUNCTION_LABEL = re.compile(r"(√|e\^|(?:sqrt|exp|ln|log)(?![A-Za-z]))\s*[({]?\s*(.+?)\s*"
+                            r"(?:\+\s*(ε|eps|epsilon))?\s*[)}]?\s*$")
 
 
 def _function_label(head: str, vocab) -> Label | None:

@@ -371,8 +371,8 @@ class Notation:
     def _sampled(self, c, n):
         """A token's probability in a sentence (or under a heading) about top-k or top-p sampling: that
         distribution's entry of the token ('after top-3 filtering "tea" is drawn with probability …')."""
-        if c.group != "p" or c.of:
-            return c
+        if c.group != "p" or c.of or self.m.rounds(c, n):
+            return c                   # (a section on top-k prints p too, before renormalising: p where it rounds)
         said = plain_words(n.line_text[:n.col] + " " + n.heading)
         kind = "topk" if TOP_K.search(said) else "topp" if TOP_P.search(said) else None
         if kind is None:
