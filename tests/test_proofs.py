@@ -88,3 +88,15 @@ def test_nothing_is_kept_when_the_files_changed_after_the_import(store, monkeypa
     softmax_xent_rule.cache_clear()
     assert _by_hand(softmax_xent_rule())
     assert not list(store.glob("*.pickle"))
+
+
+def test_a_rule_whose_closure_is_more_than_its_expression_is_not_kept(store):
+    """GELU's adjoint is exact at Z = 0 (½·gR) by a wrapper around its compiled expression; a rule read back
+    would be compiled from the expression alone, so such a rule is proven in every process, never stored."""
+    from symgpt.ops.gelu import gelu_rule
+    gelu_rule.cache_clear()
+    assert gelu_rule().grad_Z(fmpq(1), fmpq(0)) == fmpq(1, 2)
+    assert not [f for f in store.glob("*.pickle") if "gelu" in f.name]
+    gelu_rule.cache_clear()
+    assert gelu_rule().grad_Z(fmpq(1), fmpq(0)) == fmpq(1, 2)
+    gelu_rule.cache_clear()

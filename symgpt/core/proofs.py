@@ -103,6 +103,8 @@ def _trusted(path: Path) -> bool:
 
 def _pack(value):
     if isinstance(value, Rule):  # the closures are compiled again from their expressions
+        if not all(getattr(f, "compiled", False) for f in value.closures.values()):
+            raise TypeError(f"rule {value.name}: a closure is more than its expression (exact at 0): not kept")
         return ("rule", (value.name, value.forward, value.symbols, value.derived, value.checked,
                          {c: (f.expr, f.args) for c, f in value.closures.items()}))
     return ("value", value)

@@ -119,6 +119,7 @@ def _closure(name: str, expr, args: tuple):
     rule.__name__ = name
     rule.__doc__ = f"{name}({', '.join(map(str, args))}) = {expr}"
     rule.args, rule.expr = args, expr
+    rule.compiled = True       # this function is its expression compiled, nothing more (symgpt.core.proofs keeps it)
     return rule
 
 
