@@ -32,6 +32,7 @@ from pathlib import Path
 
 from .claims.errata import for_document
 from .cli import InputError, OutputError, Parser, Progress, check_out, flush_stdout, run, run_child, staged
+from .core.ahead import cores, forks
 from .core.limits import MAX_DIGITS, MAX_OPS, TEX_TIMEOUT, Limits
 from .core.numeric import UndecidableError, one_thread
 from .core.resources import TEMPLATES, version_line  # noqa: F401 (TEMPLATES: the tests read it here)
@@ -251,7 +252,7 @@ def render_all(specs, formats=("md", "tex"), langs=("zh",), digits=None, uniform
     args = (formats, langs, digits, uniform, out_dir, limits, tex_timeout)
     ahead = jobs > 1
     out: dict = {}
-    if jobs > 1 and len(specs) > 1 and _can_fork():
+    if jobs > 1 and len(specs) > 1 and forks():
         for path, files in _in_parallel(specs, args, min(jobs, len(specs)), ahead):
             if progress is not None:   # a worker's steps, counted when its spec is done
                 name = output_name(path)
@@ -271,21 +272,6 @@ def _one(path, args, progress=None, ahead=False) -> dict:
         return render_spec(path, *args, progress, ahead)
     except UndecidableError as e:       # a tie SymPy could not settle: the error names the spec too
         raise e if str(path) in str(e) else UndecidableError(f"{path}: {e}") from None
-
-
-def cores() -> int:
-    """The processors this process may run on (its CPU affinity where the system has one).
-
-    >>> cores() >= 1
-    True
-    """
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def _can_fork() -> bool:
-    """Forked workers share the parent's imports and proven rules (Linux; elsewhere one spec after another)."""
-    import multiprocessing
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _worker() -> None:

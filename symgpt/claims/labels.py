@@ -739,10 +739,8 @@ LINKING = {"on", "for", "to", "of", "with", "gets", "has", "is", "at", "auf", "f
 def _beside(text: str, token: str, side: str) -> bool:
     """Whether only linking words (:data:`LINKING`) stand between the figure and the token: 'the uniform 20 %'
     is no share of the token 'the'."""
-    k = [m for m in re.finditer(rf"(?<![\w]){re.escape(token)}(?![\w])", text)]
-    between = text[k[0].end():] if side == "before" else text[:k[0].start()]
-    if side == "before":
-        between = text[k[-1].end():]
+    k = list(re.finditer(rf"(?<![\w]){re.escape(token)}(?![\w])", text))
+    between = text[k[-1].end():] if side == "before" else text[:k[0].start()]
     words = re.findall(r"[^\W\d_]+", between)
     return all(w.lower() in LINKING for w in words) and len(words) <= 2
 

@@ -71,11 +71,14 @@ class Matcher:
         return self._rounds[k]
 
     def expression(self, ref: str):
-        """A candidate for a claims expression of printed numbers (``log(5)``), or None."""
+        """A candidate for a claims expression (``log(5)``, a chain with its operands' quantities), or None
+        when it does not bind or its value is not finite."""
         try:
             q = bind(parse(ref, self.d.limits), self.d, self.d.limits)
             ball = q.ball(PREFILTER_BITS)
         except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return None
+        if not isinstance(ball, fmpq) and not ball.is_finite():
             return None
         return Candidate(ref, "chain", (), "", q, ball, derived=True)
 
@@ -96,15 +99,7 @@ class Matcher:
             out.append(chain[pos:k])
             out.append(r.ref if re.fullmatch(r"[\w.\[\],<>\u4e00-\u9fff]+|\w+\(.*\)", r.ref) else f"({r.ref})")
             pos = k + len(text)
-        ref = "".join(out) + chain[pos:]
-        try:
-            q = bind(parse(ref, self.d.limits), self.d, self.d.limits)
-            ball = q.ball(PREFILTER_BITS)
-        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
-            return None
-        if not isinstance(ball, fmpq) and not ball.is_finite():
-            return None
-        return Candidate(ref, "chain", (), "", q, ball, derived=True)
+        return self.expression("".join(out) + chain[pos:])
 
     def match(self, numbers, text: str | None = None) -> list:
         """A :class:`Result` for every figure, in order.

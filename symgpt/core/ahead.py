@@ -23,14 +23,27 @@ import weakref
 from .numeric import one_thread
 
 
+def cores() -> int:
+    """The processors this process may run on (its CPU affinity where the system has one).
+
+    >>> cores() >= 1
+    True
+    """
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def forks() -> bool:
+    """Whether this system forks as the workers need: Linux (elsewhere a fork may not be safe or may not exist)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
 def available() -> bool:
-    """Whether work can be started ahead here: a fork (Linux) and a second processor to run it on.
+    """Whether work can be started ahead here: a fork and a second processor to run it on.
 
     >>> isinstance(available(), bool)
     True
     """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return sys.platform.startswith("linux") and hasattr(os, "fork") and cores > 1
+    return forks() and cores() > 1
 
 
 class Ahead:

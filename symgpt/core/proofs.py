@@ -81,7 +81,6 @@ def _hash_sources() -> str:
     return h.hexdigest()
 
 
-@functools.cache
 def sources() -> str:
     """A hash of every source a proof can depend on: the ops, the core (the prover and its helpers), SymPy's
     and Python's versions.  Any edit there proves every rule again.
