@@ -28,7 +28,7 @@ from .core.limits import Limits
 from .core.markup import printed_mpf
 from .core.numeric import UndecidableError, certify, count, magnitude, prec_for_digits, to_mpf
 from .core.resources import DERIVATIONS
-from .core.tensor import tidy
+from .core.tensor import parse_node, tidy
 from .documents import display
 from .engine import cost, layouts
 from .engine.lazy import LazyGraph
@@ -38,6 +38,7 @@ from .engine.net import Net
 from .engine.skeleton import Skeleton
 from .engine.spec import Spec, SpecError, load_spec
 from .engine.values import TensorEvaluator
+from .floats import balls
 from .training.train import Trace, max_prec, precision, rounding
 from .training.update_order import WrongOrderTrace
 
@@ -84,6 +85,15 @@ def ref_text(ref) -> str:
 
 _QUOTED = re.compile(r"""([\[,]\s*)(['"])([^'"\[\],]+)\2(?=\s*[\],])""")
 # a token written in quotes inside brackets (p['你'], E["dog", 0]): the quotes are only a way to write it
+
+
+_NODE = re.compile(r"[A-Za-z_][\w.]*(\[\d+(,\d+)*\])?")
+"""A plain node name (``l0.Z[1,2]``, ``loss``): not a training state (``sgd[1].E[0,0]``)."""
+
+
+def _tier(tier, allowed) -> None:
+    if tier not in allowed:
+        raise InputError(f"tier: expected one of {', '.join(map(repr, allowed))}, got {tier!r}")
 
 
 def find_spec(name_or_path) -> Path:
@@ -168,6 +178,7 @@ class Derivation:
         self._ev = TensorEvaluator(self._net, graph=lambda: self.graph, limits=self.limits)
         self._registry = Names(spec, self._skeleton, ev=self._ev, trace=self.trace)
         self._traces: dict = {}
+        self._tier64: tuple | None = None     # (the float64 tier's balls by group, or None; why not)
 
     @property
     def graph(self) -> Graph:
@@ -392,7 +403,7 @@ class Derivation:
         """
         return self._quantity(ref).ball(precision(prec, self.limits))
 
-    def value(self, ref, digits=None, decimals=None) -> str:
+    def value(self, ref, digits=None, decimals=None, tier: str = "auto") -> str:
         """The certified decimal string of ``ref``: ``digits`` significant or ``decimals`` fixed.
 
         ``ref`` is any claims expression, what a claims file's ``ref`` and a page's ``data-ref`` hold
@@ -414,12 +425,21 @@ class Derivation:
         ('1.0515', '0.8894')
         >>> b.value("p['鱼'] + p[猫] + p[吃]", decimals=3), b.value("-log(p[鱼])", digits=5)
         ('1.000', '1.0515')
+
+        ``tier``: ``"auto"`` takes a named quantity of the model asked for with at most 13 significant digits
+        from the float64 tier when its ball certifies them (:meth:`gradient`), else from arb; ``"arb"`` always
+        from arb.  The digits are the same either way.
         """
         if isinstance(digits, str) and not isinstance(ref, str):
             raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got {ref!r} "
                            f"(arguments swapped? the call is value(ref, digits=…))")
+        _tier(tier, ("auto", "arb"))
         fmt, n = rounding(digits, decimals, self.limits)
         r = self._quantity(ref)
+        if tier == "auto" and decimals is None and n <= balls.MAX_DIGITS:
+            s = self._value64(r, n)
+            if s is not None:
+                return s
 
         # A value above 10^max_digits is refused before its decimals are written.  A tiny one (a probability
         # of 10^-19500 after a large lr) is legitimate: it rounds to 0.0000 or prints as 1.2×10^-19500, but its
@@ -452,7 +472,24 @@ class Derivation:
         log_T = len(self.spec.input).bit_length()
         return prec_for_digits(n) + GRADIENT_MARGIN + LAYER_MARGIN * deeper * log_T
 
-    def gradient(self, digits: int = 50, by: str = "spec") -> dict:
+    def _float64(self) -> tuple:
+        """(every stage of the model in float64 balls by group name, or None; why not), computed once.
+
+        Not for a derivation of another example than the spec's own (tokens or target given) nor one without
+        gradients: the tier runs the spec's own model.  Signs the balls cannot decide are decided exactly by the
+        arb tier (:meth:`symgpt.engine.values.TensorEvaluator.sign`).
+        """
+        if self._tier64 is None:
+            if self._example != (None, None, True):
+                self._tier64 = (None, "the derivation is of another example than the spec's")
+            else:
+                try:
+                    self._tier64 = (balls.values(self.spec, decide=self._ev.sign, updates=False), "")
+                except balls.Unsupported as e:
+                    self._tier64 = (None, str(e))
+        return self._tier64
+
+    def gradient(self, digits: int = 50, by: str = "spec", tier: str = "auto") -> dict:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.
 
         ``by="spec"``: keys are the parameters' node names in the spec's order (``E[0,0]``, ``W_Q[1,0]``, …),
@@ -468,10 +505,23 @@ class Derivation:
         In a model of several blocks the pass is lean: each block's tensors, and each gradient once read out,
         are freed (:meth:`symgpt.engine.values.TensorEvaluator.lean`); asked for later, they are computed again.
 
+        ``tier`` says where the digits come from:
+
+        - ``"auto"`` (the default): with at most 13 digits, first from the float64 tier (:mod:`symgpt.floats.balls`:
+          the whole model, its adjoints and first updates in float64 midpoint–radius balls, matrix products through
+          BLAS), every entry whose ball certifies its digits; the rest, and everything with more digits, from arb
+          at rising precision.  The strings are the same as arb's: a printed digit is a certified digit.
+        - ``"float64"``: the float64 tier alone; an entry its ball cannot round is shown as that ball
+          (``[0.1234 +/- 5.6e-9]``: the digits it does certify).  An error if the tier cannot run this model.
+        - ``"arb"``: arb alone, as before the tier existed.
+
         >>> g = load("bigram").gradient(6)
         >>> len(g), g["W[0,2]"], g["E[0,0]"]
         (12, '-0.195173', '0')
+        >>> load("tiny-transformer").gradient(4, tier="float64")["W_Q[0,0]"][:5]   # ≈ 1e-11: a cancellation
+        '[+/- '
         """
+        _tier(tier, ("auto", "float64", "arb"))
         if by not in ("spec", "checkpoint"):
             raise InputError(f"by: expected 'spec' (the spec's names) or 'checkpoint' (the checkpoint's), got {by!r}")
         if by == "checkpoint" and not self.spec.checkpoint:
@@ -482,6 +532,10 @@ class Derivation:
         start = self._start(n)
         prec, top = start, max_prec(self.limits)
         out: dict = {name: None for group in self.spec.params for name in self._skeleton.groups[group].names}
+        if tier != "arb" and (n <= balls.MAX_DIGITS or tier == "float64"):
+            self._from_float64(out, n, tier)
+            if tier == "float64" or None not in out.values():
+                return out if by == "spec" else self._by_checkpoint(out)
         last, todo = {}, set()
         for _ in range(4):  # every tensor at once, at rising precision, while some entry's ball is too wide
             try:
@@ -512,6 +566,40 @@ class Derivation:
             if v is None:
                 out[name] = self._hard_entry(name, n, last[name])
         return out if by == "spec" else self._by_checkpoint(out)
+
+    def _value64(self, r, n: int) -> str | None:
+        """A model quantity's n digits from the float64 tier, or None (not a node of it, or not certified).
+        A group is taken only where the tier's tensor has the engine's shape for it."""
+        name = getattr(r, "name", None)
+        if not name or not _NODE.fullmatch(name):
+            return None
+        group, index = parse_node(name)
+        got = self._float64()[0]
+        known = self._skeleton.groups.get(group)
+        if got is None or group not in got or known is None or got[group].shape != tuple(known.shape):
+            return None
+        return balls.significant(got[group][index] if index else got[group], n)[0]
+
+    def _from_float64(self, out: dict, n: int, tier: str) -> None:
+        """Fill ``out`` (node name → string or None) with the gradient entries the float64 tier certifies to n
+        digits; with ``tier="float64"``, the others as their balls."""
+        got, why = self._float64()
+        if got is None:
+            if tier == "float64":
+                raise InputError(f"{self.spec.path}: tier='float64': the float64 tier cannot run this model "
+                                 f"({why}); tier='auto' or 'arb' computes it in arb")
+            return
+        for group in self.spec.params:
+            G = got.get("grad_" + group)
+            if G is None:
+                continue
+            names = self._skeleton.groups[group].names
+            strings = balls.significant(G, n)
+            if tier == "float64":
+                flat = G.arbs().ravel()
+                strings = [s if s is not None else flat[i].str(n, radius=True) for i, s in enumerate(strings)]
+            for name, s in zip(names, strings):
+                out[name] = s
 
     def shaped(self, g: dict) -> dict:
         """{parameter: numpy object array in its shape} of a per-entry dict keyed by node names (a gradient).

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from symgpt.core.fball import ETA, Ball, gamma
+from symgpt.core.fball import ETA, Ball, gamma, significant
 
 FLOATS = st.one_of(
     st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False),
@@ -136,3 +136,81 @@ def test_a_well_conditioned_product_certifies_ten_digits():
 def test_signs_are_decided_only_off_zero():
     b = Ball(np.array([1.0, -1.0, 1e-20, 0.0]), np.array([0.5, 0.5, 1e-19, 0.0]))
     assert b.sign().tolist() == [1, -1, 0, 0]
+
+
+# -- the vectorised functions and the certified decimals (issue 29's float64 tier) ----------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.float64, 6, elements=st.one_of(st.floats(-740, 705, allow_nan=False),
+                                                    st.floats(-1e-8, 1e-8, allow_nan=False),
+                                                    st.sampled_from([0.0, 0.5 * np.log(2), -0.5 * np.log(2)]))),
+       radii(6))
+def test_exp_encloses_mpmaths_exp_of_every_point_and_is_tight(m, r):
+    b = Ball(m, r).exp()
+    with mp.workdps(60):
+        for i in range(6):
+            for x in (Q(m[i]) - Q(r[i]), Q(m[i]), Q(m[i]) + Q(r[i])):
+                want = mp.exp(mp.mpf(x.numerator) / x.denominator)
+                assert abs(want - mp.mpf(b.m[i])) <= mp.mpf(b.r[i]), (m[i], r[i])
+    exact = r == 0
+    rel = b.r[exact] / b.m[exact]
+    assert np.all(rel[b.m[exact] > 1e-300] < 1e-13)     # about 13 digits: the tier's 10 with room
+
+
+def test_exp_of_minus_infinity_is_exactly_zero_and_overflow_says_nothing():
+    b = Ball([-np.inf, 800.0, np.nan]).exp()
+    assert b.m[0] == 0 and b.r[0] == 0
+    assert np.isinf(b.r[1]) and np.isinf(b.r[2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.float64, 5, elements=st.floats(0, 1e6, allow_nan=False)), radii(5))
+def test_sqrt_encloses_every_point(m, r):
+    b = Ball(m, r).sqrt()
+    with mp.workdps(50):
+        for i in range(5):
+            for x in (Q(m[i]) - Q(r[i]), Q(m[i]) + Q(r[i])):
+                if x < 0:
+                    assert np.isinf(b.r[i])
+                    continue
+                want = mp.sqrt(mp.mpf(x.numerator) / x.denominator)
+                assert abs(want - mp.mpf(b.m[i])) <= mp.mpf(b.r[i])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.floats(-1e12, 1e12, allow_nan=False).filter(lambda x: x != 0), st.floats(0, 1e-9), st.integers(1, 13))
+def test_significant_digits_agree_with_exact_rounding_of_both_ends(m, r, n):
+    """Certified only when both exact ends round alike (half away from 0, Fractions), and then to that."""
+    got = significant(Ball([m], [r]), n)[0]
+    ends = [_half_away(Q(m) - Q(r), n), _half_away(Q(m) + Q(r), n)]
+    if got is not None:
+        assert ends[0] == ends[1] and Fraction(got) == ends[0], (m, r, n, got, ends)
+    if r == 0 and n <= 10 and abs(m) > 1e-200:
+        # a float's rounding is certified unless it lies within the margin of a boundary
+        q = abs(Q(m)) / Fraction(10) ** (_exp10(abs(Q(m))) - n + 1)
+        if abs(q - int(q) - Fraction(1, 2)) > Fraction(1, 10 ** 3) and int(q + Fraction(1, 2)) < 10 ** n:
+            assert got is not None, (m, n)
+
+
+def _exp10(q: Fraction) -> int:
+    e = len(str(q.numerator // q.denominator)) - 1 if q >= 1 else -1
+    while Fraction(10) ** e > q:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= q:
+        e += 1
+    return e
+
+
+def _half_away(q: Fraction, n: int) -> Fraction:
+    if q == 0:
+        return Fraction(0)
+    a = abs(q)
+    e = _exp10(a)
+    unit = Fraction(10) ** (e - n + 1)
+    M = int(a / unit + Fraction(1, 2))
+    return (1 if q > 0 else -1) * M * unit
+
+
+def test_significant_refuses_what_straddles_zero_or_a_boundary():
+    got = significant(Ball([0.0, 1e-3, 0.12345, 0.0], [1e-3, 0.0, 5e-6, 0.0]), 4)
+    assert got == [None, "0.001000", None, "0"]

@@ -45,6 +45,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import sympy
 
 from ..core.errors import InputError
 from ..engine.arch import Arch
@@ -191,6 +192,15 @@ class Arithmetic:
         """A working-type value stored in the tensor's own format and read back (a saved statistic, a buffer)."""
         return self.w(self.out(v))
 
+    def shift(self, x):
+        """What a softmax subtracts from each row of x before exp (…, 1): the row's maximum, as torch does."""
+        return x.max(axis=-1, keepdims=True)
+
+    def inv(self, x):
+        """1/x in the working type, as an array (numpy's divide: an mpf divided by an array would first try to
+        read the array as a number)."""
+        return np.asarray(np.divide(self.const(1), x))
+
     def island(self):
         """The arithmetic of a float32 island: what Hugging Face's Llama computes in float32 whatever the model's
         dtype (its RMSNorm and its rotary tables).  ``island().w(x)`` takes this format's values into it (rounded
@@ -309,6 +319,11 @@ class Exact(Arithmetic):
 
     def cast(self, x):
         return self.w(x)
+
+    def table(self, exprs):
+        """A table of exact SymPy constants (rows of expressions) in this context (SymPy's N, 10 digits over)."""
+        return np.array([[self.const(self.ctx.mpf(str(sympy.N(e, self.ctx.dps + 10)))) for e in row]
+                         for row in exprs], dtype=object)
 
     def const(self, q):
         return self.ctx.mpf(q.numerator) / q.denominator if isinstance(q, Fraction) else self.ctx.mpf(q)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 from fractions import Fraction
 
-import numpy as np
 import sympy
 from flint import fmpq
 
@@ -385,7 +384,7 @@ def moments(ar, x, eps):
     if ar.exact:  # the definition, two passes: a flat row's statistics stay exact, no lane order to follow
         mean = ar.rowsum(x) / N
         c = x - mean[:, None]
-        return mean, np.array([1 / ar.ctx.sqrt(v / N + eps) for v in ar.rowsum(c * c)], dtype=object)
+        return mean, ar.w(1) / ar.wsqrt(ar.rowsum(c * c) / N + eps)
     n, w = N // V, ar.w
     m1, m2 = ar.wzeros(x.shape[:-1] + (V,)), ar.wzeros(x.shape[:-1] + (V,))
     for j in range(n):                                   # lane-wise Welford, × 1/(j+1)

@@ -160,10 +160,8 @@ def float_trig(ar, base, dk: int, T: int) -> tuple:
     """
     if ar.exact:
         cos, sin = trig(base, dk, T)
-        with_ctx = lambda e: ar.const(ar.ctx.mpf(str(sympy.N(e, ar.ctx.dps + 10))))
-        C = [[with_ctx(cos[t][j % (dk // 2)]) for j in range(dk)] for t in range(T)]
-        S = [[with_ctx(sin[t][j % (dk // 2)]) for j in range(dk)] for t in range(T)]
-        return np.array(C, dtype=object), np.array(S, dtype=object)
+        return (ar.table([[cos[t][j % (dk // 2)] for j in range(dk)] for t in range(T)]),
+                ar.table([[sin[t][j % (dk // 2)] for j in range(dk)] for t in range(T)]))
     C, S = hf_tables(ar.island(), base, dk, T)
     twice = lambda M: ar.out(np.concatenate([M, M], axis=1))
     return twice(C), twice(S)

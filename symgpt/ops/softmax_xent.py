@@ -178,9 +178,8 @@ def softmax(ar, x, mask=None):
     x = ar.w(x)
     if mask is not None:
         x = np.where(mask, ar.const(-math.inf), x)
-    e = ar.wexp(x - x.max(axis=-1, keepdims=True))
-    # numpy's divide: an mpf divided by an array would first try to read the array as a number
-    return ar.out(e * np.asarray(np.divide(ar.const(1), ar.rowsum(e)))[..., None])
+    e = ar.wexp(x - ar.shift(x))
+    return ar.out(e * ar.inv(ar.rowsum(e))[..., None])
 
 
 def log_softmax(ar, x):
@@ -192,7 +191,7 @@ def log_softmax(ar, x):
     [-0.693147, -0.693147]
     """
     x = ar.w(x)
-    m = x.max(axis=-1, keepdims=True)
+    m = ar.shift(x)
     e = ar.wexp(x - m)
     ls = ar.keep(ar.wlog(ar.keep(ar.rowsum(e))))
     return ar.out((x - m) - ls[..., None])
