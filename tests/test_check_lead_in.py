@@ -61,6 +61,17 @@ def sci(x) -> str:
     return f"{fmt(x / mp.mpf(10) ** e, 2)}×10{str(e).translate(sup)}"
 
 
+def adamw(theta, grad) -> dict:
+    """AdamW's first step on one entry, with SPEC's settings (β 0.9/0.999, ε 1e-8, η 0.02, λ 0.05), written out:
+    g, m, v, m̂, v̂, the update, the decay and the new value (call inside ``mp.workdps``)."""
+    b1, b2, eps, lr, lam = (mp.mpf("0.9"), mp.mpf("0.999"), mp.mpf("1e-8"), mp.mpf("0.02"), mp.mpf("0.05"))
+    m, v = (1 - b1) * grad, (1 - b2) * grad ** 2
+    mhat, vhat = m / (1 - b1), v / (1 - b2)
+    update, decay = lr * mhat / (mp.sqrt(vhat) + eps), lr * lam * theta
+    return dict(theta=theta, g=grad, m=m, v=v, mhat=mhat, vhat=vhat, update=update, decay=decay,
+                new=theta - decay - update)
+
+
 @pytest.fixture(scope="module")
 def step(tmp_path_factory):
     """The spec's path and AdamW's first step on W[1, sat], from mpmath: g, m, v, m̂, v̂, the update, the decay,
@@ -68,16 +79,7 @@ def step(tmp_path_factory):
     path = write_spec(tmp_path_factory.mktemp("lead"), SPEC)
     spec = oracle.load_spec(path)
     with mp.workdps(40):
-        b1, b2, eps, lr, lam = (mp.mpf("0.9"), mp.mpf("0.999"), mp.mpf("1e-8"), mp.mpf("0.02"), mp.mpf("0.05"))
         g = oracle.bigram_grads(spec, dps=40)
-
-        def adamw(theta, grad):
-            m, v = (1 - b1) * grad, (1 - b2) * grad ** 2
-            mhat, vhat = m / (1 - b1), v / (1 - b2)
-            update, decay = lr * mhat / (mp.sqrt(vhat) + eps), lr * lam * theta
-            return dict(g=grad, m=m, v=v, mhat=mhat, vhat=vhat, update=update, decay=decay,
-                        new=theta - decay - update)
-
         W, E = oracle.mat(spec["weights"]["W"]), oracle.mat(spec["weights"]["E"])
         after = copy.deepcopy(spec)
         after["weights"]["W"] = [[adamw(W[i][j], g["grad_W"][i][j])["new"] for j in range(5)] for i in range(3)]

@@ -263,6 +263,7 @@ def _cumulative(d, add):
                 add(" + ".join(terms), "cumulative p", (len(terms),), "n")
 
 
+MAX_REPEATED = 256     # the logits a repeated forward pass after a step prints, up to this many entries
 LATER_STEPS = 2000     # parameter entries × steps up to which the AdamW steps after the first are candidates
 
 
@@ -279,11 +280,11 @@ def _training(d, add, shapes, ref_of):
                     add(f"sgd[{k}].{ref_of(name, axes, idx)}", f"sgd.{name}", (k, *idx), "k" + axes)
         add(f"sgd_wrong_order[{k}].loss", "sgd_wrong_order.loss", (k,), "k")
     for k in steps:                                # the AdamW run's states, as the SGD run's: adamw.loss (k),
-        add(f"adamw[{k}].loss", "adamw.loss", (k,), "k", scoped=True)      # for a table of steps
-        if "p" in shapes:
+        add(f"adamw[{k}].loss", "adamw.loss", (k,), "k", scoped=k > 1)    # for a table of steps (the first
+        if "p" in shapes:                                                  # step's also by its value)
             shape, axes = shapes["p"]
             for idx in _entries(shape):
-                add(f"adamw[{k}].{ref_of('p', axes, idx)}", "adamw.p", (k, *idx), "k" + axes, scoped=True)
+                add(f"adamw[{k}].{ref_of('p', axes, idx)}", "adamw.p", (k, *idx), "k" + axes, scoped=k > 1)
     entries = sum(len(list(_entries(shapes[name][0]))) for name in params)
     if entries * tr.steps <= LATER_STEPS:          # the later AdamW steps' moments, for a small model
         for k in range(2, tr.steps + 1):
@@ -300,6 +301,12 @@ def _training(d, add, shapes, ref_of):
         shape, axes = shapes["p"]
         for idx in _entries(shape):
             add(f"adamw[1].{ref_of('p', axes, idx)}", "adamw[1].p", idx, axes)
+    for name in ("z", "logits", "sum_exp"):           # a forward pass repeated after the step, read by its place
+        if name in shapes and len(list(_entries(shapes[name][0]))) <= MAX_REPEATED:
+            shape, axes = shapes[name]
+            for state in ("sgd[1]", "adamw[1]"):
+                for idx in _entries(shape):
+                    add(f"{state}.{ref_of(name, axes, idx)}", f"{state}.{name}", idx, axes, scoped=True)
     for b in ("beta1", "beta2"):                   # the moments' share of the new gradient: m = (1 − β₁)·g
         add(f"1 - adamw.{b}", f"1 - adamw.{b}")
     for name in params:

@@ -311,9 +311,9 @@ def extract(text: str) -> list:
             continue
         if cells is not None and set("".join(cells)) <= set("-: "):
             continue                                   # | ---: | :--- |
-        if cells is not None and not header and (not any(_has_figure(c) for c in cells) or _ruled(lines, no)):
-            header = cells              # (a row over the rule | --- | is the header, 's = 0 (the)' and all)
-            continue
+        if cells is not None and (_ruled(lines, no) or not header and not any(_has_figure(c) for c in cells)):
+            header = cells              # (a row over the rule | --- | is the header, 's = 0 (the)' and all,
+            continue                    # and a new table's after a blank line: not the last table's columns)
         if cells is None and "\t" in line and not _has_figure(line) and (table or not header):
             header = line.split("\t")             # a tab-separated table's header, with or without a caption
             continue

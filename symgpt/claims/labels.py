@@ -32,7 +32,8 @@ from .figure import FORMATS
 
 @dataclass(frozen=True)
 class Label:
-    """A name and its indices as the document writes them (ints, or ('tok', id) for a token)."""
+    """A name and its indices as the document writes them (ints, ('tok', id) for a token, ('at', k) for the
+    k-th place in a literal, which counts from 0 whatever origin the text's own indices have)."""
     name: str
     index: tuple = ()
     of: str = ""          # the parameter a per-parameter table row is about (AdamW's m of W_{1,跑})
@@ -44,7 +45,8 @@ class Label:
     head: int | None = None   # the attention head its caption, line or section names ('head 2', 第 2 个头), as written
 
     def __str__(self) -> str:
-        keys = [f"tok{i[1]}" if isinstance(i, tuple) else str(i) for i in self.index]
+        keys = [(f"tok{i[1]}" if i[0] == "tok" else str(i[1])) if isinstance(i, tuple) else str(i)
+                for i in self.index]
         inner = ",".join(([self.of] if self.of else []) + keys)
         name = f"{self.state}.{self.name}" if self.state else self.name
         return f"{name}[{inner}]" if inner else name
@@ -135,27 +137,50 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
 
     >>> str(named("E[1]new", ["a", "b"])), str(named("W_new", [])), str(named("W", []))
     ('sgd[1].E[1]', 'sgd[1].W', 'W')
+    >>> v = Words(["a", "b"], {"E", "A", "Q"}, {"E"})       # a transformer: Q^{(1)} is of layer 1
+    >>> str(named("E^{(1)}_{b,0}", v, "5. AdamW")), str(named("E⁽⁰⁾_{b}", v)), str(named("Q^{(1)}_{0}", v))
+    ('adamw[1].E[tok1,0]', 'E[tok1]', 'Q[0]')
+    >>> str(named("z^{(1)}_{b}", Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})))    # a bigram: z after a step
+    'sgd[1].z[tok1]'
     """
+    optimizer = "adamw" if re.search(r"adam", heading, re.I) else "sgd"
+    step = STEP_SUPERSCRIPT.search(plain(head))
+    if step and (step["name"] in getattr(vocab, "params", ()) or getattr(vocab, "stepped", False)):
+        #                                                          E^{(1)}_{gato}: E after the first step
+        k = int(step["k"] or "⁰¹²³".index(step["s"]))
+        lab = parse_label(step["name"] + step["rest"], vocab)
+        return lab if lab is None or k == 0 else Label(lab.name, lab.index, lab.of, f"{optimizer}[{k}]")
     new = NEW.search(plain(head))
     lab = parse_label(NEW.sub("", plain(head)) if new else head, vocab)
     if lab is None or not new:
         return lab
-    return Label(lab.name, lab.index, lab.of, "adamw[1]" if re.search(r"adam", heading, re.I) else "sgd[1]")
+    return Label(lab.name, lab.index, lab.of, f"{optimizer}[1]")
+
+
+STEP_SUPERSCRIPT = re.compile(r"(?<![\w\\])(?P<name>[^\W\d_]\w*?)(?:\^\{?\((?P<k>\d)\)\}?|⁽(?P<s>[⁰¹²³])⁾)"
+                              r"(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?\s*$")
+"""A parameter's name with the step in a superscript (``E^{(1)}``, ``W⁽⁰⁾``): in a model whose parameters are
+not per layer (a layer's own are ``l0.W_Q``) it can only be the step; an activation's is its layer."""
 
 
 WHERE = r"\^\{?\(\d+(?:,\d+)?\)\}?"      # ^{(2)}, ^{(1,2)}: the layer (and head) a worked line stands in
 
 
-def unmarked(s: str) -> str:
+def unmarked(s: str, vocab=()) -> str:
     """A left side without the superscripts saying which layer (and head) it stands in: its name and indices
-    name the quantity, its section says which layer (:mod:`symgpt.claims.notation`).
+    name the quantity, its section says which layer (:mod:`symgpt.claims.notation`).  A parameter of the
+    vocabulary's keeps its superscript: the step it is at (:data:`STEP_SUPERSCRIPT`).
 
     >>> unmarked("h'^{(2)}_{0,1}"), unmarked("(σ^{(2)})²"), unmarked("μ^{(2)}"), unmarked("h_{0,0}^{′(2)}")
     ("h'_{0,1}", 'σ²', 'μ', 'h_{0,0}^{′}')
+    >>> unmarked("E^{(1)}_{el,0}", Words([], {"E"}, {"E"}))
+    'E^{(1)}_{el,0}'
     """
     s = re.sub(rf"\(([^()\s]+?){WHERE}\)²", r"\1²", s)                  # (σ^{(2)})²: σ of layer 2, squared
     s = re.sub(r"\^\{(['′]+)\(\d+(?:,\d+)?\)\}", r"^{\1}", s)        # h^{′(2)}: h' of layer 2
-    return re.sub(WHERE, "", s)
+    params, stepped = getattr(vocab, "params", ()), getattr(vocab, "stepped", False)
+    return re.sub(rf"(?<![\w\\])([^\W\d_]\w*?)?({WHERE})",
+                  lambda m: m[0] if m[1] in params or m[1] and stepped else (m[1] or ""), s)
 
 
 def parse_label(lhs: str, vocab) -> Label | None:
@@ -278,7 +303,7 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     qk = SCALED_DOT.search(lhs[1]) if lhs else None
     if qk:
         return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
-    for first, clause in ((True, unmarked(plain(left[start:]))), (False, unmarked(_clause(plain(left))))):
+    for first, clause in ((True, unmarked(plain(left[start:]), vocab)), (False, unmarked(_clause(plain(left)), vocab))):
         parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
         head = parts[0]
         if first and len(parts) >= 5 and parts[-3].strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", parts[-3]) \
@@ -412,8 +437,15 @@ class _Frame:
         self.wide = 0          # a matrix environment's widest row (its last column index)
 
 
-def _literal_name(before: str, code_name: str, vocab) -> Label | None:
-    """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's."""
+def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Label | None:
+    """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's.
+
+    >>> v = Words([], {"b_1", "b_2"}, {"b_1", "b_2"})
+    >>> str(_literal_name("b_1 = (0.1, 0.2) et b_2 = ", "", v)), str(_literal_name("f = r W + b_2 = ", "", v))
+    ('b_2', 'f')
+    >>> str(_literal_name("q_3 = (0.6, −0.6), k_1 = ", "", v)), str(_literal_name("A = softmax(S) V = ", "", v))
+    ('k[1]', 'A')
+    """
     if re.search(r"(?:array|tensor)\(\s*$", before):
         state = OPTIMIZER_STATE.search(code_name or "")
         if state:                      # opt.state[W]["exp_avg"]: the first moment of W, entry by entry
@@ -421,7 +453,11 @@ def _literal_name(before: str, code_name: str, vocab) -> Label | None:
         return named(code_name, vocab) if code_name else None
     if not re.search(r"(?:=|≈|:|：|＝|←)\s*$", plain(before)):
         return None
-    return named(re.split(r"=|≈|:|←", _clause(plain(before)))[0], vocab)
+    parts = re.split(r"=|≈|:|←", _clause(plain(before)))
+    beside = re.search(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]\s*(?:[,;，；]|\b(?:and|et|und|y|e)\b|和|与|及)?\s*"
+                       r"([^\W\d]\w*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$", parts[-2]) \
+        if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's
+    return named(beside[1] if beside else parts[0], vocab, heading)
 
 
 def _literals(lines: list, numbers: list, vocab) -> dict:
@@ -455,6 +491,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
             stack, suspended = [], None
             continue
         figs, i, named_root = at.get(no, {}), 0, None
+        heading = next(iter(figs.values())).heading if figs else ""
         while i < len(line):
             if i in figs:
                 n = figs[i]
@@ -466,7 +503,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
             m = MATRIX_BEGIN.match(line, i)
             if m:
                 root = not any(not f.transparent for f in stack)
-                stack.append(_Frame("M", _literal_name(line[:i], code_name, vocab) if root else None, 2))
+                stack.append(_Frame("M", _literal_name(line[:i], code_name, vocab, heading) if root else None, 2))
                 i = m.end()
                 continue
             m = MATRIX_END.match(line, i)
@@ -486,7 +523,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                     side = SIDE.search(line[:i]) if not root and ch == "[" and suspended is None else None
                     if side:           # W_1 = [[…],    b_1 = […]: b_1 is a literal of its own, W_1 goes on below
                         suspended, stack, root = stack, [], True
-                    name = (named(side[1], vocab) if side else _literal_name(line[:i], code_name, vocab)) \
+                    name = (named(side[1], vocab, heading) if side else
+                            _literal_name(line[:i], code_name, vocab, heading)) \
                         if root else None
                     if root and name is None and named_root is not None and ARROW.search(line[:i]):
                         name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
@@ -638,14 +676,69 @@ def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
     return parse_label(s, vocab)
 
 
-def _table_label(n, lines: list, vocab) -> Label | None:
-    """A pipe table's cell: its row label, its column header, the header's corner cell."""
+def _table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
+    """A pipe table's cell: its row label, its column header, the header's corner cell (``optimizer``: the one
+    the text spoke of last, which a step's superscript is of)."""
     if n.kind == "integer" or not n.column:
         return None
     top, header = _table_header(lines, n.line)
     if not top or header and n.column.strip() == header[0]:
         return None
-    return _cell_label(n.row, n.column, header[0] if header else "", top, vocab, n.table)
+    corner, about = (header[0] if header else ""), f"{n.heading} {optimizer}"
+    lab = _stepped_cell(n.row, n.column, corner, about, vocab) or \
+        _cell_label(n.row, n.column, corner, top, vocab, n.table)
+    step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
+        if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref else None
+    if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
+        lab = dataclasses.replace(lab, state=f"{'adamw' if re.search('adam', about, re.I) else 'sgd'}[{k}]")
+    return lab
+
+
+STEP_MARK = re.compile(r"^(?P<sym>.+?)(?:_\{?(?P<a>\d)\}?|\^\{?\((?P<b>\d)\)\}?|⁽(?P<c>[⁰¹²³])⁾)$")
+"""A column header with a step number: ``g_{1}``, ``m̂_1``, ``θ^{(0)}``, ``θ⁽¹⁾``."""
+STEP_ROLES = {"Δ": "update", "Δθ": "update", "-Δ": "update", "ηλθ": "decay", "η·λ·θ": "decay", "ηλw": "decay",
+              "λθ": "decay"}
+"""Column symbols for AdamW's step of an entry (the update η·m̂/(√v̂ + ε)) and its decay (η·λ·θ)."""
+GRADIENT_SYMBOLS = frozenset(("g", "grad", "gradient", "∇", "∇θ", "∇_θL", "∂L/∂θ", "dθ", "gradiente", "Gradient",
+                              "梯度"))
+
+
+def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label | None:
+    """A cell of a table whose rows are parameters' entries (``W_{0,come}``) and whose column names a state at
+    a step (``θ^{(0)}``, ``g_{1}``, ``m_{1}``, ``v̂_{1}``, ``θ^{(1)}``): that entry's value before the first step
+    (step 0), its gradient, its AdamW moments at the step, or its value after the step (AdamW's under a
+    heading about Adam, else SGD's).
+
+    >>> v = Words(["a", "b"], {"W"}, {"W"})
+    >>> [str(_stepped_cell("W_{0,b}", c, "θ", "5. AdamW", v)) for c in ("θ^{(0)}", "g_{1}", "m̂_{1}", "θ^{(1)}")]
+    ['W[0,tok1]', 'grad_W[0,tok1]', 'm̂', 'adamw[1].W[0,tok1]']
+    >>> _stepped_cell("W_{0,b}", "m̂_{1}", "θ", "", v).ref, _stepped_cell("t = 1", "g_{1}", "", "", v)
+    ('adamw[1].mhat[W,0,1]', None)
+    >>> [_stepped_cell("W_{0,b}", c, "θ", "AdamW", v).ref for c in ("Δ", "ηλθ^{(0)}")]
+    ['adamw[1].update[W,0,1]', 'adamw[1].decay[W,0,1]']
+    """
+    entry = parse_label(plain(row).replace(" ", ""), vocab)
+    if entry is None or not entry.index or entry.name not in vocab.params or entry.state or entry.of:
+        return None
+    keys = ",".join(str(i[1] if isinstance(i, tuple) else i) for i in entry.index)
+    head = re.sub(r"\^\{?\(0\)\}?|⁽⁰⁾", "", plain(col).replace(" ", ""))    # ηλθ^{(0)}: of the weight before
+    role = STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
+    if role and re.search(r"adam", heading, re.I):                # Δ, ηλθ: AdamW's update and decay of the entry
+        return Label(head, ref=f"adamw[1].{role}[{entry.name},{keys}]")
+    m = STEP_MARK.match(plain(col).replace(" ", ""))
+    if m is None:
+        return None
+    k = int((m["a"] or m["b"] or str("⁰¹²³".index(m["c"] or "⁰"))))
+    sym = m["sym"]
+    if sym in MOMENTS and k >= 1:
+        return Label(sym, ref=f"adamw[{k}].{MOMENTS[sym]}[{entry.name},{keys}]")
+    if sym in GRADIENT_SYMBOLS and k <= 1:
+        return Label(f"grad_{entry.name}", entry.index)
+    if sym in ("θ", "w", "W", "p", "param", entry.name) or sym == plain(corner).strip():
+        if k == 0:
+            return Label(entry.name, entry.index)
+        return Label(entry.name, entry.index, state=f"{'adamw' if re.search('adam', heading, re.I) else 'sgd'}[{k}]")
+    return None
 
 
 CELL = re.compile(r"\S+(?: \S+)*")
@@ -803,6 +896,8 @@ class Words(list):
     def __init__(self, vocab, names=(), params=(), sequence=()):
         super().__init__(vocab)
         self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)
+        # a model without blocks (a bigram): a superscript on any name can only be a training step
+        self.stepped = bool(self.names) and not any(n == "A" or n.endswith(".A") for n in self.names)
 
 
 def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) -> dict:
@@ -812,16 +907,21 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     lines = [normal_line(x) for x in re.split(r"\r\n|\r|\n", text)]
     vocab = Words(vocab, names, params, sequence)
     out: dict = {}
-    for k, (head, pos) in _literals(lines, numbers, vocab).items():
-        out[k] = Label(head.name, head.index + pos, head.of, head.state)
+    for k, (head, pos) in _literals(lines, numbers, vocab).items():     # (a place counts from 0: f_3 = (…))
+        out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state)
     text_cells = _text_tables(lines, numbers)
+    optimizer, last_named = [], ""           # the optimizer the text spoke of last, line by line
+    for line in lines:
+        said = re.findall(r"adam|\bsgd\b", line, re.I)
+        last_named = said[-1].lower() if said else last_named
+        optimizer.append(last_named)
     for n in numbers:
         if n.index in text_cells and n.index not in out:
             lab = _cell_label(*text_cells[n.index], vocab)
             if lab is not None:
                 out[n.index] = lab
         if n.index not in out:
-            lab = _table_label(n, lines, vocab)
+            lab = _table_label(n, lines, vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
             if lab is not None:
                 out[n.index] = lab
     ends: dict = {}

@@ -45,6 +45,10 @@ TOP_K = re.compile(r"top[- _]?k|top[- _]?\d+\b|前\s*\d+\s*个|前\s*k", re.I)
 TOP_P = re.compile(r"top[- _]?p|nucleus|核采样|Nukleus|noyau", re.I)
 
 
+HEAD_COLUMNS = re.compile(r"(?:^|\.|grad_)(?:Q|K|V)$")
+"""The tensors whose columns the heads split (a head's q, k, v are slices of them)."""
+
+
 def plain_words(s: str) -> str:
     """Text with its Markdown code marks off (for the words it says)."""
     return s.replace("`", "")
@@ -185,11 +189,15 @@ class Notation:
         axes = self.groups[(group, of)][len(prefix):]
         if label.head is not None and axes[:1] == "h" and len(axes) == len(label.index) + 1:
             prefix, axes = prefix + (label.head - self.head_base,), axes[1:]   # α of head 2: A[1, t, s]
+        elif label.head is not None and HEAD_COLUMNS.search(group) and self.m.d.spec.heads > 1:
+            return None          # q of head 2 is a slice of Q's columns: not Q's own indices
         if len(axes) != len(label.index):
             return None
         idx = list(prefix)
         for a, k in zip(axes, label.index):
-            if isinstance(k, tuple):
+            if isinstance(k, tuple) and k[0] == "at":
+                idx.append(k[1])              # a place in a literal: counted from 0 whatever the text's origin
+            elif isinstance(k, tuple):
                 if a != "v":
                     return None
                 idx.append(k[1])
@@ -471,7 +479,8 @@ class Notation:
                     x.group == bare and x.idx == c.idx:
                 others.append(x)
         told = " ".join((n.line_text[:n.col], n.row, n.column, n.table))
-        local = STATE_WORDS.search(" ".join((told, n.heading, n.prose))) or TRAINED.search(n.heading + " " + n.prose)
+        local = STATE_WORDS.search(" ".join((told, n.heading, n.prose))) or TRAINED.search(n.heading + " " + n.prose) \
+            or c.group != bare                 # the label itself named a state after a step (logit^{new})
         for x in others:      # another state only where the text speaks of training: the label's own otherwise
             if (x.group == bare or local and self.m.spoken(x)) and self.m.rounds(x, n):
                 return x
