@@ -65,7 +65,7 @@ LATEX = [(r"\\hat\{y\}|\\hat y\b", "ŷ"),
          (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
          (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√"),
          (r"\^\{2\}|\^2(?![\d.])", "²")]
-FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×", "=,:()[];-+×")
+FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿", "=,:()[];-+×LLL")     # (a script ℒ is the loss's L)
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
@@ -97,7 +97,8 @@ NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新�
 BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?")
 FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde|从)\s*(\S+?)\s*"
-                     r"(?:\bauf|\bto|\bà|降到|升到|降至|升至|变为|变成|到)\s*$", re.I)     # 'from A to B
+                     r"(?:\bauf|\bto|\bà|降到|升到|降至|升至|变为|变成|到)\s*$"
+                     r"|(\S+?)\s*(?:から|より)\s*$", re.I)     # 'from A to B
 SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?\s*/\s*√\s*[{(]?\s*"
                         r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
 DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
@@ -187,10 +188,11 @@ def parse_label(lhs: str, vocab) -> Label | None:
     """The label a left-hand side writes, or None.
 
     >>> v = ["猫", "吃", "鱼"]
-    >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss")]
-    ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss']
+    >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss", "σ_3²")]
+    ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss', 'σ²[3]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s
     m = LHS.search(s)
     words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
@@ -413,10 +415,10 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
 
 
 def _after_step(n, prev) -> Label | None:
-    """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``: the second figure is the first's
-    quantity after the training step (the figure before it on its line)."""
+    """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``, ``21.36% から 27.47% に``: the
+    second figure is the first's quantity after the training step (the figure before it on its line)."""
     m = FROM_TO.search(n.line_text[:n.col])
-    if prev is None or prev.line != n.line or m is None or m[1] != prev.text:
+    if prev is None or prev.line != n.line or m is None or (m[1] or m[2]) != prev.text:
         return None
     return Label("after", inner=prev.index)
 
@@ -568,7 +570,8 @@ SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
 
 # ---------------------------------------------------------------- tables
 
-KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|dim|step|"
+KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目)|"
+                 r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|dim|step|"
                  r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher", re.I)
@@ -650,7 +653,9 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     if rk is not None:                              # a column of one quantity, a row per index (or step)
         return dataclasses.replace(named, index=rk + named.index) if named is not None else \
             Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column
-    row_label = _header_label(row, vocab, letters=False)
+    row_label, over = _header_label(row, vocab, letters=False), _header_label(row, vocab)
+    if over is not None and (row_label is None or not row_label.index and row_label.name not in vocab.names):
+        row_label = over                            # ∂L/∂z_v over token columns: ∂L/∂z, indexed by the columns
     state = _state(col)
     if ck is not None and row_label is not None and not row_label.index and state is None:
         return dataclasses.replace(row_label, index=ck)    # a row of one quantity, a column per index: dL/dlogit
@@ -908,6 +913,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     vocab = Words(vocab, names, params, sequence)
     out: dict = {}
     for k, (head, pos) in _literals(lines, numbers, vocab).items():     # (a place counts from 0: f_3 = (…))
+        n = numbers[k]
+        if OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) or \
+                re.search(r"[\w)]\s*(?:[+\-−×*/·]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]):
+            continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
         out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state)
     text_cells = _text_tables(lines, numbers)
     optimizer, last_named = [], ""           # the optimizer the text spoke of last, line by line

@@ -194,7 +194,8 @@ class Notation:
         if len(axes) != len(label.index):
             return None
         idx = list(prefix)
-        for a, k in zip(axes, label.index):
+        step_axis = 0 if group in STEPPED and not prefix else None     # a run's step: counted as written
+        for i, (a, k) in enumerate(zip(axes, label.index)):
             if isinstance(k, tuple) and k[0] == "at":
                 idx.append(k[1])              # a place in a literal: counted from 0 whatever the text's origin
             elif isinstance(k, tuple):
@@ -202,7 +203,7 @@ class Notation:
                     return None
                 idx.append(k[1])
             else:
-                idx.append(k - base if a not in "k" else k)
+                idx.append(k if i == step_axis else k - base)
         idx = tuple(idx)
         if group in STEPPED and idx and idx[0] == 0:          # step 0: the model as it starts
             return self.by.get((group.partition(".")[2], of, idx[1:]))
@@ -268,8 +269,11 @@ class Notation:
         share = lambda a: a >= AGREE_SHARE * len(figs) if len(figs) > 1 else a >= 1   # noqa: E731
         named = [v for v in votes if v[1]]
         best, top = votes[0], named[0] if named else None
-        if best[0] >= AGREE_MIN and share(best[0]) and (top is None or best[0] > top[0]):
+        own = top is not None and top[3].rpartition(".")[2].startswith("grad_") and self._own(name, top[3]) \
+            and share(top[0]) and best[0] - top[0] <= 1       # ∂L/∂z printed as p at one entry: the −y forgotten
+        if best[0] >= AGREE_MIN and share(best[0]) and (top is None or best[0] > top[0]) and not own:
             pick = best                 # most of its figures agree with one tensor: that is what it names
+        #                                 (but ∂L/∂z is the gradient, even where p agrees with one more figure)
         elif top is not None and (self._own(name, top[3]) and (len(figs) <= 2 or share(top[0])) or
                                   top[0] > AGREE_SHARE * len(figs)):
             pick = top                  # our name or a usual spelling of it, not outvoted
@@ -299,7 +303,7 @@ class Notation:
             return group == "p"
         bare = group.partition(".")[2] if group in STEPPED else group
         stem = bare.rpartition(".")[2]
-        words = {stem, *DATA_ALIASES.get(stem.removeprefix("grad_"), ())}
+        words = {stem.removeprefix("grad_"), *DATA_ALIASES.get(stem.removeprefix("grad_"), ())}
         if stem.startswith("grad_"):
             words = {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d", "∂l/∂")} | \
                 {f"{w}.grad" for w in words} | {stem}
