@@ -105,3 +105,16 @@ def test_japanese_rows_and_from_to(tmp_path):
     assert (f"grad_W[1,{vocab[0]}]", r4(-g["grad_W"][1][0])) in wrong
     assert (f"sgd[1].p[{vocab[t]}]", slip) in wrong
     assert len(wrong) == 2
+
+
+@pytest.mark.parametrize("sentence", ["With T = {T} instead, p(你) = {x}.", "温度 T = {T} にすると、p(你) = {x} になります。",
+                                      "À la température T = {T}, p(你) vaut {x}."])
+def test_a_probability_in_a_sentence_that_sets_the_temperature(tmp_path, seed, sentence):
+    """p(你) after 'T = 2' is p at that temperature: a slip there is wrong as that quantity, not as p(你)."""
+    _, f, _ = seed
+    x = oracle.softmax([v / 2 for v in f["logits"]])[4]
+    right = r4(x)
+    bad = r4(x + mp.mpf("0.0010"))                 # one unit off in the third decimal
+    assert bad != right
+    text = "\n".join([sentence.format(T=2, x=right), "", sentence.format(T=2, x=bad), ""])
+    assert _check(tmp_path, SEED, text) == [("softmax_T(2, 你)", bad)]

@@ -87,7 +87,9 @@ def plain(s: str) -> str:
 NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ff∂ŷ][\w.'′\u0302]*"
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
-RELATION = re.compile(r"(?:=|≈|←|:(?!=)|\bis\b|\bbecomes\b|\bto\b|变为|为|是)\s*$")
+IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是"
+"""The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
+RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
 CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\band\b|\bwhile\b")
 OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*\d)")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
@@ -306,7 +308,7 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     if qk:
         return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
     for first, clause in ((True, unmarked(plain(left[start:]), vocab)), (False, unmarked(_clause(plain(left)), vocab))):
-        parts = re.split(r"(=|≈|←|:(?!=)|\bis\b|\bbecomes\b|变为|为|是)", clause)
+        parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
         head = parts[0]
         if first and len(parts) >= 5 and parts[-3].strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", parts[-3]) \
                 and named(parts[-3], vocab, n.heading) is not None and \

@@ -41,6 +41,9 @@ STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更�
                          r"après|neu", re.I)
 
 
+TEMPERATURE_SET = re.compile(r"(?<![\w.])(?:T|τ|temperature|Temperatur|température|温度)\s*[=＝]\s*"
+                             r"(\d+(?:\.\d+)?)(?![\d.])")
+"""A sentence that sets the temperature before a token's probability: ``T = 1.5 にすると … p(私) = …``."""
 TOP_K = re.compile(r"top[- _]?k|top[- _]?\d+\b|前\s*\d+\s*个|前\s*k", re.I)
 TOP_P = re.compile(r"top[- _]?p|nucleus|核采样|Nukleus|noyau", re.I)
 
@@ -386,6 +389,12 @@ class Notation:
         if c.group != "p" or c.of or self.m.rounds(c, n):
             return c                   # (a section on top-k prints p too, before renormalising: p where it rounds)
         said = plain_words(n.line_text[:n.col] + " " + n.heading)
+        t = list(TEMPERATURE_SET.finditer(n.line_text[:n.col]))
+        if t and t[-1][1] not in ("1", "1.0"):     # 'with T = 1.5, p(私) = …': that temperature's distribution
+            token = c.ref[c.ref.index("[") + 1:-1]
+            x = self.by_ref.get(f"softmax_T({t[-1][1]}, {token})")
+            if x is not None and self.m.spoken(x):
+                return x
         kind = "topk" if TOP_K.search(said) else "topp" if TOP_P.search(said) else None
         if kind is None:
             return c
