@@ -107,7 +107,8 @@ def test_japanese_rows_and_from_to(tmp_path):
     assert len(wrong) == 2
 
 
-@pytest.mark.parametrize("sentence", ["With T = {T} instead, p(你) = {x}.", "温度 T = {T} にすると、p(你) = {x} になります。",
+@pytest.mark.parametrize("sentence", ["With T = {T} instead, p(你) = {x}.",
+                                      "温度 T = {T} にすると、p(你) = {x} になります。",
                                       "À la température T = {T}, p(你) vaut {x}."])
 def test_a_probability_in_a_sentence_that_sets_the_temperature(tmp_path, seed, sentence):
     """p(你) after 'T = 2' is p at that temperature: a slip there is wrong as that quantity, not as p(你)."""
