@@ -487,6 +487,8 @@ class Derivation:
                     self._tier64 = (balls.values(self.spec, decide=self._ev.sign, updates=False), "")
                 except balls.Unsupported as e:
                     self._tier64 = (None, str(e))
+                except (OverflowError, ZeroDivisionError, FloatingPointError) as e:   # weights beyond float64
+                    self._tier64 = (None, f"a value beyond float64 ({type(e).__name__})")
         return self._tier64
 
     def gradient(self, digits: int = 50, by: str = "spec", tier: str = "auto") -> dict:
