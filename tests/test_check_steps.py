@@ -123,8 +123,8 @@ def test_a_literal_and_a_repeated_forward_pass_after_the_step(tmp_path, run):
 def test_two_literals_on_one_line_are_each_their_own(tmp_path):
     """``b_1 = (…) and b_2 = (…)``: the second literal's entries are b_2's (a wrong one is wrong as b_2's)."""
     spec = oracle.load_spec(SEED)
-    b1 = [str(x) for x in spec["layer"][0]["b_1"]]
-    b2 = [str(x) for x in spec["layer"][0]["b_2"]]
+    b1 = [str(float(x)) for x in spec["layer"][0]["b_1"]]      # short decimals: exact as floats print them
+    b2 = [str(float(x)) for x in spec["layer"][0]["b_2"]]
     wrong = str(mp.mpf(b2[1]) + mp.mpf("0.25"))
     text = (f"The biases are b_1 = ({', '.join(b1)}) and b_2 = ({b2[0]}, {wrong}).\n")
     rs = _check(tmp_path, SEED, text)

@@ -903,6 +903,7 @@ class Words(list):
     def __init__(self, vocab, names=(), params=(), sequence=()):
         super().__init__(vocab)
         self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)
+        self.names |= {n.rpartition(".")[2] for n in self.names}    # l0.b_1's name is b_1 (whole, not b of 1)
         # a model without blocks (a bigram): a superscript on any name can only be a training step
         self.stepped = bool(self.names) and not any(n == "A" or n.endswith(".A") for n in self.names)
 

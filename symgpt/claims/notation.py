@@ -243,6 +243,8 @@ class Notation:
         name, arity, of = key[:3]
         votes = []
         hypotheses = list(self.groups.items()) if not of else self._templates()
+        literal = any(isinstance(k, tuple) and k[0] == "at" for _, lab in figs for k in lab.index)
+        #         (a literal's places fit any tensor of its shape: a name alone, no figure agreeing, is too little)
         if arity == 1 and not of:
             hypotheses += self._slices()
         for (group, g_of), axes in hypotheses:
@@ -264,7 +266,7 @@ class Notation:
                         continue
                     seen += 1
                     agree += self.m.rounds(c, n)
-                if seen == len(figs) and (agree or alias):
+                if seen == len(figs) and (agree or alias and (not literal or self._own(name, group))):
                     votes.append((agree, alias, -base, group))
         if not votes:
             return None

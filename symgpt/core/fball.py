@@ -42,6 +42,8 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, ctx, fmpq
 
+from .numeric import _format_significant
+
 U = 2.0 ** -53
 """The unit roundoff of float64 (round to nearest)."""
 ETA = 2.0 ** -1074
@@ -535,7 +537,6 @@ def significant(b: Ball, n: int) -> list:
     >>> significant(Ball([2.0 / 3, 0.0, 1.0], [1e-15, 0.0, 1.0]), 5)
     ['0.66667', '0', None]
     """
-    from .numeric import _format_significant
     m, r = b.m.ravel(), b.r.ravel()
     out = [None] * m.size
     if n > 13:
