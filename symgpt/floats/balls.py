@@ -31,7 +31,7 @@ from flint import arb, ctx, fmpq
 from ..core import numeric
 from ..core.fball import ETA, Ball, U, Undecided, significant
 from ..core.tensor import node_name
-from .model import Arithmetic, Pipeline
+from .model import Arithmetic, Pipeline, fraction
 
 __all__ = ["Balls", "Unsupported", "Undecided", "values", "significant", "MAX_DIGITS"]
 
@@ -56,30 +56,17 @@ class _ArbContext:
             return arb(fmpq(x.numerator, x.denominator))
         return arb(x)
 
-    def _apply(self, name, x):
-        with ctx.workprec(self.prec):
-            return getattr(arb, name)(x if isinstance(x, arb) else self.mpf(x))
+    FUNCTIONS = ("sqrt", "exp", "log", "sin", "cos", "erf", "tanh")
 
-    def sqrt(self, x):
-        return self._apply("sqrt", x)
+    def __getattr__(self, name):
+        """``ctx.sin(x)`` and the other functions of :data:`FUNCTIONS`: arb's, at :attr:`prec` bits."""
+        if name not in self.FUNCTIONS:
+            raise AttributeError(name)
 
-    def exp(self, x):
-        return self._apply("exp", x)
-
-    def log(self, x):
-        return self._apply("log", x)
-
-    def sin(self, x):
-        return self._apply("sin", x)
-
-    def cos(self, x):
-        return self._apply("cos", x)
-
-    def erf(self, x):
-        return self._apply("erf", x)
-
-    def tanh(self, x):
-        return self._apply("tanh", x)
+        def f(x):
+            with ctx.workprec(self.prec):
+                return getattr(arb, name)(x if isinstance(x, arb) else self.mpf(x))
+        return f
 
     @property
     def pi(self):
@@ -97,11 +84,7 @@ def _exact_scalar(q) -> Ball:
         return q
     if isinstance(q, arb):
         return Ball.from_arb(np.array(q, dtype=object))
-    if isinstance(q, float):
-        return Ball(np.float64(q))
-    if hasattr(q, "p") and hasattr(q, "q") and not isinstance(q, fmpq):   # a SymPy Rational
-        q = Fraction(int(q.p), int(q.q))
-    return Ball.of(np.array(q, dtype=object))
+    return Ball.of(np.array(fraction(q), dtype=object))
 
 
 class Balls(Arithmetic):
@@ -205,10 +188,8 @@ def _cast(x) -> Ball:
         return Ball.from_arb(a)
     if flat.size and any(isinstance(v, arb) for v in flat):
         raise Unsupported("a table mixing balls and exact numbers")
-    conv = [Fraction(int(v.p), int(v.q)) if hasattr(v, "p") and hasattr(v, "q") and not isinstance(v, fmpq)
-            else v for v in flat]
-    b = Ball.of(np.array(conv, dtype=object).reshape(a.shape) if conv else np.zeros(a.shape))
-    return b
+    return Ball.of(np.array([fraction(v) for v in flat], dtype=object).reshape(a.shape) if flat.size
+                   else np.zeros(a.shape))
 
 
 def parameters(spec) -> dict:
