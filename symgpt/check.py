@@ -85,7 +85,7 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
 
 def as_dict(r) -> dict:
     n = r.number
-    return {"line": n.source or n.line, "printed": n.text, "verdict": r.verdict, "ref": r.ref,
+    return {"line": n.source or n.line, "printed": n.printed or n.text, "verdict": r.verdict, "ref": r.ref,
             "candidates": r.candidates, "where": n.where, "chain": n.chain, "relation": n.relation,
             "correct": r.correct, "exact": r.exact, "cause": r.cause, "distance": r.distance,
             "chain_value": r.chain_value}
@@ -102,7 +102,7 @@ def _row(r) -> list:
         detail = f"correct {r.correct}, exact {r.exact}, Δ {r.distance} ulp, {r.cause}"
         if r.chain_value:
             detail += f" (chain gives {r.chain_value})"
-    return [str(r.number.source or r.number.line), r.number.text, r.verdict, what, detail]
+    return [str(r.number.source or r.number.line), r.number.printed or r.number.text, r.verdict, what, detail]
 
 
 def _summary(path, results) -> str:

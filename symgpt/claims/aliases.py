@@ -21,7 +21,8 @@ PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "
                   if len(w) > 2 and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
 
 MOMENTS = {"m": "m", "v": "v", "m̂": "mhat", "v̂": "vhat", "mhat": "mhat", "vhat": "vhat", "m_hat": "mhat",
-           "v_hat": "vhat", "m_t": "m", "v_t": "v"}
+           "v_hat": "vhat", "m_t": "m", "v_t": "v", "Δ": "update", "Δθ": "update",
+           "ηλθ": "decay", "λθη": "decay"}
 """An optimizer state a tutorial writes without indices under a lead-in that names the entry (``Von Hand für
 W[0, bellt]: … m = …``): its name → the AdamW state's (adamw[k].m[W,0,bellt])."""
 STEP_WORDS = {"update": "update", "step": "update", "schritt": "update", "pas": "update", "步长": "update",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+import numpy as np
 from flint import arb, fmpq
 
 from ..core.numeric import UndecidableError
@@ -57,6 +58,26 @@ class Candidate:
         if self.span is None:
             return True
         return not (self.span[1] < _down(lo) or self.span[0] > _up(hi))
+
+
+class Spans:
+    """The candidates whose prefilter enclosure may meet [lo, hi], found for a list at once (one numpy
+    comparison over their float spans, not a Python loop per candidate); the order of the list is kept.
+
+    >>> cs = [Candidate("a", "a", ball=fmpq(1, 2)), Candidate("b", "b", ball=fmpq(3, 2))]
+    >>> [c.ref for c in Spans(cs).among(Fraction(1, 3), Fraction(2, 3))]
+    ['a']
+    """
+
+    def __init__(self, cands: list):
+        self.cands = list(cands)
+        spans = [c.span if c.span is not None else (-np.inf, np.inf) for c in self.cands]
+        self.lo = np.array([a for a, _ in spans], dtype=float)
+        self.hi = np.array([b for _, b in spans], dtype=float)
+
+    def among(self, lo: Fraction, hi: Fraction) -> list:
+        keep = np.flatnonzero((self.hi >= _down(lo)) & (self.lo <= _up(hi)))
+        return [self.cands[i] for i in keep]
 
 
 def _down(x: Fraction) -> float:
@@ -295,6 +316,14 @@ def _training(d, add, shapes, ref_of):
                     add(f"adamw[{k}].{ref_of(name, axes, idx)}", f"adamw[{k}].{name}", idx, axes, scoped=True)
                     for m in ("m", "v", "mhat", "vhat", "update", "decay"):
                         add(f"adamw[{k}].{m}[{inner}]", f"adamw[{k}].{m}", idx, axes, of=name, scoped=True)
+        for k in steps:                            # the SGD run's later parameters and its gradients on the way,
+            for name in params:                    # read by their place only (W₁₄ at step 2, ∂L/∂W₁₄ after a step)
+                shape, axes = shapes[name]
+                for idx in _entries(shape):
+                    entry = ref_of(name, axes, idx)
+                    if k > 1:
+                        add(f"sgd[{k}].{entry}", f"sgd[{k}].{name}", idx, axes, scoped=True)
+                    add(f"sgd[{k}].grad_{entry}", f"sgd[{k}].grad_{name}", idx, axes, scoped=True)
     add("loss - sgd[1].loss", "loss drop")
     add("adamw[1].loss", "adamw[1].loss")             # the model after the first AdamW step
     if "p" in shapes:

@@ -113,11 +113,14 @@ def context(n, vocab) -> Context:
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
     m = SYMBOL.search(left.replace("$", "").replace("\\", "")) if not _operand(n) else None
-    if not m and not re.search(r"[A-Za-z\u4e00-\u9fff]", left) and "=" in n.line_text[:n.col] and not _operand(n) and \
+    if not m and not re.search(r"[A-Za-z\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", left) and \
+            "=" in n.line_text[:n.col] and not _operand(n) and \
             "=" in re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]:
         clause = re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]
         lhs = clause[:clause.index("=")] + "=" if "=" in clause else ""   # the subject: A1,0 = 2.175/4.789 ≈ 0.454
         m = SYMBOL.search(lhs.replace("$", "").replace("\\", "")[-40:])
+    if m and m[1] == "√" and m[2] and re.fullmatch(r"\([\d/.π]+\)", m[2]):
+        m = None                      # √(2/π) = …: a number, no quantity's symbol
     if m:
         c.symbol = m[1].lower()
         if m[2] and m[2][0].isdigit():

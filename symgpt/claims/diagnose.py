@@ -43,6 +43,7 @@ from .refs import ExprError, bind, parse
 
 __all__ = ["CAUSES", "cause_of", "diagnose", "slipped", "wrong"]
 STRONG = 4.0          # the context score that names a quantity on its own
+CARRIED = 12          # last places a rounding carried through a figure's own arithmetic may move it
 COUNTS = ("y", "onehot", "id")   # integers by definition: a figure near one is no wrong figure of it
 
 
@@ -85,7 +86,7 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
     if FORMATS.search(" ".join((n.column, n.row, n.before[-12:], n.table))):
         return Result(n, "unmatched")   # a float32 or bf16 value, printed to show that format's error
-    near = [c for c in m.cands if c.meets(y - window, y + window) and not _integral(c.ball)
+    near = [c for c in m.near.among(y - window, y + window) if not _integral(c.ball)
             and c.group not in COUNTS and not (c.meets(Fraction(0), Fraction(0)) and abs(y) > ulp)]
     if dc is not None and dc.meets(y - window, y + window):
         near.append(dc)
@@ -109,6 +110,9 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
         if top >= need and (chain_ok or _named_by(ranked[0][2], ctx)):
             tied = [r[2] for r in ranked if r[0] == top]
             best = min(tied, key=lambda c: abs(_value(c.q, 128) - y))
+            if chain_ok and top < STRONG and not _named_by(best, ctx) and abs(_value(best.q, 128) - y) > CARRIED * ulp:
+                best = None             # its own arithmetic holds, nothing names it, and no quantity is a
+                #                         carried rounding away (SiLU(g) = 1.1975 × 0.7681 = 0.9198: no node)
     if best is None:
         return Result(n, "unmatched", candidates=[r[2].ref for r in ranked[:3]])
     transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and

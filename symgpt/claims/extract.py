@@ -63,6 +63,7 @@ class Number:
     pos: tuple = ()           # its place in that literal: (row, column) or (k,)
     index: int = 0            # position in the document
     source: int | None = None   # the file's own line it stands on (an HTML page's source line), once known
+    printed: str = ""         # as the document writes it, where that differs from text: "3,38%" (a decimal comma)
 
     @property
     def where(self) -> str:
@@ -89,7 +90,7 @@ def _clip(s: str, n: int) -> str:
 
 # ---------------------------------------------------------------- what is not a figure
 
-HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d+(?:\.\d+)+\s+[^\d\s=+\-×*/].*|\d+\.\s+[^\d\s].{0,40})")
+HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d+(?:\.\d+)+\.?\s+[^\d\s=+\-×*/].*|\d+\.\s+[^\d\s].{0,40})")
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:表|Table|图|Figure)\s*\d+(?:[-.]\d+)*")
 BOLD_LINE = re.compile(r"\s*\*\*[^*]{3,80}\*\*\s*:?\s*")    # **Attention weights w[t][s]** over a table: its caption
@@ -236,16 +237,44 @@ FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u20
 SPACED_PERCENT = re.compile(r"(?<=\d) %")
 
 
-def normal_line(raw: str) -> str:
+def normal_line(raw: str, comma: bool = False) -> str:
     """A line as figures are read from it, of the same length (columns keep their place): full-width
     punctuation as ASCII (＝ → =, （ → (, ， → ;), no-break spaces as spaces, ``22.5 %`` as ``22.5% ``, and
-    ``3x2`` as ``3×2``.
+    ``3x2`` as ``3×2``; in a document that writes decimal commas (``comma``, :func:`decimal_comma`), ``0,1400``
+    as ``0.1400`` (not an index pair: ``W[0,3]``, ``(1,2)``).
 
     >>> normal_line("μ＝0.4333，σ²＝0.3289，22.5 %")
     'μ=0.4333;σ²=0.3289;22.5% '
+    >>> normal_line("ŷ₄ = 0,1400, W[0,3] = 2,6627·10⁻⁴", comma=True)
+    'ŷ₄ = 0.1400, W[0,3] = 2.6627·10⁻⁴'
     """
     line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH))
+    if comma:
+        line = COMMA_DECIMAL.sub(_point, line)
     return SPACED_PERCENT.sub(lambda m: "% ", line)
+
+
+COMMA_DECIMAL = re.compile(r"(?<![\d.,])(\d+),(\d+)(?!\d|,\d|\.\d)")
+COMMA_EVIDENCE = re.compile(r"(?<![\d.,])\d+,\d+\s*(?:%|[·×]\s*10)|(?<![\d.,\w\[(])0,\d{2,}(?![\d,])")
+
+
+def decimal_comma(text: str) -> bool:
+    """Whether a document writes decimal commas (``3,38%``, ``2,6627·10⁻⁴``, ``≈ 0,1667``): a percent or a power
+    of ten after one, or three figures ``0,dd…``.
+
+    >>> decimal_comma("p = 0,1400 и 3,38%"), decimal_comma("W[0,1] = 0.25, (1,2)")
+    (True, False)
+    """
+    found = COMMA_EVIDENCE.findall(text)
+    return any("%" in f or "10" in f[-2:] for f in found) or len(found) >= 3
+
+
+def _point(m) -> str:
+    """A decimal comma as a point, unless the pair is an index (``[0,3]``, ``_{1,4}``, ``(1,2)``)."""
+    before, after = m.string[m.start() - 1:m.start()], m.string[m.end():m.end() + 1]
+    if len(m[1]) <= 2 and len(m[2]) <= 2 and (before in "[{(_" and before or before.isalpha()) and after in "]})":
+        return m[0]
+    return f"{m[1]}.{m[2]}"
 
 
 def extract(text: str) -> list:
@@ -271,8 +300,9 @@ def extract(text: str) -> list:
     prose = ""                 # the last lines of prose before the figure's line (a table's introduction)
     last: tuple = (0, "", [])  # the previous line's number, text and figures (an equation continued below it)
     about = ""                 # the last matrix entry the section's prose named (对 W_{02} …)
+    comma = decimal_comma(text)
     for no, raw in enumerate(lines, 1):
-        line = normal_line(raw)
+        line = normal_line(raw, comma)
         if FENCE.match(line):
             in_code = not in_code
             continue
@@ -370,6 +400,10 @@ def extract(text: str) -> list:
             prose = _clip((prose + " " + line.strip())[-160:], 160)
         if cells is None and "\t" not in line and not table:
             about = ([m[0] for m in re.finditer(r"(?<![A-Za-z\\])[A-Z]_\{?\d\d\}?(?!\d)", line)] or [about])[-1]
+    if comma:                  # a decimal comma is read as a point and reported as printed
+        for n in out:
+            raw = lines[n.line - 1][n.col:n.col + len(n.text)]
+            n.printed = raw if "," in raw and raw.replace(",", ".") == n.line_text[n.col:n.col + len(n.text)] else ""
     return out
 
 
@@ -441,7 +475,7 @@ def _ruled(lines: list, no: int) -> bool:
     """
     if no >= len(lines):
         return False
-    below = _cells(normal_line(lines[no]))
+    below = _cells(normal_line(lines[no]))      # (a rule has no figure: the decimal mark is no matter)
     return below is not None and bool(below) and set("".join(below)) <= set("-: ") and "-" in "".join(below)
 
 

@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .aliases import MOMENTS, PROSE, STEP_WORDS
-from .extract import HEADING, normal_line
+from .extract import HEADING, decimal_comma, normal_line
 from .figure import FORMATS
 
 # ---------------------------------------------------------------- one label
@@ -54,7 +54,12 @@ class Label:
 
 # ---------------------------------------------------------------- text to plain symbols
 
-LATEX = [(r"\\hat\{y\}|\\hat y\b", "ŷ"),
+GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
+         "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
+         "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
+         "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
+"""LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
+LATEX = [(r"\\mathcal\{L\}", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
@@ -64,7 +69,8 @@ LATEX = [(r"\\hat\{y\}|\\hat y\b", "ŷ"),
          (r"\\to\b|\\rightarrow", "→"), (r"\\alpha", "α"), (r"\\mu", "μ"), (r"\\sigma", "σ"),
          (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
          (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√"),
-         (r"\^\{2\}|\^2(?![\d.])", "²")]
+         (r"\^\{2\}|\^2(?![\d.])", "²"), (r"\\ell\b", "ℓ"),
+         (r"\\(" + "|".join(GREEK) + r")(?![A-Za-z])", lambda m: GREEK[m[1]])]
 FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿", "=,:()[];-+×LLL")     # (a script ℒ is the loss's L)
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
@@ -91,13 +97,15 @@ IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
 CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\band\b|\bwhile\b")
-OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*\d)")
+OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
                  r"\bneue?[rs]?\b", re.I)
 BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
-ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?")
+ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}(?:\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?"
+                           r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+))(?![\w(])")
+#                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃: an entry of a parameter
 FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde|从)\s*(\S+?)\s*"
                      r"(?:\bauf|\bto|\bà|降到|升到|降至|升至|变为|变成|到)\s*$"
                      r"|(\S+?)\s*(?:から|より)\s*$", re.I)     # 'from A to B
@@ -195,7 +203,11 @@ def parse_label(lhs: str, vocab) -> Label | None:
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
     s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
-    s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s
+    s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:L|ℒ|𝓛|loss)?$", r"∂L/∂\1", s)        # ∇_W ℒ: ∂L/∂W
+    s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
+    s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s      # W₃₄ is W_{34}: row 3, column 4
+    s = re.sub(r"(?<=[^\W\d_])\(([^()]{1,16})\)_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)    # E(猫)_3: E[猫,3]
+    s = re.sub(r"^\(([^\W\d]\w*)\)(?=_|\[)", r"\1", s)                             # (W_out)_{3,3}: W_out's
     m = LHS.search(s)
     words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
     if not m or re.search(r"[-+×*/·=<>]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
@@ -224,8 +236,8 @@ FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "su
 
 def _arithmetic(chain: str) -> bool:
     """Only figures, operators, functions and short names: an equation's chain, not a sentence."""
-    return not re.search(r"[\u4e00-\u9fff]", chain) and \
-        all(w in FUNCTIONS for w in re.findall(r"[A-Za-z]{3,}", chain))
+    return not re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", chain) and \
+        all(w in FUNCTIONS for w in re.findall(r"[^\W\d_]{3,}", chain) if not re.fullmatch(r"[\u0370-\u03ff]+", w))
 
 
 FUNCTION_LABEL = re.compile(r"(√|e\^|(?:sqrt|exp|ln|log)(?![A-Za-z]))\s*[({]?\s*(.+?)\s*"
@@ -304,22 +316,28 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
             return _of_entry(Label(STEP_WORDS[step.lower()]), n, lines, vocab, strict=True)
         return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
     lhs = re.search(r"([^=≈:,;]*)[=≈]\s*$", plain(left))
+    tail = CONSTANT_TAIL.search(lhs[1].rstrip()) if lhs else None
+    if tail and not re.search(r"[-+−×*/·÷^)\]\d]\s*$", lhs[1][:tail.start()]) and \
+            (const := _constant(tail[0])) is not None:      # (not q·k / √2 = …: the constant is one operand)
+        return Label("const", ref=const)       # '… 균등 분포였다면 ln 5 ≈ 1.6094', '√(2/π) = 0.7979': the number
     qk = SCALED_DOT.search(lhs[1]) if lhs else None
     if qk:
         return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
     for first, clause in ((True, unmarked(plain(left[start:]), vocab)), (False, unmarked(_clause(plain(left)), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
         head = parts[0]
-        if first and len(parts) >= 5 and parts[-3].strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", parts[-3]) \
+        if first and len(parts) >= 5 and parts[-3].strip() and re.search(NAME_LETTER, parts[-3]) \
                 and named(parts[-3], vocab, n.heading) is not None and \
                 not (FUNCTION_OF.search(plain(parts[-3])) and _function_label(plain(parts[-3]), vocab) is None):
             head = parts[-3]               # 'the variance is σ² = 0.412': the name nearest the figure
             #                                (not 'L = −ln ŷ_3 = …': a formula no function label reads)
+        if first and len(parts) == 3 and re.fullmatch(r"\s*[-−+×*/·]\s*[^\s()=]+\s*", head):
+            continue                   # '1 − ŷ_{3} = …' after the figure 1: its operand, the clause names it
         if not first and not _arithmetic("".join(parts[2:])):
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if len(parts) >= 5 and (const := _constant(parts[-3])) is not None:
             return Label("const", ref=const)   # 'uniform, L = ln 5 = 1.6094': the number ln 5, not this model's L
-        if head.strip() and re.search(r"[A-Za-z\u0370-\u03ff∂∇]", head):
+        if head.strip() and re.search(NAME_LETTER, head):
             if FUNCTION_OF.search(plain(head)):
                 return _function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
             lab = named(head, vocab, n.heading)
@@ -332,8 +350,18 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     return None
 
 
+PI = re.compile(r"\s*(?:((?:√|sqrt)\s*\(?\s*2\s*/\s*)(?:π|pi)\s*\)?|π|pi)\s*")
 CONSTANT = re.compile(r"\s*(ln|log|√|sqrt|exp|e\s*\^)?\s*[({]?\s*(\d{1,3})\s*[)}]?\s*(?:/\s*(\d{1,3})\s*)?")
 """Arithmetic on small whole numbers (``ln 5``, ``√2``, ``1/5``): a decimal operand is a model's quantity."""
+
+
+CONSTANT_TAIL = re.compile(r"(?:(?<=\s)|^)(?:(?:ln|log|√|sqrt|exp)\s*[({]?\s*\d{1,3}\s*[)}]?|\d{1,3}\s*/\s*\d{1,3}|"
+                           r"(?:√|sqrt)\s*\(\s*2\s*/\s*(?:π|pi)\s*\))\s*$")
+"""A constant closing a sentence's text before ``≈``: ``… then ln 5``, ``√(2/π)``."""
+
+
+NAME_LETTER = r"[A-Za-z\u00c0-\u024f\u0370-\u03ff∂∇]"
+"""A letter a symbol may start with: Latin (ŷ, é too), Greek, ∂ and ∇ (not a word of Chinese or Russian prose)."""
 
 
 def _constant(expr: str) -> str | None:
@@ -341,7 +369,12 @@ def _constant(expr: str) -> str | None:
 
     >>> _constant(" ln 5 "), _constant("√2"), _constant("1/5"), _constant("5"), _constant("ln p")
     ('log(5)', 'sqrt(2)', '1/5', None, None)
+    >>> _constant("√(2/π)"), _constant("π")
+    ('sqrt(2/pi())', 'pi()')
     """
+    m = PI.fullmatch(plain(expr))
+    if m:                           # √(2/π) of GELU's tanh form, π itself
+        return "sqrt(2/pi())" if m[1] else "pi()"
     m = CONSTANT.fullmatch(plain(expr))
     if not m or (m[1] is None) == (m[3] is None):
         return None                 # a bare number is an operand, not a computation; f(a)/b is left alone
@@ -388,12 +421,23 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
     for k, text in enumerate([n.line_text[:n.col], *above]):
         if k and HEADING.match(text) and not re.search(r"[=:：]", text):
             return None            # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
+        tag = k and TAG.match(text)
         found = [lab for m in ENTRY_MENTION.finditer(text)
                  if (lab := parse_label(m[0].replace(" ", ""), vocab)) is not None and lab.index
                  and lab.name in vocab.params]
         if found:
             return found[-1]
+        if tag:
+            return None            # '[E(x)_j]' above, a block of its own: an entry not read, not the block before
     return None
+
+
+TAG = re.compile(r"\s*[\[【][^\]】\n]{1,24}[\]】]")
+"""A block's tag at the start of its line, ``[W₃₄]  θ = 0.4``: the lines below it are about that entry."""
+
+
+NEW_VALUE = {"θ'", "θ′", "θ_new", "w'", "w′", "w_new"}
+"""The names of a parameter's value after the step, written without indices under an entry's lead-in."""
 
 
 def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label | None:
@@ -405,15 +449,16 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
         state = lab.name if lab.name in ("update", "decay") else None
     else:                          # a moment's name, never one already stated after a step
         state = None if lab.state else MOMENTS.get(lab.name)
-    if lab.index or lab.of or lab.ref or (state is None and not (strict and lab.name == "new")):
+        if lab.name in NEW_VALUE and not lab.state:        # θ' under the lead-in: the entry after the step
+            lab = Label("new", state="adamw[1]" if re.search(r"adam", n.heading + " " + n.prose, re.I) else "sgd[1]")
+    if lab.index or lab.of or lab.ref or (state is None and lab.name != "new"):
         return unnamed
     entry = _lead_in(n, lines, vocab)
     if entry is None:
         return unnamed
     if lab.name == "new":
         return Label(entry.name, entry.index, state=lab.state)
-    keys = ",".join(str(k[1] if isinstance(k, tuple) else k) for k in entry.index)
-    return Label(lab.name, ref=f"adamw[1].{state}[{entry.name},{keys}]")
+    return Label(f"adamw[1].{state}", entry.index, of=entry.name)   # W₃₄'s m: its origin learned with the rest
 
 
 def _after_step(n, prev) -> Label | None:
@@ -449,6 +494,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     ('b_2', 'f')
     >>> str(_literal_name("q_3 = (0.6, −0.6), k_1 = ", "", v)), str(_literal_name("A = softmax(S) V = ", "", v))
     ('k[1]', 'A')
+    >>> str(_literal_name("By hand for the last position: o₂ = 0.3·v₀ + 0.7·v₁ = ", "", v))
+    'o[2]'
     """
     if re.search(r"(?:array|tensor)\(\s*$", before):
         state = OPTIMIZER_STATE.search(code_name or "")
@@ -461,7 +508,15 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     beside = re.search(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]\s*(?:[,;，；]|\b(?:and|et|und|y|e)\b|和|与|及)?\s*"
                        r"([^\W\d]\w*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$", parts[-2]) \
         if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's
-    return named(beside[1] if beside else parts[0], vocab, heading)
+    if beside:
+        return named(beside[1], vocab, heading)
+    head = parts[0]
+    for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
+        if re.search(r"\d|[+×*/·]", part) or not re.fullmatch(r"\s*\S+\s*", part):
+            break
+        if re.search(r"\s\S", head.strip()) and named(part, vocab, heading) is not None:
+            head = part
+    return named(head, vocab, heading)
 
 
 def _literals(lines: list, numbers: list, vocab) -> dict:
@@ -574,7 +629,8 @@ SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目)|"
                  r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|dim|step|"
-                 r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt)\s*[=:]?\s*(\d+)|(\d+))",
+                 r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
+                 r"строка|столбец|позиция|шаг)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher", re.I)
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
@@ -622,10 +678,16 @@ def _table_header(lines: list, no: int) -> tuple:
     if not lines[no - 1].lstrip().startswith("|"):
         return 0, []
     top = no
-    while top > 1 and lines[top - 2].lstrip().startswith("|"):
-        top -= 1
+    while top > 1 and (lines[top - 2].lstrip().startswith("|") or GRID_RULE.fullmatch(lines[top - 2])):
+        top -= 1                                  # (+---+---+ between a grid table's header and its rows)
+    while GRID_RULE.fullmatch(lines[top - 1]):
+        top += 1
     cells = [c.strip() for c in lines[top - 1].strip().strip("|").split("|")]
     return top, cells
+
+
+GRID_RULE = re.compile(r"\s*\+[-=+:]+\+\s*")
+"""A grid table's rule: ``+---+---------+``."""
 
 
 def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "") -> Label | None:
@@ -637,10 +699,12 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
     rk, ck = _key(row, vocab), _key(col, vocab)
+    if (step := _step_row(rk, col, corner, caption, vocab)) is not None:
+        return step
     if TEMPERATURE_ROW.fullmatch(plain(row).strip()):
         rk = None                                   # 'T = 1' is a temperature, not row 1
     if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
-        axis = not corner or AXIS.fullmatch(plain(corner).strip())
+        axis = not corner or AXIS.fullmatch(plain(corner).strip()) or HEAD_MARK.fullmatch(plain(corner).strip())
         lab = parse_label(plain(corner).replace(" ", ""), vocab) if not axis else None
         if lab is None and (m := CAPTION_SYMBOL.search(plain(caption))):
             lab = parse_label(m[1], vocab)
@@ -667,6 +731,29 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
     return None
+
+
+STEP_CORNER = re.compile(r"k|n|#|steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|étape|paso|passo|스텝|단계|ステップ|步数?",
+                         re.I)
+"""A table's corner over rows that count training steps (``| k | ℒ | W₁₄ |``)."""
+
+
+def _step_row(rk, col: str, corner: str, caption: str, vocab) -> Label | None:
+    """A cell of a table with a row per training step and a column per parameter entry (``W₁₄`` over rows
+    k = 0, 1, 2): that entry after k steps (of AdamW when the caption says so, else SGD).
+
+    >>> v = Words(["a", "b"], {"W"}, {"W"})
+    >>> str(_step_row((2,), "W₁₄", "k", "", v)), str(_step_row((0,), "W_{0,b}", "step", "", v))
+    ('sgd[2].W[1,4]', 'W[0,tok1]')
+    """
+    if rk is None or len(rk) != 1 or not isinstance(rk[0], int) or not STEP_CORNER.fullmatch(plain(corner).strip()):
+        return None
+    entry = parse_label(plain(col).replace(" ", ""), vocab)
+    if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
+        return None
+    k = rk[0]
+    run = "adamw" if re.search(r"adam", caption, re.I) else "sgd"
+    return Label(entry.name, entry.index, state=f"{run}[{k}]" if k else "")
 
 
 def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
@@ -760,28 +847,35 @@ RULE_LINE = re.compile(r"\s*[-=_+─━═]{2,}(?:\s+[-=_+─━═]{2,})*\s*")
 """A rule drawn with dashes under or over a table laid out with spaces."""
 
 
-def _text_tables(lines: list, numbers: list) -> dict:
+def _text_tables(lines: list, numbers: list, vocab=()) -> dict:
     """figure index → (row label, column header, corner, header line) in tables laid out with spaces:
-    a header line of labels over rows whose cells line up under them.
+    a header line of labels over rows whose cells line up under them.  A header cell may be a formula over
+    a figure (``p / 0.7074``); a row whose first cell is a rank is keyed by its token cell (``1  私  0.2506``).
 
     >>> from symgpt.claims.extract import extract
     >>> text = "      pos    sin    cos\\n       0    0.000  1.000\\n       1    0.841  0.540"
     >>> sorted(_text_tables(text.split("\\n"), extract(text)).values())[-1]
     ('1', 'sin', 'pos', 1)
+    >>> text = "rank  word   p       p / 0.70\\n 1    cat    0.40    0.5714\\n 2    dog    0.30    0.4286"
+    >>> sorted(_text_tables(text.split("\\n"), extract(text), ["cat", "dog"]).values())[-1]
+    ('dog', 'p / 0.70', 'rank', 1)
     """
     at: dict = {}
     for n in numbers:
         at.setdefault(n.line, []).append(n)
     out: dict = {}
-    header, top = None, 0
+    header, top, matrix = None, 0, ""
     for no, line in enumerate(lines, 1):
         cells = _cells_at(line)
         figs = at.get(no, [])
+        matrix = matrix if header is not None else ""     # a matrix named on its first row: the rows below too
         if header is not None and top == no - 1 and RULE_LINE.fullmatch(line):
             top = no                                  # ----  -----  ------ under the header: the header stays
             continue
         has_figure = [any(a <= n.col < b for n in figs if n.kind != "integer") for a, b, _ in cells]
-        if len(cells) >= 2 and not any(has_figure) and not line.lstrip().startswith(("|", "#")) and \
+        formula = [FORMULA_CELL.fullmatch(t) is not None for *_, t in cells]   # 'p / 0.7074': a label too
+        if len(cells) >= 2 and not any(f and not g for f, g in zip(has_figure, formula)) and \
+                sum(formula) < len(cells) - 1 and not line.lstrip().startswith(("|", "#")) and \
                 not re.search(r"[=≈:：]", line) and not RULE_LINE.fullmatch(line):
             header, top = cells, no                  # labels only: a header, if rows follow
             continue
@@ -790,9 +884,15 @@ def _text_tables(lines: list, numbers: list) -> dict:
                 continue                              # a rule under the header (booktabs in a PDF): a blank line
             header = None if not line.strip() or len(cells) < 2 else header
             continue
-        corner = header[0][2] if len(header) == len(cells) else ""
+        corner = header[0][2] if len(header) == len(cells) and header[0][2].strip() not in vocab else ""
+        first = min((n.col for n in figs if n.kind != "integer" and cells[0][0] < n.col < cells[0][1]), default=None)
+        glued = first is not None and re.search(r"[\[(|]\s*$", line[:first])   # '∇_W ℒ = i=1 [ 0.1240   0.0745'
+        if glued:
+            said = line[cells[0][0]:first].rstrip(" [(|")
+            name, _, key = said.rpartition(" = ") if " = " in said else (matrix, "", said)
+            matrix, corner = name.strip(), name.strip()
         for n in figs:
-            if n.kind == "integer" or n.col < cells[0][1]:
+            if n.kind == "integer" or n.col < cells[0][1] and not glued:
                 continue                              # the row's label itself
             k = next((i for i, (a, b, _) in enumerate(cells) if a <= n.col < b), None)
             if k is not None and len(cells) in (len(header), len(header) + 1):   # by order: pdftotext keeps it,
@@ -802,34 +902,71 @@ def _text_tables(lines: list, numbers: list) -> dict:
                 col = header[k]
             else:
                 col = min(header, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))
-            if col is header[0] and corner:
+            if col is header[0] and corner and not glued:
                 continue
-            out[n.index] = (cells[0][2], col[2], corner, top)
+            out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab), col[2], corner, top)
     return out
+
+
+FORMULA_CELL = re.compile(r"[A-Za-z\u0370-\u03ff][\w']*\s*[/÷×·]\s*\d+(?:\.\d+)?")
+"""A column header that divides or scales a quantity by a figure: ``p / 0.7074``, ``z ÷ 0.7``."""
+
+
+def _row_key(cells: list, figs: list, vocab) -> str:
+    """A text table row's label: its first cell, or, when that is a rank or a mark and a later cell before the
+    figures is a token, the token (a ranking lists tokens in order of their probability)."""
+    first = cells[0][2]
+    if first.strip() in vocab or not vocab:
+        return first
+    start = min((n.col for n in figs if n.kind != "integer"), default=len(cells[-1][2]) + cells[-1][1])
+    tokens = [t for a, _, t in cells[1:] if a < start and t.strip().strip("「」\"'`") in vocab]
+    if len(tokens) == 1 and re.fullmatch(r"[-–—#.*]|\d+\.?|[(（]?\d+[)）]?", first.strip()):
+        return tokens[0].strip().strip("「」\"'`")
+    return first
 
 
 FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*[{(]?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?)\s*$")
 FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log"}
 
 
-ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête", re.I)
+ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête|atenção|"
+                       r"внимани|어텐션|주의|アテンション", re.I)
 
 
 def _token_share(n, vocab, start: int) -> Label | None:
     """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``: that token's
     share (the section's distribution learns which: p, a top-k's or a temperature's)."""
     rest = n.line_text[n.col + len(n.text):]
-    after = re.split(r"[,;.!?)\]]|\band\b|\bund\b|\bet\b|[，；。、]", rest)[0][:24]
+    after = re.split(r"[,;.!?)\]]|\band\b|\bund\b|\bet\b|[，；。、]", rest)[0][:40]
     before = re.split(r"[,;!?(\[]|[，；。、]|\d", n.line_text[start:n.col])[-1]
     for text, side in ((after, "after"), (before, "before")):
+        if side == "before" and start:     # '4.838% para “gato” e 24.96%': gato is the figure before's
+            text = AND.split(text)[-1]
         words = [t for t in vocab if re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text)]
         if len(words) == 1 and _beside(text, words[0], side):
             return Label("token", (("tok", vocab.index(words[0])),))
         if words:
             return None
+    m = APPOSITIVE.search(n.line_text[start:n.col])
+    if m and m[1] in vocab and len(re.findall(r"[^\W\d_]+", m[2])) <= 3:
+        return Label("token", (("tok", vocab.index(m[1])),))    # 'la palabra correcta, come, recibe apenas un …'
     return None
 
 
+def _quoted_before(n, vocab) -> bool:
+    """Whether a token in quotes stands just before a decimal (``"I" with 0.2621``): a decimal is a token's share
+    only so, where a percentage needs no quotes."""
+    before = re.split(r"[,;!?(\[]|[，；。、]|\d", n.line_text[:n.col])[-1]
+    return any(re.search(rf"[«\"“„'‘「『`]\s?{re.escape(t)}\s?[»\"”“'’」』`][^=:：^{{}}()\[\]<>≈]*$", before)
+               for t in vocab)         # (not '“bebe”: e^{−0.3864}': a formula of its own follows the token)
+
+
+APPOSITIVE = re.compile(r"[,，]\s*[`\"“«„']?([^\s,，`\"”»“']+)[`\"”»“']?\s*[,，]([^,，;.!?]*)$")
+"""A token set off by commas just before a figure's clause: ``the right word, come, gets only 0.1679 %``."""
+
+
+AND = re.compile(r"\s(?:and|und|et|e|y|и|그리고)\s|[、，]")
+"""'and' between two shares on a line: what stands before it is the first share's."""
 LINKING = {"on", "for", "to", "of", "with", "gets", "has", "is", "at", "auf", "für", "mit", "bekommt", "hat", "ist",
            "pour", "sur", "à", "avec", "a", "obtient", "est", "de", "the", "der", "die", "das", "le", "la", "les",
            "在", "于", "给", "对", "是", "为", "占", "得到", "获得", "分到", "的", "落在", "放在"}
@@ -842,7 +979,9 @@ def _beside(text: str, token: str, side: str) -> bool:
     k = list(re.finditer(rf"(?<![\w]){re.escape(token)}(?![\w])", text))
     between = text[k[-1].end():] if side == "before" else text[:k[0].start()]
     words = re.findall(r"[^\W\d_]+", between)
-    return all(w.lower() in LINKING for w in words) and len(words) <= 2
+    quoted = re.search(rf"[«\"“„'‘「『`]\s?{re.escape(token)}\s?[»\"”“'’」』`]", text) is not None
+    return all(w.lower() in LINKING for w in words) and len(words) <= 2 or quoted and len(words) <= 4
+    #      (a token in quotes is named as one: «спит» приходится уже 3,38 %)
 
 
 def _definitions(lines: list) -> dict:
@@ -869,9 +1008,14 @@ def _definitions(lines: list) -> dict:
 
 def _attention_share(n, vocab, start: int) -> Label | None:
     """A percentage beside one token of the input in a paragraph on attention (``34.2 % on the``): the weight
-    the query puts on that token's position (the position its line or section speaks of, else the last)."""
-    lab = _token_share(n, vocab, start)
+    the query puts on that token's position (the position its line or section speaks of, else the last); the
+    query's own share when the words after it say 'itself' (``24.96% para ela mesma``)."""
     seq = vocab.sequence
+    t = n.position if n.position is not None and seq and n.position < len(seq) else len(seq) - 1
+    after = re.split(r"[,;.!?)\]]|[，；。、]", n.line_text[n.col + len(n.text):])[0][:32]
+    if seq and SELF.search(after):
+        return Label("A", (t, t))
+    lab = _token_share(n, vocab, start)
     if lab is None or not seq:
         return None
     word = vocab[lab.index[0][1]]
@@ -879,8 +1023,12 @@ def _attention_share(n, vocab, start: int) -> Label | None:
         return lab                   # no key of the input: the token's own share ('home a mere 21.2 %')
     if seq.count(word) != 1:
         return None                  # a token that stands twice in the input names no one position
-    t = n.position if n.position is not None and n.position < len(seq) else len(seq) - 1
     return Label("A", (t, seq.index(word)))
+
+
+SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sich selbst|lui-même|elle-même|себя|самого себя)\b|"
+                  r"자기\s*자신|自己|自身", re.I)
+"""The words that say a query's share goes to its own position."""
 
 
 def _function_of(n, prev) -> Label | None:
@@ -912,7 +1060,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
     own names, which keep an underscore and digits whole; ``params`` those of its parameters; ``sequence``
     the input's tokens)."""
-    lines = [normal_line(x) for x in re.split(r"\r\n|\r|\n", text)]
+    comma = decimal_comma(text)
+    lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]
     vocab = Words(vocab, names, params, sequence)
     out: dict = {}
     for k, (head, pos) in _literals(lines, numbers, vocab).items():     # (a place counts from 0: f_3 = (…))
@@ -921,7 +1070,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
                 re.search(r"[\w)]\s*(?:[+\-−×*/·]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]):
             continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
         out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state)
-    text_cells = _text_tables(lines, numbers)
+    text_cells = _text_tables(lines, numbers, vocab)
     optimizer, last_named = [], ""           # the optimizer the text spoke of last, line by line
     for line in lines:
         said = re.findall(r"adam|\bsgd\b", line, re.I)
@@ -952,10 +1101,12 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
         if lab is None and n.index not in out:
             lab = _function_of(n, last)
-        if lab is None and n.index not in out and n.kind == "percent":
+        if (lab is None or lab.name in ("probability", "prob") and not lab.index) and n.index not in out and \
+                n.kind in ("percent", "decimal"):
             share = _attention_share if ATTENTION.search(n.line_text + " " + sections.get(n.index, "")) else \
                 _token_share                 # in an attention paragraph: the weight on that token's position
-            lab = share(n, vocab, ends.get(n.line, 0))
+            mine = share(n, vocab, ends.get(n.line, 0)) if n.kind == "percent" or _quoted_before(n, vocab) else None
+            lab = mine or lab                # ('"I" with 0.2621', '"tea" … with probability 0.6225%': the token's)
         last = n
         ends[n.line] = n.col + len(n.text)
         if lab is not None:
@@ -964,15 +1115,18 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     for n in numbers:
         lab = out.get(n.index)
         if lab is not None:
-            heads[n.index] = _head_mark(n.line_text[:n.col]) if _head_mark(n.line_text[:n.col]) is not None else \
-                _head_mark(n.table) if _head_mark(n.table) is not None else _head_mark(sections.get(n.index, ""))
+            marks = (n.line_text[:n.col], n.table, _table_header(lines, n.line)[1][:1] and
+                     _table_header(lines, n.line)[1][0] if n.column else "", sections.get(n.index, ""))
+            heads[n.index] = next((h for t in marks if (h := _head_mark(t)) is not None), None)
+            #                    (its line, its caption, its table's corner cell 'head 0', its section)
     defined = _definitions(lines)      # δ_j = ŷ_j − y_j: δ is the logits' gradient in this document
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=heads.get(k))
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
 
 
-HEAD_MARK = re.compile(r"\bhead\s*(\d+)|\bKopf\s*(\d+)|\btête\s*(\d+)|第\s*(\d+)\s*个头|头\s*(\d+)", re.I)
+HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|голова|헤드)\s*(\d+)|第\s*(\d+)\s*个头|"
+                       r"(?:头|ヘッド)\s*(\d+)", re.I)
 
 
 def _head_mark(text: str) -> int | None:

@@ -31,7 +31,7 @@ from flint import fmpq
 
 from ..core.numeric import UndecidableError
 from ..training.first_step import rule
-from .candidates import PREFILTER_BITS, Candidate, _integral, _same_value, candidates, value_candidates
+from .candidates import PREFILTER_BITS, Candidate, Spans, _integral, _same_value, candidates, value_candidates
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
 from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
@@ -62,6 +62,14 @@ class Matcher:
         self._by_value = None         # the nodes' candidates by value (_node_at)
         self._rounds: dict = {}       # (candidate, figure as printed) → does it round so (context-free: once)
         self.graph = {p.partition("[")[0] for p, _, _ in d._registry.groups()}    # the model's nodes' groups
+
+    @property
+    def near(self) -> Spans:
+        """The value candidates as :class:`Spans`: those a value can be near, found at once (kept while
+        ``cands`` is the same list)."""
+        if getattr(self, "_near", None) is None or self._near[0] is not self.cands:
+            self._near = (self.cands, Spans(self.cands))
+        return self._near[1]
 
     def rounds(self, c: Candidate, n) -> bool:
         """:func:`rounds_to`, remembered: a figure printed again (0.0%, 1.000) is certified once."""
@@ -134,6 +142,8 @@ class Matcher:
         """The quantity an operand stands for in arithmetic: a one-digit figure (0.1, 2, not 1.000) that its
         quantity is not exactly, and that no context named, is the number it prints (β₁'s complement in
         0.1 × g, not an entry that rounds to 0.1)."""
+        if m.kind == "fraction" and c is None:
+            return _Literal(f"({m.value.numerator}/{m.value.denominator})")   # 1/6 ≈ 0.1667: a fraction is exact
         short = m.kind in ("decimal", "integer") and len(m.text.replace(".", "").lstrip("-−+0")) < 2
         if not short or m.index in sure or c is not None and isinstance(c.ball, fmpq) and \
                 Fraction(int(c.ball.p), int(c.ball.q)) == m.value:
@@ -154,7 +164,7 @@ class Matcher:
                 continue
             lo, hi = cell(m)
             own = [found[i]] if found.get(i) is not None else []
-            more = [c for c in self.cands if c.meets(lo, hi) and c.group not in self.d.spec.params
+            more = [c for c in self.near.among(lo, hi) if c.group not in self.d.spec.params
                     and self.rounds(c, m)] if m.kind == "decimal" and len(m.text.strip("-−+0.")) >= 2 else []
             alts.append((own + [c for c in more if c not in own])[:FORM_ALTERNATIVES] or [None])
         near = near_window(n)
@@ -219,7 +229,7 @@ class Matcher:
         if FORMATS.search(" ".join((n.column, n.row, n.table))):
             return None                 # a bfloat16 value beside the exact one: that format's, not a slip
         lo, hi = near_window(n)
-        scored = sorted(((score(c, ctx, prev), i, c) for i, c in enumerate(self.cands) if c.meets(lo, hi)),
+        scored = sorted(((score(c, ctx, prev), i, c) for i, c in enumerate(self.near.among(lo, hi))),
                         key=lambda t: (-t[0], t[1]))
         if not scored or scored[0][0] < STRONG_NAMING or (len(scored) > 1 and scored[1][0] == scored[0][0]):
             return None
@@ -391,7 +401,7 @@ class Matcher:
                 out.append(res)
                 continue
             lo, hi = cell(n)
-            pool = [c for c in self.cands if c.meets(lo, hi)]
+            pool = self.near.among(lo, hi)
             line_inputs = inputs.get(n.line, frozenset())
             factor = inputs.get(("factor", n.index), frozenset())
             if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads

@@ -48,6 +48,11 @@ TOP_K = re.compile(r"top[- _]?k|top[- _]?\d+\b|前\s*\d+\s*个|前\s*k", re.I)
 TOP_P = re.compile(r"top[- _]?p|nucleus|核采样|Nukleus|noyau", re.I)
 
 
+DRAWN = re.compile(r"\bdrawn\b|\bsampled\b|renormali[sz]|gezogen|normalisiert|tir[ée]|renormalis|reescal|"
+                   r"sorteado|抽到|抽中|采样到|再正規化|재정규화", re.I)
+"""Words that say a probability is the one a filtered distribution draws with (not p before renormalising)."""
+
+
 HEAD_COLUMNS = re.compile(r"(?:^|\.|grad_)(?:Q|K|V)$")
 """The tensors whose columns the heads split (a head's q, k, v are slices of them)."""
 
@@ -58,7 +63,8 @@ def plain_words(s: str) -> str:
 
 
 TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|\blr\b|\bη\b|学习率|更新|优化|"
-                     r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?", re.I)
+                     r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?|"
+                     r"шаг|обучени|обновл|спуск|passo|atualiza|treinamento|학습|업데이트|스텝|ステップ|学習", re.I)
 """A heading or paragraph about training: there a figure may be of the model after a step."""
 
 
@@ -104,6 +110,8 @@ class Notation:
             self.by.setdefault((c.group, c.of, c.idx), c)
         self.by_ref = {c.ref: c for c in matcher.every}
         self.head_base = 0
+        self._numbers = None           # the document's figures, while learning (an update's operands)
+        self._trained: dict = {}       # figure index → whether its section speaks of training
         self._spellings: dict = {}     # group → _spelled(group)
         self.groups: dict = {}
         self.unspoken = set()          # a plain name's readings: only the topics the text speaks of (no top-p
@@ -111,6 +119,7 @@ class Notation:
             self.groups.setdefault((c.group, c.of), c.axes)
             if not matcher.spoken(c):
                 self.unspoken.add(c.group)
+        self._stepped = {(g.split(".", 1)[1], of) for g, of in self.groups if re.match(r"sgd\[\d+\]\.", g)}
 
     # ------------------------------------------------------------ spellings
 
@@ -146,7 +155,7 @@ class Notation:
             return group == "p"
         layer = re.match(r"(l\d+)\.", group)
         if layer and not name.startswith(layer[0]):
-            return False
+            return name == group[len(layer[0]):]      # A of a block's attention: any layer's (the figures say which)
         if group in STEPPED:
             return name in self._spelled(group.partition(".")[2])[0]
         exact, lower = self._spelled(group)
@@ -216,6 +225,7 @@ class Notation:
 
     def learn(self, numbers, labels: dict) -> dict:
         """name → :class:`Reading` for the names the document's figures (or our spellings) explain."""
+        self._numbers = numbers
         marks = {lab.head for lab in labels.values() if lab.head is not None}
         self.head_base = 0 if 0 in marks or not marks else 1     # head 1, head 2: counted from 1
         names: dict = {}
@@ -257,7 +267,7 @@ class Notation:
                 continue
             alias = self._alias(name, group)
             for base in ((0, 1) if any(isinstance(k, int) for _, lab in figs for k in lab.index) else (0,)):
-                agree, seen = 0, 0
+                agree, seen, later = 0, 0, 0
                 for n, lab in figs:
                     c = self.lookup(group, base, lab)
                     if c is not None and lab.fn:      # e^logit's figures vote for logit through exp
@@ -265,41 +275,55 @@ class Notation:
                     if c is None:
                         continue
                     seen += 1
-                    agree += self.m.rounds(c, n)
+                    ok = self.m.rounds(c, n) or self._through_step(c, n)
+                    agree += ok
+                    later += not ok and self._a_later_state(c, n)   # (an origin's tie-breaker, no agreement)
                 if seen == len(figs) and (agree or alias and (not literal or self._own(name, group))):
-                    votes.append((agree, alias, -base, group))
+                    votes.append((agree, alias, later, -base, group))
         if not votes:
             return None
         votes.sort(reverse=True)
         share = lambda a: a >= AGREE_SHARE * len(figs) if len(figs) > 1 else a >= 1   # noqa: E731
         named = [v for v in votes if v[1]]
         best, top = votes[0], named[0] if named else None
-        own = top is not None and top[3].rpartition(".")[2].startswith("grad_") and self._own(name, top[3]) \
+        own = top is not None and top[4].rpartition(".")[2].startswith("grad_") and self._own(name, top[4]) \
             and share(top[0]) and best[0] - top[0] <= 1       # ∂L/∂z printed as p at one entry: the −y forgotten
-        if best[0] >= AGREE_MIN and share(best[0]) and (top is None or best[0] > top[0]) and not own:
+        alike = top is not None and top[0] == 0 and best[0] > 0 and share(best[0]) and not self._exact(name, top[4])
+        if (best[0] >= AGREE_MIN and share(best[0]) and (top is None or best[0] > top[0]) or alike) and not own:
             pick = best                 # most of its figures agree with one tensor: that is what it names
+            #                             (a usual spelling none of whose figures agree names the tensor that does)
         #                                 (but ∂L/∂z is the gradient, even where p agrees with one more figure)
-        elif top is not None and (self._own(name, top[3]) and (len(figs) <= 2 or share(top[0])) or
-                                  top[0] > AGREE_SHARE * len(figs)):
+        elif top is not None and (self._own(name, top[4]) and (len(figs) <= 2 or share(top[0])) or
+                                  top[0] > AGREE_SHARE * len(figs) or literal and top[0] >= 1 and share(top[0])):
+            #                           (a vector written out under a spelling of ours, half its entries agreeing)
             pick = top                  # our name or a usual spelling of it, not outvoted
         else:
             return None
         tied = [v for v in votes if v[0] == pick[0] and v[1] == pick[1]]
-        steps = {re.sub(r"\[\d+\]", "[k]", v[3], count=1) for v in tied}
-        if len({v[3] for v in tied}) > 1 and len(steps) == 1:      # adamw[1].update, adamw[2].update: the first
-            tied = pick = min(tied, key=lambda v: int(re.search(r"\[(\d+)\]", v[3])[1]))
+        steps = {re.sub(r"\[\d+\]", "[k]", v[4], count=1) for v in tied}
+        if len({v[4] for v in tied}) > 1 and len(steps) == 1:      # adamw[1].update, adamw[2].update: the first
+            tied = pick = min(tied, key=lambda v: int(re.search(r"\[(\d+)\]", v[4])[1]))
             tied = [tied]
-        columns = [v for v in tied if "|:" in v[3]]
-        if len({v[3] for v in tied}) > 1 and len(columns) == 1 and name.startswith("column@"):
+        columns = [v for v in tied if "|:" in v[4]]
+        if len({v[4] for v in tied}) > 1 and len(columns) == 1 and name.startswith("column@"):
             tied = [pick := columns[0]]  # a table's column runs down its rows: V's column 2, not its row 2 read across
-        if len({v[3] for v in tied}) > 1:
-            mine = [v for v in tied if _instance(v[3]) in prefer]
-            if len({v[3] for v in mine}) != 1:
+        if len({v[4] for v in tied}) > 1:
+            mine = [v for v in tied if _instance(v[4]) in prefer]
+            if len({v[4] for v in mine}) != 1:
                 return None             # two tensors agree as well: the name does not tell them apart
             pick = mine[0]
-        agree, alias, base, group = pick
-        return Reading(group, -base, agree, alias, [v[3] for v in votes if v[0] and v[1] and v[3] != group
+        agree, alias, _, base, group = pick
+        return Reading(group, -base, agree, alias, [v[4] for v in votes if v[0] and v[1] and v[4] != group
                                                     and name != "token"])
+
+    def _exact(self, name: str, group: str) -> bool:
+        """Our own name of the group itself (``X``, ``grad_X``, ``∂L/∂X``, ``dX``, ``l0.A``), not a usual spelling
+        another author may mean otherwise (``h``, ``∂L/∂h``)."""
+        stem = group.rpartition(".")[2]
+        bare = stem.removeprefix("grad_")
+        own = {stem} | ({f"{p}{bare}" for p in ("d", "grad_", "∂L/∂", "dL/d")} | {f"{bare}.grad"}
+                        if stem.startswith("grad_") else set())
+        return name in own or name.rpartition(".")[2] in own and name.rpartition(".")[0] == group.rpartition(".")[0]
 
     def _own(self, name: str, group: str) -> bool:
         """Our own name, a usual spelling of it or of its gradient: enough without a figure agreeing (a token's
@@ -313,7 +337,7 @@ class Notation:
             words = {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d", "∂l/∂")} | \
                 {f"{w}.grad" for w in words} | {stem}
         layer = bare.rpartition(".")[0]
-        return name in {f"{layer}.{w}" if layer else w for w in words}
+        return name in {f"{layer}.{w}" if layer else w for w in words} or bool(layer) and name == stem
 
     def _slices(self):
         """The rows and columns of the model's matrices, as readings of a one-index name (a table's column).
@@ -367,6 +391,9 @@ class Notation:
             key = (lab.name, len(lab.index), bool(lab.of), bool(lab.state))
             r = readings.get(key + (lab.section,)) or (readings.get(key) if lab.name != "token" else None)
             #  the section's meaning first (a token's entry means p here, a top-k's there: only the section's)
+            whole = readings.get(key)
+            if r is not None and whole is not None and r.group == whole.group and not r.agree and whole.agree:
+                r = whole    # a section whose figures agree with no entry: the document's origin of the indices
             if r is None:
                 c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
                                          if m.line == n.line and m.index in out])
@@ -378,7 +405,7 @@ class Notation:
                 continue
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
-                c = self._updated(c, n, numbers) or self._state(c, n) or c
+                c = self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or c
                 if r is not None and not self.m.rounds(c, n) and any(
                         (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
@@ -388,7 +415,11 @@ class Notation:
     def _sampled(self, c, n):
         """A token's probability in a sentence (or under a heading) about top-k or top-p sampling: that
         distribution's entry of the token ('after top-3 filtering "tea" is drawn with probability …')."""
-        if c.group != "p" or c.of or self.m.rounds(c, n):
+        sentence = plain_words(re.split(r"[.!?。]\s", n.line_text[:n.col])[-1])
+        rest = re.split(r"[.!?。](?:\s|$)", n.line_text[n.col + len(n.text):])[0]
+        local = (TOP_K.search(sentence) or TOP_P.search(sentence)) and DRAWN.search(sentence + " " + rest)
+        #        ('after top-3 filtering "I" is drawn with 0.2621': the renormalised p, whatever the figure)
+        if c.group != "p" or c.of or self.m.rounds(c, n) and not local:
             return c                   # (a section on top-k prints p too, before renormalising: p where it rounds)
         said = plain_words(n.line_text[:n.col] + " " + n.heading)
         t = list(TEMPERATURE_SET.finditer(n.line_text[:n.col]))
@@ -473,13 +504,35 @@ class Notation:
             return hits[0]
         return post.get("adamw[1]" if re.search(r"adam", n.heading + " " + n.prose, re.I) else "sgd[1]")
 
+    def _a_later_state(self, c, n) -> bool:
+        """Whether, in a text about training, the figure is the entry's value after some SGD step (``∂L/∂W₁₄``
+        in a section on the second step): its indices agree though the state is not the label's."""
+        if c.group.startswith(("sgd", "adamw", "head_step")) or (c.group, c.of) not in self._stepped:
+            return False
+        if n.index not in self._trained:
+            self._trained[n.index] = bool(TRAINED.search(n.heading + " " + n.prose))
+        if not self._trained[n.index]:
+            return False
+        return any((x := self.by.get((f"sgd[{k}].{c.group}", c.of, c.idx))) is not None and self.m.rounds(x, n)
+                   for k in range(1, MAX_STEP + 1))
+
+    def _through_step(self, c, n) -> bool:
+        """Whether a figure is the entry's value after a step worked on its line (``W₁₄ : 0.4580 − 0.5·g``)."""
+        u = self._updated(c, n, self._numbers) if n.chain and n.operands and self._numbers else None
+        return u is not None and self.m.rounds(u, n)
+
     def _updated(self, c, n, numbers):
         """``W[0, dort] : 0.6 + 0.5 × (−0.3099) = 0.4450``: an equation whose first operand is the named
         entry's own value gives its value after the step (sgd[1], or adamw[1] under a heading on AdamW)."""
-        if not n.chain or not n.operands or not self.m.rounds(c, numbers[n.operands[0]]):
+        if not n.chain or not n.operands:
             return None
-        state = "adamw[1]" if re.search(r"adam", n.heading, re.I) else "sgd[1]"
-        return self.by.get((f"{state}.{c.group}", c.of, c.idx))
+        first, bare = numbers[n.operands[0]], re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", c.group)
+        run = "adamw" if re.search(r"adam", n.heading, re.I) else "sgd"
+        for k in range(MAX_STEP):          # the entry after step k + 1 from its value after step k (W₁₄ : 0.4580 − …)
+            before = self.by.get((f"{run}[{k}].{bare}" if k else bare, c.of, c.idx))
+            if before is not None and self.m.rounds(before, first):
+                return self.by.get((f"{run}[{k + 1}].{bare}", c.of, c.idx))
+        return None
 
     def _state(self, c, n):
         """The same entry in another training state that the figure rounds from, else, when the sentence
@@ -489,7 +542,8 @@ class Notation:
         for x in self.m.every:
             if x is c or x.of != c.of:
                 continue
-            if x.group in (f"sgd[1].{bare}", f"adamw[1].{bare}", f"head_step.{bare}") and x.idx == c.idx or \
+            if (x.group in (f"adamw[1].{bare}", f"head_step.{bare}") or re.fullmatch(rf"sgd\[\d+\]\.{re.escape(bare)}",
+                                                                                  x.group)) and x.idx == c.idx or \
                     x.group in (f"sgd.{bare}", f"adamw.{bare}") and x.idx[1:] == c.idx or \
                     x.group == bare and x.idx == c.idx:
                 others.append(x)

@@ -72,6 +72,7 @@ FUNCTIONS = {
     "id": ("tok", "the token's id (its row in E)"),
     "onehot": ("t, tok", "1 if input position t holds tok, else 0"),
     "gradcheck": ("PARAM, h", "central difference (L(θ+h) − L(θ−h))/2h for one parameter"),
+    "pi": ("", "π (a tutorial's √(2/π) in GELU's tanh form)"),
 }
 
 MAX_LENGTH = 2000
@@ -175,7 +176,7 @@ def parse(text: str, limits: Limits | None = None):
     Traceback (most recent call last):
     ...
     symgpt.claims.refs.ExprError: unknown function '__import__'; known: abs, argmax, cos, dot, exp, gradcheck, id, log,
-        max, mean, min, onehot, params, seq_len, sin, softmax_T, sqrt, sum, topk, topp, var, vocab_size
+        max, mean, min, onehot, params, pi, seq_len, sin, softmax_T, sqrt, sum, topk, topp, var, vocab_size
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
@@ -849,7 +850,7 @@ class _Binder:
         d = self.d
         arity = {"exp": 1, "log": 1, "sqrt": 1, "sin": 1, "cos": 1, "abs": 1, "dot": 2,
                  "softmax_T": 2, "topk": 2, "topp": 2, "argmax": 0, "params": 0,
-                 "vocab_size": 0, "seq_len": 0, "id": 1, "onehot": 2, "gradcheck": 2}
+                 "vocab_size": 0, "seq_len": 0, "id": 1, "onehot": 2, "gradcheck": 2, "pi": 0}
         if f in arity and len(args) != arity[f]:
             raise ExprError(f"{f}() takes {arity[f]} argument(s) ({FUNCTIONS[f][0]}), got {len(args)}")
         if f in UNARY:
@@ -860,6 +861,8 @@ class _Binder:
                     return self.expr(e)
             g = UNARY[f]
             return Quantity(lambda prec: g(a.ball(prec)))
+        if f == "pi":
+            return self.expr(sympy.pi)
         if d is None and f not in _REDUCE:
             raise ExprError(f"{f}(): needs a derivation (evaluate(text, d))")
         if f in ("sum", "mean", "var", "max", "min", "dot"):

@@ -577,7 +577,7 @@ NAMES = {
     "A": Name(MEANINGS["A"], "注意力权重（对 S 做因果 softmax）", ("t", "s"),
               aliases=("a", "权重", "attention weight")),
     "Attn_heads": Name(MEANINGS["O"], _O_ZH, ("t", "j"), r"\mathrm{Attn}_{\mathrm{heads}}"),
-    "Attn": Name(MEANINGS["O"], _O_ZH, ("t", "j"), r"\mathrm{Attn}", ("attn", "注意力输出", "attention output")),
+    "Attn": Name(MEANINGS["O"], _O_ZH, ("t", "j"), r"\mathrm{Attn}", ("attn", "o", "注意力输出", "attention output")),
     "Q_rot": Name(MEANINGS["Q_rot"], "按位置旋转后的查询（RoPE）", ("t", "j"), r"\tilde{Q}", ("q_rot", "rope")),
     "K_rot": Name(MEANINGS["K_rot"], "按位置旋转后的键（RoPE）", ("t", "j"), r"\tilde{K}", ("k_rot", "rope")),
 }
