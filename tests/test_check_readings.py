@@ -309,3 +309,21 @@ def test_a_vector_named_after_its_arithmetic(tmp_path, two_heads):
     text = (f"For the last position: o₂ = {r4(A[0])}·v₀ + {r4(A[1])}·v₁ + {r4(A[2])}·v₂ = "
             f"({', '.join(cells)}).\n")
     assert _wrong_of(tmp_path, text, path) == [("Attn[2,0]", cells[0])]
+
+
+def test_a_quoted_token_closing_the_clause_before_a_spaced_decimal_comma_percent(tmp_path, run):
+    """'… preferisce «спит», a cui va il 8,95 % della massa': the quoted token of the clause before is the
+    share's (not a word of the sentence), and the figure is reported as printed, space and comma kept."""
+    x = comma(mp.nstr(run["f0"]["p"][4] * 10, 3, strip_zeros=False))
+    text = f"Il modello preferisce «спит», a cui va il {x} % della massa (con 0,5 di temperatura no).\n"
+    assert _wrong(tmp_path, text) == [("p[спит]", f"{x} %")]
+
+
+@pytest.mark.parametrize("text", ["Nella testa 2, guardando dalla posizione 3,\n“t4” riceve solo il {a}% "
+                                  "dell'attenzione.",
+                                  "In head 2, looking from the third position,\n“t4” gets only {a}% of the attention."])
+def test_a_head_named_on_the_line_above_the_share(tmp_path, two_heads, text):
+    """A sentence that names the head on one line and prints the share on the next: the head is the paragraph's."""
+    path, f = two_heads
+    a = mp.nstr(f["A"][1][2][0] * 10, 4, strip_zeros=False)
+    assert _wrong_of(tmp_path, text.format(a=a) + "\n", path) == [("A[1,2,0]", a + "%")]

@@ -402,8 +402,13 @@ def extract(text: str) -> list:
             about = ([m[0] for m in re.finditer(r"(?<![A-Za-z\\])[A-Z]_\{?\d\d\}?(?!\d)", line)] or [about])[-1]
     if comma:                  # a decimal comma is read as a point and reported as printed
         for n in out:
-            raw = lines[n.line - 1][n.col:n.col + len(n.text)]
-            n.printed = raw if "," in raw and raw.replace(",", ".") == n.line_text[n.col:n.col + len(n.text)] else ""
+            same = lines[n.line - 1][n.col:n.col + len(n.text)]          # '2,6627·10⁻⁴' as long as its text
+            spaced = re.match(r"[-−+]?\d+(?:[,.]\d+)*(?: ?%)?", lines[n.line - 1][n.col:])   # '5,247 %' (its
+            for raw in (same, spaced[0] if spaced else ""):              # normal form moved the space)
+                if "," in raw and raw.replace(",", ".").replace(" %", "%") == n.line_text[n.col:n.col + len(raw)]\
+                        .replace(" %", "%").rstrip():
+                    n.printed = raw
+                    break
     return out
 
 

@@ -930,7 +930,7 @@ FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": 
 
 
 ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête|atenção|"
-                       r"внимани|어텐션|주의|アテンション", re.I)
+                       r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション", re.I)
 
 
 def _token_share(n, vocab, start: int) -> Label | None:
@@ -938,29 +938,36 @@ def _token_share(n, vocab, start: int) -> Label | None:
     share (the section's distribution learns which: p, a top-k's or a temperature's)."""
     rest = n.line_text[n.col + len(n.text):]
     after = re.split(r"[,;.!?)\]]|\band\b|\bund\b|\bet\b|[，；。、]", rest)[0][:40]
-    before = re.split(r"[,;!?(\[]|[，；。、]|\d", n.line_text[start:n.col])[-1]
+    before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[start:n.col])[-1]
+    m = APPOSITIVE.search(n.line_text[start:n.col]) or QUOTED_BEFORE.search(n.line_text[start:n.col])
+    set_off = vocab.index(m[1]) if m and m[1] in vocab and len(re.findall(r"[^\W\d_]+", m[2])) <= 4 else None
+    #         ('la palabra correcta, come, recibe apenas un …', '… soprattutto «sole», a cui va il 5,247 %')
     for text, side in ((after, "after"), (before, "before")):
         if side == "before" and start:     # '4.838% para “gato” e 24.96%': gato is the figure before's
             text = AND.split(text)[-1]
         words = [t for t in vocab if re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text)]
-        if len(words) == 1 and _beside(text, words[0], side):
+        plain_word = set_off is not None and words and not _quoted(text, words[0])
+        if len(words) == 1 and _beside(text, words[0], side) and not plain_word:
             return Label("token", (("tok", vocab.index(words[0])),))
-        if words:
-            return None
-    m = APPOSITIVE.search(n.line_text[start:n.col])
-    if m and m[1] in vocab and len(re.findall(r"[^\W\d_]+", m[2])) <= 3:
-        return Label("token", (("tok", vocab.index(m[1])),))    # 'la palabra correcta, come, recibe apenas un …'
-    return None
+        if words and set_off is None:
+            return None                    # (an unquoted token that is also a word, 'il', yields to a quoted one)
+    return Label("token", (("tok", set_off),)) if set_off is not None else None
+
+
+def _quoted(text: str, token: str) -> bool:
+    return re.search(rf"[«\"“„'‘「『`]\s?{re.escape(token)}\s?[»\"”“'’」』`]", text) is not None
 
 
 def _quoted_before(n, vocab) -> bool:
     """Whether a token in quotes stands just before a decimal (``"I" with 0.2621``): a decimal is a token's share
     only so, where a percentage needs no quotes."""
-    before = re.split(r"[,;!?(\[]|[，；。、]|\d", n.line_text[:n.col])[-1]
+    before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[:n.col])[-1]
     return any(re.search(rf"[«\"“„'‘「『`]\s?{re.escape(t)}\s?[»\"”“'’」』`][^=:：^{{}}()\[\]<>≈]*$", before)
                for t in vocab)         # (not '“bebe”: e^{−0.3864}': a formula of its own follows the token)
 
 
+QUOTED_BEFORE = re.compile(r"[«\"“„'‘「]\s?([^\s«»\"“”„'‘’「」]+)\s?[»\"”“'’」]\s*[,，]([^,，;.!?«»\"“”]*)$")
+"""A quoted token closing the clause before a figure's own (``«sole», a cui va il 5,247 %``)."""
 APPOSITIVE = re.compile(r"[,，]\s*[`\"“«„']?([^\s,，`\"”»“']+)[`\"”»“']?\s*[,，]([^,，;.!?]*)$")
 """A token set off by commas just before a figure's clause: ``the right word, come, gets only 0.1679 %``."""
 
@@ -979,7 +986,7 @@ def _beside(text: str, token: str, side: str) -> bool:
     k = list(re.finditer(rf"(?<![\w]){re.escape(token)}(?![\w])", text))
     between = text[k[-1].end():] if side == "before" else text[:k[0].start()]
     words = re.findall(r"[^\W\d_]+", between)
-    quoted = re.search(rf"[«\"“„'‘「『`]\s?{re.escape(token)}\s?[»\"”“'’」』`]", text) is not None
+    quoted = _quoted(text, token)
     return all(w.lower() in LINKING for w in words) and len(words) <= 2 or quoted and len(words) <= 4
     #      (a token in quotes is named as one: «спит» приходится уже 3,38 %)
 
@@ -1026,7 +1033,8 @@ def _attention_share(n, vocab, start: int) -> Label | None:
     return Label("A", (t, seq.index(word)))
 
 
-SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sich selbst|lui-même|elle-même|себя|самого себя)\b|"
+SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
+                  r"себя|самого себя)\b|"
                   r"자기\s*자신|自己|自身", re.I)
 """The words that say a query's share goes to its own position."""
 
@@ -1115,18 +1123,30 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     for n in numbers:
         lab = out.get(n.index)
         if lab is not None:
-            marks = (n.line_text[:n.col], n.table, _table_header(lines, n.line)[1][:1] and
-                     _table_header(lines, n.line)[1][0] if n.column else "", sections.get(n.index, ""))
+            marks = (n.line_text[:n.col], _paragraph_above(lines, n.line), n.table,
+                     _table_header(lines, n.line)[1][:1] and _table_header(lines, n.line)[1][0] if n.column else "",
+                     sections.get(n.index, ""))
             heads[n.index] = next((h for t in marks if (h := _head_mark(t)) is not None), None)
-            #                    (its line, its caption, its table's corner cell 'head 0', its section)
+            #       (its line, its sentence's lines above, its caption, its table's corner 'head 0', its section)
     defined = _definitions(lines)      # δ_j = ŷ_j − y_j: δ is the logits' gradient in this document
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=heads.get(k))
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
 
 
-HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|голова|헤드)\s*(\d+)|第\s*(\d+)\s*个头|"
+HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드)\s*(\d+)|第\s*(\d+)\s*个头|"
                        r"(?:头|ヘッド)\s*(\d+)", re.I)
+
+
+def _paragraph_above(lines: list, no: int, most: int = 3) -> str:
+    """The lines of a figure's paragraph above its own (up to ``most``, back to a blank line): a sentence that
+    names the head on the line before the figure ('nella testa 1 … il\\n13,43 % a «il»')."""
+    out = []
+    for k in range(no - 2, max(-1, no - 2 - most), -1):
+        if not lines[k].strip() or lines[k].lstrip().startswith(("#", "|")):
+            break
+        out.append(lines[k])
+    return " ".join(reversed(out))
 
 
 def _head_mark(text: str) -> int | None:
