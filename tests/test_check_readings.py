@@ -67,8 +67,9 @@ def forward(E, W):
 
 @pytest.fixture(scope="module")
 def run():
-    """The model, its three SGD steps (lr 0.5) and one AdamW step, by hand."""
-    mp.mp.dps = 50
+    """The model, its three SGD steps (lr 0.5) and one AdamW step, by hand (at 50 digits while this module's
+    tests run; the global precision is given back after them)."""
+    before, mp.mp.dps = mp.mp.dps, 50
     spec = oracle.loads_spec(SPEC)
     E0, W0 = oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"])
     states = [(E0, W0)]
@@ -87,7 +88,8 @@ def run():
         update = lr * mhat / (mp.sqrt(vhat) + eps)
         return dict(m=m, v=v, mhat=mhat, vhat=vhat, update=update, decay=lr * lam * theta,
                     new=theta - lr * lam * theta - update)
-    return dict(states=states, f=[forward(*s) for s in states], f0=f0, adamw=adamw)
+    yield dict(states=states, f=[forward(*s) for s in states], f0=f0, adamw=adamw)
+    mp.mp.dps = before
 
 
 def _wrong(tmp_path, text, name="doc.txt"):
