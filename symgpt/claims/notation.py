@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from flint import fmpq
 
@@ -88,6 +89,16 @@ def _instance(group: str) -> str:
         return layer[0]
     m = re.search(r"(?<=[A-Za-z])(\d)$", group)
     return m[1] if m and "_" not in group else ""
+
+
+class Vote(NamedTuple):
+    """How well one reading of a name explains its figures (votes sort best first: agreement, then our own
+    spelling, then agreement with a later training state, then the origin 0 before 1)."""
+    agree: int
+    alias: bool
+    later: int
+    base: int                  # minus the origin of the indices
+    group: str
 
 
 @dataclass
@@ -279,41 +290,44 @@ class Notation:
                     agree += ok
                     later += not ok and self._a_later_state(c, n)   # (an origin's tie-breaker, no agreement)
                 if seen == len(figs) and (agree or alias and (not literal or self._own(name, group))):
-                    votes.append((agree, alias, later, -base, group))
+                    votes.append(Vote(agree, alias, later, -base, group))
         if not votes:
             return None
         votes.sort(reverse=True)
         share = lambda a: a >= AGREE_SHARE * len(figs) if len(figs) > 1 else a >= 1   # noqa: E731
-        named = [v for v in votes if v[1]]
+        named = [v for v in votes if v.alias]
         best, top = votes[0], named[0] if named else None
-        own = top is not None and top[4].rpartition(".")[2].startswith("grad_") and self._own(name, top[4]) \
-            and share(top[0]) and best[0] - top[0] <= 1       # ∂L/∂z printed as p at one entry: the −y forgotten
-        alike = top is not None and top[0] == 0 and best[0] > 0 and share(best[0]) and not self._exact(name, top[4])
-        if (best[0] >= AGREE_MIN and share(best[0]) and (top is None or best[0] > top[0]) or alike) and not own:
+        own = top is not None and top.group.rpartition(".")[2].startswith("grad_") and self._own(name, top.group) \
+            and share(top.agree) and best.agree - top.agree <= 1    # ∂L/∂z printed as p at one entry: the −y forgotten
+        alike = top is not None and top.agree == 0 and best.agree > 0 and share(best.agree) and \
+            not self._exact(name, top.group)
+        most = best.agree >= AGREE_MIN and share(best.agree) and (top is None or best.agree > top.agree)
+        if (most or alike) and not own:
             pick = best                 # most of its figures agree with one tensor: that is what it names
             #                             (a usual spelling none of whose figures agree names the tensor that does)
         #                                 (but ∂L/∂z is the gradient, even where p agrees with one more figure)
-        elif top is not None and (self._own(name, top[4]) and (len(figs) <= 2 or share(top[0])) or
-                                  top[0] > AGREE_SHARE * len(figs) or literal and top[0] >= 1 and share(top[0])):
+        elif top is not None and (self._own(name, top.group) and (len(figs) <= 2 or share(top.agree)) or
+                                  top.agree > AGREE_SHARE * len(figs) or
+                                  literal and top.agree >= 1 and share(top.agree)):
             #                           (a vector written out under a spelling of ours, half its entries agreeing)
             pick = top                  # our name or a usual spelling of it, not outvoted
         else:
             return None
-        tied = [v for v in votes if v[0] == pick[0] and v[1] == pick[1]]
-        steps = {re.sub(r"\[\d+\]", "[k]", v[4], count=1) for v in tied}
-        if len({v[4] for v in tied}) > 1 and len(steps) == 1:      # adamw[1].update, adamw[2].update: the first
-            tied = pick = min(tied, key=lambda v: int(re.search(r"\[(\d+)\]", v[4])[1]))
+        tied = [v for v in votes if v.agree == pick.agree and v.alias == pick.alias]
+        steps = {re.sub(r"\[\d+\]", "[k]", v.group, count=1) for v in tied}
+        if len({v.group for v in tied}) > 1 and len(steps) == 1:      # adamw[1].update, adamw[2].update: the first
+            tied = pick = min(tied, key=lambda v: int(re.search(r"\[(\d+)\]", v.group)[1]))
             tied = [tied]
-        columns = [v for v in tied if "|:" in v[4]]
-        if len({v[4] for v in tied}) > 1 and len(columns) == 1 and name.startswith("column@"):
+        columns = [v for v in tied if "|:" in v.group]
+        if len({v.group for v in tied}) > 1 and len(columns) == 1 and name.startswith("column@"):
             tied = [pick := columns[0]]  # a table's column runs down its rows: V's column 2, not its row 2 read across
-        if len({v[4] for v in tied}) > 1:
-            mine = [v for v in tied if _instance(v[4]) in prefer]
-            if len({v[4] for v in mine}) != 1:
+        if len({v.group for v in tied}) > 1:
+            mine = [v for v in tied if _instance(v.group) in prefer]
+            if len({v.group for v in mine}) != 1:
                 return None             # two tensors agree as well: the name does not tell them apart
             pick = mine[0]
         agree, alias, _, base, group = pick
-        return Reading(group, -base, agree, alias, [v[4] for v in votes if v[0] and v[1] and v[4] != group
+        return Reading(group, -base, agree, alias, [v.group for v in votes if v.agree and v.alias and v.group != group
                                                     and name != "token"])
 
     def _exact(self, name: str, group: str) -> bool:
