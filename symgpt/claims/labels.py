@@ -75,6 +75,15 @@ FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿", "=,:()
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
+def run_of(text: str) -> str:
+    """The optimizer a heading or paragraph speaks of: 'adamw' if it names Adam, else 'sgd'.
+
+    >>> run_of("5. AdamW step"), run_of("SGD")
+    ('adamw', 'sgd')
+    """
+    return "adamw" if re.search(r"adam", text, re.I) else "sgd"
+
+
 def plain(s: str) -> str:
     """A formula's text as plain symbols: LaTeX commands read, $ and full-width forms gone.
 
@@ -154,7 +163,7 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     >>> str(named("z^{(1)}_{b}", Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})))    # a bigram: z after a step
     'sgd[1].z[tok1]'
     """
-    optimizer = "adamw" if re.search(r"adam", heading, re.I) else "sgd"
+    optimizer = run_of(heading)
     step = STEP_SUPERSCRIPT.search(plain(head))
     if step and (step["name"] in getattr(vocab, "params", ()) or getattr(vocab, "stepped", False)):
         #                                                          E^{(1)}_{gato}: E after the first step
@@ -344,8 +353,7 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
             if lab is None and lines is not None and (lead := _leading_words(head, n.heading)) is not None:
                 lab = _of_entry(lead, n, lines, vocab, strict=True)
             if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
-                lab = Label(lab.name, lab.index, state="adamw[1]" if re.search(r"adam", n.heading, re.I)
-                            else "sgd[1]")    # W ← W − η·g: the state after the step
+                lab = Label(lab.name, lab.index, state=f"{run_of(n.heading)}[1]")   # W ← W − η·g: after the step
             return lab
     return None
 
@@ -403,7 +411,7 @@ def _leading_words(head: str, heading: str) -> Label | None:
     if words and words[0].lower() in STEP_WORDS:
         return Label(STEP_WORDS[words[0].lower()])
     if words and NEW.fullmatch(words[0]):
-        return Label("new", state="adamw[1]" if re.search(r"adam", heading, re.I) else "sgd[1]")
+        return Label("new", state=f"{run_of(heading)}[1]")
     return None
 
 
@@ -450,7 +458,7 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
     else:                          # a moment's name, never one already stated after a step
         state = None if lab.state else MOMENTS.get(lab.name)
         if lab.name in NEW_VALUE and not lab.state:        # θ' under the lead-in: the entry after the step
-            lab = Label("new", state="adamw[1]" if re.search(r"adam", n.heading + " " + n.prose, re.I) else "sgd[1]")
+            lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[1]")
     if lab.index or lab.of or lab.ref or (state is None and lab.name != "new"):
         return unnamed
     entry = _lead_in(n, lines, vocab)
@@ -752,7 +760,7 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab) -> Label | None:
     if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
         return None
     k = rk[0]
-    run = "adamw" if re.search(r"adam", caption, re.I) else "sgd"
+    run = run_of(caption)
     return Label(entry.name, entry.index, state=f"{run}[{k}]" if k else "")
 
 
@@ -784,7 +792,7 @@ def _table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
         if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref else None
     if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
-        lab = dataclasses.replace(lab, state=f"{'adamw' if re.search('adam', about, re.I) else 'sgd'}[{k}]")
+        lab = dataclasses.replace(lab, state=f"{run_of(about)}[{k}]")
     return lab
 
 
@@ -817,7 +825,7 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     keys = ",".join(str(i[1] if isinstance(i, tuple) else i) for i in entry.index)
     head = re.sub(r"\^\{?\(0\)\}?|⁽⁰⁾", "", plain(col).replace(" ", ""))    # ηλθ^{(0)}: of the weight before
     role = STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
-    if role and re.search(r"adam", heading, re.I):                # Δ, ηλθ: AdamW's update and decay of the entry
+    if role and run_of(heading) == "adamw":              # Δ, ηλθ: AdamW's update and decay of the entry
         return Label(head, ref=f"adamw[1].{role}[{entry.name},{keys}]")
     m = STEP_MARK.match(plain(col).replace(" ", ""))
     if m is None:
@@ -831,7 +839,7 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     if sym in ("θ", "w", "W", "p", "param", entry.name) or sym == plain(corner).strip():
         if k == 0:
             return Label(entry.name, entry.index)
-        return Label(entry.name, entry.index, state=f"{'adamw' if re.search('adam', heading, re.I) else 'sgd'}[{k}]")
+        return Label(entry.name, entry.index, state=f"{run_of(heading)}[{k}]")
     return None
 
 
@@ -955,14 +963,18 @@ def _token_share(n, vocab, start: int) -> Label | None:
 
 
 def _quoted(text: str, token: str) -> bool:
-    return re.search(rf"[«\"“„'‘「『`]\s?{re.escape(token)}\s?[»\"”“'’」』`]", text) is not None
+    return re.search(rf"{OPEN}\s?{re.escape(token)}\s?{CLOSE}", text) is not None
+
+
+OPEN, CLOSE = "[«\"“„'‘「『`]", "[»\"”“'’」』`]"
+"""The marks a token is quoted in: « », “ ”, „ “, 「 」, ` `, ' '."""
 
 
 def _quoted_before(n, vocab) -> bool:
     """Whether a token in quotes stands just before a decimal (``"I" with 0.2621``): a decimal is a token's share
     only so, where a percentage needs no quotes."""
     before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[:n.col])[-1]
-    return any(re.search(rf"[«\"“„'‘「『`]\s?{re.escape(t)}\s?[»\"”“'’」』`][^=:：^{{}}()\[\]<>≈]*$", before)
+    return any(re.search(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}[^=:：^{{}}()\[\]<>≈]*$", before)
                for t in vocab)         # (not '“bebe”: e^{−0.3864}': a formula of its own follows the token)
 
 
@@ -1123,8 +1135,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     for n in numbers:
         lab = out.get(n.index)
         if lab is not None:
-            marks = (n.line_text[:n.col], _paragraph_above(lines, n.line), n.table,
-                     _table_header(lines, n.line)[1][:1] and _table_header(lines, n.line)[1][0] if n.column else "",
+            header = _table_header(lines, n.line)[1] if n.column else []
+            marks = (n.line_text[:n.col], _paragraph_above(lines, n.line), n.table, header[0] if header else "",
                      sections.get(n.index, ""))
             heads[n.index] = next((h for t in marks if (h := _head_mark(t)) is not None), None)
             #       (its line, its sentence's lines above, its caption, its table's corner 'head 0', its section)

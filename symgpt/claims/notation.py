@@ -29,7 +29,7 @@ from .aliases import DATA_ALIASES
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
 from .context import ALIASES
 from .figure import near_window, readable
-from .labels import Label
+from .labels import Label, run_of
 from .refs import ExprError, bind, parse
 
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
@@ -516,7 +516,7 @@ class Notation:
         hits = [x for x in post.values() if self.m.rounds(x, n)]
         if len(hits) == 1:
             return hits[0]
-        return post.get("adamw[1]" if re.search(r"adam", n.heading + " " + n.prose, re.I) else "sgd[1]")
+        return post.get(f"{run_of(n.heading + ' ' + n.prose)}[1]")
 
     def _a_later_state(self, c, n) -> bool:
         """Whether, in a text about training, the figure is the entry's value after some SGD step (``∂L/∂W₁₄``
@@ -541,7 +541,7 @@ class Notation:
         if not n.chain or not n.operands:
             return None
         first, bare = numbers[n.operands[0]], re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", c.group)
-        run = "adamw" if re.search(r"adam", n.heading, re.I) else "sgd"
+        run = run_of(n.heading)
         for k in range(MAX_STEP):          # the entry after step k + 1 from its value after step k (W₁₄ : 0.4580 − …)
             before = self.by.get((f"{run}[{k}].{bare}" if k else bare, c.of, c.idx))
             if before is not None and self.m.rounds(before, first):
@@ -567,7 +567,7 @@ class Notation:
         for x in others:      # another state only where the text speaks of training: the label's own otherwise
             if (x.group == bare or local and self.m.spoken(x)) and self.m.rounds(x, n):
                 return x
-        adam = bool(re.search(r"adam", n.heading + " " + n.prose, re.I))
+        adam = run_of(n.heading + " " + n.prose) == "adamw"
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam and self.m.spoken(x)]
         if c.group == bare and post and STATE_WORDS.search(told):
