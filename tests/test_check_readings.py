@@ -67,7 +67,12 @@ def forward(E, W):
 
 @pytest.fixture(scope="module")
 def run():
-    """The model, its three SGD steps (lr 0.5) and one AdamW step, by hand (at 50 digits while this module's
+    """The model, its three SGD steps and one AdamW step, by hand (:func:`by_hand`)."""
+    yield from by_hand()
+
+
+def by_hand():
+    """The model, its three SGD steps (lr 0.5) and one AdamW step, by hand (at 50 digits while a module's
     tests run; the global precision is given back after them)."""
     before, mp.mp.dps = mp.mp.dps, 50
     spec = oracle.loads_spec(SPEC)
@@ -266,6 +271,11 @@ def test_a_latex_delta_defined_as_the_logits_gradient(tmp_path, run):
 
 @pytest.fixture(scope="module")
 def two_heads(tmp_path_factory):
+    return heads_spec(tmp_path_factory)
+
+
+def heads_spec(tmp_path_factory):
+    """A one-layer, two-head transformer (tests/oracle.py's random spec, seed 5) and its forward pass."""
     path = write_spec(tmp_path_factory.mktemp("heads"),
                       oracle.random_spec_toml(seed=5, V=5, d=4, heads=2, d_ff=4, layers=1, T=3))
     return path, oracle.transformer_forward(oracle.load_spec(str(path)))

@@ -15,6 +15,7 @@ DATA_ALIASES = {         # what code and prose call the model's tensors (beside 
     "A": ("α", "attn", "attention", "weights", "a"), "S": ("scores", "score", "s"),
     "mu1": MEAN, "var1": VARIANCE,
     "mu2": MEAN, "var2": VARIANCE,
+    "ms1": ("ms", "mean_sq"), "ms2": ("ms", "mean_sq"), "ms_f": ("ms", "mean_sq"),   # RMSNorm's mean of squares
 }
 
 PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")

@@ -92,7 +92,9 @@ def _clip(s: str, n: int) -> str:
 
 HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d+(?:\.\d+)+\.?\s+[^\d\s=+\-×*/].*|\d+\.\s+[^\d\s].{0,40})")
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
-CAPTION = re.compile(r"\s*(?:\*\*)?(?:表|Table|图|Figure)\s*\d+(?:[-.]\d+)*")
+CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
+                     r"\s*\d+(?:[-.]\d+)*|"
+                     r"Table:\s)")      # (a reader writes an HTML <caption> as 'Table: …')
 BOLD_LINE = re.compile(r"\s*\*\*[^*]{3,80}\*\*\s*:?\s*")    # **Attention weights w[t][s]** over a table: its caption
 LABEL_NUMBER = re.compile(r"(?:表|Table|图|Figure|§|Fig\.|Eq\.)\s*\d+(?:[-.]\d+)*")
 DATE = re.compile(r"\d+\s*[年月日号]|\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b")   # 2024-03-05, 03/05/2024
@@ -403,8 +405,9 @@ def extract(text: str) -> list:
     if comma:                  # a decimal comma is read as a point and reported as printed
         for n in out:
             same = lines[n.line - 1][n.col:n.col + len(n.text)]          # '2,6627·10⁻⁴' as long as its text
-            spaced = re.match(r"[-−+]?\d+(?:[,.]\d+)*(?: ?%)?", lines[n.line - 1][n.col:])   # '5,247 %' (its
-            for raw in (same, spaced[0] if spaced else ""):              # normal form moved the space)
+            spaced = re.match(r"[-−+]?\d+(?:[,.]\d+)*(?:\s*[·×]\s*10\s*(?:\^\{?[-−+]?\d+\}?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
+                              r"(?: ?%)?", lines[n.line - 1][n.col:])   # '5,247 %', '−3,1623 · 10^{−2}' (its
+            for raw in (spaced[0] if spaced else "", same):              # normal form moved the space)
                 if "," in raw and raw.replace(",", ".").replace(" %", "%") == n.line_text[n.col:n.col + len(raw)]\
                         .replace(" %", "%").rstrip():
                     n.printed = raw

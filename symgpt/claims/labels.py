@@ -23,7 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .aliases import MOMENTS, PROSE, STEP_WORDS
+from .aliases import DATA_ALIASES, MOMENTS, PROSE, STEP_WORDS
 from .extract import HEADING, decimal_comma, normal_line
 from .figure import FORMATS
 
@@ -105,7 +105,9 @@ LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
 IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是"
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
-CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\band\b|\bwhile\b")
+CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\b(?:and|und|et|и|và)\b|\bwhile\b|"
+                    r"(?<=\d)\.\s+(?=[^\W\d_])")
+#                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too)
 OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
@@ -121,7 +123,7 @@ FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde|从)\s*(\S+?)\s*"
 SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?\s*/\s*√\s*[{(]?\s*"
                         r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
 DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
-LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|onehot|one-hot)"
+LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|π|q|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|t|onehot|one-hot)"
                             r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
 OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
 LETTER_INDEX = re.compile(r"(?:_\{?[a-z]\}?|\[[a-z]\])(?=[)}]?$)")   # z_{j}, p[j], exp(z[j]), e^{s_{j}}: an index
@@ -209,10 +211,13 @@ def parse_label(lhs: str, vocab) -> Label | None:
     >>> v = ["猫", "吃", "鱼"]
     >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss", "σ_3²")]
     ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss', 'σ²[3]']
+    >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}")]
+    ['∂L/∂x', '∂L/∂W[1,tok1]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
     s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
-    s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:L|ℒ|𝓛|loss)?$", r"∂L/∂\1", s)        # ∇_W ℒ: ∂L/∂W
+    s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
+    s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
     s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s      # W₃₄ is W_{34}: row 3, column 4
     s = re.sub(r"(?<=[^\W\d_])\(([^()]{1,16})\)_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)    # E(猫)_3: E[猫,3]
@@ -332,7 +337,8 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     qk = SCALED_DOT.search(lhs[1]) if lhs else None
     if qk:
         return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
-    for first, clause in ((True, unmarked(plain(left[start:]), vocab)), (False, unmarked(_clause(plain(left)), vocab))):
+    for first, clause in ((True, unmarked(_clause(plain(left[start:])), vocab)),
+                          (False, unmarked(_clause(plain(left)), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
         head = parts[0]
         if first and len(parts) >= 5 and parts[-3].strip() and re.search(NAME_LETTER, parts[-3]) \
@@ -435,12 +441,16 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
                  and lab.name in vocab.params]
         if found:
             return found[-1]
-        if tag:
-            return None            # '[E(x)_j]' above, a block of its own: an entry not read, not the block before
+        if tag or k and LEAD_END.search(text) and any(parse_label(m[0].replace(" ", ""), vocab) is not None
+                                                      for m in ENTRY_MENTION.finditer(text)):
+            return None            # '[E(x)_j]' or 'the coordinate e_{3} (θ = 0.3):' above, a block of its own:
+            #                        an entry not read, not the block before
     return None
 
 
 TAG = re.compile(r"\s*[\[【][^\]】\n]{1,24}[\]】]")
+LEAD_END = re.compile(r"[:：]\s*\$*\s*$")
+"""A lead-in's end: a line that closes on a colon, 'The weight W_{1,fly} (θ = −0.3):'."""
 """A block's tag at the start of its line, ``[W₃₄]  θ = 0.4``: the lines below it are about that entry."""
 
 
@@ -527,6 +537,53 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     return named(head, vocab, heading)
 
 
+STACKED_ROW = re.compile(r"\s*(?:(?P<name>[^\W\d][\w.']*(?:_\{[^{}]*\}|_\w+)?)\s*[=:]\s*)?[\[⎡⎢⎣│|]\[?"
+                         r"(?P<body>[^\[\]⎡⎤⎢⎥⎣⎦│|=]+)\]?[\]⎤⎥⎦│|]\s*(?P<label>[^\W\d]\S{0,15})?\s*$")
+PROMPT = re.compile(r"\s*(?:>>>|In\s*\[\d*\]:)\s*(?:print\()?\s*([A-Za-z_][\w.]*(?:\[[^\]]*\])*)\)?\s*$")
+"""An interpreter's prompt whose output follows: ``>>> dlogits``, ``In [3]: print(p)``."""
+"""A row of a matrix drawn in text, one row per line, named on one of its rows (``k = [ 0.1  -0.5 ]  dog``)."""
+
+
+def _stacked(lines: list, numbers: list, vocab) -> dict:
+    """figure index → (name, (row, column)) for a matrix drawn one row per line in brackets, its name written
+    before one of its rows (the middle one, as a hand-drawn ``v = [ … ]`` stands), each row the same count of
+    figures; row labels after the rows (``dog``) are left to the places.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "      [ 0.1  0.2 ]  a\\n  v = [ 0.3  -0.4 ]  b\\n      [ 0.5  0.6 ]  c"
+    >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())[2:4]
+    [('v', (1, 0)), ('v', (1, 1))]
+    >>> text = ">>> dlogits\\n[ 0.4628   0.0648  -0.8888 ]"
+    >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())
+    [('dlogits', (0,)), ('dlogits', (1,)), ('dlogits', (2,))]
+    """
+    at: dict = {}
+    for n in numbers:
+        if n.kind != "integer" or n.text.lstrip("-−").isdigit():
+            at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    run: list = []
+    for no, line in enumerate([*lines, ""], 1):
+        m = STACKED_ROW.fullmatch(line) if no <= len(lines) else None
+        figs = [n for n in at.get(no, []) if m and m.start("body") <= n.col < m.end("body")]
+        if m and figs and re.fullmatch(r"[\s\d.,+\-−eE]*", m["body"].replace("−", "-")) and \
+                (not run or len(figs) == len(run[-1][1])):
+            run.append((m, figs))
+            continue
+        names = [r["name"] for r, _ in run if r["name"]]
+        first = no - len(run)                        # the run's first line, counted from 1
+        prompt = PROMPT.fullmatch(lines[first - 2]) if run and not names and first >= 2 else None
+        names += [prompt[1]] if prompt else []
+        if run and len(names) == 1 and (len(run) >= 2 or prompt or len(run[0][1]) >= 2 and
+                                        not re.search(r",", run[0][0]["body"])) and \
+                (head := named(names[0], vocab)) is not None:
+            for i, (_, figs) in enumerate(run):
+                for j, n in enumerate(figs):
+                    out[n.index] = (head, (i, j) if len(run) > 1 else (j,))
+        run = [(m, figs)] if m and figs else []
+    return out
+
+
 def _literals(lines: list, numbers: list, vocab) -> dict:
     """figure index → (the literal's name, the figure's position in it) for figures inside a vector or
     matrix literal: ``[a, b]``, ``[[a, b], [c, d]]`` over several lines, ``array([…])`` (named by the
@@ -549,7 +606,7 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
             if fence:
                 last = next((x.strip() for x in reversed(cell) if x.strip() and not x.strip().startswith("#")), "")
                 last = re.sub(r"\s+#.*$", "", last)          # 'opt.state[W]["exp_avg"]   # m': its comment off
-                code_name = last if re.fullmatch(r"[A-Za-z_][\w.]*(?:\[[^\]]*\])*", last) else ""
+                code_name = last if re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*", last) else ""
             cell, fence, stack = [], not fence, []
             continue
         if fence and not stack:
@@ -585,6 +642,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                     stack.append(_Frame("(", transparent=True))
                 elif call or (ch == "(" and re.search(r"(?:exp|ln|log|sqrt|√)\s*$", line[:i])):
                     stack.append(_Frame(ch, transparent=True))       # exp(…), p(sat), W[0, 1]
+                elif ch == "(" and re.search(r"=|[^\W\d_]{3,}", line[i + 1:line.find(")", i) % (len(line) + 1)]):
+                    stack.append(_Frame(ch, transparent=True))       # (z = −1.2785, where silu' = 0): prose
                 else:
                     root = not any(not f.transparent for f in stack)
                     side = SIDE.search(line[:i]) if not root and ch == "[" and suspended is None else None
@@ -603,7 +662,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 if not done.transparent and not any(not f.transparent for f in stack) and \
                         OPERATOR_AFTER.match(line, i + 1):
                     done.name = None           # (0.3, −0.1) − 0.5 × (…): an operand, not what the line defines
-            elif ch == "," and stack and not stack[-1].transparent:
+            elif (ch == "," or ch == ";" and line[i - 1:i] != "\\") and stack and not stack[-1].transparent:
+                #                                     (0,1101; 0,3398) with decimal commas; not LaTeX's space \;
                 stack[-1].counts[0] += 1
             elif ch == "&" and stack and stack[-1].kind == "M":
                 stack[-1].counts[1] += 1
@@ -636,12 +696,18 @@ SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
 # ---------------------------------------------------------------- tables
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目)|"
-                 r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|dim|step|"
+                 r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim|step|"
                  r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
+                 r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|"
                  r"строка|столбец|позиция|шаг)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
-INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher", re.I)
+INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
+                     r"исходн|начальн|初期|처음", re.I)
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
+STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Schritt\w*|шаг\w*|pass[oi]|étapes?|pasos?|"
+                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso)\s*(\d{1,3})\b|"
+                        r"(\d{1,3})\s*(?:ステップ|步|스텝)", re.I)
+"""A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``2 ステップ``."""
 
 
 AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|[a-z]|"
@@ -671,14 +737,21 @@ def _key(cell: str, vocab) -> tuple | None:
 
 
 def _state(cell: str) -> str | None:
-    """The training state a header names: '' (the model as it starts), 'sgd[1]', 'adamw[1]'; None if none."""
+    """The training state a header names: '' (the model as it starts), 'sgd[1]', 'adamw[1]', and after a
+    count of steps that count (``nach 2 SGD-Schritten``: 'sgd[2]'); None if none.
+
+    >>> _state("nach 2 SGD-Schritten"), _state("after 1 AdamW step"), _state("Ausgangsmodell"), _state("W")
+    ('sgd[2]', 'adamw[1]', '', None)
+    """
     s = plain(cell)
     if INITIAL.search(s):
         return ""
     m = STEPPED.search(s)
     if not m:
         return None
-    return "adamw[1]" if m[1] else "sgd[1]"
+    k = STEP_COUNT.search(s)
+    k = int(next(g for g in k.groups() if g is not None)) if k else 1
+    return f"{run_of(s)}[{k}]" if k else ""
 
 
 def _table_header(lines: list, no: int) -> tuple:
@@ -707,7 +780,7 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
     rk, ck = _key(row, vocab), _key(col, vocab)
-    if (step := _step_row(rk, col, corner, caption, vocab)) is not None:
+    if (step := _step_row(rk, col, corner, caption, vocab, row)) is not None:
         return step
     if TEMPERATURE_ROW.fullmatch(plain(row).strip()):
         rk = None                                   # 'T = 1' is a temperature, not row 1
@@ -723,6 +796,9 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
         value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
         token = vocab[ck[0][1]]
         return Label("softmax_T", ck, ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
+    rstate = _state(row) if rk is None and ck is None else None
+    if rstate is not None and (q := _header_label(col, vocab, letters=False)) is not None and not q.state:
+        return Label(q.name, q.index, state=rstate)  # a row per training state, a quantity per column: J, π_bellt
     named = _header_label(col, vocab) if not re.search(r"[,;，]", col) else None   # 'ŷ_{j}' over rows j: ŷ
     if rk is not None:                              # a column of one quantity, a row per index (or step)
         return dataclasses.replace(named, index=rk + named.index) if named is not None else \
@@ -746,15 +822,20 @@ STEP_CORNER = re.compile(r"k|n|#|steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|
 """A table's corner over rows that count training steps (``| k | ℒ | W₁₄ |``)."""
 
 
-def _step_row(rk, col: str, corner: str, caption: str, vocab) -> Label | None:
+def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> Label | None:
     """A cell of a table with a row per training step and a column per parameter entry (``W₁₄`` over rows
-    k = 0, 1, 2): that entry after k steps (of AdamW when the caption says so, else SGD).
+    k = 0, 1, 2 or rows ``step 2``): that entry after k steps (of AdamW when the caption says so, else SGD).
 
     >>> v = Words(["a", "b"], {"W"}, {"W"})
     >>> str(_step_row((2,), "W₁₄", "k", "", v)), str(_step_row((0,), "W_{0,b}", "step", "", v))
     ('sgd[2].W[1,4]', 'W[0,tok1]')
+    >>> str(_step_row((1,), "W_{3,b}", "", "", v, "Schritt 1"))
+    'sgd[1].W[3,tok1]'
+
     """
-    if rk is None or len(rk) != 1 or not isinstance(rk[0], int) or not STEP_CORNER.fullmatch(plain(corner).strip()):
+    if rk is None or len(rk) != 1 or not isinstance(rk[0], int) or not (
+            STEP_CORNER.fullmatch(plain(corner).strip()) or re.fullmatch(rf"(?:{STEP_CORNER.pattern})\s*=?\s*\d+",
+                                                                       plain(row).strip(), re.I)):
         return None
     entry = parse_label(plain(col).replace(" ", ""), vocab)
     if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
@@ -882,9 +963,14 @@ def _text_tables(lines: list, numbers: list, vocab=()) -> dict:
             continue
         has_figure = [any(a <= n.col < b for n in figs if n.kind != "integer") for a, b, _ in cells]
         formula = [FORMULA_CELL.fullmatch(t) is not None for *_, t in cells]   # 'p / 0.7074': a label too
+        if header is not None and top == no - 1 and cells and not any(has_figure) and \
+                (scripts := _scripts(header, cells)) is not None:
+            header, top = scripts, no                 # the header's subscripts on a line of their own (a PDF)
+            continue
+        marks = all(INDEX_CELL.fullmatch(t.strip()) for *_, t in cells)      # j=0  j=1  j=2: a header too
         if len(cells) >= 2 and not any(f and not g for f, g in zip(has_figure, formula)) and \
                 sum(formula) < len(cells) - 1 and not line.lstrip().startswith(("|", "#")) and \
-                not re.search(r"[=≈:：]", line) and not RULE_LINE.fullmatch(line):
+                (marks or not re.search(r"[=≈:：]", line)) and not RULE_LINE.fullmatch(line):
             header, top = cells, no                  # labels only: a header, if rows follow
             continue
         if header is None or len(cells) < 2 or not any(has_figure):
@@ -912,19 +998,46 @@ def _text_tables(lines: list, numbers: list, vocab=()) -> dict:
                 col = min(header, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))
             if col is header[0] and corner and not glued:
                 continue
-            out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab), col[2], corner, top)
+            out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
     return out
 
 
+def _scripts(header: list, cells: list) -> list | None:
+    """A header whose cells' subscripts a PDF set on the line below, right after them (``W  W`` over
+    ``1,fly  3,fly``), joined as ``W_{1,fly}``; None when a cell of the line is not such a script.
+
+    >>> _scripts([(0, 1, "L"), (6, 7, "W"), (16, 17, "W")], [(8, 13, "1,fly"), (18, 23, "3,fly")])
+    [(0, 1, 'L'), (6, 13, 'W_{1,fly}'), (16, 23, 'W_{3,fly}')]
+    """
+    if not all(re.fullmatch(r"[\w,]{1,10}", t) for *_, t in cells):
+        return None
+    out = list(header)
+    at = [next((k for k, (_, end, _) in enumerate(out) if 0 <= a - end <= 2), None) for a, _, _ in cells]
+    if not all(re.search(r"[\d,]", t) for *_, t in cells) and len(cells) > 1:
+        return None                             # (a second header row of words, not one word's script)
+    if None in at or any(x <= a < y for a, _, _ in cells for x, y, _ in header):
+        bare = [k for k, (*_, t) in enumerate(header) if re.fullmatch(r"[^\W\d_]", plain(t))]
+        if len(bare) < len(cells):
+            return None
+        at = bare[len(bare) - len(cells):]      # (the scripts' own columns lost: the last bare letters, in order)
+    for k, (_, b, text) in zip(at, cells):
+        out[k] = (out[k][0], max(b, out[k][1]) if None not in at else out[k][1], f"{out[k][2]}_{{{text}}}")
+    return out
+
+
+INDEX_CELL = re.compile(r"[A-Za-z]{1,3}\s*=\s*\d{1,3}")
+"""A header cell that is an index's value: ``j=0``, ``t = 2``."""
 FORMULA_CELL = re.compile(r"[A-Za-z\u0370-\u03ff][\w']*\s*[/÷×·]\s*\d+(?:\.\d+)?")
 """A column header that divides or scales a quantity by a figure: ``p / 0.7074``, ``z ÷ 0.7``."""
 
 
-def _row_key(cells: list, figs: list, vocab) -> str:
+def _row_key(cells: list, figs: list, vocab, corner: str = "") -> str:
     """A text table row's label: its first cell, or, when that is a rank or a mark and a later cell before the
-    figures is a token, the token (a ranking lists tokens in order of their probability)."""
+    figures is a token, the token (a ranking lists tokens in order of their probability); not under a corner
+    that names positions (``t  token  rms``: row t, its token shown beside it)."""
     first = cells[0][2]
-    if first.strip() in vocab or not vocab:
+    if first.strip() in vocab or not vocab or re.fullmatch(r"t|s|pos(?:ition)?|i|位置|Position|posição|позиция",
+                                                          plain(corner).strip(), re.I):
         return first
     start = min((n.col for n in figs if n.kind != "integer"), default=len(cells[-1][2]) + cells[-1][1])
     tokens = [t for a, _, t in cells[1:] if a < start and t.strip().strip("「」\"'`") in vocab]
@@ -933,12 +1046,16 @@ def _row_key(cells: list, figs: list, vocab) -> str:
     return first
 
 
-FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*[{(]?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?)\s*$")
-FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log"}
+FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*[{(]?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?|"
+                             r"(?:GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)\s*\(|\\mathrm\{(?:GELU|ReLU|SiLU)\}\s*\()\s*$")
+FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log",
+                 **{a: "act" for a in ("GELU", "gelu", "ReLU", "relu", "SiLU", "silu", "swish", "Swish")}}
+"""A function a figure is the value of, by its name: ``act`` is the FFN's activation of an entry of Z."""
 
 
 ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête|atenção|"
-                       r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション", re.I)
+                       r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|\bđầu\b",
+                       re.I)
 
 
 def _token_share(n, vocab, start: int) -> Label | None:
@@ -970,12 +1087,37 @@ OPEN, CLOSE = "[«\"“„'‘「『`]", "[»\"”“'’」』`]"
 """The marks a token is quoted in: « », “ ”, „ “, 「 」, ` `, ' '."""
 
 
+def _prose_word(lab: Label, vocab) -> bool:
+    """Whether a label is only a word of the prose before an equation ('chuẩn hóa: 0,2797 / 0,9 = …'), no
+    name the model, its aliases or the prose words know: a quoted token before it may still say whose share
+    it is."""
+    return not (lab.index or lab.of or lab.state or lab.ref or lab.inner is not None) and \
+        re.fullmatch(r"[^\W\d_]{3,}", lab.name) is not None and lab.name not in getattr(vocab, "names", ()) and \
+        lab.name.lower() not in PROSE and not any(lab.name in a for a in DATA_ALIASES.values())
+
+
+def _quoted_token(text: str, vocab) -> str | None:
+    """The token quoted last in a text's last clause, with no figure after it (the text before a chain of
+    arithmetic: '… Ví dụ “em” sau khi chuẩn hóa: '), else None."""
+    clause = re.split(r"[;!?。；]|\.\s|\d", text)[-1]
+    found = [(m.start(), t) for t in vocab for m in re.finditer(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}", clause)]
+    return max(found)[1] if found else None
+
+
 def _quoted_before(n, vocab) -> bool:
     """Whether a token in quotes stands just before a decimal (``"I" with 0.2621``): a decimal is a token's share
     only so, where a percentage needs no quotes."""
     before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[:n.col])[-1]
+    of = re.search(rf"([^\W\d_]+)\s+(?:of|de|von|del|di|du|des|della|do|da)\s*{OPEN}", before)
+    if of and of[1].lower() not in SHARE_WORDS:
+        return False                   # 'rms of "the" was only 0.2739': another quantity of the token's position
     return any(re.search(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}[^=:：^{{}}()\[\]<>≈]*$", before)
                for t in vocab)         # (not '“bebe”: e^{−0.3864}': a formula of its own follows the token)
+
+
+SHARE_WORDS = {"probability", "prob", "chance", "share", "weight", "probabilité", "poids", "part", "wahrscheinlichkeit",
+               "gewicht", "anteil", "probabilidad", "probabilidade", "peso", "probabilità", "quota"}
+"""The words a token's share is named by ('the probability of "cat" is 0.41'), not another quantity of it."""
 
 
 QUOTED_BEFORE = re.compile(r"[«\"“„'‘「]\s?([^\s«»\"“”„'‘’「」]+)\s?[»\"”“'’」]\s*[,，]([^,，;.!?«»\"“”]*)$")
@@ -987,6 +1129,8 @@ APPOSITIVE = re.compile(r"[,，]\s*[`\"“«„']?([^\s,，`\"”»“']+)[`\"�
 AND = re.compile(r"\s(?:and|und|et|e|y|и|그리고)\s|[、，]")
 """'and' between two shares on a line: what stands before it is the first share's."""
 LINKING = {"on", "for", "to", "of", "with", "gets", "has", "is", "at", "auf", "für", "mit", "bekommt", "hat", "ist",
+           "only", "just", "still", "nur", "noch", "lediglich", "bloß", "seulement", "encore", "solo", "sólo", "apenas",
+           "ainda", "ancora", "appena", "всего", "лишь", "только", "cho", "được", "chỉ",
            "pour", "sur", "à", "avec", "a", "obtient", "est", "de", "the", "der", "die", "das", "le", "la", "les",
            "在", "于", "给", "对", "是", "为", "占", "得到", "获得", "分到", "的", "落在", "放在"}
 """Words that may stand between a token and its share: '34 % on the', '„laut“ mit 18.73 %', 'sat gets 12 %'."""
@@ -1010,6 +1154,8 @@ def _definitions(lines: list) -> dict:
 
     >>> _definitions(["记 δ_{j} = ŷ_{j} − y_{j}，", "g_i = ∂L/∂x_i, and p = 0.3"])
     {'δ': '∂L/∂z', 'g': '∂L/∂x'}
+    >>> _definitions([r"$\\boldsymbol{\\delta} = \\partial\\mathcal{L}/\\partial\\boldsymbol{\\ell} = \\pi - y$"])
+    {'δ': '∂L/∂z'}
     """
     out: dict = {}
     for line in lines:
@@ -1017,20 +1163,26 @@ def _definitions(lines: list) -> dict:
             m = DEFINITION.search(clause)
             if not m:
                 continue
-            rhs = m[2].strip()
-            grad = "∂L/∂z" if LOGIT_GRADIENT.fullmatch(rhs) else \
-                (f"∂L/∂{g[1]}" if (g := re.fullmatch(r"∂L/∂([A-Za-z]\w*?)(?:_\{?[a-z,]+\}?)?", rhs)) else None)
+            sides = [m[2].strip(), *(x.strip() for x in clause[m.end(2):].split("=")[1:])]   # δ = ∂L/∂ℓ = π − y
+            grad = next(("∂L/∂z" for x in sides if LOGIT_GRADIENT.fullmatch(x)), None) or \
+                next((f"∂L/∂{g[1]}" for x in sides if (g := re.fullmatch(r"∂L/∂([^\W\d_]\w*?)(?:_\{?[a-z,]+\}?)?", x))),
+                     None)
             if grad is not None:
                 out[m[1]] = grad if out.get(m[1], grad) == grad else None
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _attention_share(n, vocab, start: int) -> Label | None:
+def _attention_share(n, vocab, start: int, above: str = "") -> Label | None:
     """A percentage beside one token of the input in a paragraph on attention (``34.2 % on the``): the weight
     the query puts on that token's position (the position its line or section speaks of, else the last); the
     query's own share when the words after it say 'itself' (``24.96% para ela mesma``)."""
     seq = vocab.sequence
-    t = n.position if n.position is not None and seq and n.position < len(seq) else len(seq) - 1
+    said = _row_mark(n.line_text[:n.col], anywhere=True) if n.position is None else None
+    said = _row_mark(above, anywhere=True) if said is None and n.position is None else said
+    t = n.position if n.position is not None else said     # (位置 2 から見ると、… on the line above)
+    t = t if t is not None and seq and t < len(seq) else ("at", t - 1) if t == len(seq) else ("at", len(seq) - 1)
+    #   (position T can only count from 1: the last; a lower one's origin is learned)
+    #   (a position as the text writes it, its origin learned; the last place, and a key's, from 0)
     after = re.split(r"[,;.!?)\]]|[，；。、]", n.line_text[n.col + len(n.text):])[0][:32]
     if seq and SELF.search(after):
         return Label("A", (t, t))
@@ -1042,11 +1194,11 @@ def _attention_share(n, vocab, start: int) -> Label | None:
         return lab                   # no key of the input: the token's own share ('home a mere 21.2 %')
     if seq.count(word) != 1:
         return None                  # a token that stands twice in the input names no one position
-    return Label("A", (t, seq.index(word)))
+    return Label("A", (t, ("at", seq.index(word))))
 
 
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
-                  r"себя|самого себя)\b|"
+                  r"себя|самого себя|chính nó|chính mình)\b|"
                   r"자기\s*자신|自己|自身", re.I)
 """The words that say a query's share goes to its own position."""
 
@@ -1060,9 +1212,37 @@ def _function_of(n, prev) -> Label | None:
     m = FUNCTION_BEFORE.search(n.line_text[:prev.col])
     if not m or not re.search(r"(?:^|[=≈:;,]|\\approx|\$)\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
         return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's
-    word = re.match(r"\\?(exp|e|√|sqrt|ln|log)", m[0].strip())
+    word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)", m[0].strip())
     minus = re.search(r"[-−]\s*$", n.line_text[:m.start()])          # −ln 0.2165: the loss of that p
     return Label(("-" if minus else "") + FUNCTION_NAME[word[1]], inner=prev.index) if word else None
+
+
+FUNCTION_HEAD = re.compile(r"\s*(?:[*•·\-]\s+)?\$?\s*\\?(?:mathrm\{|operatorname\{)?(exp|ln|log|sqrt|√|GELU|gelu|"
+                           r"ReLU|relu|"
+                           r"SiLU|silu|swish|Swish)\}?\s*\(\s*")
+"""A line that opens on a function of a figure: ``* GELU(−0.7231) = 0.5 × … = −0.1698``."""
+
+
+def _function_head(n, line_figs) -> Label | None:
+    """The figure that closes a line opened by a function of a figure (``GELU(−0.7231) = … = −0.1698``):
+    that function of the figure inside, however long the formula between.
+
+    >>> from symgpt.claims.extract import extract
+    >>> figs = extract("* GELU(−0.7231) = 0.5 × (−0.7231) × 1.4696 = −0.1698")
+    >>> lab = _function_head(figs[-1], figs)
+    >>> lab.name, figs[lab.inner].text
+    ('act', '−0.7231')
+    """
+    m = FUNCTION_HEAD.match(n.line_text)
+    inner = next((x for x in line_figs if m and x.col == m.end()), None)
+    if inner is None or inner is n or n.kind not in ("decimal", "percent") or \
+            not re.match(r"\s*\)\s*\$?\s*(?:=|≈|\\approx)", n.line_text[inner.col + len(inner.text):]) or \
+            not re.fullmatch(r"\s*\$?\s*[.,;。]?\s*(?:\(\d+\))?\s*", n.line_text[n.col + len(n.text):]):
+        return None
+    between = n.line_text[inner.col + len(inner.text):n.col]
+    if re.search(r"\S\s{3,}\S", between) or re.search(rf"{re.escape(m[1])}\s*\(", between):
+        return None          # 'exp(0.351) = 1.420     exp(0.107) = 1.113': equations side by side, not one
+    return Label(FUNCTION_NAME.get(m[1], m[1]), inner=inner.index)
 
 
 class Words(list):
@@ -1084,9 +1264,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]
     vocab = Words(vocab, names, params, sequence)
     out: dict = {}
-    for k, (head, pos) in _literals(lines, numbers, vocab).items():     # (a place counts from 0: f_3 = (…))
+    stacked = _stacked(lines, numbers, vocab)
+    for k, (head, pos) in (_literals(lines, numbers, vocab) | stacked).items():   # (a place counts from 0)
         n = numbers[k]
-        if OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) or \
+        if k not in stacked and OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) or \
                 re.search(r"[\w)]\s*(?:[+\-−×*/·]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]):
             continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
         out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state)
@@ -1108,6 +1289,9 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     ends: dict = {}
     last = None
     sections = _sections(lines, numbers)
+    by_line: dict = {}
+    for n in numbers:
+        by_line.setdefault(n.line, []).append(n)
     for n in numbers:
         lab = _lhs_of(n, vocab, ends.get(n.line, 0), lines) if n.index not in out else None
         if lab is None and n.index not in out:
@@ -1120,12 +1304,18 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
             row = _row_mark(n.line_text[:n.col]) or _row_mark(sections.get(n.index, ""), anywhere=True)
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
         if lab is None and n.index not in out:
-            lab = _function_of(n, last)
-        if (lab is None or lab.name in ("probability", "prob") and not lab.index) and n.index not in out and \
-                n.kind in ("percent", "decimal"):
+            lab = _function_of(n, last) or _function_head(n, by_line.get(n.line, ()))
+        if (lab is None or lab.name in ("probability", "prob") and not lab.index or _prose_word(lab, vocab)) and \
+                n.index not in out and n.kind in ("percent", "decimal"):
             share = _attention_share if ATTENTION.search(n.line_text + " " + sections.get(n.index, "")) else \
                 _token_share                 # in an attention paragraph: the weight on that token's position
-            mine = share(n, vocab, ends.get(n.line, 0)) if n.kind == "percent" or _quoted_before(n, vocab) else None
+            said = n.kind == "percent" or _quoted_before(n, vocab)
+            above = (_paragraph_above(lines, n.line),) if share is _attention_share else ()
+            mine = share(n, vocab, ends.get(n.line, 0), *above) if said else None
+            if mine is None and n.chain and n.operands and n.kind == "decimal":   # '“em” …: 0,2797 / 0,9 = 0,3108'
+                first = n.operands[0] if not isinstance(n.operands[0], int) else numbers[n.operands[0]]
+                token = _quoted_token(first.line_text[:first.col], vocab) if first.line == n.line else None
+                mine = Label("token", (("tok", vocab.index(token)),)) if token is not None else None
             lab = mine or lab                # ('"I" with 0.2621', '"tea" … with probability 0.6225%': the token's)
         last = n
         ends[n.line] = n.col + len(n.text)
@@ -1141,12 +1331,14 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
             heads[n.index] = next((h for t in marks if (h := _head_mark(t)) is not None), None)
             #       (its line, its sentence's lines above, its caption, its table's corner 'head 0', its section)
     defined = _definitions(lines)      # δ_j = ŷ_j − y_j: δ is the logits' gradient in this document
+    out = {k: dataclasses.replace(lab, name="ms", fn="sqrt+eps") if lab.name.lower() == "rms" and not lab.fn else lab
+           for k, lab in out.items()}  # rms: √(mean of squares + ε), RMSNorm's divisor
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=heads.get(k))
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
 
 
-HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드)\s*(\d+)|第\s*(\d+)\s*个头|"
+HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu)\s*(\d+)|第\s*(\d+)\s*个头|"
                        r"(?:头|ヘッド)\s*(\d+)", re.I)
 
 
@@ -1167,7 +1359,8 @@ def _head_mark(text: str) -> int | None:
     return int(next(g for g in m.groups() if g is not None)) if m else None
 
 
-ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position)\s*=?\s*"
+ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position|vị trí|"
+                      r"posizione|posición|posição|позиция)\s*=?\s*"
                       r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")
 SLIDE = re.compile(r"\s*\[?(?:Slide|Folie|Diapositive|幻灯片|Page)\s*\d+\]?", re.I)
 

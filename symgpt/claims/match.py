@@ -285,7 +285,7 @@ class Matcher:
         """Among tied entries of one group that differ only in their token (1/3 is every token's
         probability at T → ∞), the one for the token the line's last matched figure is about; else None."""
         cands = [r[2] for r in tied]
-        if len(cands) < 2 or len({c.group for c in cands}) != 1 or "v" not in cands[0].axes:
+        if len(cands) < 2 or len({(c.group, c.axes) for c in cands}) != 1 or "v" not in cands[0].axes:
             return None
         for x in reversed(numbers[:n.index] if numbers and numbers[0].index == 0 else []):
             if x.line != n.line:
@@ -293,7 +293,7 @@ class Matcher:
             c = found.get(x.index)
             if c is not None and "v" in c.axes:
                 token = c.idx[c.axes.index("v")]
-                same = [r for r in tied if r[2].idx[r[2].axes.index("v")] == token]
+                same = [r for r in tied if r[2].idx[r[2].axes.index("v")] == token]    # (one axes: above)
                 return same[:1] if len(same) == 1 else None
         return None
 

@@ -19,7 +19,7 @@ transposed or sign-flipped figure is wrong, not another entry.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from flint import fmpq
@@ -50,7 +50,7 @@ TOP_P = re.compile(r"top[- _]?p|nucleus|核采样|Nukleus|noyau", re.I)
 
 
 DRAWN = re.compile(r"\bdrawn\b|\bsampled\b|renormali[sz]|gezogen|normalisiert|tir[ée]|renormalis|reescal|"
-                   r"sorteado|抽到|抽中|采样到|再正規化|재정규화", re.I)
+                   r"sorteado|抽到|抽中|采样到|再正規化|재정규화|chuẩn hóa|normalizzat|normaliz|нормир", re.I)
 """Words that say a probability is the one a filtered distribution draws with (not p before renormalising)."""
 
 
@@ -99,6 +99,20 @@ class Vote(NamedTuple):
     later: int
     base: int                  # minus the origin of the indices
     group: str
+
+
+GRADIENT_WORDS = re.compile(r"gradient|Gradient|градиент|勾配|梯度|기울기|gradiente|grad\b", re.I)
+"""Words that say a sentence is about gradients."""
+
+
+def _written(figs) -> bool:
+    """Whether a name's figures carry indices as the text writes them (W_{1,fly}), not only places in a
+    vector written out (whose places count from 0 whatever the document's origin)."""
+    return any(isinstance(k, int) for _, lab in figs for k in lab.index)
+
+
+GRADIENT_OF = re.compile(r"(?:∂L/∂|dL/d|grad_|∂l/∂)(.+)|(.+)\.grad")
+"""A gradient's spelling and the symbol it is of: ∂L/∂e, dL/de, grad_e, e.grad."""
 
 
 @dataclass
@@ -190,6 +204,9 @@ class Notation:
         k = re.fullmatch(r"(sgd|adamw)\[(\d+)\]", label.state)
         if k and (f"{k[1]}.{group}", of) in self.groups:
             return f"{k[1]}.{group}", of, (int(k[2]),)
+        spec = self.m.d.spec
+        if group == "x" and not of and len(spec.input) == 1 and (f"{label.state}.E", "") in self.groups:
+            return f"{label.state}.E", "", (spec.input[0],)   # a bigram's x after a step: its word's row of E
         return None
 
     def lookup(self, group: str, base: int, label):
@@ -197,6 +214,10 @@ class Notation:
 
         A reading ``G|:1`` is the column 1 of a matrix G (a table's ``cos(pos)`` column is PE[·,1]);
         ``G|1:`` its row 1."""
+        if group.endswith("|T"):
+            if len(label.index) != 2:
+                return None
+            return self.lookup(group[:-2], base, Label(label.name, label.index[::-1], label.of, label.state))
         if "|" in group:
             group, _, cut = group.partition("|")
             if len(label.index) != 1:
@@ -258,7 +279,38 @@ class Notation:
                 r = self._reading(key, figs, prefer) if prefer else None
                 if r is not None:
                     out[key] = r
+        written = [r.base for k, r in out.items() if r.agree and _written(names[k])]
+        origin = max(set(written), key=written.count) if written else 0     # how the document counts, mostly
+        for key in names:                       # e read through ∂L/∂e (grad_x): x; ∂L/∂e through e: grad_x
+            if key not in out and len(key) == 4 and not key[2] and (through := self._through_gradient(key, out)):
+                group, source = through       # (a vector's places count from 0: the document's own origin)
+                out[key] = Reading(group, out[source].base if _written(names[source]) else origin)
+        for key, r in out.items():              # an entry's lead-in counts from one origin in all its states:
+            if key[2] and not r.agree:          # v of W_{1,fly} from m's and m̂'s, when v's own figure is wrong
+                bases = {o.base for k, o in out.items() if k[2] and k[1] == key[1] and o.agree}
+                if len(bases) == 1:
+                    out[key] = replace(r, base=bases.pop())
+                elif _written(names[key]):
+                    out[key] = replace(r, base=origin)
+            elif not r.agree and _written(names[key]):
+                out[key] = replace(r, base=origin)   # a name read by its spelling alone: the document's origin
         return out
+
+    def _through_gradient(self, key, out: dict) -> tuple | None:
+        """(group, the key read) for a name whose gradient's spelling is read (``e`` where ``∂L/∂e`` is grad_x:
+        x), or a gradient's spelling whose symbol is read (``de`` where ``e`` is x: grad_x)."""
+        name, arity = key[:2]
+        bare = GRADIENT_OF.fullmatch(name)
+        sources = [(bare[1] or bare[2], arity, False, False)] if bare else \
+            [(p + name, arity, False, False) for p in ("∂L/∂", "dL/d", "grad_", "d")]
+        for source in sources:
+            r = out.get(source)
+            if r is None or r.group.startswith("grad_") != (not bare):
+                continue
+            group = "grad_" + r.group if bare else r.group.removeprefix("grad_")
+            if (group, "") in self.groups:
+                return group, source
+        return None
 
     def _reading(self, key, figs, prefer=()):
         name, arity, of = key[:3]
@@ -268,6 +320,8 @@ class Notation:
         #         (a literal's places fit any tensor of its shape: a name alone, no figure agreeing, is too little)
         if arity == 1 and not of:
             hypotheses += self._slices()
+        if arity == 2 and not of and re.match(r"literal@|table@|.*weight", name):
+            hypotheses += self._transposes()     # a Linear's .weight (out × in), a matrix printed transposed
         for (group, g_of), axes in hypotheses:
             if group in ("id", "count", "onehot") or g_of and not of or of and not g_of and "{}" not in group:
                 continue
@@ -298,7 +352,8 @@ class Notation:
         named = [v for v in votes if v.alias]
         best, top = votes[0], named[0] if named else None
         own = top is not None and top.group.rpartition(".")[2].startswith("grad_") and self._own(name, top.group) \
-            and share(top.agree) and best.agree - top.agree <= 1    # ∂L/∂z printed as p at one entry: the −y forgotten
+            and (share(top.agree) or len(figs) <= 2 and best.group == "p") and best.agree - top.agree <= 1
+        #     (∂L/∂z printed as p at one entry: the −y forgotten; δ_oggi = 0,2214 alone, δ defined as ∂L/∂ℓ)
         alike = top is not None and top.agree == 0 and best.agree > 0 and share(best.agree) and \
             not self._exact(name, top.group)
         most = best.agree >= AGREE_MIN and share(best.agree) and (top is None or best.agree > top.agree)
@@ -369,6 +424,13 @@ class Notation:
             self._cut = cut
         return self._cut
 
+    def _transposes(self):
+        """The model's matrices read transposed (``G|T``): PyTorch's Linear keeps its weight as out × in."""
+        if not hasattr(self, "_tr"):
+            self._tr = [((f"{g}|T", ""), axes[::-1]) for (g, of), axes in self.groups.items()
+                        if len(axes) == 2 and not of and g not in STEPPED and "(" not in g]
+        return self._tr
+
     def _templates(self):
         """The readings of a column whose rows are parameters' entries: the moments (of a parameter) and
         the groups named after a parameter, with its name as a slot: ``grad_{}``, ``adamw[1].{}``."""
@@ -392,6 +454,7 @@ class Notation:
         printed after an update is ``sgd[1].p[sat]``) is that state's.
         """
         readings = self.learn(numbers, labels)
+        self._texts = {n.line: n.line_text for n in numbers}
         out = {}
         for n in numbers:
             lab = labels.get(n.index)
@@ -408,9 +471,11 @@ class Notation:
             whole = readings.get(key)
             if r is not None and whole is not None and r.group == whole.group and not r.agree and whole.agree:
                 r = whole    # a section whose figures agree with no entry: the document's origin of the indices
-            if r is None:
+            if r is None and lab.name == "token":
+                c = self._drawn(lab, n)  # a token's renormalised share, where the sentence says it is drawn so
+            elif r is None:
                 c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
-                                         if m.line == n.line and m.index in out])
+                                         if n.line - 1 <= m.line <= n.line and m.index in out])
             else:
                 c = self.lookup(r.group, r.base, lab)
                 if c is not None and lab.fn:
@@ -419,7 +484,8 @@ class Notation:
                 continue
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
-                c = self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or c
+                c = self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
+                    self._gradient_of(c, n) or c
                 if r is not None and not self.m.rounds(c, n) and any(
                         (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
@@ -448,6 +514,16 @@ class Notation:
         x = next((x for x in self.m.every if x.group == kind and x.idx == c.idx and self.m.spoken(x)), None)
         return x if x is not None else c
 
+    def _drawn(self, lab, n):
+        """A token's share in a sentence that says it is renormalised or drawn under top-k, top-p or a
+        temperature (``Ví dụ “em” sau khi chuẩn hóa: …``): that distribution's entry of the token; else None."""
+        p = self.by.get(("p", "", tuple(k[1] for k in lab.index)))
+        sentence = plain_words(re.split(r"[.!?。]\s", n.line_text[:n.col])[-1])
+        if p is None or not DRAWN.search(sentence):
+            return None
+        x = self._sampled(p, n)
+        return x if x is not p else None
+
     def _entry(self, lab, n, beside=()):
         """A name without indices (``σ² = 0.412``, ``√(σ² + ε) = 0.642``): the one entry of the tensors the
         name spells that rounds to the figure; None when none or several do (the name picks the tensor, the
@@ -470,6 +546,7 @@ class Notation:
         if not found and len(near) > 1:         # 'its mean is 0.257 and its variance 1.053': the entry of the
             near = {k: x for k, x in near.items() if any(   # norm and position the names beside it are of
                 y.idx == x.idx and _instance(y.group) == _instance(x.group) for y in beside)}
+        near = {k: x for k, x in near.items() if x not in beside}   # (gate = −1.2793 … (z = −1.2785): not gate's)
         if not found and len(near) == 1:
             return next(iter(near.values()))     # the one entry near it, wrong
         return next(iter(found.values())) if len(found) == 1 else None
@@ -477,6 +554,8 @@ class Notation:
     def function(self, fn: str, c):
         """The candidate for a function of a quantity: ``sqrt+eps`` of var1[1] is sqrt(var1[1] + ln_eps);
         -log of p[target] is the loss (a graph node of the same value is named, not the expression)."""
+        if fn == "act":            # GELU(z): the FFN's activation of that entry of Z (silu's, of a gated FFN)
+            return self._activation(c)
         ref = f"sqrt({c.ref} + ln_eps)" if fn == "sqrt+eps" else f"{fn}({c.ref})"
         x = self.by_ref.get(ref)
         if x is not None:
@@ -493,6 +572,21 @@ class Notation:
                 y.span[0] <= x.span[1] and x.span[0] <= y.span[1] and not y.derived and "(" not in y.ref
                 and _same_value(x, y)]
         return same[0] if len(same) == 1 else x
+
+    def _activation(self, c):
+        """The activation of an entry of Z: R's entry where R is it (GELU, ReLU), the expression silu(z) =
+        z/(1 + e^−z) where the FFN is gated (R = silu(Z)·U); None for another quantity."""
+        layer, _, name = c.group.rpartition(".")
+        if name != "Z" or c.of:
+            return None
+        if self.m.d.spec.activation != "swiglu":
+            return self.by.get(((layer + "." if layer else "") + "R", "", c.idx))
+        ref = f"{c.ref}/(1 + exp(-{c.ref}))"
+        try:
+            q = bind(parse(ref, self.m.d.limits), self.m.d, self.m.d.limits)
+            return Candidate(ref, "silu()", c.idx, c.axes, q, q.ball(PREFILTER_BITS))
+        except (ExprError, ValueError, KeyError, ArithmeticError, UndecidableError):
+            return None
 
     def _later_step(self, c, n):
         """The same AdamW state of the same entry at a later step (``adamw[2].m[E,1,0]``), when that rounds to
@@ -535,6 +629,23 @@ class Notation:
         u = self._updated(c, n, self._numbers) if n.chain and n.operands and self._numbers else None
         return u is not None and self.m.rounds(u, n)
 
+    def _gradient_of(self, c, n):
+        """The gradient of the entry a figure names, in a sentence about gradients ('der neue Gradient für
+        W … beträgt −0,4095, der für x_{3} beträgt 0,4717'): the entry's own gradient or one after a step, where
+        the figure rounds from it; else None."""
+        above = " ".join(self._texts.get(k, "") for k in (n.line - 2, n.line - 1))   # (lines with figures)
+        sentence = re.split(r"[.!?。](?:\s|$)", f"{above} {n.line_text[:n.col]}")[-1]
+        group, idx, spec = re.sub(r"^sgd\[\d+\]\.", "", c.group), c.idx, self.m.d.spec    # (the new x: its gradient)
+        if not GRADIENT_WORDS.search(sentence) or group.startswith(("grad_", "adamw", "sgd")):
+            return None
+        if group == "x" and len(spec.input) == 1:        # a bigram's x: its word's row of E
+            group, idx = "E", (spec.input[0], *idx)
+        for g in (f"grad_{group}", *(f"sgd[{k}].grad_{group}" for k in range(1, MAX_STEP))):
+            x = self.by.get((g, c.of, idx))
+            if x is not None and self.m.rounds(x, n):
+                return x
+        return None
+
     def _updated(self, c, n, numbers):
         """``W[0, dort] : 0.6 + 0.5 × (−0.3099) = 0.4450``: an equation whose first operand is the named
         entry's own value gives its value after the step (sgd[1], or adamw[1] under a heading on AdamW)."""
@@ -542,6 +653,12 @@ class Notation:
             return None
         first, bare = numbers[n.operands[0]], re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", c.group)
         run = run_of(n.heading)
+        spec = self.m.d.spec
+        if bare == "x" and len(spec.input) == 1 and not c.of:     # a bigram's x is its word's row of E
+            c = self.by.get(("E", "", (spec.input[0], *c.idx)))
+            if c is None:
+                return None
+            bare = "E"
         for k in range(MAX_STEP):          # the entry after step k + 1 from its value after step k (W₁₄ : 0.4580 − …)
             before = self.by.get((f"{run}[{k}].{bare}" if k else bare, c.of, c.idx))
             if before is not None and self.m.rounds(before, first):

@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+import unicodedata
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.errors import InputError
@@ -52,6 +53,10 @@ from .read_md import markdown_lines
 from .read_pdf import pdf_lines
 
 MAX_DOCUMENT_BYTES = 1 << 24   # a document is read only up to this size (16 MiB)
+STYLED = {c: unicodedata.normalize("NFKC", chr(c)) for c in [*range(0x1D400, 0x1D800), 0x210E]
+          if unicodedata.category(chr(c)) != "Cn" and len(unicodedata.normalize("NFKC", chr(c))) == 1}
+"""Mathematical alphanumeric symbols as the letters and digits they style (𝑊 → W, 𝜕 → ∂, 𝟏 → 1, ℎ → h): a PDF's
+math italic and text pasted from one are the symbols a tutorial types."""
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
 
@@ -92,7 +97,11 @@ def read(path) -> Read:
     >>> r.text, r.kind, r.origins
     ('## §1\\np = 0.35', 'html', ['source line 1', 'source line 2'])
     """
-    p = Path(path)
+    r = _read(Path(path))
+    return replace(r, text=r.text.translate(STYLED))
+
+
+def _read(p: Path) -> Read:
     data = _bytes(p)
     suffix = p.suffix.lower()
     if suffix == ".pdf" or data[:5] == b"%PDF-":

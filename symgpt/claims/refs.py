@@ -104,6 +104,8 @@ def tokenize(text: str) -> list:
 
     >>> [t[:2] for t in tokenize("p[<pad>]*2")]
     [('name', 'p[<pad>]'), ('op', '*'), ('num', '2'), ('end', '')]
+    >>> [t[:2] for t in tokenize("topp(0.9, bún)")][3:5]
+    [('op', ','), ('word', 'bún')]
     """
     out, i, n = [], 0, len(text)
     while i < n:
@@ -117,6 +119,11 @@ def tokenize(text: str) -> list:
             i = m.end()
             continue
         m = _IDENT.match(text, i)
+        w = _WORD.match(text, i)
+        if m and w.end() > m.end() and text[m.end()] not in ".<>":
+            out.append(("word", w.group(), i))       # a token spelled with letters beyond ASCII: phở, bún
+            i = w.end()
+            continue
         if m:
             j = _name_end(text, i)
             out.append(("name", text[i:j], i))
