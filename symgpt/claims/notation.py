@@ -279,20 +279,24 @@ class Notation:
                 r = self._reading(key, figs, prefer) if prefer else None
                 if r is not None:
                     out[key] = r
+        return self._origins(out, names)
+
+    def _origins(self, out: dict, names: dict) -> dict:
+        """The readings no figure agrees with, their origins from the rest of the document; and names read
+        through their gradient's spelling (``e`` where ``∂L/∂e`` is grad_x)."""
         written = [r.base for k, r in out.items() if r.agree and _written(names[k])]
         origin = max(set(written), key=written.count) if written else 0     # how the document counts, mostly
         for key in names:                       # e read through ∂L/∂e (grad_x): x; ∂L/∂e through e: grad_x
             if key not in out and len(key) == 4 and not key[2] and (through := self._through_gradient(key, out)):
                 group, source = through       # (a vector's places count from 0: the document's own origin)
                 out[key] = Reading(group, out[source].base if _written(names[source]) else origin)
-        for key, r in out.items():              # an entry's lead-in counts from one origin in all its states:
-            if key[2] and not r.agree:          # v of W_{1,fly} from m's and m̂'s, when v's own figure is wrong
-                bases = {o.base for k, o in out.items() if k[2] and k[1] == key[1] and o.agree}
-                if len(bases) == 1:
-                    out[key] = replace(r, base=bases.pop())
-                elif _written(names[key]):
-                    out[key] = replace(r, base=origin)
-            elif not r.agree and _written(names[key]):
+        for key, r in out.items():
+            if r.agree or not _written(names[key]) and not key[2]:
+                continue
+            lead = {o.base for k, o in out.items() if k[2] and k[1] == key[1] and o.agree} if key[2] else set()
+            if len(lead) == 1:                  # an entry's lead-in counts from one origin in all its states (v of
+                out[key] = replace(r, base=lead.pop())     # W_{1,fly} from m's and m̂'s, when v's own is wrong)
+            elif _written(names[key]):
                 out[key] = replace(r, base=origin)   # a name read by its spelling alone: the document's origin
         return out
 
