@@ -36,7 +36,7 @@ from pathlib import Path
 
 from .claims.extract import extract
 from .claims.match import Matcher
-from .claims.readers import MARKDOWN_SUFFIXES, read
+from .claims.readers import MARKDOWN_SUFFIXES, STYLED, read
 from .claims.sources import file_lines, within_elements
 from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, write_whole
 from .core.errors import LimitError
@@ -218,7 +218,8 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     estimate(numbers, document, max_figures)
     d = spec if hasattr(spec, "spec") else load(find_spec(spec), limits)
     results = Matcher(d).match(numbers, text)
-    raw = Path(document).read_text(encoding="utf-8", errors="replace") if doc.kind == "ipynb" else ""
+    raw = Path(document).read_text(encoding="utf-8", errors="replace").translate(STYLED) if doc.kind == "ipynb" \
+        else ""                        # (the text's styled letters folded, as the reader folded them)
     at = file_lines(doc, raw)
     for n in numbers:                  # reported at the file's own line: an HTML page's source, a notebook's JSON
         n.source = at[n.line - 1] if n.line - 1 < len(at) else None

@@ -256,3 +256,18 @@ def test_a_parenthesis_of_prose_is_no_vector():
         figs = extract(text)
         got = labels(text, figs, ["a", "b"], {"h"}, set(), ["a"])
         assert [got[n.index].index for n in figs if n.index in got and got[n.index].index] == places
+
+
+def test_a_token_index_beyond_the_vocabulary_is_no_crash(tmp_path):
+    """``token[9] = 0.35`` on a five-word vocabulary: an index no token has; check reads on (nothing wrong)."""
+    assert _wrong(tmp_path, "token[9] = 0.35\n") == []
+
+
+def test_a_bracket_of_words_starts_no_matrix():
+    """'[see 0.5 and 0.7]' over 'x = [0.3, 0.4]': the words' bracket is no row of x; x's entries keep their
+    places."""
+    from symgpt.claims.extract import extract
+    from symgpt.claims.labels import _stacked
+    text = "[see 0.5 and 0.7]\nx = [0.3  0.4]"
+    got = _stacked(text.split("\n"), extract(text), [])
+    assert sorted((str(lab), pos) for lab, pos in got.values()) == [("x", (0,)), ("x", (1,))]

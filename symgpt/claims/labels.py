@@ -566,8 +566,8 @@ def _stacked(lines: list, numbers: list, vocab) -> dict:
     for no, line in enumerate([*lines, ""], 1):
         m = STACKED_ROW.fullmatch(line) if no <= len(lines) else None
         figs = [n for n in at.get(no, []) if m and m.start("body") <= n.col < m.end("body")]
-        if m and figs and re.fullmatch(r"[\s\d.,+\-−eE]*", m["body"].replace("−", "-")) and \
-                (not run or len(figs) == len(run[-1][1])):
+        ok = bool(m and figs and re.fullmatch(r"[\s\d.,+\-−eE]*", m["body"].replace("−", "-")))
+        if ok and (not run or len(figs) == len(run[-1][1])):
             run.append((m, figs))
             continue
         names = [r["name"] for r, _ in run if r["name"]]
@@ -580,7 +580,7 @@ def _stacked(lines: list, numbers: list, vocab) -> dict:
             for i, (_, figs) in enumerate(run):
                 for j, n in enumerate(figs):
                     out[n.index] = (head, (i, j) if len(run) > 1 else (j,))
-        run = [(m, figs)] if m and figs else []
+        run = [(m, figs)] if ok else []
     return out
 
 
@@ -1015,13 +1015,14 @@ def _scripts(header: list, cells: list) -> list | None:
     at = [next((k for k, (_, end, _) in enumerate(out) if 0 <= a - end <= 2), None) for a, _, _ in cells]
     if not all(re.search(r"[\d,]", t) for *_, t in cells) and len(cells) > 1:
         return None                             # (a second header row of words, not one word's script)
-    if None in at or any(x <= a < y for a, _, _ in cells for x, y, _ in header):
+    moved = None in at or any(x <= a < y for a, _, _ in cells for x, y, _ in header)
+    if moved:
         bare = [k for k, (*_, t) in enumerate(header) if re.fullmatch(r"[^\W\d_]", plain(t))]
         if len(bare) < len(cells):
             return None
         at = bare[len(bare) - len(cells):]      # (the scripts' own columns lost: the last bare letters, in order)
     for k, (_, b, text) in zip(at, cells):
-        out[k] = (out[k][0], max(b, out[k][1]) if None not in at else out[k][1], f"{out[k][2]}_{{{text}}}")
+        out[k] = (out[k][0], out[k][1] if moved else max(b, out[k][1]), f"{out[k][2]}_{{{text}}}")
     return out
 
 
@@ -1108,7 +1109,7 @@ def _quoted_before(n, vocab) -> bool:
     """Whether a token in quotes stands just before a decimal (``"I" with 0.2621``): a decimal is a token's share
     only so, where a percentage needs no quotes."""
     before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[:n.col])[-1]
-    of = re.search(rf"([^\W\d_]+)\s+(?:of|de|von|del|di|du|des|della|do|da)\s*{OPEN}", before)
+    of = re.search(rf"(?<![^\W\d_])([^\W\d_]+)\s+(?:of|de|von|del|di|du|des|della|do|da)\s*{OPEN}", before)
     if of and of[1].lower() not in SHARE_WORDS:
         return False                   # 'rms of "the" was only 0.2739': another quantity of the token's position
     return any(re.search(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}[^=:：^{{}}()\[\]<>≈]*$", before)
@@ -1217,7 +1218,7 @@ def _function_of(n, prev) -> Label | None:
     return Label(("-" if minus else "") + FUNCTION_NAME[word[1]], inner=prev.index) if word else None
 
 
-FUNCTION_HEAD = re.compile(r"\s*(?:[*•·\-]\s+)?\$?\s*\\?(?:mathrm\{|operatorname\{)?(exp|ln|log|sqrt|√|GELU|gelu|"
+FUNCTION_HEAD = re.compile(r"\s*(?:[*•·\-]\s+)?(?:\$\s*)?\\?(?:mathrm\{|operatorname\{)?(exp|ln|log|sqrt|√|GELU|gelu|"
                            r"ReLU|relu|"
                            r"SiLU|silu|swish|Swish)\}?\s*\(\s*")
 """A line that opens on a function of a figure: ``* GELU(−0.7231) = 0.5 × … = −0.1698``."""

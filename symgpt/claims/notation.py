@@ -217,7 +217,7 @@ class Notation:
         if group.endswith("|T"):
             if len(label.index) != 2:
                 return None
-            return self.lookup(group[:-2], base, Label(label.name, label.index[::-1], label.of, label.state))
+            return self.lookup(group[:-2], base, replace(label, index=label.index[::-1]))
         if "|" in group:
             group, _, cut = group.partition("|")
             if len(label.index) != 1:
@@ -286,12 +286,14 @@ class Notation:
         through their gradient's spelling (``e`` where ``∂L/∂e`` is grad_x)."""
         written = [r.base for k, r in out.items() if r.agree and _written(names[k])]
         origin = max(set(written), key=written.count) if written else 0     # how the document counts, mostly
+        through_read = set()
         for key in names:                       # e read through ∂L/∂e (grad_x): x; ∂L/∂e through e: grad_x
             if key not in out and len(key) == 4 and not key[2] and (through := self._through_gradient(key, out)):
                 group, source = through       # (a vector's places count from 0: the document's own origin)
                 out[key] = Reading(group, out[source].base if _written(names[source]) else origin)
+                through_read.add(key)
         for key, r in out.items():
-            if r.agree or not _written(names[key]) and not key[2]:
+            if r.agree or key in through_read or not _written(names[key]) and not key[2]:
                 continue
             lead = {o.base for k, o in out.items() if k[2] and k[1] == key[1] and o.agree} if key[2] else set()
             if len(lead) == 1:                  # an entry's lead-in counts from one origin in all its states (v of
@@ -521,6 +523,8 @@ class Notation:
     def _drawn(self, lab, n):
         """A token's share in a sentence that says it is renormalised or drawn under top-k, top-p or a
         temperature (``Ví dụ “em” sau khi chuẩn hóa: …``): that distribution's entry of the token; else None."""
+        if not all(isinstance(k, tuple) for k in lab.index):
+            return None                  # (token[9]: an index, not a token)
         p = self.by.get(("p", "", tuple(k[1] for k in lab.index)))
         sentence = plain_words(re.split(r"[.!?。]\s", n.line_text[:n.col])[-1])
         if p is None or not DRAWN.search(sentence):
