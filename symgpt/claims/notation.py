@@ -204,10 +204,17 @@ class Notation:
         k = re.fullmatch(r"(sgd|adamw)\[(\d+)\]", label.state)
         if k and (f"{k[1]}.{group}", of) in self.groups:
             return f"{k[1]}.{group}", of, (int(k[2]),)
-        spec = self.m.d.spec
-        if group == "x" and not of and len(spec.input) == 1 and (f"{label.state}.E", "") in self.groups:
-            return f"{label.state}.E", "", (spec.input[0],)   # a bigram's x after a step: its word's row of E
+        row = self._input_row(group, of, ())
+        if row is not None and (f"{label.state}.E", "") in self.groups:
+            return f"{label.state}.E", "", row[1]             # a bigram's x after a step: its word's row of E
         return None
+
+    def _input_row(self, group: str, of: str, idx: tuple) -> tuple | None:
+        """A bigram's x at ``idx`` as the row of E it is, ``("E", (word, *idx))``; None for another group."""
+        spec = self.m.d.spec
+        if group != "x" or of or len(spec.input) != 1:
+            return None
+        return "E", (spec.input[0], *idx)
 
     def lookup(self, group: str, base: int, label):
         """The candidate a label names under a reading (None when out of range or absent).
@@ -643,11 +650,10 @@ class Notation:
         the figure rounds from it; else None."""
         above = " ".join(self._texts.get(k, "") for k in (n.line - 2, n.line - 1))   # (lines with figures)
         sentence = re.split(r"[.!?。](?:\s|$)", f"{above} {n.line_text[:n.col]}")[-1]
-        group, idx, spec = re.sub(r"^sgd\[\d+\]\.", "", c.group), c.idx, self.m.d.spec    # (the new x: its gradient)
+        group = re.sub(r"^sgd\[\d+\]\.", "", c.group)       # (the new x: its gradient)
         if not GRADIENT_WORDS.search(sentence) or group.startswith(("grad_", "adamw", "sgd")):
             return None
-        if group == "x" and len(spec.input) == 1:        # a bigram's x: its word's row of E
-            group, idx = "E", (spec.input[0], *idx)
+        group, idx = self._input_row(group, c.of, c.idx) or (group, c.idx)
         for g in (f"grad_{group}", *(f"sgd[{k}].grad_{group}" for k in range(1, MAX_STEP))):
             x = self.by.get((g, c.of, idx))
             if x is not None and self.m.rounds(x, n):
@@ -661,12 +667,10 @@ class Notation:
             return None
         first, bare = numbers[n.operands[0]], re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", c.group)
         run = run_of(n.heading)
-        spec = self.m.d.spec
-        if bare == "x" and len(spec.input) == 1 and not c.of:     # a bigram's x is its word's row of E
-            c = self.by.get(("E", "", (spec.input[0], *c.idx)))
+        if (row := self._input_row(bare, c.of, c.idx)) is not None:     # a bigram's x is its word's row of E
+            bare, c = row[0], self.by.get(("E", "", row[1]))
             if c is None:
                 return None
-            bare = "E"
         for k in range(MAX_STEP):          # the entry after step k + 1 from its value after step k (W₁₄ : 0.4580 − …)
             before = self.by.get((f"{run}[{k}].{bare}" if k else bare, c.of, c.idx))
             if before is not None and self.m.rounds(before, first):
