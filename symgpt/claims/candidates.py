@@ -336,6 +336,11 @@ def _training(d, add, shapes, ref_of):
             for state in ("sgd[1]", "adamw[1]"):
                 for idx in _entries(shape):
                     add(f"{state}.{ref_of(name, axes, idx)}", f"{state}.{name}", idx, axes, scoped=True)
+            if name != "sum_exp":                      # and the backward pass that starts the next step: δ' = q' − y
+                for k in range(1, tr.steps + 1):
+                    for idx in _entries(shape):
+                        entry = ref_of(name, axes, idx)
+                        add(f"sgd[{k}].grad_{entry}", f"sgd.grad_{name}", (k, *idx), "k" + axes, scoped=True)
     for b in ("beta1", "beta2"):                   # the moments' share of the new gradient: m = (1 − β₁)·g
         add(f"1 - adamw.{b}", f"1 - adamw.{b}")
     for name in params:

@@ -90,7 +90,9 @@ def _clip(s: str, n: int) -> str:
 
 # ---------------------------------------------------------------- what is not a figure
 
-HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d+(?:\.\d+)+\.?\s+[^\d\s=+\-×*/].*|\d+\.\s+[^\d\s].{0,40})")
+HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s+[^\d\s=+\-×*/].*|"
+                     r"\d+\.\s+[^\d\s].{0,40})")
+#                                            (a section's number: 2.3.1, not a figure: '0.7979 ile çarpınca …')
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
                      r"\s*\d+(?:[-.]\d+)*|"
@@ -251,9 +253,44 @@ def normal_line(raw: str, comma: bool = False) -> str:
     'ŷ₄ = 0.1400, W[0,3] = 2.6627·10⁻⁴'
     """
     line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH))
+    if "\\" in line or "{,}" in line:
+        line = latex_numbers(line, comma)
+    if "%" in line:
+        line = PERCENT_FIRST.sub(r"\1%", line)
     if comma:
         line = COMMA_DECIMAL.sub(_point, line)
     return SPACED_PERCENT.sub(lambda m: "% ", line)
+
+
+PERCENT_FIRST = re.compile(r"(?<![\w%\\])%(\d+(?:[.,]\d+)?)(?![\w.]|,\d)")
+"""A percent written before its figure, as Turkish writes it (``%58,00'ini``): moved after it (``58,00%'ini``)."""
+LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{\s*([^{}]*?)\s*\}(?:\{([^{}]*)\})?|"
+                          r"(?<![\d.,])(\d+)\{,\}(\d+)(\s*(?:\\[,;:!]|~)?\s*\\%)?|(?<=\d)\s*(?:\\[,;:!]|~)?\s*\\%")
+"""A figure as LaTeX sets it: ``\\num{0,1163}``, ``\\SI{2.5}{\\percent}`` (siunitx), ``0{,}497`` (a decimal comma
+without its space), ``34{,}38\\,\\%``."""
+
+
+def latex_numbers(line: str, comma: bool = True) -> str:
+    """A line's LaTeX figures as plain figures with a decimal point, each padded with spaces to the length it
+    had (columns keep their place).  ``{,}`` is a decimal comma, unless the document writes decimal points
+    (``comma`` false) and it groups thousands (``1{,}000``); siunitx reads a comma in ``\\num`` as a decimal mark.
+
+    >>> latex_numbers(r"$0{,}4970$ i \\num{0,1163}, $34{,}38\\,\\%$, \\SI{2.5}{\\percent}")
+    '$0.4970  $ i 0.1163      , $34.38%     $, 2.5%              '
+    >>> latex_numbers(r"$1{,}000$ tokens, $0{,}25$", comma=False)
+    '$1,000  $ tokens, $0.25  $'
+    """
+    def plain(m) -> str:
+        if m[1] is not None:              # \num{…}, \SI{…}{unit}: its figure, a percent unit as %
+            unit = "%" if m[2] is not None and re.fullmatch(r"\s*(?:\\percent|\\%|%)\s*", m[2]) else ""
+            text = re.sub(r"(?<=\d)(?:\{,\}|,)(?=\d)", ".", m[1]) + unit
+        elif m[3] is not None:
+            thousands = not comma and len(m[4]) == 3 and m[3][0] != "0" and len(m[3]) <= 3
+            text = f"{m[3]}{',' if thousands else '.'}{m[4]}" + ("%" if m[5] else "")
+        else:
+            text = "%"
+        return text + " " * (len(m[0]) - len(text))
+    return LATEX_NUMBER.sub(plain, line)
 
 
 COMMA_DECIMAL = re.compile(r"(?<![\d.,])(\d+),(\d+)(?!\d|,\d|\.\d)")
@@ -267,7 +304,7 @@ def decimal_comma(text: str) -> bool:
     >>> decimal_comma("p = 0,1400 и 3,38%"), decimal_comma("W[0,1] = 0.25, (1,2)")
     (True, False)
     """
-    found = COMMA_EVIDENCE.findall(text)
+    found = COMMA_EVIDENCE.findall(PERCENT_FIRST.sub(r"\1%", text.replace("{,}", ",")))   # (0{,}497, %29,87 too)
     return any("%" in f or "10" in f[-2:] for f in found) or len(found) >= 3
 
 
@@ -323,6 +360,7 @@ def extract(text: str) -> list:
             for n in found:                # '4.2 代入 d=2 的具体数值', '3. 分词：[2, 3]': figures in a heading
                 n.heading, n.index = heading, len(out)
                 out.append(n)
+            _link_chains(found)
             continue
         caption = bool(CAPTION.match(line)) or bool(BOLD_LINE.fullmatch(line) and _cells(line) is None
                                                      and _table_like(lines, no))
@@ -402,8 +440,18 @@ def extract(text: str) -> list:
             prose = _clip((prose + " " + line.strip())[-160:], 160)
         if cells is None and "\t" not in line and not table:
             about = ([m[0] for m in re.finditer(r"(?<![A-Za-z\\])[A-Z]_\{?\d\d\}?(?!\d)", line)] or [about])[-1]
+    for n in out:              # a LaTeX figure is reported as printed: 0{,}497, \num{0,1163}, 34{,}38\,\%
+        if n.kind == "percent" and lines[n.line - 1][n.col:n.col + 1] == "%":
+            n.printed = lines[n.line - 1][n.col:n.col + len(n.text)]                   # %58,00
+            continue
+        sign = len(n.text) - len(n.text.lstrip("-−+"))
+        m = LATEX_NUMBER.match(lines[n.line - 1], n.col + sign)
+        if m and latex_numbers(m[0], comma).rstrip() == n.line_text[n.col + sign:n.col + sign + len(m[0])].rstrip():
+            n.printed = lines[n.line - 1][n.col:n.col + sign] + m[0]
     if comma:                  # a decimal comma is read as a point and reported as printed
         for n in out:
+            if n.printed:
+                continue
             same = lines[n.line - 1][n.col:n.col + len(n.text)]          # '2,6627·10⁻⁴' as long as its text
             spaced = re.match(r"[-−+]?\d+(?:[,.]\d+)*(?:\s*[·×]\s*10\s*(?:\^\{?[-−+]?\d+\}?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
                               r"(?: ?%)?", lines[n.line - 1][n.col:])   # '5,247 %', '−3,1623 · 10^{−2}' (its
@@ -758,13 +806,15 @@ def _arithmetic_tail(line: str, start: int, end: int) -> int | None:
 
 
 SENTENCE_END = re.compile(r"(?<=\S)(?:[;；。]|\.\s|[,，]\s*(?=[^\W\d_]))")
-LABEL_END = re.compile(r":|←|\\leftarrow|\\gets|\bbecomes\b|\bis\b|\bto\b|变为|devient|wird")
+LABEL_END = re.compile(r":|←|\\leftarrow|\\gets|\bbecomes\b|\bis\b|\bto\b|变为|devient|wird|\bwordt\b|\bwynosi\b|"
+                       r"staje się|\bdiventa\b|torna-se|\bfica\b|se convierte en|\bqueda\b|становится|\bolur\b|"
+                       r"trở thành|\bmenjadi\b")
 LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
                (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
                (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
 OPEN = re.compile(r"\\begin\{[bpvB]?matrix\}|\[|\(")
 CLOSE = re.compile(r"\\end\{[bpvB]?matrix\}|\]|\)")
-ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′]*(?:\[\d+\])?)\s*&?\s*(?:=|:|→|\\to)\s*$")
+ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′]*+(?:\[\d+\])?)\s*+&?+\s*+(?:=|:|→|\\to)\s*$")
 
 
 def _arrays(line: str, found: list) -> None:
@@ -856,7 +906,8 @@ def _term_chains(line: str, found: list, left: tuple, right: tuple, rel: str) ->
         n.operands = [m for m in found if left[0] + ls <= m.col < left[0] + ls + len(lterm)]
 
 
-CONTINUATION = re.compile(r"\s*\$*\s*&?\s*(?:\\q?quad\s*)*(?:=|≈|[-+−](?=\s*[\d(]))")
+CONTINUATION = re.compile(r"\s*+\$*+\s*+&?+\s*+(?:\\q?quad\s*+)*+(?:=|≈|[-+−](?=\s*[\d(]))")
+#                           (possessive: linear on a line's long runs of spaces)
 
 
 def _continued(above: str, above_found: list, line: str, found: list) -> None:
@@ -871,7 +922,7 @@ def _continued(above: str, above_found: list, line: str, found: list) -> None:
     cut = max(above.rfind("="), above.rfind("≈")) + 1
     tail = re.sub(r"\\\\\s*$", "  ", above[cut:])        # (a LaTeX line break ends it: kept as wide)
     shift = len(tail) + 1
-    operator = not re.match(r"\s*\$*\s*&?\s*(?:\\q?quad\s*)*(?:=|≈)", line)   # '&\qquad + … = -0.345' goes on
+    operator = not re.match(r"\s*+\$*+\s*+&?+\s*+(?:\\q?quad\s*+)*+(?:=|≈)", line)   # '&\qquad + … = -0.345' goes on
     olds = [dataclasses.replace(m, col=m.col - cut, chain=None, operands=[]) for m in above_found if m.col >= cut]
     had = {id(n): (n.chain, n.relation, n.operands) for n in found}
     for n in found:

@@ -60,6 +60,8 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
 """LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
 LATEX = [(r"\\mathcal\{L\}", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
+         (r"\\(bar|overline|tilde)\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z])\b)",       # \bar h: h̄, not h
+          lambda m: (m[2] or m[3]) + ("\u0303" if m[1] == "tilde" else "\u0304")),
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
@@ -99,16 +101,17 @@ def plain(s: str) -> str:
 
 # ---------------------------------------------------------------- a name and its indices
 
-NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ff∂ŷ][\w.'′\u0302]*"
+NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ff∂ŷ][\w.'′\u0302\u0303\u0304]*"
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
-IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是"
+IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是|" \
+     r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
 CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\b(?:and|und|et|и|và)\b|\bwhile\b|"
                     r"(?<=\d)\.\s+(?=[^\W\d_])")
 #                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too)
-OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*[)\]]?\s*\$*\s*(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
+OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
@@ -164,6 +167,11 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     ('adamw[1].E[tok1,0]', 'E[tok1]', 'Q[0]')
     >>> str(named("z^{(1)}_{b}", Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})))    # a bigram: z after a step
     'sgd[1].z[tok1]'
+    >>> str(named("J''", [])), str(named(r"\\mathcal{L}'", [], "AdamW"))
+    ('sgd[2].loss', 'adamw[1].loss')
+    >>> bigram = Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})
+    >>> str(named("e''_1", bigram)), str(named("q'_{b}", bigram)), str(named("h'_1", v))
+    ('sgd[2].e[1]', 'sgd[1].q[tok1]', "h'[1]")
     """
     optimizer = run_of(heading)
     step = STEP_SUPERSCRIPT.search(plain(head))
@@ -172,6 +180,9 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
         k = int(step["k"] or "⁰¹²³".index(step["s"]))
         lab = parse_label(step["name"] + step["rest"], vocab)
         return lab if lab is None or k == 0 else Label(lab.name, lab.index, lab.of, f"{optimizer}[{k}]")
+    primed = parse_label(head, vocab) if re.search(r"['′″‴]", head) else None
+    if primed is not None and primed.state.startswith("sgd["):       # L', J'', a bigram's e''_1: after steps
+        return Label(primed.name, primed.index, primed.of, primed.state.replace("sgd", optimizer))
     new = NEW.search(plain(head))
     lab = parse_label(NEW.sub("", plain(head)) if new else head, vocab)
     if lab is None or not new:
@@ -179,6 +190,13 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     return Label(lab.name, lab.index, lab.of, f"{optimizer}[1]")
 
 
+PRIMED_LOSS = re.compile(r"(?<![\w\\])(L|J|ℒ|\\mathcal\{L\})\s*(['′]{1,3}|″|‴)$")
+"""The loss written with primes, one per training step."""
+def _primes(marks: str) -> int:
+    return sum({"″": 2, "‴": 3}.get(c, 1) for c in marks)
+
+
+PRIMED = re.compile(r"(?P<name>[^\W\d_]\w*?)(?P<primes>['′]{1,3}|″|‴)(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?")
 STEP_SUPERSCRIPT = re.compile(r"(?<![\w\\])(?P<name>[^\W\d_]\w*?)(?:\^\{?\((?P<k>\d)\)\}?|⁽(?P<s>[⁰¹²³])⁾)"
                               r"(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?\s*$")
 """A parameter's name with the step in a superscript (``E^{(1)}``, ``W⁽⁰⁾``): in a model whose parameters are
@@ -215,6 +233,15 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['∂L/∂x', '∂L/∂W[1,tok1]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    primed = PRIMED_LOSS.search(s)
+    if primed and primed.start() == len(re.match(r"(?:.*\s)?", s)[0]):   # (…) L' and J'': the loss after steps
+        return Label("loss", (), "", f"sgd[{_primes(primed[2])}]")
+    primed = PRIMED.fullmatch(s) if getattr(vocab, "stepped", False) and s not in NEW_VALUE else None
+    #                                   (θ' is the entry a lead-in names, after the step: read where it stands)
+    if primed:                   # a bigram's e''_1, q': after two steps, one (it has no layers a prime could mark)
+        lab = parse_label(primed["name"] + (primed["rest"] or ""), vocab)
+        k = _primes(primed["primes"])
+        return lab if lab is None or lab.state else Label(lab.name, lab.index, lab.of, f"sgd[{k}]")
     s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
     s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
     s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
@@ -273,7 +300,7 @@ def _function_label(head: str, vocab) -> Label | None:
     return dataclasses.replace(lab, fn=fn + ("+eps" if m[3] else ""))
 
 
-CONTINUES = re.compile(r"\s*\$*\s*&?\s*(?:\\q?quad\s*)*(?:[-+−=≈]|\\approx)")
+CONTINUES = re.compile(r"\s*+\$*+\s*+&?+\s*+(?:\\q?quad\s*+)*+(?:[-+−=≈]|\\approx)")   # (possessive: linear)
 
 
 def _continued(n, lines: list, vocab) -> Label | None:
@@ -514,6 +541,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     ('k[1]', 'A')
     >>> str(_literal_name("By hand for the last position: o₂ = 0.3·v₀ + 0.7·v₁ = ", "", v))
     'o[2]'
+    >>> str(_literal_name("ln_f.γ = (1,05; 0,95) ve ln_f.β = ", "", v))
+    'ln_f.β'
     """
     if re.search(r"(?:array|tensor)\(\s*$", before):
         state = OPTIMIZER_STATE.search(code_name or "")
@@ -523,8 +552,9 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     if not re.search(r"(?:=|≈|:|：|＝|←)\s*$", plain(before)):
         return None
     parts = re.split(r"=|≈|:|←", _clause(plain(before)))
-    beside = re.search(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]\s*(?:[,;，；]|\b(?:and|et|und|y|e)\b|和|与|及)?\s*"
-                       r"([^\W\d]\w*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$", parts[-2]) \
+    beside = re.search(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]\s*(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
+                       r"och|a)\b|和|与|及|और)?\s*"
+                       r"([^\W\d][\w.]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$", parts[-2]) \
         if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's
     if beside:
         return named(beside[1], vocab, heading)
@@ -636,6 +666,9 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 i = m.end()
                 continue
             ch = line[i]
+            if ch in "[()]" and line[i - 1:i] == "\\" and line[i - 2:i] != "\\\\":
+                i += 1                 # \[ … \] and \( … \): LaTeX's math delimiters, no literal
+                continue
             if ch in "[(":
                 call = re.search(r"(?<![\\\w])[A-Za-z_\u4e00-\u9fff][\w.]*$", line[:i])   # not \to [
                 if call and call[0].strip() in ("array", "tensor", "np.array", "torch.tensor") and ch == "(":
@@ -698,7 +731,8 @@ SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目)|"
                  r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim|step|"
                  r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
-                 r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|"
+                 r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|wiersz|kolumna|pozycja|satır|sütun|pozisyon|"
+                 r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|"
                  r"строка|столбец|позиция|шаг)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
@@ -1055,7 +1089,8 @@ FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": 
 
 
 ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête|atenção|"
-                       r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|\bđầu\b",
+                       r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|\bđầu\b|"
+                       r"\buwag|głowic|\bdikkat|\bkafa|aandacht|\bkop\b|ध्यान|हेड|perhatian|\bkepala\b|\bувага|\bуваги",
                        re.I)
 
 
@@ -1133,7 +1168,11 @@ LINKING = {"on", "for", "to", "of", "with", "gets", "has", "is", "at", "auf", "f
            "only", "just", "still", "nur", "noch", "lediglich", "bloß", "seulement", "encore", "solo", "sólo", "apenas",
            "ainda", "ancora", "appena", "всего", "лишь", "только", "cho", "được", "chỉ",
            "pour", "sur", "à", "avec", "a", "obtient", "est", "de", "the", "der", "die", "das", "le", "la", "les",
-           "在", "于", "给", "对", "是", "为", "占", "得到", "获得", "分到", "的", "落在", "放在"}
+           "在", "于", "给", "对", "是", "为", "占", "得到", "获得", "分到", "的", "落在", "放在",
+           "op", "naar", "voor", "aan", "krijgt", "heeft", "slechts", "nog", "maar", "het", "een",
+           "na", "dla", "do", "otrzymuje", "dostaje", "ma", "tylko", "jeszcze", "için", "ise", "sadece", "yalnızca",
+           "alır", "untuk", "pada", "ke", "mendapat", "hanya", "para", "en", "al", "per", "su", "recibe", "riceve",
+           "recebe", "на", "для", "получает", "को", "पर", "के", "लिए", "मिलता", "सिर्फ़", "केवल"}
 """Words that may stand between a token and its share: '34 % on the', '„laut“ mit 18.73 %', 'sat gets 12 %'."""
 
 
@@ -1199,7 +1238,8 @@ def _attention_share(n, vocab, start: int, above: str = "") -> Label | None:
 
 
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
-                  r"себя|самого себя|chính nó|chính mình)\b|"
+                  r"себя|самого себя|chính nó|chính mình|(?:samo\s+)?siebie|kendi(?:si|sine|sinde|ni)|zichzelf|"
+                  r"dirinya(?:\s+sendiri)?|स्वयं|खुद)\b|"
                   r"자기\s*자신|自己|自身", re.I)
 """The words that say a query's share goes to its own position."""
 
@@ -1339,7 +1379,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
 
 
-HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu)\s*(\d+)|第\s*(\d+)\s*个头|"
+HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|kafa|kop|kepala|हेड)\s*(\d+)|"
+                       r"第\s*(\d+)\s*个头|"
                        r"(?:头|ヘッド)\s*(\d+)", re.I)
 
 
@@ -1361,7 +1402,7 @@ def _head_mark(text: str) -> int | None:
 
 
 ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position|vị trí|"
-                      r"posizione|posición|posição|позиция)\s*=?\s*"
+                      r"posizione|posición|posição|позиция|pozycj[ai]|pozisyon|konum|positie|posisi|स्थिति)\s*=?\s*"
                       r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")
 SLIDE = re.compile(r"\s*\[?(?:Slide|Folie|Diapositive|幻灯片|Page)\s*\d+\]?", re.I)
 

@@ -50,6 +50,21 @@ STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (
 STRONG_GAP = 4.0        # … and by this much more than a quantity that rounds to the figure and is named too
 
 
+EXERCISE = re.compile(r"exercises?|homework|Übung|Aufgaben?|Hausaufgabe|exercices?|devoirs?|ejercicios?|tarea|"
+                      r"esercizi|compiti|exercícios?|упражнени|задани|练习|习题|作业|演習|宿題|연습\s*문제|과제|"
+                      r"bài tập|ćwiczeni|zadani[ae]|ödev|alıştırma|oefening|opdracht|latihan|गृहकार्य|अभ्यास", re.I)
+"""A heading over exercises: its figures are what the reader is asked to try (``take η = 0.05``), not claims."""
+
+
+APPROX_NEXT = re.compile(r"\s*\$?\s*(?:≈|\\approx|~)\s*\$?\s*")
+
+
+def _exercises(results: list) -> list:
+    """A figure under an exercise heading is no claim of the model's: never wrong, at most unmatched."""
+    return [dataclasses.replace(r, verdict="unmatched", ref=None, cause=None, correct=None, exact=None, distance=None)
+            if r.verdict == "wrong" and EXERCISE.search(r.number.heading or "") else r for r in results]
+
+
 class Matcher:
     """Matches a document's figures to one derivation's quantities."""
 
@@ -130,7 +145,8 @@ class Matcher:
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
         first = self._match(numbers, {})
-        return _foreign_columns(self._right(self._match(numbers, self._inputs(first))))
+        results = self._right(self._match(numbers, self._inputs(first)))
+        return _exercises(_foreign_columns(self._acknowledged(results, numbers)))
 
     def spoken(self, c) -> bool:
         """Whether the text talks about what the candidate belongs to (AdamW, a temperature, top-k, top-p):
@@ -220,6 +236,22 @@ class Matcher:
                 results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
                                                  chain_value=None)
         return results
+
+    def _acknowledged(self, results: list, numbers: list) -> list:
+        """A sum of rounded figures the text itself rounds to its quantity (``… = −0.0001 ≈ 0``) is the author's
+        own account of the rounding, not a wrong figure; nor is the same figure repeated on its line."""
+        by_ref, kept = {c.ref: c for c in self.cands}, set()
+        for k, r in enumerate(results):
+            n = r.number
+            after = APPROX_NEXT.match(n.line_text, n.col + len(n.text)) if r.verdict == "wrong" and r.ref else None
+            nxt = next((m for m in numbers[k + 1:k + 2] if m.line == n.line and after and m.col == after.end()), None)
+            c = (by_ref.get(r.ref) or self.expression(r.ref)) if nxt is not None else None
+            if c is not None and nxt.kind in ("integer", "decimal") and self.rounds(c, nxt):
+                results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
+                                                 chain_value=None)
+                kept.add((n.line, n.text, r.ref))
+        return [dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None, chain_value=None)
+                if r.verdict == "wrong" and (r.number.line, r.number.text, r.ref) in kept else r for r in results]
 
     def _named(self, n, ctx, prev, ranked):
         """(score, candidate) when the context names one quantity near the figure far more strongly

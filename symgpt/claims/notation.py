@@ -33,7 +33,8 @@ from .labels import Label, run_of
 from .refs import ExprError, bind, parse
 
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
-STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p")   # a training run's states, the step their first index
+STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p", "sgd.grad_z", "sgd.grad_logits")
+#         (a training run's states, the step their first index)
 MAX_STEP = 8            # a state after training named by its place is looked for up to this step
 LINE_WINDOW = 12         # an index-less name's neighbours: the figures read before it on its line, this many
 MAX_CUT = 16             # a matrix's rows or columns are readings of a one-index name up to this many
@@ -65,7 +66,13 @@ def plain_words(s: str) -> str:
 
 TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|\blr\b|\bη\b|学习率|更新|优化|"
                      r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?|"
-                     r"шаг|обучени|обновл|спуск|passo|atualiza|treinamento|학습|업데이트|스텝|ステップ|学習", re.I)
+                     r"шаг|обучени|обновл|спуск|passo|atualiza|treinamento|학습|업데이트|스텝|ステップ|学習|"
+                     r"gradient descent|descente de gradient|Gradientenabstieg|descenso|discesa del gradiente|"
+                     r"aggiorna|addestramento|entrenamiento|actualiza|"
+                     r"\bkrok\w* (?:uczenia|spadku|SGD|optymalizacji)|spad\w* gradientu|uczeni|"
+                     r"öğrenme|güncelle|eğitim|\badım\w* sonra|leersnelheid|bijwerk|trainingsstap|na de stap|"
+                     r"langkah pelatihan|pembaruan|laju pembelajaran|cập nhật|huấn luyện|"
+                     r"अद्यतन|प्रशिक्षण|सीखने की दर|अपडेट", re.I)
 """A heading or paragraph about training: there a figure may be of the model after a step."""
 
 
@@ -625,6 +632,8 @@ class Notation:
         hits = [x for x in post.values() if self.m.rounds(x, n)]
         if len(hits) == 1:
             return hits[0]
+        if not TRAINED.search(n.heading + " " + n.prose + " " + n.line_text):
+            return None                 # 'from 0.2506 to 0.2716' under a temperature: no step's doing
         return post.get(f"{run_of(n.heading + ' ' + n.prose)}[1]")
 
     def _a_later_state(self, c, n) -> bool:

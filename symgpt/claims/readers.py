@@ -25,6 +25,9 @@ Jupyter    the notebook's JSON (:func:`notebook_lines`)         cells in order, 
                                                                 outputs show, from 1)
 PDF        pdfplumber (:mod:`symgpt.claims.read_pdf`), or       lines of the normal form, pages in order with a
            pdftotext when pdfplumber fails                      blank line between them; origins ``page N``
+LaTeX      :mod:`symgpt.claims.read_tex`: sections, tabulars,   lines of the normal form; each line's origin is
+``.tex``   verbatim written back in the normal form; math and   ``line N``, the source line it came from
+           prose as they are
 ========== ==================================================== ==============================================
 
 Notebooks are read with the standard library's :mod:`json`, not nbformat: nbformat would add its schema
@@ -51,6 +54,7 @@ from ..core.errors import InputError
 from .read_html import html_lines, html_text
 from .read_md import markdown_lines
 from .read_pdf import pdf_lines
+from .read_tex import tex_lines
 
 MAX_DOCUMENT_BYTES = 1 << 24   # a document is read only up to this size (16 MiB)
 STYLED = {c: unicodedata.normalize("NFKC", chr(c)) for c in [*range(0x1D400, 0x1D800), 0x210E]
@@ -59,6 +63,7 @@ STYLED = {c: unicodedata.normalize("NFKC", chr(c)) for c in [*range(0x1D400, 0x1
 math italic and text pasted from one are the symbols a tutorial types."""
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
+TEX_SUFFIXES = (".tex", ".ltx", ".latex")
 
 
 @dataclass
@@ -66,7 +71,7 @@ class Read:
     """A document read: its text in the normal form and, per line, where it came from ([] when the text is
     the file's own)."""
     text: str
-    kind: str                                    # text | markdown | html | ipynb | pdf
+    kind: str                                    # text | markdown | html | ipynb | pdf | latex
     origins: list = field(default_factory=list)  # origins[i]: line i + 1 of the text, e.g. 'cell 3, line 2'
 
 
@@ -114,6 +119,8 @@ def _read(p: Path) -> Read:
             return _joined(markdown_lines(text), "markdown", "line {}")
         if suffix in HTML_SUFFIXES or re.match(r"\s*(<!doctype html|<html)", text, re.I):
             return _joined(html_lines(text), "html", "source line {}")
+        if suffix in TEX_SUFFIXES or re.match(r"\s*(?:%.*\n\s*)*\\documentclass\b", text):
+            return _joined(tex_lines(text), "latex", "line {}")
     except InputError as e:
         raise InputError(f"DOCUMENT {p}: {e}") from None
     return Read(text, "text")
