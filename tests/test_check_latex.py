@@ -22,7 +22,7 @@ from symgpt.claims.extract import extract
 from symgpt.claims.read_tex import tex_lines
 
 from test_check_layouts import r4
-from test_check_readings import VOCAB, Y, _wrong, by_hand, comma
+from test_check_readings import VOCAB, Y, _wrong, _wrong_of, by_hand, comma, heads_spec
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +150,34 @@ def test_a_figure_in_a_line_that_looks_like_a_numbered_heading_keeps_its_chain()
     last = ns[-1]
     assert last.text == "0.5294" and last.heading == ""
     assert all(isinstance(i, int) and ns[i].text == "0.5893" for i in last.operands)
+
+
+@pytest.fixture(scope="module")
+def two_heads(tmp_path_factory):
+    return heads_spec(tmp_path_factory)
+
+
+@pytest.mark.parametrize("text", [
+    "In de aandacht geeft kop 2 {c}% aan zichzelf en maar {a}% op “t4”.",
+    "Kafa 2 dikkatinin %{c}'ini kendisine, %{a}'ini ise «t4»e veriyor.",
+    "W uwadze głowica 2 daje {c} % samej sobie… a tylko {a} % na „t4”."])
+def test_attention_shares_in_dutch_turkish_and_polish(tmp_path, two_heads, text):
+    """The last query's shares, heads counted from 1: a percent slip on “t4” (key 0) is A[1,2,0]'s, reported as
+    printed (Turkish writes the percent first). Input: t4 t2 t2."""
+    path, f = two_heads
+    A = f["A"][1][2]
+    a = mp.nstr(A[0] * 10, 4, strip_zeros=False)
+    c = mp.nstr(A[2] * 100, 4, strip_zeros=False)
+    comma_ = "%{a}" in text or "głowica" in text
+    a_, c_ = (comma(a), comma(c)) if comma_ else (a, c)
+    printed = f"%{a_}" if "%{a}" in text else f"{a_} %" if "głowica" in text else f"{a_}%"
+    got = _wrong_of(tmp_path, "Tabel: 0,1234 en 0,5678 en 0,9012.\n\n" * comma_ + text.format(a=a_, c=c_) + "\n", path)
+    assert got == [("A[1,2,0]", printed)]
+
+
+def test_a_vector_with_a_bar_is_not_the_vector_without(tmp_path, run):
+    """``\\bar x = (0.60, −0.31)`` is some other vector than x = (0.6, −0.3) (a normalised one, say): −0.31 is
+    not x's entry printed wrong; the same figures written as x are."""
+    assert _wrong(tmp_path, "$\\bar x = (0.60, -0.31)$\n", "doc.md") == []
+    assert _wrong(tmp_path, "$x = (0.60, -0.31)$\n", "doc.md") == [("x[1]", "-0.31")]
+

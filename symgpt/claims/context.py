@@ -99,7 +99,7 @@ class Context:
     one_minus: bool = False          # m/(1-0.9): the 0.9 of a bias correction, β
 
 
-SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0370-\u03ff]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?"
+SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0303\u0304\u0370-\u03ff]+(?:_\{?[A-Za-z]+\}?)?)\s*(?:_\{?)?"
                     r"(\d+(?:\s*,\s*\d+)?|\(\S{1,6}?\))?"
                     r"\}?[\s'′&]*"
                     r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
@@ -257,6 +257,8 @@ def _aligned(n) -> tuple | None:
 
 
 PLAIN = ((re.compile(r"\\sqrt\{\\hat\s*(\w)\}"), "√\\1\u0302"), (re.compile(r"\\hat\s*\{?(\w)\}?"), "\\1\u0302"),
+         (re.compile(r"\\(?:bar|overline)\s*\{?(\w)\}?"), "\\1\u0304"),        # \bar h: h̄, another vector than h
+         (re.compile(r"\\tilde\s*\{?(\w)\}?"), "\\1\u0303"),
          (re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
          (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
          (re.compile(r"\\(alpha|beta|gamma|delta|epsilon|varepsilon|eta|theta|lambda|mu|sigma)(?![A-Za-z])"),

@@ -811,10 +811,12 @@ LABEL_END = re.compile(r":|←|\\leftarrow|\\gets|\bbecomes\b|\bis\b|\bto\b|变�
                        r"trở thành|\bmenjadi\b")
 LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
                (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
-               (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
+               (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "),
+               (re.compile(r"\\(?:bar|overline)\s*\{?([A-Za-z])\}?"), "\\1\u0304"),    # \bar h: h̄, no h
+               (re.compile(r"\\tilde\s*\{?([A-Za-z])\}?"), "\\1\u0303"))
 OPEN = re.compile(r"\\begin\{[bpvB]?matrix\}|\[|\(")
 CLOSE = re.compile(r"\\end\{[bpvB]?matrix\}|\]|\)")
-ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′]*+(?:\[\d+\])?)\s*+&?+\s*+(?:=|:|→|\\to)\s*$")
+ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′\u0303\u0304]*+(?:\[\d+\])?)\s*+&?+\s*+(?:=|:|→|\\to)\s*$")
 
 
 def _arrays(line: str, found: list) -> None:
