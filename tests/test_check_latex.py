@@ -181,3 +181,38 @@ def test_a_vector_with_a_bar_is_not_the_vector_without(tmp_path, run):
     assert _wrong(tmp_path, "$\\bar x = (0.60, -0.31)$\n", "doc.md") == []
     assert _wrong(tmp_path, "$x = (0.60, -0.31)$\n", "doc.md") == [("x[1]", "-0.31")]
 
+
+
+def test_latex_source_edge_cases_from_a_review():
+    """A line break ``\\\\`` before ``%`` ends the row, and the rest is a comment; a verbatim opened and closed on
+    one line is that line's; text beside a tabular is kept; a first row of figures is no header (an empty one
+    is); LyX's ``\\tabularnewline`` ends a row; a ``\\multicolumn`` of 99999999 columns is read without a crash."""
+    src = ("\\begin{document}\nRun \\begin{verbatim}python bigram.py\\end{verbatim} first.\n"
+           "\\begin{tabular}{ll}\nA & $0{,}3773$ \\\\\nB & $0{,}2832$ \\\\% was $p_3 = 0{,}3000$\n"
+           "\\end{tabular} and $p_3 = 0{,}3594$\n"
+           "\\begin{tabular}{l} x \\tabularnewline y \\tabularnewline \\end{tabular}\n"
+           "\\begin{tabular}{l} \\multicolumn{99999999}{c}{z} \\\\ \\end{tabular}\n\\end{document}")
+    assert tex_lines(src) == [
+        ("Run \\begin{verbatim}python bigram.py\\end{verbatim} first.", 2),
+        ("|  |  |", 4), ("| --- | --- |", 4), ("| A | 0{,}3773 |", 4), ("| B | 0{,}2832 |", 5),
+        (" and $p_3 = 0{,}3594$", 6),
+        ("| x |", 7), ("| --- |", 7), ("| y |", 7),
+        ("| \\multicolumn{99999999}{c}{z} |", 8), ("| --- |", 8)]
+
+
+def test_latex_figures_printed_with_their_sign_inside_and_indices_with_a_latex_comma():
+    """``\\num{-0,14}`` and ``12.5\\,\\%`` are reported as printed; ``W_{0{,}2}`` is an index pair, no figure."""
+    ns = extract(r"a \num{-0,14}, b 12.5\,\%, $W_{0{,}2} = 0{,}3$ and $0{,}25$, $0{,}75$")
+    assert [(n.text, n.printed) for n in ns] == [("-0.14", "\\num{-0,14}"), ("12.5%", "12.5\\,\\%"),
+                                                 ("0.3", "0{,}3"), ("0.25", "0{,}25"), ("0.75", "0{,}75")]
+
+
+def test_an_approximation_excuses_only_a_sum_that_closes_and_a_task_is_no_exercise(tmp_path, run):
+    """``p = 0.xxxx ≈ 0.yy`` (a figure with no arithmetic of its own) stays wrong, ≈ or not; a heading 'Die
+    Aufgabe: …' (the task) is no exercise heading."""
+    p = run["f0"]["p"]
+    bad = r4(p[Y] + mp.mpf("0.01"))
+    vector = "p = (" + ", ".join(r4(v) if j != Y else bad for j, v in enumerate(p)) + ")"
+    approx = vector.replace(bad, f"{bad} ≈ {r4(p[Y], 2)}")     # (…, 0.1960 ≈ 0.19, …): the true value's rounding
+    assert _wrong(tmp_path, approx + "\n") == [("p[пьёт]", bad)]
+    assert _wrong(tmp_path, f"## Die Aufgabe: das nächste Wort\n\n{vector}\n", "doc.md") == [("p[пьёт]", bad)]

@@ -264,10 +264,16 @@ def normal_line(raw: str, comma: bool = False) -> str:
 
 PERCENT_FIRST = re.compile(r"(?<![\w%\\])%(\d+(?:[.,]\d+)?)(?![\w.]|,\d)")
 """A percent written before its figure, as Turkish writes it (``%58,00'ini``): moved after it (``58,00%'ini``)."""
-LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{\s*([^{}]*?)\s*\}(?:\{([^{}]*)\})?|"
-                          r"(?<![\d.,])(\d+)\{,\}(\d+)(\s*(?:\\[,;:!]|~)?\s*\\%)?|(?<=\d)\s*(?:\\[,;:!]|~)?\s*\\%")
+LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{([^{}]*)\}(?:\{([^{}]*)\})?|"
+                          r"(?<![\d.,_{\[])(\d+)\{,\}(\d+)(\s*+(?:\\[,;:!]|~)?\s*+\\%)?|"
+                          r"(?<=\d)\s*+(?:\\[,;:!]|~)?\s*+\\%")
+#    (not an index: W_{0{,}2}; possessive spaces: linear on long runs)
+THOUSANDS = re.compile(r"(?<![\d.,_{\[])\d{1,3}(?:\{,\}\d{3})+(?![\d{])")
 """A figure as LaTeX sets it: ``\\num{0,1163}``, ``\\SI{2.5}{\\percent}`` (siunitx), ``0{,}497`` (a decimal comma
 without its space), ``34{,}38\\,\\%``."""
+
+
+LATEX_PERCENT = re.compile(r"[-−+]?\d+(?:[.,]\d+)?\s*+(?:\\[,;:!]|~)?\s*+\\%")
 
 
 def latex_numbers(line: str, comma: bool = True) -> str:
@@ -283,13 +289,15 @@ def latex_numbers(line: str, comma: bool = True) -> str:
     def plain(m) -> str:
         if m[1] is not None:              # \num{…}, \SI{…}{unit}: its figure, a percent unit as %
             unit = "%" if m[2] is not None and re.fullmatch(r"\s*(?:\\percent|\\%|%)\s*", m[2]) else ""
-            text = re.sub(r"(?<=\d)(?:\{,\}|,)(?=\d)", ".", m[1]) + unit
+            text = re.sub(r"(?<=\d)(?:\{,\}|,)(?=\d)", ".", m[1].strip()) + unit
         elif m[3] is not None:
-            thousands = not comma and len(m[4]) == 3 and m[3][0] != "0" and len(m[3]) <= 3
-            text = f"{m[3]}{',' if thousands else '.'}{m[4]}" + ("%" if m[5] else "")
+            text = f"{m[3]}.{m[4]}" + ("%" if m[5] else "")
         else:
             text = "%"
         return text + " " * (len(m[0]) - len(text))
+    line = re.sub(r"(?<=[_{\[])(\d+)\{,\}(\d+)", lambda m: f"{m[1]},{m[2]}  ", line)    # W_{0{,}2}: an index pair
+    if not comma:                         # 1{,}000{,}000 in a text with decimal points: groups of thousands
+        line = THOUSANDS.sub(lambda m: m[0].replace("{,}", ",") + "  " * m[0].count("{,}"), line)
     return LATEX_NUMBER.sub(plain, line)
 
 
@@ -445,9 +453,15 @@ def extract(text: str) -> list:
             n.printed = lines[n.line - 1][n.col:n.col + len(n.text)]                   # %58,00
             continue
         sign = len(n.text) - len(n.text.lstrip("-−+"))
-        m = LATEX_NUMBER.match(lines[n.line - 1], n.col + sign)
-        if m and latex_numbers(m[0], comma).rstrip() == n.line_text[n.col + sign:n.col + sign + len(m[0])].rstrip():
-            n.printed = lines[n.line - 1][n.col:n.col + sign] + m[0]
+        raw = lines[n.line - 1]
+        for at in (n.col, n.col + sign):                   # \num{-0,14} and -0{,}14
+            m = LATEX_NUMBER.match(raw, at)
+            if m and latex_numbers(m[0], comma).rstrip() == n.line_text[at:at + len(m[0])].rstrip():
+                n.printed = raw[n.col:at] + m[0]
+                break
+        spaced = LATEX_PERCENT.match(raw, n.col) if n.kind == "percent" and not n.printed else None
+        if spaced and spaced.end() > n.col + len(n.text):                 # 12.5\,\%
+            n.printed = spaced[0]
     if comma:                  # a decimal comma is read as a point and reported as printed
         for n in out:
             if n.printed:

@@ -50,13 +50,15 @@ STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (
 STRONG_GAP = 4.0        # … and by this much more than a quantity that rounds to the figure and is named too
 
 
-EXERCISE = re.compile(r"exercises?|homework|Übung|Aufgaben?|Hausaufgabe|exercices?|devoirs?|ejercicios?|tarea|"
-                      r"esercizi|compiti|exercícios?|упражнени|задани|练习|习题|作业|演習|宿題|연습\s*문제|과제|"
-                      r"bài tập|ćwiczeni|zadani[ae]|ödev|alıştırma|oefening|opdracht|latihan|गृहकार्य|अभ्यास", re.I)
-"""A heading over exercises: its figures are what the reader is asked to try (``take η = 0.05``), not claims."""
+EXERCISE = re.compile(r"^[\W\d_]*(?:exercises?|homework|Übung(?:en)?|Aufgaben|Hausaufgaben?|exercices?|devoirs?|"
+                      r"ejercicios|tareas|esercizi|compiti|exercícios|упражнени[яе]|задания|练习|习题|作业|演習|宿題|"
+                      r"연습\s*문제|과제|bài tập|ćwiczenia|zadania|ödev(?:ler)?|alıştırmalar|oefeningen|opdrachten|"
+                      r"latihan|गृहकार्य|अभ्यास)(?!\w)", re.I)
+"""A heading that opens on exercises (``## 8. Exercises``, ``## Übungen``): its figures are what the reader is
+asked to try (``take η = 0.05``), not claims.  (Not 'die Aufgabe: …', 'pelatihan'.)"""
 
 
-APPROX_NEXT = re.compile(r"\s*\$?\s*(?:≈|\\approx|~)\s*\$?\s*")
+APPROX_NEXT = re.compile(r"\s*+\$?\s*+(?:≈|\\approx|~)\s*+\$?\s*+")
 
 
 def _exercises(results: list) -> list:
@@ -245,7 +247,8 @@ class Matcher:
             n = r.number
             after = APPROX_NEXT.match(n.line_text, n.col + len(n.text)) if r.verdict == "wrong" and r.ref else None
             nxt = next((m for m in numbers[k + 1:k + 2] if m.line == n.line and after and m.col == after.end()), None)
-            c = (by_ref.get(r.ref) or self.expression(r.ref)) if nxt is not None else None
+            closes = nxt is not None and n.chain and _chain_rounds(self, n)[0]   # its printed operands give it
+            c = (by_ref.get(r.ref) or self.expression(r.ref)) if closes else None
             if c is not None and nxt.kind in ("integer", "decimal") and self.rounds(c, nxt):
                 results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
                                                  chain_value=None)

@@ -38,35 +38,46 @@ VERBATIM = re.compile(r"\\begin\{(verbatim\*?|Verbatim|BVerbatim|lstlisting|mint
 RULE = re.compile(r"\\(?:toprule|midrule|bottomrule|hline|specialrule|addlinespace|endhead|endfirsthead|endfoot|"
                   r"endlastfoot|noalign)\b(?:\{[^{}]*\})*|\\c(?:mid)?rule(?:\([^)]*\))?\{[^{}]*\}|"
                   r"\\rowcolor(?:\[[^\]]*\])?\{[^{}]*\}")
-COMMENT = re.compile(r"(?<!\\)%.*")
+COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%.*")    # % after an even run of backslashes: \\% is a line break, then %
 NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\\([A-Za-z]+)\}?\s*\[1\]")
 FORMATTING = ("emph", "textbf", "textit", "texttt", "textrm", "textsf", "textup", "underline", "mbox")
+
+
+def _uncommented(line: str) -> str:
+    return COMMENT.sub(r"\1", line)
 
 
 def tex_lines(text: str) -> list:
     """The normal form's lines of a LaTeX source, each with the line of the source it came from (from 1;
     None for a line the reader adds)."""
     source = re.split(r"\r\n|\r|\n", text)
-    begin = next((k for k, s in enumerate(source) if re.search(r"\\begin\{document\}", COMMENT.sub("", s))), None)
-    end = next((k for k, s in enumerate(source) if re.search(r"\\end\{document\}", COMMENT.sub("", s))), len(source))
-    macros = FORMATTING + tuple(NEWCOMMAND.findall("\n".join(COMMENT.sub("", s) for s in source[:begin or 0])))
+    begin = next((k for k, s in enumerate(source) if re.search(r"\\begin\{document\}", _uncommented(s))), None)
+    end = next((k for k, s in enumerate(source) if re.search(r"\\end\{document\}", _uncommented(s))), len(source))
+    macros = FORMATTING + tuple(NEWCOMMAND.findall("\n".join(_uncommented(s) for s in source[:begin or 0])))
     out: list = []
     k = begin + 1 if begin is not None else 0
     while k < end:
         line = source[k]
-        verbatim = VERBATIM.search(COMMENT.sub("", line))
-        if verbatim:                        # code as it is, fenced
-            close = re.compile(r"\\end\{" + re.escape(verbatim[1]) + r"\}")
+        verbatim = VERBATIM.search(_uncommented(line))
+        close = re.compile(r"\\end\{" + re.escape(verbatim[1]) + r"\}") if verbatim else None
+        if verbatim and not close.search(line, verbatim.end()):     # code as it is, fenced (not one line's)
             j = next((j for j in range(k + 1, end) if close.search(source[j])), end)
             out += [("```", None), *((source[i], i + 1) for i in range(k + 1, j)), ("```", None)]
             k = j + 1
             continue
-        line = COMMENT.sub("", line)
+        line = _uncommented(line)
         tabular = TABULAR.search(line)
         if tabular:
             close = re.compile(r"\\end\{" + re.escape(tabular[1]) + r"\}")
-            j = next((j for j in range(k, end) if close.search(COMMENT.sub("", source[j]))), end - 1)
-            out += _table([(COMMENT.sub("", source[i]), i + 1) for i in range(k, j + 1)], tabular[1], macros)
+            start = tabular.end()
+            j = next((j for j in range(k, end) if close.search(_uncommented(source[j]), start * (j == k))), end - 1)
+            body = [(_uncommented(source[i]), i + 1) for i in range(k, j + 1)]
+            if line[:tabular.start()].strip():                   # text before it on its line: a line of its own
+                out.append((_prose(line[:tabular.start()], macros), k + 1))
+            out += _table(body, tabular[1], macros)
+            after = close.search(body[-1][0], start * (j == k))
+            if after and body[-1][0][after.end():].strip():      # and text after its end
+                out.append((_prose(body[-1][0][after.end():], macros), j + 1))
             k = j + 1
             continue
         out.append((_prose(line, macros), k + 1))
@@ -123,7 +134,7 @@ def _table(lines: list, env: str, macros: tuple) -> list:
     stop = re.search(r"\\end\{" + re.escape(env) + r"\}", text[pos:])
     body = text[pos:pos + stop.start()] if stop else text[pos:]
     rows, caption, start = [], None, pos
-    for m in re.finditer(r"\\\\(?:\[[^\]]*\])?|$", body):
+    for m in re.finditer(r"\\\\(?:\[[^\]]*\])?|\\tabularnewline\b|$", body):
         row = body[start - pos:m.start()]
         cap = re.search(r"\\caption\*?\s*\{", row)
         if cap:
@@ -140,6 +151,8 @@ def _table(lines: list, env: str, macros: tuple) -> list:
     if not rows:
         return out
     width = max(len(cells) for cells, _ in rows)
+    if any(_figure(c) and not re.search(r"[A-Za-z]\s*=", c) for c in rows[0][0][1:]):
+        rows.insert(0, ([""] * width, rows[0][1]))       # a first row of figures is no header: an empty one
     for k, (cells, at) in enumerate(rows):
         cells = cells + [""] * (width - len(cells))
         out.append(("| " + " | ".join(cells) + " |", at))
@@ -148,11 +161,16 @@ def _table(lines: list, env: str, macros: tuple) -> list:
     return out
 
 
+def _figure(cell: str) -> bool:
+    """Whether a cell holds a figure (not only a subscript's digit: ``s_{i1}``, ``j = 1`` counts)."""
+    return re.search(r"(?<![\w{])[-−]?\d", re.sub(r"[_^]\{[^{}]*\}|[_^]\w", "", cell)) is not None
+
+
 def _cells(row: str, macros: tuple) -> list:
     cells = []
     for cell in re.split(r"(?<!\\)&", row):
         cell = cell.strip()
-        span = re.match(r"\\multicolumn\s*\{\s*(\d+)\s*\}\s*\{[^{}]*\}\s*\{", cell)
+        span = re.match(r"\\multicolumn\s*\{\s*(\d{1,3})\s*\}\s*\{[^{}]*\}\s*\{", cell)
         extra = 0
         if span:
             extra = int(span[1]) - 1
