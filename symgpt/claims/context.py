@@ -18,6 +18,7 @@ from fractions import Fraction
 
 from ..ops import NAMES
 from .candidates import Candidate
+from .extract import accented
 from .figure import operand as _operand
 
 
@@ -257,8 +258,6 @@ def _aligned(n) -> tuple | None:
 
 
 PLAIN = ((re.compile(r"\\sqrt\{\\hat\s*(\w)\}"), "√\\1\u0302"), (re.compile(r"\\hat\s*\{?(\w)\}?"), "\\1\u0302"),
-         (re.compile(r"\\(?:bar|overline)\s*\{?(\w)\}?"), "\\1\u0304"),        # \bar h: h̄, another vector than h
-         (re.compile(r"\\tilde\s*\{?(\w)\}?"), "\\1\u0303"),
          (re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
          (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
          (re.compile(r"\\(alpha|beta|gamma|delta|epsilon|varepsilon|eta|theta|lambda|mu|sigma)(?![A-Za-z])"),
@@ -273,6 +272,7 @@ def _plain(s: str) -> str:
     >>> _plain(r"$\\hat m = $"), _plain(r"\\sqrt{\\hat v} =")
     ('$m̂ = $', '√v̂ =')
     """
+    s = accented(s)                  # \bar h: h̄, another vector than h
     for rx, by in PLAIN:
         s = rx.sub(by, s)
     return s

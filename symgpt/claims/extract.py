@@ -825,9 +825,20 @@ LABEL_END = re.compile(r":|←|\\leftarrow|\\gets|\bbecomes\b|\bis\b|\bto\b|变�
                        r"trở thành|\bmenjadi\b")
 LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
                (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
-               (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "),
-               (re.compile(r"\\(?:bar|overline)\s*\{?([A-Za-z])\}?"), "\\1\u0304"),    # \bar h: h̄, no h
-               (re.compile(r"\\tilde\s*\{?([A-Za-z])\}?"), "\\1\u0303"))
+               (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
+ACCENT = re.compile(r"\\(bar|overline|tilde)\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z])(?![A-Za-z]))")
+
+
+def accented(s: str) -> str:
+    """LaTeX's accent on one letter as the accented letter, another quantity's name than the letter's:
+    ``\\bar h`` → h̄, ``\\tilde{y}`` → ỹ.
+
+    >>> accented(r"\\bar h = (1, 2), \\tilde{y}, \\overline x") == "h\\u0304 = (1, 2), y\\u0303, x\\u0304"
+    True
+    """
+    return ACCENT.sub(lambda m: (m[2] or m[3]) + ("\u0303" if m[1] == "tilde" else "\u0304"), s)
+
+
 OPEN = re.compile(r"\\begin\{[bpvB]?matrix\}|\[|\(")
 CLOSE = re.compile(r"\\end\{[bpvB]?matrix\}|\]|\)")
 ARRAY_NAME = re.compile(r"([A-Za-z∂][\w^{}∂/'′\u0303\u0304]*+(?:\[\d+\])?)\s*+&?+\s*+(?:=|:|→|\\to)\s*$")
@@ -884,6 +895,7 @@ def _arrays(line: str, found: list) -> None:
 
 def _array_name(before: str) -> tuple:
     """The name a literal is assigned to (``E = [``, ``∂L/∂z = [``, ``E[1]: [``) and its leading indices."""
+    before = accented(before)
     for rx, by in LATEX_NAMES:
         before = rx.sub(by, before)
     m = ARRAY_NAME.search(before.replace("$", "").rstrip())

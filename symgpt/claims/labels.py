@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .aliases import DATA_ALIASES, MOMENTS, PROSE, STEP_WORDS
-from .extract import HEADING, decimal_comma, normal_line
+from .extract import HEADING, accented, decimal_comma, normal_line
 from .figure import FORMATS
 
 # ---------------------------------------------------------------- one label
@@ -60,8 +60,6 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
 """LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
 LATEX = [(r"\\mathcal\{L\}", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
-         (r"\\(bar|overline|tilde)\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z])\b)",       # \bar h: h̄, not h
-          lambda m: (m[2] or m[3]) + ("\u0303" if m[1] == "tilde" else "\u0304")),
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
@@ -93,7 +91,7 @@ def plain(s: str) -> str:
     '∂L/∂W_{1,球} ='
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
-    s = s.translate(FULL_WIDTH).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
+    s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
     return s.replace("\\", "")
@@ -192,11 +190,15 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
 
 PRIMED_LOSS = re.compile(r"(?<![\w\\])(L|J|ℒ|\\mathcal\{L\})\s*(['′]{1,3}|″|‴)$")
 """The loss written with primes, one per training step."""
+PRIMED = re.compile(r"(?P<name>[^\W\d_]\w*?)(?P<primes>['′]{1,3}|″|‴)(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?")
+"""A name with primes, one per training step (read so in a model without layers: a bigram's ``e''_1``)."""
+
+
 def _primes(marks: str) -> int:
+    """The steps a run of primes counts: ``''`` and ``″`` are two."""
     return sum({"″": 2, "‴": 3}.get(c, 1) for c in marks)
 
 
-PRIMED = re.compile(r"(?P<name>[^\W\d_]\w*?)(?P<primes>['′]{1,3}|″|‴)(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?")
 STEP_SUPERSCRIPT = re.compile(r"(?<![\w\\])(?P<name>[^\W\d_]\w*?)(?:\^\{?\((?P<k>\d)\)\}?|⁽(?P<s>[⁰¹²³])⁾)"
                               r"(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?\s*$")
 """A parameter's name with the step in a superscript (``E^{(1)}``, ``W⁽⁰⁾``): in a model whose parameters are

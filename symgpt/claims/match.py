@@ -250,8 +250,6 @@ class Matcher:
             closes = nxt is not None and n.chain and _chain_rounds(self, n)[0]   # its printed operands give it
             c = (by_ref.get(r.ref) or self.expression(r.ref)) if closes else None
             if c is not None and nxt.kind in ("integer", "decimal") and self.rounds(c, nxt):
-                results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
-                                                 chain_value=None)
                 kept.add((n.line, n.text, r.ref))
         return [dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None, chain_value=None)
                 if r.verdict == "wrong" and (r.number.line, r.number.text, r.ref) in kept else r for r in results]
