@@ -39,6 +39,20 @@ BLOCK_KEYS = ("Q", "K", "V", "S", "A", "Attn", "H1", "mu1", "var1", "LN1", "Z", 
 
 # ---------------------------------------------------------------- fixtures
 
+@pytest.fixture(scope="module")
+def bigram_run():
+    """test_check_readings' bigram, its three SGD steps and one AdamW step, by hand at 50 digits."""
+    from test_check_readings import by_hand
+    yield from by_hand()
+
+
+@pytest.fixture(scope="module")
+def two_heads(tmp_path_factory):
+    """A one-layer, two-head transformer and its forward pass, by hand (test_check_readings.heads_spec)."""
+    from test_check_readings import heads_spec
+    return heads_spec(tmp_path_factory)
+
+
 @pytest.fixture(autouse=True)
 def _no_leaked_precision():
     """Run each test at the default 15 digits and fail if anything leaks a change.

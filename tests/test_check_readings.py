@@ -269,11 +269,6 @@ def test_a_latex_delta_defined_as_the_logits_gradient(tmp_path, run):
     assert _wrong(tmp_path, text, "doc.md") == [("grad_z[пьёт]", cells[Y])]
 
 
-@pytest.fixture(scope="module")
-def two_heads(tmp_path_factory):
-    return heads_spec(tmp_path_factory)
-
-
 def heads_spec(tmp_path_factory):
     """A one-layer, two-head transformer (tests/oracle.py's random spec, seed 5) and its forward pass."""
     path = write_spec(tmp_path_factory.mktemp("heads"),

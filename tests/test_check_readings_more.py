@@ -28,7 +28,7 @@ from symgpt.claims.refs import parse
 import oracle
 from conftest import write_spec
 from test_check_layouts import r4
-from test_check_readings import VOCAB, Y, _wrong, _wrong_of, by_hand, comma, heads_spec
+from test_check_readings import VOCAB, Y, _wrong, _wrong_of, by_hand, comma
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,6 @@ def run():
     yield from by_hand()
 
 
-@pytest.fixture(scope="module")
-def two_heads(tmp_path_factory):
-    return heads_spec(tmp_path_factory)
 
 
 def test_math_italic_letters_are_the_letters_they_style():

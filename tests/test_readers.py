@@ -184,6 +184,7 @@ print(p)
 loss
 ```
 [0.3673 0.2832 0.3494]
+>>> loss
 1.0515
 
 ```python
@@ -200,15 +201,15 @@ df
 
 def test_notebook_normal_form(tmp_path):
     # Markdown as it is, code fenced, outputs after the code as plain lines (a data frame as its table); no
-    # In [3]:/Out[3]: prompts, no traceback.
+    # In [3]:/Out[3]: prompts, no traceback; a plain result under '>>> loss', the expression it is the value of.
     doc = tmp_path / "nb.ipynb"
     doc.write_text(notebook(), encoding="utf-8")
     r = read(doc)
     assert (r.kind, r.text) == ("ipynb", NOTEBOOK_TEXT)
     assert "In [" not in r.text and "Out[" not in r.text and "Traceback" not in r.text
-    assert r.origins[:12] == ["cell 1, line 1", "cell 1, line 2", "cell 1, line 3", "cell 1, line 4", "",
+    assert r.origins[:13] == ["cell 1, line 1", "cell 1, line 2", "cell 1, line 3", "cell 1, line 4", "",
                               "cell 2", "cell 2, line 1", "cell 2, line 2", "cell 2, line 3", "cell 2",
-                              "cell 2, output line 1", "cell 2, output line 2"]
+                              "cell 2, output line 1", "cell 2", "cell 2, output line 2"]
 
 
 def test_notebook_figures_through_check(tmp_path):
@@ -226,7 +227,7 @@ def test_notebook_version_3_and_bad_notebooks(tmp_path):
          "outputs": [{"output_type": "pyout", "prompt_number": 1, "text": ["1.0515"]}]}]}]}
     doc = tmp_path / "v3.ipynb"
     doc.write_text(json.dumps(v3), encoding="utf-8")
-    assert read_document(doc) == "## Loss\n\n```python\nloss\n```\n1.0515"
+    assert read_document(doc) == "## Loss\n\n```python\nloss\n```\n>>> loss\n1.0515"
     for body, why in [("{\"cells\": [", "its JSON does not parse \\(line 1: Expecting value\\)"),
                       ("[1, 2]", "its JSON is no object"), ('{"cells": {}}', "it has no list of cells"),
                       ('{"cells": [{"cell_type": "code", "source": 5}]}', "cell 1's source is no string")]:

@@ -106,6 +106,11 @@ SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0303\u0304\u0370-\u03ff]+(?:_\{?[
                     r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
 
 
+NUDGED = re.compile(r"[(\[][^()\[\]=]*[+\-−±]\s*(?:h|ε|eps(?:ilon)?|\\(?:var)?epsilon|δ|Δ\w*|\d(?:\.\d+)?e-\d+|"
+                    r"10\^?\{?[-−]\d+\}?|10⁻[⁰-⁹]+)\s*[)\]]\s*=?\s*$")
+"""A name of a nudged model's value: ``L(W + h) =``, ``J(θ − ε)``, ``loss[w-1e-4]``."""
+
+
 def context(n, vocab) -> Context:
     """The hints a figure's surroundings give (see :class:`Context`)."""
     left = _plain(n.before[-60:])[-40:]
@@ -122,6 +127,8 @@ def context(n, vocab) -> Context:
         m = SYMBOL.search(lhs.replace("$", "").replace("\\", "")[-40:])
     if m and m[1] == "√" and m[2] and re.fullmatch(r"\([\d/.π]+\)", m[2]):
         m = None                      # √(2/π) = …: a number, no quantity's symbol
+    if m and NUDGED.search(n.line_text[max(0, n.col - 60):n.col]):
+        m = None                      # L(W + h) = 1.60421: the loss of a nudged model, a gradient check's
     if m:
         c.symbol = m[1].lower()
         if m[2] and m[2][0].isdigit():

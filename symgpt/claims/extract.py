@@ -21,6 +21,7 @@ indices written after a letter (``q0,0``, ``W_{02}``, ``p_2``).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -238,6 +239,11 @@ def _chain_text(side: str) -> str | None:
 # ---------------------------------------------------------------- the document
 
 FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009", "=():;/+-;.    ")
+NATIVE = str.maketrans({**{c: str(unicodedata.decimal(chr(c))) for c in range(0x80, 0x10000)
+                           if unicodedata.category(chr(c)) == "Nd"}, "٫": ".", "٪": "%", "،": ",", "؛": ";"})
+"""Digits as a script writes them (Arabic-Indic ٠٫٢٠٧٢, Persian ۰, Devanagari ०, full-width ０) as ASCII digits,
+with Arabic's decimal separator ٫, percent ٪, comma ، and semicolon ؛: a figure is read whatever its script, and
+reported as printed."""
 SPACED_PERCENT = re.compile(r"(?<=\d) %")
 
 
@@ -252,7 +258,7 @@ def normal_line(raw: str, comma: bool = False) -> str:
     >>> normal_line("ŷ₄ = 0,1400, W[0,3] = 2,6627·10⁻⁴", comma=True)
     'ŷ₄ = 0.1400, W[0,3] = 2.6627·10⁻⁴'
     """
-    line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH))
+    line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH).translate(NATIVE))
     if "\\" in line or "{,}" in line:
         line = latex_numbers(line, comma)
     if "%" in line:
@@ -358,7 +364,9 @@ def extract(text: str) -> list:
             continue
         if ERRATA.match(line) and len(line) < 60 and not re.search(r"\S\s{3,}\d+\s*$", line):
             errata = True                 # (not the contents' line 勘误（ERRATA）      15 of a PDF)
-        if _is_heading(line) and len(line.strip()) < 80 and not in_code and not _cells(line):
+        if (_is_heading(line) or _underlined(line, lines[no] if no < len(lines) else "") and
+                (no < 2 or not lines[no - 2].strip())) and \
+                len(line.strip()) < 80 and not in_code and not _cells(line):
             heading, table, header, position, about = _heading(line), "", [], None, ""
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line) and not re.search(r"\S {3,}\S", line):
                 errata = False                # (not '# 原文位置    量 …', the header of a PDF's errata table)
@@ -462,6 +470,10 @@ def extract(text: str) -> list:
         spaced = LATEX_PERCENT.match(raw, n.col) if n.kind == "percent" and not n.printed else None
         if spaced and spaced.end() > n.col + len(n.text):                 # 12.5\,\%
             n.printed = spaced[0]
+    for n in out:              # ٠٫٢٠٧٢ is read as 0.2072 and reported as printed
+        native = lines[n.line - 1][n.col:n.col + len(n.text)]
+        if not n.printed and native.translate(NATIVE) != native:
+            n.printed = native
     if comma:                  # a decimal comma is read as a point and reported as printed
         for n in out:
             if n.printed:
@@ -503,6 +515,23 @@ def _is_heading(line: str) -> bool:
     if not HEADING.match(line) or len(re.findall(r"\d+(?:\.\d+)?", line)) > 4:
         return False                        # '§5 自注意力H⁽⁰⁾Q·Kᵀ/√d …2×2(1.000, 0.917)': a table row
     return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
+
+
+UNDERLINE = re.compile(r"\s*([=\-~.*_#^+:])\1{2,}\s*")
+
+
+def _underlined(line: str, below: str) -> bool:
+    """A title underlined in plain text (``٨-٣ بعد خطوة AdamW`` over ``.........``, ``Results`` over ``=======``):
+    no figure's line, at least half as long as its underline; the caller asks for a blank line above it (a
+    banner's lines, ruled above and below, are a title page's or a slide's).
+
+    >>> _underlined("Step 2", "------"), _underlined("x = 0.5", "-------"), _underlined("a", "")
+    (True, False, False)
+    """
+    title = line.strip()
+    return bool(title) and UNDERLINE.fullmatch(below) is not None and UNDERLINE.fullmatch(line) is None and \
+        len(title) >= len(below.strip()) // 2 and not re.search(r"[=≈|]|\S\s{2,}\S|\t", title)
+    #                                          (not a text table's header 'token   p' over its rule)
 
 
 def _heading(line: str) -> str:

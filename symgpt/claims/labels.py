@@ -43,6 +43,7 @@ class Label:
     section: str = ""     # the heading (or slide) it stands under: a name means one tensor within a section
     fn: str = ""          # √(σ² + ε) = 0.5735: a function of the named quantity ('sqrt', 'sqrt+eps', 'exp', 'log')
     head: int | None = None   # the attention head its caption, line or section names ('head 2', 第 2 个头), as written
+    sup: tuple = ()       # the numbers of a superscript on its name, as written: Q^{(1)} (a head or a layer), a^{(0,1)}
 
     def __str__(self) -> str:
         keys = [(f"tok{i[1]}" if i[0] == "tok" else str(i[1])) if isinstance(i, tuple) else str(i)
@@ -73,6 +74,7 @@ LATEX = [(r"\\mathcal\{L\}", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
          (r"\\(" + "|".join(GREEK) + r")(?![A-Za-z])", lambda m: GREEK[m[1]])]
 FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿", "=,:()[];-+×LLL")     # (a script ℒ is the loss's L)
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 
 def run_of(text: str) -> str:
@@ -106,7 +108,8 @@ IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\
      r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
-CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|\b(?:and|und|et|и|và)\b|\bwhile\b|"
+CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|"
+                    r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|"
                     r"(?<=\d)\.\s+(?=[^\W\d_])")
 #                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too)
 OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
@@ -205,7 +208,7 @@ STEP_SUPERSCRIPT = re.compile(r"(?<![\w\\])(?P<name>[^\W\d_]\w*?)(?:\^\{?\((?P<k
 not per layer (a layer's own are ``l0.W_Q``) it can only be the step; an activation's is its layer."""
 
 
-WHERE = r"\^\{?\(\d+(?:,\d+)?\)\}?"      # ^{(2)}, ^{(1,2)}: the layer (and head) a worked line stands in
+WHERE = r"(?:\^\{?\(\d+(?:,\d+)?\)\}?|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]+⁾)"   # ^{(2)}, ^{(1,2)}, ⁽²⁾: the layer (and head) of a line
 
 
 def unmarked(s: str, vocab=()) -> str:
@@ -235,6 +238,11 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['∂L/∂x', '∂L/∂W[1,tok1]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    primed = re.match(r"(∂\s*(?:[LJEC]|ℒ|𝓛|𝒥))(['′″]+)(\s*/\s*∂.+)", s)
+    if primed:                   # ∂L'/∂W_{1,b}: the gradient after a step, at the model the step made
+        lab = parse_label(primed[1] + primed[3], vocab)
+        k = _primes(primed[2])
+        return lab if lab is None or lab.state else Label(lab.name, lab.index, lab.of, f"sgd[{k}]")
     primed = PRIMED_LOSS.search(s)
     if primed and primed.start() == len(re.match(r"(?:.*\s)?", s)[0]):   # (…) L' and J'': the loss after steps
         return Label("loss", (), "", f"sgd[{_primes(primed[2])}]")
@@ -277,8 +285,16 @@ FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "su
              "text", "dfrac", "approx", "left", "right", "big", "Big"}
 
 
-def _arithmetic(chain: str) -> bool:
-    """Only figures, operators, functions and short names: an equation's chain, not a sentence."""
+def _arithmetic(chain: str, vocab=()) -> bool:
+    """Only figures, operators, functions, short names and the vocabulary's tokens as indices (``p'(تشرب)``): an
+    equation's chain, not a sentence.
+
+    >>> _arithmetic("x'1 × (p'(تشرب) − 1)", ["تشرب"]), _arithmetic("0.5 × 2", []), _arithmetic("我们得到 0.5", [])
+    (True, True, False)
+    """
+    words = sorted((w for w in vocab if isinstance(w, str) and len(w) > 1), key=len, reverse=True)
+    if words:
+        chain = re.sub(r"[(\[,]\s*(?:" + "|".join(map(re.escape, words)) + r")\s*(?=[)\],])", "(", chain)
     return not re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", chain) and \
         all(w in FUNCTIONS for w in re.findall(r"[^\W\d_]{3,}", chain) if not re.fullmatch(r"[\u0370-\u03ff]+", w))
 
@@ -377,7 +393,7 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
             #                                (not 'L = −ln ŷ_3 = …': a formula no function label reads)
         if first and len(parts) == 3 and re.fullmatch(r"\s*[-−+×*/·]\s*[^\s()=]+\s*", head):
             continue                   # '1 − ŷ_{3} = …' after the figure 1: its operand, the clause names it
-        if not first and not _arithmetic("".join(parts[2:])):
+        if not first and not _arithmetic("".join(parts[2:]), vocab):
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if len(parts) >= 5 and (const := _constant(parts[-3])) is not None:
             return Label("const", ref=const)   # 'uniform, L = ln 5 = 1.6094': the number ln 5, not this model's L
@@ -533,6 +549,26 @@ class _Frame:
         self.wide = 0          # a matrix environment's widest row (its last column index)
 
 
+CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*")
+
+
+def _output_name(cell: list) -> str:
+    """The name of what a code block shows below it: the one thing it prints, else its last line's expression
+    (a notebook's result); '' when it prints several things (each print's output has no name of its own).
+
+    >>> _output_name(["loss.backward()", "print(g.weight.grad[:4])  # dW"]), _output_name(["x = f()", "x.grad"])
+    ('g.weight.grad[:4]', 'x.grad')
+    >>> _output_name(["print(a)", "print(b)"]), _output_name(["print(f'{p:.4f}')"])
+    ('', '')
+    """
+    code = [re.sub(r"\s+#.*$", "", x.strip()) for x in cell if x.strip() and not x.strip().startswith("#")]
+    #        ('opt.state[W]["exp_avg"]   # m': its comment off)
+    prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
+    if prints:
+        return prints[0] if len(prints) == 1 and CODE_NAME.fullmatch(prints[0]) else ""
+    return code[-1] if code and CODE_NAME.fullmatch(code[-1]) else ""
+
+
 def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Label | None:
     """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's.
 
@@ -636,11 +672,12 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
     for no, line in enumerate(lines, 1):
         if line.lstrip().startswith("```"):
             if fence:
-                last = next((x.strip() for x in reversed(cell) if x.strip() and not x.strip().startswith("#")), "")
-                last = re.sub(r"\s+#.*$", "", last)          # 'opt.state[W]["exp_avg"]   # m': its comment off
-                code_name = last if re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*", last) else ""
+                code_name = _output_name(cell)
             cell, fence, stack = [], not fence, []
             continue
+        prompt = PROMPT.fullmatch(line) if not fence else None
+        if prompt:                     # '>>> model.wpe.weight.grad': the value below is that expression's
+            code_name = prompt[1]
         if fence and not stack:
             cell.append(line)
         if not line.strip():
@@ -1092,7 +1129,8 @@ FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": 
 
 ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête|atenção|"
                        r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|\bđầu\b|"
-                       r"\buwag|głowic|\bdikkat|\bkafa|aandacht|\bkop\b|ध्यान|हेड|perhatian|\bkepala\b|\bувага|\bуваги",
+                       r"\buwag|głowic|\bdikkat|\bkafa|aandacht|\bkop\b|ध्यान|हेड|perhatian|\bkepala\b|\bувага|\bуваги|"
+                       r"uppmärksamhet|opmærksomhed|oppmerksomhet|\bhuvud|الانتباه|انتباه|\bرأس",
                        re.I)
 
 
@@ -1174,7 +1212,9 @@ LINKING = {"on", "for", "to", "of", "with", "gets", "has", "is", "at", "auf", "f
            "op", "naar", "voor", "aan", "krijgt", "heeft", "slechts", "nog", "maar", "het", "een",
            "na", "dla", "do", "otrzymuje", "dostaje", "ma", "tylko", "jeszcze", "için", "ise", "sadece", "yalnızca",
            "alır", "untuk", "pada", "ke", "mendapat", "hanya", "para", "en", "al", "per", "su", "recibe", "riceve",
-           "recebe", "на", "для", "получает", "को", "पर", "के", "लिए", "मिलता", "सिर्फ़", "केवल"}
+           "recebe", "на", "для", "получает", "को", "पर", "के", "लिए", "मिलता", "सिर्फ़", "केवल",
+           "på", "till", "til", "för", "får", "med", "av", "bara", "endast", "kun", "ger", "gir",
+           "sobre", "hacia", "على", "إلى", "لـ", "ل", "نحو", "فقط", "تحصل", "يحصل"}
 """Words that may stand between a token and its share: '34 % on the', '„laut“ mit 18.73 %', 'sat gets 12 %'."""
 
 
@@ -1364,7 +1404,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
         ends[n.line] = n.col + len(n.text)
         if lab is not None:
             out[n.index] = lab
-    heads = {}
+    heads, sups = {}, {}
     for n in numbers:
         lab = out.get(n.index)
         if lab is not None:
@@ -1373,15 +1413,17 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
                      sections.get(n.index, ""))
             heads[n.index] = next((h for t in marks if (h := _head_mark(t)) is not None), None)
             #       (its line, its sentence's lines above, its caption, its table's corner 'head 0', its section)
+            sups[n.index] = next((m for t in (n.line_text[:n.col], n.column) if (m := _superscript(t))), ())
     defined = _definitions(lines)      # δ_j = ŷ_j − y_j: δ is the logits' gradient in this document
     out = {k: dataclasses.replace(lab, name="ms", fn="sqrt+eps") if lab.name.lower() == "rms" and not lab.fn else lab
            for k, lab in out.items()}  # rms: √(mean of squares + ε), RMSNorm's divisor
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
-                                   head=heads.get(k))
+                                   head=heads.get(k), sup=sups.get(k, ()))
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
 
 
-HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|kafa|kop|kepala|हेड)\s*(\d+)|"
+HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|kafa|kop|kepala|हेड|"
+                       r"huvud(?:et)?|hode|hoved|رأس|الرأس)\s*(\d+)|"
                        r"第\s*(\d+)\s*个头|"
                        r"(?:头|ヘッド)\s*(\d+)", re.I)
 
@@ -1397,6 +1439,26 @@ def _paragraph_above(lines: list, no: int, most: int = 3) -> str:
     return " ".join(reversed(out))
 
 
+SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*(?:\^\{?\((\d+)(?:,\s*(\d+))?\)\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
+
+
+def _superscript(text: str) -> tuple:
+    """The numbers of the last superscript on a name in a text (``Q^{(1)}_2 = (``: (1,); ``a^{(2,0)}``: (2, 0);
+    ``o⁽⁰⁾₂,₀``: (0,)), which :mod:`symgpt.claims.notation` reads as a head or a layer; () if none.
+
+    >>> _superscript("Q^{(1)}_2 = ("), _superscript("a^{(2, 0)}_{1,0} ="), _superscript("o⁽¹⁾₂,₀ = ")
+    ((1,), (2, 0), (1,))
+    >>> _superscript("x² = ")
+    ()
+    """
+    m = ([None] + list(SUPERSCRIPT.finditer(text or "")))[-1]
+    if m is None:
+        return ()
+    if m[3]:
+        return (int(m[3].translate(SUPERSCRIPTS)),)
+    return tuple(int(g) for g in m.groups()[:2] if g is not None)
+
+
 def _head_mark(text: str) -> int | None:
     """The last attention head a text names (``head 2``, ``第 2 个头``), as written; None if none."""
     m = ([None] + list(HEAD_MARK.finditer(text or "")))[-1]
@@ -1404,7 +1466,9 @@ def _head_mark(text: str) -> int | None:
 
 
 ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position|vị trí|"
-                      r"posizione|posición|posição|позиция|pozycj[ai]|pozisyon|konum|positie|posisi|स्थिति)\s*=?\s*"
+                      r"posizione|posición|posição|позиция|pozycj[ai]|pozisyon|konum|positie|posisi|स्थिति|"
+                      r"[Rr]ad(?:en)?|[Ff]ila|[Rr]iga|[Ll]inha|[Ss]atır|[Rr]ij|[Bb]aris|[Hh]àng|[Сс]трок[аеи]|[Ww]iersz[au]?|पंक्ति|الصف|الموضع|"
+                      r"الموقع)\s*=?\s*"
                       r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")
 SLIDE = re.compile(r"\s*\[?(?:Slide|Folie|Diapositive|幻灯片|Page)\s*\d+\]?", re.I)
 

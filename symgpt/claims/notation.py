@@ -40,7 +40,11 @@ LINE_WINDOW = 12         # an index-less name's neighbours: the figures read bef
 MAX_CUT = 16             # a matrix's rows or columns are readings of a one-index name up to this many
 AGREE_SHARE = 0.5        # … and this share of its figures
 STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更新后|之后|一步后|nouveau|nouvelle|"
-                         r"après|neu", re.I)
+                         r"après|neu|\bnach\b|\bnuev[oa]s?\b|después|\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|"
+                         r"\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|\byeni\b|sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|"
+                         r"\befter\b|\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau\b|\bbaru\b|setelah|新しい|後の|"
+                         r"새로운|후의?\b",
+                         re.I)
 
 
 TEMPERATURE_SET = re.compile(r"(?<![\w.])(?:T|τ|temperature|Temperatur|température|温度)\s*[=＝]\s*"
@@ -72,7 +76,8 @@ TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|
                      r"\bkrok\w* (?:uczenia|spadku|SGD|optymalizacji)|spad\w* gradientu|uczeni|"
                      r"öğrenme|güncelle|eğitim|\badım\w* sonra|leersnelheid|bijwerk|trainingsstap|na de stap|"
                      r"langkah pelatihan|pembaruan|laju pembelajaran|cập nhật|huấn luyện|"
-                     r"अद्यतन|प्रशिक्षण|सीखने की दर|अपडेट", re.I)
+                     r"अद्यतन|प्रशिक्षण|सीखने की दर|अपडेट|inlärning|uppdater|träning|\bsteg\b|"
+                     r"تحديث|تدريب|معدل التعلم|خطوة", re.I)
 """A heading or paragraph about training: there a figure may be of the model after a step."""
 
 
@@ -223,6 +228,18 @@ class Notation:
             return None
         return "E", (spec.input[0], *idx)
 
+    def head(self, label) -> int | None:
+        """The head a label speaks of, as written: the one its text names, else its name's superscript's, which
+        is the head in a model of one layer (``Q^{(1)}``) and the second of two (``a^{(2,1)}``: layer 2, head 1).
+
+        A superscript's one number in a model of several layers is its layer, which the section says."""
+        spec = self.m.d.spec
+        if label.head is not None or spec.heads < 2 or not label.sup:
+            return label.head
+        if len(label.sup) == 2:
+            return label.sup[1]
+        return label.sup[0] if spec.layers == 1 else None
+
     def lookup(self, group: str, base: int, label):
         """The candidate a label names under a reading (None when out of range or absent).
 
@@ -245,10 +262,11 @@ class Notation:
             return None
         group, of, prefix = where
         axes = self.groups[(group, of)][len(prefix):]
-        if label.head is not None and axes[:1] == "h" and len(axes) == len(label.index) + 1:
-            prefix, axes = prefix + (label.head - self.head_base,), axes[1:]   # α of head 2: A[1, t, s]
-        elif label.head is not None and HEAD_COLUMNS.search(group) and self.m.d.spec.heads > 1:
-            return None          # q of head 2 is a slice of Q's columns: not Q's own indices
+        head, sliced = self.head(label), None
+        if head is not None and axes[:1] == "h" and len(axes) == len(label.index) + 1:
+            prefix, axes = prefix + (head - self.head_base,), axes[1:]   # α of head 2: A[1, t, s]
+        elif head is not None and HEAD_COLUMNS.search(group) and self.m.d.spec.heads > 1:
+            sliced = head - self.head_base       # q of head 2 is a slice of Q's columns
         if len(axes) != len(label.index):
             return None
         idx = list(prefix)
@@ -263,6 +281,11 @@ class Notation:
             else:
                 idx.append(k if i == step_axis else k - base)
         idx = tuple(idx)
+        if sliced is not None:                 # head h's column c is Q's column h·d_k + c
+            d_k = self.m.d.spec.d // self.m.d.spec.heads
+            if not idx or not 0 <= idx[-1] < d_k or sliced < 0:
+                return None
+            idx = idx[:-1] + (sliced * d_k + idx[-1],)
         if group in STEPPED and idx and idx[0] == 0:          # step 0: the model as it starts
             return self.by.get((group.partition(".")[2], of, idx[1:]))
         return self.by.get((group, of, idx))
@@ -272,7 +295,7 @@ class Notation:
     def learn(self, numbers, labels: dict) -> dict:
         """name → :class:`Reading` for the names the document's figures (or our spellings) explain."""
         self._numbers = numbers
-        marks = {lab.head for lab in labels.values() if lab.head is not None}
+        marks = {h for lab in labels.values() if (h := self.head(lab)) is not None}
         self.head_base = 0 if 0 in marks or not marks else 1     # head 1, head 2: counted from 1
         names: dict = {}
         for n in numbers:
@@ -347,7 +370,7 @@ class Notation:
                 continue
             if group in self.unspoken and not key[3]:
                 continue
-            headed = axes[:1] == "h" and len(axes) == arity + 1 and all(lab.head is not None for _, lab in figs)
+            headed = axes[:1] == "h" and len(axes) == arity + 1 and all(self.head(lab) is not None for _, lab in figs)
             if len(axes) != arity and not headed and not (group in STEPPED and len(axes) == arity + 1):
                 continue
             alias = self._alias(name, group)
@@ -396,6 +419,14 @@ class Notation:
         columns = [v for v in tied if "|:" in v.group]
         if len({v.group for v in tied}) > 1 and len(columns) == 1 and name.startswith("column@"):
             tied = [pick := columns[0]]  # a table's column runs down its rows: V's column 2, not its row 2 read across
+        if len({v.group for v in tied}) > 1 and not key[3]:
+            groups = {v.group for v in tied}
+            model = [v for v in tied if re.sub(r"^(?:sgd|adamw)(?:\[\d+\])?\.", "", v.group) not in groups - {v.group}]
+            if model and len(model) < len(tied):      # W as it starts, not adamw[1].W a small step away: a
+                tied, pick = model, model[0]          # state after a step is named as such
+            same = self._same_values({v.group for v in tied}, pick.base, figs)
+            if same:                                  # PE and W_pe, one tensor under two names: the parameter
+                tied = [pick := next((v for v in tied if v.group == same), pick)]
         if len({v.group for v in tied}) > 1:
             mine = [v for v in tied if _instance(v.group) in prefer]
             if len({v.group for v in mine}) != 1:
@@ -404,6 +435,18 @@ class Notation:
         agree, alias, _, base, group = pick
         return Reading(group, -base, agree, alias, [v.group for v in votes if v.agree and v.alias and v.group != group
                                                     and name != "token"])
+
+    def _same_values(self, groups: set, base: int, figs) -> str | None:
+        """The one of several groups to name when they hold the same values at every figure's place (learned
+        positions as ``PE`` and as the parameter ``W_pe``): the parameter, else the first by name; else None."""
+        if len(groups) < 2:
+            return None
+        for _, lab in figs:
+            found = [self.lookup(g, -base, lab) for g in groups]
+            if any(c is None for c in found) or len({repr(c.ball) for c in found}) != 1:
+                return None
+        params = sorted(g for g in groups if g in self.m.d.spec.params)
+        return params[0] if params else sorted(groups)[0]
 
     def _exact(self, name: str, group: str) -> bool:
         """Our own name of the group itself (``X``, ``grad_X``, ``∂L/∂X``, ``dX``, ``l0.A``), not a usual spelling
@@ -708,7 +751,8 @@ class Notation:
         adam = run_of(n.heading + " " + n.prose) == "adamw"
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam and self.m.spoken(x)]
-        if c.group == bare and post and STATE_WORDS.search(told):
+        if c.group == bare and post and (STATE_WORDS.search(told) or STATE_WORDS.search(n.heading) and
+                                         TRAINED.search(n.heading)):     # under 'After one AdamW step' too
             y = n.value / (100 if n.kind == "percent" else 1)
             return min(post, key=lambda x: abs(_bounds(x.ball)[0] - y))
         return None

@@ -28,6 +28,9 @@ PDF        pdfplumber (:mod:`symgpt.claims.read_pdf`), or       lines of the nor
 LaTeX      :mod:`symgpt.claims.read_tex`: sections, tabulars,   lines of the normal form; each line's origin is
 ``.tex``   verbatim written back in the normal form; math and   ``line N``, the source line it came from
            prose as they are
+reST       docutils (:mod:`symgpt.claims.read_rst`): titles,    lines of the normal form; each line's origin is
+``.rst``   tables, literal blocks written back in the normal    ``line N``, the source line it came from
+           form; math and prose as they are
 ========== ==================================================== ==============================================
 
 Notebooks are read with the standard library's :mod:`json`, not nbformat: nbformat would add its schema
@@ -54,6 +57,7 @@ from ..core.errors import InputError
 from .read_html import html_lines, html_text
 from .read_md import markdown_lines
 from .read_pdf import pdf_lines
+from .read_rst import rst_lines
 from .read_tex import tex_lines
 
 MAX_DOCUMENT_BYTES = 1 << 24   # a document is read only up to this size (16 MiB)
@@ -64,6 +68,7 @@ math italic and text pasted from one are the symbols a tutorial types."""
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
 TEX_SUFFIXES = (".tex", ".ltx", ".latex")
+RST_SUFFIXES = (".rst", ".rest")
 
 
 @dataclass
@@ -71,7 +76,7 @@ class Read:
     """A document read: its text in the normal form and, per line, where it came from ([] when the text is
     the file's own)."""
     text: str
-    kind: str                                    # text | markdown | html | ipynb | pdf | latex
+    kind: str                                    # text | markdown | html | ipynb | pdf | latex | rst
     origins: list = field(default_factory=list)  # origins[i]: line i + 1 of the text, e.g. 'cell 3, line 2'
 
 
@@ -121,6 +126,8 @@ def _read(p: Path) -> Read:
             return _joined(html_lines(text), "html", "source line {}")
         if suffix in TEX_SUFFIXES or re.match(r"\s*(?:%.*\n\s*)*\\documentclass\b", text):
             return _joined(tex_lines(text), "latex", "line {}")
+        if suffix in RST_SUFFIXES:
+            return _joined(rst_lines(text), "rst", "line {}")
     except InputError as e:
         raise InputError(f"DOCUMENT {p}: {e}") from None
     return Read(text, "text")
@@ -163,14 +170,16 @@ def notebook_lines(text: str) -> list:
     """A Jupyter notebook (nbformat 4, or 3 with its worksheets) as normal-form lines with their origins:
     Markdown cells as they are, code in fences, each code cell's outputs after it as plain lines (a stream's
     text, a result's ``text/markdown``, its ``text/html`` when that holds a table, else its ``text/plain``),
-    with no ``In [3]:``/``Out[3]:`` prompts; errors' tracebacks and images are left out.
+    with no ``In [3]:``/``Out[3]:`` prompts, but a result that is the value of the cell's last expression
+    (``model.wpe.weight.grad``) under ``>>> model.wpe.weight.grad``, its name; errors' tracebacks and images are
+    left out.
 
     >>> nb = {"cells": [{"cell_type": "markdown", "source": "## Loss"},
     ...                 {"cell_type": "code", "source": "L", "execution_count": 3,
     ...                  "outputs": [{"output_type": "execute_result", "data": {"text/plain": "1.0515"}}]}]}
     >>> notebook_lines(json.dumps(nb))
     [('## Loss', 'cell 1, line 1'), ('', None), ('```python', 'cell 2'), ('L', 'cell 2, line 1'), \
-('```', 'cell 2'), ('1.0515', 'cell 2, output line 1')]
+('```', 'cell 2'), ('>>> L', 'cell 2'), ('1.0515', 'cell 2, output line 1')]
     """
     try:
         nb = json.loads(text)
@@ -202,9 +211,39 @@ def notebook_lines(text: str) -> list:
         out.append((f"```{lang}", f"cell {k}"))
         out += [(line, f"cell {k}, line {j}") for j, line in enumerate(source, 1)]
         out.append(("```", f"cell {k}"))
-        shown = [line for output in cell.get("outputs") or [] for line in _output(output, k)]
-        out += [(line, f"cell {k}, output line {j}") for j, line in enumerate(shown, 1)]
+        j = 0
+        for output in cell.get("outputs") or []:
+            shown = _output(output, k)
+            value = _last_expression(source) if isinstance(output, dict) and shown and \
+                output.get("output_type") in ("execute_result", "pyout") and _plain(output) else None
+            if value:                  # Out[n] is the value of the cell's last expression: its name
+                out.append((f">>> {value}", f"cell {k}"))
+            out += [(line, f"cell {k}, output line {j + i}") for i, line in enumerate(shown, 1)]
+            j += len(shown)
     return out
+
+
+LAST_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*(?:\[[^\[\]]*\])*(?:\.[A-Za-z_]\w*)*")
+
+
+def _last_expression(source: list) -> str | None:
+    """The name a code cell's result is the value of: its last line when that is a bare name, attribute or
+    subscript (``model.wpe.weight.grad``, ``p[2]``), else None.
+
+    >>> _last_expression(["loss.backward()", "model.wpe.weight.grad  # wpe"]), _last_expression(["x = 1"])
+    ('model.wpe.weight.grad', None)
+    """
+    code = [line.split("#")[0].strip() for line in source]
+    code = [line for line in code if line]
+    return code[-1] if code and LAST_EXPRESSION.fullmatch(code[-1]) else None
+
+
+def _plain(output: dict) -> bool:
+    """Whether a result shows as plain text (a table, Markdown or HTML, has its own header)."""
+    data = output.get("data") if isinstance(output.get("data"), dict) else output
+    html = data.get("text/html", data.get("html"))
+    return data.get("text/markdown", data.get("markdown")) is None and \
+        not (isinstance(html, (str, list)) and "<table" in "".join(html).lower())
 
 
 def _get(d: dict, *keys):

@@ -16,7 +16,7 @@ import re
 def file_lines(read, raw: str) -> list:
     """For each line of ``read.text`` (from 1), the line of the file it came from (None: none)."""
     n = read.text.count("\n") + 1
-    if read.kind in ("html", "markdown", "latex"):
+    if read.kind in ("html", "markdown", "latex", "rst"):
         return [int(m[1]) if (m := re.fullmatch(r"(?:source )?line (\d+)", o or "")) else None for o in read.origins]
     if read.kind == "ipynb":
         return _json_lines(read.text.split("\n"), read.origins, raw)
