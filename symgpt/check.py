@@ -63,7 +63,7 @@ def parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
                 "DOCUMENT may be text, Markdown, HTML or PDF (PDF needs pdftotext from poppler-utils).")
     p.add_argument("--version", action="version", version=version_line(),
                    help="print the installed version of symgpt and exit")
-    p.add_argument("document", metavar="DOCUMENT", help="the tutorial: .txt, .md, .html or .pdf")
+    p.add_argument("document", metavar="DOCUMENT", help="the tutorial: .txt, .md, .html, .ipynb, .pdf, .tex or .rst")
     p.add_argument("--spec", required=True, metavar="SPEC",
                    help="the model the tutorial computes: a spec name (bigram) or a spec file")
     p.add_argument("--format", type=str.lower, choices=("table", "md", "json"), default="table",

@@ -14,11 +14,14 @@
 from __future__ import annotations
 
 import json
+import tomllib
 
 import mpmath as mp
 import pytest
+from docutils.core import publish_doctree
 
 from symgpt.check import check
+from symgpt.claims import read_rst
 from symgpt.claims.extract import extract
 from symgpt.claims.read_rst import rst_lines
 
@@ -245,3 +248,55 @@ def test_a_swedish_share_in_a_paragraph_on_attention(tmp_path, two_heads):
     slip = comma(mp.nstr(A[0] * 10, 4, strip_zeros=False))
     text = f"Uppmärksamheten i huvud 1, rad 3: {slip} % på “t4”.\n"
     assert _wrong_of(tmp_path, text, path) == [("A[0,2,0]", slip + " %")]
+
+
+# ---------------------------------------------------------------- what a review found
+
+def test_a_docutils_configuration_file_never_turns_file_insertion_on(tmp_path, monkeypatch):
+    """A ``docutils.conf`` in the working directory (or named by DOCUTILSCONFIG) that enables file insertion and
+    raw HTML is not read: ``.. include::`` of another file (here a table) brings none of its text."""
+    (tmp_path / "secret.rst").write_text("=====  ======\nw      p\n=====  ======\nSECRET 0.1234\n=====  ======\n",
+                                         encoding="utf-8")
+    conf = tmp_path / "docutils.conf"
+    conf.write_text("[general]\nfile_insertion_enabled: true\nraw_enabled: true\ninput_encoding: utf-8\n",
+                    encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCUTILSCONFIG", str(conf))
+    src = f"Title\n=====\n\n.. include:: {tmp_path / 'secret.rst'}\n\n.. raw:: html\n\n   <b>0.5</b>\n"
+    doctree = publish_doctree(src, settings_overrides=read_rst.SETTINGS)     # what the reader parses
+    assert "SECRET" not in doctree.astext()
+    assert not any("SECRET" in text for text, _ in rst_lines(src))
+
+
+def test_a_csv_table_after_prose_keeps_the_prose_and_its_lines():
+    """A ``csv-table`` (whose cells docutils places on line 1) stands at its own lines; the prose above it stays."""
+    src = "The loss is 1.6891 here.\n\n.. csv-table::\n   :header: w, p\n\n   f, 0.11\n   g, 0.22\n"
+    assert [(text, at) for text, at in rst_lines(src) if text.strip()] == [
+        ("The loss is 1.6891 here.", 1), ("| w | p |", 3), ("| --- | --- |", 3), ("| f | 0.11 |", 6),
+        ("| g | 0.22 |", 7)]
+
+
+def test_a_norms_divisor_is_no_nudged_loss(tmp_path, two_heads):
+    """``√(σ² + ε) = …`` is LayerNorm's divisor (with ε inside its bracket, no gradient check's nudge): printed
+    with two digits swapped it is wrong, as the divisor (with ε or without: both round alike here)."""
+    path, f = two_heads
+    eps = mp.mpf(tomllib.loads(path.read_text(encoding="utf-8"))["model"].get("ln_eps", "1e-5"))
+    bad = swapped(r4(mp.sqrt(f["var1"][0] + eps)))
+    text = f"For position 0 the divisor is √(σ² + ε) = {bad}.\n"
+    assert _wrong_of(tmp_path, text, path) in ([("sqrt(var1[0] + ln_eps)", bad)], [("sqrt(var1[0])", bad)])
+
+
+def test_a_layer_superscript_with_a_full_column_index(tmp_path, two_heads):
+    """``Q^{(1)}_{0,3}`` in a one-layer model: column 3 is no head's column (d_k = 2), so the superscript is the
+    layer and the entry is Q[0,3]'s, wrong when two of its digits are swapped."""
+    path, f = two_heads
+    bad = swapped(r4(f["Q"][0][3]))
+    text = f"In layer 1: $Q^{{(1)}}_{{0,2}} = {r4(f['Q'][0][2])}$ and $Q^{{(1)}}_{{0,3}} = {bad}$.\n"
+    assert _wrong_of(tmp_path, text, path) == [("Q[0,3]", bad)]
+
+
+def test_a_figure_said_to_be_before_the_step_is_the_models(tmp_path, bigram_run):
+    """Under '# Weights before and after one SGD step', 'Before the step, W_{0,0} = 0.41' is the model's
+    W[0, кот] (0.40), wrong as that: not the value after the step."""
+    text = "# Weights before and after one SGD step\n\nBefore the step, W_{0,0} = 0.41.\n"
+    assert _wrong(tmp_path, text) == [(f"W[0,{VOCAB[0]}]", "0.41")]

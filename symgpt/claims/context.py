@@ -106,9 +106,11 @@ SYMBOL = re.compile(r"([A-Za-z∂/²√\u0302\u0303\u0304\u0370-\u03ff]+(?:_\{?[
                     r"(?:\([^()]{0,8}\))?\s*(?:=|≈|→|:|：)\s*[\[(]?\s*$")
 
 
-NUDGED = re.compile(r"[(\[][^()\[\]=]*[+\-−±]\s*(?:h|ε|eps(?:ilon)?|\\(?:var)?epsilon|δ|Δ\w*|\d(?:\.\d+)?e-\d+|"
-                    r"10\^?\{?[-−]\d+\}?|10⁻[⁰-⁹]+)\s*[)\]]\s*=?\s*$")
-"""A name of a nudged model's value: ``L(W + h) =``, ``J(θ − ε)``, ``loss[w-1e-4]``."""
+NUDGED = re.compile(r"(?<![\w\\√])(?!sqrt\b|exp\b|log\b|ln\b)[^\W\d]\w*'?\s*[(\[][^()\[\]=]*[+\-−±]\s*"
+                    r"(?:h|ε|eps(?:ilon)?|\\(?:var)?epsilon|δ|Δ\w*|\d(?:\.\d+)?e-\d+|10\^?\{?[-−]\d+\}?|10⁻[⁰-⁹]+)\s*"
+                    r"[)\]]\s*=?\s*$")
+"""A name of a nudged model's value: ``L(W + h) =``, ``J(θ − ε)``, ``loss[w-1e-4]`` (a function's name before the
+bracket: not ``√(σ² + ε) =``, a norm's divisor)."""
 
 
 def context(n, vocab) -> Context:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..core.errors import LimitError
-from ..core.limits import MAX_DIGITS
+from ..core.limits import MAX_DIGITS, MAX_LINE
 from .claims import parse_printed
 from .read_html import html_text as html_text  # (the readers, symgpt.claims.readers: code and tests import
 from .readers import read_document as read_document  # them from here)
@@ -151,7 +151,6 @@ def _masked(line: str) -> str:
 # ---------------------------------------------------------------- splitting glued cells
 
 MAX_RUN = 80           # characters of a glued run worth cutting
-MAX_LINE = 10_000      # characters of one line (our widest page's is 2,519)
 PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+|[1-9]\d*")
 
 
@@ -517,7 +516,7 @@ def _is_heading(line: str) -> bool:
     return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
 
 
-UNDERLINE = re.compile(r"\s*([=\-~.*_#^+:])\1{2,}\s*")
+UNDERLINE = re.compile(r"\s*([=\-~.*_#^+:])\1{3,}\s*")
 
 
 def _underlined(line: str, below: str) -> bool:
@@ -530,7 +529,8 @@ def _underlined(line: str, below: str) -> bool:
     """
     title = line.strip()
     return bool(title) and UNDERLINE.fullmatch(below) is not None and UNDERLINE.fullmatch(line) is None and \
-        len(title) >= len(below.strip()) // 2 and not re.search(r"[=≈|]|\S\s{2,}\S|\t", title)
+        len(title) >= len(below.strip()) // 2 and not re.search(r"[=≈|]|\S\s{2,}\S|\t", title) and \
+        not CAPTION.match(line)                  # (a table's caption over its rule stays its caption)
     #                                          (not a text table's header 'token   p' over its rule)
 
 

@@ -1451,7 +1451,7 @@ def _superscript(text: str) -> tuple:
     >>> _superscript("x² = ")
     ()
     """
-    m = ([None] + list(SUPERSCRIPT.finditer(text or "")))[-1]
+    m = ([None] + list(SUPERSCRIPT.finditer((text or "")[-80:])))[-1]     # (the name next to the figure)
     if m is None:
         return ()
     if m[3]:

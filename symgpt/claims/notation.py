@@ -40,11 +40,16 @@ LINE_WINDOW = 12         # an index-less name's neighbours: the figures read bef
 MAX_CUT = 16             # a matrix's rows or columns are readings of a one-index name up to this many
 AGREE_SHARE = 0.5        # … and this share of its figures
 STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更新后|之后|一步后|nouveau|nouvelle|"
-                         r"après|neu|\bnach\b|\bnuev[oa]s?\b|después|\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|"
-                         r"\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|\byeni\b|sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|"
-                         r"\befter\b|\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau\b|\bbaru\b|setelah|新しい|後の|"
+                         r"après|neu|\bnach (?:dem|einem|\d+|zwei|drei) \S*Schritt|\bnuev[oa]s?\b|después|"
+                         r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|"
+                         r"\byeni\b|adım(?:dan)? sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|\befter (?:ett|steget|\d+)|"
+                         r"\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau (?:khi|bước|một)|\bbaru\b|setelah|新しい|後の|"
                          r"새로운|후의?\b",
                          re.I)
+BEFORE_WORDS = re.compile(r"\bbefore\b|\bvor (?:dem|einem)\b|\bavant\b|\bantes d|\bprima del|"
+                          r"\bдо (?:шага|обновлени)|\bprzed\b|\bönce(?:si)?\b|\bvoor de\b|\bföre\b|\bsebelum\b|"
+                          r"\btrước\b|\bقبل\b|से पहले|之前|以前|前の|전의?\b", re.I)
+"""The words that say a figure is of the model before a step ('before the step, W = …')."""
 
 
 TEMPERATURE_SET = re.compile(r"(?<![\w.])(?:T|τ|temperature|Temperatur|température|温度)\s*[=＝]\s*"
@@ -281,11 +286,10 @@ class Notation:
             else:
                 idx.append(k if i == step_axis else k - base)
         idx = tuple(idx)
-        if sliced is not None:                 # head h's column c is Q's column h·d_k + c
-            d_k = self.m.d.spec.d // self.m.d.spec.heads
-            if not idx or not 0 <= idx[-1] < d_k or sliced < 0:
-                return None
-            idx = idx[:-1] + (sliced * d_k + idx[-1],)
+        d_k = self.m.d.spec.d // self.m.d.spec.heads
+        if sliced is not None and idx and 0 <= idx[-1] < d_k and sliced >= 0:
+            idx = idx[:-1] + (sliced * d_k + idx[-1],)       # head h's column c is Q's column h·d_k + c
+        #     (a column beyond d_k counts Q's own columns: Q^{(1)}_{0,3} in layer 1, not a head)
         if group in STEPPED and idx and idx[0] == 0:          # step 0: the model as it starts
             return self.by.get((group.partition(".")[2], of, idx[1:]))
         return self.by.get((group, of, idx))
@@ -438,15 +442,17 @@ class Notation:
 
     def _same_values(self, groups: set, base: int, figs) -> str | None:
         """The one of several groups to name when they hold the same values at every figure's place (learned
-        positions as ``PE`` and as the parameter ``W_pe``): the parameter, else the first by name; else None."""
+        positions as ``PE`` and as the parameter ``W_pe``): the parameter, else a whole tensor, else the first by
+        name; None when they differ somewhere."""
         if len(groups) < 2:
             return None
         for _, lab in figs:
             found = [self.lookup(g, -base, lab) for g in groups]
             if any(c is None for c in found) or len({repr(c.ball) for c in found}) != 1:
                 return None
-        params = sorted(g for g in groups if g in self.m.d.spec.params)
-        return params[0] if params else sorted(groups)[0]
+        return min(groups, key=lambda g: (g not in self.m.d.spec.params, "|" in g, g))
+        #                                  (the parameter, else a tensor whole before a row of another, h_final
+        #                                   before LN_f's last row)
 
     def _exact(self, name: str, group: str) -> bool:
         """Our own name of the group itself (``X``, ``grad_X``, ``∂L/∂X``, ``dX``, ``l0.A``), not a usual spelling
@@ -751,8 +757,9 @@ class Notation:
         adam = run_of(n.heading + " " + n.prose) == "adamw"
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam and self.m.spoken(x)]
-        if c.group == bare and post and (STATE_WORDS.search(told) or STATE_WORDS.search(n.heading) and
-                                         TRAINED.search(n.heading)):     # under 'After one AdamW step' too
+        said = STATE_WORDS.search(told) or STATE_WORDS.search(n.heading) and TRAINED.search(n.heading) and \
+            not BEFORE_WORDS.search(n.heading)                         # under 'After one AdamW step' too
+        if c.group == bare and post and said and not BEFORE_WORDS.search(told):
             y = n.value / (100 if n.kind == "percent" else 1)
             return min(post, key=lambda x: abs(_bounds(x.ball)[0] - y))
         return None

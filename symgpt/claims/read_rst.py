@@ -36,15 +36,20 @@ import re
 from docutils import nodes
 from docutils.core import publish_doctree
 
+from ..core.limits import MAX_LINE
+
 SETTINGS = {"report_level": 5, "halt_level": 5, "warning_stream": False, "file_insertion_enabled": False,
             "raw_enabled": False, "doctitle_xform": False, "sectsubtitle_xform": False, "syntax_highlight": "none",
-            "input_encoding": "unicode", "line_length_limit": 1 << 20}
+            "input_encoding": "unicode", "line_length_limit": MAX_LINE, "_disable_config": True}
+"""docutils reads no configuration file (``docutils.conf``, ``DOCUTILSCONFIG``, ``~/.docutils``), which could turn
+file insertion back on: a document never makes check read another file."""
+LINE_BREAKS = {c: " " for c in (0x0b, 0x0c, 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029)}
 ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+\s*")
 DIRECTIVE = re.compile(r"\s*\.\.\s+[\w:.+-]+::")
 OPTION = re.compile(r"\s*:[\w .-]+:(?:\s|$)")
 COMMENT = re.compile(r"\s*\.\.(?:\s|$)(?!\s*(?:\[[^\]]*\]|\|[^|]+\|\s+[\w:.+-]+::))")   # and targets: .. _name:
 ROLE_MATH = re.compile(r":math:`([^`]*)`")
-ROLE = re.compile(r":[\w:.+-]+:`([^`<]*?)\s*(?:<[^`]*>)?`")
+ROLE = re.compile(r"(?<![\w:]):[\w.+-]++(?::[\w.+-]++)*+:`([^`<]*?)\s*(?:<[^`]*>)?`")
 LINK = re.compile(r"`([^`<]+?)\s*<[^`]*>`__?")
 
 
@@ -52,21 +57,24 @@ def rst_lines(text: str) -> list:
     """The normal form's lines of a reStructuredText source, each with the line of the source it came from
     (from 1; None for a line the reader adds)."""
     source = re.split(r"\r\n|\r|\n", text)
-    try:
-        doctree = publish_doctree(text, settings_overrides=SETTINGS)
+    if any(len(line) > MAX_LINE for line in source):
+        return [(line, k + 1) for k, line in enumerate(source)]     # (extract refuses it, with the line's number)
+    try:                       # (docutils breaks lines at form feeds and U+2028 too: as spaces, lines stay ours)
+        doctree = publish_doctree(text.translate(LINE_BREAKS), settings_overrides=SETTINGS)
     except Exception:          # docutils reports a document it cannot read; its lines are still text
         return [(line, k + 1) for k, line in enumerate(source)]
-    blocks = {}                # source index where a block starts -> (its last index, its lines in normal form)
+    blocks, covered = {}, set()    # source index where a block starts -> (its last index, its normal form)
     cursor = 0
     for node in doctree.findall(_block):
         found = _place(node, source, cursor)
         if found is None:
             continue
         first, last, lines = found
-        if any(first <= k <= end for k, (end, _) in blocks.items()):
+        if any(k in covered for k in range(first, last + 1)):
             continue
         blocks[first] = (last, lines)
-        cursor = first
+        covered.update(range(first, last + 1))
+        cursor = last + 1
     out, k = [], 0
     while k < len(source):
         if k in blocks:
@@ -122,25 +130,25 @@ def _ancestors(node):
         yield node
 
 
+TABLE_START = re.compile(r"\s*(?:\.\.\s+(?:list-|csv-)?table::|\+[-=+]{2,}\+?\s*$|=+(?:\s+=+)+\s*$)")
+"""Where a table starts: a table directive, a grid table's top rule, a simple table's top rule."""
+
+
 def _table(node, source: list, cursor: int):
-    """A table as a pipe table: its rows each at the line of their first cell."""
-    groups = [g for g in node.findall(nodes.tgroup)][:1]
-    if not groups:
+    """A table as a pipe table, its rows each at the line of their first cell: the first table that starts at or
+    after ``cursor`` (tables are met in the order they stand), from its directive or top rule to its end."""
+    groups = [g for g in node.children if isinstance(g, nodes.tgroup)][:1]
+    first = next((k for k in range(cursor, len(source)) if TABLE_START.match(source[k])), None)
+    if not groups or first is None:
         return None
-    head = [r for h in groups[0].findall(nodes.thead) for r in h.findall(nodes.row)]
-    body = [r for b in groups[0].findall(nodes.tbody) for r in b.findall(nodes.row)]
-    rows = [(_cells(r), _row_line(r)) for r in head + body]
-    known = [at for _, at in rows if at is not None]
-    start = min(known) if known else cursor
-    first, last = _extent(source, start)
-    if DIRECTIVE.match(source[first]) is None:         # a table directive above the table holds its caption
-        d = first - 1
-        while d >= 0 and (not source[d].strip() or OPTION.match(source[d])):
-            d -= 1
-        if d >= 0 and re.match(r"\s*\.\.\s+table::", source[d]):
-            first = d
-    if re.match(r"\s*\.\.\s+(?:list|csv)-table::", source[first]) or re.match(r"\s*\.\.\s+table::", source[first]):
-        last = _directive_end(source, first)
+    parts = [c for c in groups[0].children if isinstance(c, (nodes.thead, nodes.tbody))]
+    head = [r for h in parts if isinstance(h, nodes.thead) for r in h.children if isinstance(r, nodes.row)]
+    body = [r for b in parts if isinstance(b, nodes.tbody) for r in b.children if isinstance(r, nodes.row)]
+    last = _directive_end(source, first) if DIRECTIVE.match(source[first]) else _extent(source, first + 1)[1]
+    rows = []
+    for r in head + body:                    # (a csv-table's cells all say line 1: its rows in order, then)
+        at = _row_line(r)
+        rows.append((_cells(r), at if at is not None and first < at <= last + 1 else None))
     width = max((len(c) for c, _ in rows), default=0)
     if not width:
         return None
@@ -148,11 +156,12 @@ def _table(node, source: list, cursor: int):
     title = [t for t in node.children if isinstance(t, nodes.title)]
     if title:
         out += [("Table: " + " ".join(title[0].astext().split()), first + 1), ("", None)]
-    previous = first + 1
+    content = [k + 1 for k in range(first + 1, last + 1) if source[k].strip() and not OPTION.match(source[k])]
     filled = []
-    for cells, at in rows:
-        previous = at if at is not None else previous
-        filled.append((cells + [""] * (width - len(cells)), previous))
+    for i, (cells, at) in enumerate(rows):    # (a header from the directive's :header: option stands on its line)
+        k = i if len(content) >= len(rows) else i - len(head)
+        at = at if at is not None else content[min(k, len(content) - 1)] if content and k >= 0 else first + 1
+        filled.append((cells + [""] * (width - len(cells)), at))
     if not head:
         filled.insert(0, ([""] * width, filled[0][1]))
     for k, (cells, at) in enumerate(filled):
@@ -164,8 +173,8 @@ def _table(node, source: list, cursor: int):
 
 def _cells(row) -> list:
     cells = []
-    for entry in row.findall(nodes.entry):
-        if entry.parent is not row:
+    for entry in row.children:
+        if not isinstance(entry, nodes.entry):
             continue
         cells.append(" ".join(entry.astext().split()).replace("|", "∣"))
         cells += [""] * entry.get("morecols", 0)
@@ -173,7 +182,7 @@ def _cells(row) -> list:
 
 
 def _row_line(row):
-    lines = [p.line for p in row.findall(nodes.paragraph) if p.line is not None]
+    lines = [p.line for e in row.children for p in e.children if isinstance(p, nodes.paragraph) and p.line]
     return min(lines) if lines else None
 
 

@@ -223,7 +223,7 @@ def notebook_lines(text: str) -> list:
     return out
 
 
-LAST_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*(?:\[[^\[\]]*\])*(?:\.[A-Za-z_]\w*)*")
+LAST_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*+(?:\[[^\[\]]*+\][\w.]*+)*+")
 
 
 def _last_expression(source: list) -> str | None:
@@ -242,8 +242,9 @@ def _plain(output: dict) -> bool:
     """Whether a result shows as plain text (a table, Markdown or HTML, has its own header)."""
     data = output.get("data") if isinstance(output.get("data"), dict) else output
     html = data.get("text/html", data.get("html"))
+    html = "".join(h for h in html if isinstance(h, str)) if isinstance(html, list) else html
     return data.get("text/markdown", data.get("markdown")) is None and \
-        not (isinstance(html, (str, list)) and "<table" in "".join(html).lower())
+        not (isinstance(html, str) and "<table" in html.lower())
 
 
 def _get(d: dict, *keys):

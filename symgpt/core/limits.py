@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 MAX_OPS = 800_000          # estimated scalar operations of one spec (symgpt.engine.cost; benchmarks/bench_limits.py)
 MAX_DIGITS = 1000          # digits of any number read, asked for, or grown by a claim
+MAX_LINE = 10_000          # characters of one line of a document check reads (our widest page's is 2,519)
 MAX_FILE_BYTES = 1 << 24   # a spec or claims file is read only up to this size (16 MiB; 200,000 weights: 1.2 MB)
 TEX_TIMEOUT = 300          # seconds one latexmk run may take
 
