@@ -88,17 +88,9 @@ def rst_lines(text: str) -> list:
 
 
 def _block(node) -> bool:
+    """A block the reader writes in its own way: a title, a table, a literal block (not one inside a table)."""
     return isinstance(node, (nodes.title, nodes.table, nodes.literal_block, nodes.doctest_block)) \
-        and not isinstance(node.parent, nodes.table) and not _inside_table(node)
-
-
-def _inside_table(node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, nodes.table):
-            return True
-        parent = parent.parent
-    return False
+        and not any(isinstance(p, nodes.table) for p in _ancestors(node))
 
 
 def _place(node, source: list, cursor: int):
