@@ -34,7 +34,7 @@ import re
 import sys
 from pathlib import Path
 
-from .claims.extract import extract
+from .claims.extract import extract, shown
 from .claims.match import Matcher
 from .claims.readers import MARKDOWN_SUFFIXES, STYLED, read
 from .claims.sources import file_lines, within_elements
@@ -225,7 +225,15 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
         n.source = at[n.line - 1] if n.line - 1 < len(at) else None
     if doc.kind == "html":
         within_elements(numbers, Path(document).read_text(encoding="utf-8", errors="replace"))
+    if doc.kind in RENDERED:
+        for n in numbers:              # its reader sees the math rendered: 0{,}4665 is 0,4665 there
+            n.printed = n.printed and shown(n.printed)
     return results
+
+
+RENDERED = ("markdown", "html", "ipynb")
+"""Formats whose math a reader sees rendered (KaTeX, MathJax): a LaTeX figure is reported as it is shown.  A LaTeX
+or reStructuredText source reports it as written."""
 
 
 def _runs(text: str, document, max_figures: int) -> None:

@@ -94,11 +94,12 @@ def test_a_polish_latex_handout_with_a_wrong_table_cell_and_matrix_entry(tmp_pat
 
 
 def test_the_same_decimal_commas_in_markdown_math(tmp_path, run):
-    """``$p = (0{,}2747; …)$`` in a Markdown page: read as the figures they are; a wrong entry is p's."""
+    """``$p = (0{,}2747; …)$`` in a Markdown page: read as the figures they are; a wrong entry is p's, reported as
+    the page shows it (``0,2747``: KaTeX and MathJax set ``{,}`` as a comma)."""
     p = [r4(v) for v in run["f0"]["p"]]
     p[Y] = r4(run["f0"]["p"][Y] + mp.mpf("0.01"))
     text = "# Vorwärts\n\n$p = (" + "; ".join(pl(v) for v in p) + ")$\n"
-    assert _wrong(tmp_path, text, "doc.md") == [("p[пьёт]", pl(p[Y]))]
+    assert _wrong(tmp_path, text, "doc.md") == [("p[пьёт]", comma(p[Y]))]
 
 
 def test_a_percent_written_before_its_figure(tmp_path, run):

@@ -86,7 +86,7 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
     if FORMATS.search(" ".join((n.column, n.row, n.before[-12:], n.table))):
         return Result(n, "unmatched")   # a float32 or bf16 value, printed to show that format's error
-    near = [c for c in m.near.among(y - window, y + window) if not _integral(c.ball)
+    near = [c for c in m.nearby(n, y - window, y + window) if not _integral(c.ball)
             and c.group not in COUNTS and not (c.meets(Fraction(0), Fraction(0)) and abs(y) > ulp)]
     if dc is not None and dc.meets(y - window, y + window):
         near.append(dc)

@@ -46,6 +46,7 @@ class Number:
     col: int                  # 0-based column in that line
     line_text: str
     heading: str = ""         # the nearest heading above
+    section: int = 0          # the line its section's heading stands on (0: above the first heading)
     before: str = ""          # the line's text to the left of the figure (after the last figure)
     after: str = ""           # to the right, up to the next figure
     table: str = ""           # caption of the table it sits in
@@ -92,7 +93,8 @@ def _clip(s: str, n: int) -> str:
 # ---------------------------------------------------------------- what is not a figure
 
 HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s+[^\d\s=+\-×*/].*|"
-                     r"\d+\.\s+[^\d\s].{0,40})")
+                     r"\d+\.\s+[^\d\s].{0,40}|[■□◆◇▶►▸▪]\s*\w.{0,60}$|【[^】]{1,30}】.{0,30}$)")
+#    (a plain text's marked titles: '■ 2．順伝播', '【第3節】 逆伝播')
 #                                            (a section's number: 2.3.1, not a figure: '0.7979 ile çarpınca …')
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
@@ -306,6 +308,22 @@ def latex_numbers(line: str, comma: bool = True) -> str:
     return LATEX_NUMBER.sub(plain, line)
 
 
+def shown(printed: str) -> str:
+    """A LaTeX figure as a math renderer shows it (KaTeX or MathJax in a Markdown page, a notebook or a web
+    page): ``{,}`` as a comma, ``\\num{…}`` as its figure, ``\\,`` as a space, ``\\%`` as %.  A figure
+    written without LaTeX is returned as it is.
+
+    >>> [shown(s) for s in (r"-0{,}4665", r"\\num{0,1163}", r"34{,}38\\,\\%", r"\\SI{2.5}{\\percent}", "0,5")]
+    ['-0,4665', '0,1163', '34,38 %', '2.5 %', '0,5']
+    """
+    if "\\" not in printed and "{" not in printed:
+        return printed
+    s = re.sub(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{([^{}]*)\}(\{\s*(?:\\percent|\\%|%)\s*\})?",
+               lambda m: m[1].strip() + (" %" if m[2] else ""), printed)
+    s = s.replace("{,}", ",").replace("{.}", ".")
+    return re.sub(r"\\[,;:!]|~", " ", s).replace("\\%", "%")
+
+
 COMMA_DECIMAL = re.compile(r"(?<![\d.,])(\d+),(\d+)(?!\d|,\d|\.\d)")
 COMMA_EVIDENCE = re.compile(r"(?<![\d.,])\d+,\d+\s*(?:%|[·×]\s*10)|(?<![\d.,\w\[(])0,\d{2,}(?![\d,])")
 
@@ -345,6 +363,7 @@ def extract(text: str) -> list:
                 if m and _is_heading(m.string)}
     out: list = []
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
+    section = 0
     layout: list = []          # a PDF table's header cells as (start, end, text) columns of the line
     places: Counter = Counter()
     label_rows = -1            # rows read so far of a matrix printed under its name (-1: none)
@@ -367,13 +386,14 @@ def extract(text: str) -> list:
                 (no < 2 or not lines[no - 2].strip())) and \
                 len(line.strip()) < 80 and not in_code and not _cells(line):
             heading, table, header, position, about = _heading(line), "", [], None, ""
+            section = no
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line) and not re.search(r"\S {3,}\S", line):
                 errata = False                # (not '# 原文位置    量 …', the header of a PDF's errata table)
             if not _has_figure(line) or errata:
                 continue
             found = _figures(line, no, None, [], places.most_common(1)[0][0] if places else 3)
             for n in found:                # '4.2 代入 d=2 的具体数值', '3. 分词：[2, 3]': figures in a heading
-                n.heading, n.index = heading, len(out)
+                n.heading, n.section, n.index = heading, section, len(out)
                 out.append(n)
             _link_chains(found)
             continue
@@ -445,7 +465,7 @@ def extract(text: str) -> list:
         if cells is None and CONTINUATION.match(line) and last[0] == no - 1:
             _continued(last[1], last[2], line, found)
         for n in found:
-            n.heading, n.table = heading, table if (table or cells is not None) else ""
+            n.heading, n.section, n.table = heading, section, table if (table or cells is not None) else ""
             n.prose, n.about = prose, about
             n.index = len(out)
             out.append(n)
@@ -513,6 +533,8 @@ def _is_heading(line: str) -> bool:
     """'§5 …', '## …', '5.2 计算 Q、K、V', '4.2 代入 d=2 …'; '1. 前向传播' only with no equation in it."""
     if not HEADING.match(line) or len(re.findall(r"\d+(?:\.\d+)?", line)) > 4:
         return False                        # '§5 自注意力H⁽⁰⁾Q·Kᵀ/√d …2×2(1.000, 0.917)': a table row
+    if re.match(r"\s*[■□◆◇▶►▸▪【]", line) and re.search(r"[=≈]", re.sub(r"[(（][^()（）]*[)）]", "", line)):
+        return False                        # '■ p = 0.5': a marked equation ('■ SGD（η＝0.5）' is a title)
     return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
 
 
@@ -884,6 +906,8 @@ def _arrays(line: str, found: list) -> None:
     [('-0.1', 'E', (1, 1)), ('0.36', 'p', (0,)), ('0.28', 'p', (1,))]
     >>> [(n.text, n.array, n.pos) for n in extract("W = [[0.5, -0.3], [0.2, 0.4]]")][-1]
     ('0.4', 'W', (1, 1))
+    >>> [n.pos for n in extract("g = [ -0.16  0.24  0.37 ], W = [[0.5  0.3] [0.2  0.4]]")]
+    [(0,), (1,), (2,), (0, 0), (0, 1), (1, 0), (1, 1)]
     """
     at = {n.col: n for n in found}
     stack: list = []
@@ -893,7 +917,11 @@ def _arrays(line: str, found: list) -> None:
         if m:
             latex = m.group().startswith("\\")
             if stack and not latex and stack[-1]["list"] and m.group() == "[":      # a row of [[…], […]]
-                stack.append(dict(name=stack[-1]["name"], row=stack[-1], k=0, latex=False, list=False, lead=()))
+                outer = stack[-1]
+                if outer.get("rows") and not outer.get("comma"):
+                    outer["k"] += 1                 # [[0.1 0.2] [0.3 0.4]]: NumPy's rows, no comma between
+                outer["rows"], outer["comma"] = True, False
+                stack.append(dict(name=outer["name"], row=outer, k=0, latex=False, list=False, lead=()))
             else:
                 name, lead = _array_name(line[:i])
                 stack.append(dict(name=name, row=None, k=0, latex=latex, list=m.group() == "[", r=0, c=0, lead=lead))
@@ -914,7 +942,12 @@ def _arrays(line: str, found: list) -> None:
                 top["c"] += 1
             elif not top["latex"] and line[i] == ",":
                 top["k"] += 1
+                top["comma"] = True
             n = at.get(i)
+            if n is not None and not top["latex"] and top.get("end") is not None and not line[top["end"]:i].strip():
+                top["k"] += 1                       # [ -0.16  0.24  0.37 ]: NumPy's entries, set apart by spaces
+            if n is not None:
+                top["end"] = i + len(n.text)
             if n is not None and not n.array and not n.pos:      # an unnamed tuple keeps the place alone
                 pos = (top["r"], top["c"]) if top["latex"] else \
                     (top["row"]["k"], top["k"]) if top["row"] is not None else (top["k"],)
@@ -922,14 +955,29 @@ def _arrays(line: str, found: list) -> None:
         i += 1
 
 
+OPERATOR = r"[+×*/·]|\\cdot|\\times|\s[-−]\s"
+OPERATOR_BEFORE = rf"(?:{OPERATOR}|\s[-−])\s*$"
+
+
 def _array_name(before: str) -> tuple:
-    """The name a literal is assigned to (``E = [``, ``∂L/∂z = [``, ``E[1]: [``) and its leading indices."""
+    """The name a literal is assigned to (``E = [``, ``∂L/∂z = [``, ``E[1]: [``) and its leading indices; none
+    for a sum's or a product's value (``x₂ + o₂ = (``).
+
+    >>> _array_name("x_{2} + o_{2} = "), _array_name("o_{2} = "), _array_name("E[1]: ")
+    (('', ()), ('o_{2}', ()), ('E', (1,)))
+    >>> _array_name("attn0 = 1.000 × v0 + 0.000 × v1 = ")
+    ('attn0', ())
+    """
     before = accented(before)
     for rx, by in LATEX_NAMES:
         before = rx.sub(by, before)
-    m = ARRAY_NAME.search(before.replace("$", "").rstrip())
+    text = before.replace("$", "").rstrip()
+    m = ARRAY_NAME.search(text)
+    if m and re.search(OPERATOR_BEFORE, text[:m.start(1)]):    # attn0 = 1.000 × v0 + 0.000 × v1 = (…): attn0's
+        first = re.split(r"[=≈]", text[:m.start(1)])
+        m = ARRAY_NAME.search(first[0] + "=") if len(first) > 1 and not re.search(OPERATOR, first[0]) else None
     if not m:
-        return "", ()
+        return "", ()                    # x₂ + o₂ = (…): a sum's value, no literal of o₂
     name = m[1]
     lead = re.fullmatch(r"(.+)\[(\d+)\]", name)
     return (lead[1], (int(lead[2]),)) if lead else (name, ())

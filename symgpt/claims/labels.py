@@ -110,8 +110,10 @@ IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
 CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|"
                     r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|"
-                    r"(?<=\d)\.\s+(?=[^\W\d_])")
+                    r"(?<=[\d)\]])\.\s+(?=[^\W\d_])")
 #                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too)
+SIGNED_NEXT = re.compile(r"\s+[-−]\d")
+"""A signed entry after spaces, with no space after its sign (NumPy's ``[ 0.0990  -0.1419 ]``): no subtraction."""
 OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
@@ -541,12 +543,29 @@ MATRIX_BEGIN = re.compile(r"\\begin\{[pbvBV]?matrix\}")
 MATRIX_END = re.compile(r"\\end\{[pbvBV]?matrix\}")
 
 
+def _rows(pick, pos: list) -> list | None:
+    """A printed tensor's place as the whole tensor's: its first index through what the print picked
+    (``[[0, 1, 6]]``: row 2 is row 6; ``[2:]``: row 0 is row 2); None beyond the pick.
+
+    >>> _rows([0, 1, 6], [2, 3]), _rows(2, [0, 1]), _rows(None, [1]), _rows([0, 6], [2, 0])
+    ([6, 3], [2, 1], [1], None)
+    """
+    if pick is None:
+        return pos
+    if isinstance(pick, int):
+        return [pos[0] + pick, *pos[1:]]
+    return [pick[pos[0]], *pos[1:]] if pos[0] < len(pick) else None
+
+
 class _Frame:
     """An open bracket: a level of a literal (its element count), or a call/index (transparent)."""
     def __init__(self, kind: str, name=None, levels: int = 1, transparent: bool = False):
         self.kind, self.name, self.transparent = kind, name, transparent     # name: a Label or None
         self.counts = [0] * levels
         self.wide = 0          # a matrix environment's widest row (its last column index)
+        self.end = None        # where its last entry on the line ends (NumPy sets entries apart by spaces)
+        self.rows = False      # whether a row [ … ] closed in it since its last comma
+        self.pick = None       # the rows a printed expression picked (W.grad[[0, 1, 6]])
 
 
 CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*")
@@ -567,6 +586,39 @@ def _output_name(cell: list) -> str:
     if prints:
         return prints[0] if len(prints) == 1 and CODE_NAME.fullmatch(prints[0]) else ""
     return code[-1] if code and CODE_NAME.fullmatch(code[-1]) else ""
+
+
+def _printed_names(cell: list) -> list:
+    """The names of what a code block's prints show, in order, when every print is of one expression
+    (``print(W_O.grad)``, ``print(W_2.grad[[0, 1, 2, 6]])``): a tensor its output prints (``tensor(``) takes
+    the next one.
+
+    >>> _printed_names(["loss.backward()", "print(E.grad[0])", "print(W_2.grad[[0, 1, 2, 6]])"])
+    ['E.grad[0]', 'W_2.grad[[0, 1, 2, 6]]']
+    >>> _printed_names(["print(a)", "print(f'{p:.4f}')"])
+    []
+    """
+    code = [re.sub(r"\s+#.*$", "", x.strip()) for x in cell if x.strip() and not x.strip().startswith("#")]
+    prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
+    return prints if len(prints) > 1 and all(CODE_NAME.fullmatch(x) or PICKED.fullmatch(x) for x in prints) else []
+
+
+PICKED = re.compile(r"([A-Za-z_]\w*(?:\.\w+)*)(?:\[\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*\]|"
+                    r"\[\s*(\d*)\s*:\s*\d*\s*\])?")
+"""A printed expression with the rows it picks: ``W.grad[[0, 1, 2, 6]]`` (those rows), ``W.grad[2:5]`` (from 2)."""
+
+
+def _picked(code_name: str) -> tuple:
+    """(the expression without its row pick, the rows an output's rows are, or None): ``W_2.grad[[0, 2, 6]]`` →
+    ('W_2.grad', [0, 2, 6]); ``W.grad[2:]`` → ('W.grad', 2) (rows from 2 on).
+
+    >>> _picked("W_2.grad[[0, 1, 2, 6]]"), _picked("W.grad[2:5]"), _picked("W.grad[:4]"), _picked("W[1]")
+    (('W_2.grad', [0, 1, 2, 6]), ('W.grad', 2), ('W.grad', 0), ('W[1]', None))
+    """
+    m = PICKED.fullmatch(code_name or "")
+    if not m or m[2] is None and m[3] is None:
+        return code_name, None
+    return m[1], [int(x) for x in m[2].split(",")] if m[2] is not None else int(m[3] or 0)
 
 
 def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Label | None:
@@ -668,11 +720,14 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
     seen: dict = {}            # figure index → (root frame, [(frame, count at the figure)])
     stack: list = []
     code_name, fence, cell = "", False, []
+    queue: list = []           # the names of a cell's several prints, for its output's tensors in order
+    pick = None                # the rows the named output shows (W.grad[[0, 1, 6]]: its rows 0, 1, 6)
     suspended = None           # a literal still open when another is written beside it on its line
     for no, line in enumerate(lines, 1):
         if line.lstrip().startswith("```"):
             if fence:
-                code_name = _output_name(cell)
+                code_name, queue = _output_name(cell), _printed_names(cell)
+                code_name, pick = _picked(code_name)
             cell, fence, stack = [], not fence, []
             continue
         prompt = PROMPT.fullmatch(line) if not fence else None
@@ -689,6 +744,11 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
             if i in figs:
                 n = figs[i]
                 levels = [f for f in stack if not f.transparent]
+                top = stack[-1] if stack and stack[-1].kind in "[(" and not stack[-1].transparent else None
+                if top is not None and top.end is not None and not line[top.end:i].strip():
+                    top.counts[0] += 1           # [ -0.16  0.24  0.37 ]: entries set apart by spaces alone
+                if top is not None:
+                    top.end = i + len(n.text)
                 if levels and not stack[-1].transparent:
                     seen[n.index] = (levels[0], [(f, tuple(f.counts)) for f in levels])
                 i += max(1, len(n.text))
@@ -711,6 +771,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
             if ch in "[(":
                 call = re.search(r"(?<![\\\w])[A-Za-z_\u4e00-\u9fff][\w.]*$", line[:i])   # not \to [
                 if call and call[0].strip() in ("array", "tensor", "np.array", "torch.tensor") and ch == "(":
+                    if queue and not fence and not stack:
+                        code_name, pick = _picked(queue.pop(0))      # the next print's tensor
                     stack.append(_Frame("(", transparent=True))
                 elif call or (ch == "(" and re.search(r"(?:exp|ln|log|sqrt|√)\s*$", line[:i])):
                     stack.append(_Frame(ch, transparent=True))       # exp(…), p(sat), W[0, 1]
@@ -728,15 +790,22 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                         name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
                     if root and name is not None:
                         named_root = name
+                    if not root and stack[-1].kind == "[" and ch == "[" and stack[-1].rows:
+                        stack[-1].counts[0] += 1    # [[0.1 0.2] [0.3 0.4]]: NumPy's rows, no comma between
                     stack.append(_Frame(ch, name))
+                    stack[-1].pick = pick if root and name is not None and not side and \
+                        re.search(r"(?:array|tensor)\(\s*$", line[:i]) else None    # (the cell's output)
             elif ch in ")]" and stack and stack[-1].kind in "([":
                 done = stack.pop()
+                if stack and stack[-1].kind == "[" and not done.transparent:
+                    stack[-1].rows = True
                 if not done.transparent and not any(not f.transparent for f in stack) and \
                         OPERATOR_AFTER.match(line, i + 1):
                     done.name = None           # (0.3, −0.1) − 0.5 × (…): an operand, not what the line defines
             elif (ch == "," or ch == ";" and line[i - 1:i] != "\\") and stack and not stack[-1].transparent:
                 #                                     (0,1101; 0,3398) with decimal commas; not LaTeX's space \;
                 stack[-1].counts[0] += 1
+                stack[-1].end, stack[-1].rows = None, False
             elif ch == "&" and stack and stack[-1].kind == "M":
                 stack[-1].counts[1] += 1
                 stack[-1].wide = max(stack[-1].wide, stack[-1].counts[1])
@@ -757,7 +826,9 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 counts = counts[1:] if f.counts[0] == 0 else counts[:1]   # one row or one column: a vector
             pos += list(counts)
         if pos and (frames[0][0].counts != [0] or frames[0][0].kind == "M" or len(pos) > 1):
-            out[k] = (root.name or Label(f"literal@{id(root)}"), tuple(pos))
+            pos = _rows(root.pick, pos)
+            if pos:
+                out[k] = (root.name or Label(f"literal@{id(root)}"), tuple(pos))
     return out
 
 
@@ -1350,7 +1421,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
     stacked = _stacked(lines, numbers, vocab)
     for k, (head, pos) in (_literals(lines, numbers, vocab) | stacked).items():   # (a place counts from 0)
         n = numbers[k]
-        if k not in stacked and OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) or \
+        after = n.line_text[n.col + len(n.text):]
+        if k not in stacked and OPERAND_NEXT.match(after) and not SIGNED_NEXT.match(after) or \
                 re.search(r"[\w)]\s*(?:[+\-−×*/·]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]):
             continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
         out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state)

@@ -139,6 +139,7 @@ class Matcher:
         self.unspoken = [ref for ref, about in TOPICS if text is not None and not about.search(text)]
         if text is not None:              # an optimizer's moments, a sampling table: only in a text about them
             self.cands = [c for c in self.cands if self.spoken(c)]
+        self.silent = _silent(text, numbers) if text is not None else {}    # … and in the sections about them
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
@@ -154,6 +155,13 @@ class Matcher:
         """Whether the text talks about what the candidate belongs to (AdamW, a temperature, top-k, top-p):
         a quantity of a topic the document never mentions is no reading of its figures."""
         return not any(ref.search(c.ref) for ref in getattr(self, "unspoken", ()))
+
+    def nearby(self, n, lo, hi) -> list:
+        """The value candidates near [lo, hi] that figure ``n``'s section may speak of: an optimizer's moments, a
+        training step's states, a sampling table's shares only in a section about them (:func:`_silent`)."""
+        quiet = self.silent.get(n.section, ())
+        pool = self.near.among(lo, hi)
+        return [c for c in pool if not any(TOPICS[k][0].search(c.ref) for k in quiet)] if quiet else pool
 
     @staticmethod
     def _operand(c, m, sure=()):
@@ -182,7 +190,7 @@ class Matcher:
                 continue
             lo, hi = cell(m)
             own = [found[i]] if found.get(i) is not None else []
-            more = [c for c in self.near.among(lo, hi) if c.group not in self.d.spec.params
+            more = [c for c in self.nearby(m, lo, hi) if c.group not in self.d.spec.params
                     and self.rounds(c, m)] if m.kind == "decimal" and len(m.text.strip("-−+0.")) >= 2 else []
             alts.append((own + [c for c in more if c not in own])[:FORM_ALTERNATIVES] or [None])
         near = near_window(n)
@@ -262,7 +270,7 @@ class Matcher:
         if FORMATS.search(" ".join((n.column, n.row, n.table))):
             return None                 # a bfloat16 value beside the exact one: that format's, not a slip
         lo, hi = near_window(n)
-        scored = sorted(((score(c, ctx, prev), i, c) for i, c in enumerate(self.near.among(lo, hi))),
+        scored = sorted(((score(c, ctx, prev), i, c) for i, c in enumerate(self.nearby(n, lo, hi))),
                         key=lambda t: (-t[0], t[1]))
         if not scored or scored[0][0] < STRONG_NAMING or (len(scored) > 1 and scored[1][0] == scored[0][0]):
             return None
@@ -434,7 +442,7 @@ class Matcher:
                 out.append(res)
                 continue
             lo, hi = cell(n)
-            pool = self.near.among(lo, hi)
+            pool = self.nearby(n, lo, hi)
             line_inputs = inputs.get(n.line, frozenset())
             factor = inputs.get(("factor", n.index), frozenset())
             if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads
@@ -547,6 +555,48 @@ class Matcher:
                 prev.append(None)
             out.append(res)
         return out
+
+
+def _silent(text: str, numbers: list) -> dict:
+    """{a section's heading line: the topics of :data:`TOPICS` it never speaks of}, for a text of two or more
+    sections.  A section speaks of what its own lines or an enclosing section's say (by the heading's level:
+    ``###`` under ``##``, 5.2 under 5), so AdamW's moments are values of the AdamW section and its
+    subsections, not of the forward pass above it.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "# SGD and AdamW\\n## 1. Forward\\nloss = 2.5\\n## 2. AdamW\\n### 2.1 Moments\\nm = 0.025\\n"
+    >>> _silent(text, extract(text))
+    {2: {0, 1, 2, 3, 4}, 5: {1, 2, 3, 4}}
+    """
+    starts = sorted({n.section for n in numbers})
+    if len(starts) < 2:
+        return {}
+    lines = re.split(r"\r\n|\r|\n", text)
+    heads = sorted({0, *starts, *(k + 1 for k, ln in enumerate(lines) if re.match(r"\s*#+\s", ln))})
+    levels = {s: _level(lines[s - 1]) for s in heads if s}
+    top = min(levels.values(), default=0)
+    title = {s for s, v in levels.items() if v == top} if sum(v == top for v in levels.values()) == 1 else set()
+    spoken, out, stack = {}, {}, []      # stack: (level, heading line) of the enclosing sections
+    for i, s in enumerate(heads):        # (not the preamble, nor a lone title: what the document is about)
+        body = "\n".join(lines[max(s - 1, 0):(heads[i + 1] - 1 if i + 1 < len(heads) else len(lines))])
+        level = levels.get(s, 0)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        spoken[s] = {k for k, (_, about) in enumerate(TOPICS) if about.search(body)} | \
+            (spoken[stack[-1][1]] if stack else set())
+        if s and s not in title:
+            stack.append((level, s))
+        if s in starts:
+            out[s] = set(range(len(TOPICS))) - spoken[s]
+    return out
+
+
+def _level(heading: str) -> int:
+    """A heading's depth: its ``#``s, else its number's parts (5.2 → 2), else 1."""
+    m = re.match(r"\s*(#+)\s", heading) or re.match(r"\s*§?\s*(\d+(?:\.\d+)*)", heading)
+    if not m:
+        return 1
+    return len(m[1]) if m[1].startswith("#") else m[1].count(".") + 1
 
 
 TOPICS = (    # (a candidate's ref, the text a document must hold for it to be matched by value alone)

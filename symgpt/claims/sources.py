@@ -65,6 +65,10 @@ def within_elements(numbers, raw: str, reach: int = 60) -> None:
     >>> within_elements(ns, "<p>a = 0.5 and\\nb = &minus;0.25</p>")
     >>> [n.source for n in ns]
     [1, 2]
+    >>> ns = [N(text="1.3231", printed="1,3231", source=1)]
+    >>> within_elements(ns, "<math>\\n<mn>0,2663</mn>\\n<mn>1,3231</mn></math>")
+    >>> [n.source for n in ns]
+    [3]
     """
     file = raw.split("\n")
     after: dict = {}
@@ -72,7 +76,7 @@ def within_elements(numbers, raw: str, reach: int = 60) -> None:
         s = getattr(n, "source", None)
         if not s:
             continue
-        spellings = {n.text}
+        spellings = {n.text, *([n.printed] if getattr(n, "printed", "") else [])}    # 1,3231 as the page writes it
         for a, b in HTML_SPELLINGS:
             spellings |= {t.replace(a, b) for t in spellings}
         start = after.get(s, s - 1)

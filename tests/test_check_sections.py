@@ -1,0 +1,155 @@
+"""check reads what a section is about, how a page shows its math and what a notebook prints, each reading on a
+text written here in more than one language or format:
+
+* AdamW's moments (and √v̂, which is |g| after one step) are values of the sections about AdamW only: a
+  gradient printed with its sign flipped in the backward pass is that gradient, wrong, not √v̂;
+* a plain text's marked titles (``■ 3．逆伝播``, ``【第2節】``) are sections;
+* NumPy's arrays, entries set apart by spaces alone (``[ -0.16  0.24  0.37 ]``, ``[[a  b] [c  d]]``), give
+  each entry its place;
+* a LaTeX figure in a Markdown page's or a notebook's math (``$0{,}4665$``) is reported as it is shown
+  (``0,4665``);
+* a notebook cell that prints several tensors names each output by its print, and a print that picks rows
+  (``W.grad[[1]]``, ``W.grad[1:]``) gives the rows it picked.
+
+Every expected value is computed here with mpmath (the bigram of :mod:`test_check_readings`), never by symgpt.
+"""
+from __future__ import annotations
+
+import json
+
+import mpmath as mp
+import pytest
+
+from symgpt.check import check
+
+from conftest import write_spec
+from test_check_layouts import r4
+from test_check_readings import SPEC, VOCAB, _wrong, _wrong_of, by_hand, comma
+
+
+@pytest.fixture(scope="module")
+def run():
+    yield from by_hand()
+
+
+def _flipped(v) -> str:
+    s = r4(v)
+    return s[1:] if s.startswith("-") else "-" + s
+
+
+ADAMW_SECTION = {
+    "md": "## 4. AdamW\n\nAdam keeps the moments m and v; after one step v̂ = g², so √v̂ = |g|: {root}.\n",
+    "ja": "■ 4．AdamW\n\nAdam のモーメント m と v：一歩目は v̂ ＝ g² なので √v̂ ＝ |g| ＝ {root}。\n",
+}
+BACKWARD = {
+    "md": "# A bigram, SGD and AdamW\n\n## 3. Backward\n\nThe gradient of W's first row:\n\n    dW[0] = [ {row} ]\n\n",
+    "ja": "バイグラム：SGD と AdamW\n\n■ 3．逆伝播\n\nW の 0 行目の勾配：\n\n  dW[0] ＝ [ {row} ]\n\n",
+}
+
+
+@pytest.mark.parametrize("lang", ["md", "ja"])
+def test_a_flipped_gradient_in_the_backward_pass_is_no_adamw_root(tmp_path, run, lang):
+    """|g[0,2]| is √v̂ after one AdamW step: in the backward section a flipped g[0,2] is g's entry, wrong."""
+    g = run["f0"]["gW"][0]
+    row = "  ".join(_flipped(v) if j == 2 else r4(v) for j, v in enumerate(g))
+    text = BACKWARD[lang].format(row=row) + ADAMW_SECTION[lang].format(root=r4(abs(g[2])))
+    name = "doc.md" if lang == "md" else "doc.txt"
+    assert _wrong(tmp_path, text, name) == [(f"grad_W[0,{VOCAB[2]}]", _flipped(g[2]))]
+
+
+def test_numpy_arrays_set_apart_by_spaces_give_each_entry_its_place(tmp_path, run):
+    """``[[a  b  …] [c  d  …]]`` on one line: rows and columns by place; the copied neighbour is wrong."""
+    g = run["f0"]["gW"]
+    rows = [[r4(v) for v in g[0]], [r4(v) for v in g[1]]]
+    rows[1][3] = rows[1][2]                                   # a copy of the neighbouring entry
+    assert r4(g[1][3]) != rows[1][3]
+    text = "## Backward\n\n    dW = [[" + "  ".join(rows[0]) + "] [" + "  ".join(rows[1]) + "]]\n"
+    assert _wrong(tmp_path, text, "doc.md") == [(f"grad_W[1,{VOCAB[3]}]", rows[1][3])]
+
+
+@pytest.mark.parametrize("fmt", ["md", "ipynb"])
+def test_latex_figures_in_rendered_math_are_reported_as_shown(tmp_path, run, fmt):
+    """``$\\hat y_2 = 0{,}1234$`` on a page that renders its math: a slip reported as ``0,1234``."""
+    p = run["f0"]["p"]
+    bad = r4(p[2])
+    bad = bad[:-1] + str((int(bad[-1]) + 3) % 10)
+    lines = [f"Die Wahrscheinlichkeiten: $p_{{{VOCAB[0]}}} = {comma(r4(p[0])).replace(',', '{,}')}$ und "
+             f"$p_{{{VOCAB[2]}}} = {comma(bad).replace(',', '{,}')}$."]
+    if fmt == "md":
+        doc = "\n".join(lines) + "\n"
+    else:
+        doc = json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": lines}], "metadata": {},
+                          "nbformat": 4, "nbformat_minor": 5})
+    assert _wrong(tmp_path, doc, f"doc.{fmt}") == [(f"p[{VOCAB[2]}]", comma(bad))]
+
+
+def _notebook(cells) -> str:
+    out = []
+    for source, printed in cells:
+        out.append({"cell_type": "code", "execution_count": 1, "metadata": {}, "source": source,
+                    "outputs": [{"output_type": "stream", "name": "stdout", "text": printed}]})
+    return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _tensor(rows) -> list:
+    body = ",\n        ".join("[" + ", ".join(f"{r4(v):>7}" for v in row) + "]" for row in rows)
+    return [line + "\n" for line in f"tensor([{body}], dtype=torch.float64)".split("\n")]
+
+
+@pytest.mark.parametrize("pick", ["[[1]]", "[1:]"])
+def test_a_cell_printing_two_tensors_and_a_picked_row(tmp_path, run, pick):
+    """``print(E.grad[0])`` then ``print(W.grad[[1]])``: the second output is W's row 1, one entry of it wrong;
+    its other entries, and the first output's, are right (no false alarm)."""
+    f = run["f0"]
+    gW = [list(r) for r in f["gW"]]
+    shown = [r4(v) for v in gW[1]]
+    bad = _flipped(gW[1][4])
+    printed = _tensor([f["gx"]]) + [x.replace(f"{r4(gW[1][4]):>7}", f"{bad:>7}") for x in _tensor([gW[1]])]
+    assert any(bad in x for x in printed) and shown[4] != bad
+    doc = tmp_path / "doc.ipynb"
+    doc.write_text(_notebook([(["loss.backward()\n", "print(E.grad[0])\n", f"print(W.grad{pick})"], printed)]),
+                   encoding="utf-8")
+    spec = write_spec(tmp_path, SPEC)
+    results = check(doc, spec)
+    wrong = [(r.ref, r.number.printed or r.number.text) for r in results if r.verdict == "wrong"]
+    assert wrong == [(f"grad_W[1,{VOCAB[4]}]", bad)]
+    matched = {r.ref for r in results if r.verdict == "matched"}
+    assert {f"grad_W[1,{VOCAB[j]}]" for j in range(4)} <= matched
+
+
+def test_marked_titles_of_a_plain_text_are_sections(tmp_path, run):
+    """Under ``【第3節】逆伝播`` a flipped gradient is g's, though the text's AdamW section comes later."""
+    g = run["f0"]["gW"][0]
+    text = ("【第3節】 逆伝播\n\n  dW[0] ＝ [ " + "  ".join(_flipped(v) if j == 2 else r4(v) for j, v in enumerate(g)) +
+            " ]\n\n【第4節】 AdamW\n\nAdam：√v̂ ＝ |g| ＝ " + r4(abs(g[2])) + "\n")
+    assert _wrong(tmp_path, text) == [(f"grad_W[0,{VOCAB[2]}]", _flipped(g[2]))]
+    assert mp.mpf(r4(abs(g[2]))) > 0
+
+
+@pytest.mark.parametrize("words", [("Выход внимания", "Остаточная связь прибавляет его ко входу"),
+                                   ("The attention output is", "The residual adds it to the input")])
+def test_a_sum_after_a_named_vector_in_one_paragraph_is_not_that_vector(tmp_path, two_heads, words):
+    """``o₂ = (…). … x₂ + o₂ = (…)`` in one HTML paragraph: the second vector is the sum (H1's row), not o₂ again,
+    so its correct entries are no false alarm; a slip in it is H1's."""
+    path, f = two_heads
+    attn, h1 = [r4(v) for v in f["Attn"][2]], [r4(v) for v in f["H1"][2]]
+    bad = h1[1][:-1] + str((int(h1[1][-1]) + 4) % 10)
+    shown = [comma(v) for v in h1[:1]] + [comma(bad)] + [comma(v) for v in h1[2:]]
+    text = (f"<!doctype html>\n<html><body>\n<p>{words[0]} o<sub>2</sub> = ({'; '.join(comma(v) for v in attn)}). "
+            f"{words[1]}:\nx<sub>2</sub> + o<sub>2</sub> = ({'; '.join(shown).replace('-', '&minus;')}).</p>\n"
+            "</body></html>\n")
+    assert _wrong_of(tmp_path, text, path, "doc.html") == [("H1[2,1]", comma(bad).replace("-", "−"))]
+
+
+def test_a_mathml_figure_is_reported_on_its_own_source_line(tmp_path, run):
+    """``<mn>1,6042</mn>`` on line 5 of a ``<math>`` block that starts on line 3 (decimal commas, as a line above
+    shows): reported at line 5."""
+    loss = run["f0"]["loss"]
+    bad = r4(loss)[:-1] + str((int(r4(loss)[-1]) + 5) % 10)
+    p = "; ".join(comma(r4(v)) for v in run["f0"]["p"])
+    text = (f"<!doctype html>\n<html><body><p>p = ({p})</p>\n<math display=\"block\">\n  <mrow><mi>L</mi><mo>=</mo>\n"
+            f"  <mn>{comma(bad)}</mn></mrow>\n</math>\n</body></html>\n")
+    doc = tmp_path / "doc.html"
+    doc.write_text(text, encoding="utf-8")
+    wrong = [(r.ref, r.number.source) for r in check(doc, write_spec(tmp_path, SPEC)) if r.verdict == "wrong"]
+    assert wrong == [("loss", 5)]
