@@ -9,6 +9,9 @@ The cause is the first of these that explains the printed digits (``k`` places, 
 * **float artefact**: it carries float64's error (``0.30000000000000004``);
 * **transposed index**: it is the value of the same quantity with its indices swapped;
 * **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
+* **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**: a formula slip the
+  quantity invites (a norm's variance divided by n − 1, the target's logit gradient p instead of p − 1, the
+  loss with a common logarithm, AdamW's first update without its bias correction) gives it (:func:`slips`);
 * **sign flip**: the right digits with the wrong sign;
 * **last-digit slip**: only the last printed digit differs;
 * **scale slip**: the decimal point moved (``0.0851`` printed as ``0.851``);
@@ -25,12 +28,14 @@ The cause is the first of these that explains the printed digits (``k`` places, 
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 from flint import fmpq
 
+SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction")
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "percent slip",
-          "sign flip", "last-digit slip", "scale slip", "plain error")
+          *SLIPS, "sign flip", "last-digit slip", "scale slip", "plain error")
 
 
 def _trunc(x: Fraction, k: int) -> Fraction:
@@ -38,8 +43,48 @@ def _trunc(x: Fraction, k: int) -> Fraction:
     return s * Fraction(int(abs(x) * 10 ** k), 10 ** k)
 
 
+def slips(ref: str, exact: Fraction, spec) -> dict:
+    """{cause: the value that formula slip gives} for the slips the quantity ``ref`` invites (see the module):
+    a LayerNorm variance × n/(n − 1) (n = d), a negative logit gradient + 1 (the target's, p − 1 written p), the
+    loss ÷ ln 10, AdamW's first update × (1 − β₁)/√(1 − β₂) (m and v not divided by 1 − βᵗ).
+
+    >>> from types import SimpleNamespace as S
+    >>> spec = S(d=4, norm_kind="layernorm", training=S(adamw=S(beta1=Fraction(9, 10), beta2=Fraction(999, 1000))))
+    >>> slips("l0.var2[2]", Fraction(3, 10), spec), slips("grad_logits[3]", Fraction(-7, 10), spec)
+    ({'unbiased variance': Fraction(2, 5)}, {'forgotten −y': Fraction(3, 10)})
+    >>> round(float(slips("loss", Fraction(1), spec)["log₁₀ for ln"]), 6), slips("p[0]", Fraction(1, 2), spec)
+    (0.434294, {})
+    """
+    out = {}
+    if re.fullmatch(r"(?:l\d+\.)?var(?:\d+|_f)\[\d+\]", ref) and getattr(spec, "norm_kind", "layernorm") != "rmsnorm" \
+            and getattr(spec, "d", 0) > 1:
+        out["unbiased variance"] = exact * spec.d / (spec.d - 1)
+    elif re.fullmatch(r"(?:sgd\[\d+\]\.)?grad_(?:logits|z)\[[^\]]+\]", ref) and -1 < exact < 0:
+        out["forgotten −y"] = exact + 1
+    elif re.fullmatch(r"(?:(?:sgd|adamw)\[\d+\]\.)?loss", ref):
+        out["log₁₀ for ln"] = exact / LN10
+    elif re.fullmatch(r"adamw\[1\]\.update\[[^\]]+\]", ref) and getattr(spec, "training", None) is not None:
+        a = spec.training.adamw
+        b1, b2 = Fraction(str(a.beta1)), Fraction(str(a.beta2))
+        out["no bias correction"] = exact * (1 - b1) / _sqrt(1 - b2)
+    return out
+
+
+LN10 = Fraction("2.302585092994045684017991454684364207601101488628772976033327900967572609677352480235997")
+"""ln 10 to 60 digits (a formula slip's value only names a cause: it prints no digit)."""
+
+
+def _sqrt(x: Fraction) -> Fraction:
+    """√x to about 60 digits, as a Fraction (Newton's method from the float root)."""
+    r = Fraction(math.sqrt(x))
+    for _ in range(4):
+        r = (r + x / r) / 2
+    return r
+
+
 def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_even: str | None = None,
-             transposed: bool = False, sig: int = 0, percent: Fraction | None = None) -> str:
+             transposed: bool = False, sig: int = 0, percent: Fraction | None = None,
+             slipped: dict | None = None) -> str:
     """The first cause (see the module) that explains a wrong figure printed at k decimals.
 
     ``tie_even``: the half-even rounding when the exact value is a tie; ``sig``: the figure's
@@ -68,6 +113,9 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
         return "transposed index"
     if percent is not None and percent == _rounded(exact, k - 2):
         return "percent slip"
+    for cause, value in (slipped or {}).items():
+        if printed == _rounded(value, k):
+            return cause              # a formula slip: p for p − 1, ÷ (n − 1), log₁₀, no bias correction
     correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
     if printed == -correct and printed != 0:
         return "sign flip"
@@ -138,7 +186,7 @@ def tie_even(q, k: int) -> str | None:
 
 
 def diagnosis(q, value: Fraction, kind: str, decimals: int, text: str = "", *, chain_ok: bool,
-              transposed: bool = False) -> str:
+              transposed: bool = False, ref: str = "", spec=None) -> str:
     """The cause of a wrong figure printed as ``text`` (its value in printed units, its kind and places) for
     the quantity q: :func:`cause_of` with the exact value, the tie and the percent sign worked out.
 
@@ -149,6 +197,7 @@ def diagnosis(q, value: Fraction, kind: str, decimals: int, text: str = "", *, c
     """
     percent = kind == "percent"
     k = decimals + (2 if percent else 0)
-    return cause_of(value / (100 if percent else 1), exact_value(q), k, chain_ok=chain_ok, tie_even=tie_even(q, k),
+    exact = exact_value(q)
+    return cause_of(value / (100 if percent else 1), exact, k, chain_ok=chain_ok, tie_even=tie_even(q, k),
                     transposed=transposed, sig=len(text.strip("-+−%").replace(".", "").lstrip("0")),
-                    percent=value if percent else None)
+                    percent=value if percent else None, slipped=slips(ref, exact, spec) if spec is not None else None)

@@ -118,7 +118,7 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
                      c.idx != best.idx and _near_round(c, n) for c in m.cands)
     return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
-                 chain_ok=chain_ok, chain_value=chain_value, transposed=transposed)
+                 chain_ok=chain_ok, chain_value=chain_value, transposed=transposed, spec=m.d.spec)
 
 
 def _node_for(m, dc, near, ctx, prev):
@@ -128,13 +128,14 @@ def _node_for(m, dc, near, ctx, prev):
     return max(same, key=lambda c: score(c, ctx, prev)) if same else dc
 
 
-def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False):
+def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False, spec=None):
     """The wrong-figure verdict on figure ``n`` for the quantity ``best``, with its cause and distance."""
     scale = 100 if n.kind == "percent" else 1
     y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
     x = _value(best.q)
     k = n.decimals + (2 if n.kind == "percent" else 0)
-    cause = diagnosis(best.q, n.value, n.kind, n.decimals, n.text, chain_ok=chain_ok, transposed=transposed)
+    cause = diagnosis(best.q, n.value, n.kind, n.decimals, n.text, chain_ok=chain_ok, transposed=transposed,
+                      ref=best.ref, spec=spec)
     correct = round_decimals(best.q.ball(256), k)
     if n.kind == "percent" and correct is not None:
         correct = f"{Decimal(correct) * 100:.{n.decimals}f}%"      # exact: correct has decimals + 2 places
@@ -158,7 +159,7 @@ def _count(m, n, ctx, prev):
              and any(len(a) > 1 and a in near.lower() for a in _names(c))]
     if len(named) != 1:
         return Result(n, "unmatched")
-    return wrong(n, named[0], [named[0].ref], 0.0)
+    return wrong(n, named[0], [named[0].ref], 0.0, spec=m.d.spec)
 
 
 def _named_by(c, ctx) -> bool:
@@ -224,7 +225,7 @@ def slipped(m, n, ctx, prev, best_hit: float):
     if len({c.ref for _, c, _ in named}) != 1:
         return None
     sc, c, cause = named[0]
-    return dataclasses.replace(wrong(n, c, [c.ref], sc), cause=cause)
+    return dataclasses.replace(wrong(n, c, [c.ref], sc, spec=m.d.spec), cause=cause)
 
 
 def _named_in(c, ctx) -> bool:

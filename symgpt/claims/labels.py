@@ -388,10 +388,13 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
                           (False, unmarked(_clause(plain(left)), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
         head = parts[0]
-        if first and len(parts) >= 5 and parts[-3].strip() and re.search(NAME_LETTER, parts[-3]) \
-                and named(parts[-3], vocab, n.heading) is not None and \
-                not (FUNCTION_OF.search(plain(parts[-3])) and _function_label(plain(parts[-3]), vocab) is None):
-            head = parts[-3]               # 'the variance is σ² = 0.412': the name nearest the figure
+        j = len(parts) - 3
+        while first and j >= 3 and EXPRESSION.search(parts[j]) and not FUNCTION_OF.search(plain(parts[j])):
+            j -= 2                         # '… is ∂L/∂z_t = p − y = 0.19': the name before the formula
+        if first and j >= 2 and parts[j].strip() and re.search(NAME_LETTER, parts[j]) \
+                and named(parts[j], vocab, n.heading) is not None and \
+                not (FUNCTION_OF.search(plain(parts[j])) and _function_label(plain(parts[j]), vocab) is None):
+            head = parts[j]                # 'the variance is σ² = 0.412': the name nearest the figure
             #                                (not 'L = −ln ŷ_3 = …': a formula no function label reads)
         if first and len(parts) == 3 and re.fullmatch(r"\s*[-−+×*/·]\s*[^\s()=]+\s*", head):
             continue                   # '1 − ŷ_{3} = …' after the figure 1: its operand, the clause names it
@@ -411,6 +414,8 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     return None
 
 
+EXPRESSION = re.compile(r"[\w)}]\s*[-−+×*/·÷]\s*[\w(√]")
+"""Two operands and an operator between them (``p − y``, ``x·W``): a formula, not a name."""
 PI = re.compile(r"\s*(?:((?:√|sqrt)\s*\(?\s*2\s*/\s*)(?:π|pi)\s*\)?|π|pi)\s*")
 CONSTANT = re.compile(r"\s*(ln|log|√|sqrt|exp|e\s*\^)?\s*[({]?\s*(\d{1,3})\s*[)}]?\s*(?:/\s*(\d{1,3})\s*)?")
 """Arithmetic on small whole numbers (``ln 5``, ``√2``, ``1/5``): a decimal operand is a model's quantity."""

@@ -234,7 +234,8 @@ class Matcher:
         chain_ok, chain_value = _chain_rounds(self, n)
         transposed = len(c.idx) == 2 and c.idx[0] != c.idx[1] and any(
             x.group == c.group and x.of == c.of and x.idx == c.idx[::-1] and self.rounds(x, n) for x in self.cands)
-        return wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed)
+        return wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed,
+                     spec=self.d.spec)
 
     def _right(self, results: list) -> list:
         """No figure is wrong whose quantity rounds to it: a verdict reached through an equation's arithmetic
@@ -491,7 +492,7 @@ class Matcher:
             if named is not None:           # 1.0 in Q's table at t=0, dim 0: Q[0,0] = 1.05, not a 1
                 chain_ok, chain_value = _chain_rounds(self, n)
                 res = wrong(n, named[1], [named[1].ref] + [r[2].ref for r in ranked[:2]], named[0],
-                            chain_ok=chain_ok, chain_value=chain_value)
+                            chain_ok=chain_ok, chain_value=chain_value, spec=self.d.spec)
                 wrong_as.setdefault(n.text, res)
                 sure_of.add(n.index)              # named beyond doubt: its value carries into the chains
                 found[n.index] = named[1]
@@ -499,7 +500,7 @@ class Matcher:
                 out.append(res)
                 continue
             if swapped is not None:         # W[0,1] printed where the context names W[1,0]
-                res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True)
+                res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True, spec=self.d.spec)
                 wrong_as.setdefault(n.text, res)
                 found[n.index] = swapped
                 prev.append(swapped)

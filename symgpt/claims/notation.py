@@ -142,6 +142,19 @@ class Reading:
     others: list = None        # the groups some of its figures agree with instead (η: lr and adamw.lr)
 
 
+NORM_STAT = re.compile(r"((?:l\d+\.)?)(mu|var)(\w*)")
+"""A norm's mean or variance group (``mu2``, ``l1.var1``, ``var_f``): its layer, its statistic, its norm."""
+STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
+"""A label that names a mean (group 1) or a variance without saying whose."""
+
+
+@dataclass(frozen=True)
+class _Named:
+    """A statistic a label names before its norm is known: its group and its ref (no indices yet)."""
+    group: str
+    ref: str
+
+
 class Notation:
     """Learns a document's names (see the module) and resolves each labelled figure to a quantity."""
 
@@ -559,6 +572,33 @@ class Notation:
                         (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
+        return self._paired(out, numbers, labels)
+
+    def _paired(self, out: dict, numbers: list, labels: dict) -> dict:
+        """A norm's mean and variance printed side by side are of one norm: ``μ = 0,0259 et σ² = 0,3367``, where μ
+        is mu2[2]'s, makes a σ² that no variance rounds to var2[2]'s (wrong), not another norm's nearest, and a
+        σ² its label left unread (no variance rounds to it) var2[2]'s as well."""
+        line: dict = {}
+        for n in numbers:
+            line.setdefault(n.line, []).append(n)
+        for n in numbers:
+            c = out.get(n.index)
+            m = NORM_STAT.fullmatch(c.group) if c is not None else None
+            lab = labels.get(n.index)
+            if c is None and lab is not None and not lab.index and (said := STAT_LABEL.fullmatch(lab.name)):
+                m = ("", "", "mu" if said[1] else "var", "")      # (layer, stat, norm) of the pair's other half
+                c = _Named(m[2], m[2])
+            elif m is None or self.m.rounds(c, n):
+                continue
+            for k in line[n.line]:
+                c2 = out.get(k.index)
+                m2 = NORM_STAT.fullmatch(c2.group) if c2 is not None and k is not n else None
+                if m2 is None or m2[2] == m[2] or (m2[1], m2[3]) == (m[1], m[3]) or not self.m.rounds(c2, k):
+                    continue
+                x = self.by_ref.get(f"{m2[1]}{m[2]}{m2[3]}{c2.ref[len(c2.group):]}")     # the same entry of its norm
+                if x is not None:
+                    out[n.index] = x
+                    break
         return out
 
     def _sampled(self, c, n):
