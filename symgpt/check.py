@@ -223,17 +223,11 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     at = file_lines(doc, raw)
     for n in numbers:                  # reported at the file's own line: an HTML page's source, a notebook's JSON
         n.source = at[n.line - 1] if n.line - 1 < len(at) else None
-    if doc.kind == "html":
+    if doc.kind in ("html", "rst"):    # an element's figures (a list-table row's cells) on their own source lines
         within_elements(numbers, Path(document).read_text(encoding="utf-8", errors="replace"))
-    if doc.kind in RENDERED:
-        for n in numbers:              # its reader sees the math rendered: 0{,}4665 is 0,4665 there
-            n.printed = n.printed and shown(n.printed)
+    for n in numbers:                  # as its reader sees it set: 0{,}4665 is 0,4665, \SI{2.21}{\percent} 2.21 %
+        n.printed = n.printed and shown(n.printed)
     return results
-
-
-RENDERED = ("markdown", "html", "ipynb")
-"""Formats whose math a reader sees rendered (KaTeX, MathJax): a LaTeX figure is reported as it is shown.  A LaTeX
-or reStructuredText source reports it as written."""
 
 
 def _runs(text: str, document, max_figures: int) -> None:

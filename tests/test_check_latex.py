@@ -71,7 +71,8 @@ def test_latex_figures_are_read_and_reported_as_printed():
 
 def test_a_polish_latex_handout_with_a_wrong_table_cell_and_matrix_entry(tmp_path, run):
     """A ``.tex`` file: a tabular of π by word (one digit swapped) and a ``bmatrix`` of ∂L/∂W under
-    ``\\[ … \\]`` beside another (one sign flipped): both wrong, each reported as the source prints it."""
+    ``\\[ … \\]`` beside another (one sign flipped): both wrong, each reported as it is set (``0{,}0709`` as
+    ``0,0709``)."""
     f = run["f0"]
     p = [r4(v) for v in f["p"]]
     swapped = p[1][:-2] + p[1][-1] + p[1][-2]
@@ -90,7 +91,7 @@ def test_a_polish_latex_handout_with_a_wrong_table_cell_and_matrix_entry(tmp_pat
             "x = \\begin{bmatrix} 0{,}6 & -0{,}3 \\end{bmatrix},\\qquad\n"
             "\\frac{\\partial \\mathcal{L}}{\\partial W} = \\begin{bmatrix}\n" + matrix + "\n\\end{bmatrix}.\n\\]")
     got = _wrong(tmp_path, tex(body), "doc.tex")
-    assert got == [("p[ест]", pl(swapped)), ("grad_W[1,рыбу]", pl(flipped))]
+    assert got == [("p[ест]", comma(swapped)), ("grad_W[1,рыбу]", comma(flipped))]
 
 
 def test_the_same_decimal_commas_in_markdown_math(tmp_path, run):

@@ -88,14 +88,15 @@ def test_a_restructuredtext_file_is_read_by_docutils():
         ("# Ergebnisse", 4), ("## Wahrscheinlichkeiten", 7),
         ("Table: Tabelle 1", 10), ("| Wort | p |", 13), ("| --- | --- |", 13), ("| kot | 0,25 |", 15),
         ("|  |  |", 19), ("| --- | --- |", 19), ("| 1 | 0,5 |", 19),
-        ("| i | g_i |", 26), ("| --- | --- |", 26), ("| 2 | 0,75 |", 28),
+        ("| i | $g_i$ |", 26), ("| --- | --- |", 26), ("| 2 | 0,75 |", 28),
         ("Also gilt $p = 0{,}25$ und `W[0, 1]`::", 33),
         ("```", None), ("   >>> p", 35), ("   0.25", 36), ("```", None)]
 
 
 def test_a_german_rst_handout_with_a_wrong_cell_in_each_table(tmp_path, bigram_run):
     """A simple table of p by word (two digits swapped) and a ``list-table`` of ∂L/∂W's second row (one sign
-    flipped), with decimal commas: both wrong, reported as printed, at their lines of the ``.rst`` file."""
+    flipped), with decimal commas: both wrong, reported as printed, at their own lines of the ``.rst`` file (a
+    list-table's cell stands on a line of its own)."""
     f = bigram_run["f0"]
     p = [comma(r4(v)) for v in f["p"]]
     bad_p = swapped(p[2])
@@ -113,10 +114,10 @@ def test_a_german_rst_handout_with_a_wrong_cell_in_each_table(tmp_path, bigram_r
     doc.write_text(text, encoding="utf-8")
     wrong = [(r.ref, r.number.printed or r.number.text, r.number.source) for r in check(doc, write_spec(tmp_path, SPEC))
              if r.verdict == "wrong"]
-    source = text.split("\n")                              # (a list-table's row stands at its first line)
+    source = text.split("\n")                              # (a list-table's cell at its own line)
     assert wrong == [(f"p[{VOCAB[2]}]", bad_p, 1 + next(k for k, s in enumerate(source) if bad_p in s)),
                      (f"grad_W[1,{VOCAB[1]}]", flipped, 1 + next(k for k, s in enumerate(source)
-                                                                if s == f"   * - {VOCAB[1]}"))]
+                                                                if s == f"     - {flipped}"))]
 
 
 # ---------------------------------------------------------------- digits of other scripts

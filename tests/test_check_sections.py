@@ -153,3 +153,82 @@ def test_a_mathml_figure_is_reported_on_its_own_source_line(tmp_path, run):
     doc.write_text(text, encoding="utf-8")
     wrong = [(r.ref, r.number.source) for r in check(doc, write_spec(tmp_path, SPEC)) if r.verdict == "wrong"]
     assert wrong == [("loss", 5)]
+
+
+def _adamw_row(run):
+    """W[0,2]'s first AdamW step by hand: (v̂, update, new value) as printed at 4 places."""
+    f = run["f0"]
+    W0 = run["states"][0][1]
+    a = run["adamw"](W0[0][2], f["gW"][0][2])
+    return r4(a["vhat"]), r4(a["update"]), r4(a["new"])
+
+
+@pytest.mark.parametrize("layout", [
+    "1. Forward\n\np = ({p})\n\n2. AdamW\n\n2.1 First step\n\nv̂ = {vhat}, update {upd}, W[0,2] becomes {new}.\n",
+    "## 1. Forward\n\np = ({p})\n\n## 2. AdamW\n\n```python\n# one step\nopt.step()\n```\n\n"
+    "v̂ = {vhat}, update {upd}, W[0,2] becomes {new}.\n",
+    "■ 1．順伝播\n\np ＝ ({p})\n\n■ 2．AdamW\n\n■ 2.1 一歩目\n\nv̂ ＝ {vhat}，更新量 {upd}，W[0,2] は {new} になる。\n",
+])
+def test_subsections_and_code_comments_keep_their_sections_topic(tmp_path, run, layout):
+    """A subsection (2.1 under 2., ■ 2.1 under ■ 2．) speaks of what its section does, and a comment in code is
+    no title: AdamW's v̂ and new W[0,2] are read there (matched), the forward pass's p too, nothing wrong."""
+    vhat, upd, new = _adamw_row(run)
+    p = ", ".join(r4(v) for v in run["f0"]["p"])
+    doc = tmp_path / ("doc.md" if layout.startswith("#") else "doc.txt")
+    doc.write_text(layout.format(p=p, vhat=vhat, upd=upd, new=new), encoding="utf-8")
+    results = check(doc, write_spec(tmp_path, SPEC))
+    assert not [r for r in results if r.verdict == "wrong"]
+    matched = {r.ref for r in results if r.verdict == "matched"}
+    assert {f"adamw[1].W[0,{VOCAB[2]}]", "adamw[1].vhat[W,0,2]"} <= matched
+
+
+def test_a_list_of_marked_items_is_no_list_of_titles(tmp_path, run):
+    """``▶ …`` items under a numbered title about AdamW are that section's lines: the new W[0,2] is AdamW's."""
+    vhat, upd, new = _adamw_row(run)
+    p = ", ".join(r4(v) for v in run["f0"]["p"])
+    text = (f"1. Forward\n\np = ({p})\n\n2. One AdamW step for W[0,2]\n\n▶ v̂ becomes {vhat}\n▶ the update is {upd}\n"
+            f"▶ W[0,2] becomes {new}\n")
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text, encoding="utf-8")
+    results = check(doc, write_spec(tmp_path, SPEC))
+    assert not [r for r in results if r.verdict == "wrong"]
+    assert f"adamw[1].W[0,{VOCAB[2]}]" in {r.ref for r in results if r.verdict == "matched"}
+
+
+@pytest.mark.parametrize("first", ["print(step)", "print(lr)"])
+def test_a_print_that_shows_no_tensor_leaves_the_tensors_unnamed_by_order(tmp_path, run, first):
+    """``print(step)`` before ``print(W.grad[0])`` and ``print(W.grad[1])``: the names are not given out in order
+    (the first output is no tensor), and a flipped entry of row 1 is still W's gradient, wrong."""
+    gW = run["f0"]["gW"]
+    bad = _flipped(gW[1][3])
+    row = [f"tensor([{', '.join(f'{r4(v):>7}' for v in r)}])\n" for r in gW]       # a row prints as a vector
+    out = ["1\n", row[0], row[1].replace(f"{r4(gW[1][3]):>7}", f"{bad:>7}")]
+    doc = tmp_path / "doc.ipynb"
+    doc.write_text(_notebook([([f"{first}\n", "print(W.grad[0])\n", "print(W.grad[1])"], out)]), encoding="utf-8")
+    wrong = [(r.ref, r.number.printed or r.number.text) for r in check(doc, write_spec(tmp_path, SPEC))
+             if r.verdict == "wrong"]
+    assert wrong == [(f"grad_W[1,{VOCAB[3]}]", bad)]
+
+
+def test_a_single_print_that_picks_a_row(tmp_path, run):
+    """``print(W.grad[[1]])`` alone in its cell: the output is row 1 of W's gradient."""
+    gW = run["f0"]["gW"]
+    bad = _flipped(gW[1][3])
+    out = [x.replace(f"{r4(gW[1][3]):>7}", f"{bad:>7}") for x in _tensor([gW[1]])]
+    doc = tmp_path / "doc.ipynb"
+    doc.write_text(_notebook([(["loss.backward()\n", "print(W.grad[[1]])"], out)]), encoding="utf-8")
+    wrong = [(r.ref, r.number.printed or r.number.text) for r in check(doc, write_spec(tmp_path, SPEC))
+             if r.verdict == "wrong"]
+    assert wrong == [(f"grad_W[1,{VOCAB[3]}]", bad)]
+
+
+def test_numpy_negative_entries_after_one_space(tmp_path, run):
+    """``[[ 0.1648  0.0990 -0.1419 …] [-0.0824 …]]``: a sign after one space starts an entry; the slip is
+    W's gradient at its own place."""
+    g = run["f0"]["gW"]
+    rows = [[f"{r4(v):>7}" for v in g[0]], [f"{r4(v):>7}" for v in g[1]]]
+    bad = r4(g[1][3])[:-1] + str((int(r4(g[1][3])[-1]) + 1) % 10)
+    rows[1][3] = f"{bad:>7}"
+    text = "## Backward\n\n    dW = [[" + " ".join(rows[0]) + "]\n          [" + " ".join(rows[1]) + "]]\n"
+    assert any(c.startswith(" -") or c.startswith("-") for c in rows[0] + rows[1])
+    assert _wrong(tmp_path, text, "doc.md") == [(f"grad_W[1,{VOCAB[3]}]", bad)]

@@ -93,8 +93,9 @@ def _clip(s: str, n: int) -> str:
 # ---------------------------------------------------------------- what is not a figure
 
 HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s+[^\d\s=+\-×*/].*|"
-                     r"\d+\.\s+[^\d\s].{0,40}|[■□◆◇▶►▸▪]\s*\w.{0,60}$|【[^】]{1,30}】.{0,30}$)")
-#    (a plain text's marked titles: '■ 2．順伝播', '【第3節】 逆伝播')
+                     r"\d+\.\s+[^\d\s].{0,40}|[■□◆◇▶►▸▪]\s*\d{1,2}(?:[.．]\d{1,2})*[.．]?\s*[^\d\s].{0,60}$|"
+                     r"【[^】]{1,30}】.{0,30}$)")
+#    (a plain text's numbered marked titles: '■ 2．順伝播', '【第3節】 逆伝播'; not a list of '▶ …' items)
 #                                            (a section's number: 2.3.1, not a figure: '0.7979 ile çarpınca …')
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
@@ -347,6 +348,27 @@ def _point(m) -> str:
     return f"{m[1]}.{m[2]}"
 
 
+class Figures(list):
+    """The figures of a text, in order, and the headings it was read under: ``headings`` lists (line, level,
+    section number) of every line taken as a title (:func:`heading_level`)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.headings: list = []
+
+
+def heading_level(line: str) -> tuple:
+    """A title's depth and its section number: its ``#``s, else its number's parts (5.2 → 2, '■ 2.1' → 2), else 1.
+
+    >>> [heading_level(x) for x in ("## 2. AdamW", "### 2.1 Moments", "2.1 一歩目", "■ 2．AdamW", "# Title")]
+    [(2, '2'), (3, '2.1'), (2, '2.1'), (1, '2'), (1, '')]
+    """
+    number = re.match(r"\s*(?:#+\s*)?[§■□◆◇▶►▸▪]?\s*(\d{1,2}(?:[.．]\d{1,2})*)(?![\d,])", line)
+    parts = re.split(r"[.．]", number[1]) if number else []
+    marks = re.match(r"\s*(#+)\s", line)
+    return (len(marks[1]) if marks else len(parts) or 1), ".".join(parts)
+
+
 def extract(text: str) -> list:
     """Every figure of a document's text, in order, with its context.
 
@@ -361,7 +383,7 @@ def extract(text: str) -> list:
                          f"(reading a line costs time growing with its length squared; split it)")
     sections = {m[1] for m in (re.match(r"\s*(?:#+\s*)?§?\s*(\d+(?:\.\d+)+)\s+\S", ln) for ln in lines)
                 if m and _is_heading(m.string)}
-    out: list = []
+    out = Figures()
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
     section = 0
     layout: list = []          # a PDF table's header cells as (start, end, text) columns of the line
@@ -387,6 +409,7 @@ def extract(text: str) -> list:
                 len(line.strip()) < 80 and not in_code and not _cells(line):
             heading, table, header, position, about = _heading(line), "", [], None, ""
             section = no
+            out.headings.append((no, *heading_level(line)))
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line) and not re.search(r"\S {3,}\S", line):
                 errata = False                # (not '# 原文位置    量 …', the header of a PDF's errata table)
             if not _has_figure(line) or errata:
@@ -607,6 +630,17 @@ def _cells(line: str):
     return None
 
 
+def _numpy_entry(masked: str, start: int) -> bool:
+    """Whether a sign at ``start`` begins an entry of a bracketed row that sets its entries apart by spaces, as
+    NumPy prints them (``[ 0.5898 -1.4744  1.1795]``): a space before it, a digit right after it, inside ``[``.
+
+    >>> _numpy_entry("h = [ 0.5898 -1.4744]", 13), _numpy_entry("x = 0.5898 - 1.4744", 11)
+    (True, False)
+    """
+    before = masked[:start]
+    return before[-1:].isspace() and masked[start + 1:start + 2].isdigit() and before.count("[") > before.count("]")
+
+
 def _has_figure(s: str) -> bool:
     return bool(re.search(r"(?<![\w.])\d", _masked(s)))
 
@@ -623,7 +657,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         tight = line[start - 1] if start else ""
         sign = run[0] if run[0] in "+-−" else ""
         body = run[len(sign):]
-        if sign and arithmetic and prev and re.match(r"[\d)\]]", prev) and not re.search(r"\s{2}$", masked[:start]):
+        if sign and arithmetic and prev and re.match(r"[\d)\]]", prev) and not re.search(r"\s{2}$", masked[:start]) \
+                and not _numpy_entry(masked, start):
             sign = ""                                 # 1.810-2.200: a subtraction (not 'i = 3   −0.0411': a column)
             start += 1
             tight = line[start - 1]                   # the operator: no glue (1-0.999 is not 0.9 and 99)

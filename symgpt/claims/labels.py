@@ -589,8 +589,9 @@ def _output_name(cell: list) -> str:
     #        ('opt.state[W]["exp_avg"]   # m': its comment off)
     prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
     if prints:
-        return prints[0] if len(prints) == 1 and CODE_NAME.fullmatch(prints[0]) else ""
-    return code[-1] if code and CODE_NAME.fullmatch(code[-1]) else ""
+        return prints[0] if len(prints) == 1 and (CODE_NAME.fullmatch(prints[0]) or PICKED.fullmatch(prints[0])) \
+            else ""
+    return code[-1] if code and (CODE_NAME.fullmatch(code[-1]) or PICKED.fullmatch(code[-1])) else ""
 
 
 def _printed_names(cell: list) -> list:
@@ -611,6 +612,17 @@ def _printed_names(cell: list) -> list:
 PICKED = re.compile(r"([A-Za-z_]\w*(?:\.\w+)*)(?:\[\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*\]|"
                     r"\[\s*(\d*)\s*:\s*\d*\s*\])?")
 """A printed expression with the rows it picks: ``W.grad[[0, 1, 2, 6]]`` (those rows), ``W.grad[2:5]`` (from 2)."""
+
+
+def _tensors_below(lines: list, no: int) -> int:
+    """How many tensors (``tensor(``) the output below a code block's closing fence (line ``no``) prints, up to
+    the next fence."""
+    count = 0
+    for line in lines[no:]:
+        if line.lstrip().startswith("```"):
+            break
+        count += len(re.findall(r"(?<![\w.])tensor\(", line))
+    return count
 
 
 def _picked(code_name: str) -> tuple:
@@ -733,6 +745,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
             if fence:
                 code_name, queue = _output_name(cell), _printed_names(cell)
                 code_name, pick = _picked(code_name)
+                if len(queue) != _tensors_below(lines, no):
+                    queue = []                 # a print that shows no tensor (print(step)): no name is sure
             cell, fence, stack = [], not fence, []
             continue
         prompt = PROMPT.fullmatch(line) if not fence else None

@@ -560,44 +560,46 @@ class Matcher:
 
 def _silent(text: str, numbers: list) -> dict:
     """{a section's heading line: the topics of :data:`TOPICS` it never speaks of}, for a text of two or more
-    sections.  A section speaks of what its own lines or an enclosing section's say (by the heading's level:
-    ``###`` under ``##``, 5.2 under 5), so AdamW's moments are values of the AdamW section and its
-    subsections, not of the forward pass above it.
+    sections (its titles as :func:`symgpt.claims.extract.extract` read them).  A section speaks of what its own
+    lines or an enclosing section's say (by the title's level: ``###`` under ``##``, 5.2 under 5), so AdamW's
+    moments are values of the AdamW section and its subsections, not of the forward pass above it.  What only
+    the text above the first title (or a lone top title) speaks of, the whole text does: 'One AdamW step, by
+    hand' over sections that never say AdamW again.
 
     >>> from symgpt.claims.extract import extract
     >>> text = "# SGD and AdamW\\n## 1. Forward\\nloss = 2.5\\n## 2. AdamW\\n### 2.1 Moments\\nm = 0.025\\n"
     >>> _silent(text, extract(text))
-    {2: {0, 1, 2, 3, 4}, 5: {1, 2, 3, 4}}
+    {2: {0, 2, 3, 4}, 5: {2, 3, 4}}
+    >>> text = "# One AdamW step\\n## 1. Forward\\nloss = 2.5\\n## 2. The step\\nm = 0.025\\n"
+    >>> _silent(text, extract(text))
+    {2: {1, 2, 3, 4}, 4: {1, 2, 3, 4}}
     """
     starts = sorted({n.section for n in numbers})
-    if len(starts) < 2:
+    titles, numbered = {}, {}
+    for at, level, number in getattr(numbers, "headings", ()):     # 2.1 under '## 2.': one level below it
+        outer = numbered.get(number.rpartition(".")[0]) if "." in number else None
+        titles[at] = max(level, titles[outer] + 1) if outer is not None else level
+        numbered[number] = at if number else None
+    if len(starts) < 2 or not titles:
         return {}
     lines = re.split(r"\r\n|\r|\n", text)
-    heads = sorted({0, *starts, *(k + 1 for k, ln in enumerate(lines) if re.match(r"\s*#+\s", ln))})
-    levels = {s: _level(lines[s - 1]) for s in heads if s}
-    top = min(levels.values(), default=0)
-    title = {s for s, v in levels.items() if v == top} if sum(v == top for v in levels.values()) == 1 else set()
-    spoken, out, stack = {}, {}, []      # stack: (level, heading line) of the enclosing sections
-    for i, s in enumerate(heads):        # (not the preamble, nor a lone title: what the document is about)
+    heads = sorted({0, *titles})
+    top = min(titles.values())
+    title = {s for s, v in titles.items() if v == top} if sum(v == top for v in titles.values()) == 1 else set()
+    own, spoken, stack = {}, {}, []      # stack: (level, heading line) of the enclosing sections
+    for i, s in enumerate(heads):
         body = "\n".join(lines[max(s - 1, 0):(heads[i + 1] - 1 if i + 1 < len(heads) else len(lines))])
-        level = levels.get(s, 0)
+        own[s] = {k for k, (_, about) in enumerate(TOPICS) if about.search(body)}
+        level = titles.get(s, 0)
         while stack and stack[-1][0] >= level:
             stack.pop()
-        spoken[s] = {k for k, (_, about) in enumerate(TOPICS) if about.search(body)} | \
-            (spoken[stack[-1][1]] if stack else set())
+        spoken[s] = own[s] | (spoken[stack[-1][1]] if stack else set())
         if s and s not in title:
             stack.append((level, s))
-        if s in starts:
-            out[s] = set(range(len(TOPICS))) - spoken[s]
-    return out
-
-
-def _level(heading: str) -> int:
-    """A heading's depth: its ``#``s, else its number's parts (5.2 → 2), else 1."""
-    m = re.match(r"\s*(#+)\s", heading) or re.match(r"\s*§?\s*(\d+(?:\.\d+)*)", heading)
-    if not m:
-        return 1
-    return len(m[1]) if m[1].startswith("#") else m[1].count(".") + 1
+    above = {0, *title}                  # (the preamble and a lone title: what the document is about)
+    only_above = set().union(*(own[s] for s in above if s in own)) - \
+        set().union(*(own[s] for s in heads if s not in above))
+    return {s: set(range(len(TOPICS))) - spoken[s] - only_above for s in starts}
 
 
 TOPICS = (    # (a candidate's ref, the text a document must hold for it to be matched by value alone)

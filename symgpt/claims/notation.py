@@ -44,8 +44,9 @@ STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更�
                          r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|"
                          r"\byeni\b|adım(?:dan)? sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|\befter (?:ett|steget|\d+)|"
                          r"\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau (?:khi|bước|một)|\bbaru\b|setelah|新しい|後の|"
-                         r"새로운|후의?\b",
-                         re.I)
+                         r"새로운|후의?\b|\bbecomes\b|\bmoves to\b|\bgoes to\b|\bwird\b|\bdevient\b|\bpasse à\b|"
+                         r"\bdiventa\b|\bpasa a\b|\bse vuelve\b|\bpassa a\b|становится|станет|变为|变成|になり",
+                         re.I)       # ('W[0,2] becomes 0.2900': its value after the step)
 BEFORE_WORDS = re.compile(r"\bbefore\b|\bvor (?:dem|einem)\b|\bavant\b|\bantes d|\bprima del|"
                           r"\bдо (?:шага|обновлени)|\bprzed\b|\bönce(?:si)?\b|\bvoor de\b|\bföre\b|\bsebelum\b|"
                           r"\btrước\b|\bقبل\b|से पहले|之前|以前|前の|전의?\b", re.I)

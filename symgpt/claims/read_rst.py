@@ -5,8 +5,8 @@ line.  docutils decides what each block is; the source's own lines are then writ
 
 - a section title (underlined, perhaps overlined): a ``#`` heading, one ``#`` per level; its adornments dropped;
 - a table (grid, simple, ``list-table``, ``csv-table``): a pipe table, its header rows first (an empty header when
-  it has none), each row at the line of its first cell, a cell as docutils reads it (``:math:`V``` is ``V``), a
-  spanned column as empty cells; ``.. table:: caption`` as ``Table: caption``;
+  it has none), each row at the line of its first cell, a cell as docutils reads it, its math as ``$…$``
+  (``:math:`V``` is ``$V$``), a spanned column as empty cells; ``.. table:: caption`` as ``Table: caption``;
 - a literal block (after ``::``, ``code-block``, ``code``, a doctest ``>>>`` block): fenced code, its lines as
   they are;
 - a comment (``.. anything``): dropped; a directive's options (``:label: eq1``): dropped;
@@ -22,7 +22,7 @@ of the normal form keeps the line of the file it came from.  docutils reads with
 ...     print(at, line or "(blank)")
 1 # Sonuç
 3 (blank)
-5 | t | p |
+5 | t | $p$ |
 5 | --- | --- |
 7 | 0 | 0,4078 |
 9 (blank)
@@ -168,9 +168,20 @@ def _cells(row) -> list:
     for entry in row.children:
         if not isinstance(entry, nodes.entry):
             continue
-        cells.append(" ".join(entry.astext().split()).replace("|", "∣"))
+        cells.append(" ".join(_text(entry).split()).replace("|", "∣"))
         cells += [""] * entry.get("morecols", 0)
     return cells
+
+
+def _text(node) -> str:
+    """A node's text with its inline math as ``$…$`` (a cell's ``:math:`\\partial L/\\partial z``` is LaTeX,
+    read as in prose)."""
+    if isinstance(node, nodes.math):
+        return f"${node.astext()}$"
+    if isinstance(node, nodes.Text):
+        return str(node)
+    return (" " if isinstance(node, nodes.Element) and not isinstance(node, nodes.TextElement) else "").join(
+        _text(c) for c in node.children)
 
 
 def _row_line(row):
