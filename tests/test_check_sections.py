@@ -16,12 +16,14 @@ Every expected value is computed here with mpmath (the bigram of :mod:`test_chec
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import mpmath as mp
 import pytest
 
 from symgpt.check import check
 
+import oracle
 from conftest import write_spec
 from test_check_layouts import r4
 from test_check_readings import SPEC, VOCAB, _wrong, _wrong_of, by_hand, comma
@@ -232,3 +234,46 @@ def test_numpy_negative_entries_after_one_space(tmp_path, run):
     text = "## Backward\n\n    dW = [[" + " ".join(rows[0]) + "]\n          [" + " ".join(rows[1]) + "]]\n"
     assert any(c.startswith(" -") or c.startswith("-") for c in rows[0] + rows[1])
     assert _wrong(tmp_path, text, "doc.md") == [(f"grad_W[1,{VOCAB[3]}]", bad)]
+
+
+@pytest.mark.parametrize("words", [("점수", "쿼리", "키"), ("Scores", "Anfrage", "Schlüssel"),
+                                   ("scores", "requête", "clé")])
+def test_a_score_table_by_query_and_key_in_other_languages(tmp_path, two_heads, words):
+    """| scores | key 1 | … | over rows 'query 1' …, the words in Korean, German or French: rows are queries,
+    columns keys (from 1); the transposed entry is S[0,2,1]'s, wrong."""
+    path, f = two_heads
+    S = f["S"][0]
+    cells = [[r4(S[t][s]) for s in range(3)] for t in range(3)]
+    cells[2][1] = r4(S[1][2])
+    rows = [f"| {words[1]} {t + 1} | " + " | ".join(cells[t]) + " |" for t in range(3)]
+    text = "\n".join([f"| {words[0]} | " + " | ".join(f"{words[2]} {s + 1}" for s in range(3)) + " |",
+                      "|---|---:|---:|---:|", *rows, ""])
+    assert r4(S[1][2]) != r4(S[2][1])
+    assert _wrong_of(tmp_path, "## Kopf 1\n\n" + text, path) == [("S[0,2,1]", r4(S[1][2]))]
+
+
+@pytest.fixture(scope="module")
+def distinct_heads(tmp_path_factory):
+    """A one-layer, two-head transformer whose input tokens are distinct (t1 t4 t0: tests/oracle.py, seed 1)."""
+    path = write_spec(tmp_path_factory.mktemp("distinct"),
+                      oracle.random_spec_toml(seed=1, V=5, d=4, heads=2, d_ff=4, layers=1, T=3))
+    return path, oracle.transformer_forward(oracle.load_spec(str(path)))
+
+
+@pytest.mark.parametrize("text", [
+    "Dans la tête 1, « t0 » consacre {a} % de son\nattention à « t1 », et la tête 2 garde {b} % pour\n« t0 » lui-même.",
+    "In head 1, “t0” gives {a} % of its\nattention to “t1”, and head 2 keeps {b} % for\n“t0” itself."])
+def test_a_share_given_by_one_token_to_another_over_a_line_break(tmp_path, distinct_heads, text):
+    """The query named before the share (t0, position 2), the key after it on the next line (t1, position 0),
+    heads from 1, and a residual stream written h^{(0)}, h^{(1)} (no heads): head 1's share is A[0,2,0], right;
+    head 2's own share, slipped by ten, is A[1,2,2]'s, wrong."""
+    path, f = distinct_heads
+    A = f["A"]
+    a, b = mp.nstr(100 * A[0][2][0], 4, strip_zeros=False), mp.nstr(10 * A[1][2][2], 3, strip_zeros=False)
+    doc = ("## Attention\n\nThe stream $h^{(0)}_t$ becomes $h^{(1)}_t$ after the block.\n\n" +
+           text.format(a=a, b=b) + "\n")
+    doc_path = tmp_path / "doc.md"
+    doc_path.write_text(doc, encoding="utf-8")
+    results = check(doc_path, path)
+    assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("A[1,2,2]", Fraction(b))]
+    assert ("A[0,2,0]", Fraction(a)) in [(r.ref, r.number.value) for r in results if r.verdict == "matched"]

@@ -650,6 +650,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     'o[2]'
     >>> str(_literal_name("ln_f.γ = (1,05; 0,95) ve ln_f.β = ", "", v))
     'ln_f.β'
+    >>> str(_literal_name(r"$E = \\begin{bmatrix} 0.1 \\end{bmatrix} \\quad (3\\times 2) \\qquad b_1 = ", "", v))
+    'b_1'
     """
     if re.search(r"(?:array|tensor)\(\s*$", before):
         state = OPTIMIZER_STATE.search(code_name or "")
@@ -661,8 +663,9 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     parts = re.split(r"=|≈|:|←", _clause(plain(before)))
     beside = re.search(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]\s*(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
                        r"och|a)\b|和|与|及|और)?\s*"
-                       r"([^\W\d][\w.]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$", parts[-2]) \
-        if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's
+                       r"([^\W\d][\w.]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$",
+                       re.sub(r"(?<![A-Za-z])\\?q?quad(?![A-Za-z])|\\[,;:! ]", " ", parts[-2])) \
+        if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's (\qquad too)
     if beside:
         return named(beside[1], vocab, heading)
     head = parts[0]
@@ -862,7 +865,9 @@ KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|�
                  r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
                  r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|wiersz|kolumna|pozycja|satır|sütun|pozisyon|"
                  r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|"
-                 r"строка|столбец|позиция|шаг)\s*[=:]?\s*(\d+)|(\d+))",
+                 r"строка|столбец|позиция|шаг|"
+                 r"쿼리|키|クエリ|キー|查询|键|requête|clé|Anfrage|Schlüssel|consulta|clave|chiave|chave|запрос|ключ|"
+                 r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
                      r"исходн|начальн|初期|처음", re.I)
@@ -874,7 +879,8 @@ STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Sch
 
 
 AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|[a-z]|"
-                  r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête)", re.I)
+                  r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête|쿼리|키|"
+                  r"クエリ|キー|clé|consulta|clave|chiave|запрос|ключ)", re.I)
 """A table's corner cell that names the rows' axis (or both axes), not the matrix."""
 CAPTION_SYMBOL = re.compile(r"(?<![\w\\])([A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
                             r"(?:\[[a-z]\]\s*\[[a-z]\]|\[[a-z],\s*[a-z]\]|_\{[a-z],?[a-z]\})")
@@ -1344,10 +1350,12 @@ def _definitions(lines: list) -> dict:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _attention_share(n, vocab, start: int, above: str = "") -> Label | None:
+def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> Label | None:
     """A percentage beside one token of the input in a paragraph on attention (``34.2 % on the``): the weight
     the query puts on that token's position (the position its line or section speaks of, else the last); the
-    query's own share when the words after it say 'itself' (``24.96% para ela mesma``)."""
+    query's own share when the words after it say 'itself' (``24.96% para ela mesma``); and where a token
+    before it gives the share to a token after it (``« mange » consacre 47,32 % de son attention à « le »``,
+    the sentence going on below), the first token's query's weight on the second's key."""
     seq = vocab.sequence
     said = _row_mark(n.line_text[:n.col], anywhere=True) if n.position is None else None
     said = _row_mark(above, anywhere=True) if said is None and n.position is None else said
@@ -1355,13 +1363,17 @@ def _attention_share(n, vocab, start: int, above: str = "") -> Label | None:
     t = t if t is not None and seq and t < len(seq) else ("at", t - 1) if t == len(seq) else ("at", len(seq) - 1)
     #   (position T can only count from 1: the last; a lower one's origin is learned)
     #   (a position as the text writes it, its origin learned; the last place, and a key's, from 0)
-    after = re.split(r"[,;.!?)\]]|[，；。、]", n.line_text[n.col + len(n.text):])[0][:32]
+    after = re.split(r"[,;.!?)\]]|[，；。、]", n.line_text[n.col + len(n.text):] + " " + below)[0][:40]
     if seq and SELF.search(after):
         return Label("A", (t, t))
     lab = _token_share(n, vocab, start)
     if lab is None or not seq:
         return None
     word = vocab[lab.index[0][1]]
+    given = GIVEN_TO.match(n.line_text[n.col + len(n.text):] + " " + below)
+    if given and given[1] in seq and seq.count(given[1]) == 1 and word in seq and seq.count(word) == 1 and \
+            re.search(rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}[^\d{OPEN[1:-1]}]*$", n.line_text[start:n.col]):
+        return Label("A", (("at", seq.index(word)), ("at", seq.index(given[1]))))     # query, then key
     if word not in seq:
         return lab                   # no key of the input: the token's own share ('home a mere 21.2 %')
     if seq.count(word) != 1:
@@ -1369,6 +1381,9 @@ def _attention_share(n, vocab, start: int, above: str = "") -> Label | None:
     return Label("A", (t, ("at", seq.index(word))))
 
 
+GIVEN_TO = re.compile(rf"[^.;!?。\d]{{0,60}}?(?<!\w)(?:to|à|au|auf|an|a|al|ao|na|на|к|do|naar|aan|ke|に|へ|给|에|için|"
+                      rf"para|per|pour|für)\s+{OPEN}\s?([^\s«»\"“”„'‘’「」`]+)\s?{CLOSE}", re.I)
+"""The token a share is given to, after the figure: ``… de son attention à « le »``, ``… of its attention to “the”``."""
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
                   r"себя|самого себя|chính nó|chính mình|(?:samo\s+)?siebie|kendi(?:si|sine|sinde|ni)|zichzelf|"
                   r"dirinya(?:\s+sendiri)?|स्वयं|खुद)\b|"
@@ -1484,7 +1499,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) ->
             share = _attention_share if ATTENTION.search(n.line_text + " " + sections.get(n.index, "")) else \
                 _token_share                 # in an attention paragraph: the weight on that token's position
             said = n.kind == "percent" or _quoted_before(n, vocab)
-            above = (_paragraph_above(lines, n.line),) if share is _attention_share else ()
+            above = (_paragraph_above(lines, n.line), lines[n.line] if n.line < len(lines) else "") \
+                if share is _attention_share else ()
             mine = share(n, vocab, ends.get(n.line, 0), *above) if said else None
             if mine is None and n.chain and n.operands and n.kind == "decimal":   # '“em” …: 0,2797 / 0,9 = 0,3108'
                 first = n.operands[0] if not isinstance(n.operands[0], int) else numbers[n.operands[0]]

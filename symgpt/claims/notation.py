@@ -143,6 +143,8 @@ class Reading:
     others: list = None        # the groups some of its figures agree with instead (η: lr and adamw.lr)
 
 
+HEADED = re.compile(r"[QKVSAqkvsaoα]|attn|Attn|scores?|W_?[QKVqkv]")
+"""Names of quantities a head has its own of: a superscript on them may be the head."""
 NORM_STAT = re.compile(r"((?:l\d+\.)?)(mu|var)(\w*)")
 """A norm's mean or variance group (``mu2``, ``l1.var1``, ``var_f``): its layer, its statistic, its norm."""
 STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
@@ -253,8 +255,8 @@ class Notation:
 
         A superscript's one number in a model of several layers is its layer, which the section says."""
         spec = self.m.d.spec
-        if label.head is not None or spec.heads < 2 or not label.sup:
-            return label.head
+        if label.head is not None or spec.heads < 2 or not label.sup or not HEADED.fullmatch(label.name):
+            return label.head            # (h^{(1)} is the stream after a step of the block, not head 1)
         if len(label.sup) == 2:
             return label.sup[1]
         return label.sup[0] if spec.layers == 1 else None
@@ -556,6 +558,8 @@ class Notation:
                 r = whole    # a section whose figures agree with no entry: the document's origin of the indices
             if r is None and lab.name == "token":
                 c = self._drawn(lab, n)  # a token's renormalised share, where the sentence says it is drawn so
+            elif r is None and lab.index and lab.name in self.m.graph and not lab.of and not lab.state:
+                c = self.lookup(lab.name, 0, lab)    # our own name (A[2,0] of a share in prose), counted from 0
             elif r is None:
                 c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
                                          if n.line - 1 <= m.line <= n.line and m.index in out])
