@@ -16,6 +16,10 @@ to a temporary folder, then times, each the best of ``repeat``:
 
 and reports their ratios to torch, and how many gradient entries (and the loss) the float64 tier certifies to
 ``digits`` digits (the rest would go to arb).  Also the load time (spec to balls of the parameters).
+
+``--exact`` (for sizes arb computes in seconds) also takes every gradient entry to 20 digits from the arb tier
+and reports, per parameter, how far the balls' float64 midpoints really are from the exact values and how wide
+the radii are: the radius's overestimate of the true error, which is what keeps deep models from certifying.
 """
 from __future__ import annotations
 
@@ -45,6 +49,7 @@ def main(argv=None):
     for k, v in (("d", 256), ("T", 256), ("layers", 4), ("heads", 4), ("V", 65), ("d-ff", 512), ("digits", 10),
                  ("repeat", 3)):
         ap.add_argument(f"--{k}", type=int, default=v)
+    ap.add_argument("--exact", action="store_true", help="compare the midpoints and radii with arb's exact gradient")
     a = ap.parse_args(argv)
 
     import generate
@@ -67,6 +72,7 @@ def main(argv=None):
         params = balls.parameters(spec)
         load = time.perf_counter() - t0
         raw = oracle.load_spec(path)
+        exact = _exact_gradient(path) if a.exact else None
 
     torch.set_num_threads(1)
     P = torch_oracle.transformer_params(raw, learnable_ln=True)
@@ -103,6 +109,29 @@ def main(argv=None):
     print(f"  loss to {a.digits} digits: {loss}")
     print(f"  gradient entries certified to {a.digits} digits: {done:,} of {total:,} ({100 * done / total:.1f} %); "
           f"relative bits of the balls: median {np.median(bits):.1f}, 10th percentile {np.percentile(bits, 10):.1f}")
+    if exact is not None:
+        print("  the balls against arb's exact gradient (20 digits), relative to |exact|, medians of nonzero entries:")
+        print(f"    {'parameter':<12}{'true error':>12}{'radius':>12}{'radius / error':>16}")
+        for name, values in exact.items():
+            b = v.get("grad_" + name)
+            if b is None:
+                continue
+            x = np.asarray(values, dtype=float).reshape(b.m.shape)
+            nz = x != 0
+            err = np.abs(b.m - x)[nz] / np.abs(x[nz])
+            rad = b.r[nz] / np.abs(x[nz])
+            print(f"    {name:<12}{np.median(err):12.1e}{np.median(rad):12.1e}"
+                  f"{np.median(rad / np.maximum(err, 2.0 ** -60)):16.1e}")
+
+
+def _exact_gradient(path) -> dict:
+    """Every parameter's gradient from the arb tier, 20 significant digits, as {name: [floats in order]}."""
+    import symgpt
+    grads = symgpt.load(str(path)).gradient(20, tier="arb")
+    out: dict = {}
+    for key, text in grads.items():
+        out.setdefault(key.partition("[")[0], []).append(float(text))
+    return out
 
 
 if __name__ == "__main__":
