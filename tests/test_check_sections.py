@@ -16,6 +16,7 @@ Every expected value is computed here with mpmath (the bigram of :mod:`test_chec
 from __future__ import annotations
 
 import json
+import tomllib
 from fractions import Fraction
 
 import mpmath as mp
@@ -277,3 +278,49 @@ def test_a_share_given_by_one_token_to_another_over_a_line_break(tmp_path, disti
     results = check(doc_path, path)
     assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("A[1,2,2]", Fraction(b))]
     assert ("A[0,2,0]", Fraction(a)) in [(r.ref, r.number.value) for r in results if r.verdict == "matched"]
+
+
+@pytest.mark.parametrize("space", [r"\qquad", r"\quad"])
+def test_matrices_side_by_side_are_each_their_own(tmp_path, space):
+    """``$$E = \\begin{bmatrix}…\\end{bmatrix} \\qquad W = \\begin{bmatrix}…\\end{bmatrix}$$``, every entry right:
+    W's entries are W's (no false alarm from reading them as E's)."""
+    w = tomllib.loads(SPEC, parse_float=str)["weights"]                     # the weights as the spec writes them
+
+    def bmatrix(rows):
+        return r"\begin{bmatrix}" + r" \\ ".join(" & ".join(str(x) for x in r) for r in rows) + r"\end{bmatrix}"
+    text = f"## Weights\n\n$$E = {bmatrix(w['E'])} {space} W = {bmatrix(w['W'])}$$\n"
+    assert _wrong(tmp_path, text, "doc.md") == []
+
+
+def test_a_share_compared_to_another_token_is_no_share_given_to_it(tmp_path, distinct_heads):
+    """'… mostly on “t4”: a %, compared to “t1”, which gets only b %': the shares of t4 and t1, not t4's share
+    given to t1 (that reading needs 'attention to' in the same clause)."""
+    path, f = distinct_heads
+    A = f["A"][0][2]
+    a, b = mp.nstr(100 * A[1], 4, strip_zeros=False), mp.nstr(100 * A[0], 3, strip_zeros=False)
+    text = (f"## Attention\n\nIn head 1 the last position puts its attention mostly on “t4”: {a} %, compared to "
+            f"“t1”, which gets only {b} %.\n")
+    assert _wrong_of(tmp_path, text, path) == []
+
+
+@pytest.mark.parametrize("verb", ["the loss becomes L = {bad}", "daraus wird der Verlust L = {bad}"])
+def test_becomes_outside_a_training_section_is_no_step(tmp_path, run, verb):
+    """'so the loss becomes L = …' in the forward pass, an SGD section further on: a slip there is the loss's, not
+    the loss after a step."""
+    loss = r4(run["f0"]["loss"])
+    bad = loss[:-1] + str((int(loss[-1]) + 1) % 10)
+    text = (f"## 1. Forward\n\nWith p as above, {verb.format(bad=bad)}.\n\n## 2. SGD\n\nOne step with learning rate "
+            f"0.5 follows.\n")
+    assert _wrong(tmp_path, text, "doc.md") == [("loss", bad)]
+
+
+def test_a_head_as_a_superscript_on_a_name_of_the_text(tmp_path, distinct_heads):
+    """``P^{(2)}_{2,1}`` among ``P^{(h)}_{t,s}`` (heads, positions from 1): head 2's A[1,1,0], a slip there wrong."""
+    path, f = distinct_heads
+    A = f["A"]
+    entries = [(1, 1, 1), (1, 2, 1), (1, 2, 2), (2, 2, 2), (2, 2, 1)]
+    cells = {e: r4(A[e[0] - 1][e[1] - 1][e[2] - 1]) for e in entries}
+    good = cells[(2, 2, 1)]
+    cells[(2, 2, 1)] = good[:-1] + str((int(good[-1]) + 1) % 10)
+    text = "## Attention\n\n" + ", ".join(f"$P^{{({h})}}_{{{t},{s}}} = {v}$" for (h, t, s), v in cells.items()) + ".\n"
+    assert _wrong_of(tmp_path, text, path) == [("A[1,1,0]", cells[(2, 2, 1)])]

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from types import SimpleNamespace as S
 
 import mpmath as mp
 import pytest
 
+import symgpt
 from symgpt import verify
 from symgpt.check import check
-from symgpt.claims.causes import LN10
+from symgpt.claims.causes import LN10, slips
 
-from conftest import write_spec
+from conftest import SEED, write_spec
 from test_check_layouts import r4
 from test_check_readings import SPEC, VOCAB, Y, by_hand
 from test_verify import write_claims
@@ -92,3 +94,21 @@ def test_verify_names_the_same_slips(tmp_path, run, capsys):
     assert code == 1
     assert wrong == [("loss", "log₁₀ for ln"), (f"grad_z[{VOCAB[Y]}]", "forgotten −y"),
                      ("adamw[1].update[W,0,2]", "no bias correction")]
+
+
+def test_no_forgotten_y_for_a_loss_over_every_position(tmp_path):
+    """With a mean over every position the logit gradient is (p − y)/T: p written for it is no 'forgotten −y' of
+    the last row's entry (the value p + 1 would give is not what such a slip prints)."""
+    text = SEED.read_text(encoding="utf-8").replace("learnable_ln = false",
+                                                    "learnable_ln = false\nall_positions = true")
+    d = symgpt.load(str(write_spec(tmp_path, text, "all.toml")))
+    assert d.spec.training.all_positions
+    assert slips("grad_logits[你]", Fraction(-2, 5), d.spec) == {}
+
+
+def test_a_root_below_floats_range_names_no_slip():
+    """β₂ = 1 − 10⁻⁴⁰⁰: √(1 − β₂) underflows in float; no slip is named (no division by zero)."""
+
+    spec = S(d=2, norm_kind="layernorm", training=S(adamw=S(beta1=Fraction(9, 10),
+                                                            beta2=1 - Fraction(1, 10 ** 400))))
+    assert slips("adamw[1].update[W,0,1]", Fraction(1, 100), spec) == {}

@@ -59,14 +59,19 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
     if re.fullmatch(r"(?:l\d+\.)?var(?:\d+|_f)\[\d+\]", ref) and getattr(spec, "norm_kind", "layernorm") != "rmsnorm" \
             and getattr(spec, "d", 0) > 1:
         out["unbiased variance"] = exact * spec.d / (spec.d - 1)
-    elif re.fullmatch(r"(?:sgd\[\d+\]\.)?grad_(?:logits|z)\[[^\]]+\]", ref) and -1 < exact < 0:
+    elif re.fullmatch(r"(?:sgd\[\d+\]\.)?grad_(?:logits|z)\[[^\]]+\]", ref) and -1 < exact < 0 and \
+            not getattr(getattr(spec, "training", None), "all_positions", False) and \
+            len(getattr(getattr(spec, "training", None), "examples", ()) or ()) <= 1:
+        #     (a loss of one row: with a mean over rows the gradient is (p − y)/n)
         out["forgotten −y"] = exact + 1
     elif re.fullmatch(r"(?:(?:sgd|adamw)\[\d+\]\.)?loss", ref):
         out["log₁₀ for ln"] = exact / LN10
     elif re.fullmatch(r"adamw\[1\]\.update\[[^\]]+\]", ref) and getattr(spec, "training", None) is not None:
         a = spec.training.adamw
         b1, b2 = Fraction(str(a.beta1)), Fraction(str(a.beta2))
-        out["no bias correction"] = exact * (1 - b1) / _sqrt(1 - b2)
+        root = _sqrt(1 - b2)
+        if root:
+            out["no bias correction"] = exact * (1 - b1) / root
     return out
 
 
@@ -77,6 +82,8 @@ LN10 = Fraction("2.3025850929940456840179914546843642076011014886287729760333279
 def _sqrt(x: Fraction) -> Fraction:
     """√x to about 60 digits, as a Fraction (Newton's method from the float root)."""
     r = Fraction(math.sqrt(x))
+    if not r:
+        return r                    # (below float's range: no slip is named)
     for _ in range(4):
         r = (r + x / r) / 2
     return r
@@ -113,10 +120,10 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
         return "transposed index"
     if percent is not None and percent == _rounded(exact, k - 2):
         return "percent slip"
-    for cause, value in (slipped or {}).items():
-        if printed == _rounded(value, k):
-            return cause              # a formula slip: p for p − 1, ÷ (n − 1), log₁₀, no bias correction
     correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
+    for cause, value in (slipped or {}).items():
+        if printed == _rounded(value, k) and not (printed == -correct and printed != 0):
+            return cause              # a formula slip: p for p − 1, ÷ (n − 1), log₁₀, no bias correction
     if printed == -correct and printed != 0:
         return "sign flip"
     if printed != correct and abs(printed - correct) < 10 * ulp and len(_digits(correct, k).lstrip("-")) > 1 and \

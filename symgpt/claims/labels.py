@@ -661,7 +661,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     if not re.search(r"(?:=|≈|:|：|＝|←)\s*$", plain(before)):
         return None
     parts = re.split(r"=|≈|:|←", _clause(plain(before)))
-    beside = re.search(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]\s*(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
+    beside = re.search(r"(?:[(\[][^()\[\]]*\d[^()\[\]]*[)\]]|end\{[pbvBV]?matrix\})\s*"
+                       r"(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
                        r"och|a)\b|和|与|及|और)?\s*"
                        r"([^\W\d][\w.]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$",
                        re.sub(r"(?<![A-Za-z])\\?q?quad(?![A-Za-z])|\\[,;:! ]", " ", parts[-2])) \
@@ -1381,9 +1382,12 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     return Label("A", (t, ("at", seq.index(word))))
 
 
-GIVEN_TO = re.compile(rf"[^.;!?。\d]{{0,60}}?(?<!\w)(?:to|à|au|auf|an|a|al|ao|na|на|к|do|naar|aan|ke|に|へ|给|에|için|"
-                      rf"para|per|pour|für)\s+{OPEN}\s?([^\s«»\"“”„'‘’「」`]+)\s?{CLOSE}", re.I)
-"""The token a share is given to, after the figure: ``… de son attention à « le »``, ``… of its attention to “the”``."""
+GIVEN_TO = re.compile(rf"[^.;!?。,，\d«»\"“”„「」]{{0,40}}?(?:attention|attenzione|atención|atenção|Aufmerksamkeit|"
+                      rf"внимания|aandacht|uwagi|dikkat(?:ini)?|注意力?)\s*(?:\w+\s+){{0,2}}?"
+                      rf"(?:to|à|au|auf|an|a|al|ao|na|на|к|do|naar|aan|ke|に|へ|给|에|için|para|per|pour|für)\s+"
+                      rf"{OPEN}\s?([^\s«»\"“”„'‘’「」`]+)\s?{CLOSE}", re.I)
+"""The token a share of attention is given to, after the figure, in the same clause: ``… de son attention à « le »``,
+``… of its attention to “the”`` (not '…, compared to “t1”')."""
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
                   r"себя|самого себя|chính nó|chính mình|(?:samo\s+)?siebie|kendi(?:si|sine|sinde|ni)|zichzelf|"
                   r"dirinya(?:\s+sendiri)?|स्वयं|खुद)\b|"

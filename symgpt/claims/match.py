@@ -163,6 +163,11 @@ class Matcher:
         pool = self.near.among(lo, hi)
         return [c for c in pool if not any(TOPICS[k][0].search(c.ref) for k in quiet)] if quiet else pool
 
+    def trains_here(self, n) -> bool:
+        """Whether figure ``n``'s section speaks of a training step (SGD's or AdamW's, :data:`TOPICS`)."""
+        quiet = self.silent.get(n.section, set())
+        return any(k not in quiet for k, (ref, _) in enumerate(TOPICS) if ref.search("sgd[1].loss adamw[1].loss"))
+
     @staticmethod
     def _operand(c, m, sure=()):
         """The quantity an operand stands for in arithmetic: a one-digit figure (0.1, 2, not 1.000) that its

@@ -44,9 +44,11 @@ STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更�
                          r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|"
                          r"\byeni\b|adım(?:dan)? sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|\befter (?:ett|steget|\d+)|"
                          r"\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau (?:khi|bước|một)|\bbaru\b|setelah|新しい|後の|"
-                         r"새로운|후의?\b|\bbecomes\b|\bmoves to\b|\bgoes to\b|\bwird\b|\bdevient\b|\bpasse à\b|"
-                         r"\bdiventa\b|\bpasa a\b|\bse vuelve\b|\bpassa a\b|становится|станет|变为|变成|になり",
-                         re.I)       # ('W[0,2] becomes 0.2900': its value after the step)
+                         r"새로운|후의?\b",
+                         re.I)
+CHANGE_WORDS = re.compile(r"\bbecomes\b|\bmoves to\b|\bgoes to\b|\bdevient\b|\bpasse à\b|\bdiventa\b|\bpasa a\b|"
+                          r"\bse vuelve\b|\bpassa a\b|становится|станет|变为|变成|になり", re.I)
+"""Words that say an entry changes ('W[0,2] becomes 0.2900'): its value after the step, in a text about one."""
 BEFORE_WORDS = re.compile(r"\bbefore\b|\bvor (?:dem|einem)\b|\bavant\b|\bantes d|\bprima del|"
                           r"\bдо (?:шага|обновлени)|\bprzed\b|\bönce(?:si)?\b|\bvoor de\b|\bföre\b|\bsebelum\b|"
                           r"\btrước\b|\bقبل\b|से पहले|之前|以前|前の|전의?\b", re.I)
@@ -143,8 +145,9 @@ class Reading:
     others: list = None        # the groups some of its figures agree with instead (η: lr and adamw.lr)
 
 
-HEADED = re.compile(r"[QKVSAqkvsaoα]|attn|Attn|scores?|W_?[QKVqkv]")
-"""Names of quantities a head has its own of: a superscript on them may be the head."""
+HEADED_NOT = re.compile(r"[hHxXuEez]|LN\w*|ln\w*")
+"""Names of quantities no head has its own of (the stream h, x, u, an embedding, a norm): their superscript is
+no head when the head numbers' origin is learned."""
 NORM_STAT = re.compile(r"((?:l\d+\.)?)(mu|var)(\w*)")
 """A norm's mean or variance group (``mu2``, ``l1.var1``, ``var_f``): its layer, its statistic, its norm."""
 STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
@@ -255,8 +258,8 @@ class Notation:
 
         A superscript's one number in a model of several layers is its layer, which the section says."""
         spec = self.m.d.spec
-        if label.head is not None or spec.heads < 2 or not label.sup or not HEADED.fullmatch(label.name):
-            return label.head            # (h^{(1)} is the stream after a step of the block, not head 1)
+        if label.head is not None or spec.heads < 2 or not label.sup:
+            return label.head
         if len(label.sup) == 2:
             return label.sup[1]
         return label.sup[0] if spec.layers == 1 else None
@@ -315,7 +318,9 @@ class Notation:
     def learn(self, numbers, labels: dict) -> dict:
         """name → :class:`Reading` for the names the document's figures (or our spellings) explain."""
         self._numbers = numbers
-        marks = {h for lab in labels.values() if (h := self.head(lab)) is not None}
+        marks = {h for lab in labels.values() if (h := self.head(lab)) is not None and
+                 (lab.head is not None or not HEADED_NOT.fullmatch(lab.name))}
+        #      (h^{(0)}, h^{(1)}: the stream before and after the block, no head 0 that counts heads from 0)
         self.head_base = 0 if 0 in marks or not marks else 1     # head 1, head 2: counted from 1
         names: dict = {}
         for n in numbers:
@@ -540,6 +545,7 @@ class Notation:
         """
         readings = self.learn(numbers, labels)
         self._texts = {n.line: n.line_text for n in numbers}
+        self._ranged: dict = {}
         out = {}
         for n in numbers:
             lab = labels.get(n.index)
@@ -558,7 +564,8 @@ class Notation:
                 r = whole    # a section whose figures agree with no entry: the document's origin of the indices
             if r is None and lab.name == "token":
                 c = self._drawn(lab, n)  # a token's renormalised share, where the sentence says it is drawn so
-            elif r is None and lab.index and lab.name in self.m.graph and not lab.of and not lab.state:
+            elif r is None and lab.index and lab.name in self.m.graph and not lab.of and not lab.state and \
+                    self._in_range(lab.name, len(lab.index), labels, numbers):
                 c = self.lookup(lab.name, 0, lab)    # our own name (A[2,0] of a share in prose), counted from 0
             elif r is None:
                 c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
@@ -578,6 +585,16 @@ class Notation:
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
         return self._paired(out, numbers, labels)
+
+    def _in_range(self, name: str, arity: int, labels: dict, numbers: list) -> bool:
+        """Whether every figure the text labels with our name ``name`` and ``arity`` indices names an entry of
+        that tensor counted from 0 (a misread literal, W's matrix labelled E, has entries E lacks)."""
+        key = (name, arity)
+        if key not in self._ranged:
+            self._ranged[key] = all(self.lookup(name, 0, lab) is not None for n in numbers
+                                    if (lab := labels.get(n.index)) is not None and lab.name == name
+                                    and len(lab.index) == arity and not lab.of and not lab.state)
+        return self._ranged[key]
 
     def _paired(self, out: dict, numbers: list, labels: dict) -> dict:
         """A norm's mean and variance printed side by side are of one norm: ``μ = 0,0259 et σ² = 0,3367``, where μ
@@ -795,7 +812,8 @@ class Notation:
                 others.append(x)
         told = " ".join((n.line_text[:n.col], n.row, n.column, n.table))
         local = STATE_WORDS.search(" ".join((told, n.heading, n.prose))) or TRAINED.search(n.heading + " " + n.prose) \
-            or c.group != bare                 # the label itself named a state after a step (logit^{new})
+            or c.group != bare or CHANGE_WORDS.search(told) and self.m.trains_here(n)
+        #   (the label itself named a state after a step, logit^{new}; 'becomes' where the section trains)
         for x in others:      # another state only where the text speaks of training: the label's own otherwise
             if (x.group == bare or local and self.m.spoken(x)) and self.m.rounds(x, n):
                 return x

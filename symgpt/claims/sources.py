@@ -80,7 +80,8 @@ def within_elements(numbers, raw: str, reach: int = 60) -> None:
         for a, b in HTML_SPELLINGS:
             spellings |= {t.replace(a, b) for t in spellings}
         start = after.get(s, s - 1)
-        i = next((i for i in range(start, min(len(file), s - 1 + reach)) if any(t in file[i] for t in spellings)),
-                 None)
+        alone = re.compile("|".join(rf"(?<![\d.,\-−]){re.escape(t)}(?![\d])" for t in sorted(spellings, key=len)[::-1]))
+        i = next((i for i in range(start, min(len(file), s - 1 + reach)) if alone.search(file[i])), None)
+        #    (a figure as a whole number: 0.1 is not the end of -0.1 on the line above)
         if i is not None:
             n.source, after[s] = i + 1, i
