@@ -324,3 +324,22 @@ def test_a_head_as_a_superscript_on_a_name_of_the_text(tmp_path, distinct_heads)
     cells[(2, 2, 1)] = good[:-1] + str((int(good[-1]) + 1) % 10)
     text = "## Attention\n\n" + ", ".join(f"$P^{{({h})}}_{{{t},{s}}} = {v}$" for (h, t, s), v in cells.items()) + ".\n"
     assert _wrong_of(tmp_path, text, path) == [("A[1,1,0]", cells[(2, 2, 1)])]
+
+
+@pytest.mark.parametrize("words", [("Il modello preferisce «{a}», con il {pa} %, a «{b}», con il {pb} %.", "it"),
+                                   ("The model prefers “{a}”, with {pa} %; “{b}” gets {pb} %.", "en")])
+def test_a_tokens_percentage_in_a_section_with_a_logits_table_is_its_share(tmp_path, run, words):
+    """A section whose table lists z, e^z and p by token, then prose giving two tokens' percentages: shares (p),
+    never logits; a slip in one is p's."""
+    f = run["f0"]
+    z, p = f["z"], f["p"]
+    rows = "\n".join(f"| «{t}» | {comma(r4(z[j]))} | {comma(r4(mp.exp(z[j])))} | {comma(r4(p[j]))} |"
+                     for j, t in enumerate(VOCAB))
+    pa, pb = mp.nstr(100 * p[2], 4, strip_zeros=False), mp.nstr(100 * p[3], 4, strip_zeros=False)
+    bad = pb[:-1] + str((int(pb[-1]) + 1) % 10)
+    text = ("## Output\n\n| token | $z_v$ | $e^{z_v}$ | $p_v$ |\n|---|---:|---:|---:|\n" + rows + "\n\n" +
+            words[0].format(a=VOCAB[2], b=VOCAB[3], pa=comma(pa), pb=comma(bad)) + "\n")
+    doc = tmp_path / "doc.md"
+    doc.write_text(text, encoding="utf-8")
+    wrong = [(r.ref, r.number.value) for r in check(doc, write_spec(tmp_path, SPEC)) if r.verdict == "wrong"]
+    assert wrong == [(f"p[{VOCAB[3]}]", Fraction(bad))]          # (the figure's value in printed units)

@@ -148,6 +148,8 @@ class Reading:
 HEADED_NOT = re.compile(r"[hHxXuEez]|LN\w*|ln\w*")
 """Names of quantities no head has its own of (the stream h, x, u, an embedding, a norm): their superscript is
 no head when the head numbers' origin is learned."""
+SHARES = re.compile(r"(?:^|\.)(?:p|A)$|^(?:softmax_T|topk|topp)")
+"""Groups of shares (probabilities, attention weights): what a token's percentage can be."""
 NORM_STAT = re.compile(r"((?:l\d+\.)?)(mu|var)(\w*)")
 """A norm's mean or variance group (``mu2``, ``l1.var1``, ``var_f``): its layer, its statistic, its norm."""
 STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
@@ -576,6 +578,8 @@ class Notation:
                     c = self.function(lab.fn, c)
             if c is None:
                 continue
+            if lab.name == "token" and n.kind == "percent" and not SHARES.search(c.group):
+                c = self.by.get(("p", "", c.idx)) or c   # a token's percentage is a share, never its logit
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
                 c = self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
