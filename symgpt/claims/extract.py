@@ -498,7 +498,7 @@ def extract(text: str) -> list:
             prose = _clip((prose + " " + line.strip())[-160:], 160)
         if cells is None and "\t" not in line and not table:
             about = ([m[0] for m in re.finditer(r"(?<![A-Za-z\\])[A-Z]_\{?\d\d\}?(?!\d)", line)] or [about])[-1]
-    for n in out:              # a LaTeX figure is reported as printed: 0{,}497, \num{0,1163}, 34{,}38\,\%
+    for n in out:              # a LaTeX figure's own text (0{,}497, \num{0,1163}, 34{,}38\,\%): check shows it as set
         if n.kind == "percent" and lines[n.line - 1][n.col:n.col + 1] == "%":
             n.printed = lines[n.line - 1][n.col:n.col + len(n.text)]                   # %58,00
             continue
