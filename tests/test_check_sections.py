@@ -343,3 +343,25 @@ def test_a_tokens_percentage_in_a_section_with_a_logits_table_is_its_share(tmp_p
     doc.write_text(text, encoding="utf-8")
     wrong = [(r.ref, r.number.value) for r in check(doc, write_spec(tmp_path, SPEC)) if r.verdict == "wrong"]
     assert wrong == [(f"p[{VOCAB[3]}]", Fraction(bad))]          # (the figure's value in printed units)
+
+
+@pytest.mark.parametrize("env", ["align*", "aligned"])
+def test_exponentials_in_a_latex_alignment(tmp_path, run, env):
+    """``e^{z} &= value`` in an alignment (Spanish LaTeX): exp of the logit the exponent is; one cut, not rounded,
+    is exp(z)'s, truncated."""
+    z = run["f0"]["z"]
+    cells = [(r4(v), r4(mp.exp(v))) for v in z[:4]]
+    cut = {j: mp.nstr(mp.floor(mp.exp(z[j]) * 10 ** 4) / 10 ** 4, 5) for j in range(4)}
+    j = next(j for j in range(4) if cut[j] != cells[j][1])            # an entry whose cut differs from its rounding
+    cells[j] = (cells[j][0], cut[j])
+    rows = r" \\ ".join(" & ".join(f"e^{{{a}}} &= {b}" for a, b in cells[k:k + 2]) for k in (0, 2))
+    text = (f"\\documentclass{{article}}\n\\begin{{document}}\n\\section{{Softmax}}\n"
+            f"\\begin{{{env}}}\n{rows}\n\\end{{{env}}}\n\\end{{document}}\n")
+    got = [(r.ref, r.cause) for r in _results(tmp_path, text, "doc.tex") if r.verdict == "wrong"]
+    assert got == [(f"exp(z[{VOCAB[j]}])", "truncation")]
+
+
+def _results(tmp_path, text, name):
+    doc = tmp_path / name
+    doc.write_text(text, encoding="utf-8")
+    return check(doc, write_spec(tmp_path, SPEC))

@@ -1398,11 +1398,11 @@ SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|p
 def _function_of(n, prev) -> Label | None:
     """``exp(−0.12) ≈ 0.8781``, ``e^{0.10} = 1.1052``, ``√0.18869 ≈ 0.434``: the function of the figure
     just before, which closes the equation."""
-    if prev is None or prev.line != n.line or not re.fullmatch(r"\s*[)}]?\s*\$?\s*(?:=|≈|\\approx)\s*\$?\s*",
+    if prev is None or prev.line != n.line or not re.fullmatch(r"\s*[)}]?\s*\$?\s*&?\s*(?:=|≈|\\approx)\s*&?\s*\$?\s*",
                                                                  n.line_text[prev.col + len(prev.text):n.col]):
-        return None
+        return None                          # (e^{0.39} &= 1.4769 in LaTeX's align too)
     m = FUNCTION_BEFORE.search(n.line_text[:prev.col])
-    if not m or not re.search(r"(?:^|[=≈:;,]|\\approx|\$)\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
+    if not m or not re.search(r"(?:^|[=≈:;,&]|\\approx|\$)\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
         return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's
     word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)", m[0].strip())
     minus = re.search(r"[-−]\s*$", n.line_text[:m.start()])          # −ln 0.2165: the loss of that p
