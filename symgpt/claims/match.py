@@ -166,7 +166,7 @@ class Matcher:
     def trains_here(self, n) -> bool:
         """Whether figure ``n``'s section speaks of a training step (SGD's or AdamW's, :data:`TOPICS`)."""
         quiet = self.silent.get(n.section, set())
-        return any(k not in quiet for k, (ref, _) in enumerate(TOPICS) if ref.search("sgd[1].loss adamw[1].loss"))
+        return any(k not in quiet for k in TRAINING)
 
     @staticmethod
     def _operand(c, m, sure=()):
@@ -620,6 +620,8 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
     (re.compile(r"topk"), re.compile(r"top[- _]?(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|k\s*=", re.I)),
     (re.compile(r"topp"), re.compile(r"top[- _]?p|nucleus|核采样|p\s*=", re.I)),
 )
+TRAINING = {k for k, (ref, _) in enumerate(TOPICS) if ref.search("sgd[1].loss") or ref.search("adamw[1].loss")}
+"""The topics of a training step: SGD's and AdamW's states and moments."""
 
 
 @dataclasses.dataclass(frozen=True)

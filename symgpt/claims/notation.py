@@ -156,13 +156,6 @@ STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
 """A label that names a mean (group 1) or a variance without saying whose."""
 
 
-@dataclass(frozen=True)
-class _Named:
-    """A statistic a label names before its norm is known: its group and its ref (no indices yet)."""
-    group: str
-    ref: str
-
-
 class Notation:
     """Learns a document's names (see the module) and resolves each labelled figure to a quantity."""
 
@@ -612,8 +605,7 @@ class Notation:
             m = NORM_STAT.fullmatch(c.group) if c is not None else None
             lab = labels.get(n.index)
             if c is None and lab is not None and not lab.index and (said := STAT_LABEL.fullmatch(lab.name)):
-                m = ("", "", "mu" if said[1] else "var", "")      # (layer, stat, norm) of the pair's other half
-                c = _Named(m[2], m[2])
+                m = ("", "", "mu" if said[1] else "var", "")      # (layer, stat, norm): the statistic alone
             elif m is None or self.m.rounds(c, n):
                 continue
             for k in line[n.line]:
