@@ -1,4 +1,4 @@
-"""The float64 tier against PyTorch float64 autograd, measured in one run (issue 29).
+"""The float64 and double-word ball tiers against PyTorch float64 autograd, measured in one run (issue 29).
 
     python benchmarks/bench_float64_tier.py [--d 256] [--T 256] [--layers 4] [--heads 4] [--V 65] [--d-ff 512]
                                             [--digits 10] [--repeat 3]
@@ -13,13 +13,15 @@ to a temporary folder, then times, each the best of ``repeat``:
 - certify: the gradient's decimal strings to ``digits`` digits from those balls
   (:func:`symgpt.core.fball.significant`), the same strings ``gradient(digits)`` returns where a ball
   certifies them;
+- the same two for the double-word tier (:class:`symgpt.floats.balls.DWBalls`: midpoints of about 106 bits);
 
 and reports their ratios to torch, and how many gradient entries (and the loss) the float64 tier certifies to
 ``digits`` digits (the rest would go to arb).  Also the load time (spec to balls of the parameters).
 
-``--exact`` (for sizes arb computes in seconds) also takes every gradient entry to 20 digits from the arb tier
-and reports, per parameter, how far the balls' float64 midpoints really are from the exact values and how wide
-the radii are: the radius's overestimate of the true error, which is what keeps deep models from certifying.
+``--exact`` (for sizes arb computes in seconds) also takes every gradient entry to 40 digits from the arb tier
+and reports, per parameter and tier, how far the balls' midpoints really are from the exact values, how wide
+the radii are (the radius's overestimate of the true error, which is what keeps deep models from certifying),
+and how many balls miss the exact value (a soundness check: it must be 0).
 """
 from __future__ import annotations
 
@@ -55,7 +57,6 @@ def main(argv=None):
     import generate
     import torch
 
-    from symgpt.core.fball import significant
     from symgpt.engine.spec import load_spec
     from symgpt.floats import balls
 
@@ -82,14 +83,27 @@ def main(argv=None):
             p.grad = None
         torch_oracle.transformer_loss(raw, P).backward()
     t_torch, _ = best(run_torch, a.repeat)
+    print(f"{size.name}: {size.params:,} parameters, {a.digits} digits; load {load:.1f} s")
+    print(f"  {'torch float64 forward + backward':<35}{t_torch * 1e3:9.1f} ms")
+    for words, tier in ((1, "float64"), (2, "double-word")):
+        _tier(spec, words, params if words == 1 else balls.parameters(spec, 2), t_torch, a, exact, tier)
+
+
+def _tier(spec, words, params, t_torch, a, exact, tier):
+    """One ball tier: its time against torch's, what it certifies, and (``--exact``) how its balls compare with
+    arb's exact gradient (which each ball must contain)."""
+    from symgpt.core import dwball, fball
+    from symgpt.floats import balls
+
     open_signs = []
 
     def decide(node):       # for the timing only: where a ball cannot decide a ReLU sign, arb would decide it
         open_signs.append(node)
         return 1
-    t_balls, v = best(lambda: balls.values(spec, decide=decide, updates=False, params=params), a.repeat)
+    t_balls, v = best(lambda: balls.values(spec, decide=decide, updates=False, params=params, words=words),
+                      a.repeat)
     undecided = len(open_signs) // a.repeat
-
+    significant = fball.significant if words == 1 else dwball.significant
     grads = [k for k in v if k.startswith("grad_") and k[5:] in spec.params]
 
     def certify():
@@ -99,38 +113,52 @@ def main(argv=None):
     done = sum(x is not None for s in strings.values() for x in s) if not undecided else 0
     loss = significant(v["loss"], a.digits)[0] if not undecided else None
     bits = np.concatenate([v[k].bits().ravel() for k in grads])
-    print(f"{size.name}: {size.params:,} parameters, {a.digits} digits; load {load:.1f} s")
-    print(f"  torch float64 forward + backward   {t_torch * 1e3:9.1f} ms")
-    print(f"  float64 tier, balls                {t_balls * 1e3:9.1f} ms   {t_balls / t_torch:6.1f}× torch")
-    print(f"  float64 tier, balls + certify      {(t_balls + t_cert) * 1e3:9.1f} ms   "
+    print(f"  {tier + ' tier, balls':<35}{t_balls * 1e3:9.1f} ms   {t_balls / t_torch:6.1f}× torch")
+    print(f"  {tier + ' tier, balls + certify':<35}{(t_balls + t_cert) * 1e3:9.1f} ms   "
           f"{(t_balls + t_cert) / t_torch:6.1f}× torch")
-    print(f"  ReLU signs the balls cannot decide: {undecided}" + (" (arb would decide them: nothing below is "
-                                                                "counted as certified)" if undecided else ""))
-    print(f"  loss to {a.digits} digits: {loss}")
-    print(f"  gradient entries certified to {a.digits} digits: {done:,} of {total:,} ({100 * done / total:.1f} %); "
+    print(f"    ReLU signs the balls cannot decide: {undecided}" + (" (arb would decide them: nothing below is "
+                                                                  "counted as certified)" if undecided else ""))
+    print(f"    loss to {a.digits} digits: {loss}")
+    print(f"    gradient entries certified to {a.digits} digits: {done:,} of {total:,} ({100 * done / total:.1f} %); "
           f"relative bits of the balls: median {np.median(bits):.1f}, 10th percentile {np.percentile(bits, 10):.1f}")
-    if exact is not None:
-        print("  the balls against arb's exact gradient (20 digits), relative to |exact|, medians of nonzero entries:")
-        print(f"    {'parameter':<12}{'true error':>12}{'radius':>12}{'radius / error':>16}")
-        for name, values in exact.items():
-            b = v.get("grad_" + name)
-            if b is None:
-                continue
-            x = np.asarray(values, dtype=float).reshape(b.m.shape)
-            nz = x != 0
-            err = np.abs(b.m - x)[nz] / np.abs(x[nz])
-            rad = b.r[nz] / np.abs(x[nz])
-            print(f"    {name:<12}{np.median(err):12.1e}{np.median(rad):12.1e}"
-                  f"{np.median(rad / np.maximum(err, 2.0 ** -60)):16.1e}")
+    if exact is None:
+        return
+    import mpmath
+    print(f"    against arb's exact gradient ({EXACT_DIGITS} digits), relative to |exact|, medians of nonzero "
+          "entries; 'outside': entries whose ball misses the exact value (must be 0):")
+    print(f"    {'parameter':<12}{'true error':>12}{'radius':>12}{'radius / error':>16}{'outside':>9}")
+    for name, values in exact.items():
+        b = v.get("grad_" + name)
+        if b is None:
+            continue
+        mids = [mpmath.mpf(float(h)) + mpmath.mpf(float(lo)) for h, lo in
+                zip(b.m.ravel() if words == 1 else b.hi.ravel(), np.zeros(b.size) if words == 1 else b.lo.ravel())]
+        err, rad, out = [], [], 0
+        for x, mid, r in zip(values, mids, b.r.ravel()):
+            e = abs(mid - x)
+            if e > mpmath.mpf(float(r)) + abs(x) * mpmath.mpf(10) ** (2 - EXACT_DIGITS):
+                out += 1
+            if x != 0:
+                err.append(float(e / abs(x)))
+                rad.append(float(r) / float(abs(x)))
+        err, rad = np.array(err), np.array(rad)
+        print(f"    {name:<12}{np.median(err):12.1e}{np.median(rad):12.1e}"
+              f"{np.median(rad / np.maximum(err, 2.0 ** -120)):16.1e}{out:9d}")
+
+
+EXACT_DIGITS = 40
 
 
 def _exact_gradient(path) -> dict:
-    """Every parameter's gradient from the arb tier, 20 significant digits, as {name: [floats in order]}."""
+    """Every parameter's gradient from the arb tier, 40 significant digits, as {name: [mpf in order]}."""
+    import mpmath
+
     import symgpt
-    grads = symgpt.load(str(path)).gradient(20, tier="arb")
+    mpmath.mp.dps = EXACT_DIGITS + 10
+    grads = symgpt.load(str(path)).gradient(EXACT_DIGITS, tier="arb")
     out: dict = {}
     for key, text in grads.items():
-        out.setdefault(key.partition("[")[0], []).append(float(text))
+        out.setdefault(key.partition("[")[0], []).append(mpmath.mpf(text))
     return out
 
 

@@ -21,6 +21,7 @@ import sympy
 from flint import arb
 
 from .claims.refs import bind, parse  # the claims' own parser: one vocabulary
+from .core import dwball
 from .core.errors import InputError, LimitError
 from .core.files import resolved
 from .core.graph import Graph, Named, TooManyDefinitions
@@ -88,6 +89,7 @@ _QUOTED = re.compile(r"""([\[,]\s*)(['"])([^'"\[\],]+)\2(?=\s*[\],])""")
 
 
 _NODE = re.compile(r"[A-Za-z_][\w.]*(\[\d+(,\d+)*\])?")
+_SIGNIFICANT = {1: balls.significant, 2: dwball.significant}   # each ball tier's certified rounding
 """A plain node name (``l0.Z[1,2]``, ``loss``): not a training state (``sgd[1].E[0,0]``)."""
 
 
@@ -178,7 +180,7 @@ class Derivation:
         self._ev = TensorEvaluator(self._net, graph=lambda: self.graph, limits=self.limits)
         self._registry = Names(spec, self._skeleton, ev=self._ev, trace=self.trace)
         self._traces: dict = {}
-        self._tier64: tuple | None = None     # (the float64 tier's balls by group, or None; why not)
+        self._tiers: dict = {}                # words (1: float64, 2: double-word) → (balls by group or None, why not)
 
     @property
     def graph(self) -> Graph:
@@ -427,8 +429,9 @@ class Derivation:
         ('1.000', '1.0515')
 
         ``tier``: ``"auto"`` takes a named quantity of the model asked for with at most 13 significant digits
-        from the float64 tier when its ball certifies them (:meth:`gradient`), else from arb; ``"arb"`` always
-        from arb.  The digits are the same either way.
+        from the float64 tier when its ball certifies them (:meth:`gradient`), else, up to 28 digits, from the
+        double-word tier when its ball does, else from arb; ``"arb"`` always from arb.  The digits are the same
+        either way.
         """
         if isinstance(digits, str) and not isinstance(ref, str):
             raise RefError(f"ref: expected a quantity name such as 'loss' or 'p[你]' (a string), got {ref!r} "
@@ -436,10 +439,11 @@ class Derivation:
         _tier(tier, ("auto", "arb"))
         fmt, n = rounding(digits, decimals, self.limits)
         r = self._quantity(ref)
-        if tier == "auto" and decimals is None and n <= balls.MAX_DIGITS:
-            s = self._value64(r, n)
-            if s is not None:
-                return s
+        if tier == "auto" and decimals is None:
+            for words, most in ((1, balls.MAX_DIGITS), (2, dwball.MAX_DIGITS)):
+                s = self._value_from_balls(r, n, words) if n <= most else None
+                if s is not None:
+                    return s
 
         # A value above 10^max_digits is refused before its decimals are written.  A tiny one (a probability
         # of 10^-19500 after a large lr) is legitimate: it rounds to 0.0000 or prints as 1.2×10^-19500, but its
@@ -472,24 +476,26 @@ class Derivation:
         log_T = len(self.spec.input).bit_length()
         return prec_for_digits(n) + GRADIENT_MARGIN + LAYER_MARGIN * deeper * log_T
 
-    def _float64(self) -> tuple:
-        """(every stage of the model in float64 balls by group name, or None; why not), computed once.
+    def _balls(self, words: int = 1) -> tuple:
+        """(every stage of the model in float64 balls (``words=1``) or double-word balls (``words=2``) by group
+        name, or None; why not), computed once each.
 
         Not for a derivation of another example than the spec's own (tokens or target given) nor one without
-        gradients: the tier runs the spec's own model.  Signs the balls cannot decide are decided exactly by the
+        gradients: the tiers run the spec's own model.  Signs the balls cannot decide are decided exactly by the
         arb tier (:meth:`symgpt.engine.values.TensorEvaluator.sign`).
         """
-        if self._tier64 is None:
+        if words not in self._tiers:
             if self._example != (None, None, True):
-                self._tier64 = (None, "the derivation is of another example than the spec's")
+                self._tiers[words] = (None, "the derivation is of another example than the spec's")
             else:
                 try:
-                    self._tier64 = (balls.values(self.spec, decide=self._ev.sign, updates=False), "")
+                    self._tiers[words] = (balls.values(self.spec, decide=self._ev.sign, updates=False, words=words),
+                                          "")
                 except balls.Unsupported as e:
-                    self._tier64 = (None, str(e))
+                    self._tiers[words] = (None, str(e))
                 except (OverflowError, ZeroDivisionError, FloatingPointError) as e:   # weights beyond float64
-                    self._tier64 = (None, f"a value beyond float64 ({type(e).__name__})")
-        return self._tier64
+                    self._tiers[words] = (None, f"a value beyond float64 ({type(e).__name__})")
+        return self._tiers[words]
 
     def gradient(self, digits: int = 50, by: str = "spec", tier: str = "auto") -> dict:
         """∂loss/∂θ for every parameter θ of the spec, each certified to ``digits`` significant digits.
@@ -511,11 +517,13 @@ class Derivation:
 
         - ``"auto"`` (the default): with at most 13 digits, first from the float64 tier (:mod:`symgpt.floats.balls`:
           the whole model, its adjoints and first updates in float64 midpoint–radius balls, matrix products through
-          BLAS), every entry whose ball certifies its digits; the rest, and everything with more digits, from arb
-          at rising precision.  The strings are the same as arb's: a printed digit is a certified digit.
-        - ``"float64"``: the float64 tier alone; an entry its ball cannot round is shown as that ball
+          BLAS), every entry whose ball certifies its digits; what is left, and everything up to 28 digits, from
+          the double-word tier (the same pass with midpoints of about 106 bits, :mod:`symgpt.core.dwball`); the
+          rest from arb at rising precision.  The strings are the same as arb's: a printed digit is a certified
+          digit.
+        - ``"float64"`` or ``"double"``: that tier alone; an entry its ball cannot round is shown as that ball
           (``[0.1234 +/- 5.6e-9]``: the digits it does certify).  An error if the tier cannot run this model.
-        - ``"arb"``: arb alone, as before the tier existed.
+        - ``"arb"``: arb alone, as before the tiers existed.
 
         >>> g = load("bigram").gradient(6)
         >>> len(g), g["W[0,2]"], g["E[0,0]"]
@@ -523,7 +531,7 @@ class Derivation:
         >>> load("tiny-transformer").gradient(4, tier="float64")["W_Q[0,0]"][:5]   # ≈ 1e-11: a cancellation
         '[+/- '
         """
-        _tier(tier, ("auto", "float64", "arb"))
+        _tier(tier, ("auto", "float64", "double", "arb"))
         if by not in ("spec", "checkpoint"):
             raise InputError(f"by: expected 'spec' (the spec's names) or 'checkpoint' (the checkpoint's), got {by!r}")
         if by == "checkpoint" and not self.spec.checkpoint:
@@ -534,10 +542,12 @@ class Derivation:
         start = self._start(n)
         prec, top = start, max_prec(self.limits)
         out: dict = {name: None for group in self.spec.params for name in self._skeleton.groups[group].names}
-        if tier != "arb" and (n <= balls.MAX_DIGITS or tier == "float64"):
-            self._from_float64(out, n, tier)
-            if tier == "float64" or None not in out.values():
-                return out if by == "spec" else self._by_checkpoint(out)
+        if tier in ("auto", "float64") and (n <= balls.MAX_DIGITS or tier == "float64"):
+            self._from_balls(out, n, tier, 1)
+        if tier in ("auto", "double") and (n <= dwball.MAX_DIGITS or tier == "double") and None in out.values():
+            self._from_balls(out, n, tier, 2)
+        if tier in ("float64", "double") or None not in out.values():
+            return out if by == "spec" else self._by_checkpoint(out)
         last, todo = {}, set()
         for _ in range(4):  # every tensor at once, at rising precision, while some entry's ball is too wide
             try:
@@ -569,26 +579,29 @@ class Derivation:
                 out[name] = self._hard_entry(name, n, last[name])
         return out if by == "spec" else self._by_checkpoint(out)
 
-    def _value64(self, r, n: int) -> str | None:
-        """A model quantity's n digits from the float64 tier, or None (not a node of it, or not certified).
-        A group is taken only where the tier's tensor has the engine's shape for it."""
+    def _value_from_balls(self, r, n: int, words: int) -> str | None:
+        """A model quantity's n digits from a ball tier (``words`` 1 or 2), or None (not a node of it, or not
+        certified).  A group is taken only where the tier's tensor has the engine's shape for it."""
         name = getattr(r, "name", None)
         if not name or not _NODE.fullmatch(name):
             return None
         group, index = parse_node(name)
-        got = self._float64()[0]
+        got = self._balls(words)[0]
         known = self._skeleton.groups.get(group)
         if got is None or group not in got or known is None or got[group].shape != tuple(known.shape):
             return None
-        return balls.significant(got[group][index] if index else got[group], n)[0]
+        return _SIGNIFICANT[words](got[group][index] if index else got[group], n)[0]
 
-    def _from_float64(self, out: dict, n: int, tier: str) -> None:
-        """Fill ``out`` (node name → string or None) with the gradient entries the float64 tier certifies to n
-        digits; with ``tier="float64"``, the others as their balls."""
-        got, why = self._float64()
+    def _from_balls(self, out: dict, n: int, tier: str, words: int) -> None:
+        """Fill the entries of ``out`` (node name → string or None) still None with the gradient entries a ball
+        tier (``words`` 1: float64, 2: double-word) certifies to n digits; with that tier forced, the others as
+        their balls."""
+        got, why = self._balls(words)
+        forced = tier != "auto"
         if got is None:
-            if tier == "float64":
-                raise InputError(f"{self.spec.path}: tier='float64': the float64 tier cannot run this model "
+            if forced:
+                what = "float64" if words == 1 else "double-word"
+                raise InputError(f"{self.spec.path}: tier={tier!r}: the {what} tier cannot run this model "
                                  f"({why}); tier='auto' or 'arb' computes it in arb")
             return
         for group in self.spec.params:
@@ -596,12 +609,16 @@ class Derivation:
             if G is None:
                 continue
             names = self._skeleton.groups[group].names
-            strings = balls.significant(G, n)
-            if tier == "float64":
+            if not forced and all(out[k] is not None for k in names):
+                continue
+            strings = _SIGNIFICANT[words](G, n)
+            if forced:
                 flat = G.arbs().ravel()
-                strings = [s if s is not None else flat[i].str(n, radius=True) for i, s in enumerate(strings)]
+                strings = [s if s is not None else flat[i].str(min(n, 30), radius=True)
+                           for i, s in enumerate(strings)]
             for name, s in zip(names, strings):
-                out[name] = s
+                if out[name] is None:
+                    out[name] = s
 
     def shaped(self, g: dict) -> dict:
         """{parameter: numpy object array in its shape} of a per-entry dict keyed by node names (a gradient).

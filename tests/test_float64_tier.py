@@ -69,7 +69,7 @@ def test_every_ball_holds_the_oracles_value(name, tmp_path):
     path = _path(name, tmp_path)
     loss, g = oracle.grads(path, dps=40)
     d = symgpt.load(path)
-    v, why = d._float64()
+    v, why = d._balls(1)
     assert v is not None, why
     assert _holds(v["loss"], (), loss)
     names = {n: group for group in d.spec.params for n in d._skeleton.groups[group].names}
@@ -89,7 +89,7 @@ def test_every_ball_is_within_torch_float64s_own_error_of_torch(name, tmp_path):
     import torch_oracle
     path = _path(name, tmp_path)
     d = symgpt.load(path)
-    v, why = d._float64()
+    v, why = d._balls(1)
     assert v is not None, why
     loss, params = torch_oracle.transformer_torch(oracle.load_spec(path), learnable_ln=True)
     loss.backward()
@@ -141,7 +141,7 @@ def test_a_sign_the_balls_cannot_decide_is_asked_for_and_used():
 
 def test_the_tier_argument_is_checked():
     d = symgpt.load("bigram")
-    with pytest.raises(InputError, match="tier: expected one of 'auto', 'float64', 'arb', got 'gpu'"):
+    with pytest.raises(InputError, match="tier: expected one of 'auto', 'float64', 'double', 'arb', got 'gpu'"):
         d.gradient(4, tier="gpu")
     with pytest.raises(InputError, match="tier: expected one of 'auto', 'arb'"):
         d.value("loss", digits=4, tier="float64")
@@ -174,13 +174,13 @@ def test_every_quantity_the_tier_serves_has_arbs_digits(name, tmp_path):
     else:
         path = _path(name, tmp_path)
     d = symgpt.load(path)
-    v, _ = d._float64()
+    v, _ = d._balls(1)
     served = 0
     for group, shape, _ in d.names():
         if group not in v or v[group].shape != tuple(shape):
             continue
         for node in d._skeleton.groups[group].names[:6]:
-            tier = d._value64(d._quantity(node), 7)
+            tier = d._value_from_balls(d._quantity(node), 7, 1)
             if tier is not None:
                 assert tier == d.value(node, digits=7, tier="arb"), node
                 served += 1

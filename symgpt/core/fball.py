@@ -86,15 +86,120 @@ class Undecided(ArithmeticError):
     """A comparison a ball cannot decide: some entry's ball holds the value it is compared with."""
 
 
-class Ball:
+class Arrays:
+    """What a ball made of several float64 arrays of one shape (``FIELDS``, its constructor's arguments in
+    order) does with its shape and its comparisons, whatever its arithmetic: indexing, transposing, reshaping,
+    the array functions an op's float model uses (joining, choosing, broadcasting), and decided comparisons
+    through the subclass's ``sign`` and ``_zero``.
+
+    >>> b = Ball([[1.0, -2.0]], [[0.5, 0.0]])
+    >>> b.T.shape, b[0, 1].m.item(), (b > 0).tolist()
+    ((2, 1), -2.0, [[True, False]])
+    """
+
+    __slots__ = ()
+    FIELDS: tuple = ()
+    __array_priority__ = 100      # ndarray ∘ ball goes to the ball's operator
+    __array_ufunc__ = None        # numpy's operators defer to the ball's (np.float64(2) * ball is __rmul__)
+
+    @classmethod
+    def coerce(cls, x):
+        """x as a ball of this kind (a float array: exact)."""
+        raise NotImplementedError
+
+    def _map(self, f):
+        return type(self)(*(f(getattr(self, k)) for k in self.FIELDS))
+
+    @property
+    def shape(self) -> tuple:
+        return getattr(self, self.FIELDS[0]).shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return getattr(self, self.FIELDS[0]).size
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    @property
+    def T(self):
+        return self._map(lambda a: a.T)
+
+    def __getitem__(self, idx):
+        return self._map(lambda a: a[idx])
+
+    def __setitem__(self, idx, value) -> None:
+        v = self.coerce(value)
+        for k in self.FIELDS:
+            getattr(self, k)[idx] = getattr(v, k)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.FIELDS) + ")"
+
+    def copy(self):
+        return self._map(np.copy)
+
+    def reshape(self, *shape):
+        return self._map(lambda a: a.reshape(*shape))
+
+    def __array_function__(self, func, types, args, kwargs):
+        """The array functions an op's float model uses on its tensors (joining, choosing, broadcasting),
+        applied to every field alike; any other refuses (TypeError)."""
+        fields = self.FIELDS
+        if func is np.where:
+            cond, a, b = args
+            a, b = self.coerce(a), self.coerce(b)
+            return type(self)(*(np.where(cond, getattr(a, k), getattr(b, k)) for k in fields))
+        if func in (np.concatenate, np.stack):
+            parts = [self.coerce(x) for x in args[0]]
+            return type(self)(*(func([getattr(x, k) for x in parts], *args[1:], **kwargs) for k in fields))
+        if func in (np.broadcast_to, np.ravel, np.transpose, np.reshape):
+            return type(self)(*(func(getattr(args[0], k), *args[1:], **kwargs) for k in fields))
+        if func in (np.shape, np.ndim, np.size):
+            return func(getattr(args[0], fields[0]))
+        return NotImplemented
+
+    def compare(self, other) -> np.ndarray:
+        """sign(x − other) entrywise, decided: an exact 0 is 0; an entry whose ball holds ``other`` raises
+        :class:`Undecided`, unless ``signs`` holds its decided sign (comparisons with 0).
+
+        >>> Ball([1.0, 0.0, -2.0], [0.5, 0.0, 1.0]).compare(0).tolist()
+        [1, 0, -1]
+        """
+        if self.signs is not None and np.isscalar(other) and other == 0:
+            return self.signs
+        d = self - other if not (np.isscalar(other) and other == 0) else self
+        s = d.sign()
+        open_ = (s == 0) & ~d._zero()
+        if open_.any():
+            raise Undecided(f"{int(open_.sum())} entries of a comparison lie within their ball's radius of it")
+        return s
+
+    def __gt__(self, other):
+        return self.compare(other) > 0
+
+    def __lt__(self, other):
+        return self.compare(other) < 0
+
+    def __ge__(self, other):
+        return self.compare(other) >= 0
+
+    def __le__(self, other):
+        return self.compare(other) <= 0
+
+
+class Ball(Arrays):
     """Float64 midpoints ``m`` and radii ``r`` (same shape): the arrays ``x`` with ``|x − m| ≤ r``.
 
     ``signs``, when set, holds each entry's sign decided elsewhere (exactly): comparisons with 0 read it.
     """
 
     __slots__ = ("m", "r", "signs")
-    __array_priority__ = 100      # ndarray ∘ Ball goes to Ball's operator
-    __array_ufunc__ = None        # numpy's operators defer to Ball's (np.float64(2) * ball is Ball.__rmul__)
+    FIELDS = ("m", "r")
 
     def __init__(self, m, r=None):
         self.m = np.asarray(m, dtype=np.float64)
@@ -104,6 +209,10 @@ class Ball:
         self.signs = None
 
     # -- making and reading balls ----------------------------------------------------------------------------
+    @classmethod
+    def coerce(cls, x) -> Ball:
+        return _ball(x)
+
     @classmethod
     def exact(cls, floats) -> Ball:
         """Balls of radius 0 around float64 values (which are exact numbers)."""
@@ -154,61 +263,9 @@ class Ball:
                 return False
         return True
 
-    @property
-    def shape(self) -> tuple:
-        return self.m.shape
-
-    @property
-    def T(self) -> Ball:
-        return Ball(self.m.T, self.r.T)
-
-    def __getitem__(self, idx) -> Ball:
-        return Ball(self.m[idx], self.r[idx])
-
-    def __setitem__(self, idx, value) -> None:
-        v = _ball(value)
-        self.m[idx], self.r[idx] = v.m, v.r
-
-    def __repr__(self) -> str:
-        return f"Ball(m={self.m!r}, r={self.r!r})"
-
-    @property
-    def ndim(self) -> int:
-        return self.m.ndim
-
-    @property
-    def size(self) -> int:
-        return self.m.size
-
-    def __len__(self) -> int:
-        return len(self.m)
-
     def _zero(self) -> np.ndarray:
         """Where the ball is exactly 0 (midpoint and radius 0)."""
         return (self.m == 0) & (self.r == 0)
-
-    def copy(self) -> Ball:
-        return Ball(self.m.copy(), self.r)
-
-    def reshape(self, *shape) -> Ball:
-        return Ball(self.m.reshape(*shape), self.r.reshape(*shape))
-
-    def __array_function__(self, func, types, args, kwargs):
-        """The array functions an op's float model uses on its tensors (joining, choosing, broadcasting),
-        applied to midpoints and radii alike; any other refuses (TypeError)."""
-        if func is np.where:
-            cond, a, b = args
-            a, b = _ball(a), _ball(b)
-            return Ball(np.where(cond, a.m, b.m), np.where(cond, a.r, b.r))
-        if func in (np.concatenate, np.stack):
-            parts = [_ball(x) for x in args[0]]
-            return Ball(func([x.m for x in parts], *args[1:], **kwargs), func([x.r for x in parts], *args[1:],
-                                                                                **kwargs))
-        if func in (np.broadcast_to, np.ravel, np.transpose, np.reshape):
-            return Ball(func(args[0].m, *args[1:], **kwargs), func(args[0].r, *args[1:], **kwargs))
-        if func in (np.shape, np.ndim, np.size):
-            return func(args[0].m)
-        return NotImplemented
 
     def sign(self) -> np.ndarray:
         """+1 or −1 where the ball lies on one side of 0, else 0 (undecided: to be decided exactly elsewhere).
@@ -217,34 +274,6 @@ class Ball:
         rounds to 0 exactly when the two are equal, so a strict comparison of the rounded end with 0 is that of
         the exact end.)"""
         return np.where(self.m - self.r > 0, 1, np.where(self.m + self.r < 0, -1, 0))
-
-    def compare(self, other) -> np.ndarray:
-        """sign(x − other) entrywise, decided: a ball with radius 0 and midpoint 0 is 0; an entry whose ball
-        holds ``other`` raises :class:`Undecided`, unless ``signs`` holds its decided sign (comparisons with 0).
-
-        >>> Ball([1.0, 0.0, -2.0], [0.5, 0.0, 1.0]).compare(0).tolist()
-        [1, 0, -1]
-        """
-        if self.signs is not None and np.isscalar(other) and other == 0:
-            return self.signs
-        d = self - other if not (np.isscalar(other) and other == 0) else self
-        s = d.sign()
-        open_ = (s == 0) & ~((d.m == 0) & (d.r == 0))
-        if open_.any():
-            raise Undecided(f"{int(open_.sum())} entries of a comparison lie within their ball's radius of it")
-        return s
-
-    def __gt__(self, other):
-        return self.compare(other) > 0
-
-    def __lt__(self, other):
-        return self.compare(other) < 0
-
-    def __ge__(self, other):
-        return self.compare(other) >= 0
-
-    def __le__(self, other):
-        return self.compare(other) <= 0
 
     def shift(self) -> Ball:
         """An exact per-row constant near each row's largest midpoint (…, 1): what a softmax subtracts before
@@ -479,14 +508,17 @@ def _split_product(A: np.ndarray, B: np.ndarray, n: int, g: float):
     beta = (53 - max(n - 1, 1).bit_length()) // 2          # 2β + ⌈log₂ n⌉ ≤ 53: A₁B₁'s sums are exact
     A1, A2, e = _split(A, 1, beta)                          # e: (m, 1)
     B1, B2, f = _split(B, 0, beta)                          # f: (1, p)
-    if e.min() + f.min() - 2 * beta < -1000 or e.max() - beta + 52 > 1000 or f.max() - beta + 52 > 1000:
+    rows, cols = (A != 0).any(axis=1, keepdims=True), (B != 0).any(axis=0, keepdims=True)   # a zero row: exact 0
+    if not rows.any() or not cols.any():
+        return np.zeros((A.shape[0], B.shape[1])), np.zeros((A.shape[0], B.shape[1]))
+    if e[rows].min() + f[cols].min() - 2 * beta < -1000 or e.max() - beta + 52 > 1000 or f.max() - beta + 52 > 1000:
         return None
     P = A1 @ B1                                             # exact: multiples of 2^(e+f−2β), |Σ| < 2^(e+f+log n)
     QR = A1 @ B2 + A2 @ B
     m = P + QR
     # |A₁||B₂| ≤ Σ_k|A₁| · 2^(f−β−1), |A₂||B| ≤ 2^(e−β−1) · Σ_k|B|; their products' γ_n, the sum's u, m's u
-    S = bound(np.abs(A1).sum(axis=1, keepdims=True) * np.ldexp(1.0, f - beta - 1)
-              + np.ldexp(1.0, e - beta - 1) * np.abs(B).sum(axis=0, keepdims=True), n + 4)
+    S = bound(np.abs(A1).sum(axis=1, keepdims=True) * np.where(cols, np.ldexp(1.0, f - beta - 1), 0.0)
+              + np.where(rows, np.ldexp(1.0, e - beta - 1), 0.0) * np.abs(B).sum(axis=0, keepdims=True), n + 4)
     err = (g + U * (1 + g)) * S * (1 + 2 * g) + 2 * U * np.abs(m) + 6 * n * ETA
     return m, err
 

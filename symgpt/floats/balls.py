@@ -29,11 +29,12 @@ import numpy as np
 from flint import arb, ctx, fmpq
 
 from ..core import numeric
+from ..core.dwball import DWBall, two_prod
 from ..core.fball import ETA, Ball, U, Undecided, significant
 from ..core.tensor import node_name
 from .model import Arithmetic, Pipeline, fraction
 
-__all__ = ["Balls", "Unsupported", "Undecided", "values", "significant", "MAX_DIGITS"]
+__all__ = ["Balls", "DWBalls", "Unsupported", "Undecided", "values", "significant", "MAX_DIGITS"]
 
 MAX_DIGITS = 13
 """The most significant digits the float64 tier certifies (:func:`symgpt.core.fball.significant`)."""
@@ -47,7 +48,8 @@ class _ArbContext:
     """What an op's float facet asks of ``ar.ctx`` (constants and exact tables: √2, π, sin, the positions),
     answered with arb balls at 128 bits, so a constant is enclosed, not rounded."""
 
-    prec = 128
+    def __init__(self, prec: int = 128):
+        self.prec = prec
 
     def mpf(self, x):
         if isinstance(x, str):
@@ -75,7 +77,7 @@ class _ArbContext:
 
     @property
     def dps(self):
-        return 38
+        return int(self.prec * 0.30103)
 
 
 def _exact_scalar(q) -> Ball:
@@ -179,20 +181,85 @@ class Balls(Arithmetic):
         return Ball(np.float64(1.0)) / self.w(x)
 
 
-def _cast(x) -> Ball:
-    """Exact values (nested lists of Fractions, fmpq, ints, SymPy Rationals) as balls: the nearest float64 and
-    the distance bound ``Ball.of`` gives; an arb (a table an op computes exactly) is enclosed."""
+class DWBalls(Balls):
+    """Double-word ball arithmetic (:class:`symgpt.core.dwball.DWBall`: midpoints of about 106 bits, a float64
+    radius): the same primitives as :class:`Balls`, for models whose worst-case error growth uses up float64.
+
+    >>> ar = DWBalls()
+    >>> y = ar.mm(ar.cast([[Fraction(1, 10), Fraction(2, 10)]]), ar.cast([[3], [4]]))
+    >>> y.contains_exact([[Fraction(11, 10)]]), bool(y.r[0, 0] < 1e-30)
+    (True, True)
+    """
+
+    name = "dwballs"
+
+    def __init__(self):
+        self.ctx = _ArbContext(256)
+
+    def cast(self, x):
+        return _cast_dw(x)
+
+    def const(self, q):
+        if isinstance(q, float) and math.isinf(q):
+            return DWBall(np.float64(q))
+        if isinstance(q, DWBall):
+            return q
+        if isinstance(q, arb):
+            return DWBall.from_arb(np.array(q, dtype=object))
+        return DWBall.of(np.array(fraction(q), dtype=object))
+
+    def host(self, q):
+        return Fraction(q) if not isinstance(q, DWBall) else q
+
+    def table(self, exprs):
+        return _dw_table(exprs)
+
+    def w(self, x):
+        if isinstance(x, DWBall):
+            return x
+        if isinstance(x, Ball):
+            return DWBall.from_ball(x)
+        if isinstance(x, np.ndarray) and x.dtype != object:
+            return DWBall.exact(x)
+        return self.const(x) if np.ndim(x) == 0 else _cast_dw(x)
+
+    def zeros(self, shape=()):
+        return DWBall.exact(np.zeros(shape))
+
+    wzeros = zeros
+
+    def inv(self, x):
+        return DWBall(np.float64(1.0)) / self.w(x)
+
+
+def _dw_table(exprs) -> DWBall:
+    """A table of exact SymPy constants, enclosed by arb at 256 bits, in double-word balls."""
+    with ctx.workprec(256):
+        vals = [[numeric.to_flint(e) if e.is_Rational else numeric.compile_expr(e, {}, None)([]) for e in row]
+                for row in exprs]
+        return DWBall.from_arb(np.array([[arb(v) if isinstance(v, fmpq) else v for v in row] for row in vals],
+                                        dtype=object))
+
+
+def _cast(x, kind=Ball):
+    """Exact values (nested lists of Fractions, fmpq, ints, SymPy Rationals) as balls of ``kind`` (:class:`Ball`
+    or :class:`DWBall`): the nearest float(s) and the distance bound ``kind.of`` gives; an arb (a table an op
+    computes exactly) is enclosed."""
     a = np.asarray(x, dtype=object)
     flat = a.ravel()
     if flat.size and all(isinstance(v, arb) for v in flat):
-        return Ball.from_arb(a)
+        return kind.from_arb(a)
     if flat.size and any(isinstance(v, arb) for v in flat):
         raise Unsupported("a table mixing balls and exact numbers")
-    return Ball.of(np.array([fraction(v) for v in flat], dtype=object).reshape(a.shape) if flat.size
+    return kind.of(np.array([fraction(v) for v in flat], dtype=object).reshape(a.shape) if flat.size
                    else np.zeros(a.shape))
 
 
-def parameters(spec) -> dict:
+def _cast_dw(x) -> DWBall:
+    return _cast(x, DWBall)
+
+
+def parameters(spec, words: int = 1) -> dict:
     """The spec's parameters as balls: each exact rational p/q as the float64 p/q (correctly rounded: IEEE
     division of two integers below 2^53 is exact or rounded once) with radius 0 when q is a power of two (the
     quotient is then exact unless it underflows) and u·|p/q| otherwise, rounded up.  Vectorised over each tensor.
@@ -211,25 +278,36 @@ def parameters(spec) -> dict:
         flat = a.ravel()
         pq = [(int(x.p), int(x.q)) if hasattr(x, "p") else (x.numerator, x.denominator) for x in flat]
         if any(abs(p) >= 2 ** 53 or q >= 2 ** 53 for p, q in pq):
-            out[name] = _cast(vals)
+            out[name] = _cast(vals) if words == 1 else _cast_dw(vals)
             continue
         num = np.array([p for p, _ in pq], dtype=np.float64).reshape(a.shape)
         den = np.array([q for _, q in pq], dtype=np.int64).reshape(a.shape)
         with np.errstate(under="ignore"):
             m = num / den
         dyadic = (den & (den - 1)) == 0
+        if words == 2 and not (np.abs(m)[m != 0] < 2.0 ** -960).any():
+            q = den.astype(np.float64)
+            ph, pl = two_prod(m, q)
+            rho = (num - ph) - pl                       # exact (see above)
+            lo = rho / q
+            out[name] = DWBall(m, lo, np.where(rho == 0, 0.0, np.nextafter(U * np.abs(lo) + ETA, np.inf)))
+            continue
+        if words == 2:
+            out[name] = _cast_dw(vals)
+            continue
         out[name] = Ball(m, np.where(dyadic & ((m == 0) | (np.abs(m) >= 2.0 ** -1022)), 0.0,
                                      np.nextafter(U * np.abs(m) + ETA, np.inf)))
     return out
 
 
-def values(spec, decide=None, updates: bool = True, params: dict | None = None) -> dict:
+def values(spec, decide=None, updates: bool = True, params: dict | None = None, words: int = 1) -> dict:
     """Every stage of the spec's model (forward, adjoints, first updates) as float64 balls, by the engine's
     group names (``loss``, ``grad_W_Q``, ``l0.A``, ``sgd[1].E`` …).
 
     ``decide(node)`` gives the exact sign of one entry a ball cannot decide (``node`` as ``l0.Z[3,1]``);
     without it such an entry raises :class:`Undecided`.  :class:`Unsupported` when a stage is beyond the
-    tier.  ``params``: the parameters' balls when already made (:func:`parameters`).
+    tier.  ``params``: the parameters' balls when already made (:func:`parameters`).  ``words=2``: in double-word
+    balls (:class:`DWBalls`), about 106 bits for the midpoints.
 
     >>> import symgpt
     >>> v = values(symgpt.load("tiny-transformer").spec)
@@ -237,14 +315,16 @@ def values(spec, decide=None, updates: bool = True, params: dict | None = None) 
     ['2.467373027']
     """
     pipe = Pipeline(spec, updates=updates)
-    ar = Balls()
-    vals = dict(parameters(spec) if params is None else params)
+    ar = Balls() if words == 1 else DWBalls()
+    kind_of = Ball if words == 1 else DWBall
+    vals = dict(parameters(spec, words) if params is None else params)
     for st in pipe.stages:
         try:
-            out = st.fn(ar, *(vals[i] for i in st.inputs))
+            with ctx.workprec(ar.ctx.prec):        # what an op computes on ar.ctx's arbs (t / base^(2i/d))
+                out = st.fn(ar, *(vals[i] for i in st.inputs))
         except (TypeError, AttributeError, Unsupported) as e:      # a numpy feature balls do not have
             raise Unsupported(f"{st.name}: {e}") from None
-        if not isinstance(out, Ball):
+        if not isinstance(out, kind_of):
             raise Unsupported(f"{st.name}: not a ball ({type(out).__name__})")
         kind = pipe.decisions.get(st.name, ("",))[0]
         if kind == "sign":
@@ -253,7 +333,7 @@ def values(spec, decide=None, updates: bool = True, params: dict | None = None) 
     return vals
 
 
-def _decide(b: Ball, name: str, decide) -> None:
+def _decide(b, name: str, decide) -> None:
     """Set ``b.signs``: each entry's sign, from the ball where it decides, else from ``decide``."""
     s = b.sign()
     open_ = (s == 0) & ~((b.m == 0) & (b.r == 0))
