@@ -365,3 +365,53 @@ def _results(tmp_path, text, name):
     doc = tmp_path / name
     doc.write_text(text, encoding="utf-8")
     return check(doc, write_spec(tmp_path, SPEC))
+
+
+FORMULA_NAMES = {
+    "ko": "## 7. 피드포워드 (마지막 위치)\n\n- $z = u W_1 + b_1$ = ({z})\n- $f = \\max(0, z) W_2 + b_2$ = ({f})\n\n"
+          "## 9. 로짓\n\n토큰 $v$의 로짓은 $z_v = h \\cdot e_v$입니다: {logits}.\n",
+    "en": "## 7. The feed-forward layer, last position\n\nz = u·W_1 + b_1 = [{z}]\nf = relu(z)·W_2 + b_2 = "
+          "[{f}]\n\n## 9. Logits\n\nThe logit of token v is z_v = h · e_v: {logits}.\n",
+}
+
+
+@pytest.mark.parametrize("lang", list(FORMULA_NAMES))
+def test_a_formula_names_its_result_whatever_its_letter_means_elsewhere(tmp_path, distinct_heads, lang):
+    """``z = u W_1 + b_1 = (…)``: W_1 and b_1 make Z, so the vector is Z's last row, not the logits the letter z
+    names in the rest of the text (z_v = h·e_v), and its four right entries raise no false alarm;
+    ``f = … W_2 + b_2`` with one entry slipped is F's, wrong."""
+    path, fw = distinct_heads
+    Z, F = fw["Z"][-1], fw["F"][-1]
+    f = [mp.nstr(v, 3, strip_zeros=False) if abs(v) < 1 else mp.nstr(v, 4, strip_zeros=False) for v in F]
+    good = f[1]
+    f[1] = good[:-1] + str((int(good[-1]) + 4) % 10)
+    z = ", ".join(mp.nstr(v, 3, strip_zeros=False) if abs(v) < 1 else mp.nstr(v, 4, strip_zeros=False) for v in Z)
+    doc = tmp_path / "doc.md"
+    logits = ", ".join(f"$z_{{t{v}}} = {mp.nstr(x, 4, strip_zeros=False)}$" for v, x in enumerate(fw["logits"]))
+    doc.write_text(FORMULA_NAMES[lang].format(z=z, f=", ".join(f), logits=logits), encoding="utf-8")
+    results = check(doc, path)
+    assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("F[2,1]", Fraction(f[1]))]
+    z_line = [r for r in results if r.number.line == 3]
+    assert len(z_line) >= 4 and all(r.verdict in ("matched", "ambiguous") and r.ref.startswith("Z[")
+                                    for r in z_line if r.number.value != 1), [(r.verdict, r.ref) for r in z_line]
+    assert sum(r.ref.startswith("logits") and r.verdict == "matched" for r in results) == len(fw["logits"])
+
+
+@pytest.mark.parametrize("lang", list(FORMULA_NAMES))
+def test_the_reading_of_a_formula_is_the_tensor_its_parameters_make(distinct_heads, lang):
+    """Where the text's notation makes z the logits (z_v = h·e_v), the place ``z = u W_1 + b_1 = (…)`` still
+    names Z: the label the reading gives each entry is Z's, and ``f = … W_2 + b_2``'s is F's."""
+    import symgpt
+    from symgpt.claims.extract import extract
+    from symgpt.claims.labels import labels
+    from symgpt.claims.match import made_by
+    path, _ = distinct_heads
+    spec = symgpt.load(str(path)).spec
+    text = FORMULA_NAMES[lang].format(z="0.597, -1.353, 0.629, 0.882", f="-0.489, 1.208, -0.0288, -1.779",
+                                      logits="$z_{t0} = -1.411$")
+    numbers = extract(text)
+    names = set(spec.params) | {"Z", "F", "logits", "LN1", "R"}
+    read = labels(text, numbers, list(spec.vocab), names, spec.params, [], made_by(spec))
+    on = {line: [str(read[n.index]).partition("[")[0] for n in numbers if n.line == line and n.index in read]
+          for line in (3, 4)}
+    assert on[3] == ["Z"] * 4 and on[4] == ["F"] * 4, on

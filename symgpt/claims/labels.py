@@ -405,13 +405,44 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
         if head.strip() and re.search(NAME_LETTER, head):
             if FUNCTION_OF.search(plain(head)):
                 return _function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
-            lab = named(head, vocab, n.heading)
+            lab = formula_label(named(head, vocab, n.heading), parts[2:-1:2] if head is parts[0] else [], vocab)
             if lab is None and lines is not None and (lead := _leading_words(head, n.heading)) is not None:
                 lab = _of_entry(lead, n, lines, vocab, strict=True)
             if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
                 lab = Label(lab.name, lab.index, state=f"{run_of(n.heading)}[1]")   # W ← W − η·g: after the step
             return lab
     return None
+
+
+def formula_label(lab: Label | None, formulas, vocab) -> Label | None:
+    """The label of a name a formula defines: the formula's parameters make one tensor, and that tensor is the
+    name's, whatever the name's letter means elsewhere.  ``z = u W_1 + b_1 = (…)`` is the FFN's Z (W_1 and
+    b_1 make it), not the logits the letter z names alone; ``h = x W_Q`` is Q.  A name that already is that
+    tensor, a formula with no parameter or with parameters of several tensors, keeps ``lab``.
+
+    >>> v = Words([], {"Z", "W_1", "b_1", "logits", "E"}, {"W_1", "b_1", "E"}, made_by={"W_1": "Z", "b_1": "Z"})
+    >>> str(formula_label(Label("z", (2,)), [" u W_1 + b_1 "], v)), str(formula_label(Label("z"), [" u·W "], v))
+    ('Z[2]', 'z')
+    >>> str(formula_label(Label("z"), [" h E^T "], v)), str(formula_label(Label("z"), [], v))
+    ('z', 'z')
+    """
+    made_by = getattr(vocab, "made_by", None)
+    if lab is None or not made_by or lab.state or lab.of:
+        return lab
+    made = set()
+    for formula in formulas:
+        if not EXPRESSION.search(plain(formula)) and not re.search(r"[A-Za-z]\s+[A-Za-z]", plain(formula)):
+            continue                   # a name, not a formula (o₂ in 'position: o₂ = …')
+        for word in re.findall(r"[A-Za-z]\w*(?:_\{\w+\}|_\w+)?", plain(formula).replace("{", "").replace("}", "")):
+            if word in made_by:
+                made.add(made_by[word])
+            elif word in getattr(vocab, "params", ()):
+                return lab             # a parameter that makes several tensors (a tied E): the formula says no one
+    if len(made) != 1:
+        return lab
+    out = made.pop()
+    return lab if lab.name.rpartition(".")[2] == out else Label(out, lab.index, section=lab.section, head=lab.head,
+                                                                 sup=lab.sup)
 
 
 EXPRESSION = re.compile(r"[\w)}]\s*[-−+×*/·÷]\s*[\w(√]")
@@ -675,7 +706,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
             break
         if re.search(r"\s\S", head.strip()) and named(part, vocab, heading) is not None:
             head = part
-    return named(head, vocab, heading)
+    lab = named(head, vocab, heading)
+    return formula_label(lab, parts[1:-1], vocab)
 
 
 STACKED_ROW = re.compile(r"\s*(?:(?P<name>[^\W\d][\w.']*(?:_\{[^{}]*\}|_\w+)?)\s*[=:]\s*)?[\[⎡⎢⎣│|]\[?"
@@ -1440,21 +1472,23 @@ def _function_head(n, line_figs) -> Label | None:
 class Words(list):
     """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
 
-    def __init__(self, vocab, names=(), params=(), sequence=()):
+    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None):
         super().__init__(vocab)
         self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)
+        self.made_by = dict(made_by or {})      # a parameter's name → the one tensor it makes (W_1 → Z)
         self.names |= {n.rpartition(".")[2] for n in self.names}    # l0.b_1's name is b_1 (whole, not b of 1)
         # a model without blocks (a bigram): a superscript on any name can only be a training step
         self.stepped = bool(self.names) and not any(n == "A" or n.endswith(".A") for n in self.names)
 
 
-def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=()) -> dict:
+def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
     own names, which keep an underscore and digits whole; ``params`` those of its parameters; ``sequence``
-    the input's tokens)."""
+    the input's tokens; ``made_by``: each parameter's name → the one tensor its op makes, so that a formula
+    names its result, :func:`formula_label`)."""
     comma = decimal_comma(text)
     lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]
-    vocab = Words(vocab, names, params, sequence)
+    vocab = Words(vocab, names, params, sequence, made_by)
     out: dict = {}
     stacked = _stacked(lines, numbers, vocab)
     for k, (head, pos) in (_literals(lines, numbers, vocab) | stacked).items():   # (a place counts from 0)

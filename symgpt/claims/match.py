@@ -30,6 +30,7 @@ from fractions import Fraction
 from flint import fmpq
 
 from ..core.numeric import UndecidableError
+from ..engine.arch import Arch
 from ..training.first_step import rule
 from .candidates import PREFILTER_BITS, Candidate, Spans, _integral, _same_value, candidates, value_candidates
 from .context import _base, _names, _pinned, context, counted, score, spells_input
@@ -143,7 +144,7 @@ class Matcher:
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
-                          sequence)
+                          sequence, made_by(self.d.spec))
             self.notation = Notation(self)
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
@@ -620,6 +621,27 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
     (re.compile(r"topk"), re.compile(r"top[- _]?(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|k\s*=", re.I)),
     (re.compile(r"topp"), re.compile(r"top[- _]?p|nucleus|核采样|p\s*=", re.I)),
 )
+def made_by(spec) -> dict:
+    """Each parameter's name (without its layer's prefix) → the one tensor its op makes (``W_1`` → ``Z``), for
+    the parameters that make exactly one kind of tensor (a tied E makes X and the logits: left out).
+
+    >>> import symgpt
+    >>> m = made_by(symgpt.load("tiny-transformer").spec)
+    >>> m["W_1"], m["W_Q"], "E" in m
+    ('Z', 'Q', False)
+    """
+    outs: dict = {}
+    for a in Arch.of(spec).plan(len(spec.input), spec.input, spec.target):
+        for role, group in a.params + tuple((g, g) for g in a.ins if g in spec.params):   # E read as an input too
+            out = _PROJECTIONS.get(role, a.out)                 # attention's W_Q makes its Q, not its output
+            outs.setdefault(group.rpartition(".")[2], set()).add(out.rpartition(".")[2])
+    return {p: next(iter(o)) for p, o in outs.items() if len(o) == 1}
+
+
+_PROJECTIONS = {"W_Q": "Q", "W_K": "K", "W_V": "V"}
+"""The tensor each of attention's projections makes inside the op."""
+
+
 TRAINING = {k for k, (ref, _) in enumerate(TOPICS) if ref.search("sgd[1].loss") or ref.search("adamw[1].loss")}
 """The topics of a training step: SGD's and AdamW's states and moments."""
 
