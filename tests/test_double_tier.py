@@ -226,3 +226,27 @@ def test_the_double_tier_refuses_what_it_cannot_run():
     d = symgpt.Derivation(symgpt.load("tiny-transformer").spec, tokens=[2, 3], target=4)
     with pytest.raises(InputError, match="double-word tier cannot run this model"):
         d.gradient(4, tier="double")
+
+
+@settings(max_examples=200, deadline=None)
+@given(_fracs, st.floats(0.5, 1.0), st.integers(-60, 60), st.sampled_from([-1.0, 0.0, 1.0]))
+def test_dividing_by_a_ball_that_nearly_reaches_zero_holds_every_quotient(x, share, e, lo_sign):
+    """A divisor whose radius is almost its size (its lowest point far below its midpoint): each end's and the
+    midpoint's quotient lies in the ball (or the ball says nothing).  A review found |hi| − |lo| rounded up here."""
+    hi = 2.0 ** e
+    lo = lo_sign * 2.0 ** (e - 54)
+    r = float(np.nextafter(hi * share, 0.0))
+    y = DWBall(np.array([hi]), np.array([lo]), np.array([r]))
+    q = DWBall.of([x]) / y
+    mid = Fraction(hi) + Fraction(lo)
+    for point in (mid - Fraction(r), mid, mid + Fraction(r)):
+        if point > 0:
+            assert q.contains_exact([x / point]), (x, hi, lo, r)
+
+
+def test_an_exact_zero_times_anything_is_exactly_zero():
+    """0 × a value beyond the split's range (or a product of a zero row): exactly 0, a well-formed ball."""
+    z = DWBall(np.array([2.0 ** 1000])) * DWBall(np.array([0.0]))
+    assert (z.hi[0], z.lo[0], z.r[0]) == (0.0, 0.0, 0.0)
+    m = DWBall(np.zeros((1, 2))) @ DWBall(np.array([[2.0 ** 1000], [1.0]]))
+    assert (m.hi[0, 0], m.r[0, 0]) == (0.0, 0.0)

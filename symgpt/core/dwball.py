@@ -22,9 +22,11 @@ absolute 16·η (η = 2⁻¹⁰⁷⁴), which covers the few roundings that may 
 
 Matrix products split each factor into slices on a per-row (per-column) grid (Ozaki, Ogita, Oishi and Rump,
 Numer. Algorithms 59, 2012), so that the products of slices at one level are exact in any summation order; what
-the slices leave is a product of magnitude 2⁻⁶³ of the result, computed in float64 with the a-priori bound
-γ_n|X||Y| (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §3.1), as are the low words'
-products (magnitude u).  So a product is accurate to about n·u² of |A||B|.
+the slices leave is at most 2^−(3β+1) of (a row's largest entry × a column's sum), β = ⌊(53 − ⌈log₂ 3n⌉)/2⌋
+(2⁻⁶⁴ at n = 171), computed in float64 with the a-priori bound γ_n|X||Y| (Higham, *Accuracy and Stability of
+Numerical Algorithms*, 2nd ed., §3.1); the low words' products (magnitude u) are computed to about one rounding
+by the float64 tier's split product.  So a product is accurate to a few u² of (row maximum × column sum) of
+|A| and |B|.
 
 exp is argument reduction by ln 2 (ln 2 held in three words) and a degree-22 Taylor polynomial, all in these
 balls (so each step's error is in the radius), plus the Taylor remainder.  log,
@@ -265,7 +267,8 @@ class DWBall(Arrays):
             ax, ay = np.abs(self.hi) + np.abs(self.lo), np.abs(o.hi) + np.abs(o.lo)
             r = bound(ax * o.r + self.r * (ay + o.r) + err, 7)
             r = np.where(_finite(self.hi, o.hi), r, np.inf)
-            return DWBall(hi, lo, np.where(self._zero() | o._zero(), 0.0, r))
+            zero = self._zero() | o._zero()     # × an exact 0 is exactly 0 (whatever the other factor's midpoint)
+            return DWBall(np.where(zero, 0.0, hi), np.where(zero, 0.0, lo), np.where(zero, 0.0, r))
 
     __rmul__ = __mul__
 
@@ -286,7 +289,7 @@ class DWBall(Arrays):
             eh, el, e1 = _dw_mul(o.hi, o.lo, zh, zl)
             dh, dl, e2 = _dw_add(self.hi, self.lo, -eh, -el)
             residual = np.abs(dh) + np.abs(dl) + e1 + e2                  # ≥ |x − z·y| for the midpoints
-            ay = np.abs(o.hi) - np.abs(o.lo) - o.r
+            ay = np.nextafter(np.abs(o.hi) - np.abs(o.lo), -np.inf) - o.r        # each step rounded down
             low = np.nextafter(np.nextafter(ay, -np.inf) * (1 - 4 * U), -np.inf)   # ≤ |y| on the ball
             low_ = np.where(low > 0, low, np.nan)
             az = (np.abs(zh) + np.abs(zl)) * (1 + 2 * U) + residual * (1 + 2 * U) / low_    # ≥ |m_x/m_y|
@@ -328,7 +331,7 @@ class DWBall(Arrays):
             ok = _finite(a.hi).all(axis=1)[:, None] & _finite(b.hi).all(axis=0)[None, :]
             r = np.where(ok, r, np.inf)
             zero = a._zero().all(axis=1)[:, None] | b._zero().all(axis=0)[None, :]
-            r = np.where(zero, 0.0, r)
+            hi, lo, r = np.where(zero, 0.0, hi), np.where(zero, 0.0, lo), np.where(zero, 0.0, r)
         if vec_a:
             hi, lo, r = hi[0], lo[0], r[0]
         if vec_b:
@@ -383,7 +386,7 @@ class DWBall(Arrays):
 
     def exp(self) -> DWBall:
         """e^x, vectorised, in these balls (see the module): k = round(x/ln 2), t = x − k ln 2 with |t| < 0.347,
-        e^t by its degree-22 Taylor polynomial by Horner's rule (remainder ≤ |t|²³/23!·e^|t| < 10⁻³³; each step
+        e^t by its degree-22 Taylor polynomial by Horner's rule (remainder ≤ |t|²³/23!·e^|t| < 1.5·10⁻³³; each step
         multiplies the error so far by |t| < 0.35, so about 20u² in all), times 2^k.  An exact −∞ gives an exact
         0; an argument below −700 the ball (0, 10⁻³⁰⁴); one above 700 says nothing.
 
@@ -481,8 +484,9 @@ def _dw_matmul(Ah, Al, Bh, Bl):
     """(hi, lo, err): hi + lo within err of (Ah + Al)(Bh + Bl), entrywise.
 
     Level ℓ = i + j < 3 of the slices is one exact product (its terms on one grid, 2β + ⌈log₂ 3n⌉ ≤ 53 so no
-    sum rounds); the rest, A_i·R_B(3 − i) (R_B(k) what B's first k slices leave) and R_A·B_h, is 2⁻⁶³ smaller,
-    computed in float64 with γ_n bounds through row scales and column sums; the low words' products
+    sum rounds); the rest, A_i·R_B(3 − i) (R_B(k) what B's first k slices leave) and R_A·B_h, is at most
+    2^−(3β+1) of a row's scale times a column's sum, computed in float64 with γ_n bounds through row maxima and
+    column sums; the low words' products
     A_l·B_h and A_h·B_l by the float64 tier's split product (:func:`symgpt.core.fball._split_product`, about one
     rounding); A_l·B_l (about u²) is bounded, not computed."""
     m, n = Ah.shape
@@ -503,10 +507,11 @@ def _dw_matmul(Ah, Al, Bh, Bl):
     levels = [np.concatenate(A[:k + 1], axis=1) @ np.concatenate(B[k::-1], axis=0) for k in range(_LEVELS)]
     g = gamma(max(n, 1))
     cs = [np.abs(RBs[k]).sum(axis=0, keepdims=True) for k in range(_LEVELS)] + [np.abs(Bh).sum(axis=0, keepdims=True)]
-    # the slices' tails and A's rest: Σ_k |x||y| ≤ (x's row scale) · Σ_k |y| (column sums, bounded up below)
+    # the slices' tails and A's rest: Σ_k |x||y| ≤ (x's largest in its row) · Σ_k |y| (column sums, bounded up)
     tails = [A[i] @ RBs[2 - i] for i in range(_LEVELS)] + [RAs[2] @ Bh]
-    mag = sum(np.ldexp(1.0, e - i * beta) * cs[2 - i] for i in range(_LEVELS)) + np.ldexp(1.0, e - 3 * beta - 1) * cs[3]
-    mag = bound(np.where(rows, mag, 0.0), n + 8)
+    rowmax = [np.abs(X).max(axis=1, keepdims=True) for X in A + [RAs[2]]]      # each slice's largest, per row
+    mag = sum(rowmax[i] * cs[2 - i] for i in range(_LEVELS)) + rowmax[3] * cs[3]
+    mag = bound(mag, n + 8)
     err_t = g * mag
     # the low words' products, each to about one rounding (the float64 tier's split product)
     for X, Y in ((Al, Bh), (Ah, Bl)):
