@@ -48,6 +48,8 @@ import numpy as np
 from flint import arb, ctx
 
 from .fball import ETA, Arrays, Ball, U, _split_product, bound, gamma, up
+from .fball import significant as significant64
+from .numeric import round_significant
 
 __all__ = ["DWBall", "significant", "MAX_DIGITS"]
 
@@ -592,10 +594,8 @@ def significant(b: DWBall, n: int) -> list:
     ['0.6666666666666666666666667']
     """
     if n <= 13:
-        from .fball import significant as significant64
         return significant64(b.to_ball(), n)
     if n > MAX_DIGITS:
         return [None] * b.size
-    from .numeric import round_significant
     finite = np.isfinite(b.r.ravel()) & np.isfinite(b.hi.ravel())
     return [round_significant(x, n) if ok else None for x, ok in zip(b.arbs().ravel(), finite)]
