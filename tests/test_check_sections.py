@@ -415,3 +415,68 @@ def test_the_reading_of_a_formula_is_the_tensor_its_parameters_make(distinct_hea
     on = {line: [str(read[n.index]).partition("[")[0] for n in numbers if n.line == line and n.index in read]
           for line in (3, 4)}
     assert on[3] == ["Z"] * 4 and on[4] == ["F"] * 4, on
+
+
+def _prenorm_norms(spec):
+    """A pre-norm model's last position: each block's second norm's μ and σ² and the final norm's, by hand (mpmath,
+    50 digits), and the loss (to hold this forward against PyTorch's)."""
+    m, w = spec["model"], spec["weights"]
+    with mp.workdps(50):
+        ids = oracle.token_ids(spec, spec["data"]["input"])
+        E = oracle.mat(w["E"])
+        H = oracle.add([E[i] for i in ids], oracle.positional_encoding(len(ids), int(m["d"]), 10000))
+        eps = oracle.num(m["ln_eps"])
+        stats = []
+        for layer in spec["layer"]:
+            P = oracle.layer_weights(layer, int(m["d"]))
+            L1, _, _ = oracle.layer_norm_rows(H, P["gamma1"], P["beta1"], eps)
+            Q, K, V = (oracle.matmul(L1, P[k]) for k in ("W_Q", "W_K", "W_V"))
+            A = [oracle.softmax([mp.fdot(Q[t], K[s]) / mp.sqrt(int(m["d"])) for s in range(t + 1)])
+                 for t in range(len(H))]
+            H1 = oracle.add(H, [[mp.fsum(A[t][s] * V[s][c] for s in range(t + 1)) for c in range(len(V[0]))]
+                                for t in range(len(H))])
+            L2, mu2, var2 = oracle.layer_norm_rows(H1, P["gamma2"], P["beta2"], eps)
+            Z = [[z + b for z, b in zip(row, P["b_1"])] for row in oracle.matmul(L2, P["W_1"])]
+            F = [[f + b for f, b in zip(row, P["b_2"])] for row in oracle.matmul([[max(z, 0) for z in r] for r in Z],
+                                                                                 P["W_2"])]
+            H = oracle.add(H1, F)
+            stats.append((mu2[-1], var2[-1]))
+        ones = [mp.mpf(1)] * len(H[0])
+        Hf, mu_f, var_f = oracle.layer_norm_rows(H, ones, [mp.mpf(0)] * len(H[0]), eps)
+        p = oracle.softmax([mp.fdot(Hf[-1], e) for e in E])
+        loss = -mp.log(p[oracle.token_ids(spec, [spec["data"]["target"]])[0]])
+    return stats, (mu_f[-1], var_f[-1]), loss
+
+
+NORMS_BY_SECTION = {
+    "it": "4.3 MLP dello strato 2\n----------------------\n\n"
+          ":math:`\\mathrm{{LN}}_2(u^{{(2)}}_3)` ha :math:`\\mu = {mu}` e :math:`\\sigma^2 = {var}`.\n\n"
+          "5. LayerNorm finale\n===================\n\nPer :math:`h^{{(2)}}_3`: "
+          ":math:`\\mu = {muf}`, :math:`\\sigma^2 = {varf}`.\n",
+    "en": "### 4.3 The MLP of layer 2\n\nIts norm LN₂(u₃) has μ = {mu} and σ² = {var}.\n\n## 5. The final LayerNorm\n\n"
+          "For h₃: μ = {muf}, σ² = {varf}.\n",
+}
+
+
+@pytest.mark.parametrize("lang", list(NORMS_BY_SECTION))
+def test_a_blocks_norm_mean_is_read_in_its_section_not_the_final_norms(tmp_path, lang):
+    """μ and σ² with no index, once under layer 2's MLP and once under the final norm of a pre-norm model: the
+    first pair is l1.mu2's and l1.var2's (its σ² slipped: wrong), the second mu_f's and var_f's; μ is a name of
+    a block's norm too, not only of the final norm, which alone has no layer's prefix."""
+    import torch_oracle
+    text = oracle.random_spec_toml(seed=61, V=5, d=4, heads=1, d_ff=4, layers=2, T=3, norm="pre")
+    path = write_spec(tmp_path, text)
+    spec = oracle.load_spec(str(path))
+    stats, (mu_f, var_f), loss = _prenorm_norms(spec)
+    assert abs(float(loss) - torch_oracle.transformer_torch(spec, learnable_ln=True)[0].item()) < 1e-12
+    mu, var = stats[1]
+    sep = "{,}" if lang == "it" else "."          # LaTeX's decimal comma in the Italian page
+    four = lambda x: mp.nstr(x, 5, strip_zeros=False).replace(".", sep)      # noqa: E731   (1{,}3481)
+    bad = four(var)[:-1] + str((int(four(var)[-1]) + 5) % 10)
+    doc = tmp_path / ("doc.rst" if lang == "it" else "doc.md")
+    doc.write_text(NORMS_BY_SECTION[lang].format(mu=four(mu), var=bad, muf=four(mu_f), varf=four(var_f)),
+                   encoding="utf-8")
+    results = check(doc, path)
+    assert [r.ref for r in results if r.verdict == "wrong"] == ["l1.var2[2]"]
+    matched = {r.ref for r in results if r.verdict == "matched"}
+    assert {"l1.mu2[2]", "mu_f[2]", "var_f[2]"} <= matched, [(r.ref, r.verdict) for r in results]

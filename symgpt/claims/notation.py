@@ -211,7 +211,9 @@ class Notation:
             return group == "p"
         layer = re.match(r"(l\d+)\.", group)
         if layer and not name.startswith(layer[0]):
-            return name == group[len(layer[0]):]      # A of a block's attention: any layer's (the figures say which)
+            bare = group[len(layer[0]):]              # A of a block's attention: any layer's (the figures say which)
+            exact, lower = self._spelled(bare)        # … and μ of a block's norm, as of a model without blocks
+            return name == bare or name in exact or name.lower() in lower
         if group in STEPPED:
             return name in self._spelled(group.partition(".")[2])[0]
         exact, lower = self._spelled(group)
