@@ -480,3 +480,55 @@ def test_a_blocks_norm_mean_is_read_in_its_section_not_the_final_norms(tmp_path,
     assert [r.ref for r in results if r.verdict == "wrong"] == ["l1.var2[2]"]
     matched = {r.ref for r in results if r.verdict == "matched"}
     assert {"l1.mu2[2]", "mu_f[2]", "var_f[2]"} <= matched, [(r.ref, r.verdict) for r in results]
+
+
+FORGOTTEN_Y = {
+    "md": "## 9. Gradient ở tầng đầu ra\n\n∂L/∂zᵥ = pᵥ − yᵥ:\n\n| | t0 | t1 | t2 | t3 | t4 |\n"
+          "| --- | ---: | ---: | ---: | ---: | ---: |\n| ∂L/∂zᵥ | {row} |\n",
+    "tex": "\\subsection{{Gradient of the logits}}\n\nWith $\\partial\\mathcal{{L}}/\\partial\\ell_v = P(v) - y_v$:\n"
+           "\\begin{{equation*}}\n  \\frac{{\\partial\\mathcal{{L}}}}{{\\partial\\boldsymbol{{\\ell}}}} =\n"
+           "  \\begin{{bmatrix}} {row} \\end{{bmatrix}}.\n\\end{{equation*}}\n",
+}
+
+
+@pytest.mark.parametrize("fmt", list(FORGOTTEN_Y))
+def test_the_logits_gradient_under_a_running_index_or_script_ell_with_the_target_printed_as_p(tmp_path,
+                                                                                            distinct_heads, fmt):
+    """A row labelled ``∂L/∂zᵥ`` (a running index after the name, the columns giving v), or a vector
+    ``\\frac{∂ℒ}{∂ℓ} =`` whose name ends the line above its matrix (ℓ: the logits): its entries are the gradient,
+    and the target's, printed as p there, is the gradient with its −y forgotten (wrong), not p."""
+    path, fw = distinct_heads
+    p, y = fw["p"], 2                       # target t2
+    row = [mp.nstr(v - (1 if j == y else 0), 4, strip_zeros=False) for j, v in enumerate(p)]
+    row[y] = mp.nstr(p[y], 4, strip_zeros=False)                  # p instead of p − 1
+    doc = tmp_path / ("doc.md" if fmt == "md" else "doc.tex")
+    doc.write_text(FORGOTTEN_Y[fmt].format(row=(" | " if fmt == "md" else " & ").join(row)), encoding="utf-8")
+    results = check(doc, path)
+    assert [(r.ref, r.cause) for r in results if r.verdict == "wrong"] == [("grad_logits[t2]", "forgotten −y")]
+    assert {f"grad_logits[t{j}]" for j in (0, 1, 3, 4)} <= {r.ref for r in results if r.verdict == "matched"}
+
+
+QUERY_SENTENCE = {
+    "zh": "## 6. 注意力\n\n每一行加起来都是 1，位置 0 只能看自己。看最后一行（「t0」作查询）：头 0 把 {a}% 的注意力"
+          "给「t1」、{b}% 给「t4」、{c}% 给自己。\n",
+    "de": "## 6. Aufmerksamkeit\n\nJede Zeile summiert sich zu 1, Position 0 sieht nur sich selbst. Letzte Zeile, "
+          "„t0“ als Query: Kopf 0 gibt {a} % seiner Aufmerksamkeit an „t1“, {b} % an „t4“ und {c} % an sich selbst.\n",
+}
+
+
+@pytest.mark.parametrize("lang", list(QUERY_SENTENCE))
+def test_shares_listed_after_the_query_a_sentence_names(tmp_path, distinct_heads, lang):
+    """The last row's query named once (「t0」作查询, „t0“ als Query), its shares listed after it, each given to a
+    key (给「t1」、… 给「t4」, an „t1“ …) or to itself; a position named in the sentence before does not count, and
+    a figure after an ideographic comma (``、5.77%``) is one figure.  The slipped share (÷ 10) is A[0,2,1], wrong."""
+    path, fw = distinct_heads
+    A = fw["A"][0][2]                                   # head 0, query t0 (position 2): keys t1, t4, t0
+    pct = lambda x: mp.nstr(100 * x, 3, strip_zeros=False)      # noqa: E731
+    a, b, c = pct(A[0]), mp.nstr(10 * A[1], 3, strip_zeros=False), pct(A[2])
+    if lang == "de":
+        a, b, c = (x.replace(".", ",") for x in (a, b, c))
+    doc = tmp_path / "doc.md"
+    doc.write_text(QUERY_SENTENCE[lang].format(a=a, b=b, c=c), encoding="utf-8")
+    results = check(doc, path)
+    assert [r.ref for r in results if r.verdict == "wrong"] == ["A[0,2,1]"], [(r.ref, r.verdict) for r in results]
+    assert {"A[0,2,0]", "A[0,2,2]"} <= {r.ref for r in results if r.verdict == "matched"}

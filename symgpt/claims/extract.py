@@ -157,6 +157,17 @@ MAX_RUN = 80           # characters of a glued run worth cutting
 PIECE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.\d+)?%?|(?:[1-9]\d{0,2})(?:,\d{3})+|[1-9]\d*")
 
 
+def _punctuation(ch: str) -> bool:
+    """A separating mark (``、`` ``；`` ``—`` ``!``; not the point, not a closing bracket or quote, which a PDF's
+    row label may end in, ``(目标)0.0851``): what stands before a figure in prose, not the end of a figure a PDF
+    glued to the next.
+
+    >>> [_punctuation(c) for c in "、—！.)」%"]
+    [True, True, True, False, False, False, False]
+    """
+    return ch not in ".%'" and unicodedata.category(ch) in ("Po", "Pd")
+
+
 def split_run(run: str, places: int = 3) -> list:
     """A run of digits and points printed without separators, as the figures it holds.
 
@@ -676,7 +687,7 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         expanded = []
         for p in pieces:
             glued = tight and not tight.isspace() and not sign and \
-                (tight not in "([{=,:：（$+-−×*/÷√≈~<>;|" or
+                (tight not in "([{=,:：（$+-−×*/÷√≈~<>;|" and not _punctuation(tight) or
                  tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
                 not line[:start].endswith("{=}")                # \beta_2{=}0.999: LaTeX's spaced-out =, no glue
             expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and

@@ -101,7 +101,7 @@ def plain(s: str) -> str:
 
 # ---------------------------------------------------------------- a name and its indices
 
-NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ff∂ŷ][\w.'′\u0302\u0303\u0304]*"
+NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u0303\u0304]*"
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
 IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是|" \
@@ -457,7 +457,7 @@ CONSTANT_TAIL = re.compile(r"(?:(?<=\s)|^)(?:(?:ln|log|√|sqrt|exp)\s*[({]?\s*\
 """A constant closing a sentence's text before ``≈``: ``… then ln 5``, ``√(2/π)``."""
 
 
-NAME_LETTER = r"[A-Za-z\u00c0-\u024f\u0370-\u03ff∂∇]"
+NAME_LETTER = r"[A-Za-z\u00c0-\u024f\u0370-\u03ffℓ∂∇]"
 """A letter a symbol may start with: Latin (ŷ, é too), Greek, ∂ and ∇ (not a word of Chinese or Russian prose)."""
 
 
@@ -811,7 +811,10 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
             m = MATRIX_BEGIN.match(line, i)
             if m:
                 root = not any(not f.transparent for f in stack)
-                stack.append(_Frame("M", _literal_name(line[:i], code_name, vocab, heading) if root else None, 2))
+                before = line[:i]
+                if not before.strip() and no > 1 and re.search(r"[=≈]\s*$", plain(lines[no - 2])):
+                    before = lines[no - 2]       # \frac{∂ℒ}{∂ℓ} = ⏎ \begin{bmatrix}: the name ends the line above
+                stack.append(_Frame("M", _literal_name(before, code_name, vocab, heading) if root else None, 2))
                 i = m.end()
                 continue
             m = MATRIX_END.match(line, i)
@@ -1390,7 +1393,8 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     before it gives the share to a token after it (``« mange » consacre 47,32 % de son attention à « le »``,
     the sentence going on below), the first token's query's weight on the second's key."""
     seq = vocab.sequence
-    said = _row_mark(n.line_text[:n.col], anywhere=True) if n.position is None else None
+    sentence = re.split(r"[.!?](?:\s|$)|。", n.line_text[:n.col])[-1]     # (位置 0 … 。看最后一行：… 20.4%: not 0)
+    said = _row_mark(sentence, anywhere=True) if n.position is None else None
     said = _row_mark(above, anywhere=True) if said is None and n.position is None else said
     t = n.position if n.position is not None else said     # (位置 2 から見ると、… on the line above)
     t = t if t is not None and seq and t < len(seq) else ("at", t - 1) if t == len(seq) else ("at", len(seq) - 1)
@@ -1404,9 +1408,12 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
         return None
     word = vocab[lab.index[0][1]]
     given = GIVEN_TO.match(n.line_text[n.col + len(n.text):] + " " + below)
-    if given and given[1] in seq and seq.count(given[1]) == 1 and word in seq and seq.count(word) == 1 and \
-            re.search(rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}[^\d{OPEN[1:-1]}]*$", n.line_text[start:n.col]):
-        return Label("A", (("at", seq.index(word)), ("at", seq.index(given[1]))))     # query, then key
+    if given and given[1] in seq and seq.count(given[1]) == 1:
+        query = word if word in seq and seq.count(word) == 1 and re.search(
+            rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}[^\d{OPEN[1:-1]}]*$", n.line_text[start:n.col]) else \
+            _querying(n.line_text[:n.col], seq)
+        if query is not None:
+            return Label("A", (("at", seq.index(query)), ("at", seq.index(given[1]))))     # query, then key
     if word not in seq:
         return lab                   # no key of the input: the token's own share ('home a mere 21.2 %')
     if seq.count(word) != 1:
@@ -1414,6 +1421,26 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     return Label("A", (t, ("at", seq.index(word))))
 
 
+def _querying(left: str, seq) -> str | None:
+    """The token whose attention a sentence hands out, before a share given to another: the last token marked
+    in the sentence so far that is not itself given a share (``「吃」作查询：头 0 把 20.4% 的注意力给「小猫」、`` →
+    吃 for the share after), once in the input.
+
+    >>> _querying("看最后一行（「吃」作查询）：头 0 把 20.4% 的注意力给「小猫」、", ["小猫", "爱", "吃"])
+    '吃'
+    >>> _querying("« mange » donne 30 % à « le » et ", ["le", "chat", "mange"]), _querying("then ", ["a"])
+    ('mange', None)
+    """
+    sentence = re.split(r"[.!?](?:\s|$)|[。；;！？]", left)[-1]
+    for m in reversed(list(re.finditer(rf"{OPEN}\s?([^\s{OPEN[1:-1]}{CLOSE[1:-1]}]+)\s?{CLOSE}", sentence))):
+        if re.search(rf"{GIVEN_WORDS}\s*$", sentence[:m.start()], re.I):
+            continue                     # 给「小猫」, à « le »: a key given a share, not the query
+        return m[1] if m[1] in seq and seq.count(m[1]) == 1 else None
+    return None
+
+
+GIVEN_WORDS = r"(?:\b(?:to|à|au|auf|an|a|al|ao|na|на|к|do|naar|aan|ke|için|para|per|pour|für)|に|へ|给|에)"
+"""What stands before the token a share of attention is given to."""
 GIVEN_TO = re.compile(rf"[^.;!?。,，\d«»\"“”„「」]{{0,40}}?(?:attention|attenzione|atención|atenção|Aufmerksamkeit|"
                       rf"внимания|aandacht|uwagi|dikkat(?:ini)?|注意力?)\s*(?:\w+\s+){{0,2}}?"
                       rf"(?:to|à|au|auf|an|a|al|ao|na|на|к|do|naar|aan|ke|に|へ|给|에|için|para|per|pour|für)\s+"

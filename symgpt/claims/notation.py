@@ -150,6 +150,8 @@ HEADED_NOT = re.compile(r"[hHxXuEez]|LN\w*|ln\w*")
 no head when the head numbers' origin is learned."""
 SHARES = re.compile(r"(?:^|\.)(?:p|A)$|^(?:softmax_T|topk|topp)")
 """Groups of shares (probabilities, attention weights): what a token's percentage can be."""
+FREE_INDEX = re.compile(r"(?:_\{?[vtijksu]\}?|[ᵥₜᵢⱼₖₛᵤ])$")
+"""A running index written after a name (``z_v``, ``p_{j}``, ``zᵥ``): the table's columns or rows give its value."""
 NORM_STAT = re.compile(r"((?:l\d+\.)?)(mu|var)(\w*)")
 """A norm's mean or variance group (``mu2``, ``l1.var1``, ``var_f``): its layer, its statistic, its norm."""
 STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
@@ -207,6 +209,14 @@ class Notation:
         return self._spellings[group]
 
     def _alias(self, name: str, group: str) -> bool:
+        """Whether ``name`` is one of ``group``'s spellings, a running index after it or not: ``∂L/∂z_v``,
+        ``∂L/∂zᵥ`` and ``p_j`` of a table whose columns give v and j spell ∂L/∂z and p."""
+        if self._spells(name, group):
+            return True
+        bare = FREE_INDEX.sub("", name)
+        return bare != name and bare != "" and self._spells(bare, group)
+
+    def _spells(self, name: str, group: str) -> bool:
         if name == "token":
             return group == "p"
         layer = re.match(r"(l\d+)\.", group)
@@ -493,7 +503,8 @@ class Notation:
             words = {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d", "∂l/∂")} | \
                 {f"{w}.grad" for w in words} | {stem}
         layer = bare.rpartition(".")[0]
-        return name in {f"{layer}.{w}" if layer else w for w in words} or bool(layer) and name == stem
+        names = {f"{layer}.{w}" if layer else w for w in words}
+        return name in names or FREE_INDEX.sub("", name) in names or bool(layer) and name == stem
 
     def _slices(self):
         """The rows and columns of the model's matrices, as readings of a one-index name (a table's column).
