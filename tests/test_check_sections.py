@@ -532,3 +532,28 @@ def test_shares_listed_after_the_query_a_sentence_names(tmp_path, distinct_heads
     results = check(doc, path)
     assert [r.ref for r in results if r.verdict == "wrong"] == ["A[0,2,1]"], [(r.ref, r.verdict) for r in results]
     assert {"A[0,2,0]", "A[0,2,2]"} <= {r.ref for r in results if r.verdict == "matched"}
+
+
+UNBIASED = {
+    "md": "## 6. LayerNorm\n\n$$\\mu = \\frac{{{sum}}}{{4}} = {mu}$$\n\n"
+          "$$\\sigma^2 = \\frac{{{squares}}}{{4 - 1}} = {var}$$\n",
+    "tex": "\\subsection{{The first norm}}\nIts mean is ${mu}$ and its variance\n\\begin{{equation*}}\n"
+           "  \\sigma^{{2}} = \\tfrac13\\sum_{{j=1}}^{{4}}(h_{{3,j}} - {mu})^{{2}} = {var},\n\\end{{equation*}}\n",
+}
+
+
+@pytest.mark.parametrize("fmt", list(UNBIASED))
+def test_an_unbiased_variance_beside_its_mean_is_that_norms_variance_wrong(tmp_path, distinct_heads, fmt):
+    """σ² divided by d − 1, its mean printed on its line as an operand or on the line above (``Its mean is …``),
+    its sum written with ``\\tfrac13\\sum_{j=1}^{4}``: no variance rounds to it, the mean names the norm and the
+    position, so it is var1[2], wrong, an unbiased variance."""
+    path, fw = distinct_heads
+    h, mu, var = fw["H1"][2], fw["mu1"][2], fw["var1"][2]
+    f4 = lambda x: mp.nstr(x, 4, strip_zeros=False)      # noqa: E731
+    text = UNBIASED[fmt].format(sum=" + ".join(f4(x) for x in h), mu=f4(mu), var=f4(var * 4 / 3),
+                                squares=" + ".join(f"({f4(x)} - {f4(mu)})^2" for x in h))
+    doc = tmp_path / ("doc.md" if fmt == "md" else "doc.tex")
+    doc.write_text(text, encoding="utf-8")
+    results = check(doc, path)
+    assert [(r.ref, r.cause) for r in results if r.verdict == "wrong"] == [("var1[2]", "unbiased variance")], \
+        [(r.number.text, r.ref, r.verdict) for r in results]

@@ -64,6 +64,8 @@ LATEX = [(r"\\mathcal\{L\}", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
+         (r"\\[dt]?frac\s*(\d)\s*(\d)", r"(\1/\2)"),                    # \tfrac14: (1/4)
+         (r"\\(?:sum|prod)(?:_\{[^{}]*\}|_\w)?(?:\^\{[^{}]*\}|\^\w)?", "Σ"),   # \sum_{j=1}^{4}: no clause
          (r"\\leftarrow|\\gets", "←"), (r"\\partial\s*", "∂"), (r"\\nabla\s*", "∇"),
          (r"\\left(?![a-z])|\\right(?![a-z])|\\,|\\;|\\!|\\quad", ""),
          (r"\\times", "×"), (r"\\cdot", "·"), (r"\\approx", "≈"),
@@ -91,6 +93,8 @@ def plain(s: str) -> str:
 
     >>> plain(r"$\\frac{\\partial L}{\\partial W_{1,\\text{球}}}$ ＝")
     '∂L/∂W_{1,球} ='
+    >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
+    'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")

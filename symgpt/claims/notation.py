@@ -28,7 +28,7 @@ from ..core.numeric import UndecidableError
 from .aliases import DATA_ALIASES
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
 from .context import ALIASES
-from .figure import near_window, readable
+from .figure import cell, near_window, readable
 from .labels import Label, run_of
 from .refs import ExprError, bind, parse
 
@@ -630,7 +630,27 @@ class Notation:
                 if x is not None:
                     out[n.index] = x
                     break
+            else:
+                if c is None and m[2] == "var" and (x := self._variance_of_mean(n, line)) is not None:
+                    out[n.index] = x
         return out
+
+    def _variance_of_mean(self, n, line: dict):
+        """The variance of the one norm entry whose mean a figure on σ²'s line, or the line above, rounds from
+        (``σ² = ((1.251 − 0.906)² + …)/(2 − 1) = 0.239`` after ``μ = 0.906``, or ``Its mean is 0.3668`` above):
+        a σ² no variance rounds to is that entry's, wrong; None when no mean or several do."""
+        means = set()
+        for k in line.get(n.line, []) + line.get(n.line - 1, []):
+            if k is n or k.kind not in ("decimal", "percent"):
+                continue
+            for c in self.m.nearby(k, *cell(k)):
+                s = NORM_STAT.fullmatch(c.group)
+                if s and s[2] == "mu" and self.m.rounds(c, k):
+                    means.add((s[1], s[3], c.ref[len(c.group):]))
+        if len(means) != 1:
+            return None
+        layer, norm, idx = means.pop()
+        return self.by_ref.get(f"{layer}var{norm}{idx}")
 
     def _sampled(self, c, n):
         """A token's probability in a sentence (or under a heading) about top-k or top-p sampling: that
