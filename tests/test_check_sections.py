@@ -557,3 +557,46 @@ def test_an_unbiased_variance_beside_its_mean_is_that_norms_variance_wrong(tmp_p
     results = check(doc, path)
     assert [(r.ref, r.cause) for r in results if r.verdict == "wrong"] == [("var1[2]", "unbiased variance")], \
         [(r.number.text, r.ref, r.verdict) for r in results]
+
+
+@pytest.mark.parametrize("text", [
+    "## 5. SGD\n\nAdımdan sonra $W^{{(1)}} = $ [[{row0}], [{row1}]]\n",
+    "## 5. SGD\n\nNach dem Schritt: W⁽¹⁾ = [[{row0}], [{row1}]]\n"])
+def test_a_step_superscript_with_no_index_after_it_names_the_state(tmp_path, run, text):
+    """``W^{(1)} = [[…]]`` (the step's superscript and nothing after it: once a crash): the bigram's W after the
+    first SGD step, one entry of it slipped and wrong."""
+    W1 = run["states"][1][1]
+    rows = [[r4(v) for v in row] for row in W1]
+    bad = rows[1][2][:-1] + str((int(rows[1][2][-1]) + 3) % 10)
+    rows[1][2] = bad
+    assert _wrong(tmp_path, text.format(row0=", ".join(rows[0]), row1=", ".join(rows[1])), "doc.md") == \
+        [(f"sgd[1].W[1,{VOCAB[2]}]", bad)]
+
+
+NUMBERED_COLUMNS = {
+    "booktabs": "\\begin{{tabular}}{{lrrrr}}\n\\toprule\n$j$ & 1 & 2 & 3 & 4 \\\\\n\\midrule\n"
+                "$\\partial\\mathcal{{L}}/\\partial\\gamma_{{f,j}}$ & {row} \\\\\n\\bottomrule\n\\end{{tabular}}\n",
+    "hline": "\\begin{{tabular}}{{|l|c|c|c|c|}}\n\\hline\n$k$ & 1 & 2 & 3 & 4 \\\\ \\hline\n"
+             "$\\partial \\mathcal{{L}} / \\partial \\gamma_{{f,k}}$ & {row} \\\\ \\hline\n\\end{{tabular}}\n",
+}
+
+
+@pytest.mark.parametrize("rule", list(NUMBERED_COLUMNS))
+def test_a_latex_table_with_numbered_columns_and_a_row_of_one_gradient(tmp_path, rule):
+    """A tabular whose first row numbers the columns (``$j$ & 1 & 2 & 3 & 4``, ruled off below) is its header,
+    and a row labelled ``∂ℒ/∂γ_{f,j}`` is the final norm's gain's gradient, j over the columns: its first entry,
+    sign-flipped, is grad_gamma_f[0], wrong (PyTorch float64's gradient, learnable norms, is the reference)."""
+    import torch_oracle
+    path = write_spec(tmp_path, oracle.random_spec_toml(seed=61, V=5, d=4, heads=1, d_ff=4, layers=2, T=3,
+                                                        norm="pre"))
+    loss, params = torch_oracle.transformer_torch(oracle.load_spec(str(path)), learnable_ln=True)
+    loss.backward()
+    g = [f"{x:.4f}" for x in params["gamma_f"].grad.tolist()]
+    assert all(abs(float(x)) >= 0.001 for x in g)
+    flipped = g[0][1:] if g[0].startswith("-") else "-" + g[0]
+    doc = tmp_path / "doc.tex"
+    doc.write_text("\\section{Final norm}\n" + NUMBERED_COLUMNS[rule].format(row=" & ".join([flipped] + g[1:])),
+                   encoding="utf-8")
+    results = check(doc, path)
+    assert [(r.ref, r.cause) for r in results if r.verdict == "wrong"] == [("grad_gamma_f[0]", "sign flip")]
+    assert {f"grad_gamma_f[{j}]" for j in (1, 2, 3)} <= {r.ref for r in results if r.verdict == "matched"}

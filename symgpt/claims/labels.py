@@ -137,6 +137,7 @@ LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|π|q|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[
                             r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
 OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
 LETTER_INDEX = re.compile(r"(?:_\{?[a-z]\}?|\[[a-z]\])(?=[)}]?$)")   # z_{j}, p[j], exp(z[j]), e^{s_{j}}: an index
+LETTER_LAST = re.compile(r"_\{([^\W\d]\w*),\s*[a-z]\}(?=[)}]?$)")    # γ_{f,j}: γ_f, its index j over the columns
 VALUE_WORDS = {"wert", "value", "valeur", "值", "weight", "gewicht"}     # 'neuer Wert …', 'new value …'
 LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
@@ -177,6 +178,8 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     >>> str(named("J''", [])), str(named(r"\\mathcal{L}'", [], "AdamW"))
     ('sgd[2].loss', 'adamw[1].loss')
     >>> bigram = Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})
+    >>> str(named("W^{(1)}", bigram)), str(named("W⁽²⁾", bigram))
+    ('sgd[1].W', 'sgd[2].W')
     >>> str(named("e''_1", bigram)), str(named("q'_{b}", bigram)), str(named("h'_1", v))
     ('sgd[2].e[1]', 'sgd[1].q[tok1]', "h'[1]")
     """
@@ -185,7 +188,7 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     if step and (step["name"] in getattr(vocab, "params", ()) or getattr(vocab, "stepped", False)):
         #                                                          E^{(1)}_{gato}: E after the first step
         k = int(step["k"] or "⁰¹²³".index(step["s"]))
-        lab = parse_label(step["name"] + step["rest"], vocab)
+        lab = parse_label(step["name"] + (step["rest"] or ""), vocab)    # W^{(1)} alone: no index after it
         return lab if lab is None or k == 0 else Label(lab.name, lab.index, lab.of, f"{optimizer}[{k}]")
     primed = parse_label(head, vocab) if re.search(r"['′″‴]", head) else None
     if primed is not None and primed.state.startswith("sgd["):       # L', J'', a bigram's e''_1: after steps
@@ -1060,9 +1063,11 @@ def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
 
     >>> str(_header_label("e^logit", [])), _header_label("e^logit", []).fn, str(_header_label("ŷ_{j}", []))
     ('logit', 'exp', 'ŷ')
+    >>> str(_header_label(r"\\partial\\mathcal{L}/\\partial\\gamma_{f,j}", []))
+    '∂L/∂γ_f'
     """
     s = plain(cell).replace(" ", "")
-    s = LETTER_INDEX.sub("", s) if letters else s
+    s = LETTER_LAST.sub(r"_\1", LETTER_INDEX.sub("", s)) if letters else s
     if FUNCTION_LABEL.fullmatch(s) and re.match(r"(?:√|sqrt|exp|e\^|ln|log)", s):
         return _function_label(s, vocab)
     return parse_label(s, vocab)

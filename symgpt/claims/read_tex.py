@@ -133,17 +133,19 @@ def _table(lines: list, env: str, macros: tuple) -> list:
     pos = _skip_group(text, _skip_space(text, pos, optional=True))   # [t] then the column spec
     stop = re.search(r"\\end\{" + re.escape(env) + r"\}", text[pos:])
     body = text[pos:pos + stop.start()] if stop else text[pos:]
-    rows, caption, start = [], None, pos
+    rows, caption, start, ruled_rows = [], None, pos, []
     for m in re.finditer(r"\\\\(?:\[[^\]]*\])?|\\tabularnewline\b|$", body):
         row = body[start - pos:m.start()]
         cap = re.search(r"\\caption\*?\s*\{", row)
         if cap:
             caption = (_group(row, cap.end() - 1)[0], _line_at(starts, start + cap.start()))
             row = row[:cap.start()] + _group(row, cap.end() - 1)[1]
+        ruled = RULE.match(row.lstrip()) is not None               # a rule before this row's cells
         row = RULE.sub(lambda r: " " * len(r[0]), row)             # (as wide: the row starts where its text does)
         lead = len(row) - len(row.lstrip())
         if row.strip():
             rows.append((_cells(row, macros), _line_at(starts, start + lead)))
+            ruled_rows.append(ruled)
         start = pos + m.end()
         if m.group() == "":
             break
@@ -151,8 +153,11 @@ def _table(lines: list, env: str, macros: tuple) -> list:
     if not rows:
         return out
     width = max(len(cells) for cells, _ in rows)
-    if any(_figure(c) and not re.search(r"[A-Za-z]\s*=", c) for c in rows[0][0][1:]):
+    numbered = len(rows) > 1 and ruled_rows[1] and all(re.fullmatch(r"\s*\$?\s*\d{1,2}\s*\$?\s*", c)
+                                                         for c in rows[0][0][1:] if c.strip())
+    if not numbered and any(_figure(c) and not re.search(r"[A-Za-z]\s*=", c) for c in rows[0][0][1:]):
         rows.insert(0, ([""] * width, rows[0][1]))       # a first row of figures is no header: an empty one
+    #                                                      (but '$j$ & 1 & 2 & 3 \\ \midrule': columns numbered)
     for k, (cells, at) in enumerate(rows):
         cells = cells + [""] * (width - len(cells))
         out.append(("| " + " | ".join(cells) + " |", at))
