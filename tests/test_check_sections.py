@@ -16,6 +16,8 @@ Every expected value is computed here with mpmath (the bigram of :mod:`test_chec
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import tomllib
 from fractions import Fraction
 
@@ -600,3 +602,50 @@ def test_a_latex_table_with_numbered_columns_and_a_row_of_one_gradient(tmp_path,
     results = check(doc, path)
     assert [(r.ref, r.cause) for r in results if r.verdict == "wrong"] == [("grad_gamma_f[0]", "sign flip")]
     assert {f"grad_gamma_f[{j}]" for j in (1, 2, 3)} <= {r.ref for r in results if r.verdict == "matched"}
+
+
+LATIN = ["le", "chat", "mange", "la", "souris"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex")
+@pytest.mark.parametrize("rules", ["hline", "booktabs", "boxed"])
+def test_a_pdf_table_ruled_only_around_its_header_keeps_its_rows(tmp_path, run, rules):
+    """A LaTeX table ruled above and below its header and at its end, compiled by pdflatex: pdfplumber finds one
+    drawn row holding the whole body, which the reader splits back into a row per line; each token's p and
+    ∂L/∂z is then its own, and the slipped gradient of 'souris' is grad_z's, wrong."""
+    f = run["f0"]
+    g = [r4(v) for v in (f["p"][j] - (1 if j == 3 else 0) for j in range(5))]
+    bad = g[4][:-1] + str((int(g[4][-1]) + 3) % 10)
+    top, mid, end = ("\\hline", "\\hline", "\\hline") if rules != "booktabs" else \
+        ("\\toprule", "\\midrule", "\\bottomrule")
+    spec_cols = "|l|c|c|" if rules == "boxed" else "lcc"          # column rules: pdfplumber finds the table
+    body = "\n".join(f"{w} & {r4(f['p'][j])} & {bad if j == 4 else g[j]} \\\\" for j, w in enumerate(LATIN))
+    (tmp_path / "t.tex").write_text(
+        "\\documentclass{article}\n" + ("\\usepackage{booktabs}\n" if rules == "booktabs" else "") +
+        "\\begin{document}\\pagestyle{empty}\n\\section{Backward}\n"
+        f"\\begin{{tabular}}{{{spec_cols}}}\n{top}\nmot & $p$ & $\\partial L/\\partial z$ \\\\\n{mid}\n{body}\n{end}\n"
+        "\\end{tabular}\n\\end{document}\n", encoding="utf-8")
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
+                   capture_output=True, timeout=300, check=True)
+    spec = SPEC.replace(str(VOCAB).replace("'", '"'), str(LATIN).replace("'", '"')) \
+        .replace('"кот"', '"le"').replace('"пьёт"', '"la"')
+    results = check(tmp_path / "t.pdf", write_spec(tmp_path, spec))
+    assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("grad_z[souris]", Fraction(bad))]
+    assert {f"p[{w}]" for w in LATIN} <= {r.ref for r in results if r.verdict == "matched"}
+
+
+def test_a_table_cell_holding_a_vector_gives_each_entry_its_component(tmp_path, distinct_heads):
+    """``| 2 | 0.9087    0.1317 | …``: a cell under q_i prints the row's two components; the first of one cell,
+    slipped, is Q[1,0], wrong, and its neighbours are right (no entry read as the other component)."""
+    path, fw = distinct_heads
+    Q = fw["Q"]
+    cells = [[mp.nstr(Q[t][c], 4, strip_zeros=False) for c in (0, 1)] for t in range(3)]
+    good = cells[1][0]
+    cells[1][0] = good[:-1] + str((int(good[-1]) + 4) % 10)
+    rows = "".join(f"| {t + 1} | {cells[t][0]}    {cells[t][1]} |\n" for t in range(3))
+    doc = tmp_path / "doc.md"
+    doc.write_text("## 3. Queries\n\n| i | q_i (first two components) |\n| --- | --- |\n" + rows, encoding="utf-8")
+    results = check(doc, path)
+    assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("Q[1,0]", Fraction(cells[1][0]))]
+    assert {"Q[0,0]", "Q[0,1]", "Q[1,1]", "Q[2,0]", "Q[2,1]"} <= {r.ref for r in results if r.verdict == "matched"}

@@ -1073,6 +1073,23 @@ def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
     return parse_label(s, vocab)
 
 
+def _place_in_cell(n, line_figures: list) -> tuple:
+    """(the figure's place among its pipe-table cell's figures, how many figures the cell holds): a cell that
+    prints a vector (``| 1 | 0,3300    0,4500 |``) gives each entry its component.
+
+    >>> from symgpt.claims.extract import extract
+    >>> figs = extract("| 2 | 0.9087    0.1317 | 0.3885 |")
+    >>> [_place_in_cell(f, figs) for f in figs]
+    [(0, 1), (0, 2), (1, 2), (0, 1)]
+    """
+    text = n.line_text
+    lo = text.rfind("|", 0, n.col) + 1
+    hi = text.find("|", n.col)
+    hi = len(text) if hi < 0 else hi
+    inside = [m for m in line_figures if lo <= m.col < hi and m.kind in ("decimal", "percent", "integer", "power")]
+    return sum(m.col < n.col for m in inside), len(inside)
+
+
 def _table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     """A pipe table's cell: its row label, its column header, the header's corner cell (``optimizer``: the one
     the text spoke of last, which a step's superscript is of)."""
@@ -1540,6 +1557,9 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         said = re.findall(r"adam|\bsgd\b", line, re.I)
         last_named = said[-1].lower() if said else last_named
         optimizer.append(last_named)
+    on_line: dict = {}
+    for n in numbers:
+        on_line.setdefault(n.line, []).append(n)
     for n in numbers:
         if n.index in text_cells and n.index not in out:
             lab = _cell_label(*text_cells[n.index], vocab)
@@ -1548,7 +1568,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if n.index not in out:
             lab = _table_label(n, lines, vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
             if lab is not None:
-                out[n.index] = lab
+                k, count = _place_in_cell(n, on_line[n.line])
+                out[n.index] = lab if count < 2 else dataclasses.replace(lab, index=lab.index + (("at", k),))
     ends: dict = {}
     last = None
     sections = _sections(lines, numbers)

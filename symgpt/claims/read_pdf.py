@@ -324,20 +324,52 @@ def _data(table) -> bool:
 
 
 def _table(page, table) -> list:
-    """A table as pipe rows, the first the header; a merged cell repeated in each place it covers."""
+    """A table as pipe rows, the first the header; a merged cell repeated in each place it covers.  A row of
+    the drawing whose cells hold several lines of text each, level with one another (the body of a table ruled
+    only above and below it, ``\\hline`` under the header), is as many rows, one per line."""
     lines = []
     for k, row in enumerate(table.rows):
-        cells, last = [], ""
+        cells, last = [], []
         for box in row.cells:
             if box is not None:
                 chars = _chars([c for c in page.chars if _inside(c, box)])
-                last = " ".join(_text(ln.chars, ln, None) for ln in _lines(chars)).replace("|", "∣")
+                last = [(ln.top, ln.size, _text(ln.chars, ln, None).replace("|", "∣")) for ln in _lines(chars)]
             cells.append(last)
-        if any(cells):
-            lines.append("| " + " | ".join(cells) + " |")
+        for texts in _rows_within(cells):
+            if any(texts):
+                lines.append("| " + " | ".join(texts) + " |")
         if k == 0:
             lines.append("| " + " | ".join(["---"] * len(cells)) + " |")
     return lines
+
+
+def _rows_within(cells: list) -> list:
+    """The rows of text in one drawn row, from each cell's lines as (top, size, text): one row per level that
+    the cells' lines share when at least two cells hold several lines and every line sits at such a level;
+    else one row of each cell's lines joined.
+
+    >>> _rows_within([[(0, 10, "a"), (12, 10, "b")], [(0.5, 10, "1,0"), (12.4, 10, "2,0")]])
+    [['a', '1,0'], ['b', '2,0']]
+    >>> _rows_within([[(0, 10, "a long"), (12, 10, "label")], [(6, 10, "3,0")]])
+    [['a long label', '3,0']]
+    """
+    joined = [[" ".join(t for *_, t in cell)] for cell in cells]
+    if sum(len(cell) > 1 for cell in cells) < 2:
+        return [[j[0] for j in joined]]
+    levels: list = []                              # the tops of the text rows, from the lines of every cell
+    for cell in cells:
+        for top, size, _ in cell:
+            if not any(abs(top - t) < 0.5 * size for t in levels):
+                levels.append(top)
+    levels.sort()
+    rows = [[""] * len(cells) for _ in levels]
+    for i, cell in enumerate(cells):
+        for top, size, text in cell:
+            at = [k for k, t in enumerate(levels) if abs(top - t) < 0.5 * size]
+            if len(at) != 1 or rows[at[0]][i]:
+                return [[j[0] for j in joined]]     # a line between two levels, or two on one: a cell's wrapped text
+            rows[at[0]][i] = text
+    return rows
 
 
 # ---------------------------------------------------------------- the fallback
