@@ -649,3 +649,60 @@ def test_a_table_cell_holding_a_vector_gives_each_entry_its_component(tmp_path, 
     results = check(doc, path)
     assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("Q[1,0]", Fraction(cells[1][0]))]
     assert {"Q[0,0]", "Q[0,1]", "Q[1,1]", "Q[2,0]", "Q[2,1]"} <= {r.ref for r in results if r.verdict == "matched"}
+
+
+MATHJAX_ROW = {
+    "html": "<h2>Backward</h2>\n<table>\n<tr><th>\\(v\\)</th>{heads}</tr>\n"
+            "<tr><td>\\(\\partial\\mathcal{{L}}/\\partial z_v\\)</td>{cells}</tr>\n</table>\n",
+    "md": "## Rétropropagation\n\n| \\(v\\) | {heads} |\n| --- | --- | --- | --- | --- | --- |\n"
+          "| \\(\\partial\\mathcal{{L}}/\\partial z_v\\) | {cells} |\n",
+}
+
+
+@pytest.mark.parametrize("fmt", list(MATHJAX_ROW))
+def test_a_mathjax_row_label_over_quoted_token_columns(tmp_path, distinct_heads, fmt):
+    """A row labelled in MathJax's ``\\( … \\)`` over columns headed by quoted tokens (「t0」, « t0 »): the
+    gradient of the logits, each token's own; the target's printed as p is the gradient with −y forgotten."""
+    path, fw = distinct_heads
+    p, y = fw["p"], 2
+    vals = [mp.nstr(v - (1 if j == y else 0), 4, strip_zeros=False) for j, v in enumerate(p)]
+    vals[y] = mp.nstr(p[y], 4, strip_zeros=False)
+    if fmt == "html":
+        heads = "".join(f"<th>「t{j}」</th>" for j in range(5))
+        cells = "".join(f"<td>{v}</td>" for v in vals)
+    else:
+        heads = " | ".join(f"« t{j} »" for j in range(5))
+        cells = " | ".join(vals)
+    doc = tmp_path / f"doc.{fmt}"
+    doc.write_text(MATHJAX_ROW[fmt].format(heads=heads, cells=cells), encoding="utf-8")
+    results = check(doc, path)
+    assert [(r.ref, r.cause) for r in results if r.verdict == "wrong"] == [("grad_logits[t2]", "forgotten −y")]
+
+
+@pytest.mark.parametrize("text", ["## Training\n\nAfter two steps the loss fell by {pct} % (from {l0} to {l2}).\n",
+                                  "## Eğitim\n\nİki adımda kayıp %{pct_tr} azaldı ({l0_tr} → {l2_tr}).\n"])
+def test_a_percentage_said_of_the_loss_is_a_change_not_the_loss(tmp_path, run, text):
+    """'the loss fell by 24.3 %' (Turkish: 'kayıp %24,3 azaldı'): a relative change; never the loss × 100,
+    wrong.  The two losses beside it are the model's and the second step's, right."""
+    l0, l2 = run["f"][0]["loss"], run["f"][2]["loss"]
+    pct = mp.nstr(100 * (l0 - l2) / l0, 3, strip_zeros=False)
+    fill = dict(pct=pct, l0=r4(l0), l2=r4(l2), pct_tr=comma(pct), l0_tr=comma(r4(l0)), l2_tr=comma(r4(l2)))
+    assert _wrong(tmp_path, text.format(**fill), "doc.md") == []
+
+
+def test_a_mean_in_one_clause_does_not_name_the_vector_of_the_next(tmp_path, distinct_heads):
+    """``位置 3 の場合、\\(\\mu = … = m\\) で、正規化後のベクトルは \\(\\hat{\\boldsymbol{h}}_3 = (…)\\)``: the
+    ideographic comma ends μ's clause, so the vector is ĥ's (the norm's output), not μ's; beside a table of
+    each position's μ and σ², nothing is wrong."""
+    path, fw = distinct_heads
+    f4 = lambda x: mp.nstr(x, 4, strip_zeros=False)      # noqa: E731
+    rows = "".join(f"<tr><td>\\(t={t + 1}\\)</td><td>{f4(fw['mu1'][t])}</td><td>{f4(fw['var1'][t])}</td></tr>\n"
+                   for t in range(3))
+    vec = ",\\ ".join(f4(x) for x in fw["LN1"][2])
+    doc = tmp_path / "doc.html"
+    doc.write_text("<h3>3.1 ln_1</h3>\n<table>\n<tr><th>位置</th><th>\\(\\mu\\)</th><th>\\(\\sigma^2\\)</th></tr>\n" +
+                   rows + "</table>\n<p>位置 3 の場合、\\(\\mu = " + f4(fw["mu1"][2]) + "\\) で、正規化後のベクトルは "
+                   "\\(\\hat{\\boldsymbol{h}}_3 = (" + vec + ")\\) です。</p>\n", encoding="utf-8")
+    results = check(doc, path)
+    assert [r.ref for r in results if r.verdict == "wrong"] == []
+    assert {"mu1[0]", "mu1[1]", "var1[2]"} <= {r.ref for r in results if r.verdict == "matched"}

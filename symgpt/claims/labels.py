@@ -93,14 +93,23 @@ def plain(s: str) -> str:
 
     >>> plain(r"$\\frac{\\partial L}{\\partial W_{1,\\text{球}}}$ ＝")
     '∂L/∂W_{1,球} ='
+    >>> plain(r"\\(\\partial\\mathcal{L}/\\partial z_v\\)")
+    '∂L/∂z_v'
     >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
     'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
+    s = re.sub(r"\\[()\[\]]", "", s)          # MathJax's \( … \) and \[ … \]: delimiters, like $
+    s = BOLD_ACCENT.sub(lambda m: unicodedata.normalize("NFC", m[2] + ACCENT_MARKS[m[1]]), s)
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
     return s.replace("\\", "")
+
+
+BOLD_ACCENT = re.compile(r"\\(hat|tilde|bar)\s*\{\s*\\(?:mathbf|boldsymbol|bm|vec|mathrm)\s*\{\s*([A-Za-z])\s*\}\s*\}")
+"""An accent over a bold letter (``\\hat{\\boldsymbol{h}}``): the accented letter, ĥ (not h, not ``hat{h}``)."""
+ACCENT_MARKS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304"}
 
 
 # ---------------------------------------------------------------- a name and its indices
@@ -112,7 +121,7 @@ IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\
      r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
-CLAUSE = re.compile(r"[;；。]|,(?=\s*[^\d\s(+\-−.])|，(?=\s*[^\d\s(+\-−.])|"
+CLAUSE = re.compile(r"[;；。]|[,，、](?=\s*[^\d\s(+\-−.])|"
                     r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|"
                     r"(?<=[\d)\]])\.\s+(?=[^\W\d_])")
 #                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too)
@@ -935,13 +944,22 @@ TEMPERATURE_ROW = re.compile(r"(?:T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Tempe
 TEMPERATURE = re.compile(r"(?:T|τ|temp(?:erature)?|température|温度)\s*=\s*(\d+(?:\.\d+)?|∞|inf|oo)", re.I)
 
 
+QUOTES = "'\"«»“”„‘’「」『』‹› \u00a0"
+"""The marks a token may be quoted in, in any language (and the spaces inside French guillemets)."""
+
+
 def _key(cell: str, vocab) -> tuple | None:
-    """A row's or column's label as one index: '第 1 行' → (1,), 't=2' → (2,), a token → (tok,), else None."""
+    """A row's or column's label as one index: '第 1 行' → (1,), 't=2' → (2,), a token → (tok,), else None.
+
+    >>> v = ["le", "好き"]
+    >>> _key("「好き」", v), _key("« le »", v), _key("t=2", v)
+    ((('tok', 1),), (('tok', 0),), (2,))
+    """
     s = plain(cell).strip().strip("*`").strip()
     if s in vocab:
         return (("tok", vocab.index(s)),)
-    if s.strip("'\"") in vocab:
-        return (("tok", vocab.index(s.strip("'\""))),)
+    if (q := s.strip(QUOTES)) in vocab:           # 「好き」, « le », “the”: a token in its quotes
+        return (("tok", vocab.index(q)),)
     m = KEY.fullmatch(s) or KEY.fullmatch(re.sub(r"\s*[(（][^()（）]{1,24}[)）]$", "", s))   # 't = 1 (sun)'
     if m:
         return (int(next(g for g in m.groups() if g is not None)),)

@@ -586,6 +586,8 @@ class Notation:
                 continue
             if lab.name == "token" and n.kind == "percent" and not SHARES.search(c.group):
                 c = self.by.get(("p", "", c.idx)) or c   # a token's percentage is a share, never its logit
+            if n.kind == "percent" and re.search(r"(?:^|\.)loss$", c.group):
+                continue                                 # 'the loss fell by 24.3 %': a change, not the loss
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
                 c = self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
