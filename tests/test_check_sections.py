@@ -706,3 +706,15 @@ def test_a_mean_in_one_clause_does_not_name_the_vector_of_the_next(tmp_path, dis
     results = check(doc, path)
     assert [r.ref for r in results if r.verdict == "wrong"] == []
     assert {"mu1[0]", "mu1[1]", "var1[2]"} <= {r.ref for r in results if r.verdict == "matched"}
+
+
+@pytest.mark.parametrize("lead", ["    dL/dz_v = p_v - y_v,    y = one-hot dari \"пьёт\"\n\n",
+                                  "Der Gradient ∂L/∂z_j = ŷ_j − y_j pro Token:\n"])
+def test_a_token_list_under_the_logits_gradient_is_that_gradient(tmp_path, run, lead):
+    """``кот: 0.1234   ест: …`` on the line below ``dL/dz_v = p_v − y_v`` (a blank line between or not): each
+    token's gradient; the target's printed as p is the gradient with −y forgotten (not p, right)."""
+    p = run["f0"]["p"]
+    vals = [r4(v - (1 if j == 3 else 0)) for j, v in enumerate(p)]
+    vals[3] = r4(p[3])
+    text = "3. Backward\n\n" + lead + "    " + "   ".join(f"{w}: {v}" for w, v in zip(VOCAB, vals)) + "\n"
+    assert _wrong(tmp_path, text, "doc.txt") == [(f"grad_z[{VOCAB[3]}]", vals[3])]

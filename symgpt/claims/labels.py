@@ -1634,12 +1634,45 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             heads[n.index] = next((h for t in marks if (h := _head_mark(t)) is not None), None)
             #       (its line, its sentence's lines above, its caption, its table's corner 'head 0', its section)
             sups[n.index] = next((m for t in (n.line_text[:n.col], n.column) if (m := _superscript(t))), ())
+    for n in numbers:                  # a list of tokens' values under 'dL/dz_v = p_v − y_v': the gradient's
+        lab = out.get(n.index)
+        token = lab.index if lab is not None and lab.name == "token" and not lab.state else \
+            _token_colon(n, vocab) if lab is None else None
+        if token and n.kind == "decimal" and "=" not in n.line_text and _under_gradient(lines, n.line):
+            out[n.index] = Label("∂L/∂z", token)
     defined = _definitions(lines)      # δ_j = ŷ_j − y_j: δ is the logits' gradient in this document
     out = {k: dataclasses.replace(lab, name="ms", fn="sqrt+eps") if lab.name.lower() == "rms" and not lab.fn else lab
            for k, lab in out.items()}  # rms: √(mean of squares + ε), RMSNorm's divisor
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=heads.get(k), sup=sups.get(k, ()))
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
+
+
+def _token_colon(n, vocab) -> tuple | None:
+    """The token a figure follows with a colon (``ест: 0.1650``, « le » : 0,12), as an index; else None.
+
+    >>> from symgpt.claims.extract import extract
+    >>> [_token_colon(f, ["кот", "ест"]) for f in extract("кот: 0.2747   ест: 0.1650   x: 0.5")]
+    [(('tok', 0),), (('tok', 1),), None]
+    """
+    m = re.search(r"(\S+)\s*[:：]\s*$", n.line_text[:n.col])
+    word = m[1].strip(QUOTES) if m else None
+    return (("tok", vocab.index(word)),) if word in vocab else None
+
+
+def _under_gradient(lines: list, no: int) -> bool:
+    """Whether the line above a list of tokens' values (a blank line between them or not) writes the logits'
+    gradient, ``dL/dz_v = p_v − y_v``: then the list is that gradient, token by token, not the probabilities.
+
+    >>> _under_gradient(["  dL/dz_v = p_v - y_v,  y = one-hot", "", "  a: 0.12   b: -0.88"], 3)
+    True
+    >>> _under_gradient(["The probabilities:", "  a: 0.12   b: 0.88"], 2)
+    False
+    """
+    for k in range(no - 2, max(-1, no - 4), -1):
+        if lines[k].strip():
+            return LOGIT_GRADIENT.search(plain(lines[k]).replace(" ", "")) is not None
+    return False
 
 
 HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|kafa|kop|kepala|हेड|"
