@@ -718,3 +718,23 @@ def test_a_token_list_under_the_logits_gradient_is_that_gradient(tmp_path, run, 
     vals[3] = r4(p[3])
     text = "3. Backward\n\n" + lead + "    " + "   ".join(f"{w}: {v}" for w, v in zip(VOCAB, vals)) + "\n"
     assert _wrong(tmp_path, text, "doc.txt") == [(f"grad_z[{VOCAB[3]}]", vals[3])]
+
+
+@pytest.mark.parametrize("name", ["W₂", "W_{2}"])
+def test_a_subscripted_parameter_name_is_the_models_own(tmp_path, distinct_heads, name):
+    """``W₂ = [ … ]`` (or ``W_{2}``) in a model with W_1 and W_2 is W_2, not row 2 of a W: a slipped entry of its
+    first row is W_2[0,1], wrong, and W₁'s rows beside b₁ stay W_1's and b_1's (no false alarm)."""
+    path, _ = distinct_heads
+    P = oracle.load_spec(str(path))["layer"][0]
+    fmt = lambda x: str(float(x))                                  # noqa: E731   (the spec's own decimals)
+    W1, b1, W2 = P["W_1"], P["b_1"], P["W_2"]
+    w2 = [[fmt(x) for x in row] for row in W2]
+    bad = str(round(float(W2[0][1]) + 0.3, 2))
+    w2[0][1] = bad
+    lines = [f"        W₁ = [ {'  '.join(fmt(x) for x in W1[0])} ]        b₁ = [ {'  '.join(fmt(x) for x in b1)} ]"]
+    lines += [f"             [ {'  '.join(fmt(x) for x in row)} ]" for row in W1[1:]]
+    lines += ["", f"        {name} = [ {'  '.join(w2[0])} ]"] + [f"             [ {'  '.join(r)} ]" for r in w2[1:]]
+    doc = tmp_path / "doc.md"
+    doc.write_text("## 6. FFN\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    results = check(doc, path)
+    assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("W_2[0,1]", Fraction(bad))]

@@ -254,6 +254,9 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss', 'σ²[3]']
     >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}")]
     ['∂L/∂x', '∂L/∂W[1,tok1]']
+    >>> w = Words(v, {"W_2", "b_1"})
+    >>> [str(parse_label(s, w)) for s in ("W₂", "W_{2}", "b₁", "x₂")]
+    ['W_2', 'W_2', 'b_1', 'x[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
     primed = re.match(r"(∂\s*(?:[LJEC]|ℒ|𝓛|𝒥))(['′″]+)(\s*/\s*∂.+)", s)
@@ -275,6 +278,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
     s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
     s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s      # W₃₄ is W_{34}: row 3, column 4
+    if (flat := re.sub(r"_\{(\d+)\}$", r"_\1", s)) in getattr(vocab, "names", ()):
+        s = flat                                                       # W₂, W_{2}: the model's W_2, as W_2 is
     s = re.sub(r"(?<=[^\W\d_])\(([^()]{1,16})\)_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)    # E(猫)_3: E[猫,3]
     s = re.sub(r"^\(([^\W\d]\w*)\)(?=_|\[)", r"\1", s)                             # (W_out)_{3,3}: W_out's
     m = LHS.search(s)
