@@ -738,3 +738,16 @@ def test_a_subscripted_parameter_name_is_the_models_own(tmp_path, distinct_heads
     doc.write_text("## 6. FFN\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
     results = check(doc, path)
     assert [(r.ref, r.number.value) for r in results if r.verdict == "wrong"] == [("W_2[0,1]", Fraction(bad))]
+
+
+@pytest.mark.parametrize("text", [
+    "## Previsão\n\nEm porcentagem, o modelo dá só {bad}% de chance para {tok}, contra {good}% para {other}.\n",
+    "## Prediction\n\nThe model gives only {bad}% probability to {tok} and {good}% to {other}.\n"])
+def test_a_share_given_to_a_token_a_noun_of_chance_between(tmp_path, run, text):
+    """'2,28 % de chance para peixe': the share's noun between the figure and its token still gives the token;
+    the slipped percentage (÷ 10) is that token's p, wrong, and the other is right."""
+    p = run["f0"]["p"]
+    bad = mp.nstr(10 * p[2], 3, strip_zeros=False)
+    good = mp.nstr(100 * p[0], 4, strip_zeros=False)
+    assert _wrong(tmp_path, text.format(bad=bad, good=good, tok=VOCAB[2], other=VOCAB[0]), "doc.md") == \
+        [(f"p[{VOCAB[2]}]", bad + "%")]
