@@ -89,8 +89,9 @@ _QUOTED = re.compile(r"""([\[,]\s*)(['"])([^'"\[\],]+)\2(?=\s*[\],])""")
 
 
 _NODE = re.compile(r"[A-Za-z_][\w.]*(\[\d+(,\d+)*\])?")
-_SIGNIFICANT = {1: balls.significant, 2: dwball.significant}   # each ball tier's certified rounding
 """A plain node name (``l0.Z[1,2]``, ``loss``): not a training state (``sgd[1].E[0,0]``)."""
+_SIGNIFICANT = {1: balls.significant, 2: dwball.significant}
+"""Each ball tier's certified rounding, by its words (1: float64, 2: double-word)."""
 
 
 def _tier(tier, allowed) -> None:
