@@ -100,6 +100,7 @@ class Balls(Arithmetic):
     """
 
     name = "balls"
+    kind = Ball       # the balls it makes
     exact = True      # nothing is rounded away: an op takes the definition, not a float algorithm's order
     wider = False
 
@@ -107,7 +108,7 @@ class Balls(Arithmetic):
         self.ctx = _ArbContext()
 
     def cast(self, x):
-        return _cast(x)
+        return _cast(x, self.kind)
 
     def const(self, q):
         if isinstance(q, float) and math.isinf(q):
@@ -118,12 +119,12 @@ class Balls(Arithmetic):
         return Fraction(q) if not isinstance(q, Ball) else q
 
     def table(self, exprs):
-        """A table of exact SymPy constants, each enclosed by arb at 128 bits (compiled by
-        :func:`symgpt.core.numeric.compile_expr`), then in float64 balls."""
-        with ctx.workprec(128):
+        """A table of exact SymPy constants, each enclosed by arb at the arithmetic's precision (128 bits, 256 for
+        double words; compiled by :func:`symgpt.core.numeric.compile_expr`), then in its balls."""
+        with ctx.workprec(self.ctx.prec):
             vals = [[numeric.to_flint(e) if e.is_Rational else numeric.compile_expr(e, {}, None)([]) for e in row]
                     for row in exprs]
-        return Ball.from_arb(np.array([[arb(v) if isinstance(v, fmpq) else v for v in row] for row in vals],
+        return self.kind.from_arb(np.array([[arb(v) if isinstance(v, fmpq) else v for v in row] for row in vals],
                                       dtype=object))
 
     def host_sqrt(self, x):
@@ -192,12 +193,10 @@ class DWBalls(Balls):
     """
 
     name = "dwballs"
+    kind = DWBall
 
     def __init__(self):
         self.ctx = _ArbContext(256)
-
-    def cast(self, x):
-        return _cast_dw(x)
 
     def const(self, q):
         if isinstance(q, float) and math.isinf(q):
@@ -211,9 +210,6 @@ class DWBalls(Balls):
     def host(self, q):
         return Fraction(q) if not isinstance(q, DWBall) else q
 
-    def table(self, exprs):
-        return _dw_table(exprs)
-
     def w(self, x):
         if isinstance(x, DWBall):
             return x
@@ -221,7 +217,7 @@ class DWBalls(Balls):
             return DWBall.from_ball(x)
         if isinstance(x, np.ndarray) and x.dtype != object:
             return DWBall.exact(x)
-        return self.const(x) if np.ndim(x) == 0 else _cast_dw(x)
+        return self.const(x) if np.ndim(x) == 0 else _cast(x, DWBall)
 
     def zeros(self, shape=()):
         return DWBall.exact(np.zeros(shape))
@@ -230,15 +226,6 @@ class DWBalls(Balls):
 
     def inv(self, x):
         return DWBall(np.float64(1.0)) / self.w(x)
-
-
-def _dw_table(exprs) -> DWBall:
-    """A table of exact SymPy constants, enclosed by arb at 256 bits, in double-word balls."""
-    with ctx.workprec(256):
-        vals = [[numeric.to_flint(e) if e.is_Rational else numeric.compile_expr(e, {}, None)([]) for e in row]
-                for row in exprs]
-        return DWBall.from_arb(np.array([[arb(v) if isinstance(v, fmpq) else v for v in row] for row in vals],
-                                        dtype=object))
 
 
 def _cast(x, kind=Ball):
@@ -253,10 +240,6 @@ def _cast(x, kind=Ball):
         raise Unsupported("a table mixing balls and exact numbers")
     return kind.of(np.array([fraction(v) for v in flat], dtype=object).reshape(a.shape) if flat.size
                    else np.zeros(a.shape))
-
-
-def _cast_dw(x) -> DWBall:
-    return _cast(x, DWBall)
 
 
 def parameters(spec, words: int = 1) -> dict:
@@ -278,7 +261,7 @@ def parameters(spec, words: int = 1) -> dict:
         flat = a.ravel()
         pq = [(int(x.p), int(x.q)) if hasattr(x, "p") else (x.numerator, x.denominator) for x in flat]
         if any(abs(p) >= 2 ** 53 or q >= 2 ** 53 for p, q in pq):
-            out[name] = _cast(vals) if words == 1 else _cast_dw(vals)
+            out[name] = _cast(vals, Ball if words == 1 else DWBall)
             continue
         num = np.array([p for p, _ in pq], dtype=np.float64).reshape(a.shape)
         den = np.array([q for _, q in pq], dtype=np.int64).reshape(a.shape)
@@ -293,7 +276,7 @@ def parameters(spec, words: int = 1) -> dict:
             out[name] = DWBall(m, lo, np.where(rho == 0, 0.0, np.nextafter(U * np.abs(lo) + ETA, np.inf)))
             continue
         if words == 2:
-            out[name] = _cast_dw(vals)
+            out[name] = _cast(vals, DWBall)
             continue
         out[name] = Ball(m, np.where(dyadic & ((m == 0) | (np.abs(m) >= 2.0 ** -1022)), 0.0,
                                      np.nextafter(U * np.abs(m) + ETA, np.inf)))
