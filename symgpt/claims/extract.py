@@ -689,7 +689,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
             glued = tight and not tight.isspace() and not sign and \
                 (tight not in "([{=,:：（$+-−×*/÷√≈~<>;|" and not _punctuation(tight) or
                  tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
-                not line[:start].endswith("{=}")                # \beta_2{=}0.999: LaTeX's spaced-out =, no glue
+                not line[:start].endswith("{=}") and \
+                not re.search(r"[^\W\d_]['’]$", line[:start])   # \beta_2{=}0.999: no glue; nor an elision, l’1,68%
             expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and
                                                                                   split_run(p, places) != [p]) \
                 else split_run(p, places)
@@ -713,8 +714,10 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         n.cell, n.width = i, len(found)
     if found and cells is None and "\t" not in line and \
             re.fullmatch(r"\s*(?:[^\s\d=]{1,6}\s+)?[A-Za-z]\s*=\s*", line[:found[0].col]) and \
-            found[0].kind in ("integer", "decimal") \
-            and len(found) > 1 and not re.search(r"[=≈×+]", line[found[0].col + len(found[0].text):]):
+            len(found) > 1 and (found[0].kind == "integer" or found[0].kind == "decimal" and
+                                re.fullmatch(r"|\s*[:：]\D*", line[found[0].col + len(found[0].text):found[1].col])) \
+            and not re.search(r"[=≈×+]", line[found[0].col + len(found[0].text):]):
+        #   (a decimal glued to the next, T = 0.50.396, or T = 2.0: before a row; not x = 0.346   0.324, a row)
         found = found[1:]                             # a glued row label: t=1 in 't=10.8820.784', 位置 t=0(我)001000
         for i, n in enumerate(found):
             n.cell, n.width = i, len(found)

@@ -15,7 +15,8 @@ lines; inline elements never do, so a figure that starts a wrapped source line s
   ``annotation[encoding="application/x-tex"]``), else as the MathML's text (``msup`` as ``^{…}``), else as
   KaTeX's own glyphs; display math keeps its TeX's lines;
 - ``<sub>``/``<sup>`` are ``_{…}``/``^{…}``: W<sub>Q</sub> is ``W_{Q}``, 10<sup>-4</sup> is ``10^{-4}``;
-- ``script``, ``style``, ``template``, ``noscript`` and ``title`` are dropped, as are attributes
+- MathJax's ``<script type="math/tex">`` (``; mode=display``) is its TeX, ``$…$`` (displayed: its own lines);
+- other ``script``, ``style``, ``template``, ``noscript`` and ``title`` are dropped, as are attributes
   (``data-exact``, ``alt``, ``title``); an element marked ``hidden`` is read (a slider's other panels are
   figures the page prints too); an SVG's ``<text>`` elements are lines of their own.
 
@@ -162,6 +163,9 @@ class _Walk:
 
     def open(self, el, stack) -> bool:
         tag = el.tag
+        if tag == "script" and (el.get("type") or "").startswith("math/tex"):
+            self.tex((el.text or "").strip(), el, "mode=display" in el.get("type"))
+            return False                   # MathJax's <script type="math/tex">: its TeX, the page's formula
         if tag in HIDDEN:                  # (not [hidden]: a slider's other panels are the page's figures too)
             return False
         if _is_math(el):
@@ -219,13 +223,17 @@ class _Walk:
         near = [a for a, _ in zip(root.iterancestors(), range(3))]
         display = root.get("display") == "block" or any(
             "katex-display" in _classes(a) or a.tag == "mjx-container" and a.get("display") == "true" for a in near)
+        self.tex(tex, root, display)
+        stack.extend((b, True) for b in reversed(blocks))
+
+    def tex(self, tex: str, el, display: bool) -> None:
+        """A formula's TeX: its own lines when displayed in the flow, else ``$…$`` in the line."""
         if tex and display and self.mode == "flow":
             self.flush()
-            self.lines += [(ln.rstrip(), root.sourceline + k if root.sourceline else None)
+            self.lines += [(ln.rstrip(), el.sourceline + k if el.sourceline else None)
                            for k, ln in enumerate(f"${tex}$".split("\n")) if ln.strip()]
         elif tex:
-            self.put("$" + (tex if self.mode == "verbatim" else " ".join(tex.split())) + "$", root)
-        stack.extend((b, True) for b in reversed(blocks))
+            self.put("$" + (tex if self.mode == "verbatim" else " ".join(tex.split())) + "$", el)
 
 
 def _own(root) -> tuple:
