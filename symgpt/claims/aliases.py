@@ -9,7 +9,7 @@ MEAN = ("μ", "mu", "mean", "Mittelwert", "moyenne", "均值")
 VARIANCE = ("σ²", "var", "variance", "σ^2", "Varianz", "方差")
 DATA_ALIASES = {         # what code and prose call the model's tensors (beside their own names and ALIASES)
     "p": ("probs", "prob", "probabilities", "probability", "P", "softmax", "y_hat", "ŷ", "p_hat"),
-    "logits": ("z", "ℓ", "logit", "scores"), "z": ("logits", "logit", "scores"),
+    "logits": ("z", "ℓ", "logit", "scores"), "z": ("logits", "logit", "scores", "ℓ"),
     "loss": ("L", "l", "loss", "J", "CE", "ℒ", "损失", "nll", "Verlust", "perte", "perda", "pérdida", "perdita",
              "strata", "kayıp", "verlies", "потеря", "потери", "損失", "손실", "kerugian", "हानि", "लॉस"),
     "x": ("x", "emb", "e", "h"), "X": ("x", "X", "h", "H", "emb"),

@@ -39,6 +39,7 @@ from .claims import certify_rounding, show
 from .context import _names, _pinned, score
 from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
 from .figure import operand as _operand
+from .labels import plain
 from .refs import ExprError, bind, parse
 
 __all__ = ["CAUSES", "cause_of", "diagnose", "slipped", "wrong"]
@@ -175,7 +176,11 @@ NAMES_SLIP = 3.0     # the context score a quantity needs before a ×10 / ×100 
 SLIP_GAP = 2.0       # … and by how much it must name it better than anything that rounds to the figure
 
 
-def slipped(m, n, ctx, prev, best_hit: float):
+WORKED = re.compile(r"\d\s*[-+×*/·÷]\s*\(?-?\d[\d.]*\)?\s*(?:=|≈)\s*$")
+"""Arithmetic written out just before a figure (``0.1 × 0.1491 ≈``): the figure is its result."""
+
+
+def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
     """A wrong figure off by a power of ten from the quantity its context names: the %-sign on a fraction
     (``收 0.1% 的税`` beside ``weight decay`` when λ = 0.1), or a decimal point moved by one or two places.
     None unless exactly one quantity is named (NAMES_SLIP, SLIP_GAP above ``best_hit``, the best score of the
@@ -190,33 +195,40 @@ def slipped(m, n, ctx, prev, best_hit: float):
     >>> r = slipped(m, n, context(n, m.vocab), [], 0.0)
     >>> r.ref, r.cause, r.correct
     ('adamw.weight_decay', 'percent slip', '10.0%')
+
+    ``recent``: the quantities of the figures just above it, which name it as well as a symbol would when its
+    digits (three or more) are theirs (``−ln(0.146264) …`` then 'only 1.46 % for the right word').
     """
     import dataclasses
 
     if n.kind not in ("decimal", "percent") or n.value == 0:
         return None
     y = n.value / (100 if n.kind == "percent" else 1)
+    digits = len(n.text.strip("-+−%").replace(".", "").replace(",", "").strip("0"))     # significant, as printed
+    worked = WORKED.search(plain(n.line_text[:n.col])) is not None        # the result of arithmetic written out
     k0 = n.decimals + (2 if n.kind == "percent" else 0)
     readings = []                     # (the figure as it would print the quantity's value, the cause)
     if n.kind == "percent":
         readings.append((dataclasses.replace(n, kind="decimal"), "percent slip"))
-    for e in (-2, -1, 1, 2):          # the value is y·10^e
-        if k0 + e >= 0:
-            readings.append((dataclasses.replace(n, kind="decimal", value=y * Fraction(10) ** e, decimals=k0 + e),
+    for e in (-2, -1, 1, 2):          # the value is y·10^e, printed with e places fewer
+        if k0 - e >= 0:
+            readings.append((dataclasses.replace(n, kind="decimal", value=y * Fraction(10) ** e, decimals=k0 - e),
                              "scale slip"))
-    readings = [(r, cell(r), why) for r, why in readings]
+    readings = [(r, cell(r), why) for r, why in readings if why != "scale slip" or not _operand(n)]
+    #            (an operand, 0.04 in (0.25 + 0.09 + 0.04 + 0.16) / 4, is the arithmetic's, no slipped quantity)
     named = []
     for c in m.cands:
         if _integral(c.ball) or c.group in COUNTS or c.meets(Fraction(0), Fraction(0)):
             continue
         near = [(r, why) for r, box, why in readings if c.meets(*box)]     # cheap: the 64-bit enclosure
-        if not near or not _named_in(c, ctx):
+        shown = c.ref in recent and digits >= 3 and not n.chain and not worked    # (0.1 × 0.1491 ≈ 0.0149)
+        if not near or not (shown or _named_in(c, ctx)):
             continue
         sc = score(c, ctx, prev)
-        if sc < max(NAMES_SLIP, best_hit + SLIP_GAP):
+        if sc < max(NAMES_SLIP, best_hit + SLIP_GAP) and not shown:
             continue
         cause = next((why for r, why in near if rounds_to(c, r)), None)          # certified
-        if cause == "percent slip" or cause == "scale slip" and _named_by(c, ctx):   # a moved point needs
+        if cause == "percent slip" or cause == "scale slip" and (shown or _named_by(c, ctx)):   # a moved point needs
             named.append((sc, c, cause))                   # the symbol itself (λ = 0.01), not a word nearby
     if not named:
         return None

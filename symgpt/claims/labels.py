@@ -32,8 +32,9 @@ from .figure import FORMATS
 
 @dataclass(frozen=True)
 class Label:
-    """A name and its indices as the document writes them (ints, ('tok', id) for a token, ('at', k) for the
-    k-th place in a literal, which counts from 0 whatever origin the text's own indices have)."""
+    """A name and its indices as the document writes them (ints, ('tok', id) for a token, ('pos', k) for a
+    position a token's header numbers, ``il (4)``, ('at', k) for the k-th place in a literal, which counts from 0
+    whatever origin the text's own indices have)."""
     name: str
     index: tuple = ()
     of: str = ""          # the parameter a per-parameter table row is about (AdamW's m of W_{1,跑})
@@ -72,7 +73,7 @@ LATEX = [(r"\\mathcal\{L\}", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
          (r"\\to\b|\\rightarrow", "→"), (r"\\alpha", "α"), (r"\\mu", "μ"), (r"\\sigma", "σ"),
          (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
          (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√"),
-         (r"\^\{2\}|\^2(?![\d.])", "²"), (r"\\ell\b", "ℓ"),
+         (r"\^\{2\}|\^2(?![\d.])", "²"), (r"\\ell(?![A-Za-z])", "ℓ"),
          (r"\\(" + "|".join(GREEK) + r")(?![A-Za-z])", lambda m: GREEK[m[1]])]
 FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿", "=,:()[];-+×LLL")     # (a script ℒ is the loss's L)
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -226,7 +227,7 @@ STEP_SUPERSCRIPT = re.compile(r"(?<![\w\\])(?P<name>[^\W\d_]\w*?)(?:\^\{?\((?P<k
 not per layer (a layer's own are ``l0.W_Q``) it can only be the step; an activation's is its layer."""
 
 
-WHERE = r"(?:\^\{?\(\d+(?:,\d+)?\)\}?|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]+⁾)"   # ^{(2)}, ^{(1,2)}, ⁽²⁾: the layer (and head) of a line
+WHERE = r"(?:\^\{?[(\[]\d+(?:,\d+)?[)\]]\}?|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]+⁾)"   # ^{(2)}, ^{(1,2)}, ^{[1,2]}, ⁽²⁾: layer (and head)
 
 
 def unmarked(s: str, vocab=()) -> str:
@@ -359,7 +360,9 @@ def _continued(n, lines: list, vocab) -> Label | None:
             return None
         if not CONTINUES.match(above):
             head = re.split(r"=|≈|\\approx", plain(above))[0]
-            return named(head, vocab, n.heading) if re.search(r"[=≈]|\\approx", above) else None
+            lab = named(head, vocab, n.heading) if re.search(r"[=≈]|\\approx", above) else None
+            return dataclasses.replace(lab, sup=_superscript(head)) if lab is not None else None
+            #      (e^{(2)}_{31} = \frac{…} ⏎ = … = −0.5152: head 2's, as the line it continues says)
     return None
 
 
@@ -435,6 +438,15 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     return None
 
 
+def _subscripted(s: str) -> str:
+    """Unicode subscript digits after a letter as an underscore's: ``W₁`` is ``W_1``.
+
+    >>> _subscripted("z = x · W₁ + b₁")
+    'z = x · W_1 + b_1'
+    """
+    return re.sub(r"(?<=[A-Za-z])([₀-₉]+)", lambda m: "_" + m[1].translate(SUBSCRIPTS), s)
+
+
 def formula_label(lab: Label | None, formulas, vocab) -> Label | None:
     """The label of a name a formula defines: the formula's parameters make one tensor, and that tensor is the
     name's, whatever the name's letter means elsewhere.  ``z = u W_1 + b_1 = (…)`` is the FFN's Z (W_1 and
@@ -454,7 +466,8 @@ def formula_label(lab: Label | None, formulas, vocab) -> Label | None:
     for formula in formulas:
         if not EXPRESSION.search(plain(formula)) and not re.search(r"[A-Za-z]\s+[A-Za-z]", plain(formula)):
             continue                   # a name, not a formula (o₂ in 'position: o₂ = …')
-        for word in re.findall(r"[A-Za-z]\w*(?:_\{\w+\}|_\w+)?", plain(formula).replace("{", "").replace("}", "")):
+        flat = _subscripted(plain(formula)).replace("{", "").replace("}", "")
+        for word in re.findall(r"[A-Za-z]\w*(?:_\{\w+\}|_\w+)?", flat):
             if word in made_by:
                 made.add(made_by[word])
             elif word in getattr(vocab, "params", ()):
@@ -596,8 +609,8 @@ def _after_step(n, prev) -> Label | None:
 
 ARROW = re.compile(r"(?:→|\\to|->|⟶|\\rightarrow|\\longrightarrow)\s*\$?\s*$")
 OPERATOR_AFTER = re.compile(r"\s*\)?\s*(?:[×*/÷^·+\-−@]|\\times|\\cdot)")
-MATRIX_BEGIN = re.compile(r"\\begin\{[pbvBV]?matrix\}")
-MATRIX_END = re.compile(r"\\end\{[pbvBV]?matrix\}")
+MATRIX_BEGIN = re.compile(r"\\begin\{(?:[pbvBV]?matrix|array)\}(?:\{[^{}]*\})?")    # (an array's column spec)
+MATRIX_END = re.compile(r"\\end\{(?:[pbvBV]?matrix|array)\}")
 
 
 def _rows(pick, pos: list) -> list | None:
@@ -700,11 +713,13 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     ('k[1]', 'A')
     >>> str(_literal_name("By hand for the last position: o₂ = 0.3·v₀ + 0.7·v₁ = ", "", v))
     'o[2]'
-    >>> str(_literal_name("ln_f.γ = (1,05; 0,95) ve ln_f.β = ", "", v))
-    'ln_f.β'
+    >>> str(_literal_name("ln_f.γ = (1,05; 0,95) ve ln_f.β = ", "", v)), str(_literal_name("b_1 = np.array(", "X", v))
+    ('ln_f.β', 'b_1')
     >>> str(_literal_name(r"$E = \\begin{bmatrix} 0.1 \\end{bmatrix} \\quad (3\\times 2) \\qquad b_1 = ", "", v))
     'b_1'
     """
+    if (code := re.search(r"([A-Za-z_][\w.]*)\s*=\s*(?:\w+\.)*(?:array|tensor)\(\s*$", before)):
+        return named(code[1], vocab, heading)      # W_Q = np.array([[…]]) in the code itself: W_Q
     if re.search(r"(?:array|tensor)\(\s*$", before):
         state = OPTIMIZER_STATE.search(code_name or "")
         if state:                      # opt.state[W]["exp_avg"]: the first moment of W, entry by entry
@@ -778,6 +793,71 @@ def _stacked(lines: list, numbers: list, vocab) -> dict:
     return out
 
 
+BRACKET_PIECES = re.compile(r"[\uf8e0-\uf8ff⎛⎜⎝⎞⎟⎠⎡⎢⎣⎤⎥⎦]")
+"""The pieces a PDF draws a tall bracket with (the Symbol font's private glyphs, or Unicode's)."""
+DEBRIS = re.compile(r"[\s()\[\]{}|.,;_^0-9]*")
+"""A line between a PDF matrix's rows that holds no figure: its bracket pieces, a superscript's debris."""
+EMPTY_CELL = re.compile(r"[-−]?∞|[—–-]|[-−]?\\infty")
+
+
+def _cells(text: str, col0: int = 0) -> list | None:
+    """The cells of a row printed without brackets, as (column, text), or None when it holds a word: figures,
+    −∞ and — (masked entries); bracket pieces and a closing full stop dropped."""
+    cells = [(col0 + m.start(), m[0]) for m in re.finditer(r"\S+", BRACKET_PIECES.sub(" ", text))]
+    while cells and cells[-1][1] in (".", ",", ")", "]"):
+        cells.pop()
+    while cells and cells[0][1] in ("(", "["):
+        cells.pop(0)
+    ok = all(EMPTY_CELL.fullmatch(t) or re.fullmatch(r"[-−]?\d+(?:[.,]\d+)?[.,]?", t) for _, t in cells)
+    return cells if cells and ok else None
+
+
+def _bare_matrix(lines: list, numbers: list, vocab) -> dict:
+    """figure index → (name, (row, column)) for a matrix a PDF lays out as rows of figures with no brackets the
+    text keeps, its name on the middle row (``(e_{ij}) =  0,3460   0,3244   −∞  .`` between the rows above and
+    below it, bracket pieces on the lines between): each row the same count of cells, masked ones counted.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "        0.196   −∞\\n\\uf8ec   \\uf8f7\\n  S =  0.346   0.324 .\\n        -0.092   0.010"
+    >>> sorted((str(lab), pos) for lab, pos in _bare_matrix(text.split("\\n"), extract(text), []).values())
+    [('S', (0, 0)), ('S', (1, 0)), ('S', (1, 1)), ('S', (2, 0)), ('S', (2, 1))]
+    """
+    at: dict = {}
+    for n in numbers:
+        at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    for no, line in enumerate(lines, 1):
+        eq = line.rfind("=")
+        named_row = _cells(line[eq + 1:], eq + 1) if eq > 0 and at.get(no) else None
+        if named_row is None or len(named_row) < 2:
+            continue
+        rows = {no: named_row}
+        for step in (-1, 1):
+            k = no + step
+            while 1 <= k <= len(lines) and lines[k - 1] != "":
+                cells = _cells(lines[k - 1])
+                if cells is not None and at.get(k):
+                    rows[k] = cells
+                elif not DEBRIS.fullmatch(BRACKET_PIECES.sub(" ", lines[k - 1])):
+                    break
+                k += step
+        if len(rows) < 2 or len({len(c) for c in rows.values()}) != 1:
+            continue
+        before = re.sub(r"\(([^()]*)\)\s*=$", r"\1 =", line[:eq + 1].rstrip())     # (e_{ij}) = …: e's
+        before = re.sub(r"_\{?[a-z]{1,2}\}?(?=\s*=$)", "", before)                # (its running indices off)
+        head = _literal_name(before, "", vocab)
+        if head is None:
+            continue
+        if (sup := _superscript(plain(before))):
+            head = dataclasses.replace(head, sup=sup)
+        for i, k in enumerate(sorted(rows)):
+            for n in at[k]:
+                j = next((j for j, (c, t) in enumerate(rows[k]) if c <= n.col < c + len(t)), None)
+                if j is not None and n.kind in ("decimal", "integer", "percent"):
+                    out[n.index] = (head, (i, j))
+    return out
+
+
 def _literals(lines: list, numbers: list, vocab) -> dict:
     """figure index → (the literal's name, the figure's position in it) for figures inside a vector or
     matrix literal: ``[a, b]``, ``[[a, b], [c, d]]`` over several lines, ``array([…])`` (named by the
@@ -835,7 +915,10 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 before = line[:i]
                 if not before.strip() and no > 1 and re.search(r"[=≈]\s*$", plain(lines[no - 2])):
                     before = lines[no - 2]       # \frac{∂ℒ}{∂ℓ} = ⏎ \begin{bmatrix}: the name ends the line above
-                stack.append(_Frame("M", _literal_name(before, code_name, vocab, heading) if root else None, 2))
+                name = _literal_name(before, code_name, vocab, heading) if root else None
+                if name is not None and (sup := _superscript(plain(before))):
+                    name = dataclasses.replace(name, sup=sup)      # S^{(1)} = ⏎ \begin{bmatrix}: head 1's
+                stack.append(_Frame("M", name, 2))
                 i = m.end()
                 continue
             m = MATRIX_END.match(line, i)
@@ -844,8 +927,9 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 i = m.end()
                 continue
             ch = line[i]
-            if ch in "[()]" and line[i - 1:i] == "\\" and line[i - 2:i] != "\\\\":
-                i += 1                 # \[ … \] and \( … \): LaTeX's math delimiters, no literal
+            if ch in "[()]" and (line[i - 1:i] == "\\" and line[i - 2:i] != "\\\\" or
+                                 re.search(r"\\(?:left|right|big|Big|bigg|Bigg)$", line[:i])):
+                i += 1                 # \[ … \] and \( … \): LaTeX's math delimiters, no literal (nor \left[)
                 continue
             if ch in "[(":
                 call = re.search(r"(?<![\\\w])[A-Za-z_\u4e00-\u9fff][\w.]*$", line[:i])   # not \to [
@@ -926,6 +1010,12 @@ KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|�
                  r"쿼리|키|クエリ|キー|查询|键|requête|clé|Anfrage|Schlüssel|consulta|clave|chiave|chave|запрос|ключ|"
                  r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
+QUERY_AXIS = re.compile(r"query|queries|쿼리|クエリ|查询|requête|Anfrage|consulta|interrogazione|запрос|sorgu|"
+                        r"zapytanie|"
+                        r"truy vấn|vraag|kueri|fråga", re.I)
+KEY_AXIS = re.compile(r"keys?\b|키|キー|键|clé|Schlüssel|clave|chiave|chave|ключ|anahtar|klucz|khóa|sleutel|kunci|"
+                      r"nyckel", re.I)
+"""A row's or column's word for the queries' or the keys' axis of a score table (rows of keys are transposed)."""
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
                      r"исходн|начальн|初期|처음", re.I)
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
@@ -957,18 +1047,27 @@ def _key(cell: str, vocab) -> tuple | None:
     """A row's or column's label as one index: '第 1 行' → (1,), 't=2' → (2,), a token → (tok,), else None.
 
     >>> v = ["le", "好き"]
-    >>> _key("「好き」", v), _key("« le »", v), _key("t=2", v)
-    ((('tok', 1),), (('tok', 0),), (2,))
+    >>> _key("「好き」", v), _key("« le »", v), _key("t=2", v), _key("le (1)", v), _key("le (la)", v)
+    ((('tok', 1),), (('tok', 0),), (2,), (('pos', 1),), (('tok', 0),))
     """
     s = plain(cell).strip().strip("*`").strip()
     if s in vocab:
         return (("tok", vocab.index(s)),)
     if (q := s.strip(QUOTES)) in vocab:           # 「好き」, « le », “the”: a token in its quotes
         return (("tok", vocab.index(q)),)
-    m = KEY.fullmatch(s) or KEY.fullmatch(re.sub(r"\s*[(（][^()（）]{1,24}[)）]$", "", s))   # 't = 1 (sun)'
+    bare = re.sub(r"\s*[(（][^()（）]{1,24}[)）]$", "", s)
+    if bare != s and (q := bare.strip(QUOTES)) in vocab:    # 'il (4)': a token and its place, the place
+        place = re.search(r"[(（]\s*(\d{1,3})\s*[)）]$", s)
+        return (("pos", int(place[1])),) if place else (("tok", vocab.index(q)),)
+    m = KEY.fullmatch(s) or KEY.fullmatch(bare)   # 't = 1 (sun)'
     if m:
         return (int(next(g for g in m.groups() if g is not None)),)
     return None
+
+
+def _token(key) -> bool:
+    """Whether a row's or column's key is a token (``('tok', id)``), not a number or a numbered place."""
+    return isinstance(key, tuple) and key[0] == "tok"
 
 
 def _state(cell: str) -> str | None:
@@ -1015,10 +1114,19 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
     rk, ck = _key(row, vocab), _key(col, vocab)
+    if rk is not None and ck is not None and KEY_AXIS.match(plain(row).strip()) and \
+            QUERY_AXIS.match(plain(col).strip()):
+        rk, ck = ck, rk                             # rows of keys, columns of queries: the scores transposed
     if (step := _step_row(rk, col, corner, caption, vocab, row)) is not None:
         return step
     if TEMPERATURE_ROW.fullmatch(plain(row).strip()):
         rk = None                                   # 'T = 1' is a temperature, not row 1
+    if TEMPERATURE_ROW.fullmatch(plain(col).strip()):
+        ck = None                                   # … nor column 2
+    seq = getattr(vocab, "sequence", ())
+    if ck is not None and _token(ck[0]) and HEAD_MARK.fullmatch(plain(row).strip().strip("*`")) and \
+            seq.count(vocab[ck[0][1]]) == 1:       # a row per head, a column per input token: the last query's weights
+        return Label("A", (("at", len(seq) - 1), ("at", seq.index(vocab[ck[0][1]]))))
     if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
         axis = not corner or AXIS.fullmatch(plain(corner).strip()) or HEAD_MARK.fullmatch(plain(corner).strip())
         lab = parse_label(plain(corner).replace(" ", ""), vocab) if not axis else None
@@ -1026,11 +1134,13 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
             lab = parse_label(m[1], vocab)
         name = lab.name if lab is not None and not lab.index else f"table@{top}"
         return Label(name, rk + ck)
-    t = TEMPERATURE.fullmatch(plain(row).strip())
-    if t and ck is not None and isinstance(ck[0], tuple):   # a row per temperature, a column per token
-        value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
-        token = vocab[ck[0][1]]
-        return Label("softmax_T", ck, ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
+    for by, across in ((row, ck), (col, rk)):     # a row per temperature and a column per token, or transposed
+        t = TEMPERATURE.fullmatch(plain(by).strip())
+        if t and across is not None and _token(across[0]):
+            value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
+            token = vocab[across[0][1]]
+            return Label("softmax_T", across,
+                         ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
     rstate = _state(row) if rk is None and ck is None else None
     if rstate is not None and (q := _header_label(col, vocab, letters=False)) is not None and not q.state:
         return Label(q.name, q.index, state=rstate)  # a row per training state, a quantity per column: J, π_bellt
@@ -1046,6 +1156,9 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
         return dataclasses.replace(row_label, index=ck)    # a row of one quantity, a column per index: dL/dlogit
     if row_label is not None and state is not None:   # a quantity per row, a training state per column
         return Label(row_label.name, row_label.index, state=state)
+    if ck is not None and len(ck) == 1 and isinstance(ck[0], tuple) and row_label is not None and \
+            len(row_label.index) == 1 and isinstance(row_label.index[0], int) and row_label.name not in vocab:
+        return Label(row_label.name, ck + row_label.index)    # row q₁ under a token's column: q at that token, q's 1
     if row_label is not None and row_label.index and (named is None or not named.index):
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
@@ -1124,6 +1237,8 @@ def _table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     corner, about = (header[0] if header else ""), f"{n.heading} {optimizer}"
     lab = _stepped_cell(n.row, n.column, corner, about, vocab) or \
         _cell_label(n.row, n.column, corner, top, vocab, n.table)
+    if lab is not None and (head := _head_cell(n.line_text, header)) is not None:
+        lab = dataclasses.replace(lab, head=head)    # | 2 (gato) | 2 | 0,0159 |: the row's own head column says 2
     step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
         if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref else None
     if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
@@ -1131,8 +1246,22 @@ def _table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     return lab
 
 
-STEP_MARK = re.compile(r"^(?P<sym>.+?)(?:_\{?(?P<a>\d)\}?|\^\{?\((?P<b>\d)\)\}?|⁽(?P<c>[⁰¹²³])⁾)$")
-"""A column header with a step number: ``g_{1}``, ``m̂_1``, ``θ^{(0)}``, ``θ⁽¹⁾``."""
+def _head_cell(row: str, header: list) -> int | None:
+    """The head a table row names in a column headed by the word for a head alone (``| posición | cabeza | … |``
+    over ``| 2 (gato) | 2 | … |``: head 2), as written; None without such a column.
+
+    >>> _head_cell("| 2 (gato) | 2 | 0,0159 |", ["posición", "cabeza", "q̃₁"]), _head_cell("| 1 | 0.5 |", ["t", "q"])
+    (2, None)
+    """
+    at = next((j for j, h in enumerate(header) if HEAD_WORD.fullmatch(plain(h).strip().strip("*`"))), None)
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    if at is None or at >= len(cells) or not re.fullmatch(r"\d{1,2}", cells[at]):
+        return None
+    return int(cells[at])
+
+
+STEP_MARK = re.compile(r"^(?P<sym>.+?)(?:_\{?(?P<a>\d)\}?|(?P<a2>[₀₁₂₃])|\^\{?\((?P<b>\d)\)\}?|⁽(?P<c>[⁰¹²³])⁾)$")
+"""A column header with a step number: ``g_{1}``, ``m̂_1``, ``m₁``, ``θ^{(0)}``, ``θ⁽¹⁾``."""
 STEP_ROLES = {"Δ": "update", "Δθ": "update", "-Δ": "update", "ηλθ": "decay", "η·λ·θ": "decay", "ηλw": "decay",
               "λθ": "decay"}
 """Column symbols for AdamW's step of an entry (the update η·m̂/(√v̂ + ε)) and its decay (η·λ·θ)."""
@@ -1148,7 +1277,7 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
 
     >>> v = Words(["a", "b"], {"W"}, {"W"})
     >>> [str(_stepped_cell("W_{0,b}", c, "θ", "5. AdamW", v)) for c in ("θ^{(0)}", "g_{1}", "m̂_{1}", "θ^{(1)}")]
-    ['W[0,tok1]', 'grad_W[0,tok1]', 'm̂', 'adamw[1].W[0,tok1]']
+    ['W[0,tok1]', 'grad_W[0,tok1]', 'm̂[W,0,tok1]', 'adamw[1].W[0,tok1]']
     >>> _stepped_cell("W_{0,b}", "m̂_{1}", "θ", "", v).ref, _stepped_cell("t = 1", "g_{1}", "", "", v)
     ('adamw[1].mhat[W,0,1]', None)
     >>> [_stepped_cell("W_{0,b}", c, "θ", "AdamW", v).ref for c in ("Δ", "ηλθ^{(0)}")]
@@ -1161,14 +1290,15 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     head = re.sub(r"\^\{?\(0\)\}?|⁽⁰⁾", "", plain(col).replace(" ", ""))    # ηλθ^{(0)}: of the weight before
     role = STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
     if role and run_of(heading) == "adamw":              # Δ, ηλθ: AdamW's update and decay of the entry
-        return Label(head, ref=f"adamw[1].{role}[{entry.name},{keys}]")
+        return Label(head, entry.index, of=entry.name, ref=f"adamw[1].{role}[{entry.name},{keys}]")
     m = STEP_MARK.match(plain(col).replace(" ", ""))
     if m is None:
         return None
-    k = int((m["a"] or m["b"] or str("⁰¹²³".index(m["c"] or "⁰"))))
+    k = int(m["a"] or m["b"] or ("₀₁₂₃".index(m["a2"]) if m["a2"] else "⁰¹²³".index(m["c"] or "⁰")))
     sym = m["sym"]
     if sym in MOMENTS and k >= 1:
-        return Label(sym, ref=f"adamw[{k}].{MOMENTS[sym]}[{entry.name},{keys}]")
+        return Label(sym, entry.index, of=entry.name, ref=f"adamw[{k}].{MOMENTS[sym]}[{entry.name},{keys}]")
+        #            (the row's indices kept: a table counting from 1 shifts the ref, Notation.resolve)
     if sym in GRADIENT_SYMBOLS and k <= 1:
         return Label(f"grad_{entry.name}", entry.index)
     if sym in ("θ", "w", "W", "p", "param", entry.name) or sym == plain(corner).strip():
@@ -1319,7 +1449,7 @@ def _token_share(n, vocab, start: int) -> Label | None:
     """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``: that token's
     share (the section's distribution learns which: p, a top-k's or a temperature's)."""
     rest = n.line_text[n.col + len(n.text):]
-    after = re.split(r"[,;.!?)\]]|\band\b|\bund\b|\bet\b|[，；。、]", rest)[0][:40]
+    after = AND.split(re.split(r"[,;.!?)\]]|[，；。、]", rest)[0])[0][:40]    # ('57,4% và «sữa» …': sữa's own)
     before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[start:n.col])[-1]
     m = APPOSITIVE.search(n.line_text[start:n.col]) or QUOTED_BEFORE.search(n.line_text[start:n.col])
     set_off = vocab.index(m[1]) if m and m[1] in vocab and len(re.findall(r"[^\W\d_]+", m[2])) <= 4 else None
@@ -1383,7 +1513,7 @@ APPOSITIVE = re.compile(r"[,，]\s*[`\"“«„']?([^\s,，`\"”»“']+)[`\"�
 """A token set off by commas just before a figure's clause: ``the right word, come, gets only 0.1679 %``."""
 
 
-AND = re.compile(r"\s(?:and|und|et|e|y|и|그리고)\s|[、，]")
+AND = re.compile(r"\s(?:and|und|et|e|y|и|và|ve|och|og|dan|oraz|그리고)\s|[、，]")
 """'and' between two shares on a line: what stands before it is the first share's."""
 CHANCE = {"chance", "chances", "probability", "probabilidade", "probabilidad", "probabilità", "probabilité",
           "wahrscheinlichkeit", "kans", "szansa", "şans", "olasılık", "peluang", "вероятность", "вероятностью",
@@ -1448,7 +1578,9 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     before it gives the share to a token after it (``« mange » consacre 47,32 % de son attention à « le »``,
     the sentence going on below), the first token's query's weight on the second's key."""
     seq = vocab.sequence
-    sentence = re.split(r"[.!?](?:\s|$)|。", n.line_text[:n.col])[-1]     # (位置 0 … 。看最后一行：… 20.4%: not 0)
+    wrapped = (above.rstrip().splitlines() or [""])[-1] + " " if above.strip() else ""   # (På rad ⏎ $2$ tittar …)
+    sentence = re.split(r"[.!?](?:\s|$)|。", wrapped + n.line_text[:n.col])[-1]
+    #          (位置 0 … 。看最后一行：… 20.4%: not 0)
     said = _row_mark(sentence, anywhere=True) if n.position is None else None
     said = _row_mark(above, anywhere=True) if said is None and n.position is None else said
     t = n.position if n.position is not None else said     # (位置 2 から見ると、… on the line above)
@@ -1504,7 +1636,7 @@ GIVEN_TO = re.compile(rf"[^.;!?。,，\d«»\"“”„「」]{{0,40}}?(?:attent
 ``… of its attention to “the”`` (not '…, compared to “t1”')."""
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
                   r"себя|самого себя|chính nó|chính mình|(?:samo\s+)?siebie|kendi(?:si|sine|sinde|ni)|zichzelf|"
-                  r"dirinya(?:\s+sendiri)?|स्वयं|खुद)\b|"
+                  r"dirinya(?:\s+sendiri)?|sig själv|seg selv|sig selv|स्वयं|खुद)\b|"
                   r"자기\s*자신|自己|自身", re.I)
 """The words that say a query's share goes to its own position."""
 
@@ -1554,32 +1686,34 @@ def _function_head(n, line_figs) -> Label | None:
 class Words(list):
     """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
 
-    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None):
+    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None, reads=None):
         super().__init__(vocab)
         self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)
         self.made_by = dict(made_by or {})      # a parameter's name → the one tensor it makes (W_1 → Z)
+        self.reads = dict(reads or {})          # a weight's name → the one tensor it multiplies (W_1 → LN1)
         self.names |= {n.rpartition(".")[2] for n in self.names}    # l0.b_1's name is b_1 (whole, not b of 1)
         # a model without blocks (a bigram): a superscript on any name can only be a training step
         self.stepped = bool(self.names) and not any(n == "A" or n.endswith(".A") for n in self.names)
 
 
-def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None) -> dict:
+def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None, reads=None) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
     own names, which keep an underscore and digits whole; ``params`` those of its parameters; ``sequence``
     the input's tokens; ``made_by``: each parameter's name → the one tensor its op makes, so that a formula
-    names its result, :func:`formula_label`)."""
+    names its result, :func:`formula_label`; ``reads``: each weight's name → the tensor it multiplies, so that
+    a formula names its operand, :func:`_operand_names`)."""
     comma = decimal_comma(text)
     lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]
-    vocab = Words(vocab, names, params, sequence, made_by)
+    vocab = Words(vocab, names, params, sequence, made_by, reads)
     out: dict = {}
     stacked = _stacked(lines, numbers, vocab)
-    for k, (head, pos) in (_literals(lines, numbers, vocab) | stacked).items():   # (a place counts from 0)
+    for k, (head, pos) in (_bare_matrix(lines, numbers, vocab) | _literals(lines, numbers, vocab) | stacked).items():
         n = numbers[k]
         after = n.line_text[n.col + len(n.text):]
         if k not in stacked and OPERAND_NEXT.match(after) and not SIGNED_NEXT.match(after) or \
                 re.search(r"[\w)]\s*(?:[+\-−×*/·]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]):
             continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
-        out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state)
+        out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state, sup=head.sup)
     text_cells = _text_tables(lines, numbers, vocab)
     optimizer, last_named = [], ""           # the optimizer the text spoke of last, line by line
     for line in lines:
@@ -1642,9 +1776,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             header = _table_header(lines, n.line)[1] if n.column else []
             marks = (n.line_text[:n.col], _paragraph_above(lines, n.line), n.table, header[0] if header else "",
                      sections.get(n.index, ""))
-            heads[n.index] = next((h for t in marks if (h := _head_mark(t)) is not None), None)
+            heads[n.index] = next((h for k, t in enumerate(marks) if (h := _head_mark(t, k > 0)) is not None), None)
             #       (its line, its sentence's lines above, its caption, its table's corner 'head 0', its section)
-            sups[n.index] = next((m for t in (n.line_text[:n.col], n.column) if (m := _superscript(t))), ())
+            sups[n.index] = next((m for t in (n.line_text[:n.col], n.column, header[0] if header else "")
+                                  if (m := _superscript(t))), ())      # (its table's corner: s^{[1,2]})
     for n in numbers:                  # a list of tokens' values under 'dL/dz_v = p_v − y_v': the gradient's
         lab = out.get(n.index)
         token = lab.index if lab is not None and lab.name == "token" and not lab.state else \
@@ -1652,11 +1787,47 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if token and n.kind == "decimal" and "=" not in n.line_text and _under_gradient(lines, n.line):
             out[n.index] = Label("∂L/∂z", token)
     defined = _definitions(lines)      # δ_j = ŷ_j − y_j: δ is the logits' gradient in this document
+    operand = _operand_names(lines, numbers, vocab)     # z = x · W₁ + b₁: x is what W₁ multiplies, here
+    out = {k: dataclasses.replace(lab, name=operand[sections.get(k, ""), lab.name])
+           if (sections.get(k, ""), lab.name) in operand and not lab.state and not lab.of else lab
+           for k, lab in out.items()}
     out = {k: dataclasses.replace(lab, name="ms", fn="sqrt+eps") if lab.name.lower() == "rms" and not lab.fn else lab
            for k, lab in out.items()}  # rms: √(mean of squares + ε), RMSNorm's divisor
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
-                                   head=heads.get(k), sup=sups.get(k, ()))
+                                   head=lab.head if lab.head is not None else heads.get(k), sup=sups.get(k) or lab.sup)
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
+
+
+PRODUCT = re.compile(r"(?<![\w∂/\\^])([^\W\d_][\w']{0,3}?)\s*[·×*@]?\s*([A-Za-z]\w*)(?!\w)")
+"""A name and the weight it multiplies, in a formula's plain text: ``x · W_1``, ``h W_Q``, ``uW_1``."""
+
+
+def _operand_names(lines: list, numbers: list, vocab) -> dict:
+    """{(a section's title, a name): the tensor it is}, for a name a formula multiplies with a weight
+    (``z = x · W₁ + b₁``: x is the tensor the model multiplies W_1 with, within that section), when one formula
+    line of the section says so and no other line says otherwise.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "## FFN\\n\\nx = (1.0, -1.0)\\nz = x · W₁ + b₁ = (0.8, -0.8)"
+    >>> v = Words([], {"Z", "LN1", "W_1", "b_1"}, {"W_1", "b_1"}, reads={"W_1": "LN1"})
+    >>> _operand_names(text.splitlines(), extract(text), v)
+    {('FFN', 'x'): 'LN1'}
+    """
+    reads = getattr(vocab, "reads", None)
+    if not reads:
+        return {}
+    heading = {n.line: n.heading for n in numbers}
+    out: dict = {}
+    for no, line in enumerate(lines, 1):
+        if no not in heading or "=" not in line:
+            continue
+        s = _subscripted(plain(line))
+        for m in PRODUCT.finditer(s.replace("{", "").replace("}", "")):
+            name, weight = m[1], m[2]
+            if weight in reads and name not in vocab.params and name not in reads and name.lower() not in WORDS:
+                key = (heading[no], name)
+                out[key] = reads[weight] if out.get(key, reads[weight]) == reads[weight] else None
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def _token_colon(n, vocab) -> tuple | None:
@@ -1686,8 +1857,11 @@ def _under_gradient(lines: list, no: int) -> bool:
     return False
 
 
-HEAD_MARK = re.compile(r"\b(?:head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|kafa|kop|kepala|हेड|"
-                       r"huvud(?:et)?|hode|hoved|رأس|الرأس)\s*(\d+)|"
+HEAD_WORDS = r"head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|głowa|kafa|kop|kepala|हेड|huvud(?:et)?|" \
+    r"hode|hoved|رأس|الرأس"
+HEAD_WORD = re.compile(rf"(?:{HEAD_WORDS}|头|ヘッド)", re.I)
+"""The word for an attention head alone: a table column of heads."""
+HEAD_MARK = re.compile(rf"\b(?:{HEAD_WORDS})\s*\$?\s*\(?(\d+)\)?|"     # (huvud $(1)$: in brackets)
                        r"第\s*(\d+)\s*个头|"
                        r"(?:头|ヘッド)\s*(\d+)", re.I)
 
@@ -1703,7 +1877,7 @@ def _paragraph_above(lines: list, no: int, most: int = 3) -> str:
     return " ".join(reversed(out))
 
 
-SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*(?:\^\{?\((\d+)(?:,\s*(\d+))?\)\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
+SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*(?:\^\{?[(\[](\d+)(?:,\s*(\d+))?[)\]]\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
 
 
 def _superscript(text: str) -> tuple:
@@ -1712,6 +1886,8 @@ def _superscript(text: str) -> tuple:
 
     >>> _superscript("Q^{(1)}_2 = ("), _superscript("a^{(2, 0)}_{1,0} ="), _superscript("o⁽¹⁾₂,₀ = ")
     ((1,), (2, 0), (1,))
+    >>> _superscript(r"$s^{[1,2]}$")
+    (1, 2)
     >>> _superscript("x² = ")
     ()
     """
@@ -1723,8 +1899,16 @@ def _superscript(text: str) -> tuple:
     return tuple(int(g) for g in m.groups()[:2] if g is not None)
 
 
-def _head_mark(text: str) -> int | None:
-    """The last attention head a text names (``head 2``, ``第 2 个头``), as written; None if none."""
+def _head_mark(text: str, one: bool = False) -> int | None:
+    """The last attention head a text names (``head 2``, ``第 2 个头``), as written; None if none, and with
+    ``one`` (a paragraph, a caption, a section) None too where it names two heads ('head 1 and head 2').
+
+    >>> _head_mark("head 1 gives 30 %, head 2 keeps"), _head_mark("Attention: head 1 and head 2", one=True)
+    (2, None)
+    """
+    heads = {int(next(g for g in m.groups() if g is not None)) for m in HEAD_MARK.finditer(text or "")}
+    if one and len(heads) > 1:
+        return None
     m = ([None] + list(HEAD_MARK.finditer(text or "")))[-1]
     return int(next(g for g in m.groups() if g is not None)) if m else None
 
@@ -1732,8 +1916,8 @@ def _head_mark(text: str) -> int | None:
 ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position|vị trí|"
                       r"posizione|posición|posição|позиция|pozycj[ai]|pozisyon|konum|positie|posisi|स्थिति|"
                       r"[Rr]ad(?:en)?|[Ff]ila|[Rr]iga|[Ll]inha|[Ss]atır|[Rr]ij|[Bb]aris|[Hh]àng|[Сс]трок[аеи]|[Ww]iersz[au]?|पंक्ति|الصف|الموضع|"
-                      r"الموقع)\s*=?\s*"
-                      r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")
+                      r"الموقع)\s*=?\s*\$?\s*"
+                      r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")       # (rad $2$: the number in math)
 SLIDE = re.compile(r"\s*\[?(?:Slide|Folie|Diapositive|幻灯片|Page)\s*\d+\]?", re.I)
 
 

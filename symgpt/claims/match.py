@@ -144,7 +144,7 @@ class Matcher:
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
-                          sequence, made_by(self.d.spec))
+                          sequence, made_by(self.d.spec), read_by(self.d.spec))
             self.notation = Notation(self)
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
@@ -547,7 +547,8 @@ class Matcher:
                 continue
             res = diagnose(self, n, ctx, prev, dc, sure)
             if res.verdict == "unmatched":
-                res = slipped(self, n, ctx, prev, 0.0) or res     # 0.851 where the context names 0.0851
+                res = slipped(self, n, ctx, prev, 0.0, _recent(numbers, n, found)) or res
+                #      (0.851 where the context names 0.0851, or where 0.0851 was printed just above)
             if res.verdict != "wrong" and n.text in wrong_as:
                 res = _reprint(wrong_as[n.text], n)
             if res.verdict == "wrong":
@@ -562,6 +563,15 @@ class Matcher:
                 prev.append(None)
             out.append(res)
         return out
+
+
+RECENT_LINES = 3     # a slipped figure is the quantity printed this many lines above it, or on its own line
+
+
+def _recent(numbers: list, n, found: dict) -> frozenset:
+    """The quantities of the figures on the lines just above ``n`` (and before it on its own line)."""
+    return frozenset(found[x.index].ref for x in numbers[:n.index]
+                     if 0 <= n.line - x.line <= RECENT_LINES and found.get(x.index) is not None)
 
 
 def _silent(text: str, numbers: list) -> dict:
@@ -636,6 +646,24 @@ def made_by(spec) -> dict:
             out = _PROJECTIONS.get(role, a.out)                 # attention's W_Q makes its Q, not its output
             outs.setdefault(group.rpartition(".")[2], set()).add(out.rpartition(".")[2])
     return {p: next(iter(o)) for p, o in outs.items() if len(o) == 1}
+
+
+def read_by(spec) -> dict:
+    """Each weight's name (without its layer's prefix) → the one tensor its op multiplies it with (``W_1`` →
+    ``LN1`` after a post-norm block's first norm), for the weights every op of theirs reads one tensor with.
+
+    >>> import symgpt
+    >>> r = read_by(symgpt.load("tiny-transformer").spec)
+    >>> r["W_1"], r["W_2"], r["W_Q"], "b_1" in r
+    ('LN1', 'R', 'H0', False)
+    """
+    ins: dict = {}
+    for a in Arch.of(spec).plan(len(spec.input), spec.input, spec.target):
+        tensors = [g for g in a.ins if g not in spec.params]
+        for role, group in a.params:
+            if role.startswith("W") and len(tensors) == 1:       # (a bias, a norm's γ and β: added, no product)
+                ins.setdefault(group.rpartition(".")[2], set()).add(tensors[0].rpartition(".")[2])
+    return {p: next(iter(t)) for p, t in ins.items() if len(t) == 1}
 
 
 _PROJECTIONS = {"W_Q": "Q", "W_K": "K", "W_V": "V"}

@@ -55,7 +55,7 @@ BEFORE_WORDS = re.compile(r"\bbefore\b|\bvor (?:dem|einem)\b|\bavant\b|\bantes d
 """The words that say a figure is of the model before a step ('before the step, W = …')."""
 
 
-TEMPERATURE_SET = re.compile(r"(?<![\w.])(?:T|τ|temperature|Temperatur|température|温度)\s*[=＝]\s*"
+TEMPERATURE_SET = re.compile(r"(?<![\w.])(?:T|τ|tau|temperature|Temperatur|température|温度)\s*[=＝]\s*"
                              r"(\d+(?:\.\d+)?)(?![\d.])")
 """A sentence that sets the temperature before a token's probability: ``T = 1.5 にすると … p(私) = …``."""
 TOP_K = re.compile(r"top[- _]?k|top[- _]?\d+\b|前\s*\d+\s*个|前\s*k", re.I)
@@ -67,7 +67,7 @@ DRAWN = re.compile(r"\bdrawn\b|\bsampled\b|renormali[sz]|gezogen|normalisiert|ti
 """Words that say a probability is the one a filtered distribution draws with (not p before renormalising)."""
 
 
-HEAD_COLUMNS = re.compile(r"(?:^|\.|grad_)(?:Q|K|V)$")
+HEAD_COLUMNS = re.compile(r"(?:^|\.|grad_)(?:Q|K|V)(?:_rot)?$")
 """The tensors whose columns the heads split (a head's q, k, v are slices of them)."""
 
 
@@ -128,7 +128,7 @@ GRADIENT_WORDS = re.compile(r"gradient|Gradient|градиент|勾配|梯度|�
 def _written(figs) -> bool:
     """Whether a name's figures carry indices as the text writes them (W_{1,fly}), not only places in a
     vector written out (whose places count from 0 whatever the document's origin)."""
-    return any(isinstance(k, int) for _, lab in figs for k in lab.index)
+    return any(isinstance(k, int) or k[0] == "pos" for _, lab in figs for k in lab.index)
 
 
 GRADIENT_OF = re.compile(r"(?:∂L/∂|dL/d|grad_|∂l/∂)(.+)|(.+)\.grad")
@@ -259,6 +259,11 @@ class Notation:
             return None
         return "E", (spec.input[0], *idx)
 
+    def _position(self, token: int) -> int | None:
+        """The one position the input holds ``token`` at (a table's column 'cat' over Q's rows), else None."""
+        where = [t for t, x in enumerate(self.m.d.spec.input) if x == token]
+        return where[0] if len(where) == 1 else None
+
     def head(self, label) -> int | None:
         """The head a label speaks of, as written: the one its text names, else its name's superscript's, which
         is the head in a model of one layer (``Q^{(1)}``) and the second of two (``a^{(2,1)}``: layer 2, head 1).
@@ -305,10 +310,15 @@ class Notation:
         for i, (a, k) in enumerate(zip(axes, label.index)):
             if isinstance(k, tuple) and k[0] == "at":
                 idx.append(k[1])              # a place in a literal: counted from 0 whatever the text's origin
-            elif isinstance(k, tuple):
-                if a != "v":
+            elif isinstance(k, tuple) and k[0] == "pos":
+                if a not in "ts":
                     return None
-                idx.append(k[1])
+                idx.append(k[1] - base)       # a position its token's header numbers, 'il (4)', as the text counts
+            elif isinstance(k, tuple):
+                at = self._position(k[1]) if a in "ts" else None
+                if a != "v" and at is None:
+                    return None
+                idx.append(k[1] if a == "v" else at)     # a token over a position axis: where it stands
             else:
                 idx.append(k if i == step_axis else k - base)
         idx = tuple(idx)
@@ -328,6 +338,9 @@ class Notation:
         marks = {h for lab in labels.values() if (h := self.head(lab)) is not None and
                  (lab.head is not None or not HEADED_NOT.fullmatch(lab.name))}
         #      (h^{(0)}, h^{(1)}: the stream before and after the block, no head 0 that counts heads from 0)
+        if not marks:                    # only superscripts of names no head has its own of: counted from 1 if
+            every = {h for lab in labels.values() if (h := self.head(lab)) is not None}     # one is the last head's
+            marks = every if every and 0 not in every and max(every) == self.m.d.spec.heads else marks
         self.head_base = 0 if 0 in marks or not marks else 1     # head 1, head 2: counted from 1
         names: dict = {}
         for n in numbers:
@@ -402,11 +415,13 @@ class Notation:
                 continue
             if group in self.unspoken and not key[3]:
                 continue
-            headed = axes[:1] == "h" and len(axes) == arity + 1 and all(self.head(lab) is not None for _, lab in figs)
+            unheaded = sum(self.head(lab) is None for _, lab in figs)
+            headed = axes[:1] == "h" and len(axes) == arity + 1 and 2 * unheaded < len(figs)
+            #        (most figures' heads known: a long formula's s^{[1,1]}_{3,1} out of reach leaves one out)
             if len(axes) != arity and not headed and not (group in STEPPED and len(axes) == arity + 1):
                 continue
             alias = self._alias(name, group)
-            for base in ((0, 1) if any(isinstance(k, int) for _, lab in figs for k in lab.index) else (0,)):
+            for base in ((0, 1) if _written(figs) else (0,)):
                 agree, seen, later = 0, 0, 0
                 for n, lab in figs:
                     c = self.lookup(group, base, lab)
@@ -418,7 +433,8 @@ class Notation:
                     ok = self.m.rounds(c, n) or self._through_step(c, n)
                     agree += ok
                     later += not ok and self._a_later_state(c, n)   # (an origin's tie-breaker, no agreement)
-                if seen == len(figs) and (agree or alias and (not literal or self._own(name, group))):
+                if seen == len(figs) - (unheaded if headed else 0) and \
+                        (agree or alias and (not literal or self._own(name, group))):
                     votes.append(Vote(agree, alias, later, -base, group))
         if not votes:
             return None
@@ -460,6 +476,10 @@ class Notation:
             if same:                                  # PE and W_pe, one tensor under two names: the parameter
                 tied = [pick := next((v for v in tied if v.group == same), pick)]
         if len({v.group for v in tied}) > 1:
+            tied = [v for v in tied if v.group.partition("|")[0] == name] or tied    # LN1's rows, for LN1
+            tied = self._last_position(tied, figs) or tied
+            pick = tied[0] if len({v.group for v in tied}) == 1 else pick
+        if len({v.group for v in tied}) > 1:
             mine = [v for v in tied if _instance(v.group) in prefer]
             if len({v.group for v in mine}) != 1:
                 return None             # two tensors agree as well: the name does not tell them apart
@@ -467,6 +487,22 @@ class Notation:
         agree, alias, _, base, group = pick
         return Reading(group, -base, agree, alias, [v.group for v in votes if v.agree and v.alias and v.group != group
                                                     and name != "token"])
+
+    def _last_position(self, tied: list, figs: list) -> list | None:
+        """Of tied rows of one tensor over positions that every figure agrees or disagrees with alike (``Z|2:``
+        and ``Z|3:``, where a norm makes two positions' inputs alike), the last position's: the one whose stream
+        the prediction is read from.  (Rows that two halves of the figures agree with are two positions' prints.)"""
+        rows = [(v, r) for v in tied if (r := re.fullmatch(r"(.+)\|(\d+):", v.group))]
+        #        (a column of the same tensor, alike too, yields: a vector at one position is the usual print)
+        if not rows or any(v.group.partition("|")[0] != rows[0][1][1] for v in tied) or \
+                len({r[1] for _, r in rows}) != 1 or self.groups.get((rows[0][1][1], ""), "")[:1] != "t":
+            return None
+        for n, lab in figs:
+            said = {(c := self.lookup(v.group, -v.base, lab)) is not None and self.m.rounds(c, n) for v, _ in rows}
+            if len(said) > 1:
+                return None
+        last = max(int(r[2]) for _, r in rows)
+        return [v for v, r in rows if int(r[2]) == last]
 
     def _same_values(self, groups: set, base: int, figs) -> str | None:
         """The one of several groups to name when they hold the same values at every figure's place (learned
@@ -560,7 +596,8 @@ class Notation:
             if lab is None or lab.inner is not None or not readable(n):
                 continue
             if lab.ref:
-                c = self.by_ref.get(lab.ref) or (self.m.expression(lab.ref) if lab.name == "const" else None)
+                ref = self._counted(lab, readings)
+                c = self.by_ref.get(ref) or (self.m.expression(ref) if lab.name == "const" else None)
                 if c is not None:
                     out[n.index] = c if self.m.rounds(c, n) else self._later_step(c, n) or c
                 continue
@@ -597,6 +634,18 @@ class Notation:
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
         return self._paired(out, numbers, labels)
+
+    @staticmethod
+    def _counted(lab, readings: dict) -> str:
+        """A row's ref (``adamw[1].m[W,1,3]`` for the row ``W_{1,thee}``) as the rows of its section count: from
+        1 when the other columns of parameters' rows there are read from 1 (its g, its step, its new value)."""
+        if not lab.of or not lab.index:
+            return lab.ref
+        bases = {r.base for k, r in readings.items() if len(k) == 5 and k[2] and k[4] == lab.section and r.agree}
+        if bases != {1}:
+            return lab.ref
+        keys = ",".join(str(i[1]) if isinstance(i, tuple) else str(i - 1) for i in lab.index)
+        return re.sub(r"\[[^\[\]]*\]$", f"[{lab.of},{keys}]", lab.ref)
 
     def _in_range(self, name: str, arity: int, labels: dict, numbers: list) -> bool:
         """Whether every figure the text labels with our name ``name`` and ``arity`` indices names an entry of
@@ -649,6 +698,8 @@ class Notation:
                 s = NORM_STAT.fullmatch(c.group)
                 if s and s[2] == "mu" and self.m.rounds(c, k):
                     means.add((s[1], s[3], c.ref[len(c.group):]))
+        if len({m[:2] for m in means}) == 1 and len(means) > 1:     # one norm's mean at two positions alike:
+            means = {max(means, key=lambda m: [int(i) for i in re.findall(r"\d+", m[2])])}    # the last's
         if len(means) != 1:
             return None
         layer, norm, idx = means.pop()
@@ -661,13 +712,17 @@ class Notation:
         rest = re.split(r"[.!?。](?:\s|$)", n.line_text[n.col + len(n.text):])[0]
         local = (TOP_K.search(sentence) or TOP_P.search(sentence)) and DRAWN.search(sentence + " " + rest)
         #        ('after top-3 filtering "I" is drawn with 0.2621': the renormalised p, whatever the figure)
+        if c.group == "softmax_T" and (TOP_K.search(sentence) or TOP_P.search(sentence)) and not self.m.rounds(c, n):
+            token = c.ref[c.ref.rindex(",") + 1:-1].strip()    # a section's temperatures, but a sentence on top-k:
+            c = self.by_ref.get(f"p[{token}]", c)               # that token's share under top-k
         if c.group != "p" or c.of or self.m.rounds(c, n) and not local:
             return c                   # (a section on top-k prints p too, before renormalising: p where it rounds)
         said = plain_words(n.line_text[:n.col] + " " + n.heading)
         t = list(TEMPERATURE_SET.finditer(n.line_text[:n.col]))
         if t and t[-1][1] not in ("1", "1.0"):     # 'with T = 1.5, p(私) = …': that temperature's distribution
             token = c.ref[c.ref.index("[") + 1:-1]
-            x = self.by_ref.get(f"softmax_T({t[-1][1]}, {token})")
+            value = t[-1][1].rstrip("0").rstrip(".") if "." in t[-1][1] else t[-1][1]     # tau = 2.0: T = 2
+            x = self.by_ref.get(f"softmax_T({value}, {token})")
             if x is not None and self.m.spoken(x):
                 return x
         kind = "topk" if TOP_K.search(said) else "topp" if TOP_P.search(said) else None
@@ -679,12 +734,12 @@ class Notation:
     def _drawn(self, lab, n):
         """A token's share in a sentence that says it is renormalised or drawn under top-k, top-p or a
         temperature (``Ví dụ “em” sau khi chuẩn hóa: …``): that distribution's entry of the token; else None."""
-        if not all(isinstance(k, tuple) for k in lab.index):
+        if not all(isinstance(k, tuple) and k[0] == "tok" for k in lab.index):
             return None                  # (token[9]: an index, not a token)
         p = self.by.get(("p", "", tuple(k[1] for k in lab.index)))
         sentence = plain_words(re.split(r"[.!?。]\s", n.line_text[:n.col])[-1])
-        if p is None or not DRAWN.search(sentence):
-            return None
+        if p is None or not (DRAWN.search(sentence) or TOP_K.search(sentence) or TOP_P.search(sentence)):
+            return None                  # (drawn, renormalised, or a sentence on top-k itself: 'with top-3, …')
         x = self._sampled(p, n)
         return x if x is not p else None
 
