@@ -530,3 +530,119 @@ def test_a_row_named_by_a_letter_keeps_its_first_figure(line, figures):
     the row, or ``T = 0.5`` glued to it) is no figure of the row."""
     from symgpt.claims.extract import extract
     assert [n.text for n in extract(line)] == figures
+
+
+@pytest.mark.parametrize("words", [("위치", "{t}번째 토큰", "쿼리 $q_i$", "키 $k_i$"),
+                                   ("position", "token {t}", "query $q_i$", "key $k_i$")])
+def test_vectors_in_table_cells_are_named_by_their_row_and_column(tmp_path, alike, words):
+    """| position | query q_i | key k_i | over rows 'token 1' (or ``1번째 토큰``), each cell a vector ``(a, b)``: the
+    cell's entries are that row's query or key, component by component; the one wrong entry is K[1,1]."""
+    path, f = alike
+    Q, K = f["Q"], f["K"]
+    bad = r4(-K[1][1], 3)
+    rows = []
+    for t in range(3):
+        k = [r4(v, 3) for v in K[t]]
+        if t == 1:
+            k[1] = bad
+        rows.append(f"| {words[1].format(t=t + 1)} | ({r4(Q[t][0], 3)}, {r4(Q[t][1], 3)}) | ({k[0]}, {k[1]}) |")
+    text = f"## 3. QKV\n\n| {words[0]} | {words[2]} | {words[3]} |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    assert _wrong_of(tmp_path, text, path) == [("K[1,1]", bad)]
+
+
+@pytest.mark.parametrize("form", [
+    ("doc.tex", "\\begin{{multline*}}\n(\\nabla_{{\\mathbf{{x}}}}\\mathcal{{L}})_{i} = {head} \\\\\n  + {tail} = {v}.\n"
+                "\\end{{multline*}}\n"),
+    ("doc.md", "$$(\\partial L/\\partial x)_{i} = {head} + {tail} = {v}$$\n")])
+def test_an_entry_of_a_gradient_in_brackets(tmp_path, run, form):
+    """``(∇_x ℒ)_1 = … = −0.17`` and ``(∇_x ℒ)_2 = …`` (the gradient in brackets, its entries after them, counted
+    from 1; in LaTeX the sums wrapped onto a second line): x's gradient, the first entry slipped in its last
+    digit."""
+    gx, g, W = run["f0"]["gx"], run["f0"]["gW"], oracle.mat(oracle.loads_spec(SPEC)["weights"]["W"])
+    delta = [g[0][j] / run["states"][0][0][0][0] for j in range(5)]      # p − y, from dW's first row ÷ x₀
+    terms = [f"({mp.nstr(W[0][j], 2)})({r4(delta[j])})" for j in range(5)]
+    bad = r4(gx[0] + mp.mpf("0.0001"))
+    name, text = form
+    second = [f"({mp.nstr(W[1][j], 2)})({r4(delta[j])})" for j in range(5)]
+    doc = "## 4. Backward\n\n" + text.format(i=1, head=" + ".join(terms[:3]), tail=" + ".join(terms[3:]), v=bad) + \
+        "\n" + text.format(i=2, head=" + ".join(second[:3]), tail=" + ".join(second[3:]), v=r4(gx[1]))
+    assert _wrong(tmp_path, doc, name) == [("grad_x[0]", bad)]      # (the second entry, right, says: from 1)
+
+
+# ---------------------------------------------------------------- a percent column, MathML's signs, a head's bar
+
+@pytest.mark.parametrize("header", ["| слово | $p_j$ | $p_j$, % |", "| word | p | share (%) |"])
+def test_a_column_whose_unit_is_the_percent(tmp_path, run, header):
+    """A column headed ``p_j, %`` (or ``share (%)``) prints percentages without their sign: its cells are
+    p × 100, all right (no scale slip read into them); the one slipped cell (÷ 10) is p's, wrong."""
+    p = run["f0"]["p"]
+    comma_ = "слово" in header
+    rows = []
+    for j in range(5):
+        pct = mp.nstr(100 * p[j] if j != 2 else 10 * p[j], 4, strip_zeros=False)
+        cells = [r4(p[j]), pct]
+        rows.append(f"| {VOCAB[j]} | " + " | ".join(c.replace(".", ",") if comma_ else c for c in cells) + " |")
+    text = "## 2. Softmax\n\n" + header + "\n|---|---:|---:|\n" + "\n".join(rows) + "\n"
+    assert [ref for ref, _ in _wrong(tmp_path, text, "doc.md")] == [f"p[{VOCAB[2]}]"]
+
+
+def test_a_mathml_sign_before_its_number_is_the_numbers(tmp_path, alike):
+    """MathML writes −1.240 as ``<mo>−</mo><mn>1.240</mn>``: after a comma the sign is the figure's, so the
+    second stream's vectors (their second entries negative) are right, with no sign flip read into them; the
+    one flipped entry is wrong."""
+    path, f = alike
+    H2 = f["H2"]
+    assert H2[1][1] < 0 and H2[2][1] < 0 and H2[2][0] > 0
+    flipped = r4(-H2[2][0], 3)
+
+    def mn(x: str) -> str:
+        return f"<mo>−</mo><mn>{x[1:]}</mn>" if x.startswith("-") else f"<mn>{x}</mn>"
+
+    def vec(t, first):
+        return "<mo>(</mo>" + mn(first) + "<mo>,</mo>" + mn(r4(H2[t][1], 3)) + "<mo>)</mo>"
+    html = ("<h2>7. Second residual</h2><p>The stream after the block at positions 2 and 3:</p>"
+            f"<math display=\"block\"><msub><mi>H2</mi><mn>1</mn></msub><mo>=</mo>{vec(1, r4(H2[1][0], 3))}</math>"
+            f"<math display=\"block\"><msub><mi>H2</mi><mn>2</mn></msub><mo>=</mo>{vec(2, flipped)}</math>")
+    assert _wrong_of(tmp_path, html, path, "doc.html") == [("H2[2,0]", flipped.replace("-", "−"))]   # (as printed)
+
+
+@pytest.mark.parametrize("bar", ["|", "∣"])
+def test_a_bar_between_two_heads_halves_of_a_vector(tmp_path, distinct_heads, bar):  # noqa: F811
+    """``q_3 = ( a, b | c, d )`` under a paragraph naming both heads: a bar sets the two heads' halves apart; it
+    separates entries as a comma does, so c is Q[2,2] (no head's slice: the paragraph names two), and the wrong
+    d is Q[2,3]."""
+    path, f = distinct_heads
+    Q = f["Q"][2]
+    bad = r4(-Q[3], 3)
+    text = (f"## 3. Queries\n\nThe first two components are head 1's, the last two head 2's\n\n"
+            f"    q_3 = ( {r4(Q[0], 3)}, {r4(Q[1], 3)} {bar} {r4(Q[2], 3)}, {bad} )\n")
+    assert _wrong_of(tmp_path, text, path) == [("Q[2,3]", bad)]
+
+
+@pytest.mark.parametrize("text", [
+    "La tête 1 accorde {a} % à « t1 ». La tête 2 fait l'inverse : {b} % pour « t1 »,\n{c} % pour « t4 »\n"
+    "et {d} % pour « t0 » : elle regarde le mot courant.\n",
+    "Head 1 gives {a} % to “t1”. Head 2 does the opposite: {b} % for “t1”, {c} % for “t4”\nand {d} % for “t0” "
+    "itself.\n"])
+def test_a_head_named_where_the_sentence_began_on_the_line_above(tmp_path, distinct_heads, text):  # noqa: F811
+    """A sentence naming head 2 and wrapping onto the next line: the shares on the next line are still head 2's
+    (the last query's); the one slipped by ten is A[1,2,2]."""
+    path, f = distinct_heads
+    A = f["A"]
+    pct = lambda x: mp.nstr(100 * x, 3, strip_zeros=False)      # noqa: E731
+    d = mp.nstr(10 * A[1][2][2], 3, strip_zeros=False)
+    doc = "## 5. Attention\n\n" + text.format(a=pct(A[0][2][0]), b=pct(A[1][2][0]), c=pct(A[1][2][1]), d=d)
+    assert [ref for ref, _ in _wrong_of(tmp_path, doc, path)] == ["A[1,2,2]"]
+
+
+@pytest.mark.parametrize("text", ["At “t4”, head 1 still looks {a} % towards “t1” and head 2 {b} %.\n",
+                                  "En «t4», la cabeza 1 mira todavía un {a} % hacia «t1» y la cabeza 2 un {b} %.\n"])
+def test_a_query_named_at_the_start_of_the_sentence(tmp_path, distinct_heads, text):  # noqa: F811
+    """'At “t4”, head 1 looks a % towards “t1”': the token the sentence starts at is the query (position 1, not
+    the last); head 1's share, slipped by ten, is A[0,1,0], wrong, and head 2's (no token after it) is right."""
+    path, f = distinct_heads
+    A = f["A"]
+    a = mp.nstr(10 * A[0][1][0], 3, strip_zeros=False)
+    b = mp.nstr(100 * A[1][1][0], 3, strip_zeros=False)
+    doc = "## 5. Attention\n\n" + text.format(a=a, b=b)
+    assert [ref for ref, _ in _wrong_of(tmp_path, doc, path)] == ["A[0,1,0]"]

@@ -281,6 +281,8 @@ def normal_line(raw: str, comma: bool = False) -> str:
     return SPACED_PERCENT.sub(lambda m: "% ", line)
 
 
+PERCENT_COLUMN = re.compile(r"(?:^|[\s,(\[])(?:in\s+|в\s+|en\s+|em\s+|%-?)?[(\[]?\s*%\s*[)\]]?\s*$")
+"""A column header whose unit is the percent: ``p, %``, ``T = 2 (%)``, ``share in %``, ``%``."""
 PERCENT_FIRST = re.compile(r"(?<![\w%\\])%(\d+(?:[.,]\d+)?)(?![\w.]|,\d)")
 """A percent written before its figure, as Turkish writes it (``%58,00'ini``): moved after it (``58,00%'ini``)."""
 LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{([^{}]*)\}(?:\{([^{}]*)\})?|"
@@ -501,6 +503,9 @@ def extract(text: str) -> list:
         for n in found:
             n.heading, n.section, n.table = heading, section, table if (table or cells is not None) else ""
             n.prose, n.about = prose, about
+            if n.kind == "decimal" and PERCENT_COLUMN.search(n.column or ""):   # | $p_j$, % |: its cells are in %
+                n.printed = n.printed or raw[n.col:n.col + len(n.text)]
+                n.kind, n.text = "percent", n.text + "%"
             n.index = len(out)
             out.append(n)
         _link_chains(out[len(out) - len(found):])

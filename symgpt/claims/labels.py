@@ -275,6 +275,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
         k = _primes(primed["primes"])
         return lab if lab is None or lab.state else Label(lab.name, lab.index, lab.of, f"sgd[{k}]")
     s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
+    s = re.sub(r"^\(\s*(?:∇_?\{?([^{}\s∇()]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?|∂L/∂([^()\s]+))\s*\)(?=_|\[)",
+               lambda m: "∂L/∂" + (m[1] or m[2]), s)                          # (∇_e ℒ)_1, (∂L/∂x)_2: its entry
     s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
     s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
     s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
@@ -965,8 +967,9 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                 if not done.transparent and not any(not f.transparent for f in stack) and \
                         OPERATOR_AFTER.match(line, i + 1):
                     done.name = None           # (0.3, −0.1) − 0.5 × (…): an operand, not what the line defines
-            elif (ch == "," or ch == ";" and line[i - 1:i] != "\\") and stack and not stack[-1].transparent:
-                #                                     (0,1101; 0,3398) with decimal commas; not LaTeX's space \;
+            elif (ch in ",|∣" or ch == ";" and line[i - 1:i] != "\\") and stack and not stack[-1].transparent and \
+                    (ch not in "|∣" or stack[-1].kind in "(["):
+                #      (0,1101; 0,3398) with decimal commas; not LaTeX's space \;  ( a, b | c, d ): two heads' halves
                 stack[-1].counts[0] += 1
                 stack[-1].end, stack[-1].rows = None, False
             elif ch == "&" and stack and stack[-1].kind == "M":
@@ -1001,7 +1004,7 @@ SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
 
 # ---------------------------------------------------------------- tables
 
-KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目)|"
+KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目|번째(?:\s*\S{1,4})?)|"
                  r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim|step|"
                  r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
                  r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|wiersz|kolumna|pozycja|satır|sütun|pozisyon|"
@@ -1605,6 +1608,11 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
         return lab                   # no key of the input: the token's own share ('home a mere 21.2 %')
     if seq.count(word) != 1:
         return None                  # a token that stands twice in the input names no one position
+    opening = re.match(rf"\s*(?:[^\W\d_]{{1,6}}\s+)?{OPEN}\s?([^\s{OPEN[1:-1]}{CLOSE[1:-1]}]+)\s?{CLOSE}\s*,",
+                       sentence) if said is None and n.position is None else None
+    query = opening[1] if opening and opening[1] in seq else None     # (only a sentence opening on it: 'At “t4”,')
+    if query is not None and query != word and seq.count(query) == 1:
+        t = ("at", seq.index(query))     # 'En «gato», la cabeza 1 mira un 56,3 % hacia «el»': gato's query
     return Label("A", (t, ("at", seq.index(word))))
 
 
@@ -1728,7 +1736,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             lab = _cell_label(*text_cells[n.index], vocab)
             if lab is not None:
                 out[n.index] = lab
-        if n.index not in out:
+        anonymous = n.index in out and out[n.index].name.startswith("literal@") and n.column
+        if n.index not in out or anonymous:    # (a vector in a table's cell: the cell's labels name it)
             lab = _table_label(n, lines, vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
             if lab is not None:
                 k, count = _place_in_cell(n, on_line[n.line])
@@ -1774,10 +1783,11 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         lab = out.get(n.index)
         if lab is not None:
             header = _table_header(lines, n.line)[1] if n.column else []
-            marks = (n.line_text[:n.col], _paragraph_above(lines, n.line), n.table, header[0] if header else "",
-                     sections.get(n.index, ""))
-            heads[n.index] = next((h for k, t in enumerate(marks) if (h := _head_mark(t, k > 0)) is not None), None)
-            #       (its line, its sentence's lines above, its caption, its table's corner 'head 0', its section)
+            marks = (n.line_text[:n.col], _sentence(lines, n), _paragraph_above(lines, n.line), n.table,
+                     header[0] if header else "", sections.get(n.index, ""))
+            heads[n.index] = next((h for k, t in enumerate(marks) if (h := _head_mark(t, k > 1)) is not None), None)
+            #   (its line, its sentence wrapped from above: the last head named before it; its paragraph above,
+            #    its caption, its table's corner 'head 0', its section: one head only, or none)
             sups[n.index] = next((m for t in (n.line_text[:n.col], n.column, header[0] if header else "")
                                   if (m := _superscript(t))), ())      # (its table's corner: s^{[1,2]})
     for n in numbers:                  # a list of tokens' values under 'dL/dz_v = p_v − y_v': the gradient's
@@ -1899,9 +1909,29 @@ def _superscript(text: str) -> tuple:
     return tuple(int(g) for g in m.groups()[:2] if g is not None)
 
 
+def _sentence(lines: list, n, most: int = 3) -> str:
+    """The sentence a figure stands in, up to the figure, begun up to ``most`` lines above when it wraps
+    (``La tête 2 fait … « chat » ⏎ et 8,74 % pour « boit »``).
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "Head 1 gives 30 %. Head 2 gives 9.8 % to a,\\n5 % to b\\nand 8.74 % to c."
+    >>> _sentence(text.split("\\n"), extract(text)[3])
+    'Head 2 gives 9.8 % to a, 5 % to b and '
+    """
+    text = n.line_text[:n.col]
+    for k in range(n.line - 2, max(-1, n.line - 2 - most), -1):
+        if re.search(r"[.!?。](?:\s|$)", text):
+            break
+        above = lines[k]
+        if not above.strip() or re.search(r"[.!?。:：]\s*$", above) or above.lstrip().startswith(("|", "#", "```")):
+            break
+        text = above.strip() + " " + text
+    return re.split(r"[.!?。](?:\s|$)", text)[-1]
+
+
 def _head_mark(text: str, one: bool = False) -> int | None:
     """The last attention head a text names (``head 2``, ``第 2 个头``), as written; None if none, and with
-    ``one`` (a paragraph, a caption, a section) None too where it names two heads ('head 1 and head 2').
+    ``one`` (a paragraph, a caption, a title) None too where it names two heads ('head 1 and head 2').
 
     >>> _head_mark("head 1 gives 30 %, head 2 keeps"), _head_mark("Attention: head 1 and head 2", one=True)
     (2, None)

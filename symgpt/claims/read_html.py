@@ -267,6 +267,9 @@ def _mathml(el, depth: int) -> str:
     >>> _mathml(html.fromstring('<math><mi>ε</mi><mo>=</mo><msup><mn>10</mn><mrow><mo>−</mo><mn>5</mn>'
     ...                         '</mrow></msup></math>'), 0)
     'ε = 10^{−5}'
+    >>> _mathml(html.fromstring('<math><mo>(</mo><mn>0.3</mn><mo>,</mo><mo>−</mo><mn>0.2</mn><mo>)</mo>'
+    ...                         '<mo>−</mo><mn>1</mn></math>'), 0)
+    '( 0.3 , −0.2 ) − 1'
     """
     if not isinstance(el.tag, str) or el.tag in ("annotation", "annotation-xml"):
         return ""
@@ -285,7 +288,15 @@ def _mathml(el, depth: int) -> str:
         return "/".join(p if re.fullmatch(r"[\w.]+", p) else f"({p})" for p in parts)
     if el.tag == "msqrt":
         return f"√({' '.join(parts)})"
-    return " ".join(p for p in parts if p)
+    out: list = []
+    for k, (kid, part) in enumerate(zip(kids, parts)):
+        signed = k > 0 and kids[k - 1].tag == "mo" and tight[k - 1] in ("−", "-", "+") and kid.tag == "mn" and \
+            (k == 1 or kids[k - 2].tag == "mo" and tight[k - 2] in ("(", ",", ";", "=", "[", "|", "≈"))
+        if signed:                     # ( 0.30 , − 0.30 ): the sign of −0.30, not a subtraction
+            out[-1] += part
+        elif part:
+            out.append(part)
+    return " ".join(out)
 
 
 def _table(table) -> list:
