@@ -569,9 +569,15 @@ RECENT_LINES = 3     # a slipped figure is the quantity printed this many lines 
 
 
 def _recent(numbers: list, n, found: dict) -> frozenset:
-    """The quantities of the figures on the lines just above ``n`` (and before it on its own line)."""
-    return frozenset(found[x.index].ref for x in numbers[:n.index]
-                     if 0 <= n.line - x.line <= RECENT_LINES and found.get(x.index) is not None)
+    """The quantities of the figures on the lines just above ``n`` (and before it on its own line): a walk back
+    from ``n`` that stops at the first figure further up (figures come in the text's order)."""
+    out = set()
+    k = n.index if n.index < len(numbers) and numbers[n.index] is n else numbers.index(n)
+    while k > 0 and n.line - numbers[k - 1].line <= RECENT_LINES:
+        k -= 1
+        if found.get(numbers[k].index) is not None:
+            out.add(found[numbers[k].index].ref)
+    return frozenset(out)
 
 
 def _silent(text: str, numbers: list) -> dict:
