@@ -151,6 +151,93 @@ def round_to(q: Fraction, fmt: str):
 
 
 
+def _odd(s, t):
+    """s made odd toward s + t where the exact value s + t is not a float64 (rounding to odd: the last bit of s
+    records that something was dropped, so that a later rounding to 2 or more fewer bits is a single rounding;
+    Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+    IEEE Trans. Computers 57(4), 2008)."""
+    even = (s.view(np.int64) & 1) == 0
+    return np.where((t != 0) & even & np.isfinite(s), np.nextafter(s, np.where(t > 0, np.inf, -np.inf)), s)
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a, b):
+    """p + e = a·b exactly (Dekker, Veltkamp's split), barring overflow and underflow."""
+    p = a * b
+    c = 134217729.0 * a
+    ah = c - (c - a)
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    return p, ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+
+
+def _to_format(x, fmt: str) -> np.ndarray:
+    """float64 values rounded to odd (or exact) as floats of a narrower ``fmt``, rounded once to nearest, held in
+    float64."""
+    if fmt == "bfloat16":   # to odd in float32 first (24 bits ≥ 8 + 2), then bfloat16's own rounding of its bits
+        with np.errstate(over="ignore"):
+            x32 = x.astype(np.float32)
+        inexact = np.isfinite(x32) & (x32.astype(np.float64) != x)
+        even = (x32.view(np.int32) & 1) == 0
+        x32 = np.where(inexact & even, np.nextafter(x32, np.where(x > x32, np.float32(np.inf), -np.float32(np.inf))),
+                       x32)
+        return bfloat16(x32).astype(np.float64)
+    with np.errstate(over="ignore"):
+        return x.astype(FORMATS[fmt][0]).astype(np.float64)
+
+
+def rounded_quotients(p: np.ndarray, q: np.ndarray, fmt: str) -> np.ndarray:
+    """p/q (integers below 2⁵³ held exactly in float64, q > 0) correctly rounded to ``fmt``: the IEEE quotient
+    (itself correctly rounded), made odd where the remainder p − x·q is not 0, then rounded to the format.
+
+    >>> from fractions import Fraction
+    >>> [Fraction(x) == Fraction(round_to(Fraction(1, 3), f)) for f, x in
+    ...  zip(FORMATS, (rounded_quotients(np.array([1.0]), np.array([3.0]), f)[0] for f in FORMATS))]
+    [True, True, True, True]
+    """
+    with np.errstate(under="ignore"):
+        x = p / q
+        h, low = _two_prod(x, q)
+        rest = (p - h) - low                         # its sign is that of p − x·q: a rounding keeps a sign
+    tiny = (np.abs(x) < 2.0 ** -960) & (p != 0)      # below, the product's low part may underflow
+    out = x.copy() if fmt == "float64" else _to_format(_odd(x, np.where(tiny, 0.0, rest)), fmt)
+    for i in np.flatnonzero(tiny):
+        out[i] = round_to(Fraction(int(p[i]), int(q[i])), fmt)
+    return out
+
+
+def fused(a: np.ndarray, b: np.ndarray, c: np.ndarray, wide: str):
+    """(a·b + c rounded once to ``wide`` ("float64" or "float32"), where that is proven) for float64 arrays
+    holding floats of ``wide``.  float32: a·b is exact in float64, a·b + c rounded to odd there, then to float32.
+    float64: Boldo and Melquiond's emulation (see :func:`_odd`): a·b = u + e exactly, u + c = s + t exactly,
+    the result RN(s + RO(t + e)); proven without underflow or overflow, so an entry whose a·b or c is outside
+    [2⁻⁹⁰⁰, 2⁹⁰⁰] (but 0) is marked not done (``ok`` False) for an exact computation.
+
+    >>> a, b, c = (np.array([v]) for v in (1 + 2.0 ** -30, 1 - 2.0 ** -30, -1.0))
+    >>> float(fused(a, b, c, "float64")[0][0]) == -2.0 ** -60     # fl(a·b) = 1 would give 0
+    True
+    """
+    with np.errstate(all="ignore"):
+        if wide == "float32":
+            u = a * b                                  # exact: 24 + 24 bits
+            s, t = _two_sum(u, c)
+            return _odd(s, t).astype(np.float32).astype(np.float64), np.ones(a.shape, dtype=bool)
+        u, e = _two_prod(a, b)
+        s, t = _two_sum(c, u)
+        v, w = _two_sum(t, e)
+        out = s + _odd(v, w)
+        mag = np.abs(u)
+        ok = np.isfinite(out) & ((a == 0) | (b == 0) | ((mag > 2.0 ** -900) & (mag < 2.0 ** 900))) & \
+            ((c == 0) | ((np.abs(c) > 2.0 ** -900) & (np.abs(c) < 2.0 ** 900)))
+        inf = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c))     # IEEE's own ∞ and NaN rules
+        return np.where(inf, a * b + c, out), ok | inf
+
+
 class Arithmetic:
     """What an op's float model is written over: the primitives each arithmetic defines, and what follows from them.
 
@@ -220,9 +307,20 @@ class Floats(Arithmetic):
         self.ctx = _MP50
 
     def cast(self, x):
-        """Exact values (Fractions, ints, strings of decimals, mpf) rounded to the format."""
+        """Exact values (Fractions, ints, strings of decimals, mpf) rounded to the format: p/q with both below
+        2⁵³ in float arithmetic (:func:`rounded_quotients`), any other number through :func:`round_to`."""
         a = np.array(x, dtype=object)
-        return np.vectorize(lambda q: round_to(fraction(q), self.name), otypes=[np.float64])(a).astype(self.dt)
+        out = np.empty(a.shape, dtype=np.float64)
+        flat, done = a.ravel(), out.ravel()
+        pq = [(v.numerator, v.denominator) if isinstance(v, (Fraction, int)) else None for v in flat]
+        quick = np.array([t is not None and abs(t[0]) < 2 ** 53 and t[1] < 2 ** 53 for t in pq], dtype=bool)
+        if quick.any():
+            p = np.array([t[0] for t, ok in zip(pq, quick) if ok], dtype=np.float64)
+            q = np.array([t[1] for t, ok in zip(pq, quick) if ok], dtype=np.float64)
+            done[quick] = rounded_quotients(p, q, self.name)
+        for i in np.flatnonzero(~quick):
+            done[i] = round_to(fraction(flat[i]), self.name)
+        return out.reshape(a.shape).astype(self.dt)
 
     def const(self, q):
         """A scalar in the working type (a Python float given to a torch operation)."""
@@ -296,11 +394,14 @@ class Floats(Arithmetic):
         return self.out(lanes[0] + lanes[1] if strided else lanes[0])
 
     def fma(self, a, b, c):
-        """a·b + c rounded once in the working type (the compiler fuses these in torch's vectorised kernels)."""
+        """a·b + c rounded once in the working type (the compiler fuses these in torch's vectorised kernels):
+        :func:`fused`, vectorised; an entry beyond its proof's range through exact Fractions."""
         wide = "float64" if self.wide is np.float64 else "float32"
-        a, b, c = np.broadcast_arrays(a, b, c)
-        return np.vectorize(lambda x, y, z: round_to(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)),
-                                                     wide), otypes=[np.float64])(a, b, c).astype(self.wide)
+        a, b, c = (np.asarray(v, dtype=np.float64) for v in np.broadcast_arrays(a, b, c))
+        out, ok = fused(a, b, c, wide)
+        for idx in zip(*np.nonzero(~ok)):
+            out[idx] = round_to(Fraction(float(a[idx])) * Fraction(float(b[idx])) + Fraction(float(c[idx])), wide)
+        return out.astype(self.wide)
 
 
 class Exact(Arithmetic):
@@ -403,7 +504,7 @@ class Stage:
 def exact_params(spec) -> dict:
     """The spec's parameters as exact Fractions (from their decimal text), one nested list per group."""
     def q(x):
-        return Fraction(str(x))
+        return Fraction(int(x.p), int(x.q)) if isinstance(x, sympy.Rational) else Fraction(str(x))
     return {n: [[q(x) for x in r] for r in v] if v and isinstance(v[0], list) else [q(x) for x in v]
             for n, v in spec.params.items()}
 
