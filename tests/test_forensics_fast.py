@@ -37,7 +37,7 @@ def _close(got, want, rel):
 # ---------------------------------------------------------------- the perturbation arithmetic
 
 FUNCTIONS = {"exp": (MP.exp, -30, 30), "log": (MP.log, 0.01, 50), "sqrt": (MP.sqrt, 0.001, 100),
-             "tanh": (MP.tanh, -5, 5), "erf": (MP.erf, -4, 4), "sin": (MP.sin, -7, 7), "cos": (MP.cos, -7, 7)}
+             "tanh": (MP.tanh, -25, 25), "erf": (MP.erf, -4, 4), "sin": (MP.sin, -7, 7), "cos": (MP.cos, -7, 7)}
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -61,11 +61,13 @@ def test_each_function_carries_its_change(name, u, scale, sign):
        da=st.floats(-1e-3, 1e-3), db=st.floats(-1e-6, 1e-6))
 def test_arithmetic_carries_its_change(a, b, da, db):
     x, y = Delta([a], [da]), Delta([b], [db])
-    A, B, DA, DB = (MP.mpf(t) for t in (a, b, da, db))
-    for got, want in (((x + y).d[0], DA + DB), ((x - y).d[0], DA - DB),
-                      ((x * y).d[0], (A + DA) * (B + DB) - A * B), ((x / y).d[0], (A + DA) / (B + DB) - A / B)):
-        if want:
-            assert _close(got, want, MP.mpf(10) ** -13), (a, b, da, db)
+    with MP.workdps(800):        # a + d exactly for a change down to float64's smallest subnormal
+        A, B, DA, DB = (MP.mpf(t) for t in (a, b, da, db))
+        for got, want in (((x + y).d[0], DA + DB), ((x - y).d[0], DA - DB),
+                          ((x * y).d[0], (A + DA) * (B + DB) - A * B),
+                          ((x / y).d[0], (A + DA) / (B + DB) - A / B)):
+            if want:     # (a quotient's change keeps about 13 digits: d_a − (a/b)·d_b may cancel)
+                assert _close(got, want, MP.mpf(10) ** -12), (a, b, da, db)
 
 
 def test_matrix_product_and_sum_carry_their_change():
@@ -88,9 +90,16 @@ def test_a_masked_score_has_no_change_and_a_flipped_relu_is_carried():
     x = Delta([-np.inf, 0.5], [0.0, 1e-20])
     e = ar.wexp(x - x.shift())
     assert e.v.tolist() == [0.0, 1.0] and e.d[0] == 0 and e.d[1] == pytest.approx(1e-20, rel=1e-14)
-    z = Delta([1e-9, -1.0], [-2e-9, 0.0])                # the first entry crosses 0: ReLU turns it off
+    z = Delta([1e-9, -1.0, 2.0], [-2e-9, 0.0, 1e-30])   # the first entry crosses 0: ReLU turns it off
     r = np.where(z > 0, z, ar.const(0))
-    assert (r.v + r.d).tolist() == [0.0, 0.0]
+    assert r.v.tolist() == [1e-9, 0.0, 2.0] and r.d.tolist() == [-1e-9, 0.0, 1e-30]   # ReLU(−1e−9) − ReLU(1e−9)
+    g = np.where(z > 0, ar.const(5), ar.const(0))        # the adjoint's mask: 5 becomes 0 where it flips
+    assert g.v.tolist() == [5.0, 0.0, 5.0] and g.d.tolist() == [-5.0, 0.0, 0.0]
+    c = np.minimum(Delta([1.0, 2.0], [0.5, 1e-20]), ar.const(Fraction(6, 5)))    # a clip coefficient's clamp
+    assert c.v.tolist() == [1.0, 1.2] and c.d.tolist() == pytest.approx([0.2, 0.0], abs=1e-15)
+    q = Delta([1.0], [1e-170]) / Delta([1e-160], [1e-176])  # b·(b + d_b) would underflow
+    want = (MP.mpf(1) + MP.mpf(1e-170)) / (MP.mpf(1e-160) + MP.mpf(1e-176)) - MP.mpf(1) / MP.mpf(1e-160)
+    assert _close(q.d[0], want, MP.mpf(10) ** -13)
 
 
 # ---------------------------------------------------------------- the vectorised roundings
@@ -147,6 +156,42 @@ def test_fused_multiply_add_rounds_once(wide):
         assert not fused(np.array([2.0 ** -600]), np.array([2.0 ** -500]), np.array([1.0]), wide)[1][0]
 
 
+# ---------------------------------------------------------------- local errors and ulps against mpmath
+
+@pytest.mark.parametrize("spec,fmt", [("tiny-transformer", "float64"), ("tiny-transformer", "bfloat16"),
+                                      (str(ROOT / "benchmarks/specs/tiny-transformer-ln-eps0.toml"), "float32"),
+                                      (str(LADDER), "float16")])
+def test_local_errors_are_the_roundings_mpmath_finds(spec, fmt):
+    """Each stage's local error (float result − the exact result of that stage on the same float inputs) against
+    the stage run in mpmath at 60 digits: equal to 10⁻⁶ of the rounding, and exactly 0 where the float is exact."""
+    f = forensics(symgpt.load(spec), [fmt], births=False)
+    ctx = mpmath.mp.clone()
+    ctx.dps = 60
+    ex = Exact(ctx)
+    fl, loc = f.floats[fmt], f.local(fmt)
+    for st in f.pipe.stages:
+        if loc[st.name] is None:
+            continue
+        with np.errstate(all="ignore"):
+            exact = np.asarray(st.fn(ex, *(ex.w(fl[i]) for i in st.inputs)), dtype=object)
+        want = np.asarray(ex.w(fl[st.name]) - exact, dtype=object)
+        for g, w in zip(np.ravel(loc[st.name]), want.ravel()):
+            if w == 0:
+                assert g == 0, st.name
+            else:
+                assert abs(ctx.mpf(float(g)) - w) <= ctx.mpf("1e-6") * abs(w), (st.name, g, w)
+
+
+def test_an_exact_one_is_measured_in_its_own_ulps():
+    """ε = 0 on d = 2: LayerNorm's outputs are exactly ±1; float32's −0.99999988 is 2⁻²³ from −1, one ulp of 1
+    (2⁻²³), not two: the reference's low word inside its radius says nothing of the binade."""
+    f = forensics(symgpt.load(str(ROOT / "benchmarks/specs/tiny-transformer-ln-eps0.toml")), ["float32"],
+                  births=False)
+    v = np.asarray(f.floats["float32"]["h_final"], dtype=np.float64)
+    ulps = [abs(Fraction(float(x)) - Fraction(int(np.sign(x)))) / Fraction(1, 2 ** 23) for x in v]
+    assert float(max(ulps)) == f.summary("float32", "h_final")["ulps"]
+
+
 # ---------------------------------------------------------------- births against an mpmath carry
 
 def _mpmath_carry(f, fmt, src):
@@ -165,15 +210,29 @@ def _mpmath_carry(f, fmt, src):
         if on:
             vals[stage.name] = stage.fn(ex, *(vals[i] for i in stage.inputs))
         on = on or stage.name == src
-    return {n: np.asarray(vals[n] - ref[n], dtype=object) for n in ("loss", "grad_E", "grad_l0.W_Q", "sgd[1].E")}
+    names = ("loss", "grad_E", "grad_l0.W_Q", "sgd[1].E") if "l0.Q" in vals else ("loss", "grad_E", "grad_W_V",
+                                                                                 "clip_coef", "sgd[1].W_1")
+    return {n: np.asarray(vals[n] - ref[n], dtype=object) for n in names}
+
+
+def _flipping(tmp_path) -> str:
+    """The seed with b_1[0] = −0.09999: the last position's first FFN unit sits near 0, and bfloat16's
+    roundings flip its ReLU; with training.clip the first updates clamp a coefficient (np.minimum)."""
+    text = (ROOT / "derivations" / "tiny-transformer.toml").read_text(encoding="utf-8")
+    assert "b_1 = [0.1," in text
+    p = tmp_path / "flip.toml"
+    p.write_text(text.replace("b_1 = [0.1,", "b_1 = [-0.09999,").replace(
+        "learnable_ln = false", "learnable_ln = false\nclip = 0.5"), encoding="utf-8")
+    return str(p)
 
 
 @pytest.mark.parametrize("fmt,src", [("bfloat16", "l0.LN1"), ("float32", "l1.A"), ("float64", "l0.Q"),
-                                     ("float16", "E")])
-def test_births_are_the_carry_in_mpmath(fmt, src):
+                                     ("float16", "E"), ("bfloat16", "b_1")])
+def test_births_are_the_carry_in_mpmath(fmt, src, tmp_path):
     """Not linearised: a bfloat16 rounding of a LayerNorm carried to the loss and the gradients agrees with
-    mpmath's carry to 10⁻⁸ of the largest change (float64's roundings, 10⁻¹⁶ of the values, too)."""
-    f = forensics(symgpt.load(str(LADDER)), [fmt], births=True)
+    mpmath's carry to 10⁻⁸ of the largest change (float64's roundings, 10⁻¹⁶ of the values, too); so does a
+    rounding of b_1 that flips a ReLU, through a clipped first update."""
+    f = forensics(symgpt.load(str(LADDER) if src != "b_1" else _flipping(tmp_path)), [fmt], births=True)
     ours, want = f.carry(fmt, src), _mpmath_carry(f, fmt, src)
     for n, w in want.items():
         scale = max(abs(x) for x in w.ravel())

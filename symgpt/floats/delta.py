@@ -5,17 +5,20 @@ A :class:`Delta` is a tensor ``v + d``: base values ``v`` (float64, the exact va
 arguments by a formula for the *difference* itself, never as f(v + d) − f(v):
 
 - (a + d_a)(b + d_b) − ab = a·d_b + d_a·b + d_a·d_b, and so for the matrix product;
-- (a + d_a)/(b + d_b) − a/b = (d_a·b − a·d_b) / (b·(b + d_b));
+- (a + d_a)/(b + d_b) − a/b = (d_a − (a/b)·d_b) / (b + d_b);
 - e^(a + d) − e^a = e^a·expm1(d); ln(a + d) − ln a = log1p(d/a); √(a + d) − √a = d / (√(a + d) + √a);
-- tanh(a + d) − tanh a = tanh d·(1 − tanh²a) / (1 + tanh a·tanh d); sin and cos by their sum formulas;
+- tanh(a + d) − tanh a = tanh d / cosh²a / (1 + tanh a·tanh d); sin and cos by their sum formulas;
 - erf(a + d) − erf a: eight-point Gauss–Legendre on (2/√π)·e^(−t²) over [a, a + d] where
   |d|·(1 + |a| + |d|) < 1/20 (the integrand changes by less than e^(1/10) over the interval: the rule's error
   is below 10⁻¹⁶ of the result); beyond, a difference of erfc on the side of 0 the two points are on, which
   cancels at most a digit or two there.
 
-So a perturbation of any size keeps about 15 significant digits through the whole pass, and nothing is
-linearised: a perturbation that flips a ReLU (its sign read from v + d) or changes a softmax is carried as what it
-does.  This is the exact pipeline of :mod:`symgpt.floats.forensics` with one stage's rounding added, at the cost
+So a perturbation of any size keeps about 15 significant digits through each operation, and nothing is
+linearised: a comparison (:class:`Decision`) holds both the perturbed decision and the unperturbed one, so a
+perturbation that flips a ReLU is carried as the flip it is (the change from the unperturbed branch's value to
+the perturbed branch's).  What float64 bases cannot give is a change below their own cancellation: a composite
+formula such as GELU's 1 + tanh(…) far in its tail, or AdamW's m / (√v + ε) for a large gradient, keeps about
+u·|value|/|change| less.  This is the exact pipeline of :mod:`symgpt.floats.forensics` with one stage's rounding added, at the cost
 of about three float passes, where mpmath's object arrays took hundreds.
 
 :class:`Deltas` is the arithmetic an op's float facet runs over (:mod:`symgpt.floats.model`), like
@@ -57,6 +60,25 @@ def _erf_change(a, d):
 
 def _v(x) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
+
+
+class Decision(np.ndarray):
+    """A comparison of perturbed tensors: the perturbed decision (the array itself, bool) and ``unperturbed``, the
+    decision on the base values, so that ``np.where`` can carry a flip as the change it makes."""
+
+    unperturbed: np.ndarray
+
+    @classmethod
+    def of(cls, now, was) -> Decision:
+        out = np.asarray(now, dtype=bool).view(cls)
+        out.unperturbed = np.asarray(was, dtype=bool)
+        return out
+
+
+_COMPARE = {np.greater: "__gt__", np.less: "__lt__", np.greater_equal: "__ge__", np.less_equal: "__le__"}
+_UFUNCS = {np.add: lambda a, b: a + b, np.subtract: lambda a, b: a - b, np.multiply: lambda a, b: a * b,
+           np.true_divide: lambda a, b: a / b, np.matmul: lambda a, b: a @ b, np.negative: lambda a: -a,
+           np.minimum: lambda a, b: np.where(a <= b, a, b), np.maximum: lambda a, b: np.where(a >= b, a, b)}
 
 
 class Delta(Arrays):
@@ -112,6 +134,46 @@ class Delta(Arrays):
         """The sign of the perturbed value (always decided: the perturbed pipeline is one float run)."""
         return np.sign(self.m).astype(int)
 
+    def _decide(self, other, op) -> Decision:
+        o = Delta.coerce(other)
+        return Decision.of(op(self.m, o.m), op(self.v, o.v))
+
+    def __gt__(self, other):
+        return self._decide(other, np.greater)
+
+    def __lt__(self, other):
+        return self._decide(other, np.less)
+
+    def __ge__(self, other):
+        return self._decide(other, np.greater_equal)
+
+    def __le__(self, other):
+        return self._decide(other, np.less_equal)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``ndarray ∘ Delta`` and ``np.minimum`` (a clip coefficient's clamp) as the perturbed operations."""
+        if method != "__call__" or kwargs or ufunc not in _UFUNCS and ufunc not in _COMPARE:
+            return NotImplemented
+        args = [Delta.coerce(x) for x in inputs]
+        if ufunc in _COMPARE:
+            return getattr(args[0], _COMPARE[ufunc])(args[1])
+        return _UFUNCS[ufunc](*args)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """``np.where`` on a :class:`Decision`: the base from the unperturbed branch, the change to the perturbed
+        branch's value; any other array function as every ball does it."""
+        if func is np.where and isinstance(args[0], Decision):
+            cond, a, b = args[0], Delta.coerce(args[1]), Delta.coerce(args[2])
+            was = cond.unperturbed
+            now = np.asarray(cond, dtype=bool)
+            v = np.where(was, a.v, b.v)
+            d = np.where(now, a.d, b.d)
+            flip = now != was
+            if flip.any():
+                d = np.where(flip, np.where(now, a.v + a.d, b.v + b.d) - v, d)
+            return self._made(v, d)
+        return super().__array_function__(func, types, args, kwargs)
+
     def shift(self) -> Delta:
         """A per-row constant near each row's largest value, unperturbed: what a softmax subtracts before exp
         (a softmax does not depend on it)."""
@@ -160,7 +222,8 @@ class Delta(Arrays):
     def __truediv__(self, other) -> Delta:
         o = Delta.coerce(other)
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            return self._made(self.v / o.v, (self.d * o.v - self.v * o.d) / (o.v * (o.v + o.d)))
+            q = self.v / o.v
+            return self._made(q, (self.d - q * o.d) / (o.v + o.d))
 
     def __rtruediv__(self, other) -> Delta:
         return Delta.coerce(other) / self
@@ -208,8 +271,8 @@ class Delta(Arrays):
         a, d = self.v, self.d
         with np.errstate(over="ignore", invalid="ignore"):
             if name == "tanh":
-                ta, td = np.tanh(a), np.tanh(d)
-                return self._made(ta, td * (1 - ta * ta) / (1 + ta * td))
+                ta, td = np.tanh(a), np.tanh(d)        # 1 − tanh²a as 1/cosh²a: no cancellation in the tail
+                return self._made(ta, td / np.cosh(a) ** 2 / (1 + ta * td))
             if name == "sin":
                 return self._made(np.sin(a), 2 * np.cos(a + d / 2) * np.sin(d / 2))
             if name == "cos":

@@ -74,14 +74,14 @@ def ulp(x, fmt: str):
 
 def ulps_at(ref: DWBall, fmt: str) -> np.ndarray:
     """:func:`ulp` of each exact value hi + lo of a double-word ball, vectorised (float64; a power of two as hi
-    with lo of the other sign is just below it, so one binade down).
+    with lo of the other sign, the whole ball below it, is one binade down).
 
     >>> float(ulps_at(DWBall([1.0, 1.0, 0.0], [0.0, -2.0 ** -60, 0.0]), "bfloat16")[1]) == 2.0 ** -8
     True
     """
     _, _, bits, emin = FORMATS[fmt]
     f, e = np.frexp(ref.hi)
-    e = e - 1 - ((np.abs(f) == 0.5) & (ref.lo * ref.hi < 0))
+    e = e - 1 - ((np.abs(f) == 0.5) & (ref.lo * ref.hi < 0) & (np.abs(ref.lo) > ref.r))   # (the whole ball below)
     e = np.where(ref.hi == 0, emin, np.maximum(e, emin))
     return np.ldexp(1.0, e - bits + 1)
 
@@ -195,7 +195,7 @@ class Forensics:
         full = FORMATS[fmt][2] * math.log10(2)
         worst = float(rel.max()) if rel.size else 0.0
         digits = full if worst == 0 else (0.0 if worst == math.inf else max(0.0, min(full, -math.log10(worst))))
-        flips = int(np.sum((x != 0) & ((v == 0) | ((v > 0) != (x > 0))) & ~np.isnan(v)))
+        flips = int(np.sum((x != 0) & ((v == 0) | ((v > 0) != (x > 0)))))     # (a NaN keeps no sign either)
         return {"ulps": float(np.abs(ulps).max()) if ulps.size else 0.0,
                 "rel": worst, "median_rel": float(np.sort(rel.ravel())[rel.size // 2]) if rel.size else 0.0,
                 "digits": digits, "sign_flips": flips, "decisions": self.decisions(fmt, name),
@@ -239,10 +239,12 @@ class Forensics:
 
     def _local_errors(self, fmt: str) -> dict:
         """The exact result of each stage on the float inputs in double-word balls (one stage from exact floats:
-        far narrower than a float64 rounding), or in mpmath where the balls cannot run it."""
+        far narrower than the format's rounding), or in mpmath where the balls cannot run it or their ball is
+        not that narrow.  A difference within the ball's radius is no rounding at all (0)."""
         fl = self.floats[fmt]
         out = {n: self.errors(fmt, n)[1] for n in self.params}
         ar = balls.DWBalls()
+        bits = FORMATS[fmt][2] + MARGIN
         for st in self.pipe.stages:
             ins = [np.asarray(fl[i], dtype=np.float64) for i in st.inputs]
             res = np.asarray(fl[st.name], dtype=np.float64)
@@ -252,11 +254,16 @@ class Forensics:
             try:
                 with ctx.workprec(PREC):
                     b = st.fn(ar, *(DWBall(a) for a in ins))
-                out[st.name] = (res - b.hi) - b.lo
+                if isinstance(b, DWBall) and b.shape == res.shape and \
+                        np.all((b.r == 0) | (b.r <= np.ldexp(np.abs(res), -bits))):
+                    loc = (res - b.hi) - b.lo
+                    out[st.name] = np.where(np.abs(loc) <= b.r, 0.0, loc)
+                    continue
             except (balls.Unsupported, balls.Undecided, TypeError, AttributeError):
-                ex = Exact(MP)
-                exact = np.asarray(st.fn(ex, *(ex.w(fl[i]) for i in st.inputs)), dtype=object)
-                out[st.name] = np.asarray(ex.w(fl[st.name]) - exact, dtype=object).astype(np.float64)
+                pass
+            ex = Exact(MP)
+            exact = np.asarray(st.fn(ex, *(ex.w(fl[i]) for i in st.inputs)), dtype=object)
+            out[st.name] = np.asarray(ex.w(fl[st.name]) - exact, dtype=object).astype(np.float64)
         return out
 
     def carry(self, fmt: str, src: str) -> dict | None:
@@ -272,8 +279,8 @@ class Forensics:
         ar = Deltas()
         with np.errstate(all="ignore"):
             for st in self.pipe.stages:
-                if st.name in later:
-                    vals[st.name] = st.fn(ar, *(vals[i] for i in st.inputs))
+                if st.name in later:    # the change from the stage's own exact value: its base does not drift
+                    vals[st.name] = Delta(self._bases[st.name].v, st.fn(ar, *(vals[i] for i in st.inputs)).d)
         return {n: vals[n].d for n in later | {src}}
 
     @functools.cached_property
