@@ -169,17 +169,17 @@ def test_local_errors_are_the_roundings_mpmath_finds(spec, fmt):
     ctx.dps = 60
     ex = Exact(ctx)
     fl, loc = f.floats[fmt], f.local(fmt)
-    for st in f.pipe.stages:
-        if loc[st.name] is None:
+    for stage in f.pipe.stages:
+        if loc[stage.name] is None:
             continue
         with np.errstate(all="ignore"):
-            exact = np.asarray(st.fn(ex, *(ex.w(fl[i]) for i in st.inputs)), dtype=object)
-        want = np.asarray(ex.w(fl[st.name]) - exact, dtype=object)
-        for g, w in zip(np.ravel(loc[st.name]), want.ravel()):
+            exact = np.asarray(stage.fn(ex, *(ex.w(fl[i]) for i in stage.inputs)), dtype=object)
+        want = np.asarray(ex.w(fl[stage.name]) - exact, dtype=object)
+        for g, w in zip(np.ravel(loc[stage.name]), want.ravel()):
             if w == 0:
-                assert g == 0, st.name
+                assert g == 0, stage.name
             else:
-                assert abs(ctx.mpf(float(g)) - w) <= ctx.mpf("1e-6") * abs(w), (st.name, g, w)
+                assert abs(ctx.mpf(float(g)) - w) <= ctx.mpf("1e-6") * abs(w), (stage.name, g, w)
 
 
 def test_an_exact_one_is_measured_in_its_own_ulps():

@@ -18,8 +18,8 @@ linearised: a comparison (:class:`Decision`) holds both the perturbed decision a
 perturbation that flips a ReLU is carried as the flip it is (the change from the unperturbed branch's value to
 the perturbed branch's).  What float64 bases cannot give is a change below their own cancellation: a composite
 formula such as GELU's 1 + tanh(…) far in its tail, or AdamW's m / (√v + ε) for a large gradient, keeps about
-u·|value|/|change| less.  This is the exact pipeline of :mod:`symgpt.floats.forensics` with one stage's rounding added, at the cost
-of about three float passes, where mpmath's object arrays took hundreds.
+u·|value|/|change| less.  This is the exact pipeline of :mod:`symgpt.floats.forensics` with one stage's rounding
+added, at the cost of about three float passes, where mpmath's object arrays took hundreds.
 
 :class:`Deltas` is the arithmetic an op's float facet runs over (:mod:`symgpt.floats.model`), like
 :class:`symgpt.floats.balls.Balls`; everything but the inputs' perturbations is exact, as there.
