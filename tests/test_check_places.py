@@ -14,7 +14,7 @@ from symgpt.check import check
 import oracle
 from conftest import write_spec
 from test_check_layouts import r4
-from test_check_readings import SPEC, VOCAB, _wrong, _wrong_of
+from test_check_readings import SPEC, VOCAB, Y, _wrong, _wrong_of
 from test_check_sections import distinct_heads  # noqa: F401 - a fixture
 
 TOKENS = ["t1", "t4", "t0"]          # distinct_heads' input, positions 0, 1, 2
@@ -646,3 +646,80 @@ def test_a_query_named_at_the_start_of_the_sentence(tmp_path, distinct_heads, te
     b = mp.nstr(100 * A[1][1][0], 3, strip_zeros=False)
     doc = "## 5. Attention\n\n" + text.format(a=a, b=b)
     assert [ref for ref, _ in _wrong_of(tmp_path, doc, path)] == ["A[0,1,0]"]
+
+
+# ---------------------------------------------------------------- a row of consecutive entries under an unknown label
+
+@pytest.fixture(scope="module")
+def wide_ffn(tmp_path_factory):
+    """A one-layer, two-head transformer with eight FFN units (tests/oracle.py, seed 3)."""
+    path = write_spec(tmp_path_factory.mktemp("wide"),
+                      oracle.random_spec_toml(seed=3, V=5, d=4, heads=2, d_ff=8, layers=1, T=3))
+    return path, oracle.transformer_forward(oracle.load_spec(str(path)))
+
+
+ROW_OF_UNITS = {
+    "cs-text": ("## 6. Síť\n\nvstup neuronu: {cells}\n", ", ", "doc.md"),
+    "md-function": ("## 6. FFN\n\n| k | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 |\n|---|---|---|---|---|---|---|---|---|\n"
+                    "| GELU(z₃ₖ) | {cells} |\n", " | ", "doc.md"),
+    "it-rst": ("6. La rete\n==========\n\n+-----+-----+\n| neurone | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 |\n"
+               "+=====+=====+\n| :math:`u^{{[2]}}_{{3}}` | {cells} |\n+-----+-----+\n", " | ", "doc.rst"),
+}
+
+
+@pytest.mark.parametrize("layout", list(ROW_OF_UNITS))
+def test_a_row_of_consecutive_entries_under_a_label_no_one_reads(tmp_path, wide_ffn, layout):
+    """A row printing the last position's eight FFN inputs in order, under a label that names nothing the
+    notation knows: most cells are Z[2,k] at their own place, so the sixth cell, which copies the fifth's
+    value, is Z[2,5], wrong, not Z[2,4] a second time; the same row without the copy has nothing wrong."""
+    path, f = wide_ffn
+    Z = f["Z"][2]
+    cells = [r4(v) for v in Z]
+    assert len(set(cells)) == 8
+    frame, sep, name = ROW_OF_UNITS[layout]
+    assert _wrong_of(tmp_path, frame.format(cells=sep.join(cells)), path, name) == []
+    copied = cells[:5] + [cells[4]] + cells[6:]
+    assert _wrong_of(tmp_path, frame.format(cells=sep.join(copied)), path, name) == [("Z[2,5]", cells[4])]
+
+
+# ---------------------------------------------------------------- p − y as a name; ∂ℒ/∂z in a table's corner
+
+@pytest.mark.parametrize("form", [
+    "## 5. Gradient\n\n    token   | p - y\n    --------+--------\n{rows}\n",
+    "## 5. Gradient\n\n| słowo | $p_v - y_v$ |\n|---|---:|\n{rows}\n",
+    "## 5. Gradient\n\n$$\\frac{{\\partial \\mathcal L}}{{\\partial z}} = p - y = ({vector})$$\n",
+    "## 5. Κλίση\n\n| $\\partial \\mathcal{{L}} / \\partial z_v$ | {words} |\n|---|{rules}\n| τιμή | {cells} |\n",
+    "## 5. Gradient\n\n| $\\partial \\mathcal{{L}} / \\partial z_v$ | {words} |\n|---|{rules}\n| value | {cells} |\n",
+])
+def test_the_gradient_at_the_logits_written_as_p_minus_y(tmp_path, run, form):
+    """The loss's gradient at the logits written as its formula (a column ``p − y``, ``p_v − y_v``, an equation
+    ``∂ℒ/∂z = p − y = (…)`` with ``\\mathcal L`` unbraced) or named in a table's corner over a row of plain
+    words ('τιμή', 'value'): every entry but the target's is p's value, and the target's printed as p (−y
+    forgotten) is the gradient's entry, wrong, not p matched."""
+    p = run["f0"]["p"]
+    vals = [r4(p[j] - (j == Y), 4) if j != Y else r4(p[j], 4) for j in range(5)]
+    assert r4(p[Y], 4) != r4(p[Y] - 1, 4)
+    text = form.format(rows="\n".join(f"    {VOCAB[j]:7s} | {vals[j]}" if form.startswith("## 5. Gradient\n\n    ")
+                                      else f"| {VOCAB[j]} | {vals[j]} |" for j in range(5)),
+                       vector=", ".join(vals), words=" | ".join(VOCAB), rules="---:|" * 5, cells=" | ".join(vals))
+    assert _wrong(tmp_path, text, "doc.md") == [(f"grad_z[{VOCAB[Y]}]", vals[Y])]
+
+
+# ---------------------------------------------------------------- one quantity one digit away, in words no one reads
+
+@pytest.mark.parametrize("sentence", [
+    "## 3. Softmax\n\nمجموع الأسس الخمسة هو {s}، وبقسمة كل أسّ عليه نحصل على الاحتمالات.\n",
+    "## 3. Softmax\n\nΤο άθροισμα των εκθετικών είναι $\\sum_v e^{{z_v}} = {s}$, και κάθε $p_v$ διαιρείται με αυτό.\n",
+])
+def test_a_precise_figure_one_digit_from_the_only_quantity_near_it(tmp_path, run, sentence):
+    """Σ e^z printed with five significant digits, its last digit one off, in words the readings do not know
+    (Arabic, or a Greek formula): no other quantity is within ten units of its last place, so it is that
+    quantity, wrong; the same sum to three digits, one off, says too little to be anyone's and stays unread."""
+    z = run["f0"]["z"]
+    total = sum(mp.exp(v) for v in z)
+    assert 1 < total < 10
+    def off(s):                       # the last digit one off (down from a 9)
+        return s[:-1] + str(int(s[-1]) + 1 if s[-1] != "9" else 8)
+    slipped = off(mp.nstr(total, 5, strip_zeros=False))
+    assert _wrong(tmp_path, sentence.format(s=slipped), "doc.md") == [("sum_exp", slipped)]
+    assert _wrong(tmp_path, sentence.format(s=off(mp.nstr(total, 3, strip_zeros=False))), "doc.md") == []

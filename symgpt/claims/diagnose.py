@@ -114,12 +114,33 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
             if chain_ok and top < STRONG and not _named_by(best, ctx) and abs(_value(best.q, 128) - y) > CARRIED * ulp:
                 best = None             # its own arithmetic holds, nothing names it, and no quantity is a
                 #                         carried rounding away (SiLU(g) = 1.1975 × 0.7681 = 0.9198: no node)
+    if best is None and not chain_ok:
+        best = _lone(m, n, near, y, ulp)
     if best is None:
         return Result(n, "unmatched", candidates=[r[2].ref for r in ranked[:3]])
     transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
                      c.idx != best.idx and _near_round(c, n) for c in m.cands)
     return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
                  chain_ok=chain_ok, chain_value=chain_value, transposed=transposed, spec=m.d.spec)
+
+
+LONE_DIGITS = 5      # significant digits a figure needs before a lone quantity one place away names it
+
+
+def _lone(m, n, near: list, y: Fraction, ulp: Fraction):
+    """The one quantity a figure of five or more significant digits misses by one unit of its last place (cut
+    instead of rounded, or its last digit slipped), when no other quantity is within ten units: ``5.2243`` for
+    Σ e^z = 5.22446.  A figure that precise lands that near a quantity it is not about only by chance: one in
+    several thousand per quantity."""
+    digits = len(n.text.strip("-+−%").replace(".", "").replace(",", "").lstrip("0"))
+    if n.kind != "decimal" or digits < LONE_DIGITS or not y:
+        return None
+    close = [c for c in near if c.q is not None and c.group not in m.d.spec.params and
+             abs(_value(c.q, 128) - y) <= 10 * ulp]
+    nodes = {_value(c.q, 128) for c in close}
+    if len(nodes) != 1 or abs(next(iter(nodes)) - y) >= Fraction(3, 2) * ulp:    # its rounding one digit off
+        return None
+    return close[0]
 
 
 def _node_for(m, dc, near, ctx, prev):

@@ -61,7 +61,7 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
          "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
 """LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
-LATEX = [(r"\\mathcal\{L\}", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
+LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
@@ -146,6 +146,9 @@ DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\
 LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|π|q|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|t|onehot|one-hot)"
                             r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
 OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
+SOFTMAX_GRADIENT = re.compile(r"(?:[δΔ]\w*=)?(?:p|π|ŷ|probs?)(?:_\{?\w+\}?|\[\w+\])?-(?:y|onehot|one_hot)"
+                              r"(?:_\{?\w+\}?|\[\w+\])?")
+"""A header that writes the gradient at the logits as its formula: ``p − y``, ``p_v − y_v``, ``δ = p − y``."""
 LETTER_INDEX = re.compile(r"(?:_\{?[a-z]\}?|\[[a-z]\])(?=[)}]?$)")   # z_{j}, p[j], exp(z[j]), e^{s_{j}}: an index
 LETTER_LAST = re.compile(r"_\{([^\W\d]\w*),\s*[a-z]\}(?=[)}]?$)")    # γ_{f,j}: γ_f, its index j over the columns
 VALUE_WORDS = {"wert", "value", "valeur", "值", "weight", "gewicht"}     # 'neuer Wert …', 'new value …'
@@ -1154,6 +1157,11 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     row_label, over = _header_label(row, vocab, letters=False), _header_label(row, vocab)
     if over is not None and (row_label is None or not row_label.index and row_label.name not in vocab.names):
         row_label = over                            # ∂L/∂z_v over token columns: ∂L/∂z, indexed by the columns
+    word = plain(row).strip().strip("*`")
+    if corner and ck is not None and word.isalpha() and len(word) > 2 and word not in vocab.names and \
+            (subject := _header_label(corner, vocab)) is not None and not subject.index and \
+            ("∂" in subject.name or subject.name in vocab.names):
+        row_label = subject                         # '∂ℒ/∂z_v' in the corner, a row 'value': the corner's quantity
     state = _state(col)
     if ck is not None and row_label is not None and not row_label.index and state is None:
         return dataclasses.replace(row_label, index=ck)    # a row of one quantity, a column per index: dL/dlogit
@@ -1205,7 +1213,9 @@ def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
     >>> str(_header_label(r"\\partial\\mathcal{L}/\\partial\\gamma_{f,j}", []))
     '∂L/∂γ_f'
     """
-    s = plain(cell).replace(" ", "")
+    s = plain(cell).replace(" ", "").strip("|│")     # (a text table's rule beside its header)
+    if SOFTMAX_GRADIENT.fullmatch(s):
+        return parse_label("∂L/∂z", vocab)        # p − y: the loss's gradient at the softmax's input
     s = LETTER_LAST.sub(r"_\1", LETTER_INDEX.sub("", s)) if letters else s
     if FUNCTION_LABEL.fullmatch(s) and re.match(r"(?:√|sqrt|exp|e\^|ln|log)", s):
         return _function_label(s, vocab)

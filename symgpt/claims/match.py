@@ -44,6 +44,7 @@ from .refs import ExprError, bind, parse
 FORM_OPERANDS = 8       # a chain of at most this many operands is tried against the nodes' definitions …
 FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
 FORM_TRIES = 64         # … in at most this many combinations
+RUN = 4                 # cells of a row that must agree on consecutive entries of one tensor (Matcher._runs)
 LABELLED = 10.0         # the score of a quantity a figure's place names (its label, read by the notation)
 SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
@@ -149,7 +150,7 @@ class Matcher:
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
         first = self._match(numbers, {})
-        results = self._right(self._match(numbers, self._inputs(first)))
+        results = self._runs(self._right(self._match(numbers, self._inputs(first))))
         return _exercises(_foreign_columns(self._acknowledged(results, numbers)))
 
     def spoken(self, c) -> bool:
@@ -252,6 +253,44 @@ class Matcher:
             if c is not None and self.rounds(c, r.number):
                 results[k] = dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None,
                                                  chain_value=None)
+        return results
+
+    def _runs(self, results: list) -> list:
+        """A row of figures that prints consecutive entries of one tensor (``GELU(z₃ₖ) | 1.017 | −0.012 | …``,
+        no label the notation knows): when most of its cells match T[…, k + c] with k their place in the row, a
+        cell between two such cells is the entry of its own place, whatever other entry its value equals.  A
+        copy of its left neighbour is then wrong as that entry, not matched to the neighbour."""
+        by_ref = {c.ref: c for c in self.cands}
+        by_key = {(c.group, c.of, c.idx): c for c in self.cands}
+        rows: dict = {}
+        for k, r in enumerate(results):
+            n = r.number
+            if n.cell >= 0 and n.width >= RUN and n.index not in self.labelled:
+                rows.setdefault((n.line, n.row), []).append(k)
+        for ks in rows.values():
+            fits: dict = {}       # (group, of, axis, the other indices, index − place) → the places that fit
+            for k in ks:
+                r = results[k]
+                for c in (by_ref.get(x) for x in r.candidates) if r.verdict in ("matched", "ambiguous") else ():
+                    for a in range(len(c.idx) if c is not None else 0):
+                        key = (c.group, c.of, a, c.idx[:a] + c.idx[a + 1:], c.idx[a] - r.number.cell)
+                        fits.setdefault(key, set()).add(r.number.cell)
+            most = max(map(len, fits.values()), default=0)
+            if most < RUN or most < 0.6 * len(ks):
+                continue
+            best = [key for key, places in fits.items() if len(places) == most]   # p and ∂ℒ/∂z agree off the target
+            places = fits[best[0]]
+            for k in ks:
+                n = results[k].number
+                if n.cell in places or n.cell - 1 not in places or n.cell + 1 not in places:
+                    continue
+                at = [by_key.get((g, of, rest[:a] + (n.cell + shift,) + rest[a:])) for g, of, a, rest, shift in best]
+                at = [c for c in at if c is not None]
+                ok = [c for c in at if self.rounds(c, n)]
+                if ok and ok[0].ref != results[k].ref:
+                    results[k] = Result(n, "matched", ok[0].ref, [c.ref for c in ok], LABELLED)
+                elif not ok and len(at) == 1 and len(best) == 1:
+                    results[k] = self._judged(n, at[0])
         return results
 
     def _acknowledged(self, results: list, numbers: list) -> list:
