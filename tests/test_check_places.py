@@ -723,3 +723,45 @@ def test_a_precise_figure_one_digit_from_the_only_quantity_near_it(tmp_path, run
     slipped = off(mp.nstr(total, 5, strip_zeros=False))
     assert _wrong(tmp_path, sentence.format(s=slipped), "doc.md") == [("sum_exp", slipped)]
     assert _wrong(tmp_path, sentence.format(s=off(mp.nstr(total, 3, strip_zeros=False))), "doc.md") == []
+
+
+# ---------------------------------------------------------------- a nudged model's loss; a bold name's head
+
+@pytest.mark.parametrize("form", [
+    "<h2>4. التحقق العددي</h2>\n<table>\n<caption>التحقق العددي (ثماني خانات)</caption>\n"
+    "<tr><th>الكمية</th><th>القيمة</th></tr>\n"
+    "<tr><th>L(θ + h)</th><td>{up}</td></tr>\n<tr><th>L(θ − h)</th><td>{down}</td></tr>\n"
+    "<tr><th>∂L/∂W</th><td>{g}</td></tr>\n</table>\n",
+    "## 4. Gradient check\n\nTable 2: the check, eight places.\n\n| quantity | value |\n|---|---|\n"
+    "| J(w + ε) | {up} |\n| J(w − ε) | {down} |\n"
+    "| (J(w + ε) − J(w − ε)) / 2ε | {g} |\n",
+])
+def test_a_gradient_checks_nudged_losses_are_no_loss(tmp_path, run, form):
+    """A gradient check's table: the loss of the model with one weight nudged by ±h, printed to eight places
+    beside the unnudged loss's neighbourhood, is no figure of the loss (a row 'L(θ + h)', 'J(w − ε)'): nothing
+    in the table is wrong."""
+    from test_check_readings import X, forward
+    E, W = run["states"][0]
+    h = mp.mpf("0.001")
+    nudged = [forward(E, [[W[i][j] + (s if (i, j) == (0, Y) else 0) for j in range(5)] for i in range(2)])["loss"]
+              for s in (h, -h)]
+    up, down = (mp.nstr(v, 9, strip_zeros=False) for v in nudged)
+    g = mp.nstr((nudged[0] - nudged[1]) / (2 * h), 6, strip_zeros=False)
+    assert abs(nudged[0] - run["f0"]["loss"]) > mp.mpf("1e-5") and E[X]
+    name = "doc.html" if form.startswith("<") else "doc.md"
+    assert _wrong(tmp_path, form.format(up=up, down=down, g=g), name) == []
+
+
+@pytest.mark.parametrize("bold", ["\\mathbf{{{v}}}", "\\boldsymbol{{{v}}}"])
+def test_a_bold_names_bracketed_superscript_is_its_head(tmp_path, distinct_heads, bold):  # noqa: F811
+    """``\\mathbf{q}^{[1]}_3`` and ``\\mathbf{q}^{[2]}_3`` side by side: the superscript after the bold name's brace
+    is the head (from 1), so the second vector is Q's last row's columns 2 and 3; its sign-flipped entry is
+    Q[2,2], wrong, not head 1's entry."""
+    path, f = distinct_heads
+    Q = f["Q"][2]
+    q = bold.format(v="q")
+    first, second = [r4(Q[0]), r4(Q[1])], [r4(-Q[2]), r4(Q[3])]
+    text = (f"## 4. Queries\n\n$$\n{q}^{{[1]}}_3 = ({first[0]};\\ {first[1]}),\\qquad "
+            f"{q}^{{[2]}}_3 = ({second[0]};\\ {second[1]}).\n$$\n")
+    assert r4(-Q[2]) not in (r4(Q[0]), r4(Q[1]))
+    assert _wrong_of(tmp_path, text, path) == [("Q[2,2]", second[0])]

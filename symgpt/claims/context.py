@@ -160,7 +160,7 @@ def context(n, vocab) -> Context:
     c.t = int(m[1]) if m else n.position
     if not c.symbol and n.table and n.row and not n.column.count("|"):
         m = re.match(r"\s*([A-Za-z][A-Za-z_]*)(?!\s*=)", n.row)   # a glued row 'h注意力头数 (n_heads)1': its symbol
-        if m and len(m[1]) <= 5:
+        if m and len(m[1]) <= 5 and not NUDGED.search(n.row):      # (not a row 'L(θ + h)': a nudged model's)
             c.symbol = m[1].lower()
     m = re.search(r"dim\s*(\d)", n.column) or re.search(r"第\s*(\d)\s*维", left)
     c.dim = int(m[1]) if m else None

@@ -24,6 +24,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .aliases import DATA_ALIASES, MOMENTS, PROSE, STEP_WORDS
+from .context import NUDGED
 from .extract import HEADING, accented, decimal_comma, normal_line
 from .figure import FORMATS
 
@@ -256,13 +257,15 @@ def parse_label(lhs: str, vocab) -> Label | None:
     >>> v = ["猫", "吃", "鱼"]
     >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss", "σ_3²")]
     ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss', 'σ²[3]']
-    >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}")]
-    ['∂L/∂x', '∂L/∂W[1,tok1]']
+    >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}", "L(θ + h)", "J(w − ε)")]
+    ['∂L/∂x', '∂L/∂W[1,tok1]', 'None', 'None']
     >>> w = Words(v, {"W_2", "b_1"})
     >>> [str(parse_label(s, w)) for s in ("W₂", "W_{2}", "b₁", "x₂")]
     ['W_2', 'W_2', 'b_1', 'x[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    if NUDGED.match(s):
+        return None              # L(θ + h): a nudged model's loss (a gradient check's), not the loss
     primed = re.match(r"(∂\s*(?:[LJEC]|ℒ|𝓛|𝒥))(['′″]+)(\s*/\s*∂.+)", s)
     if primed:                   # ∂L'/∂W_{1,b}: the gradient after a step, at the model the step made
         lab = parse_label(primed[1] + primed[3], vocab)
@@ -1897,7 +1900,8 @@ def _paragraph_above(lines: list, no: int, most: int = 3) -> str:
     return " ".join(reversed(out))
 
 
-SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*(?:\^\{?[(\[](\d+)(?:,\s*(\d+))?[)\]]\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
+SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*\}?(?:\^\{?[(\[](\d+)(?:,\s*(\d+))?[)\]]\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
+#                                     (\mathbf{q}^{[2]}: the brace of a bold name before its superscript)
 
 
 def _superscript(text: str) -> tuple:
@@ -1906,8 +1910,8 @@ def _superscript(text: str) -> tuple:
 
     >>> _superscript("Q^{(1)}_2 = ("), _superscript("a^{(2, 0)}_{1,0} ="), _superscript("o⁽¹⁾₂,₀ = ")
     ((1,), (2, 0), (1,))
-    >>> _superscript(r"$s^{[1,2]}$")
-    (1, 2)
+    >>> _superscript(r"$s^{[1,2]}$"), _superscript(r"\\mathbf{q}^{[2]}_3 = (")
+    ((1, 2), (2,))
     >>> _superscript("x² = ")
     ()
     """
