@@ -770,6 +770,11 @@ def _stacked(lines: list, numbers: list, vocab) -> dict:
     >>> text = "      [ 0.1  0.2 ]  a\\n  v = [ 0.3  -0.4 ]  b\\n      [ 0.5  0.6 ]  c"
     >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())[2:4]
     [('v', (1, 0)), ('v', (1, 1))]
+    >>> text = "ms = [0.5514 0.0957]\\nh = [ 1.4713  0.2682 -0.0345 ]"      # two vectors, each its own name
+    >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())[:3]
+    [('h', (0,)), ('h', (1,)), ('h', (2,))]
+    >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())[3:]
+    [('ms', (0,)), ('ms', (1,))]
     >>> text = ">>> dlogits\\n[ 0.4628   0.0648  -0.8888 ]"
     >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())
     [('dlogits', (0,)), ('dlogits', (1,)), ('dlogits', (2,))]
@@ -794,10 +799,10 @@ def _stacked(lines: list, numbers: list, vocab) -> dict:
         if run and len(names) == 1 and (len(run) >= 2 or prompt or len(run[0][1]) >= 2 and
                                         not re.search(r",", run[0][0]["body"])) and \
                 (head := named(names[0], vocab)) is not None:
-            for i, (_, figs) in enumerate(run):
-                for j, n in enumerate(figs):
+            for i, (_, row) in enumerate(run):
+                for j, n in enumerate(row):
                     out[n.index] = (head, (i, j) if len(run) > 1 else (j,))
-        run = [(m, figs)] if ok else []
+        run = [(m, figs)] if ok else []             # (this line's figures: the next run's first row)
     return out
 
 
