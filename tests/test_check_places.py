@@ -765,3 +765,23 @@ def test_a_bold_names_bracketed_superscript_is_its_head(tmp_path, distinct_heads
             f"{q}^{{[2]}}_3 = ({second[0]};\\ {second[1]}).\n$$\n")
     assert r4(-Q[2]) not in (r4(Q[0]), r4(Q[1]))
     assert _wrong_of(tmp_path, text, path) == [("Q[2,2]", second[0])]
+
+
+@pytest.mark.parametrize("form", [
+    "Top-k\n=====\n\n.. math::\n\n   p^{{(\\tau, 3)}} = \\Bigl(\\frac{{{pa}}}{{{m}}};\\ \\frac{{{pb}}}{{{m}}};\\ "
+    "\\frac{{{pc}}}{{{m}}}\\Bigr) = ({a};\\ {b};\\ {c})\n",
+    "## 6. Top-k\n\nAfter keeping three words, $p^{{(k=3)}} = ({pa}/{m}, {pb}/{m}, {pc}/{m}) = ({a}, {b}, {c})$.\n",
+])
+def test_a_name_whose_superscript_holds_a_letter_is_another_quantity(tmp_path, run, form):
+    """p^{(τ, 3)}, p^{(k=3)}: a superscript with letters in it is no layer, head or step of p; it names another
+    quantity (here the top-3 renormalised shares), so its correct figures are not p's wrong ones."""
+    p = run["f0"]["p"]
+    order = sorted(range(5), key=lambda j: -p[j])
+    mass = sum(p[j] for j in order[:3])
+    a, b, c = (r4(p[j] / mass, 3) for j in order[:3])
+    pa, pb, pc = (r4(p[j], 3) for j in order[:3])
+    assert r4(p[order[1]], 3) != b
+    name = "doc.rst" if form.startswith("Top") else "doc.md"
+    text = form.format(a=a, b=b, c=c, pa=pa, pb=pb, pc=pc, m=r4(mass, 3))
+    assert "\n" in text and "\\n" not in text
+    assert _wrong(tmp_path, text, name) == []

@@ -118,7 +118,8 @@ ACCENT_MARKS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304"}
 
 NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u0303\u0304]*"
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
-LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([^)]*\)\}}?)?['′]*$")
+LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
+#     (a superscript of numbers is a layer, head or step the notation reads; p^{(τ,3)} is another quantity)
 IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是|" \
      r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
