@@ -785,3 +785,34 @@ def test_a_name_whose_superscript_holds_a_letter_is_another_quantity(tmp_path, r
     text = form.format(a=a, b=b, c=c, pa=pa, pb=pb, pc=pc, m=r4(mass, 3))
     assert "\n" in text and "\\n" not in text
     assert _wrong(tmp_path, text, name) == []
+
+
+# ---------------------------------------------------------------- σ² spelled sigma^2; a term after a minus
+
+@pytest.fixture(scope="module")
+def two_layers(tmp_path_factory):
+    """A two-layer, two-head post-norm transformer (tests/oracle.py, seed 5)."""
+    path = write_spec(tmp_path_factory.mktemp("two"),
+                      oracle.random_spec_toml(seed=5, V=5, d=4, heads=2, d_ff=4, layers=2, T=3))
+    return path, oracle.transformer_forward(oracle.load_spec(str(path)))
+
+
+@pytest.mark.parametrize("word", ["lag", "layer"])
+def test_sigma_squared_in_ascii_is_the_variance_of_its_sections_layer(tmp_path, two_layers, word):
+    """Plain-text notes, one section per layer, σ² written sigma^2.  The first layer's σ² and √(σ² + ε) are
+    right; in the second layer's section σ² is taken over d − 1 (wrong, and not read: its line is a formula)
+    and √(σ² + ε) is right for that layer: it is sqrt(l1.var1[2] + ε), matched, not the first layer's, wrong."""
+    path, f = two_layers
+    eps = mp.mpf("1e-5")
+    blocks = f["blocks"]
+    mu = [r4(b["mu1"][2], 3) for b in blocks]
+    var = [r4(b["var1"][2]) for b in blocks]
+    root = [r4(mp.sqrt(b["var1"][2] + eps)) for b in blocks]
+    bad = r4(blocks[1]["var1"][2] * 4 / 3)
+    said = [f"sigma^2 = {var[0]}", f"sigma^2 = 1/3 * sum_j (x_j - mu)^2 = {bad}"]
+    text = "".join(f"4.{k + 1} First LayerNorm in {word} {k + 1}, pos 3\n\n    mu      = {mu[k]}\n\n"
+                   f"    {said[k]}\n\n    sqrt(sigma^2 + eps) = {root[k]}\n\n" for k in range(2))
+    assert root[0] != root[1] and bad != var[1]
+    results = _results_of(tmp_path, text, path, "doc.txt")
+    assert not [r.ref for r in results if r.verdict == "wrong"]
+    assert [r.ref for r in results if r.number.text == root[1]] == ["sqrt(l1.var1[2] + ln_eps)"]

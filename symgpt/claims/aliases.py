@@ -6,7 +6,7 @@ prose (``its variance 1.053``).
 (True, True)
 """
 MEAN = ("μ", "mu", "mean", "Mittelwert", "moyenne", "均值")
-VARIANCE = ("σ²", "var", "variance", "σ^2", "Varianz", "方差")
+VARIANCE = ("σ²", "var", "variance", "σ^2", "sigma²", "sigma^2", "Varianz", "方差")    # (σ² in ASCII: sigma^2)
 DATA_ALIASES = {         # what code and prose call the model's tensors (beside their own names and ALIASES)
     "p": ("probs", "prob", "probabilities", "probability", "P", "softmax", "y_hat", "ŷ", "p_hat"),
     "logits": ("z", "ℓ", "logit", "scores"), "z": ("logits", "logit", "scores", "ℓ"),

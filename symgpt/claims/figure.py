@@ -101,6 +101,14 @@ def near_window(n) -> tuple:
 
 
 def operand(n) -> bool:
-    """A figure inside arithmetic (a factor, a divisor), not the result of an equation or a table cell."""
-    return bool(re.match(r"\s*(?:[×*/÷^²·+]|\\times|\\cdot)", n.after) or
-                re.search(r"(?:[×*/÷·+]|\\times|\\cdot)\s*\(?\s*$", n.before))
+    """A figure inside arithmetic (a factor, a divisor, a term after a minus), not the result of an equation or a
+    table cell.
+
+    >>> from symgpt.claims.extract import extract
+    >>> [operand(f) for f in extract("mu = (-0.483 - 1.327 - 0.442) / 4 = -0.563")]
+    [True, True, True, True, False]
+    """
+    return bool(re.match(r"\s*\)?\s*(?:[×*/÷^²·+]|\\times|\\cdot)", n.after) or
+                n.line_text[n.col + len(n.text):].strip() and re.fullmatch(r"\s+[-−]\s+", n.after) or
+                re.search(r"(?:[×*/÷·+]|\\times|\\cdot)\s*\(?\s*$", n.before) or
+                re.search(r"[\d)]\s+[-−]\s+$", n.line_text[:n.col]))     # 1.327 − 0.442: a difference's term
