@@ -816,3 +816,20 @@ def test_sigma_squared_in_ascii_is_the_variance_of_its_sections_layer(tmp_path, 
     results = _results_of(tmp_path, text, path, "doc.txt")
     assert not [r.ref for r in results if r.verdict == "wrong"]
     assert [r.ref for r in results if r.number.text == root[1]] == ["sqrt(l1.var1[2] + ln_eps)"]
+
+
+# ---------------------------------------------------------------- a name learned in one section, used otherwise in another
+
+@pytest.mark.parametrize("words", [("Keys", "Another key, of the second head at the second place"),
+                                   ("Κλειδιά", "Και ένα κλειδί της δεύτερης κεφαλής στη δεύτερη θέση")])
+def test_a_name_read_from_one_sections_vector_does_not_judge_another_sections(tmp_path, distinct_heads, words):  # noqa: F811
+    """``u = (…)`` in one section is the first head's key at the first place (its figures agree with that, so
+    the notation learns u from them); in the next section ``u_1``, ``u_2`` are another head's key at another place,
+    in words no reading follows.  None of that section's figures agree with the first reading, so it does not
+    judge them: no false alarm."""
+    path, f = distinct_heads
+    K = f["K"]
+    text = (f"## 3. {words[0]}\n\n$$u = ({r4(K[0][0])};\\ {r4(K[0][1])})$$\n\n"
+            f"## 4. {words[0]} II\n\n{words[1]}:\n\n$$u_1 = {r4(K[1][2])}, \\qquad u_2 = {r4(K[1][3])}$$\n")
+    assert {r4(K[1][2]), r4(K[1][3])}.isdisjoint({r4(K[0][0]), r4(K[0][1])})
+    assert _wrong_of(tmp_path, text, path) == []

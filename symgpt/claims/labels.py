@@ -720,6 +720,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     ('b_2', 'f')
     >>> str(_literal_name("q_3 = (0.6, −0.6), k_1 = ", "", v)), str(_literal_name("A = softmax(S) V = ", "", v))
     ('k[1]', 'A')
+    >>> str(_literal_name(r"$\\tilde q = (−0,16;\\ 1,22)$ και $\\tilde k = ", "", v))     # Greek 'and'; k̃
+    'k̃'
     >>> str(_literal_name("By hand for the last position: o₂ = 0.3·v₀ + 0.7·v₁ = ", "", v))
     'o[2]'
     >>> str(_literal_name("ln_f.γ = (1,05; 0,95) ve ln_f.β = ", "", v)), str(_literal_name("b_1 = np.array(", "X", v))
@@ -739,8 +741,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     parts = re.split(r"=|≈|:|←", _clause(plain(before)))
     beside = re.search(r"(?:[(\[][^()\[\]]*\d[^()\[\]]*[)\]]|end\{[pbvBV]?matrix\})\s*"
                        r"(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
-                       r"och|a)\b|和|与|及|और)?\s*"
-                       r"([^\W\d][\w.]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$",
+                       r"och|a)\b|和|与|及|और|[^\W\d_]{2,4}(?=\s))?\s*"       # (and in any language: και, та, és)
+                       r"([^\W\d][\w.\u0300-\u036f]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$",
                        re.sub(r"(?<![A-Za-z])\\?q?quad(?![A-Za-z])|\\[,;:! ]", " ", parts[-2])) \
         if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's (\qquad too)
     if beside:
@@ -1887,10 +1889,11 @@ def _under_gradient(lines: list, no: int) -> bool:
 
 
 HEAD_WORDS = r"head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|głowa|kafa|kop|kepala|हेड|huvud(?:et)?|" \
-    r"hode|hoved|رأس|الرأس"
+    r"hode|hoved|رأس|الرأس|κεφαλή|κεφαλής|hlava|hlavy|fej|feje|pää|capul|ראש"
 HEAD_WORD = re.compile(rf"(?:{HEAD_WORDS}|头|ヘッド)", re.I)
 """The word for an attention head alone: a table column of heads."""
 HEAD_MARK = re.compile(rf"\b(?:{HEAD_WORDS})\s*\$?\s*\(?(\d+)\)?|"     # (huvud $(1)$: in brackets)
+                       rf"\b(?:{HEAD_WORDS})\s+(?-i:([A-H]))\b|"       # hoved A, head B: heads by letter, from A
                        r"第\s*(\d+)\s*个头|"
                        r"(?:头|ヘッド)\s*(\d+)", re.I)
 
@@ -1955,12 +1958,20 @@ def _head_mark(text: str, one: bool = False) -> int | None:
 
     >>> _head_mark("head 1 gives 30 %, head 2 keeps"), _head_mark("Attention: head 1 and head 2", one=True)
     (2, None)
+    >>> _head_mark("Hoved B er mere jævnt fordelt"), _head_mark("η κεφαλή 2 μοιράζει"), _head_mark("a head a")
+    (2, 2, None)
     """
-    heads = {int(next(g for g in m.groups() if g is not None)) for m in HEAD_MARK.finditer(text or "")}
+    heads = {_head_number(m) for m in HEAD_MARK.finditer(text or "")}
     if one and len(heads) > 1:
         return None
     m = ([None] + list(HEAD_MARK.finditer(text or "")))[-1]
-    return int(next(g for g in m.groups() if g is not None)) if m else None
+    return _head_number(m) if m else None
+
+
+def _head_number(m) -> int:
+    """A head mark's head as written: its number, or its letter counted from A = 1 (``hoved B``: 2)."""
+    g = next(g for g in m.groups() if g is not None)
+    return ord(g) - ord("A") + 1 if g.isalpha() else int(g)
 
 
 ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position|vị trí|"

@@ -350,6 +350,7 @@ class Notation:
                 key = (lab.name, len(lab.index), bool(lab.of), bool(lab.state))
                 names.setdefault(key, []).append((n, lab))
                 names.setdefault(key + (lab.section,), []).append((n, lab))
+        self._figures = names
         out = {}
         for key, figs in names.items():
             r = self._reading(key, figs)
@@ -607,6 +608,8 @@ class Notation:
             whole = readings.get(key)
             if r is not None and whole is not None and r.group == whole.group and not r.agree and whole.agree:
                 r = whole    # a section whose figures agree with no entry: the document's origin of the indices
+            if r is whole and r is not None and not r.alias and self._foreign(r, key + (lab.section,)):
+                continue     # learned from other sections' figures, and none of this section's agree with it
             if r is None and lab.name == "token":
                 c = self._drawn(lab, n)  # a token's renormalised share, where the sentence says it is drawn so
             elif r is None and lab.index and lab.name in self.m.graph and not lab.of and not lab.state and \
@@ -634,6 +637,21 @@ class Notation:
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
         return self._paired(out, numbers, labels)
+
+    def _foreign(self, r, key) -> bool:
+        """Whether a document-wide reading of a name no spelling of ours explains (``k̃``, read from a literal of
+        one head's key) fails two or more of a section's figures of that name and fits none of them: there the
+        name means what the section says (another head, another position), not what it meant elsewhere."""
+        figs = self._figures.get(key, [])
+        if len(figs) < 2:
+            return False
+        for n, lab in figs:
+            c = self.lookup(r.group, r.base, lab)
+            if c is not None and lab.fn:
+                c = self.function(lab.fn, c)
+            if c is not None and self.m.rounds(c, n):
+                return False
+        return True
 
     @staticmethod
     def _counted(lab, readings: dict) -> str:
