@@ -818,7 +818,7 @@ def test_sigma_squared_in_ascii_is_the_variance_of_its_sections_layer(tmp_path, 
     assert [r.ref for r in results if r.number.text == root[1]] == ["sqrt(l1.var1[2] + ln_eps)"]
 
 
-# ---------------------------------------------------------------- a name learned in one section, used otherwise in another
+# ---------------------------------------------------------------- a name learned in one section, used otherwise later
 
 @pytest.mark.parametrize("words", [("Keys", "Another key, of the second head at the second place"),
                                    ("Κλειδιά", "Και ένα κλειδί της δεύτερης κεφαλής στη δεύτερη θέση")])
