@@ -10,11 +10,12 @@ import mpmath as mp
 import pytest
 
 from symgpt.check import check
+from symgpt.claims.extract import extract
 
 import oracle
 from conftest import write_spec
 from test_check_layouts import r4
-from test_check_readings import SPEC, VOCAB, Y, _wrong, _wrong_of
+from test_check_readings import SPEC, VOCAB, X, Y, _wrong, _wrong_of, forward
 from test_check_sections import distinct_heads  # noqa: F401 - a fixture
 
 TOKENS = ["t1", "t4", "t0"]          # distinct_heads' input, positions 0, 1, 2
@@ -740,7 +741,6 @@ def test_a_gradient_checks_nudged_losses_are_no_loss(tmp_path, run, form):
     """A gradient check's table: the loss of the model with one weight nudged by ±h, printed to eight places
     beside the unnudged loss's neighbourhood, is no figure of the loss (a row 'L(θ + h)', 'J(w − ε)'): nothing
     in the table is wrong."""
-    from test_check_readings import X, forward
     E, W = run["states"][0]
     h = mp.mpf("0.001")
     nudged = [forward(E, [[W[i][j] + (s if (i, j) == (0, Y) else 0) for j in range(5)] for i in range(2)])["loss"]
@@ -833,3 +833,12 @@ def test_a_name_read_from_one_sections_vector_does_not_judge_another_sections(tm
             f"## 4. {words[0]} II\n\n{words[1]}:\n\n$$u_1 = {r4(K[1][2])}, \\qquad u_2 = {r4(K[1][3])}$$\n")
     assert {r4(K[1][2]), r4(K[1][3])}.isdisjoint({r4(K[0][0]), r4(K[0][1])})
     assert _wrong_of(tmp_path, text, path) == []
+
+
+# ---------------------------------------------------------------- a Hebrew prefix before a figure
+
+def test_a_hebrew_prefix_joined_by_a_hyphen_is_no_minus():
+    """ב-0.5045, מ-17.72%: a Hebrew prefix letter joined to a figure by a hyphen (the maqaf) signs nothing; a
+    hyphen after a Latin or Greek letter (x-0.5, α-0.2) is still read as written."""
+    texts = [n.text for n in extract("ההפסד ירד ב-0.5045, ועלה מ-17.72% ל-22.07%; x-0.5 and α-0.2")]
+    assert texts == ["0.5045", "17.72%", "22.07%", "-0.5", "-0.2"]

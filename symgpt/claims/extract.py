@@ -678,6 +678,10 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
             sign = ""                                 # 1.810-2.200: a subtraction (not 'i = 3   −0.0411': a column)
             start += 1
             tight = line[start - 1]                   # the operator: no glue (1-0.999 is not 0.9 and 99)
+        elif sign == "-" and "\u05d0" <= tight <= "\u05ea":
+            sign = ""                                 # מ-17.72%, ב-0.5045: a Hebrew prefix's hyphen (maqaf), no minus
+            start += 1
+            tight = ""
         if tight and (tight.isalpha() and tight.isascii() or tight in "_'′^") and "." not in body and \
                 not (glued_row and m.end() == len(masked.rstrip()) and re.search(r"[A-Za-z]{3,}$", line[:start])):
             continue                                  # q0,0, h1, x_0, h''0: an index (not 'Query4' ending a row)
