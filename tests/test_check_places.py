@@ -842,3 +842,20 @@ def test_a_hebrew_prefix_joined_by_a_hyphen_is_no_minus():
     hyphen after a Latin or Greek letter (x-0.5, α-0.2) is still read as written."""
     texts = [n.text for n in extract("ההפסד ירד ב-0.5045, ועלה מ-17.72% ל-22.07%; x-0.5 and α-0.2")]
     assert texts == ["0.5045", "17.72%", "22.07%", "-0.5", "-0.2"]
+
+
+# ---------------------------------------------------------------- the model after a step, said in Hebrew or Greek
+
+@pytest.mark.parametrize("form", [
+    "## 4. צעד 1\n\n```\nצעד 1: loss = {loss}, p[{t}] = {p}\n```\n\n## 5. סיכום\n\nSGD, lr = 0.5.\n",
+    "## 4. Βήμα 1\n\nΗ απώλεια είναι τώρα $L = {loss}$ και $p_{{\\text{{{t}}}}} = {p}$.\n\n## 5. Σύνοψη\n\n"
+    "SGD, lr = 0.5.\n",
+])
+def test_the_loss_and_share_after_a_step_in_hebrew_and_greek(tmp_path, run, form):
+    """In a text about SGD (said in its last section), a section titled 'step 1' in Hebrew or Greek (צעד, βήμα)
+    printing the loss and the target's share: they are the model's after one SGD step (lr 0.5), right, not the
+    untrained model's, wrong."""
+    f = run["f"]
+    loss, p = r4(f[1]["loss"], 4), r4(f[1]["p"][Y], 4)
+    assert loss != r4(f[0]["loss"], 4) and p != r4(f[0]["p"][Y], 4)
+    assert _wrong(tmp_path, form.format(loss=loss, p=p, t=VOCAB[Y]), "doc.md") == []

@@ -44,7 +44,8 @@ STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更�
                          r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|"
                          r"\byeni\b|adım(?:dan)? sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|\befter (?:ett|steget|\d+)|"
                          r"\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau (?:khi|bước|một)|\bbaru\b|setelah|新しい|後の|"
-                         r"새로운|후의?\b",
+                         r"새로운|후의?\b|אחרי|חדש|\bμετά\b|\bνέ[οαε]|\bután\b|\búj\b|jälkeen|\buusi\b|\bdupă\b|"
+                         r"\bnou[ăl]?\b|\bny[et]?\b",
                          re.I)
 CHANGE_WORDS = re.compile(r"\bbecomes\b|\bmoves to\b|\bgoes to\b|\bdevient\b|\bpasse à\b|\bdiventa\b|\bpasa a\b|"
                           r"\bse vuelve\b|\bpassa a\b|становится|станет|变为|变成|になり", re.I)
@@ -85,7 +86,9 @@ TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|
                      r"öğrenme|güncelle|eğitim|\badım\w* sonra|leersnelheid|bijwerk|trainingsstap|na de stap|"
                      r"langkah pelatihan|pembaruan|laju pembelajaran|cập nhật|huấn luyện|"
                      r"अद्यतन|प्रशिक्षण|सीखने की दर|अपडेट|inlärning|uppdater|träning|\bsteg\b|"
-                     r"تحديث|تدريب|معدل التعلم|خطوة", re.I)
+                     r"تحديث|تدريب|معدل التعلم|خطوة|צעד|אימון|עדכון|קצב למידה|βήμα|εκπαίδευσ|ενημέρωσ|"
+                     r"\bkrok\b|učení|lépés|tanítás|frissít|askel|koulutu|päivit|antrenare|actualizare|"
+                     r"\btrin\b|træning|opdater", re.I)
 """A heading or paragraph about training: there a figure may be of the model after a step."""
 
 
