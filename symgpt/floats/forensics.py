@@ -255,7 +255,7 @@ class Forensics:
                 with ctx.workprec(PREC):
                     b = st.fn(ar, *(DWBall(a) for a in ins))
                 if isinstance(b, DWBall) and b.shape == res.shape and \
-                        np.all((b.r == 0) | (b.r <= np.ldexp(np.abs(res), -bits))):
+                        np.all((b.r == 0) | (b.r <= np.ldexp(np.maximum(np.abs(res), np.abs(b.hi)), -bits))):
                     loc = (res - b.hi) - b.lo
                     out[st.name] = np.where(np.abs(loc) <= b.r, 0.0, loc)
                     continue
