@@ -35,7 +35,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, ctx
+from flint import arb
 
 from ..core.fball import Arrays
 from .balls import Balls, _cast
@@ -327,7 +327,3 @@ class Deltas(Balls):
 
     def inv(self, x):
         return Delta(np.float64(1.0)) / self.w(x)
-
-    def table(self, exprs):
-        with ctx.workprec(self.ctx.prec):
-            return super().table(exprs)
