@@ -115,16 +115,18 @@ bracket: not ``√(σ² + ε) =``, a norm's divisor)."""
 
 def context(n, vocab) -> Context:
     """The hints a figure's surroundings give (see :class:`Context`)."""
-    left = _plain(n.before[-60:])[-40:]
+    before, line = n.before, n.line_text[:n.col]
+    if n.column and "|" in line:       # a table cell's own text: '| k = 1 | 1.063 | 0.790 |' names no k
+        before, line = before[before.rfind("|") + 1:], line[line.rfind("|") + 1:]
+    left = _plain(before[-60:])[-40:]
     c = Context(text=" ".join((left, n.row, n.column, n.table)).lower(), far=(n.heading + " " + n.prose).lower(),
                 row=n.row,
                 column=n.column.lower() if len(n.column) < 30 else "",
                 words=_symbols(n))
     m = SYMBOL.search(left.replace("$", "").replace("\\", "")) if not _operand(n) else None
     if not m and not re.search(r"[A-Za-z\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", left) and \
-            "=" in n.line_text[:n.col] and not _operand(n) and \
-            "=" in re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]:
-        clause = re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", n.line_text[:n.col])[-1]
+            "=" in line and not _operand(n) and "=" in re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", line)[-1]:
+        clause = re.split(r"[，；;]|,(?=\s*[^\d\s(+\-−])", line)[-1]
         lhs = clause[:clause.index("=")] + "=" if "=" in clause else ""   # the subject: A1,0 = 2.175/4.789 ≈ 0.454
         m = SYMBOL.search(lhs.replace("$", "").replace("\\", "")[-40:])
     if m and m[1] == "√" and m[2] and re.fullmatch(r"\([\d/.π]+\)", m[2]):

@@ -92,11 +92,12 @@ def _clip(s: str, n: int) -> str:
 
 # ---------------------------------------------------------------- what is not a figure
 
-HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s+[^\d\s=+\-×*/].*|"
+HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s+[^\d\s=+\-×*/&|\\].*|"
                      r"\d+\.\s+[^\d\s].{0,40}|[■□◆◇▶►▸▪]\s*\d{1,2}(?:[.．]\d{1,2})*[.．]?\s*[^\d\s].{0,60}$|"
                      r"【[^】]{1,30}】.{0,30}$)")
 #    (a plain text's numbered marked titles: '■ 2．順伝播', '【第3節】 逆伝播'; not a list of '▶ …' items)
 #                                            (a section's number: 2.3.1, not a figure: '0.7979 ile çarpınca …')
+#                                            (nor a matrix's or a table's row: '0.25 & 0.50 \\', '0.25 | 0.50')
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
                      r"\s*\d+(?:[-.]\d+)*|"
@@ -745,8 +746,9 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         row_cells = cells if cells is not None else line.split("\t") if "\t" in line else []
         k = _cell_of(line, n.col) if cells is not None else line[:n.col].count("\t")
         subjects = [m[1] for i, c in enumerate(row_cells) if i != k
-                    for m in [re.match(r"\s*\$?\s*([A-Za-z][A-Za-z_]*)\s*=(?!=)", c)] if m]
+                    for m in [re.match(r"\s*\$?\s*([A-Za-z][A-Za-z_]*)\s*=(?!=)(?!\s*\d+\s*\$?\s*$)", c)] if m]
         n.subject = subjects[0] if len(subjects) == 1 else ""   # '① 查行 | x = E[1] | [0.3, -0.1]': x
+        #                                                         (not '| k = 1 | 1.063 |': a row's index)
     _chains(line, found)
     _component_chains(line, found)
     _arrays(line, found)

@@ -63,6 +63,7 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
 """LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
 LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
+         (r"\\hat\s*\{([mv])\}|\\hat\s+([mv])(?![A-Za-z])", lambda m: (m[1] or m[2]) + "\u0302"),  # m̂, v̂: Adam's
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
@@ -139,9 +140,11 @@ BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}(?:\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?"
                            r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+))(?![\w(])")
 #                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃: an entry of a parameter
-FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde|从)\s*(\S+?)\s*"
-                     r"(?:\bauf|\bto|\bà|降到|升到|降至|升至|变为|变成|到)\s*$"
-                     r"|(\S+?)\s*(?:から|より)\s*$", re.I)     # 'from A to B
+FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde(?: la)?|\bda|\bfra|\bfrån|\bvan|\bz|\bс|\bdari|\btừ|\bαπό|من|从)"
+                     r"\s*(\S+?)\s*%?\s*"
+                     r"(?:\bauf|\bto|\bà|\ba|\bpara|\btil|\btill|\bnaar|\btot|\bdo|\bna|\bдо|\bla|\bmenjadi|"
+                     r"\bke|\blên|\bxuống|\bthành|\bσε|\bστο|إلى|降到|升到|降至|升至|变为|变成|到)\s*$"
+                     r"|(\S+?)\s*%?\s*(?:から|より)\s*$", re.I)     # 'from A to B' ('fra 21,48 % til …', 'de 0,5 a …')
 SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?\s*/\s*√\s*[{(]?\s*"
                         r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
 DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
@@ -580,6 +583,10 @@ LEAD_END = re.compile(r"[:：]\s*\$*\s*$")
 """A block's tag at the start of its line, ``[W₃₄]  θ = 0.4``: the lines below it are about that entry."""
 
 
+MOMENT_AT_STEP = re.compile(r"(m|v|m̂|v̂|m_hat|v_hat|mhat|vhat)_?\{?([0-9]|[₀-₉])\}?")
+"""A moment's name with its step (``m1``, ``v_1``, ``m̂₁``): AdamW's state at that step."""
+SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
 NEW_VALUE = {"θ'", "θ′", "θ_new", "w'", "w′", "w_new"}
 """The names of a parameter's value after the step, written without indices under an entry's lead-in."""
 
@@ -592,7 +599,15 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
     if strict:                     # a step's words: the update, the decay or the new value
         state = lab.name if lab.name in ("update", "decay") else None
     else:                          # a moment's name, never one already stated after a step
-        state = None if lab.state else MOMENTS.get(lab.name)
+        stepped = MOMENT_AT_STEP.fullmatch(lab.name) if not lab.state and not lab.index else None
+        if lab.name in MOMENTS and not lab.state and len(lab.index) == 1 and isinstance(lab.index[0], int) and \
+                _lead_in(n, lines, vocab) is not None:        # m_1 under an entry's lead-in: m at step 1
+            stepped = MOMENT_AT_STEP.fullmatch(f"{lab.name}{lab.index[0]}")
+            lab = Label(lab.name, fn=lab.fn)
+        k = int(stepped[2].translate(SUBSCRIPT_DIGITS)) if stepped else 0
+        if stepped and stepped[1] in MOMENTS and k >= 1:                    # m1, v_1, m̂₁: the moment at step 1
+            lab = Label(stepped[1], state=f"adamw[{k}]")
+        state = None if lab.state and not stepped else MOMENTS.get(lab.name)
         if lab.name in NEW_VALUE and not lab.state:        # θ' under the lead-in: the entry after the step
             lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[1]")
     if lab.index or lab.of or lab.ref or (state is None and lab.name != "new"):
@@ -602,14 +617,17 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
         return unnamed
     if lab.name == "new":
         return Label(entry.name, entry.index, state=lab.state)
-    return Label(f"adamw[1].{state}", entry.index, of=entry.name)   # W₃₄'s m: its origin learned with the rest
+    step = lab.state or "adamw[1]"
+    return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn)   # W₃₄'s m: its origin learned
+    #                                                              with the rest (and √v̂ is a function of v̂)
 
 
 def _after_step(n, prev) -> Label | None:
     """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``, ``21.36% から 27.47% に``: the
     second figure is the first's quantity after the training step (the figure before it on its line)."""
     m = FROM_TO.search(n.line_text[:n.col])
-    if prev is None or prev.line != n.line or m is None or (m[1] or m[2]) != prev.text:
+    if prev is None or prev.line != n.line or m is None or \
+            (m[1] or m[2]).replace(",", ".").rstrip("%") != prev.text.rstrip("%"):
         return None
     return Label("after", inner=prev.index)
 
@@ -754,6 +772,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
         if re.search(r"\s\S", head.strip()) and named(part, vocab, heading) is not None:
             head = part
     lab = named(head, vocab, heading)
+    if lab is None and (fn := _function_label(head.strip(), vocab)) is not None and fn.fn in ("exp", "log"):
+        return fn                      # exp(z) = (0.9015, 1.1077, …): exp of z's entries, in order
     return formula_label(lab, parts[1:-1], vocab)
 
 
@@ -1336,7 +1356,14 @@ CELL = re.compile(r"\S+(?: \S+)*")
 
 
 def _cells_at(line: str) -> list:
-    """A text table line's cells as (start, end, text): runs separated by two spaces or more, or a tab."""
+    """A text table line's cells as (start, end, text): runs separated by two spaces or more, a tab, or a
+    rule ``|`` between cells (``W[0,a]  |  0.0219 | 4.80e-07 |``), kept in place.
+
+    >>> [t for *_, t in _cells_at("  p  |  m1 | v1 | Δ")], [t for *_, t in _cells_at("rank  word   p")]
+    (['p', 'm1', 'v1', 'Δ'], ['rank', 'word', 'p'])
+    """
+    if line.count("|") + line.count("│") >= 2 and not line.lstrip().startswith(("|", "│")):
+        line = re.sub(r"\s*[|│]\s*", lambda m: " " * len(m[0]) if len(m[0]) >= 2 else " ", line)
     return [(m.start(), m.end(), m[0]) for m in CELL.finditer(line.replace("\t", "  "))]
 
 
@@ -1537,7 +1564,10 @@ APPOSITIVE = re.compile(r"[,，]\s*[`\"“«„']?([^\s,，`\"”»“']+)[`\"�
 """A token set off by commas just before a figure's clause: ``the right word, come, gets only 0.1679 %``."""
 
 
-AND = re.compile(r"\s(?:and|und|et|e|y|и|và|ve|och|og|dan|oraz|그리고)\s|[、，]")
+AND = re.compile(r"\s(?:and|und|et|e|y|i|и|і|та|và|ve|och|og|dan|oraz|en|és|ja|și|και|و|และ|그리고|및)\s|"
+                 r"[、，]")
+#    (Catalan, Polish and Czech i (not a: 'to' in Romance); Dutch en; Hungarian és; Finnish ja; Romanian și;
+#     Greek και; Ukrainian і, та; Arabic and Persian و; Thai และ)
 """'and' between two shares on a line: what stands before it is the first share's."""
 CHANCE = {"chance", "chances", "probability", "probabilidade", "probabilidad", "probabilità", "probabilité",
           "wahrscheinlichkeit", "kans", "szansa", "şans", "olasılık", "peluang", "вероятность", "вероятностью",
@@ -1742,7 +1772,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if k not in stacked and OPERAND_NEXT.match(after) and not SIGNED_NEXT.match(after) or \
                 re.search(r"[\w)]\s*(?:[+\-−×*/·]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]):
             continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
-        out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state, sup=head.sup)
+        out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state, sup=head.sup,
+                       fn=head.fn)     # exp(z) = (…): exp of each entry
     text_cells = _text_tables(lines, numbers, vocab)
     optimizer, last_named = [], ""           # the optimizer the text spoke of last, line by line
     for line in lines:
@@ -1909,8 +1940,10 @@ def _paragraph_above(lines: list, no: int, most: int = 3) -> str:
     return " ".join(reversed(out))
 
 
-SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*\}?(?:\^\{?[(\[](\d+)(?:,\s*(\d+))?[)\]]\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
-#                                     (\mathbf{q}^{[2]}: the brace of a bold name before its superscript)
+SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*\}?(?:_(?:\{[^{}]*\}|\w))?"
+                         r"(?:\^\{?[(\[](\d+)(?:,\s*(\d+))?[)\]]\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
+#                                     (\mathbf{q}^{[2]}: the brace of a bold name before its superscript;
+#                                      \tilde{q}_1^{(2)}: a subscript before it)
 
 
 def _superscript(text: str) -> tuple:
@@ -1921,8 +1954,8 @@ def _superscript(text: str) -> tuple:
     ((1,), (2, 0), (1,))
     >>> _superscript(r"$s^{[1,2]}$"), _superscript(r"\\mathbf{q}^{[2]}_3 = (")
     ((1, 2), (2,))
-    >>> _superscript("x² = ")
-    ()
+    >>> _superscript("x² = "), _superscript(r"$\\tilde{q}_1^{(2)}$"), _superscript("k_{j}^{(1)} = ")
+    ((), (2,), (1,))
     """
     m = ([None] + list(SUPERSCRIPT.finditer((text or "")[-80:])))[-1]     # (the name next to the figure)
     if m is None:

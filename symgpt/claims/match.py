@@ -37,6 +37,7 @@ from .context import _base, _names, _pinned, context, counted, score, spells_inp
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
 from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
 from .figure import operand as _operand
+from .grids import grids
 from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
@@ -44,7 +45,10 @@ from .refs import ExprError, bind, parse
 FORM_OPERANDS = 8       # a chain of at most this many operands is tried against the nodes' definitions …
 FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
 FORM_TRIES = 64         # … in at most this many combinations
-RUN = 4                 # cells of a row that must agree on consecutive entries of one tensor (Matcher._runs)
+RUN = 3                 # cells of a row (of four or more) that must agree on consecutive entries of one tensor
+                        # (Matcher._runs)
+GRID = 3                # figures of a matrix or table that must agree on entries of one tensor at their places …
+GRID_SHARE = 0.6        # … and this share of its figures (Matcher._grids)
 LABELLED = 10.0         # the score of a quantity a figure's place names (its label, read by the notation)
 SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
@@ -59,6 +63,9 @@ EXERCISE = re.compile(r"^[\W\d_]*(?:exercises?|homework|Übung(?:en)?|Aufgaben|H
 """A heading that opens on exercises (``## 8. Exercises``, ``## Übungen``): its figures are what the reader is
 asked to try (``take η = 0.05``), not claims.  (Not 'die Aufgabe: …', 'pelatihan'.)"""
 
+
+MOVED = re.compile(r"\s*[-+−±×*/·]\s*[^\d\s=][^\d=]{0,11}[=≈]\s*")
+"""What stands between a quantity's figure and the figure of that quantity moved: ``+ h =``, ``− ε =``."""
 
 APPROX_NEXT = re.compile(r"\s*+\$?\s*+(?:≈|\\approx|~)\s*+\$?\s*+")
 
@@ -149,8 +156,9 @@ class Matcher:
             self.notation = Notation(self)
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
+        self.read = read if text is not None else {}
         first = self._match(numbers, {})
-        results = self._runs(self._right(self._match(numbers, self._inputs(first))))
+        results = self._grids(self._runs(self._right(self._match(numbers, self._inputs(first)))), numbers)
         return _exercises(_foreign_columns(self._acknowledged(results, numbers)))
 
     def spoken(self, c) -> bool:
@@ -236,11 +244,16 @@ class Matcher:
             return self.notation.after(inner, n)
         return self.notation.function(lab.name, inner)
 
-    def _judged(self, n, c: Candidate) -> Result:
-        """The verdict on a figure whose place names ``c`` and which does not round from it."""
+    def _judged(self, n, c: Candidate, axes: tuple = (0, 1)) -> Result:
+        """The verdict on a figure whose place names ``c`` and which does not round from it (transposed when the
+        entry with its indices on ``axes`` swapped does)."""
         chain_ok, chain_value = _chain_rounds(self, n)
-        transposed = len(c.idx) == 2 and c.idx[0] != c.idx[1] and any(
-            x.group == c.group and x.of == c.of and x.idx == c.idx[::-1] and self.rounds(x, n) for x in self.cands)
+        a, b = axes
+        swapped = list(c.idx)
+        if len(swapped) > max(a, b):
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+        transposed = len(c.idx) > max(a, b) and c.idx[a] != c.idx[b] and any(
+            x.group == c.group and x.of == c.of and x.idx == tuple(swapped) and self.rounds(x, n) for x in self.cands)
         return wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed,
                      spec=self.d.spec)
 
@@ -265,7 +278,7 @@ class Matcher:
         rows: dict = {}
         for k, r in enumerate(results):
             n = r.number
-            if n.cell >= 0 and n.width >= RUN and n.index not in self.labelled:
+            if n.cell >= 0 and n.width >= RUN + 1 and n.index not in self.labelled:
                 rows.setdefault((n.line, n.row), []).append(k)
         for ks in rows.values():
             fits: dict = {}       # (group, of, axis, the other indices, index − place) → the places that fit
@@ -280,6 +293,8 @@ class Matcher:
                 continue
             best = [key for key, places in fits.items() if len(places) == most]   # p and ∂ℒ/∂z agree off the target
             places = fits[best[0]]
+            if most == RUN and any(_digits(results[k].number) < 3 for k in ks if results[k].number.cell in places):
+                continue                 # three short figures agreeing by chance are no run
             for k in ks:
                 n = results[k].number
                 if n.cell in places or n.cell - 1 not in places or n.cell + 1 not in places:
@@ -289,9 +304,57 @@ class Matcher:
                 ok = [c for c in at if self.rounds(c, n)]
                 if ok and ok[0].ref != results[k].ref:
                     results[k] = Result(n, "matched", ok[0].ref, [c.ref for c in ok], LABELLED)
-                elif not ok and len(at) == 1 and len(best) == 1:
+                elif not ok and len(at) == 1 and len(best) == 1 and not _subtracted(n):
                     results[k] = self._judged(n, at[0])
         return results
+
+    def _grids(self, results: list, numbers: list) -> list:
+        """A matrix or a table that prints entries of one tensor at their places (``S_{,2} = (…)`` for head 2's
+        scores, ``V_{,2}`` for V's columns 2 and 3, a table with rows t and columns s): when most of its figures
+        match T[…, i + a, …, j + b, …] at their place (i, j), a figure between them is the entry of its own place,
+        whatever other entry its value equals.  A transposed score is then wrong as its own entry, not matched to
+        its mirror image; a copy of a neighbour is wrong as the entry it stands for."""
+        by_ref = {c.ref: c for c in self.cands}
+        by_key = {(c.group, c.of, c.idx): c for c in self.cands}
+        at = {r.number.index: k for k, r in enumerate(results)}
+        for grid in grids(numbers, getattr(self, "read", {})):
+            fits: dict = {}       # (group, of, row axis, column axis, other indices, offsets) → places that fit
+            for i, place in grid:
+                r = results[at[i]]
+                for c in (by_ref.get(x) for x in r.candidates) if r.verdict in ("matched", "ambiguous") else ():
+                    for a, b in itertools.permutations(range(len(c.idx) if c is not None else 0), 2):
+                        rest = tuple(x for k, x in enumerate(c.idx) if k not in (a, b))
+                        key = (c.group, c.of, a, b, rest, c.idx[a] - place[0], c.idx[b] - place[1])
+                        fits.setdefault(key, set()).add(place)
+            most = max(map(len, fits.values()), default=0)
+            if most < GRID or most < GRID_SHARE * len(grid):
+                continue
+            best = [key for key, places in fits.items() if len(places) == most]
+            places = fits[best[0]]
+            if most == GRID and any(_digits(results[at[i]].number) < 3 for i, p in grid if p in places):
+                continue                 # three short figures agreeing by chance are no grid
+            rows, cols = {p[0] for p in places}, {p[1] for p in places}
+            for i, place in grid:
+                k = at[i]
+                n = results[k].number
+                if place in places or place[0] not in rows or place[1] not in cols or i in self.labelled or \
+                        _digits(n) < 2:
+                    continue
+                entries = [by_key.get((g, of, _placed(rest, a, b, place[0] + da, place[1] + db)))
+                           for g, of, a, b, rest, da, db in best]
+                entries = [c for c in entries if c is not None]
+                ok = [c for c in entries if self.rounds(c, n)]
+                if ok and ok[0].ref != results[k].ref:
+                    results[k] = Result(n, "matched", ok[0].ref, [c.ref for c in ok], LABELLED)
+                elif not ok and len(entries) == 1 and len(best) == 1 and not _subtracted(n):
+                    results[k] = self._judged(n, entries[0], best[0][2:4])
+        return results
+
+    def _moved(self, n, c, numbers) -> bool:
+        """Whether the figure is the result of arithmetic on the figure before it, which is the named quantity
+        itself (``W[1,på] = -0.3 + h = -0.2999``: a gradient check's nudged weight, not a wrong W)."""
+        m = numbers[n.index - 1] if n.index > 0 and numbers[n.index - 1].index == n.index - 1 else None
+        return m is not None and m.line == n.line and MOVED.fullmatch(n.before) is not None and self.rounds(c, m)
 
     def _acknowledged(self, results: list, numbers: list) -> list:
         """A sum of rounded figures the text itself rounds to its quantity (``… = −0.0001 ≈ 0``) is the author's
@@ -476,6 +539,8 @@ class Matcher:
                 prev.append(None)
                 continue
             c = self.labelled.get(n.index) or self._function(n, found)
+            if c is not None and not self.rounds(c, n) and self._moved(n, c, numbers):
+                c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
             if c is not None:               # its place names it: the value confirms it, or it is wrong
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
                 if res.verdict == "wrong":
@@ -766,3 +831,22 @@ def _foreign_columns(results: list) -> list:
 def _reprint(first: Result, n) -> Result:
     """A wrong figure printed again: the same quantity, the same cause (its chain is the first printing's)."""
     return dataclasses.replace(first, number=n)
+
+
+def _digits(n) -> int:
+    """The significant digits a figure prints (0.0412 → 3)."""
+    return len(n.text.strip("-−+%").replace(".", "").lstrip("0"))
+
+
+def _placed(rest: tuple, a: int, b: int, i: int, j: int) -> tuple:
+    """The index with ``i`` on axis ``a``, ``j`` on axis ``b`` and ``rest`` on the others, in order."""
+    out, it = [], iter(rest)
+    for k in range(len(rest) + 2):
+        out.append(i if k == a else j if k == b else next(it))
+    return tuple(out)
+
+
+def _subtracted(n) -> bool:
+    """A figure after a binary minus (``¼(−0.702 − 0.203 + …)``): its entry may be −0.203, printed as a term."""
+    return bool(re.fullmatch(r"\s*[-−]\s*", n.before) or re.search(r"[\w)\]}]\s*[-−]\s*$", n.before)) and \
+        not n.text.startswith(("-", "−"))     # (before: the text since the last figure)

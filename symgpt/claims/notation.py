@@ -42,7 +42,7 @@ AGREE_SHARE = 0.5        # … and this share of its figures
 STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更新后|之后|一步后|nouveau|nouvelle|"
                          r"après|neu|\bnach (?:dem|einem|\d+|zwei|drei) \S*Schritt|\bnuev[oa]s?\b|después|"
                          r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|"
-                         r"\byeni\b|adım(?:dan)? sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|\befter (?:ett|steget|\d+)|"
+                         r"\byeni\b|adım(?:dan)? sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|\be[ft]ter (?:ett|steget|\d+)|"
                          r"\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau (?:khi|bước|một)|\bbaru\b|setelah|新しい|後の|"
                          r"새로운|후의?\b|אחרי|חדש|\bμετά\b|\bνέ[οαε]|\bután\b|\búj\b|jälkeen|\buusi\b|\bdupă\b|"
                          r"\bnou[ăl]?\b|\bny[et]?\b",
@@ -72,6 +72,10 @@ HEAD_COLUMNS = re.compile(r"(?:^|\.|grad_)(?:Q|K|V)(?:_rot)?$")
 """The tensors whose columns the heads split (a head's q, k, v are slices of them)."""
 
 
+FUNCTION_OF = re.compile(r"(exp|log|sqrt)\((.+?)( \+ ln_eps)?\)")   # a function candidate's ref: exp(z[2])
+SUPERSCRIPTED = re.compile(r"\^\([\d,]+\)$")     # the superscript Notation.named keeps in a name
+
+
 def plain_words(s: str) -> str:
     """Text with its Markdown code marks off (for the words it says)."""
     return s.replace("`", "")
@@ -85,7 +89,7 @@ TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|
                      r"\bkrok\w* (?:uczenia|spadku|SGD|optymalizacji)|spad\w* gradientu|uczeni|"
                      r"öğrenme|güncelle|eğitim|\badım\w* sonra|leersnelheid|bijwerk|trainingsstap|na de stap|"
                      r"langkah pelatihan|pembaruan|laju pembelajaran|cập nhật|huấn luyện|"
-                     r"अद्यतन|प्रशिक्षण|सीखने की दर|अपडेट|inlärning|uppdater|träning|\bsteg\b|"
+                     r"अद्यतन|प्रशिक्षण|सीखने की दर|अपडेट|inlärning|uppdater|träning|\bsteg(?:et)?\b|"
                      r"تحديث|تدريب|معدل التعلم|خطوة|צעד|אימון|עדכון|קצב למידה|βήμα|εκπαίδευσ|ενημέρωσ|"
                      r"\bkrok\b|učení|lépés|tanítás|frissít|askel|koulutu|päivit|antrenare|actualizare|"
                      r"\btrin\b|træning|opdater", re.I)
@@ -173,6 +177,7 @@ class Notation:
         self.head_base = 0
         self._numbers = None           # the document's figures, while learning (an update's operands)
         self._trained: dict = {}       # figure index → whether its section speaks of training
+        self._runs_in: dict = {}       # section → the optimizer its post-step figures were read as (resolve)
         self._spellings: dict = {}     # group → _spelled(group)
         self.groups: dict = {}
         self.unspoken = set()          # a plain name's readings: only the topics the text speaks of (no top-p
@@ -211,9 +216,25 @@ class Notation:
             self._spellings[group] = words, {w.lower() for w in words if len(w) > 1}
         return self._spellings[group]
 
+    def named(self, label) -> str:
+        """The name a label's figures are learned under: its name, with a superscript that is neither a head nor
+        a layer (``W^{(1)}`` and ``W^{(2)}``, a one-block model's two MLP matrices; ``h^{(0)}``, ``h^{(1)}``) kept
+        as part of it, since two such superscripts name two tensors.
+
+        >>> from symgpt.claims.labels import Label
+        >>> import symgpt; from symgpt.claims.match import Matcher
+        >>> n = Notation(Matcher(symgpt.load("tiny-transformer")))
+        >>> n.named(Label("W", (0, 1), sup=(1,))), n.named(Label("W", (0, 1)))
+        ('W^(1)', 'W')
+        """
+        if not label.sup or self.head(label) is not None or self.m.d.spec.layers != 1:
+            return label.name
+        return f"{label.name}^({','.join(map(str, label.sup))})"
+
     def _alias(self, name: str, group: str) -> bool:
         """Whether ``name`` is one of ``group``'s spellings, a running index after it or not: ``∂L/∂z_v``,
         ``∂L/∂zᵥ`` and ``p_j`` of a table whose columns give v and j spell ∂L/∂z and p."""
+        name = SUPERSCRIPTED.sub("", name)          # W^(1): W's spellings (the figures tell W_1 from W_2)
         if self._spells(name, group):
             return True
         bare = FREE_INDEX.sub("", name)
@@ -350,7 +371,7 @@ class Notation:
             lab = labels.get(n.index)
             if lab is not None and lab.inner is None and readable(n) and \
                     n.kind in ("decimal", "percent", "power", "integer"):
-                key = (lab.name, len(lab.index), bool(lab.of), bool(lab.state))
+                key = (self.named(lab), len(lab.index), bool(lab.of), bool(lab.state))
                 names.setdefault(key, []).append((n, lab))
                 names.setdefault(key + (lab.section,), []).append((n, lab))
         self._figures = names
@@ -594,6 +615,7 @@ class Notation:
         readings = self.learn(numbers, labels)
         self._texts = {n.line: n.line_text for n in numbers}
         self._ranged: dict = {}
+        self._runs_in: dict = {}         # section → the optimizer its post-step figures were read as
         out = {}
         for n in numbers:
             lab = labels.get(n.index)
@@ -605,7 +627,7 @@ class Notation:
                 if c is not None:
                     out[n.index] = c if self.m.rounds(c, n) else self._later_step(c, n) or c
                 continue
-            key = (lab.name, len(lab.index), bool(lab.of), bool(lab.state))
+            key = (self.named(lab), len(lab.index), bool(lab.of), bool(lab.state))
             r = readings.get(key + (lab.section,)) or (readings.get(key) if lab.name != "token" else None)
             #  the section's meaning first (a token's entry means p here, a top-k's there: only the section's)
             whole = readings.get(key)
@@ -639,6 +661,8 @@ class Notation:
                         (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
             out[n.index] = c
+            if (run := re.match(r"(sgd|adamw)\[\d+\]\.", c.group)):
+                self._runs_in[n.section] = run[1]     # the optimizer whose states this section prints
         return self._paired(out, numbers, labels)
 
     def _foreign(self, r, key) -> bool:
@@ -700,12 +724,17 @@ class Notation:
                     continue
                 x = self.by_ref.get(f"{m2[1]}{m[2]}{m2[3]}{c2.ref[len(c2.group):]}")     # the same entry of its norm
                 if x is not None:
-                    out[n.index] = x
+                    out[n.index] = self._of(lab, x) if c is None else x
                     break
             else:
                 if c is None and m[2] == "var" and (x := self._variance_of_mean(n, line)) is not None:
-                    out[n.index] = x
+                    out[n.index] = self._of(lab, x)
         return out
+
+    def _of(self, lab, c):
+        """The candidate a label names through its function (√(σ² + ε) of var2[2]), else ``c`` itself."""
+        x = self.function(lab.fn, c) if lab is not None and lab.fn else c
+        return x if x is not None else c
 
     def _variance_of_mean(self, n, line: dict):
         """The variance of the one norm entry whose mean a figure on σ²'s line, or the line above, rounds from
@@ -904,9 +933,17 @@ class Notation:
                 return self.by.get((f"{run}[{k + 1}].{bare}", c.of, c.idx))
         return None
 
-    def _state(self, c, n):
+    def _state(self, c, n, through=None):
         """The same entry in another training state that the figure rounds from, else, when the sentence
-        speaks of the new values, the nearest post-step state; None otherwise."""
+        speaks of the new values, the nearest post-step state; None otherwise.  Of a function of an entry
+        (``exp(z)`` printed after the step), the function of that entry's state (``through``: that function)."""
+        fn = FUNCTION_OF.fullmatch(c.ref) if through is None else None
+        inner = self.by_ref.get(fn[2]) if fn else None
+        if inner is not None:
+            name = fn[1] + ("+eps" if fn[3] else "")
+            return self._state(inner, n, lambda y: self.function(name, y))
+        rounds = (lambda x: self.m.rounds(x, n)) if through is None else \
+            (lambda x: (fx := through(x)) is not None and self.m.rounds(fx, n))
         bare = c.group.partition(".")[2] if c.group.startswith(("sgd", "adamw", "head_step")) else c.group
         others = []
         for x in self.m.every:
@@ -922,9 +959,11 @@ class Notation:
             or c.group != bare or CHANGE_WORDS.search(told) and self.m.trains_here(n)
         #   (the label itself named a state after a step, logit^{new}; 'becomes' where the section trains)
         for x in others:      # another state only where the text speaks of training: the label's own otherwise
-            if (x.group == bare or local and self.m.spoken(x)) and self.m.rounds(x, n):
-                return x
-        adam = run_of(n.heading + " " + n.prose) == "adamw"
+            if (x.group == bare or local and self.m.spoken(x)) and rounds(x):
+                return x if through is None else through(x)
+        if through is not None:
+            return None
+        adam = self._runs_in.get(n.section, run_of(n.heading + " " + n.prose)) == "adamw"
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam and self.m.spoken(x)]
         said = STATE_WORDS.search(told) or STATE_WORDS.search(n.heading) and TRAINED.search(n.heading) and \
