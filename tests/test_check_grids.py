@@ -4,7 +4,10 @@ computed here (``tests/oracle.py``, mpmath at 60 digits), never taken from symgp
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import tomllib
+from pathlib import Path
 
 import mpmath as mp
 import pytest
@@ -339,3 +342,90 @@ def test_hatted_moments_at_their_step_in_latex(tmp_path, hat):
     rs = results(tmp_path, text, write_spec(tmp_path, SPEC))
     assert wrong(rs) == []
     assert {"adamw[1].mhat[W,1,1]", "adamw[1].vhat[W,1,1]"} <= {r.ref for r in rs if r.verdict == "matched"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex")
+@pytest.mark.parametrize("brackets", [("\\bigl(", "\\bigr)"), ("\\left(", "\\right)"), ("\\Bigl[", "\\Bigr]")])
+def test_a_vector_in_big_brackets_in_a_pdf(tmp_path, distinct_heads, brackets):  # noqa: F811
+    """``\\mathbf{q}_3 &= \\bigl(…\\bigr)`` in an align* compiled by pdflatex: the brackets come from the math
+    extension font, which TeX hangs from their own origin, so a reader by baselines set them on a line of their
+    own; they belong to the vector's line, which is then a literal (its entries in decimal commas, set apart by
+    semicolons): its copied third entry is Q[2,2], wrong."""
+    path, f = distinct_heads
+    Q = f["Q"][2]
+    cells = [r4(q) for q in Q]
+    assert cells[1] != cells[2]
+    cells[2] = cells[1]
+    left, right = brackets
+    (tmp_path / "t.tex").write_text(
+        "\\documentclass[11pt]{article}\n\\usepackage{amsmath}\n\\begin{document}\\pagestyle{empty}\n"
+        "\\section{Queries}\nThe query of the last position, rounded to four places (0{,}0001):\n\\begin{align*}\n"
+        "\\mathbf{q}_3 &= " + left + ";\\ ".join(c.replace(".", "{,}") for c in cells) + right +
+        ".\n\\end{align*}\n\\end{document}\n",
+        encoding="utf-8")
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
+                   capture_output=True, timeout=300, check=True)
+    assert [(r, p.replace("−", "-")) for r, p, _ in wrong(check(tmp_path / "t.pdf", path))] == \
+        [("Q[2,2]", cells[1].replace(".", ","))]
+
+
+@pytest.mark.parametrize("form", ["html", "latex"])
+def test_a_query_from_a_transposed_weight_beside_keys_and_values_in_lower_case(tmp_path, form):
+    """k and v printed in lower case at every position (read as K and V), then q at the last position with two
+    entries, the second worked from W_Q[1,0] where W_Q[0,1] belongs: q is Q too (k and v say how the document
+    writes the projections), and its second entry is Q[T−1,1], wrong, its cause the transposed weight (the
+    printed arithmetic gives it, so it is no carried rounding)."""
+    path = Path(__file__).resolve().parent.parent / "derivations" / "tiny-transformer.toml"
+    spec = oracle.load_spec(str(path))
+    f = oracle.transformer_forward(spec)
+    WQ = [[float(w) for w in row] for row in spec["layer"][0]["W_Q"]]      # (0.3, as the spec writes it)
+    H, K, V = f["H0"], f["K"], f["V"]
+    T = len(H)                                                   # the last position's query
+    WQ_exact = spec["layer"][0]["W_Q"]
+    slip = H[T - 1][0] * WQ_exact[1][0] + H[T - 1][1] * WQ_exact[1][1]       # W_Q[1,0] read for W_Q[0,1]
+    assert r4(slip, 3) != r4(f["Q"][T - 1][1], 3)
+    def sub(name, t, j):
+        return f"<i>{name}</i><sub>{t},{j}</sub>" if form == "html" else f"${name}_{{{t},{j}}}$"
+    lines = [f"{sub(n, t + 1, j + 1)} = {r4(M[t][j], 3)}" for n, M in (("k", K), ("v", V)) for t in range(T)
+             for j in range(2)]
+    h = [r4(x, 3) for x in H[T - 1]]
+    lines.append(f"{sub('q', T, 1)} = {h[0]} × {WQ[0][0]} + ({h[1]}) × {WQ[1][0]} = {r4(f['Q'][T - 1][0], 3)}")
+    lines.append(f"{sub('q', T, 2)} = {h[0]} × {WQ[1][0]} + ({h[1]}) × {WQ[1][1]} = {r4(slip, 3)}")
+    sep = "<br>\n" if form == "html" else "\n\n"
+    text = ("<h2>Attention</h2>\n<p>" + sep.join(lines) + "</p>\n") if form == "html" else \
+        ("## Attention\n\n" + sep.join(lines) + "\n")
+    name = "doc.html" if form == "html" else "doc.md"
+    rs = results(tmp_path, text, path, name)
+    assert wrong(rs) == [(f"Q[{T - 1},1]", r4(slip, 3), "transposed index")]
+
+
+@pytest.mark.parametrize("frac", ["\\dfrac", "\\tfrac", "\\frac"])
+def test_a_gradient_written_as_a_display_fraction(tmp_path, frac):
+    """``$\\dfrac{\\partial L}{\\partial z_{\\text{пьёт}}} = …$`` printed as p (the −y forgotten) beside another
+    token's, which p and the gradient share: the gradient's, wrong at the target, not p matched."""
+    E, W = [[mp.mpf(x) / 10 for x in r] for r in ((6, -3), (1, 4), (-2, 5), (3, 2), (4, -1))], \
+        [[mp.mpf(x) / 10 for x in r] for r in ((4, -1, 3, 2, -5), (-2, 5, 1, 7, 3))]
+    p = forward(E, W)["p"]
+    text = (f"## 8. Gradients\n\nFor the target we get ${frac}{{\\partial L}}{{\\partial z_{{\\text{{пьёт}}}}}} = "
+            f"{r4(p[3])}$, and for the other words it is $p_v$ itself, for example "
+            f"${frac}{{\\partial L}}{{\\partial z_{{\\text{{кот}}}}}} = {r4(p[0])}$.\n")
+    assert wrong(results(tmp_path, text, write_spec(tmp_path, SPEC))) == \
+        [("grad_z[пьёт]", r4(p[3]), "forgotten −y")]
+
+
+@pytest.mark.parametrize("lang", ["sw", "en"])
+def test_a_printed_vector_with_explicit_plus_signs(tmp_path, lang):
+    """NumPy's ``sign='+'`` output, ``LN1 = [-0.999994 +0.999994]`` at each position: the second entry is LN1's
+    second component at that position (a signed entry, not an addition), right."""
+    path = Path(__file__).resolve().parent.parent / "derivations" / "tiny-transformer.toml"
+    f = oracle.transformer_forward(oracle.load_spec(str(path)))
+    word = {"sw": "nafasi", "en": "position"}[lang]
+    def signed(x):
+        return ("+" if x >= 0 else "") + r4(x, 6)
+    rows = [f"{word} {t + 1}: mu = {r4(f['mu1'][t])}, LN1 = [{signed(f['LN1'][t][0])} {signed(f['LN1'][t][1])}]"
+            for t in range(len(f["LN1"]))]
+    text = "## 5. LayerNorm\n\n```\n>>> print_rows(LN1)\n```\n\n```\n" + "\n".join(rows) + "\n```\n"
+    rs = results(tmp_path, text, path)
+    assert wrong(rs) == []
+    assert {f"LN1[{t},1]" for t in range(len(rows))} <= {r.ref for r in rs if r.verdict == "matched"}

@@ -340,18 +340,20 @@ def shown(printed: str) -> str:
 
 
 COMMA_DECIMAL = re.compile(r"(?<![\d.,])(\d+),(\d+)(?!\d|,\d|\.\d)")
-COMMA_EVIDENCE = re.compile(r"(?<![\d.,])\d+,\d+\s*(?:%|[·×]\s*10)|(?<![\d.,\w\[(])0,\d{2,}(?![\d,])")
+COMMA_EVIDENCE = re.compile(r"(?<![\d.,])\d+,\d+\s*(?:%|[·×]\s*10)|(?<![\d.,\w\[(])0,\d{2,}(?![\d,])|"
+                            r"(?<![\d.,])\d+,\d{3,}\s*;\s*[-−]?\d+,\d{3,}(?![\d,])")
+#                            (… or entries set apart by semicolons: [1,5739; −1,3268; …], the comma then a decimal's)
 
 
 def decimal_comma(text: str) -> bool:
     """Whether a document writes decimal commas (``3,38%``, ``2,6627·10⁻⁴``, ``≈ 0,1667``): a percent or a power
     of ten after one, or three figures ``0,dd…``.
 
-    >>> decimal_comma("p = 0,1400 и 3,38%"), decimal_comma("W[0,1] = 0.25, (1,2)")
-    (True, False)
+    >>> decimal_comma("p = 0,1400 и 3,38%"), decimal_comma("W[0,1] = 0.25, (1,2)"), decimal_comma("[1,5739; −1,3268]")
+    (True, False, True)
     """
     found = COMMA_EVIDENCE.findall(PERCENT_FIRST.sub(r"\1%", text.replace("{,}", ",")))   # (0{,}497, %29,87 too)
-    return any("%" in f or "10" in f[-2:] for f in found) or len(found) >= 3
+    return any("%" in f or "10" in f[-2:] or ";" in f for f in found) or len(found) >= 3
 
 
 def _point(m) -> str:

@@ -66,7 +66,7 @@ LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat
          (r"\\hat\s*\{([mv])\}|\\hat\s+([mv])(?![A-Za-z])", lambda m: (m[1] or m[2]) + "\u0302"),  # m̂, v̂: Adam's
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
-         (r"\\frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
+         (r"\\[dt]?frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
          (r"\\[dt]?frac\s*(\d)\s*(\d)", r"(\1/\2)"),                    # \tfrac14: (1/4)
          (r"\\(?:sum|prod)(?:_\{[^{}]*\}|_\w)?(?:\^\{[^{}]*\}|\^\w)?", "Σ"),   # \sum_{j=1}^{4}: no clause
          (r"\\leftarrow|\\gets", "←"), (r"\\partial\s*", "∂"), (r"\\nabla\s*", "∇"),
@@ -129,8 +129,9 @@ CLAUSE = re.compile(r"[;；。]|[,，、](?=\s*[^\d\s(+\-−.])|"
                     r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|"
                     r"(?<=[\d)\]])\.\s+(?=[^\W\d_])")
 #                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too)
-SIGNED_NEXT = re.compile(r"\s+[-−]\d")
-"""A signed entry after spaces, with no space after its sign (NumPy's ``[ 0.0990  -0.1419 ]``): no subtraction."""
+SIGNED_NEXT = re.compile(r"\s+[-−+]\d")
+"""A signed entry after spaces, with no space after its sign (NumPy's ``[ 0.0990  -0.1419 ]``, ``[-0.99 +0.99]``
+with ``sign='+'``): no subtraction, no addition."""
 OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
@@ -1142,6 +1143,10 @@ GRID_RULE = re.compile(r"\s*\+[-=+:]+\+\s*")
 """A grid table's rule: ``+---+---------+``."""
 
 
+MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
+"""A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
+
+
 def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "") -> Label | None:
     """A table cell's label from its row's and column's labels and the table's subject: its corner, else (a
     corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``)."""
@@ -1182,6 +1187,9 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     if rstate is not None and (q := _header_label(col, vocab, letters=False)) is not None and not q.state:
         return Label(q.name, q.index, state=rstate)  # a row per training state, a quantity per column: J, π_bellt
     named = _header_label(col, vocab) if not re.search(r"[,;，]", col) else None   # 'ŷ_{j}' over rows j: ŷ
+    mixed = MIXED_INDEX.fullmatch(plain(col).replace(" ", "")) if named is None and rk is not None else None
+    if mixed and (over := _header_label(mixed[1], vocab)) is not None and not over.index:
+        return Label(over.name, rk + (int(mixed[2]),))   # ∂L/∂E_{v,1} over rows v: that row's entry 1 (as written)
     if rk is not None:                              # a column of one quantity, a row per index (or step)
         return dataclasses.replace(named, index=rk + named.index) if named is not None else \
             Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column

@@ -254,8 +254,30 @@ class Matcher:
             swapped[a], swapped[b] = swapped[b], swapped[a]
         transposed = len(c.idx) > max(a, b) and c.idx[a] != c.idx[b] and any(
             x.group == c.group and x.of == c.of and x.idx == tuple(swapped) and self.rounds(x, n) for x in self.cands)
+        if chain_ok and self._transposed_operand(n, c):
+            chain_ok, transposed = False, True    # q₃,₂ = 1.209 × 0.2 + …: W_Q[1,0] read for W_Q[0,1]
         return wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed,
                      spec=self.d.spec)
+
+    def _transposed_operand(self, n, c) -> bool:
+        """Whether the figure's arithmetic reads a matrix entry whose transpose, not itself, is what ``c``'s
+        definition reads: its printed operands give it, but one of them is the wrong entry."""
+        numbers = getattr(self, "_found", {}).get("_numbers", [])
+        if not n.operands or not numbers:
+            return False
+        try:
+            keys = {str(x) for x in self._definition(c.ref).free_symbols}
+        except Exception:  # noqa: BLE001 - not a node of the graph
+            return False
+        by_key = {(x.group, x.of, x.idx): x for x in self.cands if len(x.idx) == 2}
+        for i in n.operands:                # (0.5 may print H0[0,0] as well as W_Q[1,0]: any entry it rounds from)
+            m = numbers[i]
+            for op in (x for x in self.nearby(m, *cell(m)) if len(x.idx) == 2 and x.idx[0] != x.idx[1]):
+                mirror = by_key.get((op.group, op.of, op.idx[::-1]))
+                if mirror is not None and op.key not in keys and mirror.key in keys and self.rounds(op, m) and \
+                        not self.rounds(mirror, m):
+                    return True
+        return False
 
     def _right(self, results: list) -> list:
         """No figure is wrong whose quantity rounds to it: a verdict reached through an equation's arithmetic
@@ -321,6 +343,8 @@ class Matcher:
             fits: dict = {}       # (group, of, row axis, column axis, other indices, offsets) → places that fit
             for i, place in grid:
                 r = results[at[i]]
+                if _digits(r.number) < 2:
+                    continue             # 0.000, 1.0, a masked cell's 0: equal to too many entries to vote
                 for c in (by_ref.get(x) for x in r.candidates) if r.verdict in ("matched", "ambiguous") else ():
                     for a, b in itertools.permutations(range(len(c.idx) if c is not None else 0), 2):
                         rest = tuple(x for k, x in enumerate(c.idx) if k not in (a, b))
@@ -530,6 +554,7 @@ class Matcher:
         printed_as: dict = {}     # a figure's text → the quantity it was matched to (a reprint is the same)
         sure_of: set = set()      # figures matched with a context that names their quantity
         found["_sure"] = sure_of
+        self._found = found       # (what each figure was found to be so far: _judged reads the operands')
         wrong_as: dict = {}       # a wrong figure's text → its Result
         derived_as: dict = {}     # a figure's text → (the arithmetic it was matched to, its line)
         out = []

@@ -386,6 +386,13 @@ class Notation:
                 r = self._reading(key, figs, prefer) if prefer else None
                 if r is not None:
                     out[key] = r
+        kin = [k[1:] for k, r in out.items() if k[0] in "qkv" and len(k) == 4 and r.alias and
+               r.group == k[0].upper()]        # k and v read as K and V: the document writes the projections in
+        for key, figs in names.items():        # lower case, so q, with one of its two figures wrong, is Q
+            if key not in out and key[0] in ("q", "k", "v") and len(key) == 4 and kin.count(key[1:]) >= 2:
+                r = self._reading(key, figs, kin=True)
+                if r is not None and r.group == key[0].upper():
+                    out[key] = r
         return self._origins(out, names)
 
     def _origins(self, out: dict, names: dict) -> dict:
@@ -425,7 +432,7 @@ class Notation:
                 return group, source
         return None
 
-    def _reading(self, key, figs, prefer=()):
+    def _reading(self, key, figs, prefer=(), kin=False):
         name, arity, of = key[:3]
         votes = []
         hypotheses = list(self.groups.items()) if not of else self._templates()
@@ -447,7 +454,7 @@ class Notation:
                 continue
             alias = self._alias(name, group)
             for base in ((0, 1) if _written(figs) else (0,)):
-                agree, seen, later = 0, 0, 0
+                agree, seen, later, nonzero = 0, 0, 0, 0
                 for n, lab in figs:
                     c = self.lookup(group, base, lab)
                     if c is not None and lab.fn:      # e^logit's figures vote for logit through exp
@@ -457,7 +464,9 @@ class Notation:
                     seen += 1
                     ok = self.m.rounds(c, n) or self._through_step(c, n)
                     agree += ok
+                    nonzero += ok and n.value != 0
                     later += not ok and self._a_later_state(c, n)   # (an origin's tie-breaker, no agreement)
+                agree = agree if nonzero else 0       # zeros alone (masked cells, 0.000) agree with any zero
                 if seen == len(figs) - (unheaded if headed else 0) and \
                         (agree or alias and (not literal or self._own(name, group))):
                     votes.append(Vote(agree, alias, later, -base, group))
@@ -479,7 +488,8 @@ class Notation:
         #                                 (but ∂L/∂z is the gradient, even where p agrees with one more figure)
         elif top is not None and (self._own(name, top.group) and (len(figs) <= 2 or share(top.agree)) or
                                   top.agree > AGREE_SHARE * len(figs) or
-                                  literal and top.agree >= 1 and share(top.agree)):
+                                  literal and top.agree >= 1 and share(top.agree) or
+                                  kin and top.agree >= 1 and share(top.agree)):
             #                           (a vector written out under a spelling of ours, half its entries agreeing)
             pick = top                  # our name or a usual spelling of it, not outvoted
         else:

@@ -202,7 +202,32 @@ def _lines(chars) -> list:
             if host is not None and host is not ln:
                 ln.chars.remove(c)
                 host.chars.append(c)
-    return sorted((ln for ln in keep if ln.chars), key=lambda ln: ln.base)
+    emptied = set()
+    for ln in list(keep):                              # a big bracket (bigl, left): onto the line it encloses
+        for c in [c for c in ln.chars if c["text"] in "()[]"]:
+            host = _spanned(c, mains)
+            if host is not None and host is not ln:
+                ln.chars.remove(c)
+                host.chars.append(c)
+                emptied.add(id(ln))
+    return sorted((ln for ln in keep if ln.chars or id(ln) in emptied), key=lambda ln: ln.base)
+    #              (a line left empty stays, blank: the lines below keep their numbers)
+
+
+def _spanned(c, mains):
+    r"""The line a bracket drawn from the math extension font (``\bigl(``, ``\left(``) stands on: TeX hangs such a
+    glyph down from its origin, so the origin, not its box, says where it is: the nearest line whose baseline
+    lies 0.3 to 2.5 sizes below that origin and whose characters follow it (an opening bracket) or precede it
+    (a closing one) within a size (None if none)."""
+    font = (c.get("fontname") or "").lower()
+    if ("extension" not in font and "cmex" not in font) or not c.get("matrix"):
+        return None
+    origin = c["bottom"] + (c["y0"] - c["matrix"][5])      # from the page's top, as the baselines are measured
+    opening = c["text"] in "(["
+    near = [m for m in mains if 0.3 * m.size <= m.base - origin <= 2.5 * m.size and any(
+        (o["x0"] - c["x1"] if opening else c["x0"] - o["x1"]) <= m.size and
+        (o["x0"] >= c["x1"] - 0.1 if opening else o["x1"] <= c["x0"] + 0.1) for o in m.chars if o is not c)]
+    return min(near, key=lambda m: m.base - origin, default=None)
 
 
 def _small(ln, lines) -> bool:
