@@ -429,3 +429,46 @@ def test_a_printed_vector_with_explicit_plus_signs(tmp_path, lang):
     rs = results(tmp_path, text, path)
     assert wrong(rs) == []
     assert {f"LN1[{t},1]" for t in range(len(rows))} <= {r.ref for r in rs if r.verdict == "matched"}
+
+
+@pytest.mark.parametrize("fn", ["ReLU", "\\mathrm{ReLU}"])
+def test_a_functions_argument_repeated_as_the_first_operand(tmp_path, one_head, fn):
+    """``ReLU(z) = z × 1 = …``: the figure after ``=`` is the first operand of the arithmetic, not ReLU's value,
+    so it is no wrong activation; the result is R's entry, right.  (A guard: the Urdu round's SiLU(0.8259) =
+    0.8259 / (1 + e^−0.8259) was judged as SiLU's value, on a gated MLP this spec lacks.)"""
+    _, path, f = one_head
+    k = next(j for j, z in enumerate(f["Z"][2]) if z > 0)
+    z = r4(f["Z"][2][k])
+    text = f"## MLP\n\n$${fn}({z}) = {z} \\times 1 = {r4(f['R'][2][k])}$$\n"
+    assert wrong(results(tmp_path, text, path)) == []
+
+
+@pytest.mark.parametrize("sep", [": ", "; then "])
+def test_the_literal_after_another_literal_is_named_by_its_own_name(tmp_path, one_head, sep):
+    """``$h_1 = (…)$: $k_1 = (…)$``: the second vector is k₁ (K at position 0), not h₁ again; a slipped entry in
+    it is K's, wrong.  (After a colon the name was read from the clause before it; '; then' is a guard.)"""
+    _, path, f = one_head
+    H, K = f["H0"][0], f["K"][0]
+    k = [r4(x) for x in K]
+    slip = k[0][:-1] + str((int(k[0][-1]) + 5) % 10)
+    text = (f"## Keys\n\nThe first key is easy: $h_1 = ({', '.join(r4(x) for x in H)})${sep}"
+            f"$k_1 = ({', '.join([slip] + k[1:])})$.\n")
+    assert [(r, p) for r, p, _ in wrong(results(tmp_path, text, path))] == [("K[0,0]", slip)]
+
+
+@pytest.mark.parametrize("word", ["na", "and", "und"])
+def test_the_second_equation_of_a_line_in_its_own_math(tmp_path, word):
+    """``$m_1 = 0.1 × g = …$ na $v_1 = 0.001 × g² = 5.754 × 10^{-7}$`` under an entry's lead-in: the second result
+    is v₁ (AdamW's v at step 1), right, not m₁, which the first equation on the line named."""
+    E, W = [[mp.mpf(x) / 10 for x in r] for r in ((6, -3), (1, 4), (-2, 5), (3, 2), (4, -1))], \
+        [[mp.mpf(x) / 10 for x in r] for r in ((4, -1, 3, 2, -5), (-2, 5, 1, 7, 3))]
+    g = forward(E, W)["gW"][1][1]
+    v = g * g / 1000
+    e = int(mp.floor(mp.log10(abs(v))))
+    text = (f"## 9. AdamW\n\nFor the entry $W[1,1] = 0.5$ with $g = {r4(g, 6)}$:\n\n"
+            f"* $m_1 = 0.1 \\times ({r4(g, 6)}) = {r4(g / 10, 7)}$ {word} "
+            f"$v_1 = 0.001 \\times ({r4(g, 6)})^2 = {mp.nstr(v / mp.mpf(10) ** e, 4, strip_zeros=False)} "
+            f"\\times 10^{{{e}}}$;\n")
+    rs = results(tmp_path, text, write_spec(tmp_path, SPEC))
+    assert wrong(rs) == []
+    assert "adamw[1].v[W,1,1]" in [r.ref for r in rs if r.verdict == "matched"]

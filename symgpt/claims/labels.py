@@ -421,8 +421,11 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     qk = SCALED_DOT.search(lhs[1]) if lhs else None
     if qk:
         return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
+    opened = left.rfind("$")
+    inline = left[opened + 1:] if left.count("$") % 2 == 1 and "$$" not in left and "=" in left[:opened] else left
+    #        (inside $…$ after another equation: '$m_1 = … = −0.0024$ na $v_1 = … = 5.75·10⁻⁷$' names v_1)
     for first, clause in ((True, unmarked(_clause(plain(left[start:])), vocab)),
-                          (False, unmarked(_clause(plain(left)), vocab))):
+                          (False, unmarked(_clause(plain(inline)), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
         head = parts[0]
         j = len(parts) - 3
@@ -731,6 +734,10 @@ def _picked(code_name: str) -> tuple:
     return m[1], [int(x) for x in m[2].split(",")] if m[2] is not None else int(m[3] or 0)
 
 
+NAME_ALONE = re.compile(r"[^\W\d][\w.']*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?")
+"""A name with its scripts and nothing else: ``k_1``, ``\\tilde q``, ``W^{(2)}``."""
+
+
 def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Label | None:
     """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's.
 
@@ -747,6 +754,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     ('ln_f.β', 'b_1')
     >>> str(_literal_name(r"$E = \\begin{bmatrix} 0.1 \\end{bmatrix} \\quad (3\\times 2) \\qquad b_1 = ", "", v))
     'b_1'
+    >>> str(_literal_name("Ufunguo ni rahisi kwa sababu $h_1 = (0.6, 1.2)$: $k_1 = ", "", v))
+    'k[1]'
     """
     if (code := re.search(r"([A-Za-z_][\w.]*)\s*=\s*(?:\w+\.)*(?:array|tensor)\(\s*$", before)):
         return named(code[1], vocab, heading)      # W_Q = np.array([[…]]) in the code itself: W_Q
@@ -766,6 +775,10 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
         if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's (\qquad too)
     if beside:
         return named(beside[1], vocab, heading)
+    last = parts[-2].strip().strip("$").strip() if len(parts) >= 3 else ""
+    if last and re.search(r"[)\]]\s*\$?\s*$", parts[-3]) and NAME_ALONE.fullmatch(last) and \
+            (lab := named(last, vocab, heading)) is not None:
+        return lab                     # 'h_1 = (0.6, 1.2): k_1 = (…)': the name after the last literal, k_1
     head = parts[0]
     for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
         if re.search(r"\d|[+×*/·]", part) or not re.fullmatch(r"\s*\S+\s*", part):
@@ -1717,9 +1730,15 @@ def _function_of(n, prev) -> Label | None:
     m = FUNCTION_BEFORE.search(n.line_text[:prev.col])
     if not m or not re.search(r"(?:^|[=≈:;,&]|\\approx|\$)\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
         return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's
+    if ARITHMETIC_NEXT.match(n.line_text, n.col + len(n.text)):
+        return None                          # SiLU(0.8259) = 0.8259 / (1 + e^−0.8259): an operand, not SiLU's value
     word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)", m[0].strip())
     minus = re.search(r"[-−]\s*$", n.line_text[:m.start()])          # −ln 0.2165: the loss of that p
     return Label(("-" if minus else "") + FUNCTION_NAME[word[1]], inner=prev.index) if word else None
+
+
+ARITHMETIC_NEXT = re.compile(r"\s*\$?\s*(?:[×*/÷·+]|\\times|\\cdot|\\div|[-−]\s+[\d(])")
+"""What follows a figure that is the first operand of arithmetic (``0.8259 / (…)``, ``0.5 × …``, ``0.3 − 0.1``)."""
 
 
 FUNCTION_HEAD = re.compile(r"\s*(?:[*•·\-]\s+)?(?:\$\s*)?\\?(?:mathrm\{|operatorname\{)?(exp|ln|log|sqrt|√|GELU|gelu|"
