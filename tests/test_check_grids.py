@@ -472,3 +472,70 @@ def test_the_second_equation_of_a_line_in_its_own_math(tmp_path, word):
     rs = results(tmp_path, text, write_spec(tmp_path, SPEC))
     assert wrong(rs) == []
     assert "adamw[1].v[W,1,1]" in [r.ref for r in rs if r.verdict == "matched"]
+
+
+# ---------------------------------------------------------------- a review's findings (false alarms, a wrong cause)
+
+@pytest.mark.parametrize("word", ["y", "e", "i", "en", "na", "ja"])
+def test_a_second_moment_after_and_in_plain_text(tmp_path, word):
+    """``m_1 = … = … y v_1 = … = 2.4496e-06`` under an entry's lead-in, the 'and' in Spanish, Italian, Catalan,
+    Dutch, Swahili, Finnish: v₁ is AdamW's v at step 1, right, not m₁ (the clause before 'and')."""
+    E, W = [[mp.mpf(x) / 10 for x in r] for r in ((6, -3), (1, 4), (-2, 5), (3, 2), (4, -1))], \
+        [[mp.mpf(x) / 10 for x in r] for r in ((4, -1, 3, 2, -5), (-2, 5, 1, 7, 3))]
+    g = forward(E, W)["gW"][1][1]
+    v = mp.nstr(g * g / 1000, 5, min_fixed=1, max_fixed=0, strip_zeros=False)
+    text = (f"6. UN PASO DE ADAMW\n\nA mano para W[1,ест] (theta0 = 0.5, g = {r4(g, 6)}):\n\n"
+            f"  * m_1 = 0.1 * ({r4(g, 6)}) = {r4(g / 10, 7)} {word} v_1 = 0.001 * ({r4(g, 6)})^2 = {v}\n")
+    assert wrong(results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.txt")) == []
+
+
+def test_moments_at_step_zero_are_no_step_ones(tmp_path):
+    """``m_0 = 0.000000  v_0 = 0.000000`` under an entry's lead-in: the moments before any step, not AdamW's at
+    step 1 called wrong."""
+    E, W = [[mp.mpf(x) / 10 for x in r] for r in ((6, -3), (1, 4), (-2, 5), (3, 2), (4, -1))], \
+        [[mp.mpf(x) / 10 for x in r] for r in ((4, -1, 3, 2, -5), (-2, 5, 1, 7, 3))]
+    g = forward(E, W)["gW"][1][1]
+    text = (f"6. ONE ADAMW STEP\n\nWorked by hand for W[1,ест] (theta0 = 0.5, g = {r4(g, 6)}):\n\n"
+            f"    m_0 = 0.000000      v_0 = 0.000000\n    m_1 = 0.1 * ({r4(g, 6)}) = {r4(g / 10, 6)}\n")
+    assert wrong(results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.txt")) == []
+
+
+def test_czech_z_and_a_are_no_from_and_to(tmp_path):
+    """Czech 'součet … z 0,3673 a 0,2832' is 'the sum of 0,3673 and 0,2832': each figure its own token's
+    gradient, right (not the second one a state after the step)."""
+    d = oracle.bigram_grads(oracle.load_spec(str(Path(__file__).resolve().parent.parent / "derivations" /
+                                                     "bigram.toml")))
+    g = [r4(x).replace(".", ",") for x in d["grad_z"]]
+    text = (f"## 5. Krok SGD\n\nGradient ztráty podle logitů je p − y. Pro 猫 je to {g[0]} a pro 吃 {g[1]}; součet "
+            f"gradientů z {g[0]} a {g[1]} je přesně opak gradientu cíle 鱼.\n")
+    assert wrong(results(tmp_path, text, "bigram")) == []
+
+
+def test_exp_of_a_toy_vector_is_no_models(tmp_path):
+    """'Take a toy example z = (1, 2, 3). Then exp(z) = (2.7183, 7.3891, 20.0855)': exponentials of the example,
+    not the model's z; nothing is wrong."""
+    e = ", ".join(r4(mp.exp(k)) for k in (1, 2, 3))
+    text = (f"## 2. A reminder: softmax\n\nSoftmax turns any scores into probabilities. Take a toy example "
+            f"z = (1, 2, 3). Then\n\nexp(z) = ({e})\n")
+    assert wrong(results(tmp_path, text, "bigram")) == []
+
+
+def test_a_transposed_score_of_a_head_is_transposed_over_query_and_key(tmp_path, distinct_heads):  # noqa: F811
+    """$s^{(1)}_{3,2}$ holding head 1's score of query 2 on key 3 (masked): wrong as S[0,2,1], transposed over the
+    last two axes (query and key), not over head and query."""
+    path, f = distinct_heads
+    S = f["S"][0]
+    assert r4(S[1][2]) != r4(S[2][1])
+    text = (f"## 4. Scores of head 1\n\nFor head 1, the scaled score of query 3 on key 2 is "
+            f"$s^{{(1)}}_{{3,2}} = {r4(S[1][2])}$, and of query 3 on key 3 it is "
+            f"$s^{{(1)}}_{{3,3}} = {r4(S[2][2])}$.\n")
+    assert wrong(results(tmp_path, text, path)) == [("S[0,2,1]", r4(S[1][2]), "transposed index")]
+
+
+@pytest.mark.parametrize("gap,cells", [(" | ", True), ("  ", True), (" & ", True), ("\t", True), (" ", False),
+                                       (" " * 600 + "(", False), (" " * 600, True), (" and ", False)])
+def test_a_cells_separator(gap, cells):
+    """What sets two table cells apart: a rule, an ampersand, a tab or a run of spaces; not one space, not words,
+    and a long run of spaces before other text is read at once."""
+    from symgpt.claims.grids import _gap
+    assert _gap(gap) is cells

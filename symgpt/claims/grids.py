@@ -62,13 +62,20 @@ def _tables(numbers, taken: set) -> list:
     return grids
 
 
-CELL_GAP = re.compile(r"\s*\$?\s*(?:&|\||\t|  )\s*\$?\s*")
+RULE_GAP = re.compile(r"[ \t]*+[&|][ \t]*+")     # (possessive: no backtracking over long runs of spaces)
+
+
+def _gap(before: str) -> bool:
+    """Whether the text between two figures is a column's separator alone: ``&``, ``|``, a tab, or two spaces
+    or more (a ``$`` of inline math around it counts as a space)."""
+    b = before.replace("$", " ")
+    return RULE_GAP.fullmatch(b) is not None or not b.strip() and ("  " in b or "\t" in b)
 
 
 def _cells(figures: list) -> bool:
     """Whether a line's figures stand in cells: two or more, each set apart from the last by nothing but a
     column's separator (``3 & 0.9093 & -0.4162 \\``, ``| 0.12 | 0.34 |``, a tab, a run of spaces)."""
-    return len(figures) >= 2 and all(CELL_GAP.fullmatch(n.before) for n in figures[1:])
+    return len(figures) >= 2 and all(_gap(n.before) for n in figures[1:])
 
 
 def _blocks(lines: list) -> list:

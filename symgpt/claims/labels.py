@@ -127,8 +127,10 @@ IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
 CLAUSE = re.compile(r"[;；。]|[,，、](?=\s*[^\d\s(+\-−.])|"
                     r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|"
+                    r"\b(?:y|e|i|en|és|ja|și|και|та|і|na)\b(?=\s+\$?\\?[^\W\d][\w{}\\^']*\s*\$?\s*=)|"
                     r"(?<=[\d)\]])\.\s+(?=[^\W\d_])")
-#                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too)
+#                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too;
+#                      'and' in more languages only before a name's equation: 'm_1 = … y v_1 = …', not 'y = 1')
 SIGNED_NEXT = re.compile(r"\s+[-−+]\d")
 """A signed entry after spaces, with no space after its sign (NumPy's ``[ 0.0990  -0.1419 ]``, ``[-0.99 +0.99]``
 with ``sign='+'``): no subtraction, no addition."""
@@ -141,10 +143,12 @@ BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}(?:\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?"
                            r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+))(?![\w(])")
 #                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃: an entry of a parameter
-FROM_TO = re.compile(r"(?:\bvon|\bfrom|\bde(?: la)?|\bda|\bfra|\bfrån|\bvan|\bz|\bс|\bdari|\btừ|\bαπό|من|从)"
-                     r"\s*(\S+?)\s*%?\s*"
-                     r"(?:\bauf|\bto|\bà|\ba|\bpara|\btil|\btill|\bnaar|\btot|\bdo|\bna|\bдо|\bla|\bmenjadi|"
-                     r"\bke|\blên|\bxuống|\bthành|\bσε|\bστο|إلى|降到|升到|降至|升至|变为|变成|到)\s*$"
+FROM_TO_WORDS = (("von", "auf|zu"), ("from", "to"), ("de", "à|a|para"), ("da", "a"), ("de la", "la"),
+                 ("fra", "til"), ("från", "till"), ("van", "naar|tot"), ("z", "na|do"), ("с", "до|на"),
+                 ("dari", "menjadi|ke"), ("từ", "lên|xuống|thành"), ("από", "σε|στο"), ("من", "إلى"))
+"""Each language's own 'from' and 'to' (Czech 'z 0,36 a 0,28' is 'of 0,36 and 0,28': no pair)."""
+FROM_TO = re.compile("|".join(rf"(?<!\w){f}\s*(\S+?)\s*%?\s*(?:{t})(?!\w)\s*$" for f, t in FROM_TO_WORDS) +
+                     r"|从\s*(\S+?)\s*%?\s*(?:降到|升到|降至|升至|变为|变成|到)\s*$"
                      r"|(\S+?)\s*%?\s*(?:から|より)\s*$", re.I)     # 'from A to B' ('fra 21,48 % til …', 'de 0,5 a …')
 SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?\s*/\s*√\s*[{(]?\s*"
                         r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
@@ -605,7 +609,8 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
     else:                          # a moment's name, never one already stated after a step
         stepped = MOMENT_AT_STEP.fullmatch(lab.name) if not lab.state and not lab.index else None
         if lab.name in MOMENTS and not lab.state and len(lab.index) == 1 and isinstance(lab.index[0], int) and \
-                _lead_in(n, lines, vocab) is not None:        # m_1 under an entry's lead-in: m at step 1
+                1 <= lab.index[0] <= 9 and _lead_in(n, lines, vocab) is not None:   # m_1 under a lead-in: step 1
+            #                                                 (m_0 = 0: the moment before any step, no state here)
             stepped = MOMENT_AT_STEP.fullmatch(f"{lab.name}{lab.index[0]}")
             lab = Label(lab.name, fn=lab.fn)
         k = int(stepped[2].translate(SUBSCRIPT_DIGITS)) if stepped else 0
@@ -630,8 +635,9 @@ def _after_step(n, prev) -> Label | None:
     """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``, ``21.36% から 27.47% に``: the
     second figure is the first's quantity after the training step (the figure before it on its line)."""
     m = FROM_TO.search(n.line_text[:n.col])
-    if prev is None or prev.line != n.line or m is None or \
-            (m[1] or m[2]).replace(",", ".").rstrip("%") != prev.text.rstrip("%"):
+    said = next((g for g in m.groups() if g is not None), None) if m is not None else None
+    if prev is None or prev.line != n.line or said is None or \
+            said.replace(",", ".").rstrip("%") != prev.text.rstrip("%"):
         return None
     return Label("after", inner=prev.index)
 

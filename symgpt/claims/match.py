@@ -244,15 +244,15 @@ class Matcher:
             return self.notation.after(inner, n)
         return self.notation.function(lab.name, inner)
 
-    def _judged(self, n, c: Candidate, axes: tuple = (0, 1)) -> Result:
+    def _judged(self, n, c: Candidate, axes: tuple | None = None) -> Result:
         """The verdict on a figure whose place names ``c`` and which does not round from it (transposed when the
-        entry with its indices on ``axes`` swapped does)."""
+        entry with its indices on ``axes`` swapped does; by default its last two: a score's query and key)."""
         chain_ok, chain_value = _chain_rounds(self, n)
-        a, b = axes
+        a, b = axes if axes is not None else (len(c.idx) - 2, len(c.idx) - 1)
         swapped = list(c.idx)
-        if len(swapped) > max(a, b):
+        if 0 <= a and len(swapped) > max(a, b):
             swapped[a], swapped[b] = swapped[b], swapped[a]
-        transposed = len(c.idx) > max(a, b) and c.idx[a] != c.idx[b] and any(
+        transposed = a >= 0 and len(c.idx) > max(a, b) and c.idx[a] != c.idx[b] and any(
             x.group == c.group and x.of == c.of and x.idx == tuple(swapped) and self.rounds(x, n) for x in self.cands)
         if chain_ok and self._transposed_operand(n, c):
             chain_ok, transposed = False, True    # q₃,₂ = 1.209 × 0.2 + …: W_Q[1,0] read for W_Q[0,1]

@@ -650,6 +650,9 @@ class Notation:
             elif r is None and lab.index and lab.name in self.m.graph and not lab.of and not lab.state and \
                     self._in_range(lab.name, len(lab.index), labels, numbers):
                 c = self.lookup(lab.name, 0, lab)    # our own name (A[2,0] of a share in prose), counted from 0
+                if c is not None and lab.fn:         # exp(z) = (…): exp of z's entries, not z's; and only where
+                    c = self.function(lab.fn, c)     # the value confirms it (a toy z = (1, 2, 3) is not the
+                    c = c if c is not None and (self.m.rounds(c, n) or self._state(c, n)) else None    # model's)
             elif r is None:
                 c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
                                          if n.line - 1 <= m.line <= n.line and m.index in out])
