@@ -800,8 +800,9 @@ def two_layers(tmp_path_factory):
 @pytest.mark.parametrize("word", ["lag", "layer"])
 def test_sigma_squared_in_ascii_is_the_variance_of_its_sections_layer(tmp_path, two_layers, word):
     """Plain-text notes, one section per layer, σ² written sigma^2.  The first layer's σ² and √(σ² + ε) are
-    right; in the second layer's section σ² is taken over d − 1 (wrong, and not read: its line is a formula)
-    and √(σ² + ε) is right for that layer: it is sqrt(l1.var1[2] + ε), matched, not the first layer's, wrong."""
+    right; in the second layer's section σ² is taken over d − 1: l1.var1[2], wrong, 'unbiased variance' (a
+    formula slip; before the slip named its quantity it was left unread), and √(σ² + ε) is right for that layer:
+    it is sqrt(l1.var1[2] + ε), matched, not the first layer's, wrong."""
     path, f = two_layers
     eps = mp.mpf("1e-5")
     blocks = f["blocks"]
@@ -814,7 +815,8 @@ def test_sigma_squared_in_ascii_is_the_variance_of_its_sections_layer(tmp_path, 
                    f"    {said[k]}\n\n    sqrt(sigma^2 + eps) = {root[k]}\n\n" for k in range(2))
     assert root[0] != root[1] and bad != var[1]
     results = _results_of(tmp_path, text, path, "doc.txt")
-    assert not [r.ref for r in results if r.verdict == "wrong"]
+    assert [(r.ref, r.number.text, r.cause) for r in results if r.verdict == "wrong"] == \
+        [("l1.var1[2]", bad, "unbiased variance")]
     assert [r.ref for r in results if r.number.text == root[1]] == ["sqrt(l1.var1[2] + ln_eps)"]
 
 

@@ -178,6 +178,12 @@ def candidates(d) -> list:
                 add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
                 if f == "sqrt" and s.kind == "transformer":     # a norm's denominator √(σ² + ε)
                     add(f"sqrt({ref_of(name, axes, idx)} + ln_eps)", f"sqrt({name}+eps)", idx, axes)
+    for name, (shape, axes) in shapes.items():   # a gated MLP's gate: σ(g) and SiLU(g) = g·σ(g), before g·σ(g)·u
+        if base(name) == "Z" and name.replace("Z", "U", 1) in shapes:
+            for idx in _entries(shape):
+                z = ref_of(name, axes, idx)
+                add(f"1/(1+exp(-{z}))", f"sigmoid({name})", idx, axes)
+                add(f"{z}/(1+exp(-{z}))", f"SiLU({name})", idx, axes)
     for name, (shape, axes) in shapes.items():   # q·k before its scaling by 1/√d_k: what a hand computation prints
         if base(name) == "S" and s.kind == "transformer":
             for idx in _entries(shape):
@@ -282,6 +288,12 @@ def _cumulative(d, add):
             terms.append(f"p[{t}]")
             if len(terms) > 1:
                 add(" + ".join(terms), "cumulative p", (len(terms),), "n")
+
+
+PERCENT_OF = re.compile(r"(?:^|\.)(?:p|A)$|^(?:softmax_T|topk|topp|cumulative p|loss drop)$"
+                        r"|^(?:adamw\.)?lr$|^adamw\.(?:weight_decay|beta[12])$|^1 - adamw\.")
+"""Groups a percentage can print: shares (probabilities, attention weights, sampling tables), a relative
+drop, and the optimizer's rates. A squared deviation or a gradient of 0.0225 is no '2.25 %'."""
 
 
 MAX_REPEATED = 256     # the logits a repeated forward pass after a step prints, up to this many entries

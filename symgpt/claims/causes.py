@@ -56,9 +56,13 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
     (0.434294, {})
     """
     out = {}
-    if re.fullmatch(r"(?:l\d+\.)?var(?:\d+|_f)\[\d+\]", ref) and getattr(spec, "norm_kind", "layernorm") != "rmsnorm" \
-            and getattr(spec, "d", 0) > 1:
-        out["unbiased variance"] = exact * spec.d / (spec.d - 1)
+    d = getattr(spec, "d", 0)
+    root = SPREAD_ROOT.fullmatch(ref)
+    if SPREAD.fullmatch(ref) and d > 1:
+        out["unbiased variance"] = exact * d / (d - 1)            # σ² or the mean square over d − 1
+    elif root and d > 1 and exact > 0:
+        eps = Fraction(str(getattr(spec, "ln_eps", 0))) if root.group(1) else 0
+        out["unbiased variance"] = _sqrt((exact * exact - eps) * d / (d - 1) + eps)   # √(σ²·d/(d − 1) + ε)
     elif re.fullmatch(r"(?:sgd\[\d+\]\.)?grad_(?:logits|z)\[[^\]]+\]", ref) and -1 < exact < 0 and \
             not getattr(getattr(spec, "training", None), "all_positions", False) and \
             len(getattr(getattr(spec, "training", None), "examples", ()) or ()) <= 1:
@@ -73,6 +77,12 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
         if root:
             out["no bias correction"] = exact * (1 - b1) / root
     return out
+
+
+SPREAD = re.compile(r"(?:l\d+\.)?(?:var|ms)(?:\d+|_f)\[\d+\]")
+"""A norm's variance or mean square: a sum of squares over d, which hand computations divide by d − 1."""
+SPREAD_ROOT = re.compile(r"sqrt\((?:l\d+\.)?(?:var|ms)(?:\d+|_f)\[\d+\]( \+ ln_eps)?\)")
+"""Its root, with or without ε: the norm's denominator."""
 
 
 LN10 = Fraction("2.302585092994045684017991454684364207601101488628772976033327900967572609677352480235997")
@@ -108,6 +118,10 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     'scale slip'
     """
     ulp = Fraction(1, 10 ** k)
+    correct = _rounded(exact, k)
+    for cause, value in (slipped or {}).items():     # a formula slip before its carried rounding: 1.2886 / 3
+        if printed == _rounded(value, k) and not (printed == -correct and printed != 0):
+            return cause              # p for p − 1, ÷ (n − 1), log₁₀, no bias correction
     if chain_ok:
         return "carried rounding"
     if tie_even is not None and Fraction(tie_even) == printed:
@@ -120,10 +134,6 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
         return "transposed index"
     if percent is not None and percent == _rounded(exact, k - 2):
         return "percent slip"
-    correct = Fraction(int((abs(exact) / ulp) + Fraction(1, 2)), 10 ** k) * (1 if exact >= 0 else -1)
-    for cause, value in (slipped or {}).items():
-        if printed == _rounded(value, k) and not (printed == -correct and printed != 0):
-            return cause              # a formula slip: p for p − 1, ÷ (n − 1), log₁₀, no bias correction
     if printed == -correct and printed != 0:
         return "sign flip"
     if printed != correct and abs(printed - correct) < 10 * ulp and len(_digits(correct, k).lstrip("-")) > 1 and \

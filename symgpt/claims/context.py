@@ -59,6 +59,7 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "adamw[1].v": ("v", "二阶矩", "second moment", "exp_avg_sq"),
     "adamw[1].mhat": ("m̂", "偏差修正", "bias-corrected"), "sqrt(adamw[1].vhat)": ("√v̂", "sqrt(v̂)"),
     "adamw[1].vhat": ("v̂",), "adamw[1].update": ("步长", "update", "step", "自适应"),
+    "sigmoid(Z)": ("σ", "sigmoid", "sigma"), "SiLU(Z)": ("silu", "swish", "silu(g)"),
     "adamw[1].decay": ("衰减", "decay"), "sgd.loss": ("l", "loss", "损失"), "sgd.p": ("p", "p(")
 }
 EXP_OF = tuple(name for name, n in NAMES.items() if "exp" in dict(n.of))   # the groups whose exp tutorials print

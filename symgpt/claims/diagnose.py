@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from ..core.numeric import UndecidableError, round_decimals
 from .candidates import _bounds, _integral, _same_value
-from .causes import CAUSES, cause_of, diagnosis, exact_value
+from .causes import CAUSES, cause_of, diagnosis, exact_value, slips
 from .claims import certify_rounding, show
 from .context import _names, _pinned, score
 from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
@@ -92,14 +92,16 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     if dc is not None and dc.meets(y - window, y + window):
         near.append(dc)
     ranked = sorted(((score(c, ctx, prev), -i, c) for i, c in enumerate(near)), key=lambda t: (-t[0], t[1]))
-    best = None
+    best = _slip_fit(m, n, y, ulp, ctx, prev)
     named = [r[2] for r in ranked if r[0] >= max(STRONG, ranked[0][0] - 2) and r[2] is not dc
              and _named_by(r[2], ctx)] if ranked else []
     near_dc = dc is not None and n.chain and dc.meets(y - window, y + window)
     if near_dc and named:               # its arithmetic lands within 2 last places, the named symbol 20 away:
         off = lambda c: abs(_value(c.q, 128) - y) / ulp     # noqa: E731 - q0 · k1 = … = 1.241 is no K[1,1]
         sure = sure or off(dc) <= 2 and all(off(c) > 20 for c in named)
-    if near_dc and sure:
+    if best is not None:
+        pass                            # a formula slip of one quantity gives its digits: σ² over d − 1
+    elif near_dc and sure:
         best = _node_for(m, dc, near, ctx, prev)   # 1.050×0.644 + 0.560×1.009 = 1.241: that dot product
     elif named:                         # the context names it: q1,0 = … = 0.882 is Q[1,0]; among
         best = min(named, key=lambda c: abs(_value(c.q, 128) - y))   # names as good, the nearest value
@@ -118,10 +120,49 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
         best = _lone(m, n, near, y, ulp)
     if best is None:
         return Result(n, "unmatched", candidates=[r[2].ref for r in ranked[:3]])
+    best = _with_eps(m, best, n)
     transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
                      c.idx != best.idx and _near_round(c, n) for c in m.cands)
     return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
                  chain_ok=chain_ok, chain_value=chain_value, transposed=transposed, spec=m.d.spec)
+
+
+def _with_eps(m, best, n):
+    """√(σ²) as the norm's denominator √(σ² + ε) when the two round alike at the figure's places: what a worked
+    row divides by (a wrong root is that denominator's)."""
+    if not best.ref.startswith("sqrt("):
+        return best
+    eps = next((c for c in m.cands if c.ref == f"{best.ref[:-1]} + ln_eps)"), None)
+    k = n.decimals + (2 if n.kind == "percent" else 0)
+    try:
+        same = eps is not None and round_decimals(eps.q.ball(256), k) == round_decimals(best.q.ball(256), k)
+    except UndecidableError:
+        same = False
+    return eps if same else best
+
+
+SLIP_DIGITS = 4      # significant digits a figure needs before a formula slip of one quantity names it alone
+
+
+def _slip_fit(m, n, y: Fraction, ulp: Fraction, ctx, prev):
+    """The one quantity whose formula slip (:func:`symgpt.claims.causes.slips`: σ² or a mean square over d − 1,
+    −log₁₀ for −ln, …) rounds to the figure, among those the section may speak of: ``0.3221`` for σ²_f[2] =
+    0.2416 × 4/3.  A figure of fewer than four significant digits needs its context to name the quantity too.
+    Entries of one node (X[1,0], E[爱,0]) count once; a slip several quantities share names none."""
+    digits = len(n.text.strip("-+−%").replace(".", "").replace(",", "").lstrip("0"))
+    if n.kind != "decimal" or not y or digits < 3:
+        return None
+    if not hasattr(m, "_slips"):
+        some = [c for c in m.cands if any(slips(c.ref, Fraction(s, 2), m.d.spec) for s in (-1, 1))]   # by name
+        m._slips = [(c, v) for c in some for v in slips(c.ref, _value(c.q, 128), m.d.spec).values()]
+    quiet = {id(c) for c in m.nearby(n, Fraction(-10 ** 9), Fraction(10 ** 9))} if m.silent.get(n.section) else None
+    fits = [c for c, v in m._slips if abs(v - y) * 2 <= ulp and (quiet is None or id(c) in quiet)
+            and (digits >= SLIP_DIGITS or _named_in(c, ctx))]
+    refs = {c.ref for c in fits}
+    fits = [c for c in fits if not (c.ref.startswith("sqrt(") and f"{c.ref[:-1]} + ln_eps)" in refs)]   # √(σ² + ε)
+    if len({_value(c.q, 128) for c in fits}) != 1:
+        return None
+    return max(fits, key=lambda c: score(c, ctx, prev))
 
 
 LONE_DIGITS = 5      # significant digits a figure needs before a lone quantity one place away names it
@@ -229,6 +270,8 @@ def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
     worked = WORKED.search(plain(n.line_text[:n.col])) is not None        # the result of arithmetic written out
     k0 = n.decimals + (2 if n.kind == "percent" else 0)
     readings = []                     # (the figure as it would print the quantity's value, the cause)
+    fraction = n.kind == "percent" and 0 < abs(n.value) < 1 and digits >= 2     # 0.42 %: a share's 0.4202 with a
+    #                                                                            % sign (no share is 0.0042)
     if n.kind == "percent":
         readings.append((dataclasses.replace(n, kind="decimal"), "percent slip"))
     for e in (-2, -1, 1, 2):          # the value is y·10^e, printed with e places fewer
@@ -242,7 +285,8 @@ def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
         if _integral(c.ball) or c.group in COUNTS or c.meets(Fraction(0), Fraction(0)):
             continue
         near = [(r, why) for r, box, why in readings if c.meets(*box)]     # cheap: the 64-bit enclosure
-        shown = c.ref in recent and digits >= 3 and not n.chain and not worked    # (0.1 × 0.1491 ≈ 0.0149)
+        shown = c.ref in recent and (digits >= 3 or fraction) and not n.chain and not worked   # (0.1 × 0.1491 ≈
+        #                                                                                       0.0149)
         if not near or not (shown or _named_in(c, ctx)):
             continue
         sc = score(c, ctx, prev)

@@ -676,8 +676,10 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         tight = line[start - 1] if start else ""
         sign = run[0] if run[0] in "+-−" else ""
         body = run[len(sign):]
+        lone = tight.isspace() and not re.match(r"\s*(?:[=≈×*/·÷+]|[-−]\s)", masked[m.end():])
+        #      ('0,3046 -0,7228  0,0789' in a row under 'dL/dz': a sign set against its figure, in no arithmetic)
         if sign and arithmetic and prev and re.match(r"[\d)\]]", prev) and not re.search(r"\s{2}$", masked[:start]) \
-                and not _numpy_entry(masked, start):
+                and not _numpy_entry(masked, start) and not lone:
             sign = ""                                 # 1.810-2.200: a subtraction (not 'i = 3   −0.0411': a column)
             start += 1
             tight = line[start - 1]                   # the operator: no glue (1-0.999 is not 0.9 and 99)

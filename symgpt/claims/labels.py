@@ -126,7 +126,7 @@ IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
 CLAUSE = re.compile(r"[;；。]|[,，、](?=\s*[^\d\s(+\-−.])|"
-                    r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|"
+                    r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|(?<!\S)(?:এবং|ও|और|तथा|اور|மற்றும்)(?!\S)|"
                     r"\b(?:y|e|i|en|és|ja|și|και|та|і|na)\b(?=\s+\$?\\?[^\W\d][\w{}\\^']*\s*\$?\s*=)|"
                     r"(?<=[\d)\]])\.\s+(?=[^\W\d_])")
 #                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too;
@@ -1447,17 +1447,22 @@ def _text_tables(lines: list, numbers: list, vocab=()) -> dict:
             said = line[cells[0][0]:first].rstrip(" [(|")
             name, _, key = said.rpartition(" = ") if " = " in said else (matrix, "", said)
             matrix, corner = name.strip(), name.strip()
+        merged = any(GLUED_CELL.fullmatch(t.strip()) for *_, t in cells)
+        #        (two figures one space apart, '0,3046 -0,7228', are one cell: the order of cells counts no column)
         for n in figs:
             if n.kind == "integer" or n.col < cells[0][1] and not glued:
                 continue                              # the row's label itself
             k = next((i for i, (a, b, _) in enumerate(cells) if a <= n.col < b), None)
-            if k is not None and len(cells) in (len(header), len(header) + 1):   # by order: pdftotext keeps it,
-                k -= len(cells) - len(header)                                 # not the columns (ŷ_{j} is wide)
+            if k is not None and len(cells) in (len(header), len(header) + 1) and not merged:   # by order:
+                k -= len(cells) - len(header)                 # pdftotext keeps it, not the columns (ŷ_{j} is wide)
                 if k < 0:
                     continue
                 col = header[k]
             else:
-                col = min(header, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))
+                col = min(header, key=lambda h, a=n.col, b=n.col + len(n.text): (
+                    max(0, h[0] - b, a - h[1]), max(a, h[0]) - min(b, h[1]), abs(a + b - h[0] - h[1])))
+                #     (the header nearest it; of those touching it the one it overlaps most, then the one whose
+                #      middle is nearest: '-1,0955' right-aligned under 'jõi' starts where 'kass' ended)
             if col is header[0] and corner and not glued:
                 continue
             out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
@@ -1488,6 +1493,8 @@ def _scripts(header: list, cells: list) -> list | None:
     return out
 
 
+GLUED_CELL = re.compile(r"[-+−]?\d[\d.,]*(?: [-+−]?\d[\d.,]*)+")
+"""A cell of figures one space apart (``0,3046 -0,7228``): columns a single space parts, not one cell."""
 INDEX_CELL = re.compile(r"[A-Za-z]{1,3}\s*=\s*\d{1,3}")
 """A header cell that is an index's value: ``j=0``, ``t = 2``."""
 FORMULA_CELL = re.compile(r"[A-Za-z\u0370-\u03ff][\w']*\s*[/÷×·]\s*\d+(?:\.\d+)?")
@@ -1591,10 +1598,10 @@ APPOSITIVE = re.compile(r"[,，]\s*[`\"“«„']?([^\s,，`\"”»“']+)[`\"�
 """A token set off by commas just before a figure's clause: ``the right word, come, gets only 0.1679 %``."""
 
 
-AND = re.compile(r"\s(?:and|und|et|e|y|i|и|і|та|và|ve|och|og|dan|oraz|en|és|ja|și|και|و|และ|그리고|및)\s|"
-                 r"[、，]")
+AND = re.compile(r"\s(?:and|und|et|e|y|i|и|і|та|và|ve|och|og|dan|oraz|en|és|ja|și|και|و|และ|그리고|및|"
+                 r"এবং|ও|और|तथा|اور)\s|[、，]")
 #    (Catalan, Polish and Czech i (not a: 'to' in Romance); Dutch en; Hungarian és; Finnish ja; Romanian și;
-#     Greek και; Ukrainian і, та; Arabic and Persian و; Thai และ)
+#     Greek και; Ukrainian і, та; Arabic and Persian و; Thai และ; Bengali এবং, ও; Hindi और, तथा; Urdu اور)
 """'and' between two shares on a line: what stands before it is the first share's."""
 CHANCE = {"chance", "chances", "probability", "probabilidade", "probabilidad", "probabilità", "probabilité",
           "wahrscheinlichkeit", "kans", "szansa", "şans", "olasılık", "peluang", "вероятность", "вероятностью",

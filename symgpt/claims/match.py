@@ -32,7 +32,16 @@ from flint import fmpq
 from ..core.numeric import UndecidableError
 from ..engine.arch import Arch
 from ..training.first_step import rule
-from .candidates import PREFILTER_BITS, Candidate, Spans, _integral, _same_value, candidates, value_candidates
+from .candidates import (
+    PERCENT_OF,
+    PREFILTER_BITS,
+    Candidate,
+    Spans,
+    _integral,
+    _same_value,
+    candidates,
+    value_candidates,
+)
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
 from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
@@ -46,6 +55,8 @@ FORM_OPERANDS = 8       # a chain of at most this many operands is tried against
 FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
 FORM_TRIES = 64         # … in at most this many combinations
 RUN = 3                 # cells of a row (of four or more) that must agree on consecutive entries of one tensor
+PAIR = 2                # … or, on each side of a cell whose value its own entry explains by a cause, these
+EXPLAINED = ("sign flip", "transposed index", "scale slip", "percent slip")    # (those causes)
                         # (Matcher._runs)
 GRID = 3                # figures of a matrix or table that must agree on entries of one tensor at their places …
 GRID_SHARE = 0.6        # … and this share of its figures (Matcher._grids)
@@ -294,13 +305,15 @@ class Matcher:
         """A row of figures that prints consecutive entries of one tensor (``GELU(z₃ₖ) | 1.017 | −0.012 | …``,
         no label the notation knows): when most of its cells match T[…, k + c] with k their place in the row, a
         cell between two such cells is the entry of its own place, whatever other entry its value equals.  A
-        copy of its left neighbour is then wrong as that entry, not matched to the neighbour."""
+        copy of its left neighbour is then wrong as that entry, not matched to the neighbour.  A row of three
+        whose two outer cells agree (``skoor(3,j)  -0,3233  -0,3058  0,1506``) names its middle cell only when that
+        entry explains its value by a cause (:data:`EXPLAINED`: a sign flipped, an index transposed)."""
         by_ref = {c.ref: c for c in self.cands}
         by_key = {(c.group, c.of, c.idx): c for c in self.cands}
         rows: dict = {}
         for k, r in enumerate(results):
             n = r.number
-            if n.cell >= 0 and n.width >= RUN + 1 and n.index not in self.labelled:
+            if n.cell >= 0 and n.width >= PAIR + 1 and n.index not in self.labelled:
                 rows.setdefault((n.line, n.row), []).append(k)
         for ks in rows.values():
             fits: dict = {}       # (group, of, axis, the other indices, index − place) → the places that fit
@@ -311,11 +324,12 @@ class Matcher:
                         key = (c.group, c.of, a, c.idx[:a] + c.idx[a + 1:], c.idx[a] - r.number.cell)
                         fits.setdefault(key, set()).add(r.number.cell)
             most = max(map(len, fits.values()), default=0)
-            if most < RUN or most < 0.6 * len(ks):
+            pair = most == PAIR                                # two about a third: only a cause names it
+            if (most < RUN or most < 0.6 * len(ks)) and not pair:
                 continue
             best = [key for key, places in fits.items() if len(places) == most]   # p and ∂ℒ/∂z agree off the target
             places = fits[best[0]]
-            if most == RUN and any(_digits(results[k].number) < 3 for k in ks if results[k].number.cell in places):
+            if most <= RUN and any(_digits(results[k].number) < 3 for k in ks if results[k].number.cell in places):
                 continue                 # three short figures agreeing by chance are no run
             for k in ks:
                 n = results[k].number
@@ -327,7 +341,10 @@ class Matcher:
                 if ok and ok[0].ref != results[k].ref:
                     results[k] = Result(n, "matched", ok[0].ref, [c.ref for c in ok], LABELLED)
                 elif not ok and len(at) == 1 and len(best) == 1 and not _subtracted(n):
-                    results[k] = self._judged(n, at[0])
+                    res = self._judged(n, at[0])
+                    if not pair or res.verdict == "wrong" and res.cause in EXPLAINED and (
+                            results[k].verdict != "matched" or by_ref[results[k].ref].group == at[0].group):
+                        results[k] = res
         return results
 
     def _grids(self, results: list, numbers: list) -> list:
@@ -568,6 +585,11 @@ class Matcher:
                 c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
             if c is not None:               # its place names it: the value confirms it, or it is wrong
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
+                slip = slipped(self, n, context(n, self.vocab), prev, 0.0, _recent(numbers, n, found)) \
+                    if n.kind == "percent" and res.cause == "plain error" else None
+                if slip is not None:        # '5.91 % to t0' under A's row (0.5907, …): the share its words
+                    res = slip              # restate with the point moved, not t0's probability missed
+                    c = next(x for x in self.cands if x.ref == slip.ref)
                 if res.verdict == "wrong":
                     wrong_as.setdefault(n.text, res)
                 else:
@@ -583,6 +605,10 @@ class Matcher:
             factor = inputs.get(("factor", n.index), frozenset())
             if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads
                 pool = [c for c in pool if _integral(c.ball) or c.key in factor]
+            elif n.kind == "percent":    # a share or a rate: 2.25 % is no squared deviation of 0.0225
+                pool = [c for c in pool if PERCENT_OF.search(c.group)]
+            else:                        # a token's id is printed as an integer: 1.0 is no id
+                pool = [c for c in pool if c.group != "id"]
             ctx = context(n, self.vocab)
             hits = [c for c in pool if self.rounds(c, n) and (c.group != "count" or counted(c, ctx))]
             dc = self.derived(n, found)
@@ -614,8 +640,9 @@ class Matcher:
             if where == n.line and (n.table or n.row or n.column) or len(digits) < 3:
                 again = None                 # a table's reprint is on another row (a row may print one value twice)
             plain = len(digits.rstrip("0") if "." in n.text else digits) < 3    # 1.000, 0.500: many quantities'
+            exact = len(digits) < 3                  # 1.0, 0.20: a short figure is most likely what it prints
             ranked = sorted(((score(c, ctx, prev) + ((1 if plain else 3) if again is not None and c.ref == again else 0)
-                              + (2 if c.ref in confirmed else 0), i, c)
+                              + (2 if c.ref in confirmed else 0) + (1 if exact and _is(c, n.value) else 0), i, c)
                              for i, c in enumerate(hits)), key=lambda t: (-t[0], t[1]))
             sure = all(i in sure_of for i in n.operands)     # every operand named by its context
             if dc is not None and not dc_rounds and n.chain and sure and (not ranked or ranked[0][0] < 2) \
@@ -655,6 +682,7 @@ class Matcher:
                 if len({self._node(r[2]) for r in tied}) == 1:
                     tied = tied[:1]             # X[1,0] and E[爱,0]: one node under two names
                 tied = self._same_token(n, tied, numbers, found) or tied
+                tied = _denominator(tied)
                 best = tied[0]
                 res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
                              [r[2].ref for r in ranked[:6]], best[0])
@@ -675,9 +703,10 @@ class Matcher:
                 out.append(Result(n, "matched", chain.ref, [chain.ref], 0.0))
                 continue
             res = diagnose(self, n, ctx, prev, dc, sure)
-            if res.verdict == "unmatched":
+            if res.verdict == "unmatched" or res.verdict == "wrong" and res.cause == "plain error":
                 res = slipped(self, n, ctx, prev, 0.0, _recent(numbers, n, found)) or res
-                #      (0.851 where the context names 0.0851, or where 0.0851 was printed just above)
+                #      (0.851 where the context names 0.0851, or where 0.0851 was printed just above: a slip that
+                #       gives its digits outweighs a named quantity it misses by a plain error)
             if res.verdict != "wrong" and n.text in wrong_as:
                 res = _reprint(wrong_as[n.text], n)
             if res.verdict == "wrong":
@@ -691,21 +720,44 @@ class Matcher:
             else:
                 prev.append(None)
             out.append(res)
-        return out
+        return [Result(r.number, "matched", r.ref, [r.ref], r.score) if r.verdict == "wrong" and
+                r.cause == "sign flip" and _subtracted(r.number) else r for r in out]
+        #       (0.2 − 0.4161 for 0.2 + cos 2: a term after a binary minus is the entry's size, no flipped sign)
 
 
-RECENT_LINES = 3     # a slipped figure is the quantity printed this many lines above it, or on its own line
+def _is(c, value: Fraction) -> bool:
+    """The quantity is exactly the printed value (γ = 1.0 in 1.0 × 0.9788, not an H2 entry of 0.9788 that rounds
+    to it): what a short figure most likely is."""
+    return isinstance(c.ball, fmpq) and Fraction(int(c.ball.p), int(c.ball.q)) == value
+
+
+def _denominator(tied: list) -> list:
+    """Of √(σ²) and √(σ² + ε) that print alike, the norm's denominator √(σ² + ε): what a worked row divides by.
+
+    >>> from types import SimpleNamespace as S
+    >>> [t[2].ref for t in _denominator([(5, 0, S(ref="sqrt(var1[2])")), (5, 1, S(ref="sqrt(var1[2] + ln_eps)"))])]
+    ['sqrt(var1[2] + ln_eps)']
+    """
+    refs = {t[2].ref for t in tied}
+    return [t for t in tied if not (t[2].ref.startswith("sqrt(") and f"{t[2].ref[:-1]} + ln_eps)" in refs)]
+
+
+RECENT_LINES = 3     # a slipped figure is the quantity printed this many lines above it, or on its own line …
+RECENT_SHARES = 12   # … or, for a percentage, the share printed this many lines above (the words after a matrix)
 
 
 def _recent(numbers: list, n, found: dict) -> frozenset:
     """The quantities of the figures on the lines just above ``n`` (and before it on its own line): a walk back
-    from ``n`` that stops at the first figure further up (figures come in the text's order)."""
+    from ``n`` that stops at the first figure further up (figures come in the text's order).  A percentage
+    looks further, at shares only: the paragraph that says a matrix's weights in words sits below it."""
     out = set()
     k = n.index if n.index < len(numbers) and numbers[n.index] is n else numbers.index(n)
-    while k > 0 and n.line - numbers[k - 1].line <= RECENT_LINES:
+    far = RECENT_SHARES if n.kind == "percent" else RECENT_LINES
+    while k > 0 and n.line - numbers[k - 1].line <= far:
         k -= 1
-        if found.get(numbers[k].index) is not None:
-            out.add(found[numbers[k].index].ref)
+        c = found.get(numbers[k].index)
+        if c is not None and (n.line - numbers[k].line <= RECENT_LINES or PERCENT_OF.search(c.group)):
+            out.add(c.ref)
     return frozenset(out)
 
 

@@ -203,6 +203,13 @@ def _lines(chars) -> list:
                 ln.chars.remove(c)
                 host.chars.append(c)
     emptied = set()
+    for ln in list(keep):                              # an accent on a line of its own (X̂ in display math):
+        for c in [c for c in ln.chars if c["text"] in ACCENTS]:          # onto its letter's line
+            host = _accent_host(c, mains)
+            if host is not None and host is not ln:
+                ln.chars.remove(c)
+                host.chars.append(c)
+                emptied.add(id(ln))
     for ln in list(keep):                              # a big bracket (bigl, left): onto the line it encloses
         for c in [c for c in ln.chars if c["text"] in "()[]"]:
             host = _spanned(c, mains)
@@ -212,6 +219,15 @@ def _lines(chars) -> list:
                 emptied.add(id(ln))
     return sorted((ln for ln in keep if ln.chars or id(ln) in emptied), key=lambda ln: ln.base)
     #              (a line left empty stays, blank: the lines below keep their numbers)
+
+
+def _accent_host(c, mains):
+    """The line of the letter a spacing accent is set over: the nearest line whose baseline lies below the
+    accent's within one and a half sizes and that has a letter under it (None if none)."""
+    near = [m for m in mains if 0 < m.base - c["base"] <= 1.5 * m.size and any(
+        o["text"] not in ACCENTS and min(c["x1"], o["x1"]) - max(c["x0"], o["x0"]) > 0.3 * (c["x1"] - c["x0"])
+        for o in m.chars)]
+    return min(near, key=lambda m: m.base - c["base"], default=None)
 
 
 def _spanned(c, mains):

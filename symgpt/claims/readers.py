@@ -65,6 +65,9 @@ STYLED = {c: unicodedata.normalize("NFKC", chr(c)) for c in [*range(0x1D400, 0x1
           if unicodedata.category(chr(c)) != "Cn" and len(unicodedata.normalize("NFKC", chr(c))) == 1}
 """Mathematical alphanumeric symbols as the letters and digits they style (𝑊 → W, 𝜕 → ∂, 𝟏 → 1, ℎ → h): a PDF's
 math italic and text pasted from one are the symbols a tutorial types."""
+STYLED.update({ord(c): "。" for c in "।॥۔።"})
+"""… and the full stops of other scripts (Bengali and Devanagari's danda, Urdu's, Ethiopic's) as the one the
+readings know (。): a sentence ends there (``α₁₁ = 1। … exp(−0.0178) = 0.9824``: no α₁₁ after it)."""
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
 TEX_SUFFIXES = (".tex", ".ltx", ".latex")

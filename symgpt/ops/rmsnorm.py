@@ -225,13 +225,16 @@ def floats_backward(a: Apply, pipe) -> None:
 
 # ---------------------------------------------------------------- names and the document
 
+ROOT = (("sqrt", ("sqrt", "√")),)
+"""The root a worked row prints, √(ms) and the denominator √(ms + ε)."""
+
 NAMES = {
     "ms1": Name("mean square of the first norm's input over j", "第一个归一化的输入沿 j 的均方", ("t",),
-                r"\mathrm{ms}_1", ("ms", "mean square", "均方"), helper=True),
+                r"\mathrm{ms}_1", ("ms", "mean square", "均方"), of=ROOT, helper=True),
     "ms2": Name("mean square of the second norm's input over j", "第二个归一化的输入沿 j 的均方", ("t",),
-                r"\mathrm{ms}_2", ("ms", "mean square", "均方"), helper=True),
+                r"\mathrm{ms}_2", ("ms", "mean square", "均方"), of=ROOT, helper=True),
     "ms_f": Name("mean square of the last block's output over j", "最后一个块的输出沿 j 的均方", ("t",),
-                 r"\mathrm{ms}_f", ("ms", "mean square", "均方"), helper=True),
+                 r"\mathrm{ms}_f", ("ms", "mean square", "均方"), of=ROOT, helper=True),
 }
 """How its statistics are called (:mod:`symgpt.ops.naming`)."""
 
