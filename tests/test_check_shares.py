@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import mpmath as mp
 import pytest
@@ -95,10 +96,12 @@ SHARES = {
 
 @pytest.mark.parametrize("lang", list(SHARES))
 @pytest.mark.parametrize("slip", ["moved point", "fraction"])
-def test_a_share_restated_in_words_with_its_point_moved(tmp_path, post_ln, lang, slip):
+@pytest.mark.parametrize("gap", [1, 4])
+def test_a_share_restated_in_words_with_its_point_moved(tmp_path, post_ln, lang, slip, gap):
     """The last row of A printed as decimals, then restated as percentages six lines below; one of them has its
     decimal point moved (4.51 % for 45.1 %) or is the fraction with a % sign (0.45 %): that share, wrong, not an
-    unmatched figure (its row printed too far above for a figure's own neighbourhood)."""
+    unmatched figure (its row printed too far above for a figure's own neighbourhood: 7 lines, or 22, as a
+    notebook's JSON spreads a cell's output and the words below it)."""
     path, f = post_ln
     A = f["blocks"][0]["A"][2]
     j = max(range(3), key=lambda s: A[s])                  # the largest share: 0.45 has no other reading
@@ -108,7 +111,7 @@ def test_a_share_restated_in_words_with_its_point_moved(tmp_path, post_ln, lang,
     row, words = SHARES[lang]
     if lang == "fi":
         dec, pct = [comma(s) for s in dec], [comma(s) for s in pct]
-    text = "\n".join(["## Attention", "", row.format(*dec), "", *PROSE, words.format(*pct), ""])
+    text = "\n".join(["## Attention", "", row.format(*dec), "", *PROSE * gap, words.format(*pct), ""])
     want = "scale slip" if slip == "moved point" else "percent slip"
     assert _wrong(_results(tmp_path, text, path)) == [(f"A[2,{j}]", pct[j].replace(" ", ""), want)]
 
@@ -302,3 +305,50 @@ def test_a_term_after_a_minus_is_no_sign_flip_of_its_entry(tmp_path, post_ln):
     text = (f"{table}\n"
             f"x₃ = e + PE(2) = ({e[0]} + {r4(pe[0])}, {e[1]} − {r4(-pe[1])}, …) = ({r4(h[0])}, {r4(h[1])}, …)\n")
     assert _wrong(_results(tmp_path, text, path)) == [("PE[2,1]", r4(-pe[1]), "sign flip")]
+
+
+# ---------------------------------------------------------------- percent signs, code defaults, the kind of step
+
+SEED = Path(__file__).resolve().parent.parent / "derivations" / "tiny-transformer.toml"
+
+
+@pytest.mark.parametrize("sign", ["％", "٪"])
+def test_a_full_width_percent_sign(tmp_path, sign):
+    """'正解の「你」は 26.4％ しかありません': the full-width (or Arabic) percent sign makes a percentage, p[你] as a
+    share, not a decimal 26.4 read as p with its point moved (wrong before; the Arabic sign was read: a guard)."""
+    f = oracle.transformer_forward(oracle.load_spec(str(SEED)))
+    v = 4                                                   # 你's id in the seed's vocabulary
+    pct = r4(f["p"][v] * 100, 1)
+    text = f"モデルは「你」に {pct}{sign} しか与えていません。\n"
+    rs = _results(tmp_path, text, SEED)
+    assert _wrong(rs) == []
+    assert [(r.ref, r.number.kind) for r in rs] == [("p[你]", "percent")]
+
+
+def test_a_default_in_a_python_signature_is_no_claim(tmp_path):
+    """``def grad_numerico(pesos, eps=1e-6):`` in a notebook's code: the default is the code's, not the LayerNorm ε
+    of the model (1e-5) with its point moved (wrong before)."""
+    text = "```python\ndef grad_numerico(pesos, eps=1e-6):\n    return pesos\n```\n"
+    assert _wrong(_results(tmp_path, text, SEED)) == []
+
+
+def test_the_loss_after_updating_only_the_targets_row(tmp_path):
+    """The seed's tied head: one step on the target's embedding row only (η = 0.1), then L′ = −ln p′: L′ is
+    head_step.loss, matched, though a loss after 'the step' reads as SGD's at first (wrong before).  Worked out
+    here: g = (p_你 − 1)·h_final, E′_你 = E_你 − η g, only 你's logit moves."""
+    spec = oracle.load_spec(str(SEED))
+    f = oracle.transformer_forward(spec)
+    v, lr = 4, mp.mpf("0.1")
+    E = oracle.mat(spec["weights"]["E"])
+    g = [(f["p"][v] - 1) * h for h in f["h_final"]]
+    row = [e - lr * x for e, x in zip(E[v], g)]
+    logits = list(f["logits"])
+    logits[v] = mp.fsum(h * e for h, e in zip(f["h_final"], row))
+    p = oracle.softmax(logits)
+    loss = -mp.log(p[v])
+    text = (f"## 7. One step on 你's row, η = 0.1\n\nOnly 你's logit moves, to {r4(logits[v], 3)}; the new "
+            f"probability is {r4(p[v])}, and the loss after the step is\n\n"
+            f"$$\n\\mathcal{{L}}' = -\\ln {r4(p[v])} = {r4(loss, 3)}\n$$\n")
+    rs = _results(tmp_path, text, SEED)
+    assert _wrong(rs) == []
+    assert [r.ref for r in rs if r.number.text == r4(loss, 3)] == ["head_step.loss"]

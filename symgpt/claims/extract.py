@@ -254,10 +254,11 @@ def _chain_text(side: str) -> str | None:
 
 FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009", "=():;/+-;.    ")
 NATIVE = str.maketrans({**{c: str(unicodedata.decimal(chr(c))) for c in range(0x80, 0x10000)
-                           if unicodedata.category(chr(c)) == "Nd"}, "٫": ".", "٪": "%", "،": ",", "؛": ";"})
+                           if unicodedata.category(chr(c)) == "Nd"}, "٫": ".", "٪": "%", "％": "%", "﹪": "%",
+                           "،": ",", "؛": ";"})
 """Digits as a script writes them (Arabic-Indic ٠٫٢٠٧٢, Persian ۰, Devanagari ०, full-width ０) as ASCII digits,
-with Arabic's decimal separator ٫, percent ٪, comma ، and semicolon ؛: a figure is read whatever its script, and
-reported as printed."""
+with Arabic's decimal separator ٫, percent ٪ (and the full-width ％, the small ﹪), comma ، and semicolon ؛: a
+figure is read whatever its script, and reported as printed."""
 SPACED_PERCENT = re.compile(r"(?<=\d) %")
 
 

@@ -177,6 +177,18 @@ class Matcher:
         a quantity of a topic the document never mentions is no reading of its figures."""
         return not any(ref.search(c.ref) for ref in getattr(self, "unspoken", ()))
 
+    def _other_step(self, c, n):
+        """The same quantity after the one other kind of step whose value the figure rounds from, when the
+        figure's place names a state after a step that it does not round from: the loss after updating only the
+        target's row (head_step) where the place said SGD's, or AdamW's (None if none, or several, do)."""
+        m = STEP_STATE.match(c.ref)
+        if m is None:
+            return None
+        by_ref = getattr(self, "_by_ref", None) or self.__dict__.setdefault("_by_ref", {x.ref: x for x in self.cands})
+        alts = [by_ref.get(f"{s}.{m.group(2)}") for s in STEPS if s != m.group(1)]
+        alts = [a for a in alts if a is not None and self.rounds(a, n)]
+        return alts[0] if len(alts) == 1 else None
+
     def nearby(self, n, lo, hi) -> list:
         """The value candidates near [lo, hi] that figure ``n``'s section may speak of: an optimizer's moments, a
         training step's states, a sampling table's shares only in a section about them (:func:`_silent`)."""
@@ -576,13 +588,15 @@ class Matcher:
         derived_as: dict = {}     # a figure's text → (the arithmetic it was matched to, its line)
         out = []
         for n in numbers:
-            if not readable(n):
-                out.append(Result(n, "unmatched"))     # 1e400, 1e-300: beyond every float; no quantity's
-                prev.append(None)
+            if not readable(n) or SIGNATURE.match(n.line_text):
+                out.append(Result(n, "unmatched"))     # 1e400, 1e-300: beyond every float; no quantity's;
+                prev.append(None)                      # def grad(w, eps=1e-6): a default, no claim
                 continue
             c = self.labelled.get(n.index) or self._function(n, found)
             if c is not None and not self.rounds(c, n) and self._moved(n, c, numbers):
                 c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
+            if c is not None and not self.rounds(c, n):
+                c = self._other_step(c, n) or c   # L′ after 'the step': the one step whose loss it is
             if c is not None:               # its place names it: the value confirms it, or it is wrong
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
                 slip = slipped(self, n, context(n, self.vocab), prev, 0.0, _recent(numbers, n, found)) \
@@ -742,8 +756,14 @@ def _denominator(tied: list) -> list:
     return [t for t in tied if not (t[2].ref.startswith("sqrt(") and f"{t[2].ref[:-1]} + ln_eps)" in refs)]
 
 
+STEPS = ("sgd[1]", "adamw[1]", "head_step")
+STEP_STATE = re.compile(r"(sgd\[1\]|adamw\[1\]|head_step)\.(.+)")
+"""A state after one step: the kind of step, and the quantity (``sgd[1].loss``, ``head_step.p[を]``)."""
+SIGNATURE = re.compile(r"\s*(?:async\s+)?def\s+\w+\s*\(")
+"""A Python function's signature: its keyword defaults (``eps=1e-6``) are the code's, not the model's."""
+
 RECENT_LINES = 3     # a slipped figure is the quantity printed this many lines above it, or on its own line …
-RECENT_SHARES = 12   # … or, for a percentage, the share printed this many lines above (the words after a matrix)
+RECENT_SHARES = 30   # … or, for a percentage, the share printed this many lines above (the words after a matrix)
 
 
 def _recent(numbers: list, n, found: dict) -> frozenset:
