@@ -352,3 +352,18 @@ def test_the_loss_after_updating_only_the_targets_row(tmp_path):
     rs = _results(tmp_path, text, SEED)
     assert _wrong(rs) == []
     assert [r.ref for r in rs if r.number.text == r4(loss, 3)] == ["head_step.loss"]
+
+
+@pytest.mark.parametrize("bar", [" / ", "/"])
+def test_a_derivative_spelled_with_spaces_round_its_bar(tmp_path, bar):
+    """'- $\\partial L / \\partial z_{\\text{пьёт}} = 0.1234$' in a list, one line per word: ∂L / ∂z with spaces
+    round its bar is ∂L/∂z, the gradient at the logits; the target's entry printed as p (−y forgotten) is
+    grad_z[пьёт], wrong, not matched to p[пьёт] (the spaced spelling was unread before; the tight one is a
+    guard)."""
+    from test_check_readings import SPEC, VOCAB, Y, forward
+    spec = oracle.loads_spec(SPEC)
+    f = forward(oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"]))
+    path = write_spec(tmp_path, SPEC)
+    lines = [f"- $\\partial L{bar}\\partial z_{{\\text{{{t}}}}} = {r4(f['p'][j])}$" for j, t in enumerate(VOCAB)]
+    text = "So $\\partial L / \\partial z = p - y$:\n\n" + "\n".join(lines) + "\n"
+    assert _wrong(_results(tmp_path, text, path)) == [(f"grad_z[{VOCAB[Y]}]", r4(f["p"][Y]), "forgotten −y")]

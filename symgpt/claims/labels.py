@@ -100,6 +100,8 @@ def plain(s: str) -> str:
     '∂L/∂z_v'
     >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
     'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
+    >>> plain(r"$\\partial L / \\partial z_{\\text{ang}}$")
+    '∂L/∂z_{ang}'
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
@@ -107,7 +109,12 @@ def plain(s: str) -> str:
     s = BOLD_ACCENT.sub(lambda m: unicodedata.normalize("NFC", m[2] + ACCENT_MARKS[m[1]]), s)
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
+    s = SPACED_QUOTIENT.sub(r"\1/", s)       # ∂L / ∂z_{ang}: one symbol, ∂L/∂z
     return s.replace("\\", "")
+
+
+SPACED_QUOTIENT = re.compile(r"((?:∂|\bd)[LℒJ])\s+/\s+(?=(?:∂|d)\w)")
+r"""A derivative written with spaces round its bar (``\partial L / \partial z``)."""
 
 
 BOLD_ACCENT = re.compile(r"\\(hat|tilde|bar)\s*\{\s*\\(?:mathbf|boldsymbol|bm|vec|mathrm)\s*\{\s*([A-Za-z])\s*\}\s*\}")
