@@ -25,7 +25,14 @@ import oracle
 from conftest import write_spec
 from test_check_layouts import r4
 
-mp.mp.dps = 60
+
+@pytest.fixture(autouse=True, scope="module")
+def _digits():
+    """60 digits while this module's tests run; the global precision is given back after them (later doctests
+    read mpmath.mp.dps)."""
+    before, mp.mp.dps = mp.mp.dps, 60
+    yield
+    mp.mp.dps = before
 
 
 def _results(tmp_path, text, spec, name="doc.md"):
