@@ -184,8 +184,9 @@ class Matcher:
         m = STEP_STATE.match(c.ref)
         if m is None:
             return None
-        by_ref = getattr(self, "_by_ref", None) or self.__dict__.setdefault("_by_ref", {x.ref: x for x in self.cands})
-        alts = [by_ref.get(f"{s}.{m.group(2)}") for s in STEPS if s != m.group(1)]
+        if not hasattr(self, "_by_ref"):       # (after match() has left out the topics the text never speaks of)
+            self._by_ref = {x.ref: x for x in self.cands}
+        alts = [self._by_ref.get(f"{s}.{m.group(2)}") for s in STEPS if s != m.group(1)]
         alts = [a for a in alts if a is not None and self.rounds(a, n)]
         return alts[0] if len(alts) == 1 else None
 
