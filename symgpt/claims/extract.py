@@ -227,7 +227,19 @@ def _places(p: str) -> int:
 # ---------------------------------------------------------------- chains
 
 OPS = str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "√": "sqrt", "{": "(", "}": ")"})
-CHAIN_OK = re.compile(r"[\d.\s+\-*/()^]|sqrt|exp|log|ln|sin|cos")
+CHAIN_OK = re.compile(r"[\d.\s+\-*/()^]|sqrt|exp|log|ln|sin|cos|(?<=\d)[eE](?=[-+]?\d)")
+
+
+def chain_spelling(text: str) -> str:
+    """Text as a chain spells it: operators as Python's, LaTeX's ``\\times``, ``\\sqrt`` and braces as symbols
+    and brackets, no spaces (a figure's own text, ``2.385\\times10^{-4}``, is found so in its chain).
+
+    >>> chain_spelling(r"0.01 \\times 2.385 \\times 10^{-4}")
+    '0.01*2.385*10^(-4)'
+    """
+    s = text.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln")
+    s = s.replace("\\left", "").replace("\\right", "").replace("$", "").replace("**", "").strip()
+    return s.translate(OPS).replace(" ", "")
 
 
 def _chain_text(side: str) -> str | None:
@@ -236,10 +248,10 @@ def _chain_text(side: str) -> str | None:
 
     >>> _chain_text(" 0.500 × 0.3 + 1.800 × 0.5 "), _chain_text("exp(0.777)"), _chain_text("x + 1")
     ('0.500*0.3+1.800*0.5', 'exp(0.777)', None)
+    >>> _chain_text(" 0.01 × 0.0694 / (√(4.822e-04) + 10^{-8}) ")
+    '0.01*0.0694/(sqrt(4.822e-04)+10^(-8))'
     """
-    s = side.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln")
-    s = s.replace("\\left", "").replace("\\right", "").replace("$", "").replace("**", "").strip()
-    s = s.translate(OPS).replace(" ", "")
+    s = chain_spelling(side)
     s = re.sub(r"sqrt(\d+(?:\.\d+)?)", r"sqrt(\1)", s)
     s = re.sub(r"\bln\(", "log(", s)
     if not s or not re.search(r"\d", s) or not re.search(r"[*/+\-(]", s.lstrip("-")):

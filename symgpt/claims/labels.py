@@ -447,6 +447,9 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
                 not (FUNCTION_OF.search(plain(parts[j])) and _function_label(plain(parts[j]), vocab) is None):
             head = parts[j]                # 'the variance is σ² = 0.412': the name nearest the figure
             #                                (not 'L = −ln ŷ_3 = …': a formula no function label reads)
+            said = _gradient_said_as_p(parts[j - 2], named(head, vocab, n.heading))
+            if said is not None:
+                return said
         if first and len(parts) == 3 and re.fullmatch(r"\s*[-−+×*/·]\s*[^\s()=]+\s*", head):
             continue                   # '1 − ŷ_{3} = …' after the figure 1: its operand, the clause names it
         if not first and not _arithmetic("".join(parts[2:]), vocab):
@@ -463,6 +466,25 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
                 lab = Label(lab.name, lab.index, state=f"{run_of(n.heading)}[1]")   # W ← W − η·g: after the step
             return lab
     return None
+
+
+LOGITS_GRADIENT_NAME = re.compile(r"\s*(?:d|grad_|∂L/∂|dL/d|∂ℒ/∂|∂\\mathcal\{?L\}?/∂)(?:logits?|z|ℓ)\s*"
+                            r"|\s*(?:logits?|z)\.grad\s*")
+"""The whole gradient of the logits, spelled without an entry: ``dlogits``, ``∂L/∂z``, ``logits.grad``."""
+
+
+def _gradient_said_as_p(outer: str, inner) -> Label | None:
+    """The logits' gradient an equation says is a token's probability (``dlogits = p(nasi) = 0.2269``): the
+    chain claims the gradient's entry for that token, which is p only away from the target (forgot −y there).
+
+    >>> str(_gradient_said_as_p("dlogits ", Label("p", ("nasi",)))), _gradient_said_as_p("L ", Label("p", ("a",)))
+    ('grad_logits[nasi]', None)
+    """
+    outer = (plain(outer).split() or [""])[-1]      # ('Für das Ziel t gilt dlogits = …': its last word)
+    if inner is None or inner.name not in ("p", "ŷ", "probs") or not inner.index or inner.state \
+            or not LOGITS_GRADIENT_NAME.fullmatch(outer):
+        return None
+    return Label("grad_logits", inner.index)
 
 
 def _subscripted(s: str) -> str:
@@ -805,10 +827,13 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
 
 
 STACKED_ROW = re.compile(r"\s*(?:(?P<name>[^\W\d][\w.']*(?:_\{[^{}]*\}|_\w+)?)\s*[=:]\s*)?[\[⎡⎢⎣│|]\[?"
-                         r"(?P<body>[^\[\]⎡⎤⎢⎥⎣⎦│|=]+)\]?[\]⎤⎥⎦│|]\s*(?P<label>[^\W\d]\S{0,15})?\s*$")
+                         r"(?P<body>[^\[\]⎡⎤⎢⎥⎣⎦│|=]+)\]?[\]⎤⎥⎦│|]\s*(?P<label>[^\s\d.,+\-−]\S{0,15})?\s*$")
+"""A row of a matrix drawn in text, one row per line, named on one of its rows (``k = [ 0.1  -0.5 ]  dog``)."""
 PROMPT = re.compile(r"\s*(?:>>>|In\s*\[\d*\]:)\s*(?:print\()?\s*([A-Za-z_][\w.]*(?:\[[^\]]*\])*)\)?\s*$")
 """An interpreter's prompt whose output follows: ``>>> dlogits``, ``In [3]: print(p)``."""
-"""A row of a matrix drawn in text, one row per line, named on one of its rows (``k = [ 0.1  -0.5 ]  dog``)."""
+PROMPT_START = re.compile(r"\s*(?:>>>|In\s*\[\d*\]:)")
+PROMPT_LAST = re.compile(r"^(\s*(?:>>>|In\s*\[\d*\]:)).*;\s*(?=[A-Za-z_][\w.]*\s*$)")
+"""A prompt's statements before the expression it shows: ``>>> probs = logits.softmax(-1); probs``."""
 
 
 def _stacked(lines: list, numbers: list, vocab) -> dict:
@@ -817,9 +842,9 @@ def _stacked(lines: list, numbers: list, vocab) -> dict:
     figures; row labels after the rows (``dog``) are left to the places.
 
     >>> from symgpt.claims.extract import extract
-    >>> text = "      [ 0.1  0.2 ]  a\\n  v = [ 0.3  -0.4 ]  b\\n      [ 0.5  0.6 ]  c"
-    >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())[2:4]
-    [('v', (1, 0)), ('v', (1, 1))]
+    >>> text = "      [ 0.1  0.2 ]  <s>\\n  v = [ 0.3  -0.4 ]  b\\n      [ 0.5  0.6 ]  c"
+    >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())[:4:3]
+    [('v', (0, 0)), ('v', (1, 1))]
     >>> text = "ms = [0.5514 0.0957]\\nh = [ 1.4713  0.2682 -0.0345 ]"      # two vectors, each its own name
     >>> sorted((str(lab), pos) for lab, pos in _stacked(text.split("\\n"), extract(text), []).values())[:3]
     [('h', (0,)), ('h', (1,)), ('h', (2,))]
@@ -949,9 +974,11 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                     queue = []                 # a print that shows no tensor (print(step)): no name is sure
             cell, fence, stack = [], not fence, []
             continue
-        prompt = PROMPT.fullmatch(line) if not fence else None
-        if prompt:                     # '>>> model.wpe.weight.grad': the value below is that expression's
-            code_name = prompt[1]
+        prompt = PROMPT.fullmatch(PROMPT_LAST.sub(r"\1", line)) if not fence or not stack else None
+        if prompt:                     # '>>> model.wpe.weight.grad': the value below is that expression's,
+            code_name, pick = _picked(prompt[1])      # in a transcript's own fence too
+        elif fence and not stack and PROMPT_START.match(line):
+            code_name, pick = "", None                # '>>> loss.backward()': what follows is no one's
         if fence and not stack:
             cell.append(line)
         if not line.strip():

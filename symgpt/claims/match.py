@@ -44,6 +44,7 @@ from .candidates import (
 )
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
+from .extract import chain_spelling
 from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
 from .figure import operand as _operand
 from .grids import grids
@@ -51,6 +52,8 @@ from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
 
+MOMENT = re.compile(r"adamw\[(\d+)\]\.([mv])\[([^\]]+)\]")
+"""An AdamW moment before its bias correction: its step, m or v, its entry."""
 FORM_OPERANDS = 8       # a chain of at most this many operands is tried against the nodes' definitions …
 FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
 FORM_TRIES = 64         # … in at most this many combinations
@@ -137,7 +140,7 @@ class Matcher:
             return None
         chain, out, pos = n.chain, [], 0
         for i, r in zip(n.operands, refs):
-            text = found["_text"][i].lstrip("+").replace("−", "-")    # as the chain writes it
+            text = chain_spelling(found["_text"][i]).lstrip("+")    # as the chain writes it (10^(-8))
             k = chain.find(text, pos)
             if k < 0:
                 return None
@@ -242,7 +245,32 @@ class Matcher:
             c = self._node_at(dc.ball)
             if c is not None and all(getattr(r, "key", None) != c.key for r in refs):
                 return c                       # (x + 0 = x is no definition: the node is none of its operands)
-        return None
+        return self._uncorrected(n, found, alts)
+
+    def _uncorrected(self, n, found: dict, alts: list):
+        """The AdamW update a chain computes from the raw moments (``0.01 × m / (√v + 10⁻⁸)``, m and v not
+        divided by 1 − βᵗ): the node the same chain gives with m̂ and v̂ in their places, when it is the update of
+        the moments' entry (None else). The figure is then that update, and its value says whether it slipped."""
+        refs = [a[0] for a in alts]
+        moved = [self._corrected(r) for r in refs]
+        if None in refs or all(m is r for m, r in zip(moved, refs)) or None in moved:
+            return None
+        dc = self.derived(n, found, moved)
+        c = self._node_at(dc.ball) if dc is not None and not isinstance(dc.ball, fmpq) else None
+        entry = {MOMENT.fullmatch(r.ref).group(1, 3) for r in refs if MOMENT.fullmatch(getattr(r, "ref", ""))}
+        if c is None or len(entry) != 1 or not re.fullmatch(r"adamw\[\d+\]\.update\[[^\]]+\]", c.ref):
+            return None
+        k, idx = entry.pop()
+        return c if c.ref == f"adamw[{k}].update[{idx}]" else None
+
+    def _corrected(self, r):
+        """The bias-corrected moment for a raw one (adamw[1].m[…] → adamw[1].mhat[…]), else ``r`` itself."""
+        m = MOMENT.fullmatch(getattr(r, "ref", ""))
+        if m is None:
+            return r
+        if not hasattr(self, "_by_ref"):
+            self._by_ref = {x.ref: x for x in self.cands}
+        return self._by_ref.get(f"adamw[{m.group(1)}].{m.group(2)}hat[{m.group(3)}]")
 
     def _node_at(self, ball):
         """The quantity (a node, or a function of one: exp(S), S·√d_k) whose value is ``ball``'s, to 2⁻⁴⁰
@@ -629,7 +657,10 @@ class Matcher:
             dc = self.derived(n, found)
             confirmed: set = set()
             dc_rounds = dc is not None and rounds_to(dc, n)
-            form = self._form(n, found, numbers) if n.chain and not dc_rounds else None
+            form = self._form(n, found, numbers) if n.chain and not dc_rounds else \
+                self._uncorrected(n, found, [[self._operand(found.get(i), numbers[i], found["_sure"])]
+                                             for i in n.operands]) if dc_rounds else None
+            #      (0.01 × m / (√v + ε) = 0.0316: its own arithmetic, on moments the update divides first)
             if form is not None:           # its arithmetic is a node's definition: the value confirms it or not
                 res = Result(n, "matched", form.ref, [form.ref], LABELLED) if self.rounds(form, n) else \
                     self._judged(n, form)
@@ -645,7 +676,11 @@ class Matcher:
                          for k in [found[i].key, *re.findall(r"[A-Za-z_][\w.]*\[[^\]]*\]", found[i].ref)]}
                 confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)
                              and self._reads(c, reads)}
-                nodes = {c.ref for c in hits if c.ref in confirmed and c.group in self.graph}
+                spelled = [found[i].ref for i in n.operands if found.get(i) is not None]
+                same = {c.ref for c in hits if "(" in c.ref and not c.derived and len(spelled) == len(n.operands)
+                        and all(re.search(rf"(?<![\w.]){re.escape(r)}(?![\w\[])", c.ref) for r in spelled)}
+                confirmed |= same      # √0,1350 + 10⁻⁶ = 0,3674 (a radical's bar lost): √(ms1[1] + ε), its operands'
+                nodes = {c.ref for c in hits if c.ref in confirmed and (c.group in self.graph or c.ref in same)}
                 hits = hits + ([] if nodes else [dc])     # a node it equals names it (Attn[1,1], not a·v + a·v)
             ctx.inputs = line_inputs
             ctx.input_ids = len(self.d.spec.input) > 1 and spells_input(n, self.d.spec.input)

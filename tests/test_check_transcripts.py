@@ -1,0 +1,153 @@
+"""check: what a code transcript shows, what an equation's form says, and a matrix drawn with token rows (issue 27),
+on texts written for these tests in several notations and languages.  Every expected value is computed here
+(mpmath in the test, 50 digits, through ``test_check_readings.forward``), never taken from symgpt.
+
+* A REPL transcript in one fenced block names each output by the prompt above it (``>>> logits.grad``), also
+  after statements (``>>> probs = z.softmax(-1); probs``); a prompt that shows nothing names nothing below it.
+* ``dlogits = p(t) = 0.2269``: an equation that says the logits' gradient is a token's probability claims the
+  gradient's entry, which is p only away from the target (forgotten −y there).
+* ``0.01 × m / (√v + 10⁻⁸)`` on the raw moments is AdamW's update without its bias correction, though its own
+  arithmetic is right: the update of the moments' entry, wrong, 'no bias correction'.
+* A matrix drawn one row per line in brackets keeps its first row when that row's label is no word (``<s>``).
+"""
+from __future__ import annotations
+
+import mpmath as mp
+import pytest
+
+from symgpt.check import check
+
+from conftest import write_spec
+from test_check_layouts import r4
+from test_check_readings import SPEC, VOCAB, X, Y, by_hand, forward
+
+
+@pytest.fixture(scope="module")
+def run():
+    yield from by_hand()
+
+
+def _results(tmp_path, text, spec=SPEC, name="doc.md"):
+    doc = tmp_path / name
+    doc.write_text(text, encoding="utf-8")
+    return check(doc, write_spec(tmp_path, spec))
+
+
+def _wrong(rs) -> list:
+    return [(r.ref, (r.number.printed or r.number.text).replace(" ", ""), r.cause) for r in rs if r.verdict == "wrong"]
+
+
+def _tensor(xs) -> str:
+    return "tensor([" + ", ".join(r4(x) for x in xs) + "])"
+
+
+# ---------------------------------------------------------------- a transcript's outputs
+
+@pytest.mark.parametrize("prompt", [">>> ", "In [7]: "])
+@pytest.mark.parametrize("name", ["z.grad", "logits.grad"])
+def test_a_transcripts_output_is_its_prompts_expression(tmp_path, run, prompt, name):
+    """``>>> z.grad`` over a tensor whose target entry is printed as p (the −1 forgotten): that entry is grad_z,
+    wrong, 'forgotten −y', and the other entries are grad_z's (equal to p away from the target), not p's;
+    the probabilities shown after ``; probs`` are p's, right."""
+    f = run["f0"]
+    shown = [f["p"][j] for j in range(5)]           # every entry p: the target's should be p − 1
+    text = ("## Backward\n\n```python\n"
+            f"{prompt}probs = z.softmax(-1); probs\n{_tensor(f['p'])}\n"
+            f"{prompt}loss.backward()\n"
+            f"{prompt}{name}\n{_tensor(shown)}\n```\n")
+    rs = _results(tmp_path, text)
+    assert _wrong(rs) == [(f"grad_z[{VOCAB[Y]}]", r4(f["p"][Y]), "forgotten −y")]
+    refs = [r.ref for r in rs if r.verdict == "matched"]
+    assert [f"p[{v}]" in refs for v in VOCAB] == [True] * 5
+    assert [f"grad_z[{v}]" in refs for v in VOCAB if v != VOCAB[Y]] == [True] * 4
+
+
+def test_a_prompt_that_shows_nothing_names_nothing(tmp_path, run):
+    """After ``>>> loss.backward()`` a tensor of the logits is not the previous prompt's p: every entry is read
+    by its value, right.  (A guard: the prompt above named the tensor below it, two prompts down.)"""
+    f = run["f0"]
+    text = ("```\n>>> p\n" + _tensor(f["p"]) + "\n>>> loss.backward()\n>>> model(x)[0]\n"
+            + _tensor(f["z"]) + "\n```\n")
+    assert _wrong(_results(tmp_path, text)) == []
+
+
+# ---------------------------------------------------------------- an equation's form
+
+@pytest.mark.parametrize("form", [
+    "Untuk sasaran `{t}`, $\\text{{dlogits}} = p(\\text{{{t}}}) = {v}$, token lain $p$ masing-masing.",
+    "For the target {t}: ∂L/∂z = p({t}) = {v}.",
+    "Für das Ziel {t} gilt dlogits = p({t}) = {v}.",
+])
+def test_the_logits_gradient_said_to_be_the_targets_probability(tmp_path, run, form):
+    """``dlogits = p(t) = …`` for the target t: grad_z[t], wrong, 'forgotten −y' (the figure is p[t], right as
+    a probability but not as the gradient the equation claims); for another token the same form is right."""
+    f = run["f0"]
+    other = 1
+    text = "## Gradient\n\n" + form.format(t=VOCAB[Y], v=r4(f["p"][Y])) + "\n\n" + \
+        form.format(t=VOCAB[other], v=r4(f["p"][other])) + "\n"
+    rs = _results(tmp_path, text)
+    assert _wrong(rs) == [(f"grad_z[{VOCAB[Y]}]", r4(f["p"][Y]), "forgotten −y")]
+    assert f"grad_z[{VOCAB[other]}]" in [r.ref for r in rs if r.verdict == "matched"]
+
+
+@pytest.mark.parametrize("notation", ["e", "latex"])
+def test_an_adamw_update_on_the_raw_moments(tmp_path, run, notation):
+    """m and v of W[0,пьёт] printed right, then ``0.01 × m / (√v + 10⁻⁸) = …`` worked on them (its arithmetic
+    right): AdamW's update of that entry, wrong, 'no bias correction' (the right one divides by 1 − βᵗ first);
+    the same line on m̂ and v̂ is the update, right."""
+    a = run["adamw"](mp.mpf("0.2"), run["f0"]["gW"][0][3])
+    lr, eps = mp.mpf("0.01"), mp.mpf("1e-8")
+    raw = lr * a["m"] / (mp.sqrt(a["v"]) + eps)
+
+    def sci(x):
+        e = int(mp.floor(mp.log10(abs(x))))
+        mant = r4(x / mp.mpf(10) ** e, 3)
+        return f"{mant}e{e:+03d}" if notation == "e" else f"{mant} \\times 10^{{{e}}}"
+    eps_text = "1e-8" if notation == "e" else "10^{-8}"
+    times = "×" if notation == "e" else "\\times"
+    sqrt = "√" if notation == "e" else "\\sqrt"
+    text = ("## Ein AdamW-Schritt\n\nFür W[0,пьёт]: "
+            f"$m = {r4(a['m'], 6)}$, $v = {sci(a['v'])}$.\n\n"
+            f"Schritt $= 0.01 {times} {r4(a['m'], 6)} / ({sqrt}{{{sci(a['v'])}}} + {eps_text}) = {r4(raw, 6)}$.\n\n"
+            f"Mit $\\hat m = {r4(a['mhat'], 6)}$ und $\\hat v = {sci(a['vhat'])}$: Schritt "
+            f"$= 0.01 {times} {r4(a['mhat'], 6)} / ({sqrt}{{{sci(a['vhat'])}}} + {eps_text})"
+            f" = {r4(a['update'], 6)}$.\n")
+    rs = _results(tmp_path, text)
+    assert _wrong(rs) == [("adamw[1].update[W,0,3]", r4(raw, 6), "no bias correction")]
+    assert "adamw[1].update[W,0,3]" in [r.ref for r in rs if r.verdict == "matched"]
+
+
+# ---------------------------------------------------------------- a matrix drawn in text
+
+@pytest.mark.parametrize("comma", [True, False])
+def test_a_drawn_matrix_whose_first_row_is_labelled_by_a_special_token(tmp_path, comma):
+    """E drawn one row per line in brackets, its rows labelled by their tokens after them and the first token
+    ``<s>``, its name on the middle row: each row is its token's, right (the first row is no row of its own
+    apart from the rest).  Hungarian and English decimal marks."""
+    vocab = ["<s>", "ест", "рыбу", "пьёт", "спит"]
+    spec = SPEC.replace('vocab = ["кот"', 'vocab = ["<s>"').replace('input = ["кот"]', 'input = ["<s>"]')
+    E = [[mp.mpf(x) / 10 for x in r] for r in ((6, -3), (1, 4), (-2, 5), (3, 2), (4, -1))]
+
+    def fig(x):
+        s = r4(x, 1)
+        return s.replace(".", ",") if comma else s
+    def fig4(x):
+        return r4(x).replace(".", ",")
+    rows = [f"[ {fig(a):>5}  {fig(b):>5} ]   {vocab[i]}" for i, (a, b) in enumerate(E)]
+    W = [[mp.mpf(x) / 10 for x in r] for r in ((4, -1, 3, 2, -5), (-2, 5, 1, 7, 3))]
+    f = forward(E, W)                                # (the input <s> is E's row 0, as кот was)
+    said = " és ".join(f"p({vocab[j]}) = {fig4(f['p'][j])}" for j in (Y, 1, 2))
+    text = "2.1 A beágyazási mátrix:\n\n" + "\n".join(
+        ("  E  =  " if i == 2 else "        ") + row for i, row in enumerate(rows)) + \
+        (f"\n\nEbből {said}.\n" if comma else "\n")
+    rs = _results(tmp_path, text, spec, "doc.txt")
+    assert _wrong(rs) == []
+    assert [f"E[{vocab[0]},{j}]" in [r.ref for r in rs if r.verdict == "matched"] for j in (0, 1)] == [True, True]
+
+
+def test_forward_is_the_hand_computation():
+    """The helper the expectations come from agrees with a closed form: z = x·W at the input's row."""
+    E = [[mp.mpf(x) / 10 for x in r] for r in ((6, -3), (1, 4), (-2, 5), (3, 2), (4, -1))]
+    W = [[mp.mpf(x) / 10 for x in r] for r in ((4, -1, 3, 2, -5), (-2, 5, 1, 7, 3))]
+    f = forward(E, W)
+    assert abs(f["z"][Y] - (E[X][0] * W[0][Y] + E[X][1] * W[1][Y])) < mp.mpf(10) ** -40
