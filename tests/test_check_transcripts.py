@@ -17,6 +17,7 @@ import pytest
 
 from symgpt.check import check
 
+import oracle
 from conftest import write_spec
 from test_check_layouts import r4
 from test_check_readings import SPEC, VOCAB, X, Y, by_hand, forward
@@ -151,3 +152,42 @@ def test_forward_is_the_hand_computation():
     W = [[mp.mpf(x) / 10 for x in r] for r in ((4, -1, 3, 2, -5), (-2, 5, 1, 7, 3))]
     f = forward(E, W)
     assert abs(f["z"][Y] - (E[X][0] * W[0][Y] + E[X][1] * W[1][Y])) < mp.mpf(10) ** -40
+
+
+# ---------------------------------------------------------------- a symbol after words; a step's unnamed symbol
+
+@pytest.mark.parametrize("form", [
+    "Pro cílové slovo *{t}* je tedy gradient $\\frac{{\\partial L}}{{\\partial z_{{\\text{{{t}}}}}}} = {v}$.",
+    "For the target {t} the gradient ∂L/∂z_{{{t}}} = {v}, as for the others.",
+])
+def test_a_symbol_after_the_words_of_its_sentence(tmp_path, run, form):
+    """'… je tedy gradient ∂L/∂z_{t} = 0.1860' (the words before the symbol end at it): grad_z[t] for the target,
+    printed as p, wrong, 'forgotten −y' (not p[t], which it equals).  (The English form is a guard: its symbol
+    was read before; the Czech one, after a markdown emphasis and words, was not.)"""
+    f = run["f0"]
+    text = "## Gradient\n\n" + form.format(t=VOCAB[Y], v=r4(f["p"][Y])) + "\n"
+    assert _wrong(_results(tmp_path, text)) == [(f"grad_z[{VOCAB[Y]}]", r4(f["p"][Y]), "forgotten −y")]
+
+
+def test_a_step_on_a_symbol_no_vote_resolved_is_its_first_operands(tmp_path):
+    """An untied head W_out written only as W: ``W_{0,t1} ← a − 0,1 · g = …`` twice, the second result with its
+    sign flipped: sgd[1].W_out[1,t1] (the parameter the update's first operand is), wrong, 'sign flip'."""
+    toml = oracle.random_spec_toml(seed=3, V=5, d=4, heads=1, d_ff=4, layers=1, T=3, tied=False) + \
+        "\n[training]\nlr = 0.1\nsteps = 1\n"
+    path = write_spec(tmp_path, toml)
+    spec = oracle.load_spec(str(path))
+    g = oracle.transformer_grads(spec)["grad_W_out"]
+    W = oracle.mat(spec["weights"]["W_out"])
+    t = 1                                               # column t1
+    new = [W[i][t] - mp.mpf("0.1") * g[i][t] for i in (0, 1)]
+    assert abs(new[1]) > mp.mpf("0.001")
+
+    def c(x, k=4):
+        return r4(x, k).replace(".", ",").replace("-", "−")
+    text = ("## 8. Jeden krok SGD\n\nRučně pro první prvek: "
+            f"$W_{{0,\\text{{t1}}}} \\leftarrow {c(W[0][t], 2)} − 0{{,}}1 \\cdot ({c(g[0][t])}) = {c(new[0])}$.\n"
+            f"Obdobně $W_{{1,\\text{{t1}}}} \\leftarrow {c(W[1][t], 2)} − 0{{,}}1 \\cdot ({c(g[1][t])}) = "
+            f"{c(-new[1])}$.\n").replace("{,}", "{,}")
+    doc = tmp_path / "doc.md"
+    doc.write_text(text, encoding="utf-8")
+    assert _wrong(check(doc, path)) == [("sgd[1].W_out[1,t1]", c(-new[1]), "sign flip")]

@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from ..core.numeric import UndecidableError, round_decimals
 from .candidates import _bounds, _integral, _same_value
-from .causes import CAUSES, cause_of, diagnosis, exact_value, slips
+from .causes import CAUSES, SPREAD, cause_of, diagnosis, exact_value, slips
 from .claims import certify_rounding, show
 from .context import _names, _pinned, score
 from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
@@ -156,14 +156,20 @@ def _slip_fit(m, n, y: Fraction, ulp: Fraction, ctx, prev):
         some = [c for c in m.cands if any(slips(c.ref, Fraction(s, 2), m.d.spec) for s in (-1, 1))]   # by name
         m._slips = [(c, v) for c in some for v in slips(c.ref, _value(c.q, 128), m.d.spec).values()]
     quiet = {id(c) for c in m.nearby(n, Fraction(-10 ** 9), Fraction(10 ** 9))} if m.silent.get(n.section) else None
+    squares = SQUARES_SAID.search(ctx.text + " " + ctx.far)
     fits = [c for c, v in m._slips if abs(v - y) * 2 <= ulp and (quiet is None or id(c) in quiet)
-            and (digits >= SLIP_DIGITS or _named_in(c, ctx))]
+            and (digits >= SLIP_DIGITS or _named_in(c, ctx) or squares and SPREAD.fullmatch(c.ref))]
     refs = {c.ref for c in fits}
     fits = [c for c in fits if not (c.ref.startswith("sqrt(") and f"{c.ref[:-1]} + ln_eps)" in refs)]   # √(σ² + ε)
     if len({_value(c.q, 128) for c in fits}) != 1:
         return None
     return max(fits, key=lambda c: score(c, ctx, prev))
 
+
+SQUARES_SAID = re.compile(r"(?:[Σ∑]|\\sum).{0,30}(?:²|\^\{?2)|\brms|mean.?sq|variance|varianz|variância|"
+                          r"varianza|σ²|σ\^\{?2", re.I)
+"""Words or a formula beside a figure that say it is a mean of squares (``(1/4)·Σ (h₃ + f₃)_j²``, 'RMSNorm',
+'variance'): a norm's spread, whose slip over d − 1 then names it with three significant digits."""
 
 LONE_DIGITS = 5      # significant digits a figure needs before a lone quantity one place away names it
 
@@ -266,7 +272,9 @@ def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
     if n.kind not in ("decimal", "percent") or n.value == 0:
         return None
     y = n.value / (100 if n.kind == "percent" else 1)
-    digits = len(n.text.strip("-+−%").replace(".", "").replace(",", "").strip("0"))     # significant, as printed
+    body = n.text.strip("-+−% ")
+    digits = len(body.replace(".", "").replace(",", "").lstrip("0")) if re.search(r"[.,]", body) else \
+        len(body.strip("0"))          # significant, as printed (3.30 % has three: the zero after its point counts)
     worked = WORKED.search(plain(n.line_text[:n.col])) is not None        # the result of arithmetic written out
     k0 = n.decimals + (2 if n.kind == "percent" else 0)
     readings = []                     # (the figure as it would print the quantity's value, the cause)

@@ -93,11 +93,12 @@ def _clip(s: str, n: int) -> str:
 # ---------------------------------------------------------------- what is not a figure
 
 HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s+[^\d\s=+\-×*/&|\\].*|"
-                     r"\d+\.\s+[^\d\s].{0,40}|[■□◆◇▶►▸▪]\s*\d{1,2}(?:[.．]\d{1,2})*[.．]?\s*[^\d\s].{0,60}$|"
+                     r"\d+\.\s+[^\d\s\-−+.,].{0,40}|[■□◆◇▶►▸▪]\s*\d{1,2}(?:[.．]\d{1,2})*[.．]?\s*[^\d\s].{0,60}$|"
                      r"【[^】]{1,30}】.{0,30}$)")
 #    (a plain text's numbered marked titles: '■ 2．順伝播', '【第3節】 逆伝播'; not a list of '▶ …' items)
 #                                            (a section's number: 2.3.1, not a figure: '0.7979 ile çarpınca …')
-#                                            (nor a matrix's or a table's row: '0.25 & 0.50 \\', '0.25 | 0.50')
+#                                            (nor a matrix's or a table's row: '0.25 & 0.50 \\', '0.25 | 0.50',
+#                                             a row numbered '3.' whose first entry is negative: '3.   -0,3119 …')
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
                      r"\s*\d+(?:[-.]\d+)*|"
@@ -902,8 +903,11 @@ def _chains(line: str, found: list) -> None:
     for k in range(1, len(ends)):
         stop = SENTENCE_END.search(line, ends[k], bounds[k + 1])     # '= 1.199. The whole vector is (…)'
         stop = stop.start() if stop else bounds[k + 1]
-        side = line[ends[k]:stop]
         inside = [n for n in found if ends[k] <= n.col < stop]
+        if len(inside) > 1 and (cut := CLAUSE_BREAK.search(line, inside[0].col + len(inside[0].text), stop)):
+            stop = cut.start()           # '= 0.6634, −0.1 − 0.5 · (−0.5039) = 0.1520 och …': one result a clause
+            inside = [n for n in inside if n.col < stop]
+        side = line[ends[k]:stop]
         bare = re.fullmatch(r"\s*\(\s*[-+−]?[\d.]+%?\s*\)\s*", side)     # (2.541): one component's result
         if len(inside) != 1 or (_chain_text(side) is not None and not bare):
             continue
@@ -924,6 +928,8 @@ def _chains(line: str, found: list) -> None:
             n.operands = [m for m in found if start <= m.col < bounds[k]]
 
 
+CLAUSE_BREAK = re.compile(r"\s*[,;]\s|\s+[^\W\d_]{2,}\s")
+"""Where a result's clause ends before the next equation on its line: a comma or semicolon and a space, or a word."""
 CHAIN_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)?|[-+−×·*/÷()√^]|\\(?:times|cdot|sqrt|ln|exp|div)|exp|ln|log|sqrt|(.)")
 
 

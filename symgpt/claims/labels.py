@@ -321,8 +321,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
         name, index = split[1], "[" + split[2] + "]"          # z_2, x_0: an entry; W_1, b_2, d_k: names
     if name in vocab and not index:
         return Label("token", (("tok", vocab.index(name)),))     # dort : 0.2252: the token's entry of the section's
-    if name in WORDS or len(name) > 24:                          # distribution
-        return None
+    if name in WORDS and "," not in index or len(name) > 24:     # distribution ('a' is a name only with two
+        return None                                              # indices: a_{3,2}, an attention weight)
     keys = _keys(index, vocab) if index else ()
     if keys is None:
         return None
@@ -438,15 +438,19 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     for first, clause in ((True, unmarked(_clause(plain(left[start:])), vocab)),
                           (False, unmarked(_clause(plain(inline)), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
-        head = parts[0]
         j = len(parts) - 3
         while first and j >= 3 and EXPRESSION.search(parts[j]) and not FUNCTION_OF.search(plain(parts[j])):
             j -= 2                         # '… is ∂L/∂z_t = p − y = 0.19': the name before the formula
+        if first and j >= 0 and (last := _trailing_symbol(parts[j])) is not None and \
+                named(parts[j], vocab, n.heading) is None and named(last, vocab, n.heading) is not None:
+            parts[j] = last                # '… je tedy gradient ∂L/∂z_{mléko} = …': the symbol after the words
+        head = parts[0]
         if first and j >= 2 and parts[j].strip() and re.search(NAME_LETTER, parts[j]) \
                 and named(parts[j], vocab, n.heading) is not None and \
-                not (FUNCTION_OF.search(plain(parts[j])) and _function_label(plain(parts[j]), vocab) is None):
+                not (FUNCTION_OF.search(plain(parts[j])) and (_function_label(plain(parts[j]), vocab) is None or
+                                                             re.match(r"\s*[-−]", plain(parts[j])))):
             head = parts[j]                # 'the variance is σ² = 0.412': the name nearest the figure
-            #                                (not 'L = −ln ŷ_3 = …': a formula no function label reads)
+            #                  (not 'L = −ln ŷ_3 = …' nor 'L = − ln P(milk) = …': a formula, or a function negated)
             said = _gradient_said_as_p(parts[j - 2], named(head, vocab, n.heading))
             if said is not None:
                 return said
@@ -471,6 +475,29 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
 LOGITS_GRADIENT_NAME = re.compile(r"\s*(?:d|grad_|∂L/∂|dL/d|∂ℒ/∂|∂\\mathcal\{?L\}?/∂)(?:logits?|z|ℓ)\s*"
                             r"|\s*(?:logits?|z)\.grad\s*")
 """The whole gradient of the logits, spelled without an entry: ``dlogits``, ``∂L/∂z``, ``logits.grad``."""
+
+
+def _trailing_symbol(part: str) -> str | None:
+    """A symbol that ends words before an equals sign (``tedy gradient ∂L/∂z_{mléko}`` → ``∂L/∂z_{mléko}``): the
+    last run without spaces outside braces, when words stand before it and it holds a letter of a name (None else).
+
+    >>> _trailing_symbol(" tedy gradient ∂L/∂z_{mléko} "), _trailing_symbol(" σ² "), _trailing_symbol("the x_{a b}")
+    ('∂L/∂z_{mléko}', None, 'x_{a b}')
+    >>> _trailing_symbol("−ln p_{a}"), _trailing_symbol("softmax z")       # a function's argument: no symbol
+    (None, None)
+    """
+    depth, k = 0, len(part.rstrip())
+    for i in range(k - 1, -1, -1):
+        ch = part[i]
+        depth += ch in "})]"
+        depth -= ch in "{(["
+        if ch.isspace() and depth == 0:
+            last, before = part[i + 1:k], part[:i]
+            words = re.findall(r"[^\W\d_]{2,}", before)
+            prose = words and not re.search(r"[-−+×/·=^\\]", before) and words[-1].lower() not in FUNCTIONS | \
+                {"ln", "log", "exp", "sin", "cos", "tanh", "relu", "gelu"}
+            return last if prose and re.search(NAME_LETTER, last) else None
+    return None
 
 
 def _gradient_said_as_p(outer: str, inner) -> Label | None:
@@ -904,22 +931,27 @@ def _bare_matrix(lines: list, numbers: list, vocab) -> dict:
     """figure index → (name, (row, column)) for a matrix a PDF lays out as rows of figures with no brackets the
     text keeps, its name on the middle row (``(e_{ij}) =  0,3460   0,3244   −∞  .`` between the rows above and
     below it, bracket pieces on the lines between): each row the same count of cells, masked ones counted.
+    Two matrices set side by side (``K = ( … ),  V = ( … ).``) share their rows: each row's cells are split as
+    the named row's are, in order.
 
     >>> from symgpt.claims.extract import extract
     >>> text = "        0.196   −∞\\n\\uf8ec   \\uf8f7\\n  S =  0.346   0.324 .\\n        -0.092   0.010"
     >>> sorted((str(lab), pos) for lab, pos in _bare_matrix(text.split("\\n"), extract(text), []).values())
     [('S', (0, 0)), ('S', (1, 0)), ('S', (1, 1)), ('S', (2, 0)), ('S', (2, 1))]
+    >>> text = "    0.1   0.2        0.5   0.6\\nK =  0.3   0.4 ,  V^{(1)} =  0.7   0.8 ."
+    >>> sorted((str(lab), pos) for lab, pos in _bare_matrix(text.split("\\n"), extract(text), []).values())[-3:]
+    [('V', (0, 1)), ('V', (1, 0)), ('V', (1, 1))]
     """
     at: dict = {}
     for n in numbers:
         at.setdefault(n.line, []).append(n)
     out: dict = {}
     for no, line in enumerate(lines, 1):
-        eq = line.rfind("=")
-        named_row = _cells(line[eq + 1:], eq + 1) if eq > 0 and at.get(no) else None
-        if named_row is None or len(named_row) < 2:
+        parts = _named_rows(line) if at.get(no) else []
+        if not parts or any(len(cells) < 2 for _, cells in parts):
             continue
-        rows = {no: named_row}
+        counts = [len(cells) for _, cells in parts]
+        rows = {no: [c for _, cells in parts for c in cells]}
         for step in (-1, 1):
             k = no + step
             while 1 <= k <= len(lines) and lines[k - 1] != "":
@@ -929,20 +961,47 @@ def _bare_matrix(lines: list, numbers: list, vocab) -> dict:
                 elif not DEBRIS.fullmatch(BRACKET_PIECES.sub(" ", lines[k - 1])):
                     break
                 k += step
-        if len(rows) < 2 or len({len(c) for c in rows.values()}) != 1:
+        if len(rows) < 2 or {len(c) for c in rows.values()} != {sum(counts)}:
             continue
-        before = re.sub(r"\(([^()]*)\)\s*=$", r"\1 =", line[:eq + 1].rstrip())     # (e_{ij}) = …: e's
-        before = re.sub(r"_\{?[a-z]{1,2}\}?(?=\s*=$)", "", before)                # (its running indices off)
-        head = _literal_name(before, "", vocab)
-        if head is None:
-            continue
-        if (sup := _superscript(plain(before))):
-            head = dataclasses.replace(head, sup=sup)
-        for i, k in enumerate(sorted(rows)):
-            for n in at[k]:
-                j = next((j for j, (c, t) in enumerate(rows[k]) if c <= n.col < c + len(t)), None)
-                if j is not None and n.kind in ("decimal", "integer", "percent"):
-                    out[n.index] = (head, (i, j))
+        for m, (before, _) in enumerate(parts):
+            before = re.sub(r"(?<![^\s,;])\(([^()]*)\)\s*=$", r"\1 =", before.rstrip())   # (e_{ij}) = …: e's
+            before = re.sub(r"_\{?[a-z]{1,2}\}?(?=\s*=$)", "", before)            # (its running indices off)
+            head = _literal_name(before, "", vocab)
+            if head is None:
+                continue
+            if (sup := _superscript(plain(before))):
+                head = dataclasses.replace(head, sup=sup)
+            lo = sum(counts[:m])
+            for i, k in enumerate(sorted(rows)):
+                for n in at[k]:
+                    j = next((j for j, (c, t) in enumerate(rows[k]) if c <= n.col < c + len(t)), None)
+                    if j is not None and lo <= j < lo + counts[m] and n.kind in ("decimal", "integer", "percent"):
+                        out[n.index] = (head, (i, j - lo))
+    return out
+
+
+def _named_rows(line: str) -> list:
+    """A matrix's named row as (the text before its cells, ending in '=', its cells) for each matrix set on the
+    line (``K = ( 0.1  0.2 ),  V = ( 0.3  0.4 ).``: two); [] when a '=' is followed by anything but cells and a
+    closing mark before the next name."""
+    out, start = [], 0
+    eqs = [m.end() for m in re.finditer("=", line)]
+    for a, b in zip(eqs, [*eqs[1:], len(line) + 1]):
+        seg = line[a:b - 1] if b <= len(line) else line[a:]
+        tokens = list(re.finditer(r"\S+", BRACKET_PIECES.sub(" ", seg)))
+        k = 0
+        while k < len(tokens) and _cells(tokens[k][0]) is not None:
+            k += 1
+        if k == 0:
+            continue                   # 'S = QKᵀ/√d = …': a name's formula, no cells yet
+        cells = [(a + t.start(), t[0]) for t in tokens[:k]]
+        rest = seg[tokens[k].start():] if k < len(tokens) else ""
+        if b <= len(line) and not re.fullmatch(r"\s*[,;.]?\s*(?:\S.*)?", rest):
+            return []
+        if b > len(line) and not re.fullmatch(r"[\s.,;)\]]*", BRACKET_PIECES.sub(" ", rest)):
+            return []
+        out.append((line[start:a], cells))
+        start = a + (tokens[k - 1].end() if k else 0)
     return out
 
 
@@ -1577,6 +1636,9 @@ def _token_share(n, vocab, start: int) -> Label | None:
         if side == "before" and start:     # '4.838% para “gato” e 24.96%': gato is the figure before's
             text = AND.split(text)[-1]
         words = [t for t in vocab if re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", text)]
+        quoted = [t for t in words if _quoted(text, t)]
+        if len(words) > 1 and len(quoted) == 1:
+            words = quoted                 # '25.5% فقط إلى «الولد»': the quoted token, not the word إلى ('to')
         plain_word = set_off is not None and words and not _quoted(text, words[0])
         if len(words) == 1 and _beside(text, words[0], side) and not plain_word:
             return Label("token", (("tok", vocab.index(words[0])),))

@@ -63,6 +63,7 @@ EXPLAINED = ("sign flip", "transposed index", "scale slip", "percent slip")    #
                         # (Matcher._runs)
 GRID = 3                # figures of a matrix or table that must agree on entries of one tensor at their places …
 GRID_SHARE = 0.6        # … and this share of its figures (Matcher._grids)
+ROW_CELLS = 4           # a table's row of this many cells or more is also a vector of its own
 LABELLED = 10.0         # the score of a quantity a figure's place names (its label, read by the notation)
 SURE = 3.0              # a match this well named can carry an equation's arithmetic (see _match)
 STRONG_NAMING = 8.0     # a context score that names one quantity beyond doubt (symbol and indices, or
@@ -179,6 +180,19 @@ class Matcher:
         """Whether the text talks about what the candidate belongs to (AdamW, a temperature, top-k, top-p):
         a quantity of a topic the document never mentions is no reading of its figures."""
         return not any(ref.search(c.ref) for ref in getattr(self, "unspoken", ()))
+
+    def _stepped(self, n, found: dict):
+        """The state after a step that a figure's place names by a symbol no vote resolved (``W_{1,mléko} ← −0,3
+        − 0,1 · 0,8881 = …``): the same entry of the parameter its update's first operand is (``W_out[1,mléko]``,
+        so ``sgd[1].W_out[1,mléko]``), when that parameter's name starts as the symbol does (None else)."""
+        lab = self.read.get(n.index)
+        first = found.get(n.operands[0]) if n.operands else None
+        if lab is None or not lab.state or first is None or first.group not in self.d.spec.params or \
+                not first.group.startswith(lab.name.partition("_")[0]):
+            return None
+        if not hasattr(self, "_by_ref"):
+            self._by_ref = {x.ref: x for x in self.cands}
+        return self._by_ref.get(f"{lab.state}.{first.ref}")
 
     def _other_step(self, c, n):
         """The same quantity after the one other kind of step whose value the figure rounds from, when the
@@ -398,39 +412,50 @@ class Matcher:
         by_key = {(c.group, c.of, c.idx): c for c in self.cands}
         at = {r.number.index: k for k, r in enumerate(results)}
         for grid in grids(numbers, getattr(self, "read", {})):
-            fits: dict = {}       # (group, of, row axis, column axis, other indices, offsets) → places that fit
-            for i, place in grid:
-                r = results[at[i]]
-                if _digits(r.number) < 2:
-                    continue             # 0.000, 1.0, a masked cell's 0: equal to too many entries to vote
-                for c in (by_ref.get(x) for x in r.candidates) if r.verdict in ("matched", "ambiguous") else ():
-                    for a, b in itertools.permutations(range(len(c.idx) if c is not None else 0), 2):
-                        rest = tuple(x for k, x in enumerate(c.idx) if k not in (a, b))
-                        key = (c.group, c.of, a, b, rest, c.idx[a] - place[0], c.idx[b] - place[1])
-                        fits.setdefault(key, set()).add(place)
-            most = max(map(len, fits.values()), default=0)
-            if most < GRID or most < GRID_SHARE * len(grid):
-                continue
-            best = [key for key, places in fits.items() if len(places) == most]
-            places = fits[best[0]]
-            if most == GRID and any(_digits(results[at[i]].number) < 3 for i, p in grid if p in places):
-                continue                 # three short figures agreeing by chance are no grid
-            rows, cols = {p[0] for p in places}, {p[1] for p in places}
-            for i, place in grid:
-                k = at[i]
-                n = results[k].number
-                if place in places or place[0] not in rows or place[1] not in cols or i in self.labelled or \
-                        _digits(n) < 2:
-                    continue
-                entries = [by_key.get((g, of, _placed(rest, a, b, place[0] + da, place[1] + db)))
-                           for g, of, a, b, rest, da, db in best]
-                entries = [c for c in entries if c is not None]
-                ok = [c for c in entries if self.rounds(c, n)]
-                if ok and ok[0].ref != results[k].ref:
-                    results[k] = Result(n, "matched", ok[0].ref, [c.ref for c in ok], LABELLED)
-                elif not ok and len(entries) == 1 and len(best) == 1 and not _subtracted(n):
-                    results[k] = self._judged(n, entries[0], best[0][2:4])
+            self._grid(results, grid, at, by_ref, by_key)
+            for row in {p[0] for _, p in grid}:
+                cells = [(i, p) for i, p in grid if p[0] == row]
+                if len(cells) >= ROW_CELLS:  # a table's row that prints one vector: 'r_3  0.434 1.137 −0.544 0.296'
+                    self._grid(results, cells, at, by_ref, by_key, edges=True)
         return results
+
+    def _grid(self, results: list, grid: list, at: dict, by_ref: dict, by_key: dict, edges: bool = False):
+        """:meth:`_grids` on one grid; ``edges``: a row whose every other cell fits names its cells at either
+        end too (not only those between fitting ones)."""
+        fits: dict = {}       # (group, of, row axis, column axis, other indices, offsets) → places that fit
+        for i, place in grid:
+            r = results[at[i]]
+            if _digits(r.number) < 2:
+                continue             # 0.000, 1.0, a masked cell's 0: equal to too many entries to vote
+            for c in (by_ref.get(x) for x in r.candidates) if r.verdict in ("matched", "ambiguous") else ():
+                for a, b in itertools.permutations(range(len(c.idx) if c is not None else 0), 2):
+                    rest = tuple(x for k, x in enumerate(c.idx) if k not in (a, b))
+                    key = (c.group, c.of, a, b, rest, c.idx[a] - place[0], c.idx[b] - place[1])
+                    fits.setdefault(key, set()).add(place)
+        most = max(map(len, fits.values()), default=0)
+        if most < GRID or most < GRID_SHARE * len(grid):
+            return
+        best = [key for key, places in fits.items() if len(places) == most]
+        places = fits[best[0]]
+        if most == GRID and any(_digits(results[at[i]].number) < 3 for i, p in grid if p in places):
+            return                   # three short figures agreeing by chance are no grid
+        rows, cols = {p[0] for p in places}, {p[1] for p in places}
+        if edges and most == len(grid) - 1:
+            cols = {p[1] for _, p in grid}      # (every other cell of the row fits: its odd cell may stand at an end)
+        for i, place in grid:
+            k = at[i]
+            n = results[k].number
+            if place in places or place[0] not in rows or place[1] not in cols or i in self.labelled or \
+                    _digits(n) < 2:
+                continue
+            entries = [by_key.get((g, of, _placed(rest, a, b, place[0] + da, place[1] + db)))
+                       for g, of, a, b, rest, da, db in best]
+            entries = [c for c in entries if c is not None]
+            ok = [c for c in entries if self.rounds(c, n)]
+            if ok and ok[0].ref != results[k].ref:
+                results[k] = Result(n, "matched", ok[0].ref, [c.ref for c in ok], LABELLED)
+            elif not ok and len(entries) == 1 and len(best) == 1 and not _subtracted(n):
+                results[k] = self._judged(n, entries[0], best[0][2:4])
 
     def _moved(self, n, c, numbers) -> bool:
         """Whether the figure is the result of arithmetic on the figure before it, which is the named quantity
@@ -621,7 +646,7 @@ class Matcher:
                 out.append(Result(n, "unmatched"))     # 1e400, 1e-300: beyond every float; no quantity's;
                 prev.append(None)                      # def grad(w, eps=1e-6): a default, no claim
                 continue
-            c = self.labelled.get(n.index) or self._function(n, found)
+            c = self.labelled.get(n.index) or self._function(n, found) or self._stepped(n, found)
             if c is not None and not self.rounds(c, n) and self._moved(n, c, numbers):
                 c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
             if c is not None and not self.rounds(c, n):
