@@ -9,6 +9,10 @@ on texts written for these tests in several notations and languages.  Every expe
 * ``0.01 × m / (√v + 10⁻⁸)`` on the raw moments is AdamW's update without its bias correction, though its own
   arithmetic is right: the update of the moments' entry, wrong, 'no bias correction'.
 * A matrix drawn one row per line in brackets keeps its first row when that row's label is no word (``<s>``).
+* A symbol after the words of its sentence names the figure (``… je tedy gradient ∂L/∂z_{t} = …``), also before a
+  formula and its arithmetic; a step on a symbol no vote resolved is the state of its first operand's parameter.
+* A vector named by a display fraction a PDF's text sets over three lines (``∂L`` ⏎ ``= (…)`` ⏎ ``∂z``).
+* An AdamW update slip under no known word is the entry's whose m and v stand just above it.
 """
 from __future__ import annotations
 
@@ -191,3 +195,46 @@ def test_a_step_on_a_symbol_no_vote_resolved_is_its_first_operands(tmp_path):
     doc = tmp_path / "doc.md"
     doc.write_text(text, encoding="utf-8")
     assert _wrong(check(doc, path)) == [("sgd[1].W_out[1,t1]", c(-new[1]), "sign flip")]
+
+
+# ---------------------------------------------------------------- a PDF's stacked fraction; a slip's entry
+
+@pytest.mark.parametrize("comma", [True, False])
+def test_a_vector_named_by_a_fraction_set_over_three_lines(tmp_path, run, comma):
+    """``∂L`` ⏎ ``= (…)`` ⏎ ``∂z``, as a PDF's text lays out a display fraction: the vector is ∂L/∂z, so its
+    target entry printed as p is grad_z, wrong, 'forgotten −y', and the other entries are grad_z's."""
+    f = run["f0"]
+    shown = [r4(f["p"][j]) for j in range(5)]
+    sep = "; " if comma else ", "
+    body = sep.join(x.replace(".", ",") if comma else x for x in shown)
+    text = ("Gradientas paprastas: ∂L/∂z_w = p_w − y_w.\n\n" + " " * 22 + "∂L\n" + " " * 23 + f"= ({body}).\n" +
+            " " * 22 + "∂z\n")
+    rs = _results(tmp_path, text, name="doc.txt")
+    want = shown[Y].replace(".", ",") if comma else shown[Y]
+    assert _wrong(rs) == [(f"grad_z[{VOCAB[Y]}]", want, "forgotten −y")]
+
+
+@pytest.mark.parametrize("word", ["sasisho", "Aktualisierung des Eintrags"])
+def test_an_updates_slip_names_the_entry_whose_moments_stand_above_it(tmp_path, run, word):
+    """m₁ and v₁ of W[0,пьёт] printed right, then its update without the bias correction under a word no reading
+    knows: every entry's slip prints ±η·(1 − β₁)/√(1 − β₂), so the entry is the one whose moments stand just
+    above it: adamw[1].update[W,0,3], wrong, 'no bias correction'."""
+    a = run["adamw"](mp.mpf("0.2"), run["f0"]["gW"][0][3])
+    slip = mp.mpf("0.01") * a["m"] / (mp.sqrt(a["v"]) + mp.mpf("1e-8"))
+    e = int(mp.floor(mp.log10(abs(a["v"]))))
+    text = (f"## AdamW\n\n  m₁ = {r4(a['m'], 6)},   v₁ = {r4(a['v'] / mp.mpf(10) ** e, 4)}e{e}\n"
+            f"  {word} = {r4(slip, 6)}\n")
+    assert _wrong(_results(tmp_path, text, name="doc.txt")) == \
+        [("adamw[1].update[W,0,3]", r4(slip, 6), "no bias correction")]
+
+
+def test_a_symbol_after_words_before_its_formula_and_arithmetic(tmp_path, run):
+    """'Hedef sütununda ise ∂L/∂W_{1,t} = x_1 (ŷ_{t} − y_{t}) = −0,3 × 0,1860 = …' (the −y forgotten in the
+    arithmetic): the symbol after the words names the result, grad_W[1,пьёт], wrong (not x[1]·p[пьёт] matched)."""
+    f = run["f0"]
+    p = r4(f["p"][Y])
+    bad = r4(mp.mpf("-0.3") * mp.mpf(p))
+    text = ("## ∂L/∂W\n\nHedef sütununda ise $\\partial L / \\partial W_{1,\\text{пьёт}} = x_1 \\,"
+            "(\\hat{y}_{\\text{пьёт}} - y_{\\text{пьёт}}) = "
+            f"{{-0{{,}}3}} \\times {p.replace('.', '{,}')} = {bad.replace('.', '{,}')}$.\n")
+    assert [w[:2] for w in _wrong(_results(tmp_path, text))] == [(f"grad_W[1,{VOCAB[Y]}]", bad.replace(".", ","))]

@@ -141,6 +141,7 @@ def _with_eps(m, best, n):
     return eps if same else best
 
 
+SLIP_PREV = 6        # the figures before a slip that name its entry when several entries' slips print alike
 SLIP_DIGITS = 4      # significant digits a figure needs before a formula slip of one quantity names it alone
 
 
@@ -162,7 +163,10 @@ def _slip_fit(m, n, y: Fraction, ulp: Fraction, ctx, prev):
     refs = {c.ref for c in fits}
     fits = [c for c in fits if not (c.ref.startswith("sqrt(") and f"{c.ref[:-1]} + ln_eps)" in refs)]   # √(σ² + ε)
     if len({_value(c.q, 128) for c in fits}) != 1:
-        return None
+        just = {(p.of, p.idx) for p in prev[-SLIP_PREV:] if p is not None and p.of}
+        fits = [c for c in fits if c.of and (c.of, c.idx) in just]
+        if len(fits) != 1:           # (every entry's update slips to ±η·(1 − β₁)/√(1 − β₂): the entry whose m and
+            return None              #  v were printed just before it, '更新量 ＝ 3.162e-3' under m₁ and v₁)
     return max(fits, key=lambda c: score(c, ctx, prev))
 
 

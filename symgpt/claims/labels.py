@@ -339,10 +339,12 @@ def _arithmetic(chain: str, vocab=()) -> bool:
 
     >>> _arithmetic("x'1 × (p'(تشرب) − 1)", ["تشرب"]), _arithmetic("0.5 × 2", []), _arithmetic("我们得到 0.5", [])
     (True, True, False)
+    >>> _arithmetic("x_1 (ŷ_{içerim} − y_{içerim}) = 0.3 × 0.1463", ["içerim"])      # a token as a subscript
+    True
     """
     words = sorted((w for w in vocab if isinstance(w, str) and len(w) > 1), key=len, reverse=True)
     if words:
-        chain = re.sub(r"[(\[,]\s*(?:" + "|".join(map(re.escape, words)) + r")\s*(?=[)\],])", "(", chain)
+        chain = re.sub(r"[(\[,{]\s*(?:" + "|".join(map(re.escape, words)) + r")\s*(?=[)\],}])", "(", chain)
     return not re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", chain) and \
         all(w in FUNCTIONS for w in re.findall(r"[^\W\d_]{3,}", chain) if not re.fullmatch(r"[\u0370-\u03ff]+", w))
 
@@ -441,9 +443,10 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
         j = len(parts) - 3
         while first and j >= 3 and EXPRESSION.search(parts[j]) and not FUNCTION_OF.search(plain(parts[j])):
             j -= 2                         # '… is ∂L/∂z_t = p − y = 0.19': the name before the formula
-        if first and j >= 0 and (last := _trailing_symbol(parts[j])) is not None and \
-                named(parts[j], vocab, n.heading) is None and named(last, vocab, n.heading) is not None:
-            parts[j] = last                # '… je tedy gradient ∂L/∂z_{mléko} = …': the symbol after the words
+        for k in ({j, 0} if first and j >= 0 else {0}):
+            if (last := _trailing_symbol(parts[k])) is not None and named(parts[k], vocab, n.heading) is None \
+                    and named(last, vocab, n.heading) is not None:
+                parts[k] = last            # '… je tedy gradient ∂L/∂z_{mléko} = …': the symbol after the words
         head = parts[0]
         if first and j >= 2 and parts[j].strip() and re.search(NAME_LETTER, parts[j]) \
                 and named(parts[j], vocab, n.heading) is not None and \
@@ -800,6 +803,29 @@ NAME_ALONE = re.compile(r"[^\W\d][\w.']*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[
 """A name with its scripts and nothing else: ``k_1``, ``\\tilde q``, ``W^{(2)}``."""
 
 
+def _stacked_fraction(lines: list, no: int, col: int) -> str | None:
+    """The name a display sets as a fraction over the lines above and below an equals sign that begins line
+    ``no`` (1-based; ``col`` where its literal opens), as a PDF's text lays it out: ``∂L`` ⏎ ``= (…)`` ⏎ ``∂z`` →
+    ``∂L/∂z =``; None when the line holds more than '=' before the literal, or the lines around are no fraction.
+
+    >>> _stacked_fraction(["      ∂L", "       = (0,2; 0,8)", "      ∂z"], 2, 9)
+    '∂L/∂z ='
+    >>> _stacked_fraction(["a", "= (1)"], 2, 2) is None
+    True
+    """
+    if not re.fullmatch(r"\s*=\s*", lines[no - 1][:col]) or no < 2 or no >= len(lines):
+        return None
+    eq = lines[no - 1].index("=")
+    top, bottom = lines[no - 2], lines[no]
+    parts = [(len(x) - len(x.lstrip()), x.strip()) for x in (top, bottom)]
+    if any(not t or len(t) > 12 or re.search(r"\d[.,]\d", t) or start + len(t) > eq + 1 for start, t in parts):
+        return None
+    (a, num), (b, den) = parts
+    if a > b + len(den) or b > a + len(num):
+        return None                      # (not one above the other)
+    return f"{num}/{den} ="
+
+
 def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Label | None:
     """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's.
 
@@ -1098,6 +1124,8 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                     name = (named(side[1], vocab, heading) if side else
                             _literal_name(line[:i], code_name, vocab, heading)) \
                         if root else None
+                    if root and name is None and (frac := _stacked_fraction(lines, no, i)) is not None:
+                        name = _literal_name(frac, code_name, vocab, heading)    # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
                     if root and name is None and named_root is not None and ARROW.search(line[:i]):
                         name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
                     if root and name is not None:
