@@ -265,7 +265,8 @@ def _chain_text(side: str) -> str | None:
 
 # ---------------------------------------------------------------- the document
 
-FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009", "=():;/+-;.    ")
+FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009⟨⟩〈〉〈〉", "=():;/+-;.    ()()()")
+"""Full-width punctuation and spaces as ASCII; angle brackets round a vector (``⟨0,4; 0,3⟩``) as parentheses."""
 NATIVE = str.maketrans({**{c: str(unicodedata.decimal(chr(c))) for c in range(0x80, 0x10000)
                            if unicodedata.category(chr(c)) == "Nd"}, "٫": ".", "٪": "%", "％": "%", "﹪": "%",
                            "،": ",", "؛": ";"})

@@ -309,7 +309,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
     s = re.sub(r"^\(([^\W\d]\w*)\)(?=_|\[)", r"\1", s)                             # (W_out)_{3,3}: W_out's
     m = LHS.search(s)
     words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
-    if not m or re.search(r"[-+×*/·=<>]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
+    if not m or re.search(r"[-+×*/·=<>⊙∘]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
         return None                            # p - y = …: an expression, not one name
     name, index = m[1], m[2] or ""
     if not index:                              # α31, mu1 stay whole unless they end in two digits after a Greek
@@ -450,6 +450,7 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
         head = parts[0]
         if first and j >= 2 and parts[j].strip() and re.search(NAME_LETTER, parts[j]) \
                 and named(parts[j], vocab, n.heading) is not None and \
+                not re.match(r"\s*[-−]\s*(?:ln|log)(?![A-Za-z])", plain(parts[j])) and \
                 not (FUNCTION_OF.search(plain(parts[j])) and (_function_label(plain(parts[j]), vocab) is None or
                                                              re.match(r"\s*[-−]", plain(parts[j])))):
             head = parts[j]                # 'the variance is σ² = 0.412': the name nearest the figure
@@ -633,7 +634,7 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
             return None            # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
         tag = k and TAG.match(text)
         found = [lab for m in ENTRY_MENTION.finditer(text)
-                 if (lab := parse_label(m[0].replace(" ", ""), vocab)) is not None and lab.index
+                 if (lab := _param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
                  and lab.name in vocab.params]
         if found:
             return found[-1]
@@ -642,6 +643,14 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
             return None            # '[E(x)_j]' or 'the coordinate e_{3} (θ = 0.3):' above, a block of its own:
             #                        an entry not read, not the block before
     return None
+
+
+def _param_case(lab, vocab):
+    """A parameter's entry written in lower case (``w_{1,τρώει}``, ``e_{γάτα,1}``) as the parameter's: W's, E's,
+    when the name is no parameter as written and its capital is one."""
+    if lab is None or lab.name in vocab.params or lab.name.upper() not in vocab.params:
+        return lab
+    return dataclasses.replace(lab, name=lab.name.upper())
 
 
 TAG = re.compile(r"\s*[\[【][^\]】\n]{1,24}[\]】]")
@@ -654,6 +663,11 @@ MOMENT_AT_STEP = re.compile(r"(m|v|m̂|v̂|m_hat|v_hat|mhat|vhat)_?\{?([0-9]|[�
 """A moment's name with its step (``m1``, ``v_1``, ``m̂₁``): AdamW's state at that step."""
 SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
+THETA = {"θ", "theta", "w"}
+THETA_FIRST = re.compile(r"\s*(?:θ|theta|w)(?![A-Za-z\u00c0-\u024f\u0370-\u03ff])")
+"""A parameter's value written by its step under an entry's lead-in (``θ₀ = 0,4``, ``θ₁ = 0,389960``)."""
+GRADIENT_NAMES = {"g", "g_t", "grad"}
+"""An entry's gradient written without indices under its lead-in (``g = −0,4018``, ``g₁``)."""
 NEW_VALUE = {"θ'", "θ′", "θ_new", "w'", "w′", "w_new"}
 """The names of a parameter's value after the step, written without indices under an entry's lead-in."""
 
@@ -676,15 +690,27 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
         if stepped and stepped[1] in MOMENTS and k >= 1:                    # m1, v_1, m̂₁: the moment at step 1
             lab = Label(stepped[1], state=f"adamw[{k}]")
         state = None if lab.state and not stepped else MOMENTS.get(lab.name)
+        if state is None and not lab.state and not lab.index and lab.name.lower() in STEP_WORDS:
+            state = STEP_WORDS[lab.name.lower()]           # 'ενημέρωση: −0,010000' under the lead-in: its update
         if lab.name in NEW_VALUE and not lab.state:        # θ' under the lead-in: the entry after the step
             lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[1]")
-    if lab.index or lab.of or lab.ref or (state is None and lab.name != "new"):
+        elif lab.name in THETA and not lab.state and len(lab.index) == 1 and isinstance(lab.index[0], int) and \
+                0 <= lab.index[0] <= 9 and THETA_FIRST.match(plain(_clause(n.line_text[:n.col]))):
+            #                                              θ₀, θ₁ under the lead-in: the entry before, after step 1
+            #                                              (not 'ηλ θ_{0} = 0,00005', a product)
+            k = lab.index[0]
+            lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[{k}]" if k else "")
+        elif lab.name in GRADIENT_NAMES and not lab.state and lab.index in ((), (1,)):
+            lab = Label("gradient")                        # g (g₁) under the lead-in: the entry's gradient
+    if lab.index or lab.of or lab.ref or (state is None and lab.name not in ("new", "gradient")):
         return unnamed
     entry = _lead_in(n, lines, vocab)
     if entry is None:
         return unnamed
     if lab.name == "new":
         return Label(entry.name, entry.index, state=lab.state)
+    if lab.name == "gradient":
+        return Label(f"grad_{entry.name}", entry.index)
     step = lab.state or "adamw[1]"
     return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn)   # W₃₄'s m: its origin learned
     #                                                              with the rest (and √v̂ is a function of v̂)
@@ -1124,8 +1150,12 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
                     name = (named(side[1], vocab, heading) if side else
                             _literal_name(line[:i], code_name, vocab, heading)) \
                         if root else None
-                    if root and name is None and (frac := _stacked_fraction(lines, no, i)) is not None:
-                        name = _literal_name(frac, code_name, vocab, heading)    # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
+                    frac = _stacked_fraction(lines, no, i) if root and name is None else None
+                    if frac is not None:       # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
+                        name = _literal_name(frac, code_name, vocab, heading)
+                    elif root and name is None and no >= 2 and re.match(r"\s*=", line) and lines[no - 2].strip():
+                        name = _literal_name(lines[no - 2].rstrip() + " " + line[:i].lstrip(), code_name, vocab,
+                                             heading)    # f = ReLU(z) W_2 + b_2 ⏎ = … = (0.625, 0.120): f
                     if root and name is None and named_root is not None and ARROW.search(line[:i]):
                         name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
                     if root and name is not None:
@@ -1227,6 +1257,8 @@ def _key(cell: str, vocab) -> tuple | None:
     >>> v = ["le", "好き"]
     >>> _key("「好き」", v), _key("« le »", v), _key("t=2", v), _key("le (1)", v), _key("le (la)", v)
     ((('tok', 1),), (('tok', 0),), (2,), (('pos', 1),), (('tok', 0),))
+    >>> _key("query t=2", v), _key("key s = 0", v)
+    ((2,), (0,))
     """
     s = plain(cell).strip().strip("*`").strip()
     if s in vocab:
@@ -1237,7 +1269,8 @@ def _key(cell: str, vocab) -> tuple | None:
     if bare != s and (q := bare.strip(QUOTES)) in vocab:    # 'il (4)': a token and its place, the place
         place = re.search(r"[(（]\s*(\d{1,3})\s*[)）]$", s)
         return (("pos", int(place[1])),) if place else (("tok", vocab.index(q)),)
-    m = KEY.fullmatch(s) or KEY.fullmatch(bare)   # 't = 1 (sun)'
+    m = KEY.fullmatch(s) or KEY.fullmatch(bare) or \
+        KEY.fullmatch(re.sub(r"^[^\W\d_]{3,}\s+(?=[a-z]\s*=\s*\d)", "", s))   # 't = 1 (sun)', 'query t=2'
     if m:
         return (int(next(g for g in m.groups() if g is not None)),)
     return None
@@ -1550,8 +1583,10 @@ def _text_tables(lines: list, numbers: list, vocab=()) -> dict:
                 (scripts := _scripts(header, cells)) is not None:
             header, top = scripts, no                 # the header's subscripts on a line of their own (a PDF)
             continue
-        marks = all(INDEX_CELL.fullmatch(t.strip()) for *_, t in cells)      # j=0  j=1  j=2: a header too
-        if len(cells) >= 2 and not any(f and not g for f, g in zip(has_figure, formula)) and \
+        mark = [bool(INDEX_CELL.fullmatch(t.strip()) or TEMPERATURE_ROW.fullmatch(t.strip())) for *_, t in cells]
+        marks = all(m or k == 0 and not re.search(r"\d", t) for k, (m, (*_, t)) in enumerate(zip(mark, cells))) \
+            and sum(mark) >= 2          # j=0  j=1  j=2, or 'word  T = 0,5  T = 1  T = 2': a header too
+        if len(cells) >= 2 and not any(f and not g and not m for f, g, m in zip(has_figure, formula, mark)) and \
                 sum(formula) < len(cells) - 1 and not line.lstrip().startswith(("|", "#")) and \
                 (marks or not re.search(r"[=≈:：]", line)) and not RULE_LINE.fullmatch(line):
             header, top = cells, no                  # labels only: a header, if rows follow
@@ -1647,7 +1682,8 @@ FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": 
 ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête|atenção|"
                        r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|\bđầu\b|"
                        r"\buwag|głowic|\bdikkat|\bkafa|aandacht|\bkop\b|ध्यान|हेड|perhatian|\bkepala\b|\bувага|\bуваги|"
-                       r"uppmärksamhet|opmærksomhed|oppmerksomhet|\bhuvud|الانتباه|انتباه|\bرأس",
+                       r"uppmärksamhet|opmærksomhed|oppmerksomhet|\bhuvud|الانتباه|انتباه|\bرأس|\bhuomio|\bpään?\b|"
+                       r"figyelem|pozornost|προσοχή",
                        re.I)
 
 
@@ -1802,6 +1838,10 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     after = re.split(r"[,;.!?)\]]|[，；。、]", n.line_text[n.col + len(n.text):] + " " + below)[0][:40]
     if seq and SELF.search(after):
         return Label("A", (t, t))
+    key = ROW_MARK.search(after) if said is not None and n.position is None else None
+    if key is not None and seq:          # 'Paikka 3 … 4,932 % painolla paikkaan 2': query 3's weight on key 2,
+        k = int(next(g for g in key.groups() if g is not None))        # both counted as the sentence counts
+        return Label("A", (t, ("at", k - 1) if said == len(seq) else k))
     lab = _token_share(n, vocab, start)
     if lab is None or not seq:
         return None
@@ -1853,7 +1893,8 @@ GIVEN_TO = re.compile(rf"[^.;!?。,，\d«»\"“”„「」]{{0,40}}?(?:attent
 ``… of its attention to “the”`` (not '…, compared to “t1”')."""
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
                   r"себя|самого себя|chính nó|chính mình|(?:samo\s+)?siebie|kendi(?:si|sine|sinde|ni)|zichzelf|"
-                  r"dirinya(?:\s+sendiri)?|sig själv|seg selv|sig selv|स्वयं|खुद)\b|"
+                  r"dirinya(?:\s+sendiri)?|sig själv|seg selv|sig selv|स्वयं|खुद|itse\w*|önmag\w*|sebe|"
+                  r"τον εαυτό της|τον εαυτό του|εαυτ\w+)\b|"
                   r"자기\s*자신|自己|自身", re.I)
 """The words that say a query's share goes to its own position."""
 
@@ -2084,7 +2125,7 @@ def _under_gradient(lines: list, no: int) -> bool:
 
 
 HEAD_WORDS = r"head|Kopf|tête|cabeça|cabeza|testa|голова|헤드|đầu|głowica|głowa|kafa|kop|kepala|हेड|huvud(?:et)?|" \
-    r"hode|hoved|رأس|الرأس|κεφαλή|κεφαλής|hlava|hlavy|fej|feje|pää|capul|ראש"
+    r"hode|hoved|رأس|الرأس|κεφαλή|κεφαλής|hlava|hlavy|fej|feje|pää|pään|capul|ראש"
 HEAD_WORD = re.compile(rf"(?:{HEAD_WORDS}|头|ヘッド)", re.I)
 """The word for an attention head alone: a table column of heads."""
 HEAD_MARK = re.compile(rf"\b(?:{HEAD_WORDS})\s*\$?\s*\(?(\d+)\)?|"     # (huvud $(1)$: in brackets)
@@ -2174,7 +2215,7 @@ def _head_number(m) -> int:
 ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position|vị trí|"
                       r"posizione|posición|posição|позиция|pozycj[ai]|pozisyon|konum|positie|posisi|स्थिति|"
                       r"[Rr]ad(?:en)?|[Ff]ila|[Rr]iga|[Ll]inha|[Ss]atır|[Rr]ij|[Bb]aris|[Hh]àng|[Сс]трок[аеи]|[Ww]iersz[au]?|पंक्ति|الصف|الموضع|"
-                      r"الموقع)\s*=?\s*\$?\s*"
+                      r"الموقع|[Pp]aik(?:k)?a\w*|[Pp]ozíció\w*|[Pp]ozic\w*|[Pp]lats(?:en)?)\s*=?\s*\$?\s*"
                       r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")       # (rad $2$: the number in math)
 SLIDE = re.compile(r"\s*\[?(?:Slide|Folie|Diapositive|幻灯片|Page)\s*\d+\]?", re.I)
 

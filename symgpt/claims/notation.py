@@ -179,6 +179,7 @@ class Notation:
         self._trained: dict = {}       # figure index → whether its section speaks of training
         self._runs_in: dict = {}       # section → the optimizer its post-step figures were read as (resolve)
         self._spellings: dict = {}     # group → _spelled(group)
+        self._lower_names = None       # the one-letter names some group is spelled by (_capital)
         self.groups: dict = {}
         self.unspoken = set()          # a plain name's readings: only the topics the text speaks of (no top-p
         for c in matcher.every:        # unless it does); a name a step's state is written on is read as stated
@@ -251,7 +252,16 @@ class Notation:
         if group in STEPPED:
             return name in self._spelled(group.partition(".")[2])[0]
         exact, lower = self._spelled(group)
-        return name in exact or name.lower() in lower
+        return name in exact or name.lower() in lower or self._capital(name, group)
+
+    def _capital(self, name: str, group: str) -> bool:
+        """A lower-case letter that spells no tensor (``f`` where F is the FFN's output, but never ``z``, the
+        logits beside Z): its capital's group."""
+        if len(name) != 1 or not name.islower() or name.upper() != group:
+            return False
+        if self._lower_names is None:
+            self._lower_names = {w for g, _ in self.groups for w in self._spelled(g)[0] if len(w) == 1}
+        return name not in self._lower_names
 
     # ------------------------------------------------------------ one label, one hypothesis
 
@@ -467,6 +477,10 @@ class Notation:
                     nonzero += ok and n.value != 0
                     later += not ok and self._a_later_state(c, n)   # (an origin's tie-breaker, no agreement)
                 agree = agree if nonzero else 0       # zeros alone (masked cells, 0.000) agree with any zero
+                if not alias and agree and re.fullmatch(r"[^|]+\|\d+:", group) and \
+                        self._alias(name, group.partition("|")[0]):
+                    alias = True              # F|2:, F's row 2, spelled as F is where a figure agrees with it
+                    #                           (a row: a vector printed for one position; never a column)
                 if seen == len(figs) - (unheaded if headed else 0) and \
                         (agree or alias and (not literal or self._own(name, group))):
                     votes.append(Vote(agree, alias, later, -base, group))
@@ -521,7 +535,8 @@ class Notation:
             pick = mine[0]
         agree, alias, _, base, group = pick
         return Reading(group, -base, agree, alias, [v.group for v in votes if v.agree and v.alias and v.group != group
-                                                    and name != "token"])
+                                                    and name != "token" and v.group.partition("|")[0] !=
+                                                    group.partition("|")[0]])    # (not its own rows, columns)
 
     def _last_position(self, tied: list, figs: list) -> list | None:
         """Of tied rows of one tensor over positions that every figure agrees or disagrees with alike (``Z|2:``

@@ -49,6 +49,7 @@ DIRECTIVE = re.compile(r"\s*\.\.\s+[\w:.+-]+::")
 OPTION = re.compile(r"\s*:[\w .-]+:(?:\s|$)")
 COMMENT = re.compile(r"\s*\.\.(?:\s|$)(?!\s*(?:\[[^\]]*\]|\|[^|]+\|\s+[\w:.+-]+::))")   # and targets: .. _name:
 ROLE_MATH = re.compile(r":math:`([^`]*)`")
+OPEN_MATH = re.compile(r":math:`([^`]*)$")
 ROLE = re.compile(r"(?<![\w:]):[\w.+-]++(?::[\w.+-]++)*+:`([^`<]*?)\s*(?:<[^`]*>)?`")
 LINK = re.compile(r"`([^`<]+?)\s*<[^`]*>`__?")
 
@@ -256,7 +257,16 @@ def _comment(line: str) -> bool:
 
 
 def _inline(text: str) -> str:
+    """A prose line's roles and links as their text, inline math as ``$…$``; math whose role spans two lines
+    opens with ``$`` on the first and closes with ``$`` where its lone backtick ends it on the next.
+
+    >>> _inline(":math:`f = W_2 + b_2"), _inline("= (0.625, 0.120)`."), _inline(":math:`p` and ``x``")
+    ('$f = W_2 + b_2', '= (0.625, 0.120)$.', '$p$ and `x`')
+    """
     text = ROLE_MATH.sub(r"$\1$", text)
+    text = OPEN_MATH.sub(r"$\1", text)
+    if re.fullmatch(r"[^`]*`[^`]*", text) and not re.search(r":\w+:`", text):
+        text = text.replace("`", "$")      # the end of a role opened on the line above
     text = ROLE.sub(r"\1", text)
     text = LINK.sub(r"\1", text)
     return re.sub(r"``([^`]+)``", r"`\1`", text)
