@@ -10,7 +10,11 @@ several notations.  Every expected value is computed here (mpmath in the test, 5
 * A reST math role spanning two lines is math; an equation whose line begins with '=' is named by the line above.
 * A lower-case letter no tensor is spelled by names its capital (f for F), read as one position's row.
 * ``L = − ln p ( t )`` is the loss; a formula with ⊙ is no name.
-* Shares said by numbered positions (Finnish 'Paikka 3 … X % painolla paikkaan 2', 'itseensä', 'pään 2').
+* Shares said by numbered positions (Finnish 'Paikka 3 … X % painolla paikkaan 2', 'itseensä', 'pään 2'), and
+  a query's share for itself in Romanian ('pe el însuși').
+* A head's output written with its superscript (``o_3^{[2]}``) is its half of Attn; names listed in inline code on
+  one line each name their own literal; indices inside names (``s(3→3)``) end no clause; a percentage restating
+  the figure just before it (``0,3467, cioè il 34,67%``) is that figure's share.
 """
 from __future__ import annotations
 
@@ -165,3 +169,74 @@ def test_a_hadamard_product_is_no_name(tmp_path_factory):
     doc = tmp_path_factory.mktemp("hadamard") / "doc.md"
     doc.write_text(text, encoding="utf-8")
     assert _wrong(check(doc, path)) == []
+
+
+# ---------------------------------------------------------------- heads' outputs, lists of names, restatements
+
+@pytest.fixture(scope="module")
+def two_heads(tmp_path_factory):
+    """tests/oracle.py's one-layer block with two heads and no W_O (seed 1): Attn is the heads' outputs side by
+    side, head h's in columns 2h − 2, 2h − 1."""
+    path = write_spec(tmp_path_factory.mktemp("two_heads"),
+                      oracle.random_spec_toml(seed=1, V=5, d=4, heads=2, d_ff=4, layers=1, T=3))
+    return path, oracle.transformer_forward(oracle.load_spec(str(path)))
+
+
+@pytest.mark.parametrize("sup", ["^{{[{h}]}}", "^{{({h})}}"])
+def test_a_heads_output_is_its_half_of_attn(tmp_path, two_heads, sup):
+    """``o_3^{[1]} = (…)``, ``o_3^{[2]} = (…)`` and ``attn_3 = [o_3^{[1]}; o_3^{[2]}] = (…)``: head 2's output is
+    Attn's columns 2 and 3, and the concatenation is Attn's whole row (its formula's superscripts name no head);
+    head 2's sign-flipped entry is Attn[2,3], wrong."""
+    path, f = two_heads
+    a = f["Attn"][2]
+    o1, o2 = [r4(a[0]), r4(a[1])], [r4(a[2]), r4(-a[3])]
+    s1, s2 = sup.format(h=1), sup.format(h=2)
+    text = (f"## 6. Wyjścia głów\n\nCzyli $o_3{s1} = ({o1[0]};\\ {o1[1]})$, $o_3{s2} = ({o2[0]};\\ {o2[1]})$, a po "
+            f"sklejeniu\n$\\mathrm{{attn}}_3 = [\\,o_3{s1}\\,;\\ o_3{s2}\\,] = ({';'.join(r4(x) for x in a)})$.\n")
+    assert _wrong(_results(tmp_path, text, path, "doc.md")) == [("Attn[2,3]", r4(-a[3]), "sign flip")]
+
+
+def test_names_listed_in_inline_code_on_one_line(tmp_path, two_heads):
+    """`E[t1] = […]`, `E[t4] = […]` en `E[t0] = […]`: each literal is its own name's row; a sign flip in the
+    third is E[t0,1], wrong (not E[t4]'s entries called wrong)."""
+    path, _ = two_heads
+    E = oracle.mat(oracle.load_spec(str(path))["weights"]["E"])
+    rows = {t: [c(x, 2) for x in E[int(t[1])]] for t in ("t1", "t4", "t0")}
+    rows["t0"][1] = c(-E[0][1], 2)
+    assert E[0][1] != 0
+    text = ("De embeddings zijn vectoren van 4 getallen; voor de invoer zijn dat " +
+            ", ".join(f"`E[{t}] = [{'; '.join(v)}]`" for t, v in list(rows.items())[:2]) +
+            f" en `E[t0] = [{'; '.join(rows['t0'])}]`.\nDe kans is 0,4521; de andere 0,1234 en 0,3333.\n")
+    assert [w[:2] for w in _wrong(_results(tmp_path, text, path, "doc.md"))] == [("E[t0,1]", rows["t0"][1])]
+
+
+def test_indices_inside_names_leave_the_next_name_its_own(tmp_path, two_heads):
+    """'s(3→1) = a, s(3→2) = b en s(3→3) = c' under head 1: each figure is its own score, S[0,2,·], right (the 3s
+    inside the names are no figures that end a clause)."""
+    path, f = two_heads
+    S = f["S"][0][2]
+    text = ("## 4. Attention, head 1\n\n- Stap 1: " + ", ".join(f"`s(3→{k + 1}) = {c(S[k])}`" for k in range(2)) +
+            f" en `s(3→3) = {c(S[2])}`.\n- Stap 2: de kans 0,4521 en 0,1234.\n")
+    rs = _results(tmp_path, text, path, "doc.md")
+    assert _wrong(rs) == []
+    assert {f"S[0,2,{k}]" for k in range(3)} <= {x.ref for x in rs if x.verdict == "matched"}
+
+
+def test_a_percentage_restating_the_figure_before_it(tmp_path, run):
+    """'ŷ = 0,1860, cioè il 18,60%' where 'il' is one of the vocabulary's tokens: the percentage is the share just
+    printed (p[пьёт]), right, not the token il's."""
+    spec = SPEC.replace('"рыбу"', '"il"').replace("рыбу", "il")
+    p = run["f0"]["p"][Y]
+    text = f"## Dopo\n\nSi ottiene ŷ_пьёт = {c(p)}, cioè il {c(100 * p, 2)}%. Le altre: 0,1234 e 0,5678.\n"
+    assert _wrong(_results(tmp_path, text, write_spec(tmp_path, spec), "doc.md")) == []
+
+
+def test_a_share_for_itself_in_romanian(tmp_path):
+    """'Pe rândul 3 … atenția e împărțită: a pe "t1", b pe "t4" și c pe el însuși': the query's weight on itself
+    is A[2,2], right (not the token before it's probability)."""
+    path = write_spec(tmp_path, oracle.random_spec_toml(seed=1, V=5, d=4, heads=1, d_ff=4, layers=1, T=3))
+    A = oracle.transformer_forward(oracle.load_spec(str(path)))["A"][2]
+    text = ("## 4. Scoruri și atenție\n\nPe rândul 3 (\"t0\") atenția e împărțită destul de egal: "
+            f"{r4(A[0])} pe \"t1\", {r4(A[1])} pe\n\"t4\" și {r4(A[2])} pe el însuși.\n")
+    rs = _results(tmp_path, text, path, "doc.txt")
+    assert _wrong(rs) == [] and "A[2,2]" in [x.ref for x in rs if x.verdict == "matched"]

@@ -716,6 +716,15 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
     #                                                              with the rest (and √v̂ is a function of v̂)
 
 
+def _restated(n, prev) -> Label | None:
+    """A percentage that restates the figure just before it on its line (``ỹ = 0,3467, cioè il 34,67%``,
+    ``0.3467 (34.67 %)``): the same quantity, whatever token or word stands between them."""
+    if prev is None or prev.line != n.line or n.kind != "percent" or prev.kind != "decimal" or \
+            n.value != prev.value * 100 or len(n.line_text[prev.col + len(prev.text):n.col]) > 24:
+        return None
+    return Label("same", inner=prev.index)
+
+
 def _after_step(n, prev) -> Label | None:
     """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``, ``21.36% から 27.47% に``: the
     second figure is the first's quantity after the training step (the figure before it on its line)."""
@@ -883,8 +892,9 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     parts = re.split(r"=|≈|:|←", _clause(plain(before)))
     beside = re.search(r"(?:[(\[][^()\[\]]*\d[^()\[\]]*[)\]]|end\{[pbvBV]?matrix\})\s*"
                        r"(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
-                       r"och|a)\b|和|与|及|और|[^\W\d_]{2,4}(?=\s))?\s*"       # (and in any language: και, та, és)
-                       r"([^\W\d][\w.\u0300-\u036f]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?)\s*$",
+                       r"och|a)\b|和|与|及|और|[^\W\d_]{2,4}(?=\s))?\s*`?"      # (and in any language: και, та, és)
+                       r"([^\W\d][\w.\u0300-\u036f]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?"
+                       r"(?:\[[^\[\]]{1,16}\])?)\s*$",      # (`E[zit] = …` after `E[kat] = […]` en: E[zit])
                        re.sub(r"(?<![A-Za-z])\\?q?quad(?![A-Za-z])|\\[,;:! ]", " ", parts[-2])) \
         if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's (\qquad too)
     if beside:
@@ -1683,7 +1693,7 @@ ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Au
                        r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|\bđầu\b|"
                        r"\buwag|głowic|\bdikkat|\bkafa|aandacht|\bkop\b|ध्यान|हेड|perhatian|\bkepala\b|\bувага|\bуваги|"
                        r"uppmärksamhet|opmærksomhed|oppmerksomhet|\bhuvud|الانتباه|انتباه|\bرأس|\bhuomio|\bpään?\b|"
-                       r"figyelem|pozornost|προσοχή",
+                       r"figyelem|pozornost|προσοχή|\baten[tţț]i",
                        re.I)
 
 
@@ -1894,7 +1904,7 @@ GIVEN_TO = re.compile(rf"[^.;!?。,，\d«»\"“”„「」]{{0,40}}?(?:attent
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
                   r"себя|самого себя|chính nó|chính mình|(?:samo\s+)?siebie|kendi(?:si|sine|sinde|ni)|zichzelf|"
                   r"dirinya(?:\s+sendiri)?|sig själv|seg selv|sig selv|स्वयं|खुद|itse\w*|önmag\w*|sebe|"
-                  r"τον εαυτό της|τον εαυτό του|εαυτ\w+)\b|"
+                  r"τον εαυτό της|τον εαυτό του|εαυτ\w+|el însuși|ea însăși|însuși|însăși|sebe samu|samego siebie)\b|"
                   r"자기\s*자신|自己|自身", re.I)
 """The words that say a query's share goes to its own position."""
 
@@ -2012,7 +2022,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if lab is not None:
             lab = _of_entry(lab, n, lines, vocab)
         if lab is None and n.index not in out:
-            lab = _after_step(n, last)
+            lab = _after_step(n, last) or _restated(n, last)
         if lab is not None and not lab.index and lab.name != "token":
             row = _row_mark(n.line_text[:n.col]) or _row_mark(sections.get(n.index, ""), anywhere=True)
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
@@ -2032,7 +2042,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
                 mine = Label("token", (("tok", vocab.index(token)),)) if token is not None else None
             lab = mine or lab                # ('"I" with 0.2621', '"tea" … with probability 0.6225%': the token's)
         last = n
-        ends[n.line] = n.col + len(n.text)
+        if not (n.kind == "integer" and re.match(r"\s*(?:→|->|,|\)|\]|\})", n.line_text[n.col + len(n.text):])):
+            ends[n.line] = n.col + len(n.text)     # (not an index inside a name: s(3→3) = …'s 3s)
         if lab is not None:
             out[n.index] = lab
     heads, sups = {}, {}
@@ -2045,8 +2056,11 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             heads[n.index] = next((h for k, t in enumerate(marks) if (h := _head_mark(t, k > 1)) is not None), None)
             #   (its line, its sentence wrapped from above: the last head named before it; its paragraph above,
             #    its caption, its table's corner 'head 0', its section: one head only, or none)
-            sups[n.index] = next((m for t in (n.line_text[:n.col], n.column, header[0] if header else "")
-                                  if (m := _superscript(t))), ())      # (its table's corner: s^{[1,2]})
+            own = _lhs_superscript(n.line_text[:n.col]) if any(isinstance(k, tuple) and k[0] == "at"
+                                                                for k in lab.index) else None
+            sups[n.index] = own if own is not None else \
+                next((m for t in (n.line_text[:n.col], n.column, header[0] if header else "")
+                      if (m := _superscript(t))), ())      # (its table's corner: s^{[1,2]})
     for n in numbers:                  # a list of tokens' values under 'dL/dz_v = p_v − y_v': the gradient's
         lab = out.get(n.index)
         token = lab.index if lab is not None and lab.name == "token" and not lab.state else \
@@ -2149,6 +2163,23 @@ SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*\}?(?:_(?:\{[^{}]*\}|\w))?"
                          r"(?:\^\{?[(\[](\d+)(?:,\s*(\d+))?[)\]]\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
 #                                     (\mathbf{q}^{[2]}: the brace of a bold name before its superscript;
 #                                      \tilde{q}_1^{(2)}: a subscript before it)
+
+
+def _lhs_superscript(text: str) -> tuple | None:
+    """The superscript of the name a literal is equated to, the last name before an '=' that is not a bracketed
+    formula (``attn_3 = [o^{[1]}; o^{[2]}] = (`` has none: attn's; ``o_3^{[2]} = (`` has (2,)); None when no
+    '=' stands before it.
+
+    >>> _lhs_superscript("attn_3 = [o_3^{[1]}; o_3^{[2]}] = ("), _lhs_superscript("x, o_3^{[2]} = (−0.1; ")
+    ((), (2,))
+    """
+    parts = plain(text).split("=")
+    for part in reversed(parts[:-1]):
+        tail = part.rstrip()
+        if re.search(r"[\])]\s*$", tail) and not re.search(r"\^\{?[\[(][^{}]*[\])]\}?$", tail):
+            continue                   # '[o^{[1]}; o^{[2]}] =': a formula between the name and its value
+        return _superscript(tail[-40:] + " =")
+    return None
 
 
 def _superscript(text: str) -> tuple:

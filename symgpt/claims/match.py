@@ -308,6 +308,8 @@ class Matcher:
             return None
         if lab.name == "after":
             return self.notation.after(inner, n)
+        if lab.name == "same":
+            return inner if PERCENT_OF.search(inner.group) else None    # 0,3467, cioè il 34,67%: that share
         return self.notation.function(lab.name, inner)
 
     def _judged(self, n, c: Candidate, axes: tuple | None = None) -> Result:

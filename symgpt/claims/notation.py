@@ -310,6 +310,13 @@ class Notation:
             return label.sup[1]
         return label.sup[0] if spec.layers == 1 else None
 
+    def _concatenated(self, group: str) -> bool:
+        """Whether a group is the heads' outputs set side by side: Attn_heads (before W_O), or Attn where the
+        block has no W_O (``o^{[2]}_3`` is then Attn's columns of head 2)."""
+        layer, _, bare = group.rpartition(".") if re.match(r"l\d+\.", group) else ("", "", group)
+        prefix = f"{layer}." if layer else ""
+        return bare == "Attn_heads" or bare == "Attn" and (prefix + "Attn_heads", "") not in self.groups
+
     def lookup(self, group: str, base: int, label):
         """The candidate a label names under a reading (None when out of range or absent).
 
@@ -335,8 +342,9 @@ class Notation:
         head, sliced = self.head(label), None
         if head is not None and axes[:1] == "h" and len(axes) == len(label.index) + 1:
             prefix, axes = prefix + (head - self.head_base,), axes[1:]   # α of head 2: A[1, t, s]
-        elif head is not None and HEAD_COLUMNS.search(group) and self.m.d.spec.heads > 1:
-            sliced = head - self.head_base       # q of head 2 is a slice of Q's columns
+        elif head is not None and (HEAD_COLUMNS.search(group) or self._concatenated(group) and label.sup) and \
+                self.m.d.spec.heads > 1:       # (o^{[2]}: its own superscript; not 'attn[2]' under 'head 1 …')
+            sliced = head - self.head_base       # q of head 2 is a slice of Q's columns, o of head 2 of Attn's
         if len(axes) != len(label.index):
             return None
         idx = list(prefix)
