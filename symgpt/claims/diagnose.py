@@ -248,6 +248,8 @@ NAMES_SLIP = 3.0     # the context score a quantity needs before a ×10 / ×100 
 SLIP_GAP = 2.0       # … and by how much it must name it better than anything that rounds to the figure
 
 
+EXPONENT = re.compile(r"(?:[eE][-+−]?\d+|\s*(?:[×x·*]|\\times|\\cdot)\s*10(?:\^\{?[-+−]?\d+\}?|[⁻⁺]?[⁰-⁹]+)).*$")
+"""A figure's power of ten as printed (``e-04``, ``×10⁻⁴``, ``\\times 10^{-4}``): no significant digits."""
 WORKED = re.compile(r"\d\s*[-+×*/·÷]\s*\(?-?\d[\d.]*\)?\s*(?:=|≈)\s*$")
 """Arithmetic written out just before a figure (``0.1 × 0.1491 ≈``): the figure is its result."""
 
@@ -276,7 +278,7 @@ def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
     if n.kind not in ("decimal", "percent") or n.value == 0:
         return None
     y = n.value / (100 if n.kind == "percent" else 1)
-    body = n.text.strip("-+−% ")
+    body = EXPONENT.sub("", n.text.strip("-+−% "))                   # (4.822e-04: its mantissa's digits)
     digits = len(body.replace(".", "").replace(",", "").lstrip("0")) if re.search(r"[.,]", body) else \
         len(body.strip("0"))          # significant, as printed (3.30 % has three: the zero after its point counts)
     worked = WORKED.search(plain(n.line_text[:n.col])) is not None        # the result of arithmetic written out

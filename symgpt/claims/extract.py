@@ -253,7 +253,7 @@ def _chain_text(side: str) -> str | None:
     '0.01*0.0694/(sqrt(4.822e-04)+10^(-8))'
     """
     s = chain_spelling(side)
-    s = re.sub(r"sqrt(\d+(?:\.\d+)?)", r"sqrt(\1)", s)
+    s = re.sub(r"sqrt(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", r"sqrt(\1)", s)
     s = re.sub(r"\bln\(", "log(", s)
     if not s or not re.search(r"\d", s) or not re.search(r"[*/+\-(]", s.lstrip("-")):
         return None
@@ -265,7 +265,7 @@ def _chain_text(side: str) -> str | None:
 
 # ---------------------------------------------------------------- the document
 
-FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009⟨⟩〈〉〈〉", "=():;/+-;.    ()()()")
+FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009⟨⟩〈〉\u2329\u232a", "=():;/+-;.    ()()()")
 """Full-width punctuation and spaces as ASCII; angle brackets round a vector (``⟨0,4; 0,3⟩``) as parentheses."""
 NATIVE = str.maketrans({**{c: str(unicodedata.decimal(chr(c))) for c in range(0x80, 0x10000)
                            if unicodedata.category(chr(c)) == "Nd"}, "٫": ".", "٪": "%", "％": "%", "﹪": "%",
@@ -905,8 +905,10 @@ def _chains(line: str, found: list) -> None:
         stop = SENTENCE_END.search(line, ends[k], bounds[k + 1])     # '= 1.199. The whole vector is (…)'
         stop = stop.start() if stop else bounds[k + 1]
         inside = [n for n in found if ends[k] <= n.col < stop]
-        if len(inside) > 1 and (cut := CLAUSE_BREAK.search(line, inside[0].col + len(inside[0].text), stop)):
+        if len(inside) > 1 and not re.match(r"\s*[\[(]", line[ends[k]:inside[0].col]) and \
+                (cut := CLAUSE_BREAK.search(line, inside[0].col + len(inside[0].text), stop)):
             stop = cut.start()           # '= 0.6634, −0.1 − 0.5 · (−0.5039) = 0.1520 och …': one result a clause
+            #                              (not '= (0.5, 0.7)': a vector after the arithmetic is no result of it)
             inside = [n for n in inside if n.col < stop]
         side = line[ends[k]:stop]
         bare = re.fullmatch(r"\s*\(\s*[-+−]?[\d.]+%?\s*\)\s*", side)     # (2.541): one component's result
@@ -929,7 +931,7 @@ def _chains(line: str, found: list) -> None:
             n.operands = [m for m in found if start <= m.col < bounds[k]]
 
 
-CLAUSE_BREAK = re.compile(r"\s*[,;]\s|\s+[^\W\d_]{2,}\s")
+CLAUSE_BREAK = re.compile(r"\s*[,;]\s|\s+[^\W\d_₀-₉⁰-⁹]{2,}\s")
 """Where a result's clause ends before the next equation on its line: a comma or semicolon and a space, or a word."""
 CHAIN_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)?|[-+−×·*/÷()√^]|\\(?:times|cdot|sqrt|ln|exp|div)|exp|ln|log|sqrt|(.)")
 

@@ -481,14 +481,20 @@ LOGITS_GRADIENT_NAME = re.compile(r"\s*(?:d|grad_|∂L/∂|dL/d|∂ℒ/∂|∂\\
 """The whole gradient of the logits, spelled without an entry: ``dlogits``, ``∂L/∂z``, ``logits.grad``."""
 
 
+WORD_LETTER = r"[^\W\d_₀-₉⁰-⁹]"
+"""A letter of a word: not a digit, nor a sub- or superscript digit (``h₁`` is a symbol, not a word)."""
+NOT_PROSE = FUNCTIONS | {"ln", "log", "exp", "sin", "cos", "tanh", "relu", "gelu"}
+"""Words before a symbol that make it a function's argument, not the name a sentence ends on."""
+
+
 def _trailing_symbol(part: str) -> str | None:
     """A symbol that ends words before an equals sign (``tedy gradient ∂L/∂z_{mléko}`` → ``∂L/∂z_{mléko}``): the
     last run without spaces outside braces, when words stand before it and it holds a letter of a name (None else).
 
     >>> _trailing_symbol(" tedy gradient ∂L/∂z_{mléko} "), _trailing_symbol(" σ² "), _trailing_symbol("the x_{a b}")
     ('∂L/∂z_{mléko}', None, 'x_{a b}')
-    >>> _trailing_symbol("−ln p_{a}"), _trailing_symbol("softmax z")       # a function's argument: no symbol
-    (None, None)
+    >>> _trailing_symbol("−ln p_{a}"), _trailing_symbol("softmax z"), _trailing_symbol("h₁ W_2 ")   # no prose
+    (None, None, None)
     """
     depth, k = 0, len(part.rstrip())
     for i in range(k - 1, -1, -1):
@@ -497,9 +503,8 @@ def _trailing_symbol(part: str) -> str | None:
         depth -= ch in "{(["
         if ch.isspace() and depth == 0:
             last, before = part[i + 1:k], part[:i]
-            words = re.findall(r"[^\W\d_]{2,}", before)
-            prose = words and not re.search(r"[-−+×/·=^\\]", before) and words[-1].lower() not in FUNCTIONS | \
-                {"ln", "log", "exp", "sin", "cos", "tanh", "relu", "gelu"}
+            words = re.findall(rf"{WORD_LETTER}{{2,}}", before)
+            prose = words and not re.search(r"[-−+×/·=^\\]", before) and words[-1].lower() not in NOT_PROSE
             return last if prose and re.search(NAME_LETTER, last) else None
     return None
 
@@ -508,8 +513,10 @@ def _gradient_said_as_p(outer: str, inner) -> Label | None:
     """The logits' gradient an equation says is a token's probability (``dlogits = p(nasi) = 0.2269``): the
     chain claims the gradient's entry for that token, which is p only away from the target (forgot −y there).
 
-    >>> str(_gradient_said_as_p("dlogits ", Label("p", ("nasi",)))), _gradient_said_as_p("L ", Label("p", ("a",)))
-    ('grad_logits[nasi]', None)
+    >>> str(_gradient_said_as_p("dlogits ", Label("p", (("tok", 3),))))
+    'grad_logits[tok3]'
+    >>> _gradient_said_as_p("L ", Label("p", (("tok", 3),))), _gradient_said_as_p("dlogits", Label("p", ()))
+    (None, None)
     """
     outer = (plain(outer).split() or [""])[-1]      # ('Für das Ziel t gilt dlogits = …': its last word)
     if inner is None or inner.name not in ("p", "ŷ", "probs") or not inner.index or inner.state \
@@ -845,7 +852,11 @@ def _stacked_fraction(lines: list, no: int, col: int) -> str | None:
 
     >>> _stacked_fraction(["      ∂L", "       = (0,2; 0,8)", "      ∂z"], 2, 9)
     '∂L/∂z ='
-    >>> _stacked_fraction(["a", "= (1)"], 2, 2) is None
+    >>> _stacked_fraction(["a", "= (1)"], 2, 2) is None                        # no line below
+    True
+    >>> _stacked_fraction(["   ∂L", "x = (0,2)", "   ∂z"], 2, 4) is None          # a name before the '='
+    True
+    >>> _stacked_fraction(["∂L", "           = (0,2)", "          ∂z"], 2, 13) is None   # not one above the other
     True
     """
     if not re.fullmatch(r"\s*=\s*", lines[no - 1][:col]) or no < 2 or no >= len(lines):
@@ -892,7 +903,7 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     parts = re.split(r"=|≈|:|←", _clause(plain(before)))
     beside = re.search(r"(?:[(\[][^()\[\]]*\d[^()\[\]]*[)\]]|end\{[pbvBV]?matrix\})\s*"
                        r"(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
-                       r"och|a)\b|和|与|及|और|[^\W\d_]{2,4}(?=\s))?\s*`?"      # (and in any language: και, та, és)
+                       r"och|a)\b|和|与|及|और|[^\W\d_]{2,4}(?=\s))?\s*"       # (and in any language: και, та, és)
                        r"([^\W\d][\w.\u0300-\u036f]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?"
                        r"(?:\[[^\[\]]{1,16}\])?)\s*$",      # (`E[zit] = …` after `E[kat] = […]` en: E[zit])
                        re.sub(r"(?<![A-Za-z])\\?q?quad(?![A-Za-z])|\\[,;:! ]", " ", parts[-2])) \
@@ -921,7 +932,7 @@ STACKED_ROW = re.compile(r"\s*(?:(?P<name>[^\W\d][\w.']*(?:_\{[^{}]*\}|_\w+)?)\s
 PROMPT = re.compile(r"\s*(?:>>>|In\s*\[\d*\]:)\s*(?:print\()?\s*([A-Za-z_][\w.]*(?:\[[^\]]*\])*)\)?\s*$")
 """An interpreter's prompt whose output follows: ``>>> dlogits``, ``In [3]: print(p)``."""
 PROMPT_START = re.compile(r"\s*(?:>>>|In\s*\[\d*\]:)")
-PROMPT_LAST = re.compile(r"^(\s*(?:>>>|In\s*\[\d*\]:)).*;\s*(?=[A-Za-z_][\w.]*\s*$)")
+PROMPT_LAST = re.compile(r"^(\s*(?:>>>|In\s*\[\d*\]:)).*;\s*(?=[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*$)")
 """A prompt's statements before the expression it shows: ``>>> probs = logits.softmax(-1); probs``."""
 
 
@@ -1042,24 +1053,35 @@ def _bare_matrix(lines: list, numbers: list, vocab) -> dict:
     return out
 
 
+NEXT_NAME = re.compile(r"\s*[)\]]?\s*[,;.]?\s*[^\s=]{1,24}(?:\s+[^\s=]{1,24})?\s*")
+"""What stands between one matrix's last cell and the next one's '=': a closing mark and a short name."""
+
+
 def _named_rows(line: str) -> list:
     """A matrix's named row as (the text before its cells, ending in '=', its cells) for each matrix set on the
     line (``K = ( 0.1  0.2 ),  V = ( 0.3  0.4 ).``: two); [] when a '=' is followed by anything but cells and a
-    closing mark before the next name."""
+    closing mark before the next name.
+
+    >>> [len(cells) for _, cells in _named_rows("K = ( 0.1  0.2 ),  V^{(1)} = ( 0.3  0.4 ).")]
+    [2, 2]
+    >>> _named_rows("K = 0.3 0.4 and then some words = 0.1 0.2"), len(_named_rows("S =  ( 0.346   0.324 )"))
+    ([], 1)
+    """
     out, start = [], 0
     eqs = [m.end() for m in re.finditer("=", line)]
     for a, b in zip(eqs, [*eqs[1:], len(line) + 1]):
         seg = line[a:b - 1] if b <= len(line) else line[a:]
         tokens = list(re.finditer(r"\S+", BRACKET_PIECES.sub(" ", seg)))
-        k = 0
+        first = 1 if tokens and tokens[0][0] in ("(", "[") else 0      # S = ( 0.346  0.324 ): its brackets
+        k = first
         while k < len(tokens) and _cells(tokens[k][0]) is not None:
             k += 1
-        if k == 0:
+        if k == first:
             continue                   # 'S = QKᵀ/√d = …': a name's formula, no cells yet
-        cells = [(a + t.start(), t[0]) for t in tokens[:k]]
+        cells = [(a + t.start(), t[0]) for t in tokens[first:k]]
         rest = seg[tokens[k].start():] if k < len(tokens) else ""
-        if b <= len(line) and not re.fullmatch(r"\s*[,;.]?\s*(?:\S.*)?", rest):
-            return []
+        if b <= len(line) and not NEXT_NAME.fullmatch(rest):
+            return []                  # (between two matrices: a closing mark and the next one's name only)
         if b > len(line) and not re.fullmatch(r"[\s.,;)\]]*", BRACKET_PIECES.sub(" ", rest)):
             return []
         out.append((line[start:a], cells))
@@ -1848,10 +1870,9 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     after = re.split(r"[,;.!?)\]]|[，；。、]", n.line_text[n.col + len(n.text):] + " " + below)[0][:40]
     if seq and SELF.search(after):
         return Label("A", (t, t))
-    key = ROW_MARK.search(after) if said is not None and n.position is None else None
-    if key is not None and seq:          # 'Paikka 3 … 4,932 % painolla paikkaan 2': query 3's weight on key 2,
-        k = int(next(g for g in key.groups() if g is not None))        # both counted as the sentence counts
-        return Label("A", (t, ("at", k - 1) if said == len(seq) else k))
+    k = _row_mark(after, anywhere=True) if said is not None and n.position is None else None
+    if k is not None and seq:            # 'Paikka 3 … 4,932 % painolla paikkaan 2': query 3's weight on key 2,
+        return Label("A", (t, ("at", k - 1) if said == len(seq) else k))     # both counted as the sentence counts
     lab = _token_share(n, vocab, start)
     if lab is None or not seq:
         return None

@@ -98,6 +98,7 @@ class Matcher:
         self.d = d
         self.every = candidates(d)                  # what a figure's place may name
         self.cands = value_candidates(self.every)   # what its value alone may be
+        self._by_ref = {c.ref: c for c in self.cands}        # the candidates by name (match() renews it)
         self.vocab = list(d.spec.vocab)
         self._alias: dict = {}
         self._by_value = None         # the nodes' candidates by value (_node_at)
@@ -163,6 +164,7 @@ class Matcher:
         self.unspoken = [ref for ref, about in TOPICS if text is not None and not about.search(text)]
         if text is not None:              # an optimizer's moments, a sampling table: only in a text about them
             self.cands = [c for c in self.cands if self.spoken(c)]
+        self._by_ref = {c.ref: c for c in self.cands}     # (after the topics the text never speaks of are left out)
         self.silent = _silent(text, numbers) if text is not None else {}    # … and in the sections about them
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
@@ -190,8 +192,6 @@ class Matcher:
         if lab is None or not lab.state or first is None or first.group not in self.d.spec.params or \
                 not first.group.startswith(lab.name.partition("_")[0]):
             return None
-        if not hasattr(self, "_by_ref"):
-            self._by_ref = {x.ref: x for x in self.cands}
         return self._by_ref.get(f"{lab.state}.{first.ref}")
 
     def _other_step(self, c, n):
@@ -201,8 +201,6 @@ class Matcher:
         m = STEP_STATE.match(c.ref)
         if m is None:
             return None
-        if not hasattr(self, "_by_ref"):       # (after match() has left out the topics the text never speaks of)
-            self._by_ref = {x.ref: x for x in self.cands}
         alts = [self._by_ref.get(f"{s}.{m.group(2)}") for s in STEPS if s != m.group(1)]
         alts = [a for a in alts if a is not None and self.rounds(a, n)]
         return alts[0] if len(alts) == 1 else None
@@ -282,8 +280,6 @@ class Matcher:
         m = MOMENT.fullmatch(getattr(r, "ref", ""))
         if m is None:
             return r
-        if not hasattr(self, "_by_ref"):
-            self._by_ref = {x.ref: x for x in self.cands}
         return self._by_ref.get(f"adamw[{m.group(1)}].{m.group(2)}hat[{m.group(3)}]")
 
     def _node_at(self, ball):
@@ -350,7 +346,7 @@ class Matcher:
     def _right(self, results: list) -> list:
         """No figure is wrong whose quantity rounds to it: a verdict reached through an equation's arithmetic
         (``(1.000, …) + (0.340, …) = (1.340, …)``) is matched when the quantity itself prints so."""
-        by_ref = {c.ref: c for c in self.cands}
+        by_ref = self._by_ref
         for k, r in enumerate(results):
             c = by_ref.get(r.ref) if r.verdict == "wrong" else None
             if c is not None and self.rounds(c, r.number):
@@ -365,7 +361,7 @@ class Matcher:
         copy of its left neighbour is then wrong as that entry, not matched to the neighbour.  A row of three
         whose two outer cells agree (``skoor(3,j)  -0,3233  -0,3058  0,1506``) names its middle cell only when that
         entry explains its value by a cause (:data:`EXPLAINED`: a sign flipped, an index transposed)."""
-        by_ref = {c.ref: c for c in self.cands}
+        by_ref = self._by_ref
         by_key = {(c.group, c.of, c.idx): c for c in self.cands}
         rows: dict = {}
         for k, r in enumerate(results):
@@ -410,7 +406,7 @@ class Matcher:
         match T[…, i + a, …, j + b, …] at their place (i, j), a figure between them is the entry of its own place,
         whatever other entry its value equals.  A transposed score is then wrong as its own entry, not matched to
         its mirror image; a copy of a neighbour is wrong as the entry it stands for."""
-        by_ref = {c.ref: c for c in self.cands}
+        by_ref = self._by_ref
         by_key = {(c.group, c.of, c.idx): c for c in self.cands}
         at = {r.number.index: k for k, r in enumerate(results)}
         for grid in grids(numbers, getattr(self, "read", {})):

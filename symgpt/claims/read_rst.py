@@ -237,7 +237,7 @@ def _prose(source: list, k: int) -> list:
     if DIRECTIVE.match(line):
         rest = DIRECTIVE.sub("", line, count=1).strip()
         return [(_inline(rest), k + 1)]
-    return [(_inline(line.strip()), k + 1)]
+    return [(_inline(line.strip(), k > 0 and OPEN_MATH.search(source[k - 1]) is not None), k + 1)]
 
 
 def _skipped(source: list, k: int) -> int:
@@ -256,16 +256,19 @@ def _comment(line: str) -> bool:
     return COMMENT.match(line) is not None and DIRECTIVE.match(line) is None
 
 
-def _inline(text: str) -> str:
+def _inline(text: str, opened: bool = False) -> str:
     """A prose line's roles and links as their text, inline math as ``$…$``; math whose role spans two lines
-    opens with ``$`` on the first and closes with ``$`` where its lone backtick ends it on the next.
+    opens with ``$`` on the first and closes with ``$`` where its lone backtick ends it on the next (``opened``:
+    the line above left a math role open).
 
-    >>> _inline(":math:`f = W_2 + b_2"), _inline("= (0.625, 0.120)`."), _inline(":math:`p` and ``x``")
+    >>> _inline(":math:`f = W_2 + b_2"), _inline("= (0.625, 0.120)`.", True), _inline(":math:`p` and ``x``")
     ('$f = W_2 + b_2', '= (0.625, 0.120)$.', '$p$ and `x`')
+    >>> _inline("See the `PyTorch docs")                    # a lone backtick with no math role open above
+    'See the `PyTorch docs'
     """
     text = ROLE_MATH.sub(r"$\1$", text)
     text = OPEN_MATH.sub(r"$\1", text)
-    if re.fullmatch(r"[^`]*`[^`]*", text) and not re.search(r":\w+:`", text):
+    if opened and re.fullmatch(r"[^`]*`[^`]*", text):
         text = text.replace("`", "$")      # the end of a role opened on the line above
     text = ROLE.sub(r"\1", text)
     text = LINK.sub(r"\1", text)
