@@ -238,3 +238,17 @@ def test_a_symbol_after_words_before_its_formula_and_arithmetic(tmp_path, run):
             "(\\hat{y}_{\\text{пьёт}} - y_{\\text{пьёт}}) = "
             f"{{-0{{,}}3}} \\times {p.replace('.', '{,}')} = {bad.replace('.', '{,}')}$.\n")
     assert [w[:2] for w in _wrong(_results(tmp_path, text))] == [(f"grad_W[1,{VOCAB[Y]}]", bad.replace(".", ","))]
+
+
+@pytest.mark.parametrize("form", [
+    "$\\partial L / \\partial W_{{0,\\text{{{t}}}}} = x_0 \\, \\hat y_{{\\text{{{t}}}}} = {x} \\times {p} = {v}$",
+    "`W.grad[0, {k}] = {x} * {p} = {v}`",
+])
+def test_a_weight_gradients_arithmetic_without_the_y(tmp_path, run, form):
+    """∂L/∂W_{0,t} worked as x₀ · p_t (the −y left out of p − y at the target): grad_W[0,пьёт], wrong, and its
+    cause is 'forgotten −y' (the same arithmetic with p_t − 1 gives the gradient), not carried rounding."""
+    f = run["f0"]
+    x, p = mp.mpf("0.6"), r4(f["p"][Y])
+    v = r4(x * mp.mpf(p))
+    text = "## ∂L/∂W by hand\n\n" + form.format(t=VOCAB[Y], k=Y, x="0.6", p=p, v=v) + "\n"
+    assert _wrong(_results(tmp_path, text)) == [(f"grad_W[0,{VOCAB[Y]}]", v, "forgotten −y")]

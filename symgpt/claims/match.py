@@ -275,6 +275,25 @@ class Matcher:
         k, idx = entry.pop()
         return c if c.ref == f"adamw[{k}].update[{idx}]" else None
 
+    def _without_y(self, n, found: dict, alts: list):
+        """The gradient a chain computes with the target's probability where p − y belongs (``x₁ · p_t``): the
+        node the same chain gives with p_t − 1 in its place, when it is a gradient of the loss (None else)."""
+        target = f"p[{self.vocab[self.d.spec.target]}]" if isinstance(self.d.spec.target, int) else None
+        refs = [a[0] for a in alts]
+        if target is None or None in refs or not any(getattr(r, "ref", "") == target for r in refs):
+            return None
+        moved = [_Literal(f"({target} - 1)") if getattr(r, "ref", "") == target else r for r in refs]
+        dc = self.derived(n, found, moved)
+        if dc is None or isinstance(dc.ball, fmpq):
+            return None
+        self._node_at(dc.ball)                     # (builds the index by value)
+        x = float(dc.ball.mid())
+        w = abs(x) * 2.0 ** -40 + 1e-300
+        lo = bisect.bisect_left(self._by_value, (x - w,))
+        grads = {self._node(c): c for v, _, c in self._by_value[lo:lo + 8] if abs(v - x) <= w and
+                 re.fullmatch(r"(?:l\d+\.)?grad_\w+", c.group) and (c.ball - dc.ball).contains(0)}
+        return next(iter(grads.values())) if len(grads) == 1 else None     # (not lr·g nor m̂ of the same value)
+
     def _corrected(self, r):
         """The bias-corrected moment for a raw one (adamw[1].m[…] → adamw[1].mhat[…]), else ``r`` itself."""
         m = MOMENT.fullmatch(getattr(r, "ref", ""))
@@ -651,6 +670,10 @@ class Matcher:
                 c = self._other_step(c, n) or c   # L′ after 'the step': the one step whose loss it is
             if c is not None:               # its place names it: the value confirms it, or it is wrong
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
+                if res.verdict == "wrong" and n.chain and n.operands and (f := self._without_y(
+                        n, found, [[self._operand(found.get(i), numbers[i], found["_sure"])] for i in n.operands])) \
+                        is not None and f.ref == c.ref:
+                    res = dataclasses.replace(res, cause="forgotten −y")     # ∂L/∂W_{1,t} = … = 0.3 × p_t
                 slip = slipped(self, n, context(n, self.vocab), prev, 0.0, _recent(numbers, n, found)) \
                     if n.kind == "percent" and res.cause == "plain error" else None
                 if slip is not None:        # '5.91 % to t0' under A's row (0.5907, …): the share its words
@@ -680,13 +703,18 @@ class Matcher:
             dc = self.derived(n, found)
             confirmed: set = set()
             dc_rounds = dc is not None and rounds_to(dc, n)
+            own = [[self._operand(found.get(i), numbers[i], found["_sure"])] for i in n.operands] \
+                if dc_rounds else []
             form = self._form(n, found, numbers) if n.chain and not dc_rounds else \
-                self._uncorrected(n, found, [[self._operand(found.get(i), numbers[i], found["_sure"])]
-                                             for i in n.operands]) if dc_rounds else None
+                self._uncorrected(n, found, own) if dc_rounds else None
             #      (0.01 × m / (√v + ε) = 0.0316: its own arithmetic, on moments the update divides first)
+            forgot = self._without_y(n, found, own) if dc_rounds and form is None else None
+            form = form or forgot          # (0.3 × 0.1463 = 0.0439 for ∂L/∂W_{1,t}: x₁·p_t, the −y left out)
             if form is not None:           # its arithmetic is a node's definition: the value confirms it or not
                 res = Result(n, "matched", form.ref, [form.ref], LABELLED) if self.rounds(form, n) else \
                     self._judged(n, form)
+                if forgot is not None and res.verdict == "wrong":
+                    res = dataclasses.replace(res, cause="forgotten −y")
                 if res.verdict == "wrong":
                     wrong_as.setdefault(n.text, res)
                 found[n.index] = form
