@@ -52,6 +52,8 @@ from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
 
+GRADIENT_GROUP = re.compile(r"(?:l\d+\.)?grad_\w+")
+"""A gradient of the loss: what a chain with p_t − 1 for p_t computes (Matcher._without_y)."""
 MOMENT = re.compile(r"adamw\[(\d+)\]\.([mv])\[([^\]]+)\]")
 """An AdamW moment before its bias correction: its step, m or v, its entry."""
 FORM_OPERANDS = 8       # a chain of at most this many operands is tried against the nodes' definitions …
@@ -286,13 +288,7 @@ class Matcher:
         dc = self.derived(n, found, moved)
         if dc is None or isinstance(dc.ball, fmpq):
             return None
-        self._node_at(dc.ball)                     # (builds the index by value)
-        x = float(dc.ball.mid())
-        w = abs(x) * 2.0 ** -40 + 1e-300
-        lo = bisect.bisect_left(self._by_value, (x - w,))
-        grads = {self._node(c): c for v, _, c in self._by_value[lo:lo + 8] if abs(v - x) <= w and
-                 re.fullmatch(r"(?:l\d+\.)?grad_\w+", c.group) and (c.ball - dc.ball).contains(0)}
-        return next(iter(grads.values())) if len(grads) == 1 else None     # (not lr·g nor m̂ of the same value)
+        return self._node_at(dc.ball, GRADIENT_GROUP)     # (not lr·g nor m̂ of the same value)
 
     def _corrected(self, r):
         """The bias-corrected moment for a raw one (adamw[1].m[…] → adamw[1].mhat[…]), else ``r`` itself."""
@@ -301,9 +297,9 @@ class Matcher:
             return r
         return self._by_ref.get(f"adamw[{m.group(1)}].{m.group(2)}hat[{m.group(3)}]")
 
-    def _node_at(self, ball):
+    def _node_at(self, ball, group=None):
         """The quantity (a node, or a function of one: exp(S), S·√d_k) whose value is ``ball``'s, to 2⁻⁴⁰
-        relatively (None when none or many)."""
+        relatively (None when none or many); ``group``: only among the groups that pattern matches."""
         if self._by_value is None:
             self._by_value = sorted((float(c.ball.mid()), k, c) for k, c in enumerate(self.cands)
                                     if c.group not in self.d.spec.params and not c.scoped and not c.derived
@@ -312,7 +308,7 @@ class Matcher:
         w = abs(x) * 2.0 ** -40 + 1e-300
         lo = bisect.bisect_left(self._by_value, (x - w,))
         hits = {self._node(c): c for v, _, c in self._by_value[lo:lo + 8] if abs(v - x) <= w
-                and (c.ball - ball).contains(0)}
+                and (group is None or group.fullmatch(c.group)) and (c.ball - ball).contains(0)}
         return next(iter(hits.values())) if len(hits) == 1 else None
 
     def _function(self, n, found: dict):
