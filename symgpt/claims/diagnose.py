@@ -150,7 +150,7 @@ def _slip_fit(m, n, y: Fraction, ulp: Fraction, ctx, prev):
     −log₁₀ for −ln, …) rounds to the figure, among those the section may speak of: ``0.3221`` for σ²_f[2] =
     0.2416 × 4/3.  A figure of fewer than four significant digits needs its context to name the quantity too.
     Entries of one node (X[1,0], E[爱,0]) count once; a slip several quantities share names none."""
-    digits = len(n.text.strip("-+−%").replace(".", "").replace(",", "").lstrip("0"))
+    digits = n.significant
     if n.kind != "decimal" or not y or digits < 3:
         return None
     if not hasattr(m, "_slips"):
@@ -183,7 +183,7 @@ def _lone(m, n, near: list, y: Fraction, ulp: Fraction):
     instead of rounded, or its last digit slipped), when no other quantity is within ten units: ``5.2243`` for
     Σ e^z = 5.22446.  A figure that precise lands that near a quantity it is not about only by chance: one in
     several thousand per quantity."""
-    digits = len(n.text.strip("-+−%").replace(".", "").replace(",", "").lstrip("0"))
+    digits = n.significant
     if n.kind != "decimal" or digits < LONE_DIGITS or not y:
         return None
     close = [c for c in near if c.q is not None and c.group not in m.d.spec.params and
@@ -248,8 +248,6 @@ NAMES_SLIP = 3.0     # the context score a quantity needs before a ×10 / ×100 
 SLIP_GAP = 2.0       # … and by how much it must name it better than anything that rounds to the figure
 
 
-EXPONENT = re.compile(r"(?:[eE][-+−]?\d+|\s*(?:[×x·*]|\\times|\\cdot)\s*10(?:\^\{?[-+−]?\d+\}?|[⁻⁺]?[⁰-⁹]+)).*$")
-"""A figure's power of ten as printed (``e-04``, ``×10⁻⁴``, ``\\times 10^{-4}``): no significant digits."""
 WORKED = re.compile(r"\d\s*[-+×*/·÷]\s*\(?-?\d[\d.]*\)?\s*(?:=|≈)\s*$")
 """Arithmetic written out just before a figure (``0.1 × 0.1491 ≈``): the figure is its result."""
 
@@ -278,9 +276,7 @@ def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
     if n.kind not in ("decimal", "percent") or n.value == 0:
         return None
     y = n.value / (100 if n.kind == "percent" else 1)
-    body = EXPONENT.sub("", n.text.strip("-+−% "))                   # (4.822e-04: its mantissa's digits)
-    digits = len(body.replace(".", "").replace(",", "").lstrip("0")) if re.search(r"[.,]", body) else \
-        len(body.strip("0"))          # significant, as printed (3.30 % has three: the zero after its point counts)
+    digits = n.significant            # as printed (3.30 % has three: the zero after its point counts)
     worked = WORKED.search(plain(n.line_text[:n.col])) is not None        # the result of arithmetic written out
     k0 = n.decimals + (2 if n.kind == "percent" else 0)
     readings = []                     # (the figure as it would print the quantity's value, the cause)

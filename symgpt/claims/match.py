@@ -397,7 +397,7 @@ class Matcher:
                 continue
             best = [key for key, places in fits.items() if len(places) == most]   # p and ∂ℒ/∂z agree off the target
             places = fits[best[0]]
-            if most <= RUN and any(_digits(results[k].number) < 3 for k in ks if results[k].number.cell in places):
+            if most <= RUN and any(results[k].number.significant < 3 for k in ks if results[k].number.cell in places):
                 continue                 # three short figures agreeing by chance are no run
             for k in ks:
                 n = results[k].number
@@ -438,7 +438,7 @@ class Matcher:
         fits: dict = {}       # (group, of, row axis, column axis, other indices, offsets) → places that fit
         for i, place in grid:
             r = results[at[i]]
-            if _digits(r.number) < 2:
+            if r.number.significant < 2:
                 continue             # 0.000, 1.0, a masked cell's 0: equal to too many entries to vote
             for c in (by_ref.get(x) for x in r.candidates) if r.verdict in ("matched", "ambiguous") else ():
                 for a, b in itertools.permutations(range(len(c.idx) if c is not None else 0), 2):
@@ -450,7 +450,7 @@ class Matcher:
             return
         best = [key for key, places in fits.items() if len(places) == most]
         places = fits[best[0]]
-        if most == GRID and any(_digits(results[at[i]].number) < 3 for i, p in grid if p in places):
+        if most == GRID and any(results[at[i]].number.significant < 3 for i, p in grid if p in places):
             return                   # three short figures agreeing by chance are no grid
         rows, cols = {p[0] for p in places}, {p[1] for p in places}
         if edges and most == len(grid) - 1:
@@ -459,7 +459,7 @@ class Matcher:
             k = at[i]
             n = results[k].number
             if place in places or place[0] not in rows or place[1] not in cols or i in self.labelled or \
-                    _digits(n) < 2:
+                    n.significant < 2:
                 continue
             entries = [by_key.get((g, of, _placed(rest, a, b, place[0] + da, place[1] + db)))
                        for g, of, a, b, rest, da, db in best]
@@ -1011,11 +1011,6 @@ def _foreign_columns(results: list) -> list:
 def _reprint(first: Result, n) -> Result:
     """A wrong figure printed again: the same quantity, the same cause (its chain is the first printing's)."""
     return dataclasses.replace(first, number=n)
-
-
-def _digits(n) -> int:
-    """The significant digits a figure prints (0.0412 → 3)."""
-    return len(n.text.strip("-−+%").replace(".", "").lstrip("0"))
 
 
 def _placed(rest: tuple, a: int, b: int, i: int, j: int) -> tuple:
