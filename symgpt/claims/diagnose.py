@@ -36,7 +36,7 @@ from ..core.numeric import UndecidableError, round_decimals
 from .candidates import _bounds, _integral, _same_value
 from .causes import CAUSES, SPREAD, cause_of, diagnosis, exact_value, slips
 from .claims import certify_rounding, show
-from .context import _names, _pinned, score
+from .context import SIZES, _names, _pinned, score
 from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
 from .figure import operand as _operand
 from .labels import plain
@@ -221,15 +221,16 @@ MAGNITUDE = re.compile(r"\s*(?:万|亿|千|百万|million|billion|thousand|[kMB]
 
 
 def _count(m, n, ctx, prev):
-    """An integer that no count rounds to: wrong only when the word right beside it names a count
-    ('全部 18 个参数', '总参数38'), no magnitude word follows (5 万亿参数 is another model's), and that
-    count is within a factor of three."""
+    """An integer that no count rounds to: wrong only when the word right beside it names a count the model's
+    sizes give ('全部 18 个参数', '总参数38'; not a size itself, d or T), no magnitude word follows (5 万亿参数
+    is another model's), and that count is within a factor of three."""
     near = n.before[-4:] + " " + n.after[:6]
     if MAGNITUDE.match(n.after):
         return Result(n, "unmatched")
     y = n.value
-    named = [c for c in m.cands if _integral(c.ball) and c.group not in COUNTS and c.meets(y / 3, y * 3)
+    named = [c for c in m.cands if _integral(c.ball) and c.group not in COUNTS + SIZES and c.meets(y / 3, y * 3)
              and any(len(a) > 1 and a in near.lower() for a in _names(c))]
+    #        (a size the spec sets, said otherwise, is another model's: 'next lecture, T = 8'; a count is worked)
     if len(named) != 1:
         return Result(n, "unmatched")
     return wrong(n, named[0], [named[0].ref], 0.0, spec=m.d.spec)

@@ -316,7 +316,7 @@ def normal_line(raw: str, comma: bool = False) -> str:
 
 PERCENT_COLUMN = re.compile(r"(?:^|[\s,(\[])(?:in\s+|в\s+|en\s+|em\s+|%-?)?[(\[]?\s*%\s*[)\]]?\s*$")
 """A column header whose unit is the percent: ``p, %``, ``T = 2 (%)``, ``share in %``, ``%``."""
-PERCENT_FIRST = re.compile(r"(?<![\w%\\])%(\d+(?:[.,]\d+)?)(?![\w.]|,\d)")
+PERCENT_FIRST = re.compile(r"(?<![\w%\\])%(\d+(?:[.,]\d+)?)(?!\w|[.,]\d)")
 """A percent written before its figure, as Turkish writes it (``%58,00'ini``): moved after it (``58,00%'ini``)."""
 LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{([^{}]*)\}(?:\{([^{}]*)\})?|"
                           r"(?<![\d.,_{\[])(\d+)\{,\}(\d+)(\s*+(?:\\[,;:!]|~)?\s*+\\%)?|"
@@ -433,6 +433,7 @@ def extract(text: str) -> list:
                 if m and _is_heading(m.string)}
     out = Figures()
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
+    stacked = False
     section = 0
     layout: list = []          # a PDF table's header cells as (start, end, text) columns of the line
     places: Counter = Counter()
@@ -488,8 +489,11 @@ def extract(text: str) -> list:
         if cells is not None and set("".join(cells)) <= set("-: "):
             continue                                   # | ---: | :--- |
         if cells is not None and (_ruled(lines, no) or not header and not any(_has_figure(c) for c in cells)):
-            header = cells              # (a row over the rule | --- | is the header, 's = 0 (the)' and all,
+            header, stacked = cells, False    # (a row over the rule | --- | is the header, 's = 0 (the)' and all,
             continue                    # and a new table's after a blank line: not the last table's columns)
+        if cells is not None and header and not any(re.search(r"\d[.,]\d", c) for c in cells) and \
+                any(c.strip() for c in cells[1:]):
+            stacked = True              # a second row of labels under the header: its spans are not columns
         if cells is None and "\t" in line and not _has_figure(line) and (table or not header):
             header = line.split("\t")             # a tab-separated table's header, with or without a caption
             continue
@@ -506,7 +510,7 @@ def extract(text: str) -> list:
         row_places = max(local, key=lambda k: (local[k], places[k])) if local else \
             places.most_common(1)[0][0] if places else 3
         found = _figures(line, no, cells, header if (cells is not None or "\t" in line) else [], row_places,
-                         glued_row=bool(table and cells is None and "\t" not in line))
+                         glued_row=bool(table and cells is None and "\t" not in line), spans=not stacked)
         places.update(_places(n.text) for n in found if "." in n.text and n.kind == "decimal" and len(n.text) < 8
                       and not re.match(r"[\d.]", line[n.col + len(n.text):n.col + len(n.text) + 1]))
         if header and table and cells is None and "\t" not in line and header == [t for *_, t in layout]:
@@ -622,10 +626,14 @@ def _underlined(line: str, below: str) -> bool:
 
     >>> _underlined("Step 2", "------"), _underlined("x = 0.5", "-------"), _underlined("a", "")
     (True, False, False)
+    >>> _underlined("Schritt 3: Temperatur T = 2", "==========="), _underlined("loss L = 1.25", "------")
+    (True, False)
     """
     title = line.strip()
+    equation = re.search(r"[=≈]", title) and len(re.findall(r"[^\W\d_]{2,}", re.split(r"[=≈]", title)[0])) < 2
+    #          (words before its '=' make a title: 'Paso 9: muestreo con temperatura T = 0,7')
     return bool(title) and UNDERLINE.fullmatch(below) is not None and UNDERLINE.fullmatch(line) is None and \
-        len(title) >= len(below.strip()) // 2 and not re.search(r"[=≈|]|\S\s{2,}\S|\t", title) and \
+        len(title) >= len(below.strip()) // 2 and not equation and not re.search(r"\||\S\s{2,}\S|\t", title) and \
         not CAPTION.match(line)                  # (a table's caption over its rule stays its caption)
     #                                          (not a text table's header 'token   p' over its rule)
 
@@ -696,7 +704,8 @@ def _has_figure(s: str) -> bool:
     return bool(re.search(r"(?<![\w.])\d", _masked(s)))
 
 
-def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool = False) -> list:
+def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool = False,
+             spans: bool = True) -> list:
     """The figures of one line (cells: its Markdown cells, header: the table's header cells;
     places: the decimals most figures have so far, to cut glued cells)."""
     masked = _masked(line)
@@ -773,7 +782,8 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         n.row = re.sub(r"\s+", " ", row).strip()
         if cells is not None:
             k = _cell_of(line, n.col)
-            n.column = header[k] if k < len(header) else ""
+            lead = min((_cell_of(line, f.col) for f in found if f.kind != "integer"), default=0)
+            n.column = header[spanned(header, k) if lead == 1 and spans else k] if k < len(header) else ""
             n.row = cells[0] if k > 0 else ""
         elif header and "\t" in line:
             k = line[:n.col].count("\t")
@@ -799,6 +809,20 @@ def _line_places(masked: str) -> int:
 
 def _cell_of(line: str, col: int) -> int:
     return line[:col].strip().lstrip("|").count("|")
+
+
+def spanned(header: list, k: int) -> int:
+    """The header cell over column ``k``: the nearest named one to its left when ``k``'s is empty, as a header
+    spanning several columns is drawn (``| | q | | k | |``: q over columns 1 and 2); never the corner's.  (Only
+    for rows with one label cell: a second, ``| head | t | q | | …``, leaves the rows' keys unsure.)
+
+    >>> [spanned(["", "q", "", "k", ""], k) for k in range(5)]
+    [0, 1, 1, 3, 3]
+    """
+    j = k
+    while j > 1 and k < len(header) and not header[j].strip():
+        j -= 1
+    return j if k < len(header) and header[j].strip() and j >= 1 else k
 
 
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from .aliases import DATA_ALIASES, MOMENTS, PROSE, STEP_WORDS
 from .context import NUDGED
-from .extract import HEADING, accented, decimal_comma, normal_line
+from .extract import HEADING, accented, decimal_comma, normal_line, spanned
 from .figure import FORMATS
 
 # ---------------------------------------------------------------- one label
@@ -438,7 +438,7 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     inline = left[opened + 1:] if left.count("$") % 2 == 1 and "$$" not in left and "=" in left[:opened] else left
     #        (inside $…$ after another equation: '$m_1 = … = −0.0024$ na $v_1 = … = 5.75·10⁻⁷$' names v_1)
     for first, clause in ((True, unmarked(_clause(plain(left[start:])), vocab)),
-                          (False, unmarked(_clause(plain(inline)), vocab))):
+                          (False, unmarked(_joined(_clause(plain(inline))), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
         j = len(parts) - 3
         while first and j >= 3 and EXPRESSION.search(parts[j]) and not FUNCTION_OF.search(plain(parts[j])):
@@ -448,6 +448,8 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
                     and named(last, vocab, n.heading) is not None:
                 parts[k] = last            # '… je tedy gradient ∂L/∂z_{mléko} = …': the symbol after the words
         head = parts[0]
+        if first and j >= 2 and POWER_OF_NAME.fullmatch(plain(parts[j])):
+            return None                    # '… ≈ 1,048: z^3 ≈ 1,1505': a power of z, not the z named before
         if first and j >= 2 and parts[j].strip() and re.search(NAME_LETTER, parts[j]) \
                 and named(parts[j], vocab, n.heading) is not None and \
                 not re.match(r"\s*[-−]\s*(?:ln|log)(?![A-Za-z])", plain(parts[j])) and \
@@ -476,6 +478,23 @@ def _lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None
     return None
 
 
+def _joined(clause: str) -> str:
+    """The last of equations a conjunction joins in one clause (``m̂ = … = −0.386 e v̂ = 0.000149 / 0.001 =``
+    → ``v̂ = 0.000149 / 0.001 =``): a figure closes the equation it stands in.
+
+    >>> _joined("m = 0.1 / 0.1 = 1 e v = 0.2 / 0.1 ="), _joined("x = a and b =")
+    ('v = 0.2 / 0.1 =', 'x = a and b =')
+    """
+    parts = re.split(rf"(?<=\d)(?:{AND.pattern})(?=[^\W\d][\w\u0302\u0303\u0304'′]{{0,12}}\s*[=≈])", clause)
+    return parts[-1] if len(parts) > 1 and re.search(r"[=≈]", parts[0]) else clause
+
+
+POWER_OF_NAME = re.compile(r"\s*(?!σ)[^\W\d_][\w{},]*?(?:\^\{?[2-9]\}?|[²³⁴])\s*")
+"""A name raised to a power (``z^3``, ``x²``): a function of the name, not the name (σ² is the variance).
+
+>>> [bool(POWER_OF_NAME.fullmatch(s)) for s in (" z^3 ", " x² ", " σ² ", " z_{3} ")]
+[True, True, False, False]
+"""
 LOGITS_GRADIENT_NAME = re.compile(r"\s*(?:d|grad_|∂L/∂|dL/d|∂ℒ/∂|∂\\mathcal\{?L\}?/∂)(?:logits?|z|ℓ)\s*"
                             r"|\s*(?:logits?|z)\.grad\s*")
 """The whole gradient of the logits, spelled without an entry: ``dlogits``, ``∂L/∂z``, ``logits.grad``."""
@@ -633,13 +652,19 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
     >>> text = "Von Hand für `W[0, b]` mit g = −0.4:\\n\\n* m = 0.1 × (−0.4) = −0.04"
     >>> str(_lead_in(extract(text)[-1], text.split("\\n"), Words(["a", "b"], {"W"}, {"W"})))
     'W[0,tok1]'
+    >>> text = "对 $W_{\\\\text{out}}[1,\\\\text{b}]$（初值 $-0.4$）：\\n  \\\\theta_1 &= -0.4 - 0.001 = -0.401"
+    >>> str(_lead_in(extract(text)[-1], text.split("\\n"), Words(["a", "b"], {"W_out"}, {"W_out"})))
+    'W_out[1,tok1]'
     """
-    listed = BULLET.match(n.line_text.strip()) or len(n.line_text.strip()) <= 80    # an item, not a paragraph
+    listed = BULLET.match(n.line_text.strip()) or len(n.line_text.strip()) <= 80 or \
+        re.match(r"[^=]{1,24}=", n.line_text.strip())     # an item or an equation (θ₁ &= θ₀ − …), not a paragraph
     above = [lines[k] for k in range(n.line - 2, max(-1, n.line - 2 - LEAD_LINES), -1)] if listed else []
     for k, text in enumerate([n.line_text[:n.col], *above]):
         if k and HEADING.match(text) and not re.search(r"[=:：]", text):
             return None            # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
         tag = k and TAG.match(text)
+        if "\\" in text:           # LaTeX's W_{\text{out}}[1,\text{狗}]: W_out[1,狗]
+            text = re.sub(r"_\{(\w+)\}(?=\s*\[)", r"_\1", plain(text)).replace("](", "] (")
         found = [lab for m in ENTRY_MENTION.finditer(text)
                  if (lab := _param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
                  and lab.name in vocab.params]
@@ -695,7 +720,7 @@ def _of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label 
             lab = Label(lab.name, fn=lab.fn)
         k = int(stepped[2].translate(SUBSCRIPT_DIGITS)) if stepped else 0
         if stepped and stepped[1] in MOMENTS and k >= 1:                    # m1, v_1, m̂₁: the moment at step 1
-            lab = Label(stepped[1], state=f"adamw[{k}]")
+            lab = Label(stepped[1], state=f"adamw[{k}]", fn=lab.fn)      # (√v₁ stays a root)
         state = None if lab.state and not stepped else MOMENTS.get(lab.name)
         if state is None and not lab.state and not lab.index and lab.name.lower() in STEP_WORDS:
             state = STEP_WORDS[lab.name.lower()]           # 'ενημέρωση: −0,010000' under the lead-in: its update
@@ -815,6 +840,44 @@ def _printed_names(cell: list) -> list:
 PICKED = re.compile(r"([A-Za-z_]\w*(?:\.\w+)*)(?:\[\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*\]|"
                     r"\[\s*(\d*)\s*:\s*\d*\s*\])?")
 """A printed expression with the rows it picks: ``W.grad[[0, 1, 2, 6]]`` (those rows), ``W.grad[2:5]`` (from 2)."""
+
+
+TOKEN_ID = re.compile(r"""\w+\.(?:index|get)\(\s*(['"])(.+?)\1\s*\)|\w+\[\s*(['"])(.+?)\3\s*\]|"""
+                      r"(?<![\w.])(\d+)(?![\w.])")
+"""A token's id in code: ``vocab.index("come")``, ``stoi['cat']``, ``3``."""
+
+
+def _token_variables(cell: list, vocab) -> dict:
+    """The code variables a cell sets to a token's id: ``entrada, alvo = vocab.index("come"), stoi["peixe"]``
+    → {'entrada': 'come', 'alvo': 'peixe'}, so ``E.grad[entrada]`` is come's row.
+
+    >>> code = ['entrada, alvo = vocab.index("come"), vocab.index("peixe")', "ix = 2"]
+    >>> _token_variables(code, ["a", "come", "peixe"])
+    {'entrada': 'come', 'alvo': 'peixe', 'ix': 'peixe'}
+    """
+    out = {}
+    for line in cell:
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*(.+?)\s*(?:#.*)?", line)
+        if not m:
+            continue
+        names, ids = [x.strip() for x in m[1].split(",")], list(TOKEN_ID.finditer(m[2]))
+        if len(ids) != len(names) or TOKEN_ID.sub("", m[2]).strip(" ,()") != "":
+            continue
+        for name, t in zip(names, ids):
+            token = t[2] or t[4] or (vocab[int(t[5])] if t[5] and int(t[5]) < len(vocab) else None)
+            if token in vocab:
+                out[name] = token
+    return out
+
+
+def _with_tokens(code_name: str, variables: dict) -> str:
+    """``E.grad[entrada]`` with the token its variable holds: ``E.grad[come]``.
+
+    >>> _with_tokens("E.grad[entrada]", {"entrada": "come"}), _with_tokens("W[i, j]", {})
+    ('E.grad[come]', 'W[i, j]')
+    """
+    return re.sub(r"\[([^\[\]]*)\]", lambda b: "[" + re.sub(
+        r"[A-Za-z_]\w*", lambda w: variables.get(w[0], w[0]), b[1]) + "]", code_name) if variables else code_name
 
 
 def _tensors_below(lines: list, no: int) -> int:
@@ -1106,12 +1169,15 @@ def _literals(lines: list, numbers: list, vocab) -> dict:
     stack: list = []
     code_name, fence, cell = "", False, []
     queue: list = []           # the names of a cell's several prints, for its output's tensors in order
+    variables: dict = {}       # code variables that hold a token's id (entrada = vocab.index("come"))
     pick = None                # the rows the named output shows (W.grad[[0, 1, 6]]: its rows 0, 1, 6)
     suspended = None           # a literal still open when another is written beside it on its line
     for no, line in enumerate(lines, 1):
         if line.lstrip().startswith("```"):
             if fence:
+                variables.update(_token_variables(cell, vocab))
                 code_name, queue = _output_name(cell), _printed_names(cell)
+                code_name, queue = _with_tokens(code_name, variables), [_with_tokens(x, variables) for x in queue]
                 code_name, pick = _picked(code_name)
                 if len(queue) != _tensors_below(lines, no):
                     queue = []                 # a print that shows no tensor (print(step)): no name is sure
@@ -1344,6 +1410,13 @@ def _table_header(lines: list, no: int) -> tuple:
     return top, cells
 
 
+def _stacked_header(lines: list, top: int, no: int) -> bool:
+    """Whether a pipe table whose first line is ``top`` has a second row of labels before line ``no`` (``| head 1
+    | | | head 2 |`` over ``| t | s=1 | s=2 | …``): its first row's spans then name no columns of their own."""
+    return any(not re.search(r"\d[.,]\d", lines[k]) and not set(lines[k].strip()) <= set("|-: ")
+               for k in range(top, no - 1))
+
+
 GRID_RULE = re.compile(r"\s*\+[-=+:]+\+\s*")
 """A grid table's rule: ``+---+---------+``."""
 
@@ -1456,17 +1529,22 @@ def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
     ('logit', 'exp', 'ŷ')
     >>> str(_header_label(r"\\partial\\mathcal{L}/\\partial\\gamma_{f,j}", []))
     '∂L/∂γ_f'
+    >>> str(_header_label("∂L/∂z_{w} = p − y", []))
+    '∂L/∂z'
     """
     s = plain(cell).replace(" ", "").strip("|│")     # (a text table's rule beside its header)
     if SOFTMAX_GRADIENT.fullmatch(s):
         return parse_label("∂L/∂z", vocab)        # p − y: the loss's gradient at the softmax's input
+    if s.count("=") == 1 and (lhs := s.partition("=")[0]) and \
+            (SOFTMAX_GRADIENT.fullmatch(s.partition("=")[2]) or not re.search(r"\d", s)):
+        return _header_label(lhs, vocab, letters)    # '∂L/∂z_{w} = p − y': the name its formula defines
     s = LETTER_LAST.sub(r"_\1", LETTER_INDEX.sub("", s)) if letters else s
     if FUNCTION_LABEL.fullmatch(s) and re.match(r"(?:√|sqrt|exp|e\^|ln|log)", s):
         return _function_label(s, vocab)
     return parse_label(s, vocab)
 
 
-def _place_in_cell(n, line_figures: list) -> tuple:
+def _place_in_cell(n, line_figures: list, header: list = ()) -> tuple:
     """(the figure's place among its pipe-table cell's figures, how many figures the cell holds): a cell that
     prints a vector (``| 1 | 0,3300    0,4500 |``) gives each entry its component.
 
@@ -1474,11 +1552,24 @@ def _place_in_cell(n, line_figures: list) -> tuple:
     >>> figs = extract("| 2 | 0.9087    0.1317 | 0.3885 |")
     >>> [_place_in_cell(f, figs) for f in figs]
     [(0, 1), (0, 2), (1, 2), (0, 1)]
+    >>> figs = extract("| 2 | 0.6070 | 0.6070 | -0.0655 |")
+    >>> [_place_in_cell(f, figs, ["", "q", "", "k"]) for f in figs]
+    [(0, 1), (0, 2), (1, 2), (0, 1)]
     """
     text = n.line_text
     lo = text.rfind("|", 0, n.col) + 1
     hi = text.find("|", n.col)
     hi = len(text) if hi < 0 else hi
+    bars = [i for i, ch in enumerate(text) if ch == "|"]
+    lead = 1 if text.lstrip().startswith("|") else 0
+    first = min((sum(b < m.col for b in bars) - lead for m in line_figures if m.kind != "integer"), default=0)
+    if header and first == 1:        # a header over several columns (| | q | | k | |): its cells are one
+        k = sum(b < n.col for b in bars) - lead
+        j, end = spanned(header, k), k + 1
+        while j >= 1 and end < len(header) and not header[end].strip():
+            end += 1
+        if j >= 1 and (j < k or end > k + 1) and j + lead - 1 >= 0 and end + lead - 1 < len(bars):
+            lo, hi = bars[j + lead - 1] + 1, bars[end + lead - 1]
     inside = [m for m in line_figures if lo <= m.col < hi and m.kind in ("decimal", "percent", "integer", "power")]
     return sum(m.col < n.col for m in inside), len(inside)
 
@@ -1486,6 +1577,9 @@ def _place_in_cell(n, line_figures: list) -> tuple:
 def _table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     """A pipe table's cell: its row label, its column header, the header's corner cell (``optimizer``: the one
     the text spoke of last, which a step's superscript is of)."""
+    if n.kind != "integer" and not n.column and n.width == 1 and n.row and n.line_text.lstrip().startswith("|"):
+        lab = _header_label(n.row, vocab, letters=False)   # | ∂L/∂E_{seviyorum,1} | −0,6646 |: a row names its figure
+        return lab if lab is not None and lab.index and not _prose_word(lab, vocab) else None
     if n.kind == "integer" or not n.column:
         return None
     top, header = _table_header(lines, n.line)
@@ -1651,8 +1745,9 @@ def _text_tables(lines: list, numbers: list, vocab=()) -> dict:
                     max(0, h[0] - b, a - h[1]), max(a, h[0]) - min(b, h[1]), abs(a + b - h[0] - h[1])))
                 #     (the header nearest it; of those touching it the one it overlaps most, then the one whose
                 #      middle is nearest: '-1,0955' right-aligned under 'jõi' starts where 'kass' ended)
-            if col is header[0] and corner and not glued:
-                continue
+            if col is header[0] and corner and not glued or k is not None and \
+                    FUNCTION_BEFORE.search(line[cells[k][0]:n.col]) and re.search(r"[=≈]", line[n.col:cells[k][1]]):
+                continue      # (the argument in a cell 'exp(0,4000) = 1,4918': its function's, not its column's)
             out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
     return out
 
@@ -1743,11 +1838,30 @@ def _token_share(n, vocab, start: int) -> Label | None:
     return Label("token", (("tok", set_off),)) if set_off is not None else None
 
 
+def _parallel(n, line_figs, out: dict, token: Label) -> Label | None:
+    """A token's figure in a clause set beside one that names its symbol for another token: the same symbol
+    for this one (``"gato" tem z_gato = 0,08 e "." tem 0,03``: z of '.').
+
+    >>> from symgpt.claims.extract import extract
+    >>> a, b = extract('"gato" tem z_gato = 0.08 e "." tem 0.03.')
+    >>> str(_parallel(b, [a, b], {a.index: Label("z", (("tok", 0),))}, Label("token", (("tok", 3),))))
+    'z[tok3]'
+    """
+    sentence = re.split(r"[.!?](?:\s|$)|。", n.line_text[:n.col])[-1]
+    earlier = [m for m in line_figs if m.col < n.col and m.index in out and
+               n.line_text.rfind(sentence) <= m.col]
+    lab = out[earlier[-1].index] if earlier else None
+    if lab is None or len(lab.index) != 1 or not (isinstance(lab.index[0], tuple) and lab.index[0][0] == "tok") or \
+            lab.index == token.index or lab.name == "token" or lab.of or lab.state or lab.fn:
+        return None
+    return dataclasses.replace(lab, index=token.index)
+
+
 def _quoted(text: str, token: str) -> bool:
     return re.search(rf"{OPEN}\s?{re.escape(token)}\s?{CLOSE}", text) is not None
 
 
-OPEN, CLOSE = "[«\"“„'‘「『`]", "[»\"”“'’」』`]"
+OPEN, CLOSE = "[«\"“„'‘「『`*]", "[»\"”“'’」』`*]"        # (and Markdown's emphasis, *Hund*)
 """The marks a token is quoted in: « », “ ”, „ “, 「 」, ` `, ' '."""
 
 
@@ -1869,6 +1983,8 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     #   (a position as the text writes it, its origin learned; the last place, and a key's, from 0)
     after = re.split(r"[,;.!?)\]]|[，；。、]", n.line_text[n.col + len(n.text):] + " " + below)[0][:40]
     if seq and SELF.search(after):
+        query = _querying(wrapped + n.line_text[:n.col], seq) if said is None and n.position is None else None
+        t = ("at", seq.index(query)) if query is not None else t    # ('*der* schaut zu 100 % auf sich selbst')
         return Label("A", (t, t))
     k = _row_mark(after, anywhere=True) if said is not None and n.position is None else None
     if k is not None and seq:            # 'Paikka 3 … 4,932 % painolla paikkaan 2': query 3's weight on key 2,
@@ -1877,7 +1993,8 @@ def _attention_share(n, vocab, start: int, above: str = "", below: str = "") -> 
     if lab is None or not seq:
         return None
     word = vocab[lab.index[0][1]]
-    given = GIVEN_TO.match(n.line_text[n.col + len(n.text):] + " " + below)
+    given = GIVEN_TO.match(n.line_text[n.col + len(n.text):] + " " + below) or \
+        GIVEN_NEXT.match(n.line_text[n.col + len(n.text):] + " " + below)
     if given and given[1] in seq and seq.count(given[1]) == 1:
         query = word if word in seq and seq.count(word) == 1 and re.search(
             rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}[^\d{OPEN[1:-1]}]*$", n.line_text[start:n.col]) else \
@@ -1905,16 +2022,19 @@ def _querying(left: str, seq) -> str | None:
     '吃'
     >>> _querying("« mange » donne 30 % à « le » et ", ["le", "chat", "mange"]), _querying("then ", ["a"])
     ('mange', None)
+    >>> _querying('("bea") e egal: 0.3056 pe "<s>", 0.3414 pe "pisica" și ', ["<s>", "pisica", "bea"])
+    'bea'
     """
     sentence = re.split(r"[.!?](?:\s|$)|[。；;！？]", left)[-1]
     for m in reversed(list(re.finditer(rf"{OPEN}\s?([^\s{OPEN[1:-1]}{CLOSE[1:-1]}]+)\s?{CLOSE}", sentence))):
-        if re.search(rf"{GIVEN_WORDS}\s*$", sentence[:m.start()], re.I):
-            continue                     # 给「小猫」, à « le »: a key given a share, not the query
+        if re.search(rf"{GIVEN_WORDS}\s*$", sentence[:m.start()], re.I) or \
+                re.search(r"\d\s*%?\s*(?:[^\W\d_]{1,4}\s+)?$", sentence[:m.start()]):
+            continue                     # 给「小猫」, à « le », '0.3414 pe "pisica"': a key given a share
         return m[1] if m[1] in seq and seq.count(m[1]) == 1 else None
     return None
 
 
-GIVEN_WORDS = r"(?:\b(?:to|à|au|auf|an|a|al|ao|na|на|к|do|naar|aan|ke|için|para|per|pour|für)|に|へ|给|에)"
+GIVEN_WORDS = r"(?:\b(?:to|à|au|auf|an|a|al|ao|na|на|к|do|naar|aan|ke|için|para|per|pour|für|pe)|に|へ|给|에)"
 """What stands before the token a share of attention is given to."""
 GIVEN_TO = re.compile(rf"[^.;!?。,，\d«»\"“”„「」]{{0,40}}?(?:attention|attenzione|atención|atenção|Aufmerksamkeit|"
                       rf"внимания|aandacht|uwagi|dikkat(?:ini)?|注意力?)\s*(?:\w+\s+){{0,2}}?"
@@ -1922,6 +2042,8 @@ GIVEN_TO = re.compile(rf"[^.;!?。,，\d«»\"“”„「」]{{0,40}}?(?:attent
                       rf"{OPEN}\s?([^\s«»\"“”„'‘’「」`]+)\s?{CLOSE}", re.I)
 """The token a share of attention is given to, after the figure, in the same clause: ``… de son attention à « le »``,
 ``… of its attention to “the”`` (not '…, compared to “t1”')."""
+GIVEN_NEXT = re.compile(rf"\s*%?\s*{GIVEN_WORDS}\s+{OPEN}\s?([^\s«»\"“”„'‘’「」`*]+)\s?{CLOSE}", re.I)
+"""The token a share is given to, just after it: ``*Hund* verteilt sich mit 68,27 % auf *der*``."""
 SELF = re.compile(r"\b(?:itself|ela mesma|ele mesmo|sí mism[oa]|sé stess[oa]|per sé|sich selbst|lui-même|elle-même|"
                   r"себя|самого себя|chính nó|chính mình|(?:samo\s+)?siebie|kendi(?:si|sine|sinde|ni)|zichzelf|"
                   r"dirinya(?:\s+sendiri)?|sig själv|seg selv|sig selv|स्वयं|खुद|itse\w*|önmag\w*|sebe|"
@@ -2028,7 +2150,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if n.index not in out or anonymous:    # (a vector in a table's cell: the cell's labels name it)
             lab = _table_label(n, lines, vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
             if lab is not None:
-                k, count = _place_in_cell(n, on_line[n.line])
+                top, header = _table_header(lines, n.line)
+                k, count = _place_in_cell(n, on_line[n.line], [] if _stacked_header(lines, top, n.line) else header)
                 out[n.index] = lab if count < 2 else dataclasses.replace(lab, index=lab.index + (("at", k),))
     ends: dict = {}
     last = None
@@ -2061,12 +2184,15 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
                 first = n.operands[0] if not isinstance(n.operands[0], int) else numbers[n.operands[0]]
                 token = _quoted_token(first.line_text[:first.col], vocab) if first.line == n.line else None
                 mine = Label("token", (("tok", vocab.index(token)),)) if token is not None else None
+            if mine is not None and mine.name == "token" and n.kind == "decimal":
+                mine = _parallel(n, by_line.get(n.line, ()), out, mine) or mine
             lab = mine or lab                # ('"I" with 0.2621', '"tea" … with probability 0.6225%': the token's)
         last = n
         if not (n.kind == "integer" and re.match(r"\s*(?:→|->|,|\)|\]|\})", n.line_text[n.col + len(n.text):])):
             ends[n.line] = n.col + len(n.text)     # (not an index inside a name: s(3→3) = …'s 3s)
         if lab is not None:
             out[n.index] = lab
+    out.update(_echoes(numbers, out))
     heads, sups = {}, {}
     for n in numbers:
         lab = out.get(n.index)
@@ -2098,6 +2224,39 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=lab.head if lab.head is not None else heads.get(k), sup=sups.get(k) or lab.sup)
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
+
+
+ECHO_LINES = 3     # a figure printed again as an operand names what it was named this many lines above
+
+
+def _echoes(numbers: list, out: dict) -> dict:
+    """Operands with no name of their own that repeat, digit for digit, a figure named a few lines above
+    (``√v₁ ≈ 0,003148`` ⏎ ``Δ = 0,01 × 0,0099557 / 0,003148``): that figure's label.  Only figures of three
+    significant digits or more, in the same section.
+
+    >>> from symgpt.claims.extract import extract
+    >>> ns = extract("v = 0.003148\\nstep = 0.01 × 0.0099557 / 0.003148 = 0.0316")
+    >>> {ns[k].text: str(lab) for k, lab in _echoes(ns, {0: Label("v")}).items()}
+    {'0.003148': 'v'}
+    """
+    def operand(n) -> bool:
+        return bool(OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) or
+                    re.search(r"(?:[×*/÷·+\-−]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]))
+
+    seen: dict = {}
+    found = {}
+    for n in numbers:
+        lab = out.get(n.index)
+        if lab is not None:
+            if not operand(n):                        # (a result or a value stated, not a term of arithmetic)
+                seen[n.text] = (n, lab)
+            continue
+        if n.kind != "decimal" or n.significant < 3 or n.text not in seen or not operand(n):
+            continue
+        m, lab = seen[n.text]
+        if 0 < n.line - m.line <= ECHO_LINES and m.section == n.section and lab.inner is None:
+            found[n.index] = lab
+    return found
 
 
 PRODUCT = re.compile(r"(?<![\w∂/\\^])([^\W\d_][\w']{0,3}?)\s*[·×*@]?\s*([A-Za-z]\w*)(?!\w)")
@@ -2266,7 +2425,7 @@ def _head_number(m) -> int:
 
 ROW_MARK = re.compile(r"(?:第\s*(\d+)\s*(?:行|个位置|个词)|\b(?:row|position|pos|query|ligne|Zeile|Position|vị trí|"
                       r"posizione|posición|posição|позиция|pozycj[ai]|pozisyon|konum|positie|posisi|स्थिति|"
-                      r"[Rr]ad(?:en)?|[Ff]ila|[Rr]iga|[Ll]inha|[Ss]atır|[Rr]ij|[Bb]aris|[Hh]àng|[Сс]трок[аеи]|[Ww]iersz[au]?|पंक्ति|الصف|الموضع|"
+                      r"[Rr]ad(?:en)?|[Rr][âa]nd(?:ul)?|[Ff]ila|[Rr]iga|[Ll]inha|[Ss]atır|[Rr]ij|[Bb]aris|[Hh]àng|[Сс]трок[аеи]|[Ww]iersz[au]?|पंक्ति|الصف|الموضع|"
                       r"الموقع|[Pp]aik(?:k)?a\w*|[Pp]ozíció\w*|[Pp]ozic\w*|[Pp]lats(?:en)?)\s*=?\s*\$?\s*"
                       r"(\d+)|\bt\s*=\s*(\d+)|位置\s*(\d+))")       # (rad $2$: the number in math)
 SLIDE = re.compile(r"\s*\[?(?:Slide|Folie|Diapositive|幻灯片|Page)\s*\d+\]?", re.I)

@@ -270,12 +270,15 @@ class Matcher:
         if None in refs or all(m is r for m, r in zip(moved, refs)) or None in moved:
             return None
         dc = self.derived(n, found, moved)
-        c = self._node_at(dc.ball) if dc is not None and not isinstance(dc.ball, fmpq) else None
-        entry = {MOMENT.fullmatch(r.ref).group(1, 3) for r in refs if MOMENT.fullmatch(getattr(r, "ref", ""))}
-        if c is None or len(entry) != 1 or not re.fullmatch(r"adamw\[\d+\]\.update\[[^\]]+\]", c.ref):
+        entry = {m.group(1, 3) for r in refs if (m := MOMENT.fullmatch(_root_of(getattr(r, "ref", ""))))}
+        if dc is None or isinstance(dc.ball, fmpq) or len(entry) != 1:
             return None
         k, idx = entry.pop()
-        return c if c.ref == f"adamw[{k}].update[{idx}]" else None
+        c = self._by_ref.get(f"adamw[{k}].update[{idx}]")
+        if c is None or isinstance(c.ball, fmpq):
+            return None
+        x, y = float(dc.ball.mid()), float(c.ball.mid())
+        return c if abs(x - y) <= UNCORRECTED_EPS * abs(y) else None    # (ε left out of the chain: 10⁻⁸ / √v̂)
 
     def _without_y(self, n, found: dict, alts: list):
         """The gradient a chain computes with the target's probability where p − y belongs (``x₁ · p_t``): the
@@ -292,10 +295,12 @@ class Matcher:
 
     def _corrected(self, r):
         """The bias-corrected moment for a raw one (adamw[1].m[…] → adamw[1].mhat[…]), else ``r`` itself."""
-        m = MOMENT.fullmatch(getattr(r, "ref", ""))
+        ref = getattr(r, "ref", "")
+        m = MOMENT.fullmatch(_root_of(ref))
         if m is None:
             return r
-        return self._by_ref.get(f"adamw[{m.group(1)}].{m.group(2)}hat[{m.group(3)}]")
+        hat = f"adamw[{m.group(1)}].{m.group(2)}hat[{m.group(3)}]"
+        return self._by_ref.get(hat) if ref == m[0] else self.expression(f"sqrt({hat})")     # (√v: √v̂)
 
     def _node_at(self, ball, group=None):
         """The quantity (a node, or a function of one: exp(S), S·√d_k) whose value is ``ball``'s, to 2⁻⁴⁰
@@ -309,6 +314,9 @@ class Matcher:
         lo = bisect.bisect_left(self._by_value, (x - w,))
         hits = {self._node(c): c for v, _, c in self._by_value[lo:lo + 8] if abs(v - x) <= w
                 and (group is None or group.fullmatch(c.group)) and (c.ball - ball).contains(0)}
+        runs = {(RUN_PREFIX.sub("", c.group), c.idx) for c in hits.values() if RUN_PREFIX.match(c.group)}
+        if len(hits) > 1 and len(runs) == 1 and all(RUN_PREFIX.match(c.group) for c in hits.values()):
+            return min(hits.values(), key=lambda c: c.key)    # one entry after two steps that move it alike
         return next(iter(hits.values())) if len(hits) == 1 else None
 
     def _function(self, n, found: dict):
@@ -1019,6 +1027,18 @@ def _placed(rest: tuple, a: int, b: int, i: int, j: int) -> tuple:
     for k in range(len(rest) + 2):
         out.append(i if k == a else j if k == b else next(it))
     return tuple(out)
+
+
+RUN_PREFIX = re.compile(r"(?:sgd|adamw)\[\d+\]\.|head_step\.")
+"""A training state's run: SGD's, AdamW's or the output head's own step."""
+UNCORRECTED_EPS = 1e-5
+"""How near the update a chain on m̂ and v̂ must come: ε = 10⁻⁸ left out moves it by ε/√v̂, far below this."""
+
+
+def _root_of(ref: str) -> str:
+    """The quantity under a square root's sign (``sqrt(adamw[1].v[W,0,0])`` → ``adamw[1].v[W,0,0]``); else ''."""
+    return ref[5:-1] if ref.startswith("sqrt(") and ref.endswith(")") and ref.count("(") == 1 else \
+        ref if "(" not in ref else ""
 
 
 def _subtracted(n) -> bool:
