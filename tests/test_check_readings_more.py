@@ -264,7 +264,7 @@ def test_a_bracket_of_words_starts_no_matrix():
     """'[see 0.5 and 0.7]' over 'x = [0.3, 0.4]': the words' bracket is no row of x; x's entries keep their
     places."""
     from symgpt.claims.extract import extract
-    from symgpt.claims.labels import _stacked
+    from symgpt.claims.literals import stacked_literals
     text = "[see 0.5 and 0.7]\nx = [0.3  0.4]"
-    got = _stacked(text.split("\n"), extract(text), [])
+    got = stacked_literals(text.split("\n"), extract(text), [])
     assert sorted((str(lab), pos) for lab, pos in got.values()) == [("x", (0,)), ("x", (1,))]

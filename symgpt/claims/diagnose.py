@@ -39,8 +39,8 @@ from .claims import certify_rounding, show
 from .context import SIZES, _names, _pinned, score
 from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
 from .figure import operand as _operand
-from .labels import plain
 from .refs import ExprError, bind, parse
+from .symbols import plain
 
 __all__ = ["CAUSES", "cause_of", "diagnose", "slipped", "wrong"]
 STRONG = 4.0          # the context score that names a quantity on its own

@@ -29,8 +29,8 @@ from .aliases import DATA_ALIASES
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
 from .context import ALIASES
 from .figure import cell, near_window, readable
-from .labels import Label, run_of
 from .refs import ExprError, bind, parse
+from .symbols import Label, run_of
 
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
 STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p", "sgd.grad_z", "sgd.grad_logits")
@@ -222,7 +222,7 @@ class Notation:
         a layer (``W^{(1)}`` and ``W^{(2)}``, a one-block model's two MLP matrices; ``h^{(0)}``, ``h^{(1)}``) kept
         as part of it, since two such superscripts name two tensors.
 
-        >>> from symgpt.claims.labels import Label
+        >>> from symgpt.claims.symbols import Label
         >>> import symgpt; from symgpt.claims.match import Matcher
         >>> n = Notation(Matcher(symgpt.load("tiny-transformer")))
         >>> n.named(Label("W", (0, 1), sup=(1,))), n.named(Label("W", (0, 1)))

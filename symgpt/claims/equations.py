@@ -1,0 +1,631 @@
+"""A figure's name from the equation it closes: its left-hand side (``A[2,1] = 0.3901``), the lead-in that
+names the entry an optimizer's states are worked for, a function of a figure (``exp(−0.12) ≈ 0.8781``), a
+figure an operand repeats."""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .aliases import MOMENTS, PROSE, STEP_WORDS
+from .extract import HEADING
+from .marks import superscript_of
+from .shares import AND
+from .symbols import (
+    BULLET,
+    FUNCTIONS,
+    NEW,
+    NEW_VALUE,
+    WORDS,
+    Label,
+    function_label,
+    named,
+    parse_label,
+    plain,
+    run_of,
+    subscripted,
+    unmarked,
+)
+
+IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是|" \
+     r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
+"""The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
+RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
+CLAUSE = re.compile(r"[;；。]|[,，、](?=\s*[^\d\s(+\-−.])|"
+                    r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|(?<!\S)(?:এবং|ও|और|तथा|اور|மற்றும்)(?!\S)|"
+                    r"\b(?:y|e|i|en|és|ja|și|και|та|і|na)\b(?=\s+\$?\\?[^\W\d][\w{}\\^']*\s*\$?\s*=)|"
+                    r"(?<=[\d)\]])\.\s+(?=[^\W\d_])")
+#                     (a sentence's end after a figure, '… = 0.4598. Từ đó n_{2,1} = …', ends the clause too;
+#                      'and' in more languages only before a name's equation: 'm_1 = … y v_1 = …', not 'y = 1')
+SIGNED_NEXT = re.compile(r"\s+[-−+]\d")
+"""A signed entry after spaces, with no space after its sign (NumPy's ``[ 0.0990  -0.1419 ]``, ``[-0.99 +0.99]``
+with ``sign='+'``): no subtraction, no addition."""
+OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
+#              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
+FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
+ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}(?:\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?"
+                           r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+))(?![\w(])")
+#                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃: an entry of a parameter
+FROM_TO_WORDS = (("von", "auf|zu"), ("from", "to"), ("de", "à|a|para"), ("da", "a"), ("de la", "la"),
+                 ("fra", "til"), ("från", "till"), ("van", "naar|tot"), ("z", "na|do"), ("с", "до|на"),
+                 ("dari", "menjadi|ke"), ("từ", "lên|xuống|thành"), ("από", "σε|στο"), ("من", "إلى"))
+"""Each language's own 'from' and 'to' (Czech 'z 0,36 a 0,28' is 'of 0,36 and 0,28': no pair)."""
+FROM_TO = re.compile("|".join(rf"(?<!\w){f}\s*(\S+?)\s*%?\s*(?:{t})(?!\w)\s*$" for f, t in FROM_TO_WORDS) +
+                     r"|从\s*(\S+?)\s*%?\s*(?:降到|升到|降至|升至|变为|变成|到)\s*$"
+                     r"|(\S+?)\s*%?\s*(?:から|より)\s*$", re.I)     # 'from A to B' ('fra 21,48 % til …', 'de 0,5 a …')
+SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?\s*/\s*√\s*[{(]?\s*"
+                        r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
+DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
+LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|π|q|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|t|onehot|one-hot)"
+                            r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
+OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
+SOFTMAX_GRADIENT = re.compile(r"(?:[δΔ]\w*=)?(?:p|π|ŷ|probs?)(?:_\{?\w+\}?|\[\w+\])?-(?:y|onehot|one_hot)"
+                              r"(?:_\{?\w+\}?|\[\w+\])?")
+"""A header that writes the gradient at the logits as its formula: ``p − y``, ``p_v − y_v``, ``δ = p − y``."""
+LETTER_INDEX = re.compile(r"(?:_\{?[a-z]\}?|\[[a-z]\])(?=[)}]?$)")   # z_{j}, p[j], exp(z[j]), e^{s_{j}}: an index
+LETTER_LAST = re.compile(r"_\{([^\W\d]\w*),\s*[a-z]\}(?=[)}]?$)")    # γ_{f,j}: γ_f, its index j over the columns
+VALUE_WORDS = {"wert", "value", "valeur", "值", "weight", "gewicht"}     # 'neuer Wert …', 'new value …'
+LEAD_LINES = 12          # a lead-in names the entry of the lines below it, back to the heading and this far
+def _arithmetic(chain: str, vocab=()) -> bool:
+    """Only figures, operators, functions, short names and the vocabulary's tokens as indices (``p'(تشرب)``): an
+    equation's chain, not a sentence.
+
+    >>> _arithmetic("x'1 × (p'(تشرب) − 1)", ["تشرب"]), _arithmetic("0.5 × 2", []), _arithmetic("我们得到 0.5", [])
+    (True, True, False)
+    >>> _arithmetic("x_1 (ŷ_{içerim} − y_{içerim}) = 0.3 × 0.1463", ["içerim"])      # a token as a subscript
+    True
+    """
+    words = sorted((w for w in vocab if isinstance(w, str) and len(w) > 1), key=len, reverse=True)
+    if words:
+        chain = re.sub(r"[(\[,{]\s*(?:" + "|".join(map(re.escape, words)) + r")\s*(?=[)\],}])", "(", chain)
+    return not re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", chain) and \
+        all(w in FUNCTIONS for w in re.findall(r"[^\W\d_]{3,}", chain) if not re.fullmatch(r"[\u0370-\u03ff]+", w))
+
+
+CONTINUES = re.compile(r"\s*+\$*+\s*+&?+\s*+(?:\\q?quad\s*+)*+(?:[-+−=≈]|\\approx)")   # (possessive: linear)
+
+
+def continued_label(n, lines: list, vocab) -> Label | None:
+    """The result of an equation wrapped over lines (``k_{3,2} &= … \\\\`` then ``&\\qquad + … = -0.345``):
+    the left side of the line it continues, up to three lines above."""
+    if n.kind == "integer" or not CONTINUES.match(n.line_text) or \
+            not re.search(r"[=≈]\s*\$*\s*$", n.line_text[:n.col]):
+        return None
+    rest = n.line_text[n.col + len(n.text):]
+    if OPERAND_NEXT.match(rest):
+        return None
+    for k in range(n.line - 2, max(-1, n.line - 5), -1):
+        above = lines[k]
+        if not above.strip():
+            return None
+        if not CONTINUES.match(above):
+            head = re.split(r"=|≈|\\approx", plain(above))[0]
+            lab = named(head, vocab, n.heading) if re.search(r"[=≈]|\\approx", above) else None
+            return dataclasses.replace(lab, sup=superscript_of(head)) if lab is not None else None
+            #      (e^{(2)}_{31} = \frac{…} ⏎ = … = −0.5152: head 2's, as the line it continues says)
+    return None
+
+
+def last_clause(left: str) -> str:
+    """The last clause of a line's text, commas inside brackets kept: ``x, W_{0,球} ← `` → ``W_{0,球} ← ``."""
+    depth = 0
+    for i in range(len(left) - 1, -1, -1):
+        ch = left[i]
+        depth += ch in ")]}"
+        depth -= ch in "([{"
+        if depth <= 0 and CLAUSE.match(left, i) and (depth == 0 or ch in ";；。"):
+            return left[i + len(CLAUSE.match(left, i)[0]):]
+        if depth < 0:
+            return left[i + 1:]          # inside an open bracket: the clause starts after it
+    return left
+
+
+def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
+    """The label of a figure that closes its clause's equation: the clause's left-hand side.
+
+    ``start`` is where the previous figure of the line ends: ``p(<s>) = 0.160    p(we) = 0.322`` names
+    0.322 by the text after 0.160; ``L = -ln 0.2165 = 1.5302`` names 1.5302 by the clause's head.
+    With the document's ``lines``, a step's words (``Schritt …``, ``neuer Wert …``) name the state of the
+    entry a lead-in names (:func:`of_entry`).
+    """
+    if n.kind == "integer":
+        return None                            # a count, an id, a size: read by the matcher's own rules
+    left = n.line_text[:n.col]
+    rest = n.line_text[n.col + len(n.text):]
+    if OPERAND_NEXT.match(rest):
+        return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
+    if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
+        word = re.search(r"(?<![\w-])([^\W\d_]{3,})\s*$", left[start:])
+        step = next((w for w in re.findall(r"[^\W\d_]+", left[start:])[-3:] if w.lower() in STEP_WORDS), None)
+        if step and lines is not None:        # 'Zerfall 4.0e-05', 'der Schritt wäre dann …' under a lead-in
+            return of_entry(Label(STEP_WORDS[step.lower()]), n, lines, vocab, strict=True)
+        return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
+    lhs = re.search(r"([^=≈:,;]*)[=≈]\s*$", plain(left))
+    tail = CONSTANT_TAIL.search(lhs[1].rstrip()) if lhs else None
+    if tail and not re.search(r"[-+−×*/·÷^)\]\d]\s*$", lhs[1][:tail.start()]) and \
+            (const := _constant(tail[0])) is not None:      # (not q·k / √2 = …: the constant is one operand)
+        return Label("const", ref=const)       # '… 균등 분포였다면 ln 5 ≈ 1.6094', '√(2/π) = 0.7979': the number
+    qk = SCALED_DOT.search(lhs[1]) if lhs else None
+    if qk:
+        return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
+    opened = left.rfind("$")
+    inline = left[opened + 1:] if left.count("$") % 2 == 1 and "$$" not in left and "=" in left[:opened] else left
+    #        (inside $…$ after another equation: '$m_1 = … = −0.0024$ na $v_1 = … = 5.75·10⁻⁷$' names v_1)
+    for first, clause in ((True, unmarked(last_clause(plain(left[start:])), vocab)),
+                          (False, unmarked(_joined(last_clause(plain(inline))), vocab))):
+        parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
+        j = len(parts) - 3
+        while first and j >= 3 and EXPRESSION.search(parts[j]) and not FUNCTION_OF.search(plain(parts[j])):
+            j -= 2                         # '… is ∂L/∂z_t = p − y = 0.19': the name before the formula
+        for k in ({j, 0} if first and j >= 0 else {0}):
+            if (last := _trailing_symbol(parts[k])) is not None and named(parts[k], vocab, n.heading) is None \
+                    and named(last, vocab, n.heading) is not None:
+                parts[k] = last            # '… je tedy gradient ∂L/∂z_{mléko} = …': the symbol after the words
+        head = parts[0]
+        if first and j >= 2 and POWER_OF_NAME.fullmatch(plain(parts[j])):
+            return None                    # '… ≈ 1,048: z^3 ≈ 1,1505': a power of z, not the z named before
+        if first and j >= 2 and parts[j].strip() and re.search(NAME_LETTER, parts[j]) \
+                and named(parts[j], vocab, n.heading) is not None and \
+                not re.match(r"\s*[-−]\s*(?:ln|log)(?![A-Za-z])", plain(parts[j])) and \
+                not (FUNCTION_OF.search(plain(parts[j])) and (function_label(plain(parts[j]), vocab) is None or
+                                                             re.match(r"\s*[-−]", plain(parts[j])))):
+            head = parts[j]                # 'the variance is σ² = 0.412': the name nearest the figure
+            #                  (not 'L = −ln ŷ_3 = …' nor 'L = − ln P(milk) = …': a formula, or a function negated)
+            said = _gradient_said_as_p(parts[j - 2], named(head, vocab, n.heading))
+            if said is not None:
+                return said
+        if first and len(parts) == 3 and re.fullmatch(r"\s*[-−+×*/·]\s*[^\s()=]+\s*", head):
+            continue                   # '1 − ŷ_{3} = …' after the figure 1: its operand, the clause names it
+        if not first and not _arithmetic("".join(parts[2:]), vocab):
+            return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
+        if len(parts) >= 5 and (const := _constant(parts[-3])) is not None:
+            return Label("const", ref=const)   # 'uniform, L = ln 5 = 1.6094': the number ln 5, not this model's L
+        if head.strip() and re.search(NAME_LETTER, head):
+            if FUNCTION_OF.search(plain(head)):
+                return function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
+            lab = formula_label(named(head, vocab, n.heading), parts[2:-1:2] if head is parts[0] else [], vocab)
+            if lab is None and lines is not None and (lead := _leading_words(head, n.heading)) is not None:
+                lab = of_entry(lead, n, lines, vocab, strict=True)
+            if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
+                lab = Label(lab.name, lab.index, state=f"{run_of(n.heading)}[1]")   # W ← W − η·g: after the step
+            return lab
+    return None
+
+
+def _joined(clause: str) -> str:
+    """The last of equations a conjunction joins in one clause (``m̂ = … = −0.386 e v̂ = 0.000149 / 0.001 =``
+    → ``v̂ = 0.000149 / 0.001 =``): a figure closes the equation it stands in.
+
+    >>> _joined("m = 0.1 / 0.1 = 1 e v = 0.2 / 0.1 ="), _joined("x = a and b =")
+    ('v = 0.2 / 0.1 =', 'x = a and b =')
+    """
+    parts = re.split(rf"(?<=\d)(?:{AND.pattern})(?=[^\W\d][\w\u0302\u0303\u0304'′]{{0,12}}\s*[=≈])", clause)
+    return parts[-1] if len(parts) > 1 and re.search(r"[=≈]", parts[0]) else clause
+
+
+POWER_OF_NAME = re.compile(r"\s*(?!σ)[^\W\d_][\w{},]*?(?:\^\{?[2-9]\}?|[²³⁴])\s*")
+"""A name raised to a power (``z^3``, ``x²``): a function of the name, not the name (σ² is the variance).
+
+>>> [bool(POWER_OF_NAME.fullmatch(s)) for s in (" z^3 ", " x² ", " σ² ", " z_{3} ")]
+[True, True, False, False]
+"""
+LOGITS_GRADIENT_NAME = re.compile(r"\s*(?:d|grad_|∂L/∂|dL/d|∂ℒ/∂|∂\\mathcal\{?L\}?/∂)(?:logits?|z|ℓ)\s*"
+                            r"|\s*(?:logits?|z)\.grad\s*")
+"""The whole gradient of the logits, spelled without an entry: ``dlogits``, ``∂L/∂z``, ``logits.grad``."""
+
+
+WORD_LETTER = r"[^\W\d_₀-₉⁰-⁹]"
+"""A letter of a word: not a digit, nor a sub- or superscript digit (``h₁`` is a symbol, not a word)."""
+NOT_PROSE = FUNCTIONS | {"ln", "log", "exp", "sin", "cos", "tanh", "relu", "gelu"}
+"""Words before a symbol that make it a function's argument, not the name a sentence ends on."""
+
+
+def _trailing_symbol(part: str) -> str | None:
+    """A symbol that ends words before an equals sign (``tedy gradient ∂L/∂z_{mléko}`` → ``∂L/∂z_{mléko}``): the
+    last run without spaces outside braces, when words stand before it and it holds a letter of a name (None else).
+
+    >>> _trailing_symbol(" tedy gradient ∂L/∂z_{mléko} "), _trailing_symbol(" σ² "), _trailing_symbol("the x_{a b}")
+    ('∂L/∂z_{mléko}', None, 'x_{a b}')
+    >>> _trailing_symbol("−ln p_{a}"), _trailing_symbol("softmax z"), _trailing_symbol("h₁ W_2 ")   # no prose
+    (None, None, None)
+    """
+    depth, k = 0, len(part.rstrip())
+    for i in range(k - 1, -1, -1):
+        ch = part[i]
+        depth += ch in "})]"
+        depth -= ch in "{(["
+        if ch.isspace() and depth == 0:
+            last, before = part[i + 1:k], part[:i]
+            words = re.findall(rf"{WORD_LETTER}{{2,}}", before)
+            prose = words and not re.search(r"[-−+×/·=^\\]", before) and words[-1].lower() not in NOT_PROSE
+            return last if prose and re.search(NAME_LETTER, last) else None
+    return None
+
+
+def _gradient_said_as_p(outer: str, inner) -> Label | None:
+    """The logits' gradient an equation says is a token's probability (``dlogits = p(nasi) = 0.2269``): the
+    chain claims the gradient's entry for that token, which is p only away from the target (forgot −y there).
+
+    >>> str(_gradient_said_as_p("dlogits ", Label("p", (("tok", 3),))))
+    'grad_logits[tok3]'
+    >>> _gradient_said_as_p("L ", Label("p", (("tok", 3),))), _gradient_said_as_p("dlogits", Label("p", ()))
+    (None, None)
+    """
+    outer = (plain(outer).split() or [""])[-1]      # ('Für das Ziel t gilt dlogits = …': its last word)
+    if inner is None or inner.name not in ("p", "ŷ", "probs") or not inner.index or inner.state \
+            or not LOGITS_GRADIENT_NAME.fullmatch(outer):
+        return None
+    return Label("grad_logits", inner.index)
+
+
+def formula_label(lab: Label | None, formulas, vocab) -> Label | None:
+    """The label of a name a formula defines: the formula's parameters make one tensor, and that tensor is the
+    name's, whatever the name's letter means elsewhere.  ``z = u W_1 + b_1 = (…)`` is the FFN's Z (W_1 and
+    b_1 make it), not the logits the letter z names alone; ``h = x W_Q`` is Q.  A name that already is that
+    tensor, a formula with no parameter or with parameters of several tensors, keeps ``lab``.
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words([], {"Z", "W_1", "b_1", "logits", "E"}, {"W_1", "b_1", "E"}, made_by={"W_1": "Z", "b_1": "Z"})
+    >>> str(formula_label(Label("z", (2,)), [" u W_1 + b_1 "], v)), str(formula_label(Label("z"), [" u·W "], v))
+    ('Z[2]', 'z')
+    >>> str(formula_label(Label("z"), [" h E^T "], v)), str(formula_label(Label("z"), [], v))
+    ('z', 'z')
+    """
+    made_by = getattr(vocab, "made_by", None)
+    if lab is None or not made_by or lab.state or lab.of:
+        return lab
+    made = set()
+    for formula in formulas:
+        if not EXPRESSION.search(plain(formula)) and not re.search(r"[A-Za-z]\s+[A-Za-z]", plain(formula)):
+            continue                   # a name, not a formula (o₂ in 'position: o₂ = …')
+        flat = subscripted(plain(formula)).replace("{", "").replace("}", "")
+        for word in re.findall(r"[A-Za-z]\w*(?:_\{\w+\}|_\w+)?", flat):
+            if word in made_by:
+                made.add(made_by[word])
+            elif word in getattr(vocab, "params", ()):
+                return lab             # a parameter that makes several tensors (a tied E): the formula says no one
+    if len(made) != 1:
+        return lab
+    out = made.pop()
+    return lab if lab.name.rpartition(".")[2] == out else Label(out, lab.index, section=lab.section, head=lab.head,
+                                                                 sup=lab.sup)
+
+
+EXPRESSION = re.compile(r"[\w)}]\s*[-−+×*/·÷]\s*[\w(√]")
+"""Two operands and an operator between them (``p − y``, ``x·W``): a formula, not a name."""
+PI = re.compile(r"\s*(?:((?:√|sqrt)\s*\(?\s*2\s*/\s*)(?:π|pi)\s*\)?|π|pi)\s*")
+CONSTANT = re.compile(r"\s*(ln|log|√|sqrt|exp|e\s*\^)?\s*[({]?\s*(\d{1,3})\s*[)}]?\s*(?:/\s*(\d{1,3})\s*)?")
+"""Arithmetic on small whole numbers (``ln 5``, ``√2``, ``1/5``): a decimal operand is a model's quantity."""
+
+
+CONSTANT_TAIL = re.compile(r"(?:(?<=\s)|^)(?:(?:ln|log|√|sqrt|exp)\s*[({]?\s*\d{1,3}\s*[)}]?|\d{1,3}\s*/\s*\d{1,3}|"
+                           r"(?:√|sqrt)\s*\(\s*2\s*/\s*(?:π|pi)\s*\))\s*$")
+"""A constant closing a sentence's text before ``≈``: ``… then ln 5``, ``√(2/π)``."""
+
+
+NAME_LETTER = r"[A-Za-z\u00c0-\u024f\u0370-\u03ffℓ∂∇]"
+"""A letter a symbol may start with: Latin (ŷ, é too), Greek, ∂ and ∇ (not a word of Chinese or Russian prose)."""
+
+
+def _constant(expr: str) -> str | None:
+    """The claims expression of arithmetic on printed numbers alone (``ln 5``, ``√2``, ``1/5``), or None.
+
+    >>> _constant(" ln 5 "), _constant("√2"), _constant("1/5"), _constant("5"), _constant("ln p")
+    ('log(5)', 'sqrt(2)', '1/5', None, None)
+    >>> _constant("√(2/π)"), _constant("π")
+    ('sqrt(2/pi())', 'pi()')
+    """
+    m = PI.fullmatch(plain(expr))
+    if m:                           # √(2/π) of GELU's tanh form, π itself
+        return "sqrt(2/pi())" if m[1] else "pi()"
+    m = CONSTANT.fullmatch(plain(expr))
+    if not m or (m[1] is None) == (m[3] is None):
+        return None                 # a bare number is an operand, not a computation; f(a)/b is left alone
+    if m[3] is not None:
+        return f"{m[2]}/{m[3]}"
+    fn = {"ln": "log", "√": "sqrt"}.get(m[1], "exp" if m[1].startswith("e") else m[1])
+    return f"{fn}({m[2]})"
+
+
+def _leading_words(head: str, heading: str) -> Label | None:
+    """The name a left-hand side's first words give when the rest is a formula: ``Schritt η · m̂ / (√v̂ + ε)``
+    is the update, ``neuer Wert 0.4 − 0.01`` the new value (of the entry a lead-in names, :func:`of_entry`).
+
+    The rest holds no other word (``new W, the loss after the first update is …`` is a sentence, no step).
+
+    >>> heads = ("Schritt η · m̂ / (√v̂ + ε) ", "neuer Wert 0.4 - 0.1", "x + y", "new W, the loss after the update")
+    >>> [str(_leading_words(h, "")) for h in heads]
+    ['update', 'sgd[1].new', 'None', 'None']
+    """
+    text = plain(head).split("=")[0]
+    words = re.findall(r"[^\W\d_]+", text)[:2]
+    rest = text.split(words[1] if len(words) > 1 and words[1].lower() in VALUE_WORDS else words[0], 1)[-1] \
+        if words else ""
+    if re.search(r"[A-Za-z]{3,}|[\u4e00-\u9fff]|[,;，；]", rest):
+        return None
+    if words and words[0].lower() in STEP_WORDS:
+        return Label(STEP_WORDS[words[0].lower()])
+    if words and NEW.fullmatch(words[0]):
+        return Label("new", state=f"{run_of(heading)}[1]")
+    return None
+
+
+def _lead_in(n, lines: list, vocab) -> Label | None:
+    """The parameter entry the text before a figure is about, written as code writes it (``W[0, bellt]``): the
+    last one its line names before it, else the nearest above it, back to the heading (:data:`LEAD_LINES`).
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "Von Hand für `W[0, b]` mit g = −0.4:\\n\\n* m = 0.1 × (−0.4) = −0.04"
+    >>> from symgpt.claims.symbols import Words
+    >>> str(_lead_in(extract(text)[-1], text.split("\\n"), Words(["a", "b"], {"W"}, {"W"})))
+    'W[0,tok1]'
+    >>> text = "对 $W_{\\\\text{out}}[1,\\\\text{b}]$（初值 $-0.4$）：\\n  \\\\theta_1 &= -0.4 - 0.001 = -0.401"
+    >>> str(_lead_in(extract(text)[-1], text.split("\\n"), Words(["a", "b"], {"W_out"}, {"W_out"})))
+    'W_out[1,tok1]'
+    """
+    listed = BULLET.match(n.line_text.strip()) or len(n.line_text.strip()) <= 80 or \
+        re.match(r"[^=]{1,24}=", n.line_text.strip())     # an item or an equation (θ₁ &= θ₀ − …), not a paragraph
+    above = [lines[k] for k in range(n.line - 2, max(-1, n.line - 2 - LEAD_LINES), -1)] if listed else []
+    for k, text in enumerate([n.line_text[:n.col], *above]):
+        if k and HEADING.match(text) and not re.search(r"[=:：]", text):
+            return None            # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
+        tag = k and TAG.match(text)
+        if "\\" in text:           # LaTeX's W_{\text{out}}[1,\text{狗}]: W_out[1,狗]
+            text = re.sub(r"_\{(\w+)\}(?=\s*\[)", r"_\1", plain(text)).replace("](", "] (")
+        found = [lab for m in ENTRY_MENTION.finditer(text)
+                 if (lab := _param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
+                 and lab.name in vocab.params]
+        if found:
+            return found[-1]
+        if tag or k and LEAD_END.search(text) and any(parse_label(m[0].replace(" ", ""), vocab) is not None
+                                                      for m in ENTRY_MENTION.finditer(text)):
+            return None            # '[E(x)_j]' or 'the coordinate e_{3} (θ = 0.3):' above, a block of its own:
+            #                        an entry not read, not the block before
+    return None
+
+
+def _param_case(lab, vocab):
+    """A parameter's entry written in lower case (``w_{1,τρώει}``, ``e_{γάτα,1}``) as the parameter's: W's, E's,
+    when the name is no parameter as written and its capital is one."""
+    if lab is None or lab.name in vocab.params or lab.name.upper() not in vocab.params:
+        return lab
+    return dataclasses.replace(lab, name=lab.name.upper())
+
+
+TAG = re.compile(r"\s*[\[【][^\]】\n]{1,24}[\]】]")
+LEAD_END = re.compile(r"[:：]\s*\$*\s*$")
+"""A lead-in's end: a line that closes on a colon, 'The weight W_{1,fly} (θ = −0.3):'."""
+"""A block's tag at the start of its line, ``[W₃₄]  θ = 0.4``: the lines below it are about that entry."""
+
+
+MOMENT_AT_STEP = re.compile(r"(m|v|m̂|v̂|m_hat|v_hat|mhat|vhat)_?\{?([0-9]|[₀-₉])\}?")
+"""A moment's name with its step (``m1``, ``v_1``, ``m̂₁``): AdamW's state at that step."""
+SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+
+THETA = {"θ", "theta", "w"}
+THETA_FIRST = re.compile(r"\s*(?:θ|theta|w)(?![A-Za-z\u00c0-\u024f\u0370-\u03ff])")
+"""A parameter's value written by its step under an entry's lead-in (``θ₀ = 0,4``, ``θ₁ = 0,389960``)."""
+GRADIENT_NAMES = {"g", "g_t", "grad"}
+"""An entry's gradient written without indices under its lead-in (``g = −0,4018``, ``g₁``)."""
+def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label | None:
+    """An optimizer state or the new value written without indices (``m = …``, ``Schritt …``, ``neu: …``)
+    under a lead-in that names a parameter's entry: that entry's state (``adamw[1].m[W,0,2]``, the new
+    ``W[0,bellt]``); else the label as it is (None when ``strict``: a step's words name nothing alone)."""
+    unnamed = None if strict else lab
+    if strict:                     # a step's words: the update, the decay or the new value
+        state = lab.name if lab.name in ("update", "decay") else None
+    else:                          # a moment's name, never one already stated after a step
+        stepped = MOMENT_AT_STEP.fullmatch(lab.name) if not lab.state and not lab.index else None
+        if lab.name in MOMENTS and not lab.state and len(lab.index) == 1 and isinstance(lab.index[0], int) and \
+                1 <= lab.index[0] <= 9 and _lead_in(n, lines, vocab) is not None:   # m_1 under a lead-in: step 1
+            #                                                 (m_0 = 0: the moment before any step, no state here)
+            stepped = MOMENT_AT_STEP.fullmatch(f"{lab.name}{lab.index[0]}")
+            lab = Label(lab.name, fn=lab.fn)
+        k = int(stepped[2].translate(SUBSCRIPT_DIGITS)) if stepped else 0
+        if stepped and stepped[1] in MOMENTS and k >= 1:                    # m1, v_1, m̂₁: the moment at step 1
+            lab = Label(stepped[1], state=f"adamw[{k}]", fn=lab.fn)      # (√v₁ stays a root)
+        state = None if lab.state and not stepped else MOMENTS.get(lab.name)
+        if state is None and not lab.state and not lab.index and lab.name.lower() in STEP_WORDS:
+            state = STEP_WORDS[lab.name.lower()]           # 'ενημέρωση: −0,010000' under the lead-in: its update
+        if lab.name in NEW_VALUE and not lab.state:        # θ' under the lead-in: the entry after the step
+            lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[1]")
+        elif lab.name in THETA and not lab.state and len(lab.index) == 1 and isinstance(lab.index[0], int) and \
+                0 <= lab.index[0] <= 9 and THETA_FIRST.match(plain(last_clause(n.line_text[:n.col]))):
+            #                                              θ₀, θ₁ under the lead-in: the entry before, after step 1
+            #                                              (not 'ηλ θ_{0} = 0,00005', a product)
+            k = lab.index[0]
+            lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[{k}]" if k else "")
+        elif lab.name in GRADIENT_NAMES and not lab.state and lab.index in ((), (1,)):
+            lab = Label("gradient")                        # g (g₁) under the lead-in: the entry's gradient
+    if lab.index or lab.of or lab.ref or (state is None and lab.name not in ("new", "gradient")):
+        return unnamed
+    entry = _lead_in(n, lines, vocab)
+    if entry is None:
+        return unnamed
+    if lab.name == "new":
+        return Label(entry.name, entry.index, state=lab.state)
+    if lab.name == "gradient":
+        return Label(f"grad_{entry.name}", entry.index)
+    step = lab.state or "adamw[1]"
+    return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn)   # W₃₄'s m: its origin learned
+    #                                                              with the rest (and √v̂ is a function of v̂)
+
+
+def restated(n, prev) -> Label | None:
+    """A percentage that restates the figure just before it on its line (``ỹ = 0,3467, cioè il 34,67%``,
+    ``0.3467 (34.67 %)``): the same quantity, whatever token or word stands between them."""
+    if prev is None or prev.line != n.line or n.kind != "percent" or prev.kind != "decimal" or \
+            n.value != prev.value * 100 or len(n.line_text[prev.col + len(prev.text):n.col]) > 24:
+        return None
+    return Label("same", inner=prev.index)
+
+
+def after_step(n, prev) -> Label | None:
+    """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``, ``21.36% から 27.47% に``: the
+    second figure is the first's quantity after the training step (the figure before it on its line)."""
+    m = FROM_TO.search(n.line_text[:n.col])
+    said = next((g for g in m.groups() if g is not None), None) if m is not None else None
+    if prev is None or prev.line != n.line or said is None or \
+            said.replace(",", ".").rstrip("%") != prev.text.rstrip("%"):
+        return None
+    return Label("after", inner=prev.index)
+
+
+FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*[{(]?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?|"
+                             r"(?:GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)\s*\(|\\mathrm\{(?:GELU|ReLU|SiLU)\}\s*\()\s*$")
+FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log",
+                 **{a: "act" for a in ("GELU", "gelu", "ReLU", "relu", "SiLU", "silu", "swish", "Swish")}}
+"""A function a figure is the value of, by its name: ``act`` is the FFN's activation of an entry of Z."""
+
+
+def defined_names(lines: list) -> dict:
+    """The document's own symbols for the model's gradients, learned from its definitions: ``δ_j = ŷ_j − y_j``
+    is the gradient of the logits, ``g = ∂L/∂x`` that of x: {symbol: the name we read}. A symbol defined twice
+    in two ways is left alone.
+
+    >>> defined_names(["记 δ_{j} = ŷ_{j} − y_{j}，", "g_i = ∂L/∂x_i, and p = 0.3"])
+    {'δ': '∂L/∂z', 'g': '∂L/∂x'}
+    >>> defined_names([r"$\\boldsymbol{\\delta} = \\partial\\mathcal{L}/\\partial\\boldsymbol{\\ell} = \\pi - y$"])
+    {'δ': '∂L/∂z'}
+    """
+    out: dict = {}
+    for line in lines:
+        for clause in re.split(r"[,，;；:：]", plain(line)):
+            m = DEFINITION.search(clause)
+            if not m:
+                continue
+            sides = [m[2].strip(), *(x.strip() for x in clause[m.end(2):].split("=")[1:])]   # δ = ∂L/∂ℓ = π − y
+            grad = next(("∂L/∂z" for x in sides if LOGIT_GRADIENT.fullmatch(x)), None) or \
+                next((f"∂L/∂{g[1]}" for x in sides if (g := re.fullmatch(r"∂L/∂([^\W\d_]\w*?)(?:_\{?[a-z,]+\}?)?", x))),
+                     None)
+            if grad is not None:
+                out[m[1]] = grad if out.get(m[1], grad) == grad else None
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def function_of(n, prev) -> Label | None:
+    """``exp(−0.12) ≈ 0.8781``, ``e^{0.10} = 1.1052``, ``√0.18869 ≈ 0.434``: the function of the figure
+    just before, which closes the equation."""
+    if prev is None or prev.line != n.line or not re.fullmatch(r"\s*[)}]?\s*\$?\s*&?\s*(?:=|≈|\\approx)\s*&?\s*\$?\s*",
+                                                                 n.line_text[prev.col + len(prev.text):n.col]):
+        return None                          # (e^{0.39} &= 1.4769 in LaTeX's align too)
+    m = FUNCTION_BEFORE.search(n.line_text[:prev.col])
+    if not m or not re.search(r"(?:^|[=≈:;,&]|\\approx|\$)\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
+        return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's
+    if ARITHMETIC_NEXT.match(n.line_text, n.col + len(n.text)):
+        return None                          # SiLU(0.8259) = 0.8259 / (1 + e^−0.8259): an operand, not SiLU's value
+    word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)", m[0].strip())
+    minus = re.search(r"[-−]\s*$", n.line_text[:m.start()])          # −ln 0.2165: the loss of that p
+    return Label(("-" if minus else "") + FUNCTION_NAME[word[1]], inner=prev.index) if word else None
+
+
+ARITHMETIC_NEXT = re.compile(r"\s*\$?\s*(?:[×*/÷·+]|\\times|\\cdot|\\div|[-−]\s+[\d(])")
+"""What follows a figure that is the first operand of arithmetic (``0.8259 / (…)``, ``0.5 × …``, ``0.3 − 0.1``)."""
+
+
+FUNCTION_HEAD = re.compile(r"\s*(?:[*•·\-]\s+)?(?:\$\s*)?\\?(?:mathrm\{|operatorname\{)?(exp|ln|log|sqrt|√|GELU|gelu|"
+                           r"ReLU|relu|"
+                           r"SiLU|silu|swish|Swish)\}?\s*\(\s*")
+"""A line that opens on a function of a figure: ``* GELU(−0.7231) = 0.5 × … = −0.1698``."""
+
+
+def function_head(n, line_figs) -> Label | None:
+    """The figure that closes a line opened by a function of a figure (``GELU(−0.7231) = … = −0.1698``):
+    that function of the figure inside, however long the formula between.
+
+    >>> from symgpt.claims.extract import extract
+    >>> figs = extract("* GELU(−0.7231) = 0.5 × (−0.7231) × 1.4696 = −0.1698")
+    >>> lab = function_head(figs[-1], figs)
+    >>> lab.name, figs[lab.inner].text
+    ('act', '−0.7231')
+    """
+    m = FUNCTION_HEAD.match(n.line_text)
+    inner = next((x for x in line_figs if m and x.col == m.end()), None)
+    if inner is None or inner is n or n.kind not in ("decimal", "percent") or \
+            not re.match(r"\s*\)\s*\$?\s*(?:=|≈|\\approx)", n.line_text[inner.col + len(inner.text):]) or \
+            not re.fullmatch(r"\s*\$?\s*[.,;。]?\s*(?:\(\d+\))?\s*", n.line_text[n.col + len(n.text):]):
+        return None
+    between = n.line_text[inner.col + len(inner.text):n.col]
+    if re.search(r"\S\s{3,}\S", between) or re.search(rf"{re.escape(m[1])}\s*\(", between):
+        return None          # 'exp(0.351) = 1.420     exp(0.107) = 1.113': equations side by side, not one
+    return Label(FUNCTION_NAME.get(m[1], m[1]), inner=inner.index)
+
+
+ECHO_LINES = 3     # a figure printed again as an operand names what it was named this many lines above
+
+
+def echoes(numbers: list, out: dict) -> dict:
+    """Operands with no name of their own that repeat, digit for digit, a figure named a few lines above
+    (``√v₁ ≈ 0,003148`` ⏎ ``Δ = 0,01 × 0,0099557 / 0,003148``): that figure's label.  Only figures of three
+    significant digits or more, in the same section.
+
+    >>> from symgpt.claims.extract import extract
+    >>> ns = extract("v = 0.003148\\nstep = 0.01 × 0.0099557 / 0.003148 = 0.0316")
+    >>> {ns[k].text: str(lab) for k, lab in echoes(ns, {0: Label("v")}).items()}
+    {'0.003148': 'v'}
+    """
+    def operand(n) -> bool:
+        return bool(OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) or
+                    re.search(r"(?:[×*/÷·+\-−]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]))
+
+    seen: dict = {}
+    found = {}
+    for n in numbers:
+        lab = out.get(n.index)
+        if lab is not None:
+            if not operand(n):                        # (a result or a value stated, not a term of arithmetic)
+                seen[n.text] = (n, lab)
+            continue
+        if n.kind != "decimal" or n.significant < 3 or n.text not in seen or not operand(n):
+            continue
+        m, lab = seen[n.text]
+        if 0 < n.line - m.line <= ECHO_LINES and m.section == n.section and lab.inner is None:
+            found[n.index] = lab
+    return found
+
+
+PRODUCT = re.compile(r"(?<![\w∂/\\^])([^\W\d_][\w']{0,3}?)\s*[·×*@]?\s*([A-Za-z]\w*)(?!\w)")
+"""A name and the weight it multiplies, in a formula's plain text: ``x · W_1``, ``h W_Q``, ``uW_1``."""
+
+
+def operand_names(lines: list, numbers: list, vocab) -> dict:
+    """{(a section's title, a name): the tensor it is}, for a name a formula multiplies with a weight
+    (``z = x · W₁ + b₁``: x is the tensor the model multiplies W_1 with, within that section), when one formula
+    line of the section says so and no other line says otherwise.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "## FFN\\n\\nx = (1.0, -1.0)\\nz = x · W₁ + b₁ = (0.8, -0.8)"
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words([], {"Z", "LN1", "W_1", "b_1"}, {"W_1", "b_1"}, reads={"W_1": "LN1"})
+    >>> operand_names(text.splitlines(), extract(text), v)
+    {('FFN', 'x'): 'LN1'}
+    """
+    reads = getattr(vocab, "reads", None)
+    if not reads:
+        return {}
+    heading = {n.line: n.heading for n in numbers}
+    out: dict = {}
+    for no, line in enumerate(lines, 1):
+        if no not in heading or "=" not in line:
+            continue
+        s = subscripted(plain(line))
+        for m in PRODUCT.finditer(s.replace("{", "").replace("}", "")):
+            name, weight = m[1], m[2]
+            if weight in reads and name not in vocab.params and name not in reads and name.lower() not in WORDS:
+                key = (heading[no], name)
+                out[key] = reads[weight] if out.get(key, reads[weight]) == reads[weight] else None
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def under_gradient(lines: list, no: int) -> bool:
+    """Whether the line above a list of tokens' values (a blank line between them or not) writes the logits'
+    gradient, ``dL/dz_v = p_v − y_v``: then the list is that gradient, token by token, not the probabilities.
+
+    >>> under_gradient(["  dL/dz_v = p_v - y_v,  y = one-hot", "", "  a: 0.12   b: -0.88"], 3)
+    True
+    >>> under_gradient(["The probabilities:", "  a: 0.12   b: 0.88"], 2)
+    False
+    """
+    for k in range(no - 2, max(-1, no - 4), -1):
+        if lines[k].strip():
+            return LOGIT_GRADIENT.search(plain(lines[k]).replace(" ", "")) is not None
+    return False

@@ -1,0 +1,547 @@
+"""Figures inside a vector or matrix literal and the literal's name: ``dW = [[…], […]]``, a notebook's
+``array([…])`` under the code that printed it, ``\\begin{pmatrix} … \\end{pmatrix}``, a matrix drawn
+with bracket pieces."""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .equations import OPTIMIZER_STATE, formula_label, last_clause
+from .marks import superscript_of
+from .symbols import Label, function_label, named, plain
+
+ARROW = re.compile(r"(?:→|\\to|->|⟶|\\rightarrow|\\longrightarrow)\s*\$?\s*$")
+OPERATOR_AFTER = re.compile(r"\s*\)?\s*(?:[×*/÷^·+\-−@]|\\times|\\cdot)")
+MATRIX_BEGIN = re.compile(r"\\begin\{(?:[pbvBV]?matrix|array)\}(?:\{[^{}]*\})?")    # (an array's column spec)
+MATRIX_END = re.compile(r"\\end\{(?:[pbvBV]?matrix|array)\}")
+
+
+def _rows(pick, pos: list) -> list | None:
+    """A printed tensor's place as the whole tensor's: its first index through what the print picked
+    (``[[0, 1, 6]]``: row 2 is row 6; ``[2:]``: row 0 is row 2); None beyond the pick.
+
+    >>> _rows([0, 1, 6], [2, 3]), _rows(2, [0, 1]), _rows(None, [1]), _rows([0, 6], [2, 0])
+    ([6, 3], [2, 1], [1], None)
+    """
+    if pick is None:
+        return pos
+    if isinstance(pick, int):
+        return [pos[0] + pick, *pos[1:]]
+    return [pick[pos[0]], *pos[1:]] if pos[0] < len(pick) else None
+
+
+class _Frame:
+    """An open bracket: a level of a literal (its element count), or a call/index (transparent)."""
+    def __init__(self, kind: str, name=None, levels: int = 1, transparent: bool = False):
+        self.kind, self.name, self.transparent = kind, name, transparent     # name: a Label or None
+        self.counts = [0] * levels
+        self.wide = 0          # a matrix environment's widest row (its last column index)
+        self.end = None        # where its last entry on the line ends (NumPy sets entries apart by spaces)
+        self.rows = False      # whether a row [ … ] closed in it since its last comma
+        self.pick = None       # the rows a printed expression picked (W.grad[[0, 1, 6]])
+
+
+CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*")
+
+
+def _output_name(cell: list) -> str:
+    """The name of what a code block shows below it: the one thing it prints, else its last line's expression
+    (a notebook's result); '' when it prints several things (each print's output has no name of its own).
+
+    >>> _output_name(["loss.backward()", "print(g.weight.grad[:4])  # dW"]), _output_name(["x = f()", "x.grad"])
+    ('g.weight.grad[:4]', 'x.grad')
+    >>> _output_name(["print(a)", "print(b)"]), _output_name(["print(f'{p:.4f}')"])
+    ('', '')
+    """
+    code = [re.sub(r"\s+#.*$", "", x.strip()) for x in cell if x.strip() and not x.strip().startswith("#")]
+    #        ('opt.state[W]["exp_avg"]   # m': its comment off)
+    prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
+    if prints:
+        return prints[0] if len(prints) == 1 and (CODE_NAME.fullmatch(prints[0]) or PICKED.fullmatch(prints[0])) \
+            else ""
+    return code[-1] if code and (CODE_NAME.fullmatch(code[-1]) or PICKED.fullmatch(code[-1])) else ""
+
+
+def _printed_names(cell: list) -> list:
+    """The names of what a code block's prints show, in order, when every print is of one expression
+    (``print(W_O.grad)``, ``print(W_2.grad[[0, 1, 2, 6]])``): a tensor its output prints (``tensor(``) takes
+    the next one.
+
+    >>> _printed_names(["loss.backward()", "print(E.grad[0])", "print(W_2.grad[[0, 1, 2, 6]])"])
+    ['E.grad[0]', 'W_2.grad[[0, 1, 2, 6]]']
+    >>> _printed_names(["print(a)", "print(f'{p:.4f}')"])
+    []
+    """
+    code = [re.sub(r"\s+#.*$", "", x.strip()) for x in cell if x.strip() and not x.strip().startswith("#")]
+    prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
+    return prints if len(prints) > 1 and all(CODE_NAME.fullmatch(x) or PICKED.fullmatch(x) for x in prints) else []
+
+
+PICKED = re.compile(r"([A-Za-z_]\w*(?:\.\w+)*)(?:\[\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*\]|"
+                    r"\[\s*(\d*)\s*:\s*\d*\s*\])?")
+"""A printed expression with the rows it picks: ``W.grad[[0, 1, 2, 6]]`` (those rows), ``W.grad[2:5]`` (from 2)."""
+
+
+TOKEN_ID = re.compile(r"""\w+\.(?:index|get)\(\s*(['"])(.+?)\1\s*\)|\w+\[\s*(['"])(.+?)\3\s*\]|"""
+                      r"(?<![\w.])(\d+)(?![\w.])")
+"""A token's id in code: ``vocab.index("come")``, ``stoi['cat']``, ``3``."""
+
+
+def _token_variables(cell: list, vocab) -> dict:
+    """The code variables a cell sets to a token's id: ``entrada, alvo = vocab.index("come"), stoi["peixe"]``
+    → {'entrada': 'come', 'alvo': 'peixe'}, so ``E.grad[entrada]`` is come's row.
+
+    >>> code = ['entrada, alvo = vocab.index("come"), vocab.index("peixe")', "ix = 2"]
+    >>> _token_variables(code, ["a", "come", "peixe"])
+    {'entrada': 'come', 'alvo': 'peixe', 'ix': 'peixe'}
+    """
+    out = {}
+    for line in cell:
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*(.+?)\s*(?:#.*)?", line)
+        if not m:
+            continue
+        names, ids = [x.strip() for x in m[1].split(",")], list(TOKEN_ID.finditer(m[2]))
+        if len(ids) != len(names) or TOKEN_ID.sub("", m[2]).strip(" ,()") != "":
+            continue
+        for name, t in zip(names, ids):
+            token = t[2] or t[4] or (vocab[int(t[5])] if t[5] and int(t[5]) < len(vocab) else None)
+            if token in vocab:
+                out[name] = token
+    return out
+
+
+def _with_tokens(code_name: str, variables: dict) -> str:
+    """``E.grad[entrada]`` with the token its variable holds: ``E.grad[come]``.
+
+    >>> _with_tokens("E.grad[entrada]", {"entrada": "come"}), _with_tokens("W[i, j]", {})
+    ('E.grad[come]', 'W[i, j]')
+    """
+    return re.sub(r"\[([^\[\]]*)\]", lambda b: "[" + re.sub(
+        r"[A-Za-z_]\w*", lambda w: variables.get(w[0], w[0]), b[1]) + "]", code_name) if variables else code_name
+
+
+def _tensors_below(lines: list, no: int) -> int:
+    """How many tensors (``tensor(``) the output below a code block's closing fence (line ``no``) prints, up to
+    the next fence."""
+    count = 0
+    for line in lines[no:]:
+        if line.lstrip().startswith("```"):
+            break
+        count += len(re.findall(r"(?<![\w.])tensor\(", line))
+    return count
+
+
+def _picked(code_name: str) -> tuple:
+    """(the expression without its row pick, the rows an output's rows are, or None): ``W_2.grad[[0, 2, 6]]`` →
+    ('W_2.grad', [0, 2, 6]); ``W.grad[2:]`` → ('W.grad', 2) (rows from 2 on).
+
+    >>> _picked("W_2.grad[[0, 1, 2, 6]]"), _picked("W.grad[2:5]"), _picked("W.grad[:4]"), _picked("W[1]")
+    (('W_2.grad', [0, 1, 2, 6]), ('W.grad', 2), ('W.grad', 0), ('W[1]', None))
+    """
+    m = PICKED.fullmatch(code_name or "")
+    if not m or m[2] is None and m[3] is None:
+        return code_name, None
+    return m[1], [int(x) for x in m[2].split(",")] if m[2] is not None else int(m[3] or 0)
+
+
+NAME_ALONE = re.compile(r"[^\W\d][\w.']*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?")
+"""A name with its scripts and nothing else: ``k_1``, ``\\tilde q``, ``W^{(2)}``."""
+
+
+def _stacked_fraction(lines: list, no: int, col: int) -> str | None:
+    """The name a display sets as a fraction over the lines above and below an equals sign that begins line
+    ``no`` (1-based; ``col`` where its literal opens), as a PDF's text lays it out: ``∂L`` ⏎ ``= (…)`` ⏎ ``∂z`` →
+    ``∂L/∂z =``; None when the line holds more than '=' before the literal, or the lines around are no fraction.
+
+    >>> _stacked_fraction(["      ∂L", "       = (0,2; 0,8)", "      ∂z"], 2, 9)
+    '∂L/∂z ='
+    >>> _stacked_fraction(["a", "= (1)"], 2, 2) is None                        # no line below
+    True
+    >>> _stacked_fraction(["   ∂L", "x = (0,2)", "   ∂z"], 2, 4) is None          # a name before the '='
+    True
+    >>> _stacked_fraction(["∂L", "           = (0,2)", "          ∂z"], 2, 13) is None   # not one above the other
+    True
+    """
+    if not re.fullmatch(r"\s*=\s*", lines[no - 1][:col]) or no < 2 or no >= len(lines):
+        return None
+    eq = lines[no - 1].index("=")
+    top, bottom = lines[no - 2], lines[no]
+    parts = [(len(x) - len(x.lstrip()), x.strip()) for x in (top, bottom)]
+    if any(not t or len(t) > 12 or re.search(r"\d[.,]\d", t) or start + len(t) > eq + 1 for start, t in parts):
+        return None
+    (a, num), (b, den) = parts
+    if a > b + len(den) or b > a + len(num):
+        return None                      # (not one above the other)
+    return f"{num}/{den} ="
+
+
+def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Label | None:
+    """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's.
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words([], {"b_1", "b_2"}, {"b_1", "b_2"})
+    >>> str(_literal_name("b_1 = (0.1, 0.2) et b_2 = ", "", v)), str(_literal_name("f = r W + b_2 = ", "", v))
+    ('b_2', 'f')
+    >>> str(_literal_name("q_3 = (0.6, −0.6), k_1 = ", "", v)), str(_literal_name("A = softmax(S) V = ", "", v))
+    ('k[1]', 'A')
+    >>> str(_literal_name(r"$\\tilde q = (−0,16;\\ 1,22)$ και $\\tilde k = ", "", v))     # Greek 'and'; k̃
+    'k̃'
+    >>> str(_literal_name("By hand for the last position: o₂ = 0.3·v₀ + 0.7·v₁ = ", "", v))
+    'o[2]'
+    >>> str(_literal_name("ln_f.γ = (1,05; 0,95) ve ln_f.β = ", "", v)), str(_literal_name("b_1 = np.array(", "X", v))
+    ('ln_f.β', 'b_1')
+    >>> str(_literal_name(r"$E = \\begin{bmatrix} 0.1 \\end{bmatrix} \\quad (3\\times 2) \\qquad b_1 = ", "", v))
+    'b_1'
+    >>> str(_literal_name("Ufunguo ni rahisi kwa sababu $h_1 = (0.6, 1.2)$: $k_1 = ", "", v))
+    'k[1]'
+    """
+    if (code := re.search(r"([A-Za-z_][\w.]*)\s*=\s*(?:\w+\.)*(?:array|tensor)\(\s*$", before)):
+        return named(code[1], vocab, heading)      # W_Q = np.array([[…]]) in the code itself: W_Q
+    if re.search(r"(?:array|tensor)\(\s*$", before):
+        state = OPTIMIZER_STATE.search(code_name or "")
+        if state:                      # opt.state[W]["exp_avg"]: the first moment of W, entry by entry
+            return Label("m" if state[2] == "exp_avg" else "v", of=state[1])
+        return named(code_name, vocab) if code_name else None
+    if not re.search(r"(?:=|≈|:|：|＝|←)\s*$", plain(before)):
+        return None
+    parts = re.split(r"=|≈|:|←", last_clause(plain(before)))
+    beside = re.search(r"(?:[(\[][^()\[\]]*\d[^()\[\]]*[)\]]|end\{[pbvBV]?matrix\})\s*"
+                       r"(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
+                       r"och|a)\b|和|与|及|और|[^\W\d_]{2,4}(?=\s))?\s*"       # (and in any language: και, та, és)
+                       r"([^\W\d][\w.\u0300-\u036f]*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?"
+                       r"(?:\[[^\[\]]{1,16}\])?)\s*$",      # (`E[zit] = …` after `E[kat] = […]` en: E[zit])
+                       re.sub(r"(?<![A-Za-z])\\?q?quad(?![A-Za-z])|\\[,;:! ]", " ", parts[-2])) \
+        if len(parts) >= 3 else None      # b_1 = (…) et b_2 = (…): the second literal is b_2's (\qquad too)
+    if beside:
+        return named(beside[1], vocab, heading)
+    last = parts[-2].strip().strip("$").strip() if len(parts) >= 3 else ""
+    if last and re.search(r"[)\]]\s*\$?\s*$", parts[-3]) and NAME_ALONE.fullmatch(last) and \
+            (lab := named(last, vocab, heading)) is not None:
+        return lab                     # 'h_1 = (0.6, 1.2): k_1 = (…)': the name after the last literal, k_1
+    head = parts[0]
+    for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
+        if re.search(r"\d|[+×*/·]", part) or not re.fullmatch(r"\s*\S+\s*", part):
+            break
+        if re.search(r"\s\S", head.strip()) and named(part, vocab, heading) is not None:
+            head = part
+    lab = named(head, vocab, heading)
+    if lab is None and (fn := function_label(head.strip(), vocab)) is not None and fn.fn in ("exp", "log"):
+        return fn                      # exp(z) = (0.9015, 1.1077, …): exp of z's entries, in order
+    return formula_label(lab, parts[1:-1], vocab)
+
+
+STACKED_ROW = re.compile(r"\s*(?:(?P<name>[^\W\d][\w.']*(?:_\{[^{}]*\}|_\w+)?)\s*[=:]\s*)?[\[⎡⎢⎣│|]\[?"
+                         r"(?P<body>[^\[\]⎡⎤⎢⎥⎣⎦│|=]+)\]?[\]⎤⎥⎦│|]\s*(?P<label>[^\s\d.,+\-−]\S{0,15})?\s*$")
+"""A row of a matrix drawn in text, one row per line, named on one of its rows (``k = [ 0.1  -0.5 ]  dog``)."""
+PROMPT = re.compile(r"\s*(?:>>>|In\s*\[\d*\]:)\s*(?:print\()?\s*([A-Za-z_][\w.]*(?:\[[^\]]*\])*)\)?\s*$")
+"""An interpreter's prompt whose output follows: ``>>> dlogits``, ``In [3]: print(p)``."""
+PROMPT_START = re.compile(r"\s*(?:>>>|In\s*\[\d*\]:)")
+PROMPT_LAST = re.compile(r"^(\s*(?:>>>|In\s*\[\d*\]:)).*;\s*(?=[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*$)")
+"""A prompt's statements before the expression it shows: ``>>> probs = logits.softmax(-1); probs``."""
+
+
+def stacked_literals(lines: list, numbers: list, vocab) -> dict:
+    """figure index → (name, (row, column)) for a matrix drawn one row per line in brackets, its name written
+    before one of its rows (the middle one, as a hand-drawn ``v = [ … ]`` stands), each row the same count of
+    figures; row labels after the rows (``dog``) are left to the places.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "      [ 0.1  0.2 ]  <s>\\n  v = [ 0.3  -0.4 ]  b\\n      [ 0.5  0.6 ]  c"
+    >>> sorted((str(lab), pos) for lab, pos in stacked_literals(text.split("\\n"), extract(text), []).values())[:4:3]
+    [('v', (0, 0)), ('v', (1, 1))]
+    >>> text = "ms = [0.5514 0.0957]\\nh = [ 1.4713  0.2682 -0.0345 ]"      # two vectors, each its own name
+    >>> sorted((str(lab), pos) for lab, pos in stacked_literals(text.split("\\n"), extract(text), []).values())[:3]
+    [('h', (0,)), ('h', (1,)), ('h', (2,))]
+    >>> sorted((str(lab), pos) for lab, pos in stacked_literals(text.split("\\n"), extract(text), []).values())[3:]
+    [('ms', (0,)), ('ms', (1,))]
+    >>> text = ">>> dlogits\\n[ 0.4628   0.0648  -0.8888 ]"
+    >>> sorted((str(lab), pos) for lab, pos in stacked_literals(text.split("\\n"), extract(text), []).values())
+    [('dlogits', (0,)), ('dlogits', (1,)), ('dlogits', (2,))]
+    """
+    at: dict = {}
+    for n in numbers:
+        if n.kind != "integer" or n.text.lstrip("-−").isdigit():
+            at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    run: list = []
+    for no, line in enumerate([*lines, ""], 1):
+        m = STACKED_ROW.fullmatch(line) if no <= len(lines) else None
+        figs = [n for n in at.get(no, []) if m and m.start("body") <= n.col < m.end("body")]
+        ok = bool(m and figs and re.fullmatch(r"[\s\d.,+\-−eE]*", m["body"].replace("−", "-")))
+        if ok and (not run or len(figs) == len(run[-1][1])):
+            run.append((m, figs))
+            continue
+        names = [r["name"] for r, _ in run if r["name"]]
+        first = no - len(run)                        # the run's first line, counted from 1
+        prompt = PROMPT.fullmatch(lines[first - 2]) if run and not names and first >= 2 else None
+        names += [prompt[1]] if prompt else []
+        if run and len(names) == 1 and (len(run) >= 2 or prompt or len(run[0][1]) >= 2 and
+                                        not re.search(r",", run[0][0]["body"])) and \
+                (head := named(names[0], vocab)) is not None:
+            for i, (_, row) in enumerate(run):
+                for j, n in enumerate(row):
+                    out[n.index] = (head, (i, j) if len(run) > 1 else (j,))
+        run = [(m, figs)] if ok else []             # (this line's figures: the next run's first row)
+    return out
+
+
+BRACKET_PIECES = re.compile(r"[\uf8e0-\uf8ff⎛⎜⎝⎞⎟⎠⎡⎢⎣⎤⎥⎦]")
+"""The pieces a PDF draws a tall bracket with (the Symbol font's private glyphs, or Unicode's)."""
+DEBRIS = re.compile(r"[\s()\[\]{}|.,;_^0-9]*")
+"""A line between a PDF matrix's rows that holds no figure: its bracket pieces, a superscript's debris."""
+EMPTY_CELL = re.compile(r"[-−]?∞|[—–-]|[-−]?\\infty")
+
+
+def _cells(text: str, col0: int = 0) -> list | None:
+    """The cells of a row printed without brackets, as (column, text), or None when it holds a word: figures,
+    −∞ and — (masked entries); bracket pieces and a closing full stop dropped."""
+    cells = [(col0 + m.start(), m[0]) for m in re.finditer(r"\S+", BRACKET_PIECES.sub(" ", text))]
+    while cells and cells[-1][1] in (".", ",", ")", "]"):
+        cells.pop()
+    while cells and cells[0][1] in ("(", "["):
+        cells.pop(0)
+    ok = all(EMPTY_CELL.fullmatch(t) or re.fullmatch(r"[-−]?\d+(?:[.,]\d+)?[.,]?", t) for _, t in cells)
+    return cells if cells and ok else None
+
+
+def bare_matrix(lines: list, numbers: list, vocab) -> dict:
+    """figure index → (name, (row, column)) for a matrix a PDF lays out as rows of figures with no brackets the
+    text keeps, its name on the middle row (``(e_{ij}) =  0,3460   0,3244   −∞  .`` between the rows above and
+    below it, bracket pieces on the lines between): each row the same count of cells, masked ones counted.
+    Two matrices set side by side (``K = ( … ),  V = ( … ).``) share their rows: each row's cells are split as
+    the named row's are, in order.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "        0.196   −∞\\n\\uf8ec   \\uf8f7\\n  S =  0.346   0.324 .\\n        -0.092   0.010"
+    >>> sorted((str(lab), pos) for lab, pos in bare_matrix(text.split("\\n"), extract(text), []).values())
+    [('S', (0, 0)), ('S', (1, 0)), ('S', (1, 1)), ('S', (2, 0)), ('S', (2, 1))]
+    >>> text = "    0.1   0.2        0.5   0.6\\nK =  0.3   0.4 ,  V^{(1)} =  0.7   0.8 ."
+    >>> sorted((str(lab), pos) for lab, pos in bare_matrix(text.split("\\n"), extract(text), []).values())[-3:]
+    [('V', (0, 1)), ('V', (1, 0)), ('V', (1, 1))]
+    """
+    at: dict = {}
+    for n in numbers:
+        at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    for no, line in enumerate(lines, 1):
+        parts = _named_rows(line) if at.get(no) else []
+        if not parts or any(len(cells) < 2 for _, cells in parts):
+            continue
+        counts = [len(cells) for _, cells in parts]
+        rows = {no: [c for _, cells in parts for c in cells]}
+        for step in (-1, 1):
+            k = no + step
+            while 1 <= k <= len(lines) and lines[k - 1] != "":
+                cells = _cells(lines[k - 1])
+                if cells is not None and at.get(k):
+                    rows[k] = cells
+                elif not DEBRIS.fullmatch(BRACKET_PIECES.sub(" ", lines[k - 1])):
+                    break
+                k += step
+        if len(rows) < 2 or {len(c) for c in rows.values()} != {sum(counts)}:
+            continue
+        for m, (before, _) in enumerate(parts):
+            before = re.sub(r"(?<![^\s,;])\(([^()]*)\)\s*=$", r"\1 =", before.rstrip())   # (e_{ij}) = …: e's
+            before = re.sub(r"_\{?[a-z]{1,2}\}?(?=\s*=$)", "", before)            # (its running indices off)
+            head = _literal_name(before, "", vocab)
+            if head is None:
+                continue
+            if (sup := superscript_of(plain(before))):
+                head = dataclasses.replace(head, sup=sup)
+            lo = sum(counts[:m])
+            for i, k in enumerate(sorted(rows)):
+                for n in at[k]:
+                    j = next((j for j, (c, t) in enumerate(rows[k]) if c <= n.col < c + len(t)), None)
+                    if j is not None and lo <= j < lo + counts[m] and n.kind in ("decimal", "integer", "percent"):
+                        out[n.index] = (head, (i, j - lo))
+    return out
+
+
+NEXT_NAME = re.compile(r"\s*[)\]]?\s*[,;.]?\s*[^\s=]{1,24}(?:\s+[^\s=]{1,24})?\s*")
+"""What stands between one matrix's last cell and the next one's '=': a closing mark and a short name."""
+
+
+def _named_rows(line: str) -> list:
+    """A matrix's named row as (the text before its cells, ending in '=', its cells) for each matrix set on the
+    line (``K = ( 0.1  0.2 ),  V = ( 0.3  0.4 ).``: two); [] when a '=' is followed by anything but cells and a
+    closing mark before the next name.
+
+    >>> [len(cells) for _, cells in _named_rows("K = ( 0.1  0.2 ),  V^{(1)} = ( 0.3  0.4 ).")]
+    [2, 2]
+    >>> _named_rows("K = 0.3 0.4 and then some words = 0.1 0.2"), len(_named_rows("S =  ( 0.346   0.324 )"))
+    ([], 1)
+    """
+    out, start = [], 0
+    eqs = [m.end() for m in re.finditer("=", line)]
+    for a, b in zip(eqs, [*eqs[1:], len(line) + 1]):
+        seg = line[a:b - 1] if b <= len(line) else line[a:]
+        tokens = list(re.finditer(r"\S+", BRACKET_PIECES.sub(" ", seg)))
+        first = 1 if tokens and tokens[0][0] in ("(", "[") else 0      # S = ( 0.346  0.324 ): its brackets
+        k = first
+        while k < len(tokens) and _cells(tokens[k][0]) is not None:
+            k += 1
+        if k == first:
+            continue                   # 'S = QKᵀ/√d = …': a name's formula, no cells yet
+        cells = [(a + t.start(), t[0]) for t in tokens[first:k]]
+        rest = seg[tokens[k].start():] if k < len(tokens) else ""
+        if b <= len(line) and not NEXT_NAME.fullmatch(rest):
+            return []                  # (between two matrices: a closing mark and the next one's name only)
+        if b > len(line) and not re.fullmatch(r"[\s.,;)\]]*", BRACKET_PIECES.sub(" ", rest)):
+            return []
+        out.append((line[start:a], cells))
+        start = a + (tokens[k - 1].end() if k else 0)
+    return out
+
+
+def literals(lines: list, numbers: list, vocab) -> dict:
+    """figure index → (the literal's name, the figure's position in it) for figures inside a vector or
+    matrix literal: ``[a, b]``, ``[[a, b], [c, d]]`` over several lines, ``array([…])`` (named by the
+    expression its notebook cell ends with), ``\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}``.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "```\\ndW\\n```\\n```\\narray([[ 0.1,  0.2],\\n       [ 0.3, -0.4]])\\n```"
+    >>> sorted((str(lab), pos) for lab, pos in literals(text.split("\\n"), extract(text), []).values())
+    [('dW', (0, 0)), ('dW', (0, 1)), ('dW', (1, 0)), ('dW', (1, 1))]
+    """
+    at: dict = {}
+    for n in numbers:
+        at.setdefault(n.line, {})[n.col] = n
+    seen: dict = {}            # figure index → (root frame, [(frame, count at the figure)])
+    stack: list = []
+    code_name, fence, cell = "", False, []
+    queue: list = []           # the names of a cell's several prints, for its output's tensors in order
+    variables: dict = {}       # code variables that hold a token's id (entrada = vocab.index("come"))
+    pick = None                # the rows the named output shows (W.grad[[0, 1, 6]]: its rows 0, 1, 6)
+    suspended = None           # a literal still open when another is written beside it on its line
+    for no, line in enumerate(lines, 1):
+        if line.lstrip().startswith("```"):
+            if fence:
+                variables.update(_token_variables(cell, vocab))
+                code_name, queue = _output_name(cell), _printed_names(cell)
+                code_name, queue = _with_tokens(code_name, variables), [_with_tokens(x, variables) for x in queue]
+                code_name, pick = _picked(code_name)
+                if len(queue) != _tensors_below(lines, no):
+                    queue = []                 # a print that shows no tensor (print(step)): no name is sure
+            cell, fence, stack = [], not fence, []
+            continue
+        prompt = PROMPT.fullmatch(PROMPT_LAST.sub(r"\1", line)) if not fence or not stack else None
+        if prompt:                     # '>>> model.wpe.weight.grad': the value below is that expression's,
+            code_name, pick = _picked(prompt[1])      # in a transcript's own fence too
+        elif fence and not stack and PROMPT_START.match(line):
+            code_name, pick = "", None                # '>>> loss.backward()': what follows is no one's
+        if fence and not stack:
+            cell.append(line)
+        if not line.strip():
+            stack, suspended = [], None
+            continue
+        figs, i, named_root = at.get(no, {}), 0, None
+        heading = next(iter(figs.values())).heading if figs else ""
+        while i < len(line):
+            if i in figs:
+                n = figs[i]
+                levels = [f for f in stack if not f.transparent]
+                top = stack[-1] if stack and stack[-1].kind in "[(" and not stack[-1].transparent else None
+                if top is not None and top.end is not None and not line[top.end:i].strip():
+                    top.counts[0] += 1           # [ -0.16  0.24  0.37 ]: entries set apart by spaces alone
+                if top is not None:
+                    top.end = i + len(n.text)
+                if levels and not stack[-1].transparent:
+                    seen[n.index] = (levels[0], [(f, tuple(f.counts)) for f in levels])
+                i += max(1, len(n.text))
+                continue
+            m = MATRIX_BEGIN.match(line, i)
+            if m:
+                root = not any(not f.transparent for f in stack)
+                before = line[:i]
+                if not before.strip() and no > 1 and re.search(r"[=≈]\s*$", plain(lines[no - 2])):
+                    before = lines[no - 2]       # \frac{∂ℒ}{∂ℓ} = ⏎ \begin{bmatrix}: the name ends the line above
+                name = _literal_name(before, code_name, vocab, heading) if root else None
+                if name is not None and (sup := superscript_of(plain(before))):
+                    name = dataclasses.replace(name, sup=sup)      # S^{(1)} = ⏎ \begin{bmatrix}: head 1's
+                stack.append(_Frame("M", name, 2))
+                i = m.end()
+                continue
+            m = MATRIX_END.match(line, i)
+            if m and stack and stack[-1].kind == "M":
+                stack.pop()
+                i = m.end()
+                continue
+            ch = line[i]
+            if ch in "[()]" and (line[i - 1:i] == "\\" and line[i - 2:i] != "\\\\" or
+                                 re.search(r"\\(?:left|right|big|Big|bigg|Bigg)$", line[:i])):
+                i += 1                 # \[ … \] and \( … \): LaTeX's math delimiters, no literal (nor \left[)
+                continue
+            if ch in "[(":
+                call = re.search(r"(?<![\\\w])[A-Za-z_\u4e00-\u9fff][\w.]*$", line[:i])   # not \to [
+                if call and call[0].strip() in ("array", "tensor", "np.array", "torch.tensor") and ch == "(":
+                    if queue and not fence and not stack:
+                        code_name, pick = _picked(queue.pop(0))      # the next print's tensor
+                    stack.append(_Frame("(", transparent=True))
+                elif call or (ch == "(" and re.search(r"(?:exp|ln|log|sqrt|√)\s*$", line[:i])):
+                    stack.append(_Frame(ch, transparent=True))       # exp(…), p(sat), W[0, 1]
+                elif ch == "(" and re.search(r"=|[^\W\d_]{3,}", line[i + 1:line.find(")", i) % (len(line) + 1)]):
+                    stack.append(_Frame(ch, transparent=True))       # (z = −1.2785, where silu' = 0): prose
+                else:
+                    root = not any(not f.transparent for f in stack)
+                    side = SIDE.search(line[:i]) if not root and ch == "[" and suspended is None else None
+                    if side:           # W_1 = [[…],    b_1 = […]: b_1 is a literal of its own, W_1 goes on below
+                        suspended, stack, root = stack, [], True
+                    name = (named(side[1], vocab, heading) if side else
+                            _literal_name(line[:i], code_name, vocab, heading)) \
+                        if root else None
+                    frac = _stacked_fraction(lines, no, i) if root and name is None else None
+                    if frac is not None:       # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
+                        name = _literal_name(frac, code_name, vocab, heading)
+                    elif root and name is None and no >= 2 and re.match(r"\s*=", line) and lines[no - 2].strip():
+                        name = _literal_name(lines[no - 2].rstrip() + " " + line[:i].lstrip(), code_name, vocab,
+                                             heading)    # f = ReLU(z) W_2 + b_2 ⏎ = … = (0.625, 0.120): f
+                    if root and name is None and named_root is not None and ARROW.search(line[:i]):
+                        name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
+                    if root and name is not None:
+                        named_root = name
+                    if not root and stack[-1].kind == "[" and ch == "[" and stack[-1].rows:
+                        stack[-1].counts[0] += 1    # [[0.1 0.2] [0.3 0.4]]: NumPy's rows, no comma between
+                    stack.append(_Frame(ch, name))
+                    stack[-1].pick = pick if root and name is not None and not side and \
+                        re.search(r"(?:array|tensor)\(\s*$", line[:i]) else None    # (the cell's output)
+            elif ch in ")]" and stack and stack[-1].kind in "([":
+                done = stack.pop()
+                if stack and stack[-1].kind == "[" and not done.transparent:
+                    stack[-1].rows = True
+                if not done.transparent and not any(not f.transparent for f in stack) and \
+                        OPERATOR_AFTER.match(line, i + 1):
+                    done.name = None           # (0.3, −0.1) − 0.5 × (…): an operand, not what the line defines
+            elif (ch in ",|∣" or ch == ";" and line[i - 1:i] != "\\") and stack and not stack[-1].transparent and \
+                    (ch not in "|∣" or stack[-1].kind in "(["):
+                #      (0,1101; 0,3398) with decimal commas; not LaTeX's space \;  ( a, b | c, d ): two heads' halves
+                stack[-1].counts[0] += 1
+                stack[-1].end, stack[-1].rows = None, False
+            elif ch == "&" and stack and stack[-1].kind == "M":
+                stack[-1].counts[1] += 1
+                stack[-1].wide = max(stack[-1].wide, stack[-1].counts[1])
+            elif line.startswith("\\\\", i) and stack and stack[-1].kind == "M":
+                stack[-1].counts = [stack[-1].counts[0] + 1, 0]
+                i += 2
+                continue
+            i += 1
+        if suspended is not None and not any(not f.transparent for f in stack):
+            stack, suspended = suspended, None     # the literal beside is closed: the first one goes on
+    out = {}
+    for k, (root, frames) in seen.items():
+        pos: list = []
+        for f, counts in frames:
+            if f.kind == "(" and f.counts[0] == 0:
+                continue                 # (−0.2): brackets around one number, not a vector
+            if f.kind == "M" and (f.counts[0] == 0 or f.wide == 0):
+                counts = counts[1:] if f.counts[0] == 0 else counts[:1]   # one row or one column: a vector
+            pos += list(counts)
+        if pos and (frames[0][0].counts != [0] or frames[0][0].kind == "M" or len(pos) > 1):
+            pos = _rows(root.pick, pos)
+            if pos:
+                out[k] = (root.name or Label(f"literal@{id(root)}"), tuple(pos))
+    return out
+
+
+SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
+"""A literal's name written beside another literal still open on its line: ``…0.6],      b_1 = ``."""
+

@@ -1,0 +1,319 @@
+"""A name as a document writes it: the :class:`Label` a figure's place gives it, and the reading of one
+written name (``A[2,1]``, ``p(sat)``, ``W_{0,球}``, ``α₃₁``) into a name and its indices."""
+from __future__ import annotations
+
+import dataclasses
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .context import NUDGED
+from .extract import accented
+
+
+@dataclass(frozen=True)
+class Label:
+    """A name and its indices as the document writes them (ints, ('tok', id) for a token, ('pos', k) for a
+    position a token's header numbers, ``il (4)``, ('at', k) for the k-th place in a literal, which counts from 0
+    whatever origin the text's own indices have)."""
+    name: str
+    index: tuple = ()
+    of: str = ""          # the parameter a per-parameter table row is about (AdamW's m of W_{1,跑})
+    state: str = ""       # a training state a table's column names: 'sgd[1]', 'adamw[1]' ('' the model)
+    inner: int | None = None   # exp(−0.12) ≈ 0.8781: the figure (its index) whose quantity this is a function of
+    ref: str = ""         # a quantity the place names outright: softmax_T(0.5, le) for the row 'T = 0.5'
+    section: str = ""     # the heading (or slide) it stands under: a name means one tensor within a section
+    fn: str = ""          # √(σ² + ε) = 0.5735: a function of the named quantity ('sqrt', 'sqrt+eps', 'exp', 'log')
+    head: int | None = None   # the attention head its caption, line or section names ('head 2', 第 2 个头), as written
+    sup: tuple = ()       # the numbers of a superscript on its name, as written: Q^{(1)} (a head or a layer), a^{(0,1)}
+
+    def __str__(self) -> str:
+        keys = [(f"tok{i[1]}" if i[0] == "tok" else str(i[1])) if isinstance(i, tuple) else str(i)
+                for i in self.index]
+        inner = ",".join(([self.of] if self.of else []) + keys)
+        name = f"{self.state}.{self.name}" if self.state else self.name
+        return f"{name}[{inner}]" if inner else name
+
+
+# ---------------------------------------------------------------- text to plain symbols
+
+GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
+         "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
+         "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
+         "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
+"""LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
+LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
+         (r"\\hat\s*\{([mv])\}|\\hat\s+([mv])(?![A-Za-z])", lambda m: (m[1] or m[2]) + "\u0302"),  # m̂, v̂: Adam's
+         (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
+          r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
+         (r"\\[dt]?frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
+         (r"\\[dt]?frac\s*(\d)\s*(\d)", r"(\1/\2)"),                    # \tfrac14: (1/4)
+         (r"\\(?:sum|prod)(?:_\{[^{}]*\}|_\w)?(?:\^\{[^{}]*\}|\^\w)?", "Σ"),   # \sum_{j=1}^{4}: no clause
+         (r"\\leftarrow|\\gets", "←"), (r"\\partial\s*", "∂"), (r"\\nabla\s*", "∇"),
+         (r"\\left(?![a-z])|\\right(?![a-z])|\\,|\\;|\\!|\\quad", ""),
+         (r"\\times", "×"), (r"\\cdot", "·"), (r"\\approx", "≈"),
+         (r"\\to\b|\\rightarrow", "→"), (r"\\alpha", "α"), (r"\\mu", "μ"), (r"\\sigma", "σ"),
+         (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
+         (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√"),
+         (r"\^\{2\}|\^2(?![\d.])", "²"), (r"\\ell(?![A-Za-z])", "ℓ"),
+         (r"\\(" + "|".join(GREEK) + r")(?![A-Za-z])", lambda m: GREEK[m[1]])]
+FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿", "=,:()[];-+×LLL")     # (a script ℒ is the loss's L)
+SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+
+def run_of(text: str) -> str:
+    """The optimizer a heading or paragraph speaks of: 'adamw' if it names Adam, else 'sgd'.
+
+    >>> run_of("5. AdamW step"), run_of("SGD")
+    ('adamw', 'sgd')
+    """
+    return "adamw" if re.search(r"adam", text, re.I) else "sgd"
+
+
+def plain(s: str) -> str:
+    """A formula's text as plain symbols: LaTeX commands read, $ and full-width forms gone.
+
+    >>> plain(r"$\\frac{\\partial L}{\\partial W_{1,\\text{球}}}$ ＝")
+    '∂L/∂W_{1,球} ='
+    >>> plain(r"\\(\\partial\\mathcal{L}/\\partial z_v\\)")
+    '∂L/∂z_v'
+    >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
+    'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
+    >>> plain(r"$\\partial L / \\partial z_{\\text{ang}}$")
+    '∂L/∂z_{ang}'
+    """
+    s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
+    s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
+    s = re.sub(r"\\[()\[\]]", "", s)          # MathJax's \( … \) and \[ … \]: delimiters, like $
+    s = BOLD_ACCENT.sub(lambda m: unicodedata.normalize("NFC", m[2] + ACCENT_MARKS[m[1]]), s)
+    for rx, to in LATEX:
+        s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
+    s = SPACED_QUOTIENT.sub(r"\1/", s)       # ∂L / ∂z_{ang}: one symbol, ∂L/∂z
+    return s.replace("\\", "")
+
+
+SPACED_QUOTIENT = re.compile(r"((?:∂|\bd)[LℒJ])\s+/\s+(?=(?:∂|d)\w)")
+r"""A derivative written with spaces round its bar (``\partial L / \partial z``)."""
+
+
+BOLD_ACCENT = re.compile(r"\\(hat|tilde|bar)\s*\{\s*\\(?:mathbf|boldsymbol|bm|vec|mathrm)\s*\{\s*([A-Za-z])\s*\}\s*\}")
+"""An accent over a bold letter (``\\hat{\\boldsymbol{h}}``): the accented letter, ĥ (not h, not ``hat{h}``)."""
+ACCENT_MARKS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304"}
+
+
+# ---------------------------------------------------------------- a name and its indices
+
+NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u0303\u0304]*"
+INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
+LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
+#     (a superscript of numbers is a layer, head or step the notation reads; p^{(τ,3)} is another quantity)
+NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
+                 r"\bneue?[rs]?\b", re.I)
+BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
+WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
+         "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
+
+
+def _keys(inner: str, vocab) -> tuple | None:
+    """Indices as written: '2,1' → (2, 1); '0, 球' → (0, tok); '3→1' → (3, 1); '31' → (3, 1)."""
+    inner = re.sub(r"vocab\.index\(\s*['\"]([^'\"]+)['\"]\s*\)", r"\1", inner)
+    inner = inner.strip().strip("[](){}_")
+    inner = inner.replace("][", ",").replace("→", ",").replace("->", ",")
+    parts = [p.strip().strip("'\"") for p in inner.split(",")]
+    if len(parts) == 1 and re.fullmatch(r"\d\d", parts[0]):
+        parts = list(parts[0])
+    out = []
+    for p in parts:
+        if re.fullmatch(r"\d{1,4}", p):
+            out.append(int(p))
+        elif p in vocab:
+            out.append(("tok", vocab.index(p)))
+        else:
+            return None
+    return tuple(out)
+
+
+def named(head: str, vocab, heading: str = "") -> Label | None:
+    """:func:`parse_label` of a left-hand side that may say it is the value after a training step
+    (``E[1]new``, ``W_new``, ``新的 W``, ``W ←``): then its state is ``sgd[1]`` (``adamw[1]`` under a
+    heading about AdamW).
+
+    >>> str(named("E[1]new", ["a", "b"])), str(named("W_new", [])), str(named("W", []))
+    ('sgd[1].E[1]', 'sgd[1].W', 'W')
+    >>> v = Words(["a", "b"], {"E", "A", "Q"}, {"E"})       # a transformer: Q^{(1)} is of layer 1
+    >>> str(named("E^{(1)}_{b,0}", v, "5. AdamW")), str(named("E⁽⁰⁾_{b}", v)), str(named("Q^{(1)}_{0}", v))
+    ('adamw[1].E[tok1,0]', 'E[tok1]', 'Q[0]')
+    >>> str(named("z^{(1)}_{b}", Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})))    # a bigram: z after a step
+    'sgd[1].z[tok1]'
+    >>> str(named("J''", [])), str(named(r"\\mathcal{L}'", [], "AdamW"))
+    ('sgd[2].loss', 'adamw[1].loss')
+    >>> bigram = Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})
+    >>> str(named("W^{(1)}", bigram)), str(named("W⁽²⁾", bigram))
+    ('sgd[1].W', 'sgd[2].W')
+    >>> str(named("e''_1", bigram)), str(named("q'_{b}", bigram)), str(named("h'_1", v))
+    ('sgd[2].e[1]', 'sgd[1].q[tok1]', "h'[1]")
+    """
+    optimizer = run_of(heading)
+    step = STEP_SUPERSCRIPT.search(plain(head))
+    if step and (step["name"] in getattr(vocab, "params", ()) or getattr(vocab, "stepped", False)):
+        #                                                          E^{(1)}_{gato}: E after the first step
+        k = int(step["k"] or "⁰¹²³".index(step["s"]))
+        lab = parse_label(step["name"] + (step["rest"] or ""), vocab)    # W^{(1)} alone: no index after it
+        return lab if lab is None or k == 0 else Label(lab.name, lab.index, lab.of, f"{optimizer}[{k}]")
+    primed = parse_label(head, vocab) if re.search(r"['′″‴]", head) else None
+    if primed is not None and primed.state.startswith("sgd["):       # L', J'', a bigram's e''_1: after steps
+        return Label(primed.name, primed.index, primed.of, primed.state.replace("sgd", optimizer))
+    new = NEW.search(plain(head))
+    lab = parse_label(NEW.sub("", plain(head)) if new else head, vocab)
+    if lab is None or not new:
+        return lab
+    return Label(lab.name, lab.index, lab.of, f"{optimizer}[1]")
+
+
+PRIMED_LOSS = re.compile(r"(?<![\w\\])(L|J|ℒ|\\mathcal\{L\})\s*(['′]{1,3}|″|‴)$")
+"""The loss written with primes, one per training step."""
+PRIMED = re.compile(r"(?P<name>[^\W\d_]\w*?)(?P<primes>['′]{1,3}|″|‴)(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?")
+"""A name with primes, one per training step (read so in a model without layers: a bigram's ``e''_1``)."""
+
+
+def _primes(marks: str) -> int:
+    """The steps a run of primes counts: ``''`` and ``″`` are two."""
+    return sum({"″": 2, "‴": 3}.get(c, 1) for c in marks)
+
+
+STEP_SUPERSCRIPT = re.compile(r"(?<![\w\\])(?P<name>[^\W\d_]\w*?)(?:\^\{?\((?P<k>\d)\)\}?|⁽(?P<s>[⁰¹²³])⁾)"
+                              r"(?P<rest>_\{[^{}]*\}|_\w+|\[[^\]]*\]|\([^()]*\))?\s*$")
+"""A parameter's name with the step in a superscript (``E^{(1)}``, ``W⁽⁰⁾``): in a model whose parameters are
+not per layer (a layer's own are ``l0.W_Q``) it can only be the step; an activation's is its layer."""
+
+
+WHERE = r"(?:\^\{?[(\[]\d+(?:,\d+)?[)\]]\}?|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]+⁾)"   # ^{(2)}, ^{(1,2)}, ^{[1,2]}, ⁽²⁾: layer (and head)
+
+
+def unmarked(s: str, vocab=()) -> str:
+    """A left side without the superscripts saying which layer (and head) it stands in: its name and indices
+    name the quantity, its section says which layer (:mod:`symgpt.claims.notation`).  A parameter of the
+    vocabulary's keeps its superscript: the step it is at (:data:`STEP_SUPERSCRIPT`).
+
+    >>> unmarked("h'^{(2)}_{0,1}"), unmarked("(σ^{(2)})²"), unmarked("μ^{(2)}"), unmarked("h_{0,0}^{′(2)}")
+    ("h'_{0,1}", 'σ²', 'μ', 'h_{0,0}^{′}')
+    >>> unmarked("E^{(1)}_{el,0}", Words([], {"E"}, {"E"}))
+    'E^{(1)}_{el,0}'
+    """
+    s = re.sub(rf"\(([^()\s]+?){WHERE}\)²", r"\1²", s)                  # (σ^{(2)})²: σ of layer 2, squared
+    s = re.sub(r"\^\{(['′]+)\(\d+(?:,\d+)?\)\}", r"^{\1}", s)        # h^{′(2)}: h' of layer 2
+    params, stepped = getattr(vocab, "params", ()), getattr(vocab, "stepped", False)
+    return re.sub(rf"(?<![\w\\])([^\W\d_]\w*?)?({WHERE})",
+                  lambda m: m[0] if m[1] in params or m[1] and stepped else (m[1] or ""), s)
+
+
+def parse_label(lhs: str, vocab) -> Label | None:
+    """The label a left-hand side writes, or None.
+
+    >>> v = ["猫", "吃", "鱼"]
+    >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss", "σ_3²")]
+    ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss', 'σ²[3]']
+    >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}", "L(θ + h)", "J(w − ε)")]
+    ['∂L/∂x', '∂L/∂W[1,tok1]', 'None', 'None']
+    >>> w = Words(v, {"W_2", "b_1"})
+    >>> [str(parse_label(s, w)) for s in ("W₂", "W_{2}", "b₁", "x₂")]
+    ['W_2', 'W_2', 'b_1', 'x[2]']
+    """
+    s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    if NUDGED.match(s):
+        return None              # L(θ + h): a nudged model's loss (a gradient check's), not the loss
+    primed = re.match(r"(∂\s*(?:[LJEC]|ℒ|𝓛|𝒥))(['′″]+)(\s*/\s*∂.+)", s)
+    if primed:                   # ∂L'/∂W_{1,b}: the gradient after a step, at the model the step made
+        lab = parse_label(primed[1] + primed[3], vocab)
+        k = _primes(primed[2])
+        return lab if lab is None or lab.state else Label(lab.name, lab.index, lab.of, f"sgd[{k}]")
+    primed = PRIMED_LOSS.search(s)
+    if primed and primed.start() == len(re.match(r"(?:.*\s)?", s)[0]):   # (…) L' and J'': the loss after steps
+        return Label("loss", (), "", f"sgd[{_primes(primed[2])}]")
+    primed = PRIMED.fullmatch(s) if getattr(vocab, "stepped", False) and s not in NEW_VALUE else None
+    #                                   (θ' is the entry a lead-in names, after the step: read where it stands)
+    if primed:                   # a bigram's e''_1, q': after two steps, one (it has no layers a prime could mark)
+        lab = parse_label(primed["name"] + (primed["rest"] or ""), vocab)
+        k = _primes(primed["primes"])
+        return lab if lab is None or lab.state else Label(lab.name, lab.index, lab.of, f"sgd[{k}]")
+    s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
+    s = re.sub(r"^\(\s*(?:∇_?\{?([^{}\s∇()]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?|∂L/∂([^()\s]+))\s*\)(?=_|\[)",
+               lambda m: "∂L/∂" + (m[1] or m[2]), s)                          # (∇_e ℒ)_1, (∂L/∂x)_2: its entry
+    s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
+    s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
+    s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
+    s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s      # W₃₄ is W_{34}: row 3, column 4
+    if (flat := re.sub(r"_\{(\d+)\}$", r"_\1", s)) in getattr(vocab, "names", ()):
+        s = flat                                                       # W₂, W_{2}: the model's W_2, as W_2 is
+    s = re.sub(r"(?<=[^\W\d_])\(([^()]{1,16})\)_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)    # E(猫)_3: E[猫,3]
+    s = re.sub(r"^\(([^\W\d]\w*)\)(?=_|\[)", r"\1", s)                             # (W_out)_{3,3}: W_out's
+    m = LHS.search(s)
+    words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
+    if not m or re.search(r"[-+×*/·=<>⊙∘]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
+        return None                            # p - y = …: an expression, not one name
+    name, index = m[1], m[2] or ""
+    if not index:                              # α31, mu1 stay whole unless they end in two digits after a Greek
+        g = re.fullmatch(r"([\u0370-\u03ff])(\d\d?)", name)
+        if g:
+            name, index = g[1], g[2]
+    split = re.fullmatch(r"(.+?)_\{?(\d+(?:,\d+)*)\}?", name) if not index else None
+    if split and name not in getattr(vocab, "names", ()):
+        name, index = split[1], "[" + split[2] + "]"          # z_2, x_0: an entry; W_1, b_2, d_k: names
+    if name in vocab and not index:
+        return Label("token", (("tok", vocab.index(name)),))     # dort : 0.2252: the token's entry of the section's
+    if name in WORDS and "," not in index or len(name) > 24:     # distribution ('a' is a name only with two
+        return None                                              # indices: a_{3,2}, an attention weight)
+    keys = _keys(index, vocab) if index else ()
+    if keys is None:
+        return None
+    return Label(name, keys)
+
+
+FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "sum", "max", "min", "mathrm",
+             "text", "dfrac", "approx", "left", "right", "big", "Big"}
+
+
+FUNCTION_LABEL = re.compile(r"(√|e\^|(?:sqrt|exp|ln|log)(?![A-Za-z]))\s*[({]?\s*(.+?)\s*"
+                            r"(?:\+\s*(ε|eps|epsilon))?\s*[)}]?\s*$")
+
+
+def function_label(head: str, vocab) -> Label | None:
+    """``√(σ² + ε)``, ``exp(z_2)``, ``√d_k``: the function and the name it is of.
+
+    >>> lab = function_label("√(σ²+ε)", [])
+    >>> lab.name, lab.fn, str(function_label("exp(z_2)", []))
+    ('σ²', 'sqrt+eps', 'z[2]')
+    """
+    m = FUNCTION_LABEL.search(head)
+    lab = parse_label(m[2], vocab) if m else None
+    if lab is None:
+        return None
+    fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], m[1])
+    return dataclasses.replace(lab, fn=fn + ("+eps" if m[3] else ""))
+
+
+def subscripted(s: str) -> str:
+    """Unicode subscript digits after a letter as an underscore's: ``W₁`` is ``W_1``.
+
+    >>> subscripted("z = x · W₁ + b₁")
+    'z = x · W_1 + b_1'
+    """
+    return re.sub(r"(?<=[A-Za-z])([₀-₉]+)", lambda m: "_" + m[1].translate(SUBSCRIPTS), s)
+
+
+NEW_VALUE = {"θ'", "θ′", "θ_new", "w'", "w′", "w_new"}
+"""The names of a parameter's value after the step, written without indices under an entry's lead-in."""
+
+
+class Words(list):
+    """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
+
+    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None, reads=None):
+        super().__init__(vocab)
+        self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)
+        self.made_by = dict(made_by or {})      # a parameter's name → the one tensor it makes (W_1 → Z)
+        self.reads = dict(reads or {})          # a weight's name → the one tensor it multiplies (W_1 → LN1)
+        self.names |= {n.rpartition(".")[2] for n in self.names}    # l0.b_1's name is b_1 (whole, not b of 1)
+        # a model without blocks (a bigram): a superscript on any name can only be a training step
+        self.stepped = bool(self.names) and not any(n == "A" or n.endswith(".A") for n in self.names)

@@ -1,0 +1,503 @@
+"""A table cell's label from its row's and column's labels and the table's subject, in pipe tables, text
+tables laid out with spaces and grid tables: ``第 1 行``, ``t=1``, a token, ``step 3``, ``T = 0,5``."""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .aliases import MOMENTS, STEP_WORDS
+from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT
+from .extract import spanned
+from .figure import FORMATS
+from .marks import HEAD_MARK, HEAD_WORD
+from .shares import QUOTES, prose_word
+from .symbols import FUNCTION_LABEL, STEP_SUPERSCRIPT, Label, function_label, parse_label, plain, run_of
+
+KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目|번째(?:\s*\S{1,4})?)|"
+                 r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim|step|"
+                 r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
+                 r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|wiersz|kolumna|pozycja|satır|sütun|pozisyon|"
+                 r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|"
+                 r"строка|столбец|позиция|шаг|"
+                 r"쿼리|키|クエリ|キー|查询|键|requête|clé|Anfrage|Schlüssel|consulta|clave|chiave|chave|запрос|ключ|"
+                 r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci)\s*[=:]?\s*(\d+)|(\d+))",
+                 re.I)
+QUERY_AXIS = re.compile(r"query|queries|쿼리|クエリ|查询|requête|Anfrage|consulta|interrogazione|запрос|sorgu|"
+                        r"zapytanie|"
+                        r"truy vấn|vraag|kueri|fråga", re.I)
+KEY_AXIS = re.compile(r"keys?\b|키|キー|键|clé|Schlüssel|clave|chiave|chave|ключ|anahtar|klucz|khóa|sleutel|kunci|"
+                      r"nyckel", re.I)
+"""A row's or column's word for the queries' or the keys' axis of a score table (rows of keys are transposed)."""
+INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
+                     r"исходн|начальн|初期|처음", re.I)
+STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
+STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Schritt\w*|шаг\w*|pass[oi]|étapes?|pasos?|"
+                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso)\s*(\d{1,3})\b|"
+                        r"(\d{1,3})\s*(?:ステップ|步|스텝)", re.I)
+"""A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``2 ステップ``."""
+
+
+AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|[a-z]|"
+                  r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête|쿼리|키|"
+                  r"クエリ|キー|clé|consulta|clave|chiave|запрос|ключ)", re.I)
+"""A table's corner cell that names the rows' axis (or both axes), not the matrix."""
+CAPTION_SYMBOL = re.compile(r"(?<![\w\\])([A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
+                            r"(?:\[[a-z]\]\s*\[[a-z]\]|\[[a-z],\s*[a-z]\]|_\{[a-z],?[a-z]\})")
+"""A caption's symbol written with letter indices: ``w[t][s]``, ``A[t, s]``, ``α_{ts}``."""
+TEMPERATURE_AXIS = re.compile(r"T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|[Tt]emperatura|温度")
+TEMPERATURE_ROW = re.compile(r"(?:T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|温度)\s*=\s*"
+                             r"(?:\d+(?:\.\d+)?|∞|inf|oo)")
+"""(Case matters here: a row 't = 1' is a position, 'T = 1' a temperature.)"""
+TEMPERATURE = re.compile(r"(?:T|τ|temp(?:erature)?|température|温度)\s*=\s*(\d+(?:\.\d+)?|∞|inf|oo)", re.I)
+
+
+def _key(cell: str, vocab) -> tuple | None:
+    """A row's or column's label as one index: '第 1 行' → (1,), 't=2' → (2,), a token → (tok,), else None.
+
+    >>> v = ["le", "好き"]
+    >>> _key("「好き」", v), _key("« le »", v), _key("t=2", v), _key("le (1)", v), _key("le (la)", v)
+    ((('tok', 1),), (('tok', 0),), (2,), (('pos', 1),), (('tok', 0),))
+    >>> _key("query t=2", v), _key("key s = 0", v)
+    ((2,), (0,))
+    """
+    s = plain(cell).strip().strip("*`").strip()
+    if s in vocab:
+        return (("tok", vocab.index(s)),)
+    if (q := s.strip(QUOTES)) in vocab:           # 「好き」, « le », “the”: a token in its quotes
+        return (("tok", vocab.index(q)),)
+    bare = re.sub(r"\s*[(（][^()（）]{1,24}[)）]$", "", s)
+    if bare != s and (q := bare.strip(QUOTES)) in vocab:    # 'il (4)': a token and its place, the place
+        place = re.search(r"[(（]\s*(\d{1,3})\s*[)）]$", s)
+        return (("pos", int(place[1])),) if place else (("tok", vocab.index(q)),)
+    m = KEY.fullmatch(s) or KEY.fullmatch(bare) or \
+        KEY.fullmatch(re.sub(r"^[^\W\d_]{3,}\s+(?=[a-z]\s*=\s*\d)", "", s))   # 't = 1 (sun)', 'query t=2'
+    if m:
+        return (int(next(g for g in m.groups() if g is not None)),)
+    return None
+
+
+def _token(key) -> bool:
+    """Whether a row's or column's key is a token (``('tok', id)``), not a number or a numbered place."""
+    return isinstance(key, tuple) and key[0] == "tok"
+
+
+def _state(cell: str) -> str | None:
+    """The training state a header names: '' (the model as it starts), 'sgd[1]', 'adamw[1]', and after a
+    count of steps that count (``nach 2 SGD-Schritten``: 'sgd[2]'); None if none.
+
+    >>> _state("nach 2 SGD-Schritten"), _state("after 1 AdamW step"), _state("Ausgangsmodell"), _state("W")
+    ('sgd[2]', 'adamw[1]', '', None)
+    """
+    s = plain(cell)
+    if INITIAL.search(s):
+        return ""
+    m = STEPPED.search(s)
+    if not m:
+        return None
+    k = STEP_COUNT.search(s)
+    k = int(next(g for g in k.groups() if g is not None)) if k else 1
+    return f"{run_of(s)}[{k}]" if k else ""
+
+
+def table_header(lines: list, no: int) -> tuple:
+    """(the first line of the pipe table line ``no`` sits in, its header cells), or (0, [])."""
+    if not lines[no - 1].lstrip().startswith("|"):
+        return 0, []
+    top = no
+    while top > 1 and (lines[top - 2].lstrip().startswith("|") or GRID_RULE.fullmatch(lines[top - 2])):
+        top -= 1                                  # (+---+---+ between a grid table's header and its rows)
+    while GRID_RULE.fullmatch(lines[top - 1]):
+        top += 1
+    cells = [c.strip() for c in lines[top - 1].strip().strip("|").split("|")]
+    return top, cells
+
+
+def stacked_header(lines: list, top: int, no: int) -> bool:
+    """Whether a pipe table whose first line is ``top`` has a second row of labels before line ``no`` (``| head 1
+    | | | head 2 |`` over ``| t | s=1 | s=2 | …``): its first row's spans then name no columns of their own."""
+    return any(not re.search(r"\d[.,]\d", lines[k]) and not set(lines[k].strip()) <= set("|-: ")
+               for k in range(top, no - 1))
+
+
+GRID_RULE = re.compile(r"\s*\+[-=+:]+\+\s*")
+"""A grid table's rule: ``+---+---------+``."""
+
+
+MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
+"""A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
+
+
+def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "") -> Label | None:
+    """A table cell's label from its row's and column's labels and the table's subject: its corner, else (a
+    corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``)."""
+    if FORMATS.search(" ".join((row, col, corner))):
+        return None                                 # a float32 or bfloat16 value: that format's, not a slip
+    if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
+            re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
+        row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
+    rk, ck = _key(row, vocab), _key(col, vocab)
+    if rk is not None and ck is not None and KEY_AXIS.match(plain(row).strip()) and \
+            QUERY_AXIS.match(plain(col).strip()):
+        rk, ck = ck, rk                             # rows of keys, columns of queries: the scores transposed
+    if (step := _step_row(rk, col, corner, caption, vocab, row)) is not None:
+        return step
+    if TEMPERATURE_ROW.fullmatch(plain(row).strip()):
+        rk = None                                   # 'T = 1' is a temperature, not row 1
+    if TEMPERATURE_ROW.fullmatch(plain(col).strip()):
+        ck = None                                   # … nor column 2
+    seq = getattr(vocab, "sequence", ())
+    if ck is not None and _token(ck[0]) and HEAD_MARK.fullmatch(plain(row).strip().strip("*`")) and \
+            seq.count(vocab[ck[0][1]]) == 1:       # a row per head, a column per input token: the last query's weights
+        return Label("A", (("at", len(seq) - 1), ("at", seq.index(vocab[ck[0][1]]))))
+    if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
+        axis = not corner or AXIS.fullmatch(plain(corner).strip()) or HEAD_MARK.fullmatch(plain(corner).strip())
+        lab = parse_label(plain(corner).replace(" ", ""), vocab) if not axis else None
+        if lab is None and (m := CAPTION_SYMBOL.search(plain(caption))):
+            lab = parse_label(m[1], vocab)
+        name = lab.name if lab is not None and not lab.index else f"table@{top}"
+        return Label(name, rk + ck)
+    for by, across in ((row, ck), (col, rk)):     # a row per temperature and a column per token, or transposed
+        t = TEMPERATURE.fullmatch(plain(by).strip())
+        if t and across is not None and _token(across[0]):
+            value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
+            token = vocab[across[0][1]]
+            return Label("softmax_T", across,
+                         ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
+    rstate = _state(row) if rk is None and ck is None else None
+    if rstate is not None and (q := _header_label(col, vocab, letters=False)) is not None and not q.state:
+        return Label(q.name, q.index, state=rstate)  # a row per training state, a quantity per column: J, π_bellt
+    named = _header_label(col, vocab) if not re.search(r"[,;，]", col) else None   # 'ŷ_{j}' over rows j: ŷ
+    mixed = MIXED_INDEX.fullmatch(plain(col).replace(" ", "")) if named is None and rk is not None else None
+    if mixed and (over := _header_label(mixed[1], vocab)) is not None and not over.index:
+        return Label(over.name, rk + (int(mixed[2]),))   # ∂L/∂E_{v,1} over rows v: that row's entry 1 (as written)
+    if rk is not None:                              # a column of one quantity, a row per index (or step)
+        return dataclasses.replace(named, index=rk + named.index) if named is not None else \
+            Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column
+    row_label, over = _header_label(row, vocab, letters=False), _header_label(row, vocab)
+    if over is not None and (row_label is None or not row_label.index and row_label.name not in vocab.names):
+        row_label = over                            # ∂L/∂z_v over token columns: ∂L/∂z, indexed by the columns
+    word = plain(row).strip().strip("*`")
+    if corner and ck is not None and word.isalpha() and len(word) > 2 and word not in vocab.names and \
+            (subject := _header_label(corner, vocab)) is not None and not subject.index and \
+            ("∂" in subject.name or subject.name in vocab.names):
+        row_label = subject                         # '∂ℒ/∂z_v' in the corner, a row 'value': the corner's quantity
+    state = _state(col)
+    if ck is not None and row_label is not None and not row_label.index and state is None:
+        return dataclasses.replace(row_label, index=ck)    # a row of one quantity, a column per index: dL/dlogit
+    if row_label is not None and state is not None:   # a quantity per row, a training state per column
+        return Label(row_label.name, row_label.index, state=state)
+    if ck is not None and len(ck) == 1 and isinstance(ck[0], tuple) and row_label is not None and \
+            len(row_label.index) == 1 and isinstance(row_label.index[0], int) and row_label.name not in vocab:
+        return Label(row_label.name, ck + row_label.index)    # row q₁ under a token's column: q at that token, q's 1
+    if row_label is not None and row_label.index and (named is None or not named.index):
+        name = named.name if named is not None else "column:" + plain(col).strip()
+        return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
+    return None
+
+
+STEP_CORNER = re.compile(r"k|n|#|steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|étape|paso|passo|스텝|단계|ステップ|步数?",
+                         re.I)
+"""A table's corner over rows that count training steps (``| k | ℒ | W₁₄ |``)."""
+
+
+def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> Label | None:
+    """A cell of a table with a row per training step and a column per parameter entry (``W₁₄`` over rows
+    k = 0, 1, 2 or rows ``step 2``): that entry after k steps (of AdamW when the caption says so, else SGD).
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words(["a", "b"], {"W"}, {"W"})
+    >>> str(_step_row((2,), "W₁₄", "k", "", v)), str(_step_row((0,), "W_{0,b}", "step", "", v))
+    ('sgd[2].W[1,4]', 'W[0,tok1]')
+    >>> str(_step_row((1,), "W_{3,b}", "", "", v, "Schritt 1"))
+    'sgd[1].W[3,tok1]'
+
+    """
+    if rk is None or len(rk) != 1 or not isinstance(rk[0], int) or not (
+            STEP_CORNER.fullmatch(plain(corner).strip()) or re.fullmatch(rf"(?:{STEP_CORNER.pattern})\s*=?\s*\d+",
+                                                                       plain(row).strip(), re.I)):
+        return None
+    entry = parse_label(plain(col).replace(" ", ""), vocab)
+    if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
+        return None
+    k = rk[0]
+    run = run_of(caption)
+    return Label(entry.name, entry.index, state=f"{run}[{k}]" if k else "")
+
+
+def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
+    """The quantity a row or column header names (its index letters off: 'ŷ_{j}' is ŷ), or a function of it
+    ('e^logit', 'exp(z)', '√σ²').
+
+    >>> str(_header_label("e^logit", [])), _header_label("e^logit", []).fn, str(_header_label("ŷ_{j}", []))
+    ('logit', 'exp', 'ŷ')
+    >>> str(_header_label(r"\\partial\\mathcal{L}/\\partial\\gamma_{f,j}", []))
+    '∂L/∂γ_f'
+    >>> str(_header_label("∂L/∂z_{w} = p − y", []))
+    '∂L/∂z'
+    """
+    s = plain(cell).replace(" ", "").strip("|│")     # (a text table's rule beside its header)
+    if SOFTMAX_GRADIENT.fullmatch(s):
+        return parse_label("∂L/∂z", vocab)        # p − y: the loss's gradient at the softmax's input
+    if s.count("=") == 1 and (lhs := s.partition("=")[0]) and \
+            (SOFTMAX_GRADIENT.fullmatch(s.partition("=")[2]) or not re.search(r"\d", s)):
+        return _header_label(lhs, vocab, letters)    # '∂L/∂z_{w} = p − y': the name its formula defines
+    s = LETTER_LAST.sub(r"_\1", LETTER_INDEX.sub("", s)) if letters else s
+    if FUNCTION_LABEL.fullmatch(s) and re.match(r"(?:√|sqrt|exp|e\^|ln|log)", s):
+        return function_label(s, vocab)
+    return parse_label(s, vocab)
+
+
+def place_in_cell(n, line_figures: list, header: list = ()) -> tuple:
+    """(the figure's place among its pipe-table cell's figures, how many figures the cell holds): a cell that
+    prints a vector (``| 1 | 0,3300    0,4500 |``) gives each entry its component.
+
+    >>> from symgpt.claims.extract import extract
+    >>> figs = extract("| 2 | 0.9087    0.1317 | 0.3885 |")
+    >>> [place_in_cell(f, figs) for f in figs]
+    [(0, 1), (0, 2), (1, 2), (0, 1)]
+    >>> figs = extract("| 2 | 0.6070 | 0.6070 | -0.0655 |")
+    >>> [place_in_cell(f, figs, ["", "q", "", "k"]) for f in figs]
+    [(0, 1), (0, 2), (1, 2), (0, 1)]
+    """
+    text = n.line_text
+    lo = text.rfind("|", 0, n.col) + 1
+    hi = text.find("|", n.col)
+    hi = len(text) if hi < 0 else hi
+    bars = [i for i, ch in enumerate(text) if ch == "|"]
+    lead = 1 if text.lstrip().startswith("|") else 0
+    first = min((sum(b < m.col for b in bars) - lead for m in line_figures if m.kind != "integer"), default=0)
+    if header and first == 1:        # a header over several columns (| | q | | k | |): its cells are one
+        k = sum(b < n.col for b in bars) - lead
+        j, end = spanned(header, k), k + 1
+        while j >= 1 and end < len(header) and not header[end].strip():
+            end += 1
+        if j >= 1 and (j < k or end > k + 1) and j + lead - 1 >= 0 and end + lead - 1 < len(bars):
+            lo, hi = bars[j + lead - 1] + 1, bars[end + lead - 1]
+    inside = [m for m in line_figures if lo <= m.col < hi and m.kind in ("decimal", "percent", "integer", "power")]
+    return sum(m.col < n.col for m in inside), len(inside)
+
+
+def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
+    """A pipe table's cell: its row label, its column header, the header's corner cell (``optimizer``: the one
+    the text spoke of last, which a step's superscript is of)."""
+    if n.kind != "integer" and not n.column and n.width == 1 and n.row and n.line_text.lstrip().startswith("|"):
+        lab = _header_label(n.row, vocab, letters=False)   # | ∂L/∂E_{seviyorum,1} | −0,6646 |: a row names its figure
+        return lab if lab is not None and lab.index and not prose_word(lab, vocab) else None
+    if n.kind == "integer" or not n.column:
+        return None
+    top, header = table_header(lines, n.line)
+    if not top or header and n.column.strip() == header[0]:
+        return None
+    corner, about = (header[0] if header else ""), f"{n.heading} {optimizer}"
+    lab = _stepped_cell(n.row, n.column, corner, about, vocab) or \
+        cell_label(n.row, n.column, corner, top, vocab, n.table)
+    if lab is not None and (head := _head_cell(n.line_text, header)) is not None:
+        lab = dataclasses.replace(lab, head=head)    # | 2 (gato) | 2 | 0,0159 |: the row's own head column says 2
+    step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
+        if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref else None
+    if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
+        lab = dataclasses.replace(lab, state=f"{run_of(about)}[{k}]")
+    return lab
+
+
+def _head_cell(row: str, header: list) -> int | None:
+    """The head a table row names in a column headed by the word for a head alone (``| posición | cabeza | … |``
+    over ``| 2 (gato) | 2 | … |``: head 2), as written; None without such a column.
+
+    >>> _head_cell("| 2 (gato) | 2 | 0,0159 |", ["posición", "cabeza", "q̃₁"]), _head_cell("| 1 | 0.5 |", ["t", "q"])
+    (2, None)
+    """
+    at = next((j for j, h in enumerate(header) if HEAD_WORD.fullmatch(plain(h).strip().strip("*`"))), None)
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    if at is None or at >= len(cells) or not re.fullmatch(r"\d{1,2}", cells[at]):
+        return None
+    return int(cells[at])
+
+
+STEP_MARK = re.compile(r"^(?P<sym>.+?)(?:_\{?(?P<a>\d)\}?|(?P<a2>[₀₁₂₃])|\^\{?\((?P<b>\d)\)\}?|⁽(?P<c>[⁰¹²³])⁾)$")
+"""A column header with a step number: ``g_{1}``, ``m̂_1``, ``m₁``, ``θ^{(0)}``, ``θ⁽¹⁾``."""
+STEP_ROLES = {"Δ": "update", "Δθ": "update", "-Δ": "update", "ηλθ": "decay", "η·λ·θ": "decay", "ηλw": "decay",
+              "λθ": "decay"}
+"""Column symbols for AdamW's step of an entry (the update η·m̂/(√v̂ + ε)) and its decay (η·λ·θ)."""
+GRADIENT_SYMBOLS = frozenset(("g", "grad", "gradient", "∇", "∇θ", "∇_θL", "∂L/∂θ", "dθ", "gradiente", "Gradient",
+                              "梯度"))
+
+
+def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label | None:
+    """A cell of a table whose rows are parameters' entries (``W_{0,come}``) and whose column names a state at
+    a step (``θ^{(0)}``, ``g_{1}``, ``m_{1}``, ``v̂_{1}``, ``θ^{(1)}``): that entry's value before the first step
+    (step 0), its gradient, its AdamW moments at the step, or its value after the step (AdamW's under a
+    heading about Adam, else SGD's).
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words(["a", "b"], {"W"}, {"W"})
+    >>> [str(_stepped_cell("W_{0,b}", c, "θ", "5. AdamW", v)) for c in ("θ^{(0)}", "g_{1}", "m̂_{1}", "θ^{(1)}")]
+    ['W[0,tok1]', 'grad_W[0,tok1]', 'm̂[W,0,tok1]', 'adamw[1].W[0,tok1]']
+    >>> _stepped_cell("W_{0,b}", "m̂_{1}", "θ", "", v).ref, _stepped_cell("t = 1", "g_{1}", "", "", v)
+    ('adamw[1].mhat[W,0,1]', None)
+    >>> [_stepped_cell("W_{0,b}", c, "θ", "AdamW", v).ref for c in ("Δ", "ηλθ^{(0)}")]
+    ['adamw[1].update[W,0,1]', 'adamw[1].decay[W,0,1]']
+    """
+    entry = parse_label(plain(row).replace(" ", ""), vocab)
+    if entry is None or not entry.index or entry.name not in vocab.params or entry.state or entry.of:
+        return None
+    keys = ",".join(str(i[1] if isinstance(i, tuple) else i) for i in entry.index)
+    head = re.sub(r"\^\{?\(0\)\}?|⁽⁰⁾", "", plain(col).replace(" ", ""))    # ηλθ^{(0)}: of the weight before
+    role = STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
+    if role and run_of(heading) == "adamw":              # Δ, ηλθ: AdamW's update and decay of the entry
+        return Label(head, entry.index, of=entry.name, ref=f"adamw[1].{role}[{entry.name},{keys}]")
+    m = STEP_MARK.match(plain(col).replace(" ", ""))
+    if m is None:
+        return None
+    k = int(m["a"] or m["b"] or ("₀₁₂₃".index(m["a2"]) if m["a2"] else "⁰¹²³".index(m["c"] or "⁰")))
+    sym = m["sym"]
+    if sym in MOMENTS and k >= 1:
+        return Label(sym, entry.index, of=entry.name, ref=f"adamw[{k}].{MOMENTS[sym]}[{entry.name},{keys}]")
+        #            (the row's indices kept: a table counting from 1 shifts the ref, Notation.resolve)
+    if sym in GRADIENT_SYMBOLS and k <= 1:
+        return Label(f"grad_{entry.name}", entry.index)
+    if sym in ("θ", "w", "W", "p", "param", entry.name) or sym == plain(corner).strip():
+        if k == 0:
+            return Label(entry.name, entry.index)
+        return Label(entry.name, entry.index, state=f"{run_of(heading)}[{k}]")
+    return None
+
+
+CELL = re.compile(r"\S+(?: \S+)*")
+
+
+def _cells_at(line: str) -> list:
+    """A text table line's cells as (start, end, text): runs separated by two spaces or more, a tab, or a
+    rule ``|`` between cells (``W[0,a]  |  0.0219 | 4.80e-07 |``), kept in place.
+
+    >>> [t for *_, t in _cells_at("  p  |  m1 | v1 | Δ")], [t for *_, t in _cells_at("rank  word   p")]
+    (['p', 'm1', 'v1', 'Δ'], ['rank', 'word', 'p'])
+    """
+    if line.count("|") + line.count("│") >= 2 and not line.lstrip().startswith(("|", "│")):
+        line = re.sub(r"\s*[|│]\s*", lambda m: " " * len(m[0]) if len(m[0]) >= 2 else " ", line)
+    return [(m.start(), m.end(), m[0]) for m in CELL.finditer(line.replace("\t", "  "))]
+
+
+RULE_LINE = re.compile(r"\s*[-=_+─━═]{2,}(?:\s+[-=_+─━═]{2,})*\s*")
+"""A rule drawn with dashes under or over a table laid out with spaces."""
+
+
+def text_tables(lines: list, numbers: list, vocab=()) -> dict:
+    """figure index → (row label, column header, corner, header line) in tables laid out with spaces:
+    a header line of labels over rows whose cells line up under them.  A header cell may be a formula over
+    a figure (``p / 0.7074``); a row whose first cell is a rank is keyed by its token cell (``1  私  0.2506``).
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "      pos    sin    cos\\n       0    0.000  1.000\\n       1    0.841  0.540"
+    >>> sorted(text_tables(text.split("\\n"), extract(text)).values())[-1]
+    ('1', 'sin', 'pos', 1)
+    >>> text = "rank  word   p       p / 0.70\\n 1    cat    0.40    0.5714\\n 2    dog    0.30    0.4286"
+    >>> sorted(text_tables(text.split("\\n"), extract(text), ["cat", "dog"]).values())[-1]
+    ('dog', 'p / 0.70', 'rank', 1)
+    """
+    at: dict = {}
+    for n in numbers:
+        at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    header, top, matrix = None, 0, ""
+    for no, line in enumerate(lines, 1):
+        cells = _cells_at(line)
+        figs = at.get(no, [])
+        matrix = matrix if header is not None else ""     # a matrix named on its first row: the rows below too
+        if header is not None and top == no - 1 and RULE_LINE.fullmatch(line):
+            top = no                                  # ----  -----  ------ under the header: the header stays
+            continue
+        has_figure = [any(a <= n.col < b for n in figs if n.kind != "integer") for a, b, _ in cells]
+        formula = [FORMULA_CELL.fullmatch(t) is not None for *_, t in cells]   # 'p / 0.7074': a label too
+        if header is not None and top == no - 1 and cells and not any(has_figure) and \
+                (scripts := _scripts(header, cells)) is not None:
+            header, top = scripts, no                 # the header's subscripts on a line of their own (a PDF)
+            continue
+        mark = [bool(INDEX_CELL.fullmatch(t.strip()) or TEMPERATURE_ROW.fullmatch(t.strip())) for *_, t in cells]
+        marks = all(m or k == 0 and not re.search(r"\d", t) for k, (m, (*_, t)) in enumerate(zip(mark, cells))) \
+            and sum(mark) >= 2          # j=0  j=1  j=2, or 'word  T = 0,5  T = 1  T = 2': a header too
+        if len(cells) >= 2 and not any(f and not g and not m for f, g, m in zip(has_figure, formula, mark)) and \
+                sum(formula) < len(cells) - 1 and not line.lstrip().startswith(("|", "#")) and \
+                (marks or not re.search(r"[=≈:：]", line)) and not RULE_LINE.fullmatch(line):
+            header, top = cells, no                  # labels only: a header, if rows follow
+            continue
+        if header is None or len(cells) < 2 or not any(has_figure):
+            if not line.strip() and top == no - 1:
+                continue                              # a rule under the header (booktabs in a PDF): a blank line
+            header = None if not line.strip() or len(cells) < 2 else header
+            continue
+        corner = header[0][2] if len(header) == len(cells) and header[0][2].strip() not in vocab else ""
+        first = min((n.col for n in figs if n.kind != "integer" and cells[0][0] < n.col < cells[0][1]), default=None)
+        glued = first is not None and re.search(r"[\[(|]\s*$", line[:first])   # '∇_W ℒ = i=1 [ 0.1240   0.0745'
+        if glued:
+            said = line[cells[0][0]:first].rstrip(" [(|")
+            name, _, key = said.rpartition(" = ") if " = " in said else (matrix, "", said)
+            matrix, corner = name.strip(), name.strip()
+        merged = any(GLUED_CELL.fullmatch(t.strip()) for *_, t in cells)
+        #        (two figures one space apart, '0,3046 -0,7228', are one cell: the order of cells counts no column)
+        for n in figs:
+            if n.kind == "integer" or n.col < cells[0][1] and not glued:
+                continue                              # the row's label itself
+            k = next((i for i, (a, b, _) in enumerate(cells) if a <= n.col < b), None)
+            if k is not None and len(cells) in (len(header), len(header) + 1) and not merged:   # by order:
+                k -= len(cells) - len(header)                 # pdftotext keeps it, not the columns (ŷ_{j} is wide)
+                if k < 0:
+                    continue
+                col = header[k]
+            else:
+                col = min(header, key=lambda h, a=n.col, b=n.col + len(n.text): (
+                    max(0, h[0] - b, a - h[1]), max(a, h[0]) - min(b, h[1]), abs(a + b - h[0] - h[1])))
+                #     (the header nearest it; of those touching it the one it overlaps most, then the one whose
+                #      middle is nearest: '-1,0955' right-aligned under 'jõi' starts where 'kass' ended)
+            if col is header[0] and corner and not glued or k is not None and \
+                    FUNCTION_BEFORE.search(line[cells[k][0]:n.col]) and re.search(r"[=≈]", line[n.col:cells[k][1]]):
+                continue      # (the argument in a cell 'exp(0,4000) = 1,4918': its function's, not its column's)
+            out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
+    return out
+
+
+def _scripts(header: list, cells: list) -> list | None:
+    """A header whose cells' subscripts a PDF set on the line below, right after them (``W  W`` over
+    ``1,fly  3,fly``), joined as ``W_{1,fly}``; None when a cell of the line is not such a script.
+
+    >>> _scripts([(0, 1, "L"), (6, 7, "W"), (16, 17, "W")], [(8, 13, "1,fly"), (18, 23, "3,fly")])
+    [(0, 1, 'L'), (6, 13, 'W_{1,fly}'), (16, 23, 'W_{3,fly}')]
+    """
+    if not all(re.fullmatch(r"[\w,]{1,10}", t) for *_, t in cells):
+        return None
+    out = list(header)
+    at = [next((k for k, (_, end, _) in enumerate(out) if 0 <= a - end <= 2), None) for a, _, _ in cells]
+    if not all(re.search(r"[\d,]", t) for *_, t in cells) and len(cells) > 1:
+        return None                             # (a second header row of words, not one word's script)
+    moved = None in at or any(x <= a < y for a, _, _ in cells for x, y, _ in header)
+    if moved:
+        bare = [k for k, (*_, t) in enumerate(header) if re.fullmatch(r"[^\W\d_]", plain(t))]
+        if len(bare) < len(cells):
+            return None
+        at = bare[len(bare) - len(cells):]      # (the scripts' own columns lost: the last bare letters, in order)
+    for k, (_, b, text) in zip(at, cells):
+        out[k] = (out[k][0], out[k][1] if moved else max(b, out[k][1]), f"{out[k][2]}_{{{text}}}")
+    return out
+
+
+GLUED_CELL = re.compile(r"[-+−]?\d[\d.,]*(?: [-+−]?\d[\d.,]*)+")
+"""A cell of figures one space apart (``0,3046 -0,7228``): columns a single space parts, not one cell."""
+INDEX_CELL = re.compile(r"[A-Za-z]{1,3}\s*=\s*\d{1,3}")
+"""A header cell that is an index's value: ``j=0``, ``t = 2``."""
+FORMULA_CELL = re.compile(r"[A-Za-z\u0370-\u03ff][\w']*\s*[/÷×·]\s*\d+(?:\.\d+)?")
+"""A column header that divides or scales a quantity by a figure: ``p / 0.7074``, ``z ÷ 0.7``."""
+
+
+def _row_key(cells: list, figs: list, vocab, corner: str = "") -> str:
+    """A text table row's label: its first cell, or, when that is a rank or a mark and a later cell before the
+    figures is a token, the token (a ranking lists tokens in order of their probability); not under a corner
+    that names positions (``t  token  rms``: row t, its token shown beside it)."""
+    first = cells[0][2]
+    if first.strip() in vocab or not vocab or re.fullmatch(r"t|s|pos(?:ition)?|i|位置|Position|posição|позиция",
+                                                          plain(corner).strip(), re.I):
+        return first
+    start = min((n.col for n in figs if n.kind != "integer"), default=len(cells[-1][2]) + cells[-1][1])
+    tokens = [t for a, _, t in cells[1:] if a < start and t.strip().strip("「」\"'`") in vocab]
+    if len(tokens) == 1 and re.fullmatch(r"[-–—#.*]|\d+\.?|[(（]?\d+[)）]?", first.strip()):
+        return tokens[0].strip().strip("「」\"'`")
+    return first
