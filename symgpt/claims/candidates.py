@@ -367,7 +367,11 @@ def _training(d, add, shapes, ref_of):
             add(f"sqrt(adamw[1].vhat[{inner}])", "sqrt(adamw[1].vhat)", idx, axes, of=name)
             add(f"lr*grad_{entry}", f"lr*grad_{name}", idx, axes)
     for p in tr.gradcheck_params:
-        add(f"gradcheck({p}, {_num(tr.gradcheck_h)})", "gradcheck")
+        h = _num(tr.gradcheck_h)
+        add(f"gradcheck({p}, {h})", "gradcheck")
+        for sign in ("", "-"):                   # the check's two losses and the moved entry: L(θ ± h), θ ± h
+            add(f"loss_at({p}, {sign}{h})", "loss_at")
+            add(f"{p} + ({sign}{h})", "gradcheck.theta")
     if "grad_E_head" in shapes:
         shape, axes = shapes["E"]
         t = d.spec.vocab.index(d.spec.target) if isinstance(d.spec.target, str) else d.spec.target

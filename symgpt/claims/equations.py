@@ -43,8 +43,9 @@ OPERAND_NEXT = re.compile(r"[)\]]?\(|\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈]|
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
 FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}(?:\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?"
-                           r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+))(?![\w(])")
-#                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃: an entry of a parameter
+                           r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+)|"
+                           r"\([^(),\n]{1,12},[^(),\n]{1,12}\))(?![\w(])")
+#                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃, W(1, mange): an entry of a parameter
 FROM_TO_WORDS = (("von", "auf|zu"), ("from", "to"), ("de", "à|a|para"), ("da", "a"), ("de la", "la"),
                  ("fra", "til"), ("från", "till"), ("van", "naar|tot"), ("z", "na|do"), ("с", "до|на"),
                  ("dari", "menjadi|ke"), ("từ", "lên|xuống|thành"), ("από", "σε|στο"), ("من", "إلى"))
@@ -367,20 +368,30 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
     above = [lines[k] for k in range(n.line - 2, max(-1, n.line - 2 - LEAD_LINES), -1)] if listed else []
     for k, text in enumerate([n.line_text[:n.col], *above]):
         if k and HEADING.match(text) and not re.search(r"[=:：]", text):
-            return None            # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
+            return None                # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
         tag = k and TAG.match(text)
-        if "\\" in text:           # LaTeX's W_{\text{out}}[1,\text{狗}]: W_out[1,狗]
-            text = re.sub(r"_\{(\w+)\}(?=\s*\[)", r"_\1", plain(text)).replace("](", "] (")
-        found = [lab for m in ENTRY_MENTION.finditer(text)
-                 if (lab := _param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
-                 and lab.name in vocab.params]
+        found = _entry_named(text, vocab)
         if found:
-            return found[-1]
+            return found
         if tag or k and LEAD_END.search(text) and any(parse_label(m[0].replace(" ", ""), vocab) is not None
                                                       for m in ENTRY_MENTION.finditer(text)):
             return None            # '[E(x)_j]' or 'the coordinate e_{3} (θ = 0.3):' above, a block of its own:
             #                        an entry not read, not the block before
-    return None
+    return _entry_named(n.heading, vocab) if listed else None    # 'VI. DEUX PAS D'ADAMW SUR W(1, mange)'
+
+
+def _entry_named(text: str, vocab) -> Label | None:
+    """The last parameter entry a text names (``W[0, bellt]``, ``W_{0,bellt}``, ``W(1, mange)``), else None."""
+    if "\\" in text:               # LaTeX's W_{\text{out}}[1,\text{狗}]: W_out[1,狗]
+        text = re.sub(r"_\{(\w+)\}(?=\s*\[)", r"_\1", plain(text)).replace("](", "] (")
+    found = [lab for m in ENTRY_MENTION.finditer(text) if not GENERIC_INDEX.search(m[0])
+             and (lab := _param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
+             and lab.name in vocab.params]
+    return found[-1] if found else None
+
+
+GENERIC_INDEX = re.compile(r"[\[{(_]\s*[a-z]\s*[,\]\[]\s*\[?\s*[a-z]\s*[\]})]|_\{?[a-z]\}?$")
+"""A formula's running indices (``W_{i,j}``, ``W[i][j]``, ``x_i``): no one entry."""
 
 
 def _param_case(lab, vocab):

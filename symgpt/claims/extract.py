@@ -296,13 +296,16 @@ SPACED_PERCENT = re.compile(r"(?<=\d) %")
 def normal_line(raw: str, comma: bool = False) -> str:
     """A line as figures are read from it, of the same length (columns keep their place): full-width
     punctuation as ASCII (＝ → =, （ → (, ， → ;), no-break spaces as spaces, ``22.5 %`` as ``22.5% ``, and
-    ``3x2`` as ``3×2``; in a document that writes decimal commas (``comma``, :func:`decimal_comma`), ``0,1400``
+    ``3x2`` as ``3×2``, Markdown's bold and code marks around an equation's figure as spaces; in a document that
+    writes decimal commas (``comma``, :func:`decimal_comma`), ``0,1400``
     as ``0.1400`` (not an index pair: ``W[0,3]``, ``(1,2)``).
 
     >>> normal_line("μ＝0.4333，σ²＝0.3289，22.5 %")
     'μ=0.4333;σ²=0.3289;22.5% '
     >>> normal_line("ŷ₄ = 0,1400, W[0,3] = 2,6627·10⁻⁴", comma=True)
     'ŷ₄ = 0.1400, W[0,3] = 2.6627·10⁻⁴'
+    >>> normal_line("- `σ₃²` ≈ **0,0553**, `x**2`", comma=True)
+    '-  σ₃²  ≈   0.0553  , `x**2`'
     """
     line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH).translate(NATIVE))
     if "\\" in line or "{,}" in line:
@@ -311,11 +314,20 @@ def normal_line(raw: str, comma: bool = False) -> str:
         line = PERCENT_FIRST.sub(r"\1%", line)
     if comma:
         line = COMMA_DECIMAL.sub(_point, line)
+    if "`" in line or "**" in line:
+        line = BOLD_FIGURE.sub(lambda m: " " * len(m[0]), line)
+        line = CODE_EQUATED.sub(lambda m: " " + m[1] + " ", line)
     return SPACED_PERCENT.sub(lambda m: "% ", line)
 
 
-PERCENT_COLUMN = re.compile(r"(?:^|[\s,(\[])(?:in\s+|в\s+|en\s+|em\s+|%-?)?[(\[]?\s*%\s*[)\]]?\s*$")
-"""A column header whose unit is the percent: ``p, %``, ``T = 2 (%)``, ``share in %``, ``%``."""
+BOLD_FIGURE = re.compile(r"(?<![\w)\]*])\*\*(?=[-−+(]?\d)|(?<=[\d)%])\*\*(?![\w(*])")
+"""Markdown's bold around a figure (``= **1,5372**``, ``**(0,33; 0,60)**``), not a power (``x**2``)."""
+CODE_EQUATED = re.compile(r"`([^`\n]{1,80})`(?=\s*[=≈])")
+"""Inline code equated to a figure (`` `μ₂ = (1,2998 + 1,7747) / 2` = 1,5372``): its text, without the marks."""
+
+
+PERCENT_COLUMN = re.compile(r"(?:^|[\s,(\[])(?:in\s+|в\s+|en\s+|em\s+|%-?)?[(\[]?\s*%\s*[)\]]?\s*$|[(\[]\s*%\s*[)\]]")
+"""A column header whose unit is the percent: ``p, %``, ``T = 2 (%)``, ``share in %``, ``%``, ``p (%) pada T = 2``."""
 PERCENT_FIRST = re.compile(r"(?<![\w%\\])%(\d+(?:[.,]\d+)?)(?!\w|[.,]\d)")
 """A percent written before its figure, as Turkish writes it (``%58,00'ini``): moved after it (``58,00%'ini``)."""
 LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{([^{}]*)\}(?:\{([^{}]*)\})?|"
@@ -616,6 +628,9 @@ def _is_heading(line: str) -> bool:
     return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
 
 
+NUMBERED_TITLE = re.compile(r"(?:[IVXLC]{1,5}|\d{1,2}|[A-Z])[.)]\s+[^\W\d_]")
+"""A title numbered in Roman or Arabic numerals or a letter (``V. UN PAS DE SGD``): a rule of the page's width
+under it is still its underline."""
 UNDERLINE = re.compile(r"\s*([=\-~.*_#^+:])\1{3,}\s*")
 
 
@@ -628,12 +643,15 @@ def _underlined(line: str, below: str) -> bool:
     (True, False, False)
     >>> _underlined("Schritt 3: Temperatur T = 2", "==========="), _underlined("loss L = 1.25", "------")
     (True, False)
+    >>> _underlined("V. UN PAS DE SGD (η = 0,1)", "-" * 74), _underlined("a short line", "-" * 74)
+    (True, False)
     """
     title = line.strip()
     equation = re.search(r"[=≈]", title) and len(re.findall(r"[^\W\d_]{2,}", re.split(r"[=≈]", title)[0])) < 2
     #          (words before its '=' make a title: 'Paso 9: muestreo con temperatura T = 0,7')
     return bool(title) and UNDERLINE.fullmatch(below) is not None and UNDERLINE.fullmatch(line) is None and \
-        len(title) >= len(below.strip()) // 2 and not equation and not re.search(r"\||\S\s{2,}\S|\t", title) and \
+        (len(title) >= len(below.strip()) // 2 or NUMBERED_TITLE.match(title) is not None) and not equation and \
+        not re.search(r"\||\S\s{2,}\S|\t", title) and \
         not CAPTION.match(line)                  # (a table's caption over its rule stays its caption)
     #                                          (not a text table's header 'token   p' over its rule)
 

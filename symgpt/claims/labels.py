@@ -124,8 +124,6 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
                 first = n.operands[0] if not isinstance(n.operands[0], int) else numbers[n.operands[0]]
                 token = quoted_token(first.line_text[:first.col], vocab) if first.line == n.line else None
                 mine = Label("token", (("tok", vocab.index(token)),)) if token is not None else None
-            if mine is not None and mine.name == "token" and n.kind == "decimal":
-                mine = parallel(n, by_line.get(n.line, ()), out, mine) or mine
             lab = mine or lab                # ('"I" with 0.2621', '"tea" … with probability 0.6225%': the token's)
         last = n
         if not (n.kind == "integer" and re.match(r"\s*(?:→|->|,|\)|\]|\})", n.line_text[n.col + len(n.text):])):
@@ -133,6 +131,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if lab is not None:
             out[n.index] = lab
     out.update(echoes(numbers, out))
+    out.update({n.index: twin for n in numbers if n.kind == "decimal" and (lab := out.get(n.index)) is not None and
+                lab.name == "token" and (twin := parallel(n, by_line.get(n.line, ()), out, lab)) is not None})
     heads, sups = {}, {}
     for n in numbers:
         lab = out.get(n.index)

@@ -194,6 +194,9 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     'b_1'
     >>> str(_literal_name("Ufunguo ni rahisi kwa sababu $h_1 = (0.6, 1.2)$: $k_1 = ", "", v))
     'k[1]'
+    >>> t = Words([], {"E", "A", "K"}, {"E"})       # a transformer: ^{(2)} is a head or a layer, no step
+    >>> str(_literal_name("голова 2: $k^{(2)}_2 = ", "", t))
+    'k[2]'
     """
     if (code := re.search(r"([A-Za-z_][\w.]*)\s*=\s*(?:\w+\.)*(?:array|tensor)\(\s*$", before)):
         return named(code[1], vocab, heading)      # W_Q = np.array([[…]]) in the code itself: W_Q
@@ -220,8 +223,11 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
         return lab                     # 'h_1 = (0.6, 1.2): k_1 = (…)': the name after the last literal, k_1
     head = parts[0]
     for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
-        if re.search(r"\d|[+×*/·]", part) or not re.fullmatch(r"\s*\S+\s*", part):
-            break
+        layered = any(x.startswith("l1.") for x in getattr(vocab, "names", ()))
+        scripts = r"_(?:\{[^{}]*\}|\w)" if layered else r"[_^](?:\{[^{}]*\}|\w)"
+        if re.search(r"\d|[+×*/·]", re.sub(scripts, "", part)) or not re.fullmatch(r"\s*\S+\s*", part):
+            break                      # (its scripts' digits aside: 'голова 2: $s^{(2)}_2 = …' names s^{(2)}_2;
+            #                            with layers, a superscript may be a layer's or a head's: no name)
         if re.search(r"\s\S", head.strip()) and named(part, vocab, heading) is not None:
             head = part
     lab = named(head, vocab, heading)
@@ -414,6 +420,7 @@ def literals(lines: list, numbers: list, vocab) -> dict:
     pick = None                # the rows the named output shows (W.grad[[0, 1, 6]]: its rows 0, 1, 6)
     suspended = None           # a literal still open when another is written beside it on its line
     for no, line in enumerate(lines, 1):
+        line = LATEX_SPACE.sub(lambda m: " " * len(m[0]), line)    # (1{,}4411\,;\ -0{,}0961): two entries
         if line.lstrip().startswith("```"):
             if fence:
                 variables.update(_token_variables(cell, vocab))
@@ -542,6 +549,8 @@ def literals(lines: list, numbers: list, vocab) -> dict:
     return out
 
 
+LATEX_SPACE = re.compile(r"(?<!\\)\\[,;:!](?![A-Za-z])|(?<!\\)\\ ")
+"""LaTeX's spacing commands (``\\,``, ``\\;``, ``\\ ``): space, no separator between a literal's entries."""
 SIDE = re.compile(r"[\])],?\s{2,}([A-Za-z_\u0370-\u03ff][\w']*)\s*(?:=|:)\s*$")
 """A literal's name written beside another literal still open on its line: ``…0.6],      b_1 = ``."""
 

@@ -27,10 +27,10 @@ def paragraph_above(lines: list, no: int, most: int = 3) -> str:
     return " ".join(reversed(out))
 
 
-SUPERSCRIPT = re.compile(r"[^\W\d_][\w']*\}?(?:_(?:\{[^{}]*\}|\w))?"
+SUPERSCRIPT = re.compile(r"[^\W\d_][\w'\u0302\u0303\u0304]*\}?(?:_(?:\{[^{}]*\}|\w))?"
                          r"(?:\^\{?[(\[](\d+)(?:,\s*(\d+))?[)\]]\}?|⁽([⁰¹²³⁴⁵⁶⁷⁸⁹]+)⁾)")
 #                                     (\mathbf{q}^{[2]}: the brace of a bold name before its superscript;
-#                                      \tilde{q}_1^{(2)}: a subscript before it)
+#                                      \tilde{q}_1^{(2)}: a subscript before it; q̃^{(2)}: an accent on it)
 
 
 def lhs_superscript(text: str) -> tuple | None:

@@ -212,6 +212,8 @@ class Matcher:
         training step's states, a sampling table's shares only in a section about them (:func:`_silent`)."""
         quiet = self.silent.get(n.section, ())
         pool = self.near.among(lo, hi)
+        if not MOVED_SAID.search(" ".join((n.line_text, n.prose[-160:], n.heading))):
+            pool = [c for c in pool if c.group not in CHECKED]  # L(θ ± h) and θ ± h only where the text moves θ
         return [c for c in pool if not any(TOPICS[k][0].search(c.ref) for k in quiet)] if quiet else pool
 
     def trains_here(self, n) -> bool:
@@ -883,10 +885,10 @@ def _silent(text: str, numbers: list) -> dict:
     >>> from symgpt.claims.extract import extract
     >>> text = "# SGD and AdamW\\n## 1. Forward\\nloss = 2.5\\n## 2. AdamW\\n### 2.1 Moments\\nm = 0.025\\n"
     >>> _silent(text, extract(text))
-    {2: {0, 2, 3, 4}, 5: {2, 3, 4}}
+    {2: {0, 2, 3, 4, 5}, 5: {2, 3, 4, 5}}
     >>> text = "# One AdamW step\\n## 1. Forward\\nloss = 2.5\\n## 2. The step\\nm = 0.025\\n"
     >>> _silent(text, extract(text))
-    {2: {1, 2, 3, 4}, 4: {1, 2, 3, 4}}
+    {2: {1, 2, 3, 4, 5}, 4: {1, 2, 3, 4, 5}}
     """
     starts = sorted({n.section for n in numbers})
     titles, numbered = {}, {}
@@ -928,6 +930,11 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
     (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
     (re.compile(r"topk"), re.compile(r"top[- _]?(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|k\s*=", re.I)),
     (re.compile(r"topp"), re.compile(r"top[- _]?p|nucleus|核采样|p\s*=", re.I)),
+    (re.compile(r"^loss_at\(|^\w+\[[^\]]*\] \+ \("), re.compile(     # a gradient check's losses and moved entry
+        r"grad\w*[- ]?check|finite[- ]?diff|central[- ]?diff|numerical|différences? (?:finies|centrées)|"
+        r"differenze finite|diferencias finitas|diferenças finitas|[Dd]ifferenzenquotient|zentrale\w* Differenz|"
+        r"numeri\w*|数值梯度|数値微分|中心差分|差分|수치 ?미분|конечн\w* разност|численн|sonlu fark|"
+        r"L\s*\(\s*[θw]\s*[+±]\s*h|L[+₊]|L\(θ\+h\)", re.I)),
 )
 def made_by(spec) -> dict:
     """Each parameter's name (without its layer's prefix) → the one tensor its op makes (``W_1`` → ``Z``), for
@@ -1029,6 +1036,11 @@ def _placed(rest: tuple, a: int, b: int, i: int, j: int) -> tuple:
     return tuple(out)
 
 
+CHECKED = ("loss_at", "gradcheck.theta")
+"""A gradient check's losses and moved entry: candidates only beside words that move a parameter by h."""
+MOVED_SAID = re.compile(r"[+±−-]\s*h\b|\bh\s*[=:]|\b[Lℒ]\s*[+₊−₋±]|[Lℒ]\s*\(\s*[θwW]|\((?:L|ℒ)\s*[+₊]|"
+                        r"finite|centr|différence|differenz|diferen|numeri|数值|差分|수치|разност|численн|fark", re.I)
+"""The words that move a parameter by a step h (``L(w + h)``, ``L+ = …``, ``h = 0,001``, 'finite differences')."""
 RUN_PREFIX = re.compile(r"(?:sgd|adamw)\[\d+\]\.|head_step\.")
 """A training state's run: SGD's, AdamW's or the output head's own step."""
 UNCORRECTED_EPS = 1e-5

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import NamedTuple
 
 from flint import fmpq
@@ -204,6 +205,9 @@ class Notation:
         stem = bare[5:] if bare.startswith("grad_") else bare
         words = {stem, *DATA_ALIASES.get(stem, ()),
                  *(a for a in ALIASES.get(stem, ()) if re.fullmatch(r"[\w\u0370-\u03ff²^]+", a))}
+        if stem.endswith("_f"):          # the final norm's statistics with an f under their letter: μ_f, σ_f², σ²_f
+            words |= {w for a in words if re.fullmatch(r"[μσ]²?", a)
+                      for w in ((f"{a[:-1]}_f²", f"{a}_f") if a.endswith("²") else (f"{a}_f",))}
         if bare.startswith("grad_"):
             out |= {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d")} | {f"{w}.grad" for w in words}
         else:
@@ -322,6 +326,11 @@ class Notation:
 
         A reading ``G|:1`` is the column 1 of a matrix G (a table's ``cos(pos)`` column is PE[·,1]);
         ``G|1:`` its row 1."""
+        if group.endswith("|@last"):
+            if label.index:
+                return None
+            last = len(self.m.d.spec.input) - 1 + base     # (the fixed index counts from 0, as a slice's)
+            return self.lookup(group[:-6], base, Label(label.name, (last,), label.of, label.state))
         if group.endswith("|T"):
             if len(label.index) != 2:
                 return None
@@ -458,10 +467,13 @@ class Notation:
         #         (a literal's places fit any tensor of its shape: a name alone, no figure agreeing, is too little)
         if arity == 1 and not of:
             hypotheses += self._slices()
+        if arity == 0 and not of:
+            hypotheses += self._last_rows()
         if arity == 2 and not of and re.match(r"literal@|table@|.*weight", name):
             hypotheses += self._transposes()     # a Linear's .weight (out × in), a matrix printed transposed
         for (group, g_of), axes in hypotheses:
-            if group in ("id", "count", "onehot") or g_of and not of or of and not g_of and "{}" not in group:
+            if group in ("id", "count", "onehot", "loss_at", "gradcheck.theta") or g_of and not of or \
+                    of and not g_of and "{}" not in group:     # (a check's moved losses: by their value, nearby)
                 continue
             if group in self.unspoken and not key[3]:
                 continue
@@ -470,7 +482,9 @@ class Notation:
             #        (most figures' heads known: a long formula's s^{[1,1]}_{3,1} out of reach leaves one out)
             if len(axes) != arity and not headed and not (group in STEPPED and len(axes) == arity + 1):
                 continue
-            alias = self._alias(name, group)
+            if group.endswith("|@last") and not re.search(r"_f|final", name, re.I):
+                continue                     # (the final norm's statistics only under a name that says so: μ_f)
+            alias = self._alias(name, group.partition("|")[0] if group.endswith("|@last") else group)
             for base in ((0, 1) if _written(figs) else (0,)):
                 agree, seen, later, nonzero = 0, 0, 0, 0
                 for n, lab in figs:
@@ -508,7 +522,8 @@ class Notation:
             pick = best                 # most of its figures agree with one tensor: that is what it names
             #                             (a usual spelling none of whose figures agree names the tensor that does)
         #                                 (but ∂L/∂z is the gradient, even where p agrees with one more figure)
-        elif top is not None and (self._own(name, top.group) and (len(figs) <= 2 or share(top.agree)) or
+        elif top is not None and ((self._own(name, top.group) or self._own_in_one_layer(name, top, named)) and
+                                  (len(figs) <= 2 or share(top.agree)) or
                                   top.agree > AGREE_SHARE * len(figs) or
                                   literal and top.agree >= 1 and share(top.agree) or
                                   kin and top.agree >= 1 and share(top.agree)):
@@ -545,6 +560,14 @@ class Notation:
         return Reading(group, -base, agree, alias, [v.group for v in votes if v.agree and v.alias and v.group != group
                                                     and name != "token" and v.group.partition("|")[0] !=
                                                     group.partition("|")[0]])    # (not its own rows, columns)
+
+    def _own_in_one_layer(self, name: str, top, named: list) -> bool:
+        """Our name written without its layer (``s`` for l0.S) where that layer's tensor is the only one a figure
+        agrees with: the layer is the figures' (``s^{(1)}_{3,1}`` agreeing with l0.S, not l1.S)."""
+        layer = re.match(r"l\d+\.", top.group)
+        bare = top.group[layer.end():] if layer else ""
+        return bool(layer) and top.agree >= 1 and self._own(name, bare) and \
+            all(v.agree < top.agree for v in named if v is not top and re.sub(r"^l\d+\.", "", v.group) == bare)
 
     def _last_position(self, tied: list, figs: list) -> list | None:
         """Of tied rows of one tensor over positions that every figure agrees or disagrees with alike (``Z|2:``
@@ -590,6 +613,7 @@ class Notation:
         own share, ``laut: 18.73 %``, is its probability)."""
         if name == "token":
             return group == "p"
+        group = group.removesuffix("|@last")
         bare = group.partition(".")[2] if group in STEPPED else group
         stem = bare.rpartition(".")[2]
         words = {stem.removeprefix("grad_"), *DATA_ALIASES.get(stem.removeprefix("grad_"), ())}
@@ -615,6 +639,14 @@ class Notation:
                 cut += [((f"{g}|{i}:", ""), axes[1]) for i in range(rows) if rows <= MAX_CUT]
             self._cut = cut
         return self._cut
+
+    def _last_rows(self):
+        """The final norm's statistics at the last position, as readings of a name without an index (``μ_f``,
+        ``σ_f²``): a tutorial normalises the last position's stream alone before the logits."""
+        if not hasattr(self, "_last"):
+            self._last = [((f"{g}|@last", ""), "") for (g, of), axes in self.groups.items()
+                          if axes == "t" and not of and re.fullmatch(r"(?:mu|var|ms)_f", g)]
+        return self._last
 
     def _transposes(self):
         """The model's matrices read transposed (``G|T``): PyTorch's Linear keeps its weight as out × in."""
@@ -692,7 +724,8 @@ class Notation:
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
                 c = self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
-                    self._gradient_of(c, n) or c
+                    self._gradient_of(c, n) or self._moved(c, n) or \
+                    self._next_gradient(c, n) or c
                 if r is not None and not self.m.rounds(c, n) and any(
                         (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
@@ -935,6 +968,34 @@ class Notation:
         """Whether a figure is the entry's value after a step worked on its line (``W₁₄ : 0.4580 − 0.5·g``)."""
         u = self._updated(c, n, self._numbers) if n.chain and n.operands and self._numbers else None
         return u is not None and self.m.rounds(u, n)
+
+    def _next_gradient(self, c, n):
+        """A parameter's gradient at the model after k steps of the optimizer its section speaks of
+        (``adamw[1].grad_W[0,mange]``: 'the new gradient g' of AdamW's second step), when that rounds to the
+        figure and the gradient before any step does not."""
+        if not c.group.startswith("grad_") or c.group[5:] not in self.m.d.spec.params or c.of:
+            return None
+        run = self._runs_in.get(n.section, run_of(n.heading + " " + n.prose))
+        steps = getattr(getattr(self.m.d.spec, "training", None), "steps", 0) or 0
+        for k in range(1, min(steps, MAX_STEP) + 1):
+            x = self.m.expression(f"{run}[{k}].{c.ref}")
+            if x is not None and self.m.rounds(x, n):
+                return x
+        return None
+
+    def _moved(self, c, n):
+        """A gradient check's moved entry (``W[1][3] = 0,301`` with h = 0.001): θ ± h, where the section speaks of
+        the check and that rounds to the figure and the entry itself does not."""
+        if c.group not in self.m.d.spec.params or not isinstance(c.ball, fmpq):
+            return None
+        h = getattr(getattr(self.m.d.spec, "training", None), "gradcheck_h", None)
+        h = Fraction(int(h.p), int(h.q)) if h is not None else None
+        for x in self.m.cands:
+            if x.group == "gradcheck.theta" and isinstance(x.ball, fmpq) and h is not None and \
+                    abs(Fraction(int(x.ball.p), int(x.ball.q)) - Fraction(int(c.ball.p), int(c.ball.q))) == h and \
+                    self.m.rounds(x, n) and x in self.m.nearby(n, Fraction(-10 ** 9), Fraction(10 ** 9)):
+                return x
+        return None
 
     def _gradient_of(self, c, n):
         """The gradient of the entry a figure names, in a sentence about gradients ('der neue Gradient für

@@ -46,7 +46,7 @@ from ..core.numeric import UNARY, Certified, UndecidableError, certify, compile_
 from ..core.safe import clip
 from ..engine.names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
 from ..training import sampling
-from ..training.train import gradcheck, param_count
+from ..training.train import gradcheck, loss_at, param_count
 
 FUNCTIONS = {
     # name: (arguments, meaning)
@@ -72,6 +72,7 @@ FUNCTIONS = {
     "id": ("tok", "the token's id (its row in E)"),
     "onehot": ("t, tok", "1 if input position t holds tok, else 0"),
     "gradcheck": ("PARAM, h", "central difference (L(θ+h) − L(θ−h))/2h for one parameter"),
+    "loss_at": ("PARAM, δ", "the loss with one parameter moved by δ: a gradient check's L(θ+h) and L(θ−h)"),
     "pi": ("", "π (a tutorial's √(2/π) in GELU's tanh form)"),
 }
 
@@ -183,7 +184,7 @@ def parse(text: str, limits: Limits | None = None):
     Traceback (most recent call last):
     ...
     symgpt.claims.refs.ExprError: unknown function '__import__'; known: abs, argmax, cos, dot, exp, gradcheck, id, log,
-        max, mean, min, onehot, params, pi, seq_len, sin, softmax_T, sqrt, sum, topk, topp, var, vocab_size
+        loss_at, max, mean, min, onehot, params, pi, seq_len, sin, softmax_T, sqrt, sum, topk, topp, var, vocab_size
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
@@ -766,6 +767,9 @@ class _Binder:
             if p is None:
                 return None
             return Size(max(a.digits for a in args), p.mag + math.log10(self.d.spec.V) + 1, False)
+        if f == "loss_at" and len(args) == 2:     # L(θ + δ): the loss's own size
+            loss = self._enclosed(lambda: self.name("loss").ball(128))
+            return Size(args[1].digits, (loss.mag if loss else 0) + 20, False)
         if f == "gradcheck" and len(args) == 2:   # (L(θ+h) − L(θ−h))/2h: the loss grows with h at most
             loss = self._enclosed(lambda: self.name("loss").ball(128))
             return Size(args[1].digits, 2 * args[1].mag + (loss.mag if loss else 0) + 20, False)
@@ -857,7 +861,7 @@ class _Binder:
         d = self.d
         arity = {"exp": 1, "log": 1, "sqrt": 1, "sin": 1, "cos": 1, "abs": 1, "dot": 2,
                  "softmax_T": 2, "topk": 2, "topp": 2, "argmax": 0, "params": 0,
-                 "vocab_size": 0, "seq_len": 0, "id": 1, "onehot": 2, "gradcheck": 2, "pi": 0}
+                 "vocab_size": 0, "seq_len": 0, "id": 1, "onehot": 2, "gradcheck": 2, "loss_at": 2, "pi": 0}
         if f in arity and len(args) != arity[f]:
             raise ExprError(f"{f}() takes {arity[f]} argument(s) ({FUNCTIONS[f][0]}), got {len(args)}")
         if f in UNARY:
@@ -895,8 +899,8 @@ class _Binder:
             return _const(int(d.spec.input[t] == self.token(args[1], f)))
         if f in ("softmax_T", "topk", "topp"):
             return self.sampling(f, args)
-        if f == "gradcheck":
-            return self.gradcheck(args)
+        if f in ("gradcheck", "loss_at"):
+            return self.gradcheck(args, f)
         raise ExprError(f"unknown function {f!r}")  # pragma: no cover (the parser checks)
 
     def token(self, t, f) -> int:
@@ -946,20 +950,23 @@ class _Binder:
             expr = sampling.top_p(d, sympy.Rational(P.numerator, P.denominator)).probs[v]
         return self.expr(sympy.Integer(expr) if isinstance(expr, int) else expr)
 
-    def gradcheck(self, args) -> Quantity:
+    def gradcheck(self, args, f: str = "gradcheck") -> Quantity:
+        """``gradcheck(PARAM, h)``, the central difference, or ``loss_at(PARAM, δ)``, one of its two losses."""
         d = self.d
         if args[0][0] != "name":
-            raise ExprError("gradcheck(): the first argument is a parameter, e.g. W[0,2]")
+            raise ExprError(f"{f}(): the first argument is a parameter, e.g. W[0,2]")
         try:
             node = self.names.node(args[0][1])
         except RefError as e:
             raise ExprError(str(e)) from None
         if node not in self.names.params:
-            raise ExprError(f"gradcheck(): {args[0][1]} is not a parameter")
-        h = self.constant(args[1], "gradcheck")
-        if h <= 0:
+            raise ExprError(f"{f}(): {args[0][1]} is not a parameter")
+        h = self.constant(args[1], f)
+        if f == "gradcheck" and h <= 0:
             raise ExprError("gradcheck(): the step h must be > 0")
         h = sympy.Rational(h.numerator, h.denominator)
+        if f == "loss_at":
+            return Quantity(lambda prec: loss_at(d, node, h, prec))
         return Quantity(lambda prec: gradcheck(d, node, h, prec).numeric)
 
 

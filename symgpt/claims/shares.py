@@ -47,17 +47,23 @@ def token_share(n, vocab, start: int) -> Label | None:
 
 def parallel(n, line_figs, out: dict, token: Label) -> Label | None:
     """A token's figure in a clause set beside one that names its symbol for another token: the same symbol
-    for this one (``"gato" tem z_gato = 0,08 e "." tem 0,03``: z of '.').
+    for this one (``"gato" tem z_gato = 0,08 e "." tem 0,03``: z of '.'); the clause before it first, else the
+    clause after it in the same sentence.
 
     >>> from symgpt.claims.extract import extract
     >>> a, b = extract('"gato" tem z_gato = 0.08 e "." tem 0.03.')
     >>> str(parallel(b, [a, b], {a.index: Label("z", (("tok", 0),))}, Label("token", (("tok", 3),))))
     'z[tok3]'
+    >>> a, b = extract('「ねこ」の 1.1892、「が」は z_が = 0.4558 です。')
+    >>> str(parallel(a, [a, b], {b.index: Label("z", (("tok", 3),))}, Label("token", (("tok", 0),))))
+    'z[tok0]'
     """
-    sentence = re.split(r"[.!?](?:\s|$)|。", n.line_text[:n.col])[-1]
-    earlier = [m for m in line_figs if m.col < n.col and m.index in out and
-               n.line_text.rfind(sentence) <= m.col]
-    lab = out[earlier[-1].index] if earlier else None
+    start = len(re.split(r"[.!?](?:\s|$)|。", n.line_text[:n.col])[-1])
+    end = n.col + len(re.split(r"[.!?](?:\s|$)|。", n.line_text[n.col:])[0])
+    beside = [m for m in line_figs if m is not n and n.col - start <= m.col < end and m.index in out]
+    earlier = [m for m in beside if m.col < n.col]
+    later = [m for m in beside if m.col > n.col]     # (「ねこ」の 1.1892、「が」は z_が = 0.4558: the clause after it)
+    lab = out[earlier[-1].index] if earlier else out[later[0].index] if later else None
     if lab is None or len(lab.index) != 1 or not (isinstance(lab.index[0], tuple) and lab.index[0][0] == "tok") or \
             lab.index == token.index or lab.name == "token" or lab.of or lab.state or lab.fn:
         return None

@@ -32,9 +32,10 @@ INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|a
                      r"исходн|начальн|初期|처음", re.I)
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
 STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Schritt\w*|шаг\w*|pass[oi]|étapes?|pasos?|"
-                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso)\s*(\d{1,3})\b|"
+                        r"pas\b|passos?|adım|kroki?|krok[óu]w|stappen|stap|langkah|"
+                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso|pas)\s*(\d{1,3})\b|"
                         r"(\d{1,3})\s*(?:ステップ|步|스텝)", re.I)
-"""A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``2 ステップ``."""
+"""A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``2 ステップ``, ``2 pas AdamW``."""
 
 
 AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|[a-z]|"
@@ -157,7 +158,7 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         name = lab.name if lab is not None and not lab.index else f"table@{top}"
         return Label(name, rk + ck)
     for by, across in ((row, ck), (col, rk)):     # a row per temperature and a column per token, or transposed
-        t = TEMPERATURE.fullmatch(plain(by).strip())
+        t = TEMPERATURE.fullmatch(plain(by).strip()) or _share_at_temperature(plain(by).strip())
         if t and across is not None and _token(across[0]):
             value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
             token = vocab[across[0][1]]
@@ -193,6 +194,18 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
     return None
+
+
+def _share_at_temperature(header: str):
+    """The temperature a share's column header sets (``p (%) pada T = 2``, ``π at T = 0.5``): its match, or None
+    for a header of logits scaled by it (``z / T (T = 2)``).
+
+    >>> _share_at_temperature("p (%) pada T = 2")[1], _share_at_temperature("z / T (T = 2)")
+    ('2', None)
+    """
+    t = TEMPERATURE.search(header)
+    rest = header[:t.start()] + header[t.end():] if t else ""
+    return t if t and not re.search(r"logit|(?<![A-Za-z])z(?![A-Za-z])|/", rest, re.I) else None
 
 
 STEP_CORNER = re.compile(r"k|n|#|steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|étape|paso|passo|스텝|단계|ステップ|步数?",
@@ -439,8 +452,9 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
             if n.kind == "integer" or n.col < cells[0][1] and not glued:
                 continue                              # the row's label itself
             k = next((i for i, (a, b, _) in enumerate(cells) if a <= n.col < b), None)
-            if k is not None and len(cells) in (len(header), len(header) + 1) and not merged:   # by order:
-                k -= len(cells) - len(header)                 # pdftotext keeps it, not the columns (ŷ_{j} is wide)
+            trailing = len(cells) == len(header) + 1 and header[0][0] < cells[0][1]   # (a remark after the row)
+            if k is not None and len(cells) in (len(header), len(header) + 1) and not merged and not trailing:
+                k -= len(cells) - len(header)     # by order: pdftotext keeps it, not the columns (ŷ_{j} is wide)
                 if k < 0:
                     continue
                 col = header[k]
@@ -452,6 +466,8 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
             if col is header[0] and corner and not glued or k is not None and \
                     FUNCTION_BEFORE.search(line[cells[k][0]:n.col]) and re.search(r"[=≈]", line[n.col:cells[k][1]]):
                 continue      # (the argument in a cell 'exp(0,4000) = 1,4918': its function's, not its column's)
+            if k is not None and re.search(r"[^\W\d][\w)\]}']*\s*\)?\s*[=≈]\s*$", line[cells[k][0]:n.col]):
+                continue      # (a cell that names its figure, '(p(mange) = 0,2201)': its own equation's)
             out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
     return out
 

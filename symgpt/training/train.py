@@ -740,17 +740,27 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     ('-0.195173', '-0.195173')
     """
     name = _param(d, ref)
-    node = d._registry.graph.nodes[name]
     h = exact_number(h, "h", low=0)
-    precision(prec, getattr(d, "limits", None))
-    theta = to_flint(node.value)
-    L = []
-    for sign in (1, -1):
-        ev = TensorEvaluator(d._net, {name: theta + sign * to_flint(h)}, graph=lambda: d.graph)
-        L.append(ev.ball("loss", prec))
+    L = [loss_at(d, name, sign * h, prec) for sign in (1, -1)]
     with ctx.workprec(prec):
         numeric = (L[0] - L[1]) / (2 * to_flint(h))
     return GradCheck(name, h, d._ev.ball("grad_" + name, prec), numeric)
+
+
+def loss_at(d, ref, delta, prec: int = 200):
+    """The loss with one parameter entry moved by an exact ``delta``: L(θ + δ), a gradient check's two losses.
+
+    >>> import symgpt
+    >>> plus, minus = (loss_at(symgpt.load("bigram"), "W[0,2]", sympy.Rational(s, 1000)) for s in (1, -1))
+    >>> round_decimals(plus, 6), round_decimals(minus, 6)
+    ('1.051275', '1.051665')
+    """
+    name = _param(d, ref)
+    node = d._registry.graph.nodes[name]
+    delta = exact_number(delta, "delta")
+    precision(prec, getattr(d, "limits", None))
+    ev = TensorEvaluator(d._net, {name: to_flint(node.value) + to_flint(delta)}, graph=lambda: d.graph)
+    return ev.ball("loss", prec)
 
 
 def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
