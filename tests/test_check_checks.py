@@ -12,6 +12,8 @@ test, 50 digits, through ``test_check_readings``'s hand computation, ``tests/ora
 * A share column headed ``p (%) pada T = 2`` is the temperature's, in percent.
 * ``s^{(1)}_{3,2}`` of a two-layer model is layer 1's score, even where only one of its figures agrees.
 * The final norm's statistics written μ_f and σ_f² without a position are the last position's.
+* ``∂L/∂l`` with a plain l, and a LaTeX ``\\frac{∂L}{∂ℓ} \\approx`` over the vector on the next line, name the logits'
+  gradient; an update and a decay said in words ('bước cập nhật', 'suy giảm') under a title naming the entry.
 """
 from __future__ import annotations
 
@@ -200,3 +202,37 @@ def test_the_final_norms_statistics_without_a_position(tmp_path, prenorm):
     text = (f"## 6. 最後の LayerNorm\n\n$\\mathbf{{h}}^{{(2)}}_3$ の平均は $\\mu_f = {r4(mu_f)}$、分散は "
             f"$\\sigma_f^2 = {r4(cut, 5)}$ です。\n")
     assert _wrong(_results(tmp_path, text, path, "doc.md")) == [("var_f[2]", r4(cut, 5), "truncation")]
+
+
+@pytest.mark.parametrize("fmt", ["txt", "tex"])
+def test_the_logits_gradient_with_its_target_entry_printed_as_p(tmp_path, run, fmt):
+    """'∂L/∂l ≈ [p; p; p; p; p]' (a plain l for ℓ), or '\\frac{∂L}{∂ℓ} \\approx' over the vector on the next line
+    of a LaTeX equation: the target's entry printed as its probability is grad_z[пьёт], wrong, 'forgotten −y'."""
+    p = run["f0"]["p"]
+    g = [p[j] - (1 if j == Y else 0) for j in range(5)]
+    shown = [c(p[j] if j == Y else g[j]) for j in range(5)]
+    if fmt == "txt":
+        text = "Aufgabe 8: Gradient an den Logits\n---------------------------------\n\n        ∂L/∂l ≈ [" + \
+            "; ".join(shown) + "]\n"
+    else:
+        text = ("\\subsection{El gradiente}\n\\begin{equation}\n  \\frac{\\partial \\mathcal{L}}{\\partial \\ell} "
+                "\\approx\n  (" + ";\\ ".join(s.replace(",", "{,}") for s in shown) + ").\n\\end{equation}\n")
+    wrong = _wrong(_results(tmp_path, text, write_spec(tmp_path, SPEC), f"doc.{fmt}"))
+    assert [(w[1], w[2]) for w in wrong] == [(shown[Y], "forgotten −y")] and wrong[0][0].endswith(f"[{VOCAB[Y]}]")
+
+
+def test_an_update_said_in_words_under_a_title_naming_the_entry(tmp_path, run):
+    """Vietnamese, under '### 5.1. Phần tử W_{1,пьёт} (θ = 0,2; g = …)': θ alone is the entry, 'bước cập nhật =
+    0,01 × m̂ / √v̂ = …' its AdamW update (not a name in the phrase's last word, nor the learning rate with its
+    sign flipped) and 'suy giảm trọng số: …' its decay: every figure right.  (A guard: in this short text the
+    moments' lead-in settles it already; round 29's page needed the words.)"""
+    a = run["adamw"](mp.mpf("0.2"), run["f0"]["gW"][0][Y])
+    root = mp.sqrt(a["vhat"])
+    text = (f"### 5.1. Phần tử W_{{1,{VOCAB[Y]}}} (θ = 0,2; g = {c(a['mhat'], 6)})\n\n"
+            f"* m = 0,1 × ({c(a['mhat'], 6)}) = {c(a['m'], 6)}\n"
+            f"* m̂ = {c(a['mhat'], 6)}, v̂ = {c(a['vhat'], 6)}, √v̂ = {c(root, 6)}\n"
+            f"* bước cập nhật = 0,01 × ({c(a['mhat'], 6)}) / {c(root, 6)} = {c(a['update'], 6)}\n"
+            f"* suy giảm trọng số: 0,01 × 0,01 × 0,2 = {c(a['decay'], 6)}\n")
+    rs = _results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.md")
+    assert _wrong(rs) == []
+    assert f"adamw[1].mhat[W,0,{Y}]" in {r.ref for r in rs if r.verdict == "matched"}

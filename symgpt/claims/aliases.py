@@ -28,11 +28,12 @@ MOMENTS = {"m": "m", "v": "v", "m̂": "mhat", "v̂": "vhat", "mhat": "mhat", "vh
 """An optimizer state a tutorial writes without indices under a lead-in that names the entry (``Von Hand für
 W[0, bellt]: … m = …``): its name → the AdamW state's (adamw[k].m[W,0,bellt])."""
 STEP_WORDS = {"update": "update", "step": "update", "schritt": "update", "pas": "update", "步长": "update",
-              "更新量": "update", "decay": "decay", "zerfall": "decay", "衰减": "decay", "décroissance": "decay",
+              "更新量": "update", "decay": "decay", "suy giảm": "decay", "zerfall": "decay", "衰减": "decay",
+              "décroissance": "decay",
               **dict.fromkeys(("oppdatering", "opdatering", "uppdatering", "aktualizacja", "aggiornamento",
                                "actualización", "atualização", "actualització", "güncelleme", "frissítés",
                                "päivitys", "actualizare", "aktualizace", "ενημέρωση", "עדכון", "تحديث",
-                               "оновлення", "обновление", "cập nhật", "pembaruan"), "update"),
+                               "оновлення", "обновление", "cập nhật", "bước", "pembaruan"), "update"),
               **dict.fromkeys(("vektforfall", "vægtforfald", "viktförfall", "gewichtsverval", "rozpad wag",
                                "decadimento", "decaimiento", "decaimento", "затухание"), "decay")}
 """The words that name the AdamW step of an entry (the update, η·m̂/(√v̂ + ε)) and its weight decay (η·λ·θ)."""

@@ -8,6 +8,7 @@ import re
 
 from .aliases import MOMENTS, PROSE, STEP_WORDS
 from .extract import HEADING
+from .figure import FORMATS
 from .marks import superscript_of
 from .shares import AND
 from .symbols import (
@@ -137,7 +138,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         word = re.search(r"(?<![\w-])([^\W\d_]{3,})\s*$", left[start:])
         step = next((w for w in re.findall(r"[^\W\d_]+", left[start:])[-3:] if w.lower() in STEP_WORDS), None)
-        if step and lines is not None:        # 'Zerfall 4.0e-05', 'der Schritt wäre dann …' under a lead-in
+        if step and lines is not None and not FORMATS.search(" ".join((n.column, n.row, n.table))):
+            #                 'Zerfall 4.0e-05', 'der Schritt wäre dann …' under a lead-in (not a bfloat16 cell)
             return of_entry(Label(STEP_WORDS[step.lower()]), n, lines, vocab, strict=True)
         return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
     lhs = re.search(r"([^=≈:,;]*)[=≈]\s*$", plain(left))
@@ -183,7 +185,12 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
         if head.strip() and re.search(NAME_LETTER, head):
             if FUNCTION_OF.search(plain(head)):
                 return function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
-            lab = formula_label(named(head, vocab, n.heading), parts[2:-1:2] if head is parts[0] else [], vocab)
+            words = re.fullmatch(r"[^\W\d_]+(?:\s+[^\W\d_]+)+", plain(head).strip()) is not None
+            lead = _leading_words(head, n.heading) if words and lines is not None else None
+            lab = of_entry(lead, n, lines, vocab, strict=True) if lead is not None else None
+            #     ('bước cập nhật = …': words for the update, not a name in their last word)
+            lab = lab or formula_label(named(head, vocab, n.heading), parts[2:-1:2] if head is parts[0] else [],
+                                       vocab)
             if lab is None and lines is not None and (lead := _leading_words(head, n.heading)) is not None:
                 lab = of_entry(lead, n, lines, vocab, strict=True)
             if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
@@ -343,6 +350,8 @@ def _leading_words(head: str, heading: str) -> Label | None:
         if words else ""
     if re.search(r"[A-Za-z]{3,}|[\u4e00-\u9fff]|[,;，；]", rest):
         return None
+    if len(words) > 1 and " ".join(words).lower() in STEP_WORDS:
+        return Label(STEP_WORDS[" ".join(words).lower()])     # two words for one ('suy giảm', weight decay)
     if words and words[0].lower() in STEP_WORDS:
         return Label(STEP_WORDS[words[0].lower()])
     if words and NEW.fullmatch(words[0]):
@@ -368,7 +377,8 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
     above = [lines[k] for k in range(n.line - 2, max(-1, n.line - 2 - LEAD_LINES), -1)] if listed else []
     for k, text in enumerate([n.line_text[:n.col], *above]):
         if k and HEADING.match(text) and not re.search(r"[=:：]", text):
-            return None                # (a numbered item '3. m̂ = m / 0.1 = …' is no heading)
+            return _entry_named(text, vocab) if text.lstrip().startswith("#") else None
+            #                            (a numbered item '3. m̂ = m / 0.1 = …' is no heading; a title names an entry)
         tag = k and TAG.match(text)
         found = _entry_named(text, vocab)
         if found:
@@ -439,11 +449,12 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
             state = STEP_WORDS[lab.name.lower()]           # 'ενημέρωση: −0,010000' under the lead-in: its update
         if lab.name in NEW_VALUE and not lab.state:        # θ' under the lead-in: the entry after the step
             lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[1]")
-        elif lab.name in THETA and not lab.state and len(lab.index) == 1 and isinstance(lab.index[0], int) and \
-                0 <= lab.index[0] <= 9 and THETA_FIRST.match(plain(last_clause(n.line_text[:n.col]))):
+        elif lab.name in THETA and not lab.state and (not lab.index or len(lab.index) == 1 and
+                                                      isinstance(lab.index[0], int) and 0 <= lab.index[0] <= 9) and \
+                THETA_FIRST.match(plain(last_clause(n.line_text[:n.col]))):
             #                                              θ₀, θ₁ under the lead-in: the entry before, after step 1
             #                                              (not 'ηλ θ_{0} = 0,00005', a product)
-            k = lab.index[0]
+            k = lab.index[0] if lab.index else 0          # (θ alone: the entry as the lead-in names it)
             lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[{k}]" if k else "")
         elif lab.name in GRADIENT_NAMES and not lab.state and lab.index in ((), (1,)):
             lab = Label("gradient")                        # g (g₁) under the lead-in: the entry's gradient
@@ -571,8 +582,8 @@ def echoes(numbers: list, out: dict) -> dict:
 
     >>> from symgpt.claims.extract import extract
     >>> ns = extract("v = 0.003148\\nstep = 0.01 × 0.0099557 / 0.003148 = 0.0316")
-    >>> {ns[k].text: str(lab) for k, lab in echoes(ns, {0: Label("v")}).items()}
-    {'0.003148': 'v'}
+    >>> {ns[k].text: str(lab) for k, lab in echoes(ns, {0: Label("v", (0, 3))}).items()}
+    {'0.003148': 'v[0,3]'}
     """
     def operand(n) -> bool:
         return bool(OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) or
@@ -589,7 +600,10 @@ def echoes(numbers: list, out: dict) -> dict:
         if n.kind != "decimal" or n.significant < 3 or n.text not in seen or not operand(n):
             continue
         m, lab = seen[n.text]
-        if 0 < n.line - m.line <= ECHO_LINES and m.section == n.section and lab.inner is None:
+        explicit = lab.index and not any(isinstance(k, tuple) and k[0] == "at" for k in lab.index) or lab.of
+        if 0 < n.line - m.line <= ECHO_LINES and m.section == n.section and lab.inner is None and explicit:
+            #   (only a label that says its entry itself: a literal's place or a bare μ takes its row from the
+            #    text around it, which the repeat does not share)
             found[n.index] = lab
     return found
 

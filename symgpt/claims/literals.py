@@ -499,9 +499,12 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                     frac = _stacked_fraction(lines, no, i) if root and name is None else None
                     if frac is not None:       # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
                         name = _literal_name(frac, code_name, vocab, heading)
-                    elif root and name is None and no >= 2 and re.match(r"\s*=", line) and lines[no - 2].strip():
+                    elif root and name is None and no >= 2 and lines[no - 2].strip() and (
+                            re.match(r"\s*=", line) or not line[:i].strip() and
+                            re.search(r"(?:≈|\\approx)\s*$", lines[no - 2])):     # (not a printout's 'dW_2 =')
                         name = _literal_name(lines[no - 2].rstrip() + " " + line[:i].lstrip(), code_name, vocab,
-                                             heading)    # f = ReLU(z) W_2 + b_2 ⏎ = … = (0.625, 0.120): f
+                                             heading)    # f = ReLU(z) W_2 + b_2 ⏎ = … = (0.625, 0.120): f; and
+                        #                                  '\frac{∂L}{∂ℓ} \approx' ⏎ '(0,16; 0,10; …)': ∂L/∂ℓ
                     if root and name is None and named_root is not None and ARROW.search(line[:i]):
                         name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
                     if root and name is not None:

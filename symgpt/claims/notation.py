@@ -209,6 +209,7 @@ class Notation:
             words |= {w for a in words if re.fullmatch(r"[μσ]²?", a)
                       for w in ((f"{a[:-1]}_f²", f"{a}_f") if a.endswith("²") else (f"{a}_f",))}
         if bare.startswith("grad_"):
+            words |= {"l"} if stem in ("logits", "z") else set()      # (∂L/∂l: a plain l for ℓ, under the derivative)
             out |= {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d")} | {f"{w}.grad" for w in words}
         else:
             out |= words
@@ -618,6 +619,7 @@ class Notation:
         stem = bare.rpartition(".")[2]
         words = {stem.removeprefix("grad_"), *DATA_ALIASES.get(stem.removeprefix("grad_"), ())}
         if stem.startswith("grad_"):
+            words |= {"l"} if stem in ("grad_logits", "grad_z") else set()     # (∂L/∂l, as in spellings)
             words = {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d", "∂l/∂")} | \
                 {f"{w}.grad" for w in words} | {stem}
         layer = bare.rpartition(".")[0]
