@@ -279,8 +279,8 @@ class Matcher:
         c = self._by_ref.get(f"adamw[{k}].update[{idx}]")
         if c is None or isinstance(c.ball, fmpq):
             return None
-        x, y = float(dc.ball.mid()), float(c.ball.mid())
-        return c if abs(x - y) <= UNCORRECTED_EPS * abs(y) else None    # (ε left out of the chain: 10⁻⁸ / √v̂)
+        near = abs(dc.ball - c.ball) < abs(c.ball) * UNCORRECTED_EPS       # (decided on the balls: arb's < is certain)
+        return c if near else None                                         # (ε left out of the chain: 10⁻⁸ / √v̂)
 
     def _without_y(self, n, found: dict, alts: list):
         """The gradient a chain computes with the target's probability where p − y belongs (``x₁ · p_t``): the
@@ -1043,7 +1043,7 @@ MOVED_SAID = re.compile(r"[+±−-]\s*h\b|\bh\s*[=:]|\b[Lℒ]\s*[+₊−₋±]|[
 """The words that move a parameter by a step h (``L(w + h)``, ``L+ = …``, ``h = 0,001``, 'finite differences')."""
 RUN_PREFIX = re.compile(r"(?:sgd|adamw)\[\d+\]\.|head_step\.")
 """A training state's run: SGD's, AdamW's or the output head's own step."""
-UNCORRECTED_EPS = 1e-5
+UNCORRECTED_EPS = fmpq(1, 10 ** 5)
 """How near the update a chain on m̂ and v̂ must come: ε = 10⁻⁸ left out moves it by ε/√v̂, far below this."""
 
 
