@@ -79,8 +79,7 @@ def test_a_loss_is_no_check_loss_where_nothing_moves(tmp_path, run):
 def _adamw_twice(run):
     """Two AdamW steps of the whole bigram (every parameter, decoupled decay), by hand: W[0,пьёт]'s gradients,
     moments and values, and the loss and p(пьёт) after the second step."""
-    E, W = (run["states"][0][0], run["states"][0][1])
-    E, W = [r[:] for r in E], [r[:] for r in W]
+    E, W = ([row[:] for row in M] for M in run["states"][0])
     zero = mp.mpf(0)
     mE, vE = [[zero] * 2 for _ in range(5)], [[zero] * 2 for _ in range(5)]
     mW, vW = [[zero] * 5 for _ in range(2)], [[zero] * 5 for _ in range(2)]
@@ -120,7 +119,7 @@ def test_a_second_adamw_step_under_a_title_that_names_the_entry(tmp_path, run):
             "      -------------------------------\n"
             f"      après 2 pas AdamW        {c(log10)}   (p(пьёт) = {c(p2)})\n")
     assert r4(log10) != r4(loss2)
-    rs = _results(tmp_path, text, _spec := write_spec(tmp_path, SPEC), "doc.txt")
+    rs = _results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.txt")
     assert [w[:2] for w in _wrong(rs)] == [("adamw[2].loss", c(log10))]
     assert _wrong(rs)[0][2] == "log₁₀ for ln"
     matched = {r.ref for r in rs if r.verdict == "matched"}
