@@ -988,16 +988,13 @@ class Notation:
     def _moved(self, c, n):
         """A gradient check's moved entry (``W[1][3] = 0,301`` with h = 0.001): θ ± h, where the section speaks of
         the check and that rounds to the figure and the entry itself does not."""
-        if c.group not in self.m.d.spec.params or not isinstance(c.ball, fmpq):
-            return None
         h = getattr(getattr(self.m.d.spec, "training", None), "gradcheck_h", None)
-        h = Fraction(int(h.p), int(h.q)) if h is not None else None
-        for x in self.m.cands:
-            if x.group == "gradcheck.theta" and isinstance(x.ball, fmpq) and h is not None and \
-                    abs(Fraction(int(x.ball.p), int(x.ball.q)) - Fraction(int(c.ball.p), int(c.ball.q))) == h and \
-                    self.m.rounds(x, n) and x in self.m.nearby(n, Fraction(-10 ** 9), Fraction(10 ** 9)):
-                return x
-        return None
+        if h is None or c.group not in self.m.d.spec.params or not isinstance(c.ball, fmpq):
+            return None
+        step = fmpq(int(h.p), int(h.q))
+        said = self.m.nearby(n, Fraction(-10 ** 9), Fraction(10 ** 9))     # (only where the text moves θ)
+        return next((x for x in said if x.group == "gradcheck.theta" and isinstance(x.ball, fmpq)
+                     and abs(x.ball - c.ball) == step and self.m.rounds(x, n)), None)
 
     def _gradient_of(self, c, n):
         """The gradient of the entry a figure names, in a sentence about gradients ('der neue Gradient für
