@@ -37,4 +37,8 @@ STEP_WORDS = {"update": "update", "step": "update", "schritt": "update", "pas": 
               **dict.fromkeys(("vektforfall", "vægtforfald", "viktförfall", "gewichtsverval", "rozpad wag",
                                "decadimento", "decaimiento", "decaimento", "затухание"), "decay")}
 """The words that name the AdamW step of an entry (the update, η·m̂/(√v̂ + ε)) and its weight decay (η·λ·θ)."""
-
+NEW_WORDS = r"new|neue?[rs]?|nouve(?:au|lle)|nuev[oa]s?|nuov[oa]|nov[oa]s?|now[aey]|nieuwe?|yeni|mới|baru|uusi|" \
+    r"új|nou[ăl]?|ny[et]?|νέ[οαε]|нов\w*"
+"""The adjective 'new' that a parameter's name carries after the step (``W_new``, ``E[op] nieuw``), by language;
+the scripts without word breaks are :data:`NEW_MARKS`."""
+NEW_MARKS = r"新的?|更新后的?|新しい|새로운"

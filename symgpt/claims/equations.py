@@ -75,10 +75,13 @@ def _arithmetic(chain: str, vocab=()) -> bool:
     (True, True, False)
     >>> _arithmetic("x_1 (ŷ_{içerim} − y_{içerim}) = 0.3 × 0.1463", ["içerim"])      # a token as a subscript
     True
+    >>> _arithmetic("x_1 · (p̂_mangia − y_mangia) = 0.4 × 0.7", ["mangia"]), _arithmetic("x_mangiare", ["mangia"])
+    (True, False)
     """
     words = sorted((w for w in vocab if isinstance(w, str) and len(w) > 1), key=len, reverse=True)
     if words:
         chain = re.sub(r"[(\[,{]\s*(?:" + "|".join(map(re.escape, words)) + r")\s*(?=[)\],}])", "(", chain)
+        chain = re.sub(r"_(?:" + "|".join(map(re.escape, words)) + r")(?!\w)", "", chain)   # p̂_mangia: a subscript
     return not re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", chain) and \
         all(w in FUNCTIONS for w in re.findall(r"[^\W\d_]{3,}", chain) if not re.fullmatch(r"[\u0370-\u03ff]+", w))
 
@@ -86,10 +89,23 @@ def _arithmetic(chain: str, vocab=()) -> bool:
 CONTINUES = re.compile(r"\s*+\$*+\s*+&?+\s*+(?:\\q?quad\s*+)*+(?:[-+−=≈]|\\approx)")   # (possessive: linear)
 
 
+OPERATOR_END = re.compile(r"\d\)?\s*(?:[+×*·−]|\\times|\\cdot)\s*\$?\s*$")
+"""A line that breaks inside a sum or a product (``q31 = 0.6093 × 0.3 +``): the equation goes on below."""
+
+
 def continued_label(n, lines: list, vocab) -> Label | None:
-    """The result of an equation wrapped over lines (``k_{3,2} &= … \\\\`` then ``&\\qquad + … = -0.345``):
-    the left side of the line it continues, up to three lines above."""
-    if n.kind == "integer" or not CONTINUES.match(n.line_text) or \
+    """The result of an equation wrapped over lines (``k_{3,2} &= … \\\\`` then ``&\\qquad + … = -0.345``, or a
+    line that breaks after an operator, ``… q31 = 0.6093 × 0.3 +`` then ``(−0.1161) × 0.4 = 0.1364``): the left
+    side of the line it continues, up to three lines above.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "Check one entry: q31 = 0.6093 × 0.3 +\\n(−0.1161) × 0.4 = 0.1364, and more"
+    >>> str(continued_label(extract(text)[-1], text.split("\\n"), []))
+    'q31'
+    """
+    wrapped = n.line >= 2 and OPERATOR_END.search(lines[n.line - 2]) and \
+        len(re.findall(r"[=≈]", n.line_text[:n.col])) == 1     # '… q31 = 0.6093 × 0.3 +' ⏎ '(−0.1161) × 0.4 = 0.1364'
+    if n.kind == "integer" or not (CONTINUES.match(n.line_text) or wrapped) or \
             not re.search(r"[=≈]\s*\$*\s*$", n.line_text[:n.col]):
         return None
     rest = n.line_text[n.col + len(n.text):]
@@ -100,7 +116,7 @@ def continued_label(n, lines: list, vocab) -> Label | None:
         if not above.strip():
             return None
         if not CONTINUES.match(above):
-            head = re.split(r"=|≈|\\approx", plain(above))[0]
+            head = re.split(r"=|≈|\\approx", last_clause(plain(above)) if wrapped else plain(above))[0]
             lab = named(head, vocab, n.heading) if re.search(r"[=≈]|\\approx", above) else None
             return dataclasses.replace(lab, sup=superscript_of(head)) if lab is not None else None
             #      (e^{(2)}_{31} = \frac{…} ⏎ = … = −0.5152: head 2's, as the line it continues says)
@@ -156,6 +172,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     for first, clause in ((True, unmarked(last_clause(plain(left[start:])), vocab)),
                           (False, unmarked(_joined(last_clause(plain(inline))), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
+        if not first and len(parts) >= 5 and parts[1] == ":" and re.search(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}", parts[0]):
+            parts = parts[2:]              # 'The target by hand: e^{z_home} = e^{0.318} = …': the equation's own head
         j = len(parts) - 3
         while first and j >= 3 and EXPRESSION.search(parts[j]) and not FUNCTION_OF.search(plain(parts[j])):
             j -= 2                         # '… is ∂L/∂z_t = p − y = 0.19': the name before the formula

@@ -116,6 +116,8 @@ HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s
 #                                            (a section's number: 2.3.1, not a figure: '0.7979 ile çarpınca …')
 #                                            (nor a matrix's or a table's row: '0.25 & 0.50 \\', '0.25 | 0.50',
 #                                             a row numbered '3.' whose first entry is negative: '3.   -0,3119 …')
+BANNER = re.compile(r"\s*([-=#*~]{2,})\s*[^\W\d_][^\W\d_ ]{0,20}\s*\d{1,2}\s*\1\s*")
+"""A printout's banner over a block's figures, in code output too: ``--- blok 1 ---``, ``=== Layer 2 ===``."""
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
 CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
                      r"\s*\d+(?:[-.]\d+)*|"
@@ -467,7 +469,7 @@ def extract(text: str) -> list:
             errata = True                 # (not the contents' line 勘误（ERRATA）      15 of a PDF)
         if (_is_heading(line) or _underlined(line, lines[no] if no < len(lines) else "") and
                 (no < 2 or not lines[no - 2].strip())) and \
-                len(line.strip()) < 80 and not in_code and not _cells(line):
+                len(line.strip()) < 80 and not in_code and not _cells(line) or BANNER.fullmatch(line):
             heading, table, header, position, about = _heading(line), "", [], None, ""
             section = no
             out.headings.append((no, *heading_level(line)))
@@ -863,6 +865,7 @@ def _powers(line: str, no: int) -> list:
     for m in SCIENTIFIC_RUN.finditer(line):   # 2.23×10⁻⁴, −5.34 \times 10^{-7}, 3.6909e-05: one figure each
         n = _number(re.sub(r"\s+", "", m.group()).replace("−", "-"), no, m.start(), line)
         if n:
+            n.text = m.group().replace("−", "-")     # as spaced in the line: what follows it starts at its end
             out.append(n)
             taken.append((m.start(), m.end()))
     for m in POWER.finditer(line):

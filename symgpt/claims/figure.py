@@ -71,6 +71,10 @@ def printed(n) -> Printed:
     return Printed(n.text, n.kind, n.value, n.decimals)
 
 
+EQUAL_PRECS = (256, 1024, 4096)
+"""Bits at which a power of ten's or a fraction's equality with a value is tried on balls before SymPy is asked."""
+
+
 def rounds_to(cand: Candidate, n) -> bool:
     """Certified: does the candidate's exact value round to the printed figure?"""
     lo, hi = cell(n)
@@ -78,10 +82,14 @@ def rounds_to(cand: Candidate, n) -> bool:
         return False
     try:
         if n.kind in ("power", "fraction"):
-            v = cand.q.ball(256)
             t = fmpq(n.value.numerator, n.value.denominator)
-            if isinstance(v, fmpq):
-                return v == t
+            for prec in EQUAL_PRECS:      # 10^{-20} beside a gradient of 1e-21: its ball leaves t once narrow
+                v = cand.q.ball(prec)
+                if isinstance(v, fmpq):
+                    return v == t
+                lo, hi = _bounds(v)
+                if not lo <= Fraction(n.value) <= hi:
+                    return False
             ex = cand.q.exact()
             return ex is not None and ex == t
         r, _, _ = certify_rounding(cand.q, printed(n))

@@ -83,7 +83,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         on_line.setdefault(n.line, []).append(n)
     for n in numbers:
         if n.index in text_cells and n.index not in out:
-            lab = cell_label(*text_cells[n.index], vocab)
+            lab = cell_label(*text_cells[n.index], vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
             if lab is not None:
                 out[n.index] = lab
         anonymous = n.index in out and out[n.index].name.startswith("literal@") and n.column
@@ -138,11 +138,12 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         lab = out.get(n.index)
         if lab is not None:
             header = table_header(lines, n.line)[1] if n.column else []
-            marks = (n.line_text[:n.col], sentence_of(lines, n), paragraph_above(lines, n.line), n.table,
+            marks = (sentence_of(lines, n), n.line_text[:n.col], paragraph_above(lines, n.line), n.table,
                      header[0] if header else "", sections.get(n.index, ""))
-            heads[n.index] = next((h for k, t in enumerate(marks) if (h := head_mark(t, k > 1)) is not None), None)
-            #   (its line, its sentence wrapped from above: the last head named before it; its paragraph above,
-            #    its caption, its table's corner 'head 0', its section: one head only, or none)
+            heads[n.index] = next((h for k, t in enumerate(marks) if (h := head_mark(t, k > 0)) is not None), None)
+            #   (its sentence, wrapped from above: the last head named before it; its line before it (not '… head 1,
+            #    … head 2 의 몫입니다. q_{3,1} = …'), its paragraph above, its caption, its table's corner 'head 0',
+            #    its section: one head only, or none)
             own = lhs_superscript(n.line_text[:n.col]) if any(isinstance(k, tuple) and k[0] == "at"
                                                                 for k in lab.index) else None
             sups[n.index] = own if own is not None else \

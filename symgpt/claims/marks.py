@@ -98,14 +98,14 @@ def head_mark(text: str, one: bool = False) -> int | None:
     >>> head_mark("Hoved B er mere jævnt fordelt"), head_mark("η κεφαλή 2 μοιράζει"), head_mark("a head a")
     (2, 2, None)
     """
-    heads = {_head_number(m) for m in HEAD_MARK.finditer(text or "")}
+    heads = {head_number(m) for m in HEAD_MARK.finditer(text or "")}
     if one and len(heads) > 1:
         return None
     m = ([None] + list(HEAD_MARK.finditer(text or "")))[-1]
-    return _head_number(m) if m else None
+    return head_number(m) if m else None
 
 
-def _head_number(m) -> int:
+def head_number(m) -> int:
     """A head mark's head as written: its number, or its letter counted from A = 1 (``hoved B``: 2)."""
     g = next(g for g in m.groups() if g is not None)
     return ord(g) - ord("A") + 1 if g.isalpha() else int(g)

@@ -87,10 +87,32 @@ MOVED = re.compile(r"\s*[-+−±×*/·]\s*[^\d\s=][^\d=]{0,11}[=≈]\s*")
 APPROX_NEXT = re.compile(r"\s*+\$?\s*+(?:≈|\\approx|~)\s*+\$?\s*+")
 
 
+EXERCISE_SAID = re.compile(r"(?:exercise|homework|Übung|Aufgabe|exercice|devoir|ejercicio|tarea|esercizio|compito|"
+                           r"exercício|tarefa|упражнение|задание|练习|习题|作业|演習|宿題|연습\s*문제|과제|bài tập|"
+                           r"ćwiczenie|zadanie|ödev|alıştırma|oefening|opdracht|latihan|tugas|अभ्यास)"
+                           r"[^.!?。:：]{0,30}[:：]", re.I)
+"""A sentence that sets an exercise (``Esercizio per casa: rifate … con η = 0,1``): its figures are a setting the
+reader is asked to try, not the model's."""
+
+
+ROUNDED_SAID = re.compile(r"\brounded\b|\bgerundet|\barrondi|arrotondat|redondead|arredondad|округл|四舍五入|取整后|"
+                          r"반올림|丸め|zaokrąglon|afgerond|yuvarlan|dibulatkan|làm tròn|avrundad|afrundet|pyöristet",
+                          re.I)
+"""Words that say a figure is worked from rounded figures (``la somma dei valori arrotondati dà 5,1988``): the author
+says it differs from the exact value's rounding, so it is no wrong figure of the quantity."""
+
+
 def _exercises(results: list) -> list:
-    """A figure under an exercise heading is no claim of the model's: never wrong, at most unmatched."""
+    """A figure under an exercise heading, or in a sentence that sets one, is no claim of the model's, and one
+    whose clause says it is worked from rounded figures claims no exact rounding: never wrong, at most
+    unmatched."""
+    def asked(n) -> bool:
+        sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", f"{n.prose} {n.line_text[:n.col]}")[-1]
+        clause = re.split(r"[;；:：]|(?<!\d)[.!?。](?:\s|$)", n.line_text[:n.col])[-1]      # (its own line's)
+        return bool(EXERCISE.search(n.heading or "") or EXERCISE_SAID.match(sentence.strip()) or
+                    EXERCISE_SAID.match(n.line_text[:n.col].lstrip(" *_#>-")) or ROUNDED_SAID.search(clause))
     return [dataclasses.replace(r, verdict="unmatched", ref=None, cause=None, correct=None, exact=None, distance=None)
-            if r.verdict == "wrong" and EXERCISE.search(r.number.heading or "") else r for r in results]
+            if r.verdict == "wrong" and asked(r.number) else r for r in results]
 
 
 class Matcher:

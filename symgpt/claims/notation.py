@@ -224,8 +224,9 @@ class Notation:
 
     def named(self, label) -> str:
         """The name a label's figures are learned under: its name, with a superscript that is neither a head nor
-        a layer (``W^{(1)}`` and ``W^{(2)}``, a one-block model's two MLP matrices; ``h^{(0)}``, ``h^{(1)}``) kept
-        as part of it, since two such superscripts name two tensors.
+        a layer (``W^{(1)}`` and ``W^{(2)}``, a one-block model's two MLP matrices; ``h^{(0)}``, ``h^{(1)}``, the
+        stream after 0 and 1 blocks, in a model of any depth) kept as part of it, since two such superscripts
+        name two tensors.
 
         >>> from symgpt.claims.symbols import Label
         >>> import symgpt; from symgpt.claims.match import Matcher
@@ -233,8 +234,9 @@ class Notation:
         >>> n.named(Label("W", (0, 1), sup=(1,))), n.named(Label("W", (0, 1)))
         ('W^(1)', 'W')
         """
-        if not label.sup or self.head(label) is not None or self.m.d.spec.layers != 1:
-            return label.name
+        if not label.sup or self.head(label) is not None or \
+                self.m.d.spec.layers != 1 and not HEADED_NOT.fullmatch(label.name):
+            return label.name          # (with layers, s^{(1)} is layer 1's s; the stream's h^{(1)}, h^{(2)}: two)
         return f"{label.name}^({','.join(map(str, label.sup))})"
 
     def _alias(self, name: str, group: str) -> bool:

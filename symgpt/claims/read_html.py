@@ -100,6 +100,9 @@ def _parse(html: str):
     return root
 
 
+DISPLAYED = re.compile(r"\\\[(.+?)\\\]|\$\$(.+?)\$\$", re.S)     # \[ … \] or $$ … $$: a displayed formula
+
+
 def _classes(el) -> list:
     return (el.get("class") or "").split()
 
@@ -145,11 +148,38 @@ class _Walk:
         if self.mode == "verbatim":                 # (its k-th line is k lines below where it starts)
             self.lines += [(ln.rstrip(), self.at + k if self.at else None) for k, ln in enumerate(text.split("\n"))]
             return
+        if self.mode == "flow" and DISPLAYED.search(text):    # MathJax's \[…\] and $$…$$ in the page's own text
+            self._displayed(text)
+            return
         text = " ".join(text.split())
         if text and self.mode == "flow":
             self.lines.append((self.prefix + text, self.at))
         elif text:
             self.lines.append((text, self.at))
+        self.prefix = ""
+
+    def _displayed(self, text: str) -> None:
+        """A run of the flow whose raw TeX displays formulas (``\\[…\\]``, ``$$…$$``, which MathJax typesets
+        as blocks): each formula on a line of its own as ``$…$`` (an aligned one's rows, split at ``\\\\``, on
+        theirs), the text around it on lines of its own, each at its own source line.
+
+        >>> html_lines('<p>Keys:</p>\\n\\\\[k_1 = (0.1,\\n 0.2)\\\\]\\n\\\\[k_2 = 0.3\\\\] and')
+        [('Keys:', 1), ('$k_1 = (0.1, 0.2)$', 2), ('$k_2 = 0.3$', 4), ('and', 4)]
+        """
+        at, pos = self.at, 0
+        for m in (*DISPLAYED.finditer(text), None):
+            before = text[pos:m.start() if m else len(text)]
+            words = " ".join(before.split())
+            if words:
+                self.lines.append((self.prefix + words, at + text.count("\n", 0, pos) if at else None))
+                self.prefix = ""
+            if m is None:
+                break
+            tex, first = m[m.lastindex].strip(), at + text.count("\n", 0, m.start(m.lastindex)) if at else None
+            rows = f"${tex}$".split("\n") if "\\\\" in tex else [f"${tex}$"]   # (an aligned block's rows)
+            self.lines += [(" ".join(ln.split()), first + k if first else None) for k, ln in enumerate(rows)
+                           if ln.strip()]
+            pos = m.end()
         self.prefix = ""
 
     def brk(self, el) -> None:

@@ -246,10 +246,13 @@ def _spanned(c, mains):
     return min(near, key=lambda m: m.base - origin, default=None)
 
 
+REACH = 3     # sizes a line's scripts may reach past its last character: the exponent −11 after a row's last 10
+
+
 def _small(ln, lines) -> bool:
     """A line of smaller characters beside a line of larger ones: scripts, not a line of its own."""
     return any(o.size * SMALL >= ln.size and abs(o.base - ln.base) < 0.75 * o.size and
-               o.x0 - o.size <= ln.x0 and ln.x1 <= o.x1 + o.size for o in lines if o is not ln)
+               o.x0 - o.size <= ln.x0 and ln.x1 <= o.x1 + REACH * o.size for o in lines if o is not ln)
 
 
 def _groups(chars) -> list:
@@ -273,7 +276,7 @@ def _host(group, mains):
     x0, x1 = min(c["x0"] for c in group), max(c["x1"] for c in group)
     base, size = statistics.median(c["base"] for c in group), max(c["size"] for c in group)
     near = [m for m in mains if m.size * SMALL >= size and abs(m.base - base) < 0.75 * m.size and
-            m.x0 - m.size <= x0 and x1 <= m.x1 + m.size]
+            m.x0 - m.size <= x0 and x1 <= m.x1 + REACH * m.size]
     return min(near, key=lambda m: abs(m.base - base), default=None)
 
 

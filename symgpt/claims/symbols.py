@@ -7,6 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .aliases import NEW_MARKS, NEW_WORDS
 from .context import NUDGED
 from .extract import accented
 
@@ -42,7 +43,7 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
          "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
 """LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
-LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat y\b", "ŷ"),
+LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat\s*y(?![A-Za-z\d])", "ŷ"),
          (r"\\hat\s*\{([mv])\}|\\hat\s+([mv])(?![A-Za-z])", lambda m: (m[1] or m[2]) + "\u0302"),  # m̂, v̂: Adam's
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
@@ -108,8 +109,7 @@ NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u03
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
 #     (a superscript of numbers is a layer, head or step the notation reads; p^{(τ,3)} is another quantity)
-NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
-                 r"\bneue?[rs]?\b", re.I)
+NEW = re.compile(rf"\b(?:{NEW_WORDS})\b|_new\b|(?<=[\]\w])new\b|\^\{{?new\}}?|\bupdated\b|{NEW_MARKS}", re.I)
 BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
          "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
@@ -139,8 +139,8 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     (``E[1]new``, ``W_new``, ``新的 W``, ``W ←``): then its state is ``sgd[1]`` (``adamw[1]`` under a
     heading about AdamW).
 
-    >>> str(named("E[1]new", ["a", "b"])), str(named("W_new", [])), str(named("W", []))
-    ('sgd[1].E[1]', 'sgd[1].W', 'W')
+    >>> str(named("E[1]new", ["a", "b"])), str(named("W_new", [])), str(named("W", [])), str(named("E[b] nieuw", ["b"]))
+    ('sgd[1].E[1]', 'sgd[1].W', 'W', 'sgd[1].E[tok0]')
     >>> v = Words(["a", "b"], {"E", "A", "Q"}, {"E"})       # a transformer: Q^{(1)} is of layer 1
     >>> str(named("E^{(1)}_{b,0}", v, "5. AdamW")), str(named("E⁽⁰⁾_{b}", v)), str(named("Q^{(1)}_{0}", v))
     ('adamw[1].E[tok1,0]', 'E[tok1]', 'Q[0]')
@@ -214,8 +214,10 @@ def parse_label(lhs: str, vocab) -> Label | None:
     >>> v = ["猫", "吃", "鱼"]
     >>> [str(parse_label(s, v)) for s in ("A[2,1]", "p(鱼)", "W_{0,吃}", "α31", "∂L/∂z_{鱼}", "the loss", "σ_3²")]
     ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss', 'σ²[3]']
-    >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}", "L(θ + h)", "J(w − ε)")]
-    ['∂L/∂x', '∂L/∂W[1,tok1]', 'None', 'None']
+    >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}", "L(θ + h)", "J(w − ε)", "E[鱼]_0", "E(鱼)_{1}")]
+    ['∂L/∂x', '∂L/∂W[1,tok1]', 'None', 'None', 'E[tok2,0]', 'E[tok2,1]']
+    >>> str(parse_label("grad E[鱼]", v)), str(parse_label("z_鱼", v)), str(parse_label("g_{z}", v))
+    ('grad_E[tok2]', 'z[tok2]', '∂L/∂z')
     >>> w = Words(v, {"W_2", "b_1"})
     >>> [str(parse_label(s, w)) for s in ("W₂", "W_{2}", "b₁", "x₂")]
     ['W_2', 'W_2', 'b_1', 'x[2]']
@@ -242,11 +244,14 @@ def parse_label(lhs: str, vocab) -> Label | None:
                lambda m: "∂L/∂" + (m[1] or m[2]), s)                          # (∇_e ℒ)_1, (∂L/∂x)_2: its entry
     s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
     s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
+    s = re.sub(r"^grad\s+(?=[^\W\d])", "grad_", s)                             # grad E[op]: grad_E[op]
+    s = re.sub(r"^g_(?:\{([A-Za-z\u0370-\u03ff][\w̃̂']*)\}|([A-Za-su-z\u0370-\u03ff]))$",
+               lambda m: s if (m[1] or m[2]) in vocab else f"∂L/∂{m[1] or m[2]}", s)   # g_z, g_{W}: ∂L/∂z (not g_t)
     s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s      # W₃₄ is W_{34}: row 3, column 4
     if (flat := re.sub(r"_\{(\d+)\}$", r"_\1", s)) in getattr(vocab, "names", ()):
         s = flat                                                       # W₂, W_{2}: the model's W_2, as W_2 is
-    s = re.sub(r"(?<=[^\W\d_])\(([^()]{1,16})\)_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)    # E(猫)_3: E[猫,3]
+    s = re.sub(r"(?<=[^\W\d_])[(\[]([^()\[\]]{1,16})[)\]]_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)  # E(猫)_3, E[op]_0
     s = re.sub(r"^\(([^\W\d]\w*)\)(?=_|\[)", r"\1", s)                             # (W_out)_{3,3}: W_out's
     m = LHS.search(s)
     words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
@@ -260,6 +265,9 @@ def parse_label(lhs: str, vocab) -> Label | None:
     split = re.fullmatch(r"(.+?)_\{?(\d+(?:,\d+)*)\}?", name) if not index else None
     if split and name not in getattr(vocab, "names", ()):
         name, index = split[1], "[" + split[2] + "]"          # z_2, x_0: an entry; W_1, b_2, d_k: names
+    token = re.fullmatch(r"(.+?)_(\w+)", name) if not index and name not in getattr(vocab, "names", ()) else None
+    if token and token[2] in vocab:
+        name, index = token[1], "[" + token[2] + "]"          # z_home: z of the token 'home' (as z_{home})
     if name in vocab and not index:
         return Label("token", (("tok", vocab.index(name)),))     # dort : 0.2252: the token's entry of the section's
     if name in WORDS and "," not in index or len(name) > 24:     # distribution ('a' is a name only with two

@@ -9,7 +9,7 @@ from .aliases import MOMENTS, STEP_WORDS
 from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT
 from .extract import spanned
 from .figure import FORMATS
-from .marks import HEAD_MARK, HEAD_WORD
+from .marks import HEAD_MARK, HEAD_WORD, head_number
 from .shares import QUOTES, prose_word
 from .symbols import FUNCTION_LABEL, STEP_SUPERSCRIPT, Label, function_label, parse_label, plain, run_of
 
@@ -223,12 +223,21 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
     ('sgd[2].W[1,4]', 'W[0,tok1]')
     >>> str(_step_row((1,), "W_{3,b}", "", "", v, "Schritt 1"))
     'sgd[1].W[3,tok1]'
+    >>> str(_step_row((2,), "L = −ln p̂_b", "passo", "", v)), str(_step_row((2,), "loss", "k", "AdamW", v))
+    ('sgd[2].L', 'adamw[2].loss')
 
     """
     if rk is None or len(rk) != 1 or not isinstance(rk[0], int) or not (
             STEP_CORNER.fullmatch(plain(corner).strip()) or re.fullmatch(rf"(?:{STEP_CORNER.pattern})\s*=?\s*\d+",
                                                                        plain(row).strip(), re.I)):
         return None
+    own = re.search(r"_\{?([a-z])\}?$", plain(col).strip())       # η_{t}: a schedule's own index, not a token
+    entry = _header_label(col, vocab) if STEP_CORNER.fullmatch(plain(corner).strip()) and \
+        (own is None or own[1] in vocab) else None
+    if entry is not None and entry.name not in getattr(vocab, "params", ()) and not entry.state and \
+            not re.search(r"\d", plain(col)):
+        k = rk[0]                  # 'passo | L = −ln p̂_mangia | p̂_mangia' over rows 0–3: the model after k steps
+        return Label(entry.name, entry.index, state=f"{run_of(caption)}[{k}]" if k else "")
     entry = parse_label(plain(col).replace(" ", ""), vocab)
     if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
         return None
@@ -302,8 +311,9 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     if not top or header and n.column.strip() == header[0]:
         return None
     corner, about = (header[0] if header else ""), f"{n.heading} {optimizer}"
-    lab = _stepped_cell(n.row, n.column, corner, about, vocab) or \
-        cell_label(n.row, n.column, corner, top, vocab, n.table)
+    lab = _stepped_cell(n.row, n.column, corner, about, vocab) or _bound_cell(n, header, vocab) or \
+        cell_label(n.row, n.column, corner, top, vocab, f"{n.table} {optimizer}".strip()) or \
+        _headed_row(n, header, top, vocab)
     if lab is not None and (head := _head_cell(n.line_text, header)) is not None:
         lab = dataclasses.replace(lab, head=head)    # | 2 (gato) | 2 | 0,0159 |: the row's own head column says 2
     step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
@@ -311,6 +321,87 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
         lab = dataclasses.replace(lab, state=f"{run_of(about)}[{k}]")
     return lab
+
+
+INDEX_COLUMN = re.compile(r"(?:[^\W\d_]{2,}\s*)?([a-z])")
+"""A column of an index's values, headed by its letter (``t``, ``s``), after a word for it (``key s``, ``klucz s``)."""
+SCRIPT = re.compile(r"_\{([^{}]*)\}|_([a-z])|\[([a-z\d,\s]+)\](?:\[([a-z\d\s]+)\])?")
+"""A name's indices: ``_{2,s}``, ``_s``, ``[t, s]``, ``[t][s]``."""
+
+
+def _bound_cell(n, header: list, vocab) -> Label | None:
+    """A cell of a long table, whose first columns hold indices' values and whose header writes a quantity with
+    those indices' letters: ``| głowa | klucz s | s^{(h)}_{2,s} |`` over ``| (2) | 1 | 0.9119 |`` is s_{2,1} of
+    head 2 (as written: the notation learns origins). None unless every letter of the header's indices is bound.
+
+    >>> from symgpt.claims.extract import extract
+    >>> row = "| (2) | 1 | 0.9119 | 0.4018 |"
+    >>> f = extract(row)[2]
+    >>> f.column = "$s^{(h)}_{2,s}$"
+    >>> lab = _bound_cell(f, ["głowa", "klucz $s$", "$s^{(h)}_{2,s}$", "$α^{(h)}_{2,s}$"], [])
+    >>> str(lab), lab.head
+    ('s[2,1]', 2)
+    """
+    cells = [c.strip() for c in n.line_text.strip().strip("|").split("|")]
+    if len(cells) != len(header):
+        return None
+    bound, head = {}, None
+    for h, c in zip(header, cells):
+        value = c.strip("()（）").strip()
+        if not re.fullmatch(r"\d{1,3}", value):
+            break
+        word = plain(h).strip().strip("*`")
+        if HEAD_WORD.fullmatch(word):
+            head = int(value)
+        elif m := INDEX_COLUMN.fullmatch(word):
+            bound[m[1]] = value
+        else:
+            break
+    col = plain(n.column).replace(" ", "")
+    if not bound or head is None and re.search(r"\^\{?\(?[a-z]\)?\}?", col):
+        return None
+    col = re.sub(r"\^\{?\(?[a-z]\)?\}?(?=_|\[|$|\})", "", col) if head is not None else col   # ^{(h)}: the row's head
+
+    def fill(m) -> str:
+        inner = next(g for g in m.groups() if g is not None)
+        letters = re.findall(r"[a-z]", ",".join(g for g in m.groups() if g is not None))
+        if any(x not in bound for x in letters):
+            raise LookupError
+        used.extend(letters)
+        keys = [bound.get(x.strip(), x.strip()) for g in m.groups() if g is not None for x in g.split(",")]
+        return "_{" + ",".join(keys) + "}" if inner else m[0]
+
+    used: list = []
+    try:
+        col = SCRIPT.sub(fill, col)
+    except LookupError:
+        return None
+    if not used:
+        return None                    # (W₁₄ over rows k: a column of one entry, no index the rows bind)
+    lab = _header_label(col, vocab, letters=False)
+    return dataclasses.replace(lab, head=head) if lab is not None and lab.index else None
+
+
+def _headed_row(n, header: list, top: int, vocab) -> Label | None:
+    """A cell whose row names a head in one cell and its row's index in the next (``| 헤드 2 | 위치 2 | 77.84% |``
+    under ``| 헤드 | 쿼리 위치 | 키 1 (나는) |``): the cell the row's index and the column's give, of that head.
+
+    >>> from symgpt.claims.extract import extract
+    >>> f = extract("| head 2 | query 3 | 54.53% | 15.96% |")[-1]
+    >>> f.column = "key 2"
+    >>> lab = _headed_row(f, ["head", "query position", "key 1", "key 2"], 1, [])
+    >>> str(lab).split("[")[1], lab.head
+    ('3,2]', 2)
+    """
+    cells = [c.strip() for c in n.line_text.strip().strip("|").split("|")]
+    if len(cells) != len(header) or len(cells) < 3:
+        return None
+    first, second = plain(cells[0]).strip().strip("*`"), cells[1]
+    head = HEAD_MARK.fullmatch(first)
+    if head is None or _key(second, vocab) is None:
+        return None
+    lab = cell_label(second, n.column, header[1], top, vocab, n.table)
+    return dataclasses.replace(lab, head=head_number(head)) if lab is not None else None
 
 
 def _head_cell(row: str, header: list) -> int | None:
@@ -431,7 +522,7 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
             and sum(mark) >= 2          # j=0  j=1  j=2, or 'word  T = 0,5  T = 1  T = 2': a header too
         if len(cells) >= 2 and not any(f and not g and not m for f, g, m in zip(has_figure, formula, mark)) and \
                 sum(formula) < len(cells) - 1 and not line.lstrip().startswith(("|", "#")) and \
-                (marks or not re.search(r"[=≈:：]", line)) and not RULE_LINE.fullmatch(line):
+                (marks or not re.search(r"[=≈:：]", line) or _defining(cells)) and not RULE_LINE.fullmatch(line):
             header, top = cells, no                  # labels only: a header, if rows follow
             continue
         if header is None or len(cells) < 2 or not any(has_figure):
@@ -470,6 +561,20 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
                 continue      # (a cell that names its figure, '(p(mange) = 0,2201)': its own equation's)
             out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
     return out
+
+
+def _defining(cells: list) -> bool:
+    """A header line whose cells name their columns by a formula (``passo   L = −ln p̂_mangia   p̂_mangia``): its
+    first cell a plain label, the others a name or ``name = formula`` without a figure.
+
+    >>> _defining([(0, 5, "passo"), (10, 27, "L = −ln p̂_mangia"), (32, 40, "p̂_mangia")])
+    True
+    >>> _defining([(0, 1, "x"), (11, 30, "= E[parola]")]), _defining([(0, 3, "a:"), (5, 9, "b = c")])
+    (False, False)
+    """
+    first, rest = cells[0][2], [t for *_, t in cells[1:]]
+    return not re.search(r"[=≈:：]", first) and \
+        all(re.fullmatch(r"[^=≈:：\d]{1,12}?\s*=\s*[^=≈:：]+|[^=≈:：]+", t.strip()) for t in rest)
 
 
 def _scripts(header: list, cells: list) -> list | None:
