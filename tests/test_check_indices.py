@@ -140,3 +140,34 @@ def test_a_head_named_in_the_sentence_before_is_not_the_equations(tmp_path, two_
             f"예를 들어 위치 3의 "
             f"쿼리 첫 성분은 $q_{{3,1}} = {terms} = {r4(Q[2][0])}$ 이고 $q_{{3,2}} = {r4(Q[2][1])}$ 입니다.\n")
     assert _wrong(_results(tmp_path, text, path)) == []
+
+
+def test_a_heads_superscript_before_a_long_chain(tmp_path, two_heads):
+    """'o^{(2)}_{3,1} &= a·v + a·v + a·v \\approx …' in an align block, the chain pushing the name far from the
+    figure: head 2's first column of the heads' outputs, Attn[2,2], right; head 2's second, printed with head 1's
+    value, is Attn[2,3], wrong."""
+    path, f = two_heads
+    b = f["blocks"][0]
+    A, V, O = b["A"], b["V"], b["Attn"][2]
+    assert r4(O[1]) != r4(O[3])
+
+    def row(h, k, value):
+        terms = " + ".join(f"{r4(A[h][2][s])}\\cdot ({r4(V[s][2 * h + k])})" for s in range(3))
+        return f"o^{{({h + 1})}}_{{3,{k + 1}}} &= {terms} \\approx {value} \\\\"
+    rows = [row(0, 0, r4(O[0])), row(0, 1, r4(O[1])), row(1, 0, r4(O[2])), row(1, 1, r4(O[1]))]
+    text = "## 5. Salida\n\n$$\\begin{aligned}\n" + "\n".join(rows) + "\n\\end{aligned}$$\n"
+    assert [(ref, fig) for ref, fig, _ in _wrong(_results(tmp_path, text, path))] == [("Attn[2,3]", r4(O[1]))]
+
+
+def test_a_weight_before_a_thin_space_and_a_vector_is_a_factor(tmp_path, two_layers):
+    """'o_3 = Σ_s α_{3,s} v_s = 0{,}2816\\,(0{,}0700;\\ 0{,}6200) + …': each weight multiplies the vector after it, so
+    it is no entry of v (no figure wrong), and the sum is block 1's attention output.  (A guard: here the
+    vector's own figures name v; in the Turkish post of round 31 the weight was read as v_s's entry.)"""
+    path, f = two_layers
+    b = f["blocks"][0]
+    A, V, O = b["A"][2], b["V"], b["Attn"][2]
+    tr = lambda x: r4(x).replace(".", "{,}")      # noqa: E731 - a decimal comma in LaTeX, as Turkish writes it
+    terms = " + ".join(f"{tr(A[s])}\\,(" + ";\\ ".join(tr(x) for x in V[s]) + ")" for s in range(3))
+    text = f"## Katman 1\n\n$$o^{{(1)}}_3 = \\sum_s \\alpha_{{3,s}} v_s = {terms} = (" + \
+        ";\\ ".join(tr(x) for x in O) + ")$$\n"
+    assert _wrong(_results(tmp_path, text, path)) == []

@@ -94,3 +94,23 @@ def test_a_gradient_with_a_token_subscript_and_a_wrapped_line(tmp_path, run):
     assert _wrong(tmp_path, text, "doc.md") == [("grad_z[пьёт]", shown[Y])]
     text = text.replace(f"= {r4(z[3])}", f"= {r4(z[3] + mp.mpf('0.01'))}")
     assert _wrong(tmp_path, text, "doc.md")[0] == ("z[пьёт]", r4(z[3] + mp.mpf("0.01")))
+
+
+def test_a_loss_after_a_step_said_on_the_line_above(tmp_path, run):
+    """'… och förlusten efter ett steg är' ⏎ ':math:`L = -\\ln p = …`' with log₁₀ for ln: the loss after the first
+    step, sgd[1].loss, wrong (the words that say so end the line above the equation)."""
+    p1 = run["f"][1]["p"][Y]
+    slip = r4(-mp.log10(p1))
+    text = (f"## SGD, steg 1\n\nEfter steg 1 får *пьёт* sannolikheten {r4(p1)}, och förlusten efter ett steg är\n"
+            f"$L = -\\ln {r4(p1)} = {slip}$. Förlusten har alltså sjunkit.\n")
+    assert _wrong(tmp_path, text, "doc.md") == [("sgd[1].loss", slip)]
+
+
+def test_a_bigrams_logits_printed_after_a_step(tmp_path, run):
+    """'z(1) = [ … ]' after the step, in a literal block: the logits after step 1, sgd[1].z; one entry two places
+    off is that entry's, wrong."""
+    z1 = run["f"][1]["z"]
+    shown = [r4(v) for v in z1]
+    shown[2] = r4(z1[2] + mp.mpf("0.0100"))
+    text = "Ett nytt framåtpass efter steg 1 ger logiterna::\n\n    z(1) = [ " + "  ".join(shown) + " ]\n"
+    assert _wrong(tmp_path, text, "doc.txt") == [("sgd[1].z[рыбу]", shown[2])]

@@ -30,6 +30,7 @@ from .equations import (
     echoes,
     function_head,
     function_of,
+    last_clause,
     lhs_of,
     of_entry,
     operand_names,
@@ -49,7 +50,7 @@ from .shares import (
     token_colon,
     token_share,
 )
-from .symbols import Label, Words
+from .symbols import Label, Words, plain
 from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables
 
 
@@ -146,6 +147,12 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             #    its section: one head only, or none)
             own = lhs_superscript(n.line_text[:n.col]) if any(isinstance(k, tuple) and k[0] == "at"
                                                                 for k in lab.index) else None
+            clause = last_clause(n.line_text[:n.col])
+            head_side = re.split(r"=|\\approx", clause)[0]
+            if own is None and head_side != clause and re.search(
+                    rf"(?<![^\W\d_]){re.escape(lab.name)}", plain(head_side)):
+                own = superscript_of(head_side[-80:] + " =") or None
+                #     (o^{(2)}_{3,1} &= 0{,}405·0{,}866 + … = −0{,}183: its left side's, however long the chain)
             sups[n.index] = own if own is not None else \
                 next((m for t in (n.line_text[:n.col], n.column, header[0] if header else "")
                       if (m := superscript_of(t))), ())      # (its table's corner: s^{[1,2]})

@@ -194,6 +194,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     'b_1'
     >>> str(_literal_name("Ufunguo ni rahisi kwa sababu $h_1 = (0.6, 1.2)$: $k_1 = ", "", v))
     'k[1]'
+    >>> str(_literal_name("z(1) = ", "", Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})))   # a bigram's, after a step
+    'sgd[1].z'
     >>> t = Words([], {"E", "A", "K"}, {"E"})       # a transformer: ^{(2)} is a head or a layer, no step
     >>> str(_literal_name("голова 2: $k^{(2)}_2 = ", "", t))
     'k[2]'
@@ -230,6 +232,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
             #                            with layers, a superscript may be a layer's or a head's: no name)
         if re.search(r"\s\S", head.strip()) and named(part, vocab, heading) is not None:
             head = part
+    if getattr(vocab, "stepped", False) and (call := re.fullmatch(r"\s*([^\W\d_]\w*)\((\d)\)\s*", head)):
+        head = f"{call[1]}^{{({call[2]})}}"      # a bigram's 'z(1) = [ … ]', 'W(1) = [[ … ]]': after step 1
     lab = named(head, vocab, heading)
     if lab is None and (fn := function_label(head.strip(), vocab)) is not None and fn.fn in ("exp", "log"):
         return fn                      # exp(z) = (0.9015, 1.1077, …): exp of z's entries, in order

@@ -44,7 +44,7 @@ from .candidates import (
 )
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
-from .extract import chain_spelling
+from .extract import chain_spelling, decimal_comma, normal_line
 from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
 from .figure import operand as _operand
 from .grids import grids
@@ -194,6 +194,8 @@ class Matcher:
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
                           sequence, made_by(self.d.spec), read_by(self.d.spec))
+            comma = decimal_comma(text)
+            self.lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]   # (as labels reads them)
             self.notation = Notation(self)
             self.labelled = self.notation.resolve(numbers, read)
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}

@@ -30,6 +30,7 @@ from .aliases import DATA_ALIASES
 from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
 from .context import ALIASES
 from .figure import cell, near_window, readable
+from .marks import sentence_of
 from .refs import ExprError, bind, parse
 from .symbols import Label, run_of
 
@@ -1064,8 +1065,12 @@ class Notation:
         adam = self._runs_in.get(n.section, run_of(n.heading + " " + n.prose)) == "adamw"
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam and self.m.spoken(x)]
+        sentence = sentence_of(getattr(self.m, "lines", []), n) if getattr(self.m, "lines", None) else ""
         said = STATE_WORDS.search(told) or STATE_WORDS.search(n.heading) and TRAINED.search(n.heading) and \
-            not BEFORE_WORDS.search(n.heading)                         # under 'After one AdamW step' too
+            not BEFORE_WORDS.search(n.heading) or \
+            STATE_WORDS.search(sentence) and not BEFORE_WORDS.search(sentence)
+        #      (under 'After one AdamW step' too; and in its sentence begun on the line above: 'förlusten efter
+        #       ett steg är' ⏎ 'L = −ln 0.1524 = 0.8170')
         if c.group == bare and post and said and not BEFORE_WORDS.search(told):
             y = n.value / (100 if n.kind == "percent" else 1)
             return min(post, key=lambda x: abs(_bounds(x.ball)[0] - y))
