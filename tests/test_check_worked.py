@@ -31,7 +31,8 @@ def c(x, k=4) -> str:
 
 def test_an_exercise_and_a_sum_of_rounded_values(tmp_path, run):
     """'Esercizio per casa: … con η = 0,1' is another setting (lr is 0.5); '(la somma dei valori arrotondati dà
-    …)' is the sum of the printed exponentials: neither is wrong; the same sum said as S is sum_exp's, wrong."""
+    …)' is the sum of the printed exponentials: neither is wrong; the same sum said as S is sum_exp's, wrong, and
+    so is one 'rounded to three places' (a rounding the text claims)."""
     with mp.workdps(50):
         exps = [mp.exp(v) for v in run["f0"]["z"]]
         rounded, exact = sum(mp.mpf(r4(e, 3)) for e in exps), sum(exps)
@@ -42,18 +43,21 @@ def test_an_exercise_and_a_sum_of_rounded_values(tmp_path, run):
     assert _wrong(tmp_path, text) == []
     said = text.replace(f"≈ {c(exact, 3)}", f"= {c(rounded, 3)}", 1)
     assert _wrong(tmp_path, said) == [("sum_exp", c(rounded, 3))]
+    claimed = said.replace("    S = ", "    Rounded to three places, S = ", 1)   # (a rounding claimed, not disowned)
+    assert _wrong(tmp_path, claimed) == [("sum_exp", c(rounded, 3))]
 
 
 def test_a_text_tables_header_names_a_column_by_its_formula(tmp_path, run):
-    """'passo   L = −ln p̂_пьёт   p̂_пьёт' over rows 0–3: the model after k steps; two swapped digits at step 2
-    are sgd[2].loss's."""
+    """'passo   L = −ln p̂_пьёт   p̂_пьёт' over rows 0–3 under a heading of SGD steps: the model after k steps; two
+    swapped digits at step 2 are sgd[2].loss's."""
     fs = run["f"]
     good = r4(fs[2]["loss"])
     swapped = good[:-2] + good[-1] + good[-2]
     assert swapped != good
     rows = [f"      {k}           {c(f['loss']) if k != 2 else swapped.replace('.', ',')}            {c(f['p'][Y])}"
             for k, f in enumerate(fs)]
-    text = ("Il passo k è il modello dopo k aggiornamenti.\n\n    passo     L = −ln p̂_пьёт     p̂_пьёт\n"
+    text = ("## 6. Tre passi di SGD\n\nIl passo k è il modello dopo k aggiornamenti.\n\n"
+            "    passo     L = −ln p̂_пьёт     p̂_пьёт\n"
             + "\n".join(rows) + "\n")
     assert _wrong(tmp_path, text) == [("sgd[2].loss", swapped.replace(".", ","))]
 
@@ -114,3 +118,26 @@ def test_a_bigrams_logits_printed_after_a_step(tmp_path, run):
     shown[2] = r4(z1[2] + mp.mpf("0.0100"))
     text = "Ett nytt framåtpass efter steg 1 ger logiterna::\n\n    z(1) = [ " + "  ".join(shown) + " ]\n"
     assert _wrong(tmp_path, text, "doc.txt") == [("sgd[1].z[рыбу]", shown[2])]
+
+
+def test_right_figures_a_review_found_called_wrong(tmp_path, run):
+    """Right figures that readings of rounds 30 and 31 had called wrong: 'di nuovo' (again) is no 'new' beside
+    the name; an SGD table is no AdamW's for an 'unlike Adam' above it; a '#' column numbers rows, not steps; a
+    one-line aligned block in a page is one formula a row; a printout's banner keeps its section's exercise."""
+    f0, fs = run["f0"], run["f"]
+    z, p = f0["z"], f0["p"]
+    texts = {
+        "again.md": f"Ricontrolliamo di nuovo la perdita L = {r4(f0['loss'])} e p(пьёт) = {r4(p[Y])}.\n",
+        "unlike.md": "## Training\n\nWe train with plain SGD (η = 0.5); unlike Adam it keeps no state.\n\n"
+                     "| step | loss |\n|------|------|\n" + "".join(f"| {k} | {r4(f['loss'])} |\n"
+                                                           for k, f in enumerate(fs[:3])),
+        "rank.md": "| # | input | target | loss |\n|---|-------|--------|------|\n"
+                   f"| 1 | кот | пьёт | {r4(f0['loss'])} |\n",
+        "aligned.html": "<p>The logits, entry by entry:\n\\[\\begin{aligned} " + " \\\\ ".join(
+            f"z_{{{j}}} &= {r4(z[j])}" for j in range(5)) + " \\end{aligned}\\]\nand that is all.</p>\n",
+        "banner.md": "## Exercise 3\n\nRedo the SGD step with η = 0.1 instead; the script prints:\n\n```\n"
+                     f"--- step 1 ---\nW_new[0][3] = {r4(run['states'][0][1][0][3] - mp.mpf('0.1') * f0['gW'][0][3])}\n"
+                     "```\n",
+    }
+    for name, text in texts.items():
+        assert _wrong(tmp_path, text, name) == [], name

@@ -90,7 +90,7 @@ def _arithmetic(chain: str, vocab=()) -> bool:
 CONTINUES = re.compile(r"\s*+\$*+\s*+&?+\s*+(?:\\q?quad\s*+)*+(?:[-+−=≈]|\\approx)")   # (possessive: linear)
 
 
-OPERATOR_END = re.compile(r"\d\)?\s*(?:[+×*·−]|\\times|\\cdot)\s*\$?\s*$")
+OPERATOR_END = re.compile(r"\d\)?\s*(?:[+×·−]|\s\*|\\times|\\cdot)\s*\$?\s*$")     # (not *0.5*'s emphasis)
 """A line that breaks inside a sum or a product (``q31 = 0.6093 × 0.3 +``): the equation goes on below."""
 
 

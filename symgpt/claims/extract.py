@@ -447,6 +447,7 @@ def extract(text: str) -> list:
                 if m and _is_heading(m.string)}
     out = Figures()
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
+    outer = ""                 # the last heading that is no printout's banner
     stacked = False
     section = 0
     layout: list = []          # a PDF table's header cells as (start, end, text) columns of the line
@@ -470,9 +471,13 @@ def extract(text: str) -> list:
         if (_is_heading(line) or _underlined(line, lines[no] if no < len(lines) else "") and
                 (no < 2 or not lines[no - 2].strip())) and \
                 len(line.strip()) < 80 and not in_code and not _cells(line) or BANNER.fullmatch(line):
-            heading, table, header, position, about = _heading(line), "", [], None, ""
-            section = no
-            out.headings.append((no, *heading_level(line)))
+            banner = BANNER.fullmatch(line) is not None
+            outer = outer if banner else _heading(line)     # (a banner's section stays within its heading's)
+            heading = f"{outer} {_heading(line)}".strip() if banner else outer
+            table, header, position, about = "", [], None, ""
+            if not banner:
+                section = no
+                out.headings.append((no, *heading_level(line)))
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line) and not re.search(r"\S {3,}\S", line):
                 errata = False                # (not '# 原文位置    量 …', the header of a PDF's errata table)
             if not _has_figure(line) or errata:

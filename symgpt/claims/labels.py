@@ -84,7 +84,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         on_line.setdefault(n.line, []).append(n)
     for n in numbers:
         if n.index in text_cells and n.index not in out:
-            lab = cell_label(*text_cells[n.index], vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
+            lab = cell_label(*text_cells[n.index], vocab, n.heading)
             if lab is not None:
                 out[n.index] = lab
         anonymous = n.index in out and out[n.index].name.startswith("literal@") and n.column

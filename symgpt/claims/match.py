@@ -95,24 +95,33 @@ EXERCISE_SAID = re.compile(r"(?:exercise|homework|Übung|Aufgabe|exercice|devoir
 reader is asked to try, not the model's."""
 
 
-ROUNDED_SAID = re.compile(r"\brounded\b|\bgerundet|\barrondi|arrotondat|redondead|arredondad|округл|四舍五入|取整后|"
-                          r"반올림|丸め|zaokrąglon|afgerond|yuvarlan|dibulatkan|làm tròn|avrundad|afrundet|pyöristet",
-                          re.I)
-"""Words that say a figure is worked from rounded figures (``la somma dei valori arrotondati dà 5,1988``): the author
-says it differs from the exact value's rounding, so it is no wrong figure of the quantity."""
+ROUNDED = r"rounded|arrotondat\w*|gerundet\w*|arrondi\w*|redondead\w*|arredondad\w*|округл\w*|afgerond\w*|" \
+    r"zaokrąglon\w*|yuvarlanmış|avrundade"
+OPERANDS = r"values|numbers|figures|operands|terms|valori|numeri|Werte\w*|Zahlen|valeurs|nombres|valores|números|" \
+    r"значени\w*|чис\w*|waarden|getallen|wartości|liczb\w*|değerler\w*|värden"
+ROUNDED_SAID = re.compile(rf"\b(?:{ROUNDED})\s+(?:{OPERANDS})\b|\b(?:{OPERANDS})\s+(?:\w+\s+)?(?:{ROUNDED})|"
+                          r"四舍五入后的(?:值|数)|반올림한\s*값|丸めた値", re.I)
+"""Words that say a figure is worked from rounded operands (``la somma dei valori arrotondati dà 5,1988``, 'the sum
+of the rounded values'): the author says it differs from the exact value's rounding, so it is no wrong figure of
+the quantity ('rounded to four places: …' says the opposite, and is no such phrase)."""
+CONFIG = re.compile(r"(?:(?:adamw|sgd)\.)?(?:lr|weight_decay|beta[12]|eps)|ln_eps|temperature|top_[kp]")
+"""The settings a text may set otherwise in an exercise (η = 0,1 where the spec's is 0.5)."""
 
 
 def _exercises(results: list) -> list:
-    """A figure under an exercise heading, or in a sentence that sets one, is no claim of the model's, and one
-    whose clause says it is worked from rounded figures claims no exact rounding: never wrong, at most
-    unmatched."""
+    """A figure under an exercise heading, or a setting a sentence that sets an exercise changes, is no claim of
+    the model's, and one whose clause says it is worked from rounded operands claims no exact rounding: never
+    wrong, at most unmatched."""
     def asked(n) -> bool:
-        sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", f"{n.prose} {n.line_text[:n.col]}")[-1]
         clause = re.split(r"[;；:：]|(?<!\d)[.!?。](?:\s|$)", n.line_text[:n.col])[-1]      # (its own line's)
-        return bool(EXERCISE.search(n.heading or "") or EXERCISE_SAID.match(sentence.strip()) or
-                    EXERCISE_SAID.match(n.line_text[:n.col].lstrip(" *_#>-")) or ROUNDED_SAID.search(clause))
+        return bool(EXERCISE.search(n.heading or "") or ROUNDED_SAID.search(clause))
+
+    def setting(r) -> bool:           # 'Esercizio per casa: rifate … con η = 0,1': another setting, asked for
+        sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", f"{r.number.prose} {r.number.line_text[:r.number.col]}")[-1]
+        return CONFIG.fullmatch(r.ref or "") is not None and bool(
+            EXERCISE_SAID.match(sentence.strip()) or EXERCISE_SAID.match(r.number.line_text.lstrip(" *_#>-")))
     return [dataclasses.replace(r, verdict="unmatched", ref=None, cause=None, correct=None, exact=None, distance=None)
-            if r.verdict == "wrong" and asked(r.number) else r for r in results]
+            if r.verdict == "wrong" and (asked(r.number) or setting(r)) else r for r in results]
 
 
 class Matcher:

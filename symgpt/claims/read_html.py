@@ -165,6 +165,8 @@ class _Walk:
 
         >>> html_lines('<p>Keys:</p>\\n\\\\[k_1 = (0.1,\\n 0.2)\\\\]\\n\\\\[k_2 = 0.3\\\\] and')
         [('Keys:', 1), ('$k_1 = (0.1, 0.2)$', 2), ('$k_2 = 0.3$', 4), ('and', 4)]
+        >>> html_lines(r'<p>z:</p> \\[\\begin{aligned} z_0 &= 0.13 \\\\ z_1 &= -0.13 \\end{aligned}\\]')
+        [('z:', 1), ('$z_0 &= 0.13$', 1), ('$z_1 &= -0.13$', 1)]
         """
         at, pos = self.at, 0
         for m in (*DISPLAYED.finditer(text), None):
@@ -175,10 +177,13 @@ class _Walk:
                 self.prefix = ""
             if m is None:
                 break
-            tex, first = m[m.lastindex].strip(), at + text.count("\n", 0, m.start(m.lastindex)) if at else None
-            rows = f"${tex}$".split("\n") if "\\\\" in tex else [f"${tex}$"]   # (an aligned block's rows)
-            self.lines += [(" ".join(ln.split()), first + k if first else None) for k, ln in enumerate(rows)
-                           if ln.strip()]
+            start = m.start(m.lastindex)
+            for row in re.split(r"\\\\", m[m.lastindex]):           # an aligned block's rows, each a formula
+                lead = start + len(row) - len(row.lstrip())
+                start += len(row) + 2
+                row = re.sub(r"\\(?:begin|end)\{[A-Za-z*]+\}", " ", row)
+                if row.strip():
+                    self.lines.append((f"${' '.join(row.split())}$", at + text.count("\n", 0, lead) if at else None))
             pos = m.end()
         self.prefix = ""
 

@@ -109,7 +109,9 @@ NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u03
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
 #     (a superscript of numbers is a layer, head or step the notation reads; p^{(τ,3)} is another quantity)
-NEW = re.compile(rf"\b(?:{NEW_WORDS})\b|_new\b|(?<=[\]\w])new\b|\^\{{?new\}}?|\bupdated\b|{NEW_MARKS}", re.I)
+NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
+                 rf"\bneue?[rs]?\b|(?<=[\]\w}}])\s+(?:{NEW_WORDS})\s*$|^\s*(?:{NEW_WORDS})\s+\S+\s*$|{NEW_MARKS}", re.I)
+#   (the other languages' word only right beside the name, 'E[op] nieuw': 'di nuovo', 'de novo' say 'again')
 BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
 WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "that", "which", "its", "it",
          "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
@@ -246,7 +248,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
     s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
     s = re.sub(r"^grad\s+(?=[^\W\d])", "grad_", s)                             # grad E[op]: grad_E[op]
     s = re.sub(r"^g_(?:\{([A-Za-z\u0370-\u03ff][\w̃̂']*)\}|([A-Za-su-z\u0370-\u03ff]))$",
-               lambda m: s if (m[1] or m[2]) in vocab else f"∂L/∂{m[1] or m[2]}", s)   # g_z, g_{W}: ∂L/∂z (not g_t)
+               lambda m: s if (m[1] or m[2]) in vocab or (m[1] or m[2]) in "tijksv" else f"∂L/∂{m[1] or m[2]}", s)
+    #   (g_z, g_{W}: ∂L/∂z; not g_t, g_{i}: a step's or an entry's index)
     s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s      # W₃₄ is W_{34}: row 3, column 4
     if (flat := re.sub(r"_\{(\d+)\}$", r"_\1", s)) in getattr(vocab, "names", ()):

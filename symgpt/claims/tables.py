@@ -223,8 +223,10 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
     ('sgd[2].W[1,4]', 'W[0,tok1]')
     >>> str(_step_row((1,), "W_{3,b}", "", "", v, "Schritt 1"))
     'sgd[1].W[3,tok1]'
-    >>> str(_step_row((2,), "L = −ln p̂_b", "passo", "", v)), str(_step_row((2,), "loss", "k", "AdamW", v))
+    >>> str(_step_row((2,), "L = −ln p̂_b", "passo", "SGD", v)), str(_step_row((2,), "loss", "k", "AdamW", v))
     ('sgd[2].L', 'adamw[2].loss')
+    >>> _step_row((1,), "loss", "#", "SGD", v), _step_row((1,), "loss", "step", "", v)     # a rank; whose steps?
+    (None, None)
 
     """
     if rk is None or len(rk) != 1 or not isinstance(rk[0], int) or not (
@@ -232,8 +234,9 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
                                                                        plain(row).strip(), re.I)):
         return None
     own = re.search(r"_\{?([a-z])\}?$", plain(col).strip())       # η_{t}: a schedule's own index, not a token
-    entry = _header_label(col, vocab) if STEP_CORNER.fullmatch(plain(corner).strip()) and \
-        (own is None or own[1] in vocab) else None
+    said = re.search(r"adam|\bsgd\b", caption, re.I)             # (the table's own caption or heading says whose)
+    entry = _header_label(col, vocab) if STEP_CORNER.fullmatch(plain(corner).strip()) and said and \
+        plain(corner).strip() != "#" and (own is None or own[1] in vocab) else None
     if entry is not None and entry.name not in getattr(vocab, "params", ()) and not entry.state and \
             not re.search(r"\d", plain(col)):
         k = rk[0]                  # 'passo | L = −ln p̂_mangia | p̂_mangia' over rows 0–3: the model after k steps
@@ -312,7 +315,7 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
         return None
     corner, about = (header[0] if header else ""), f"{n.heading} {optimizer}"
     lab = _stepped_cell(n.row, n.column, corner, about, vocab) or _bound_cell(n, header, vocab) or \
-        cell_label(n.row, n.column, corner, top, vocab, f"{n.table} {optimizer}".strip()) or \
+        cell_label(n.row, n.column, corner, top, vocab, f"{n.table} {n.heading}".strip()) or \
         _headed_row(n, header, top, vocab)
     if lab is not None and (head := _head_cell(n.line_text, header)) is not None:
         lab = dataclasses.replace(lab, head=head)    # | 2 (gato) | 2 | 0,0159 |: the row's own head column says 2
@@ -323,7 +326,7 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     return lab
 
 
-INDEX_COLUMN = re.compile(r"(?:[^\W\d_]{2,}\s*)?([a-z])")
+INDEX_COLUMN = re.compile(r"(?:[^\W\d_]{2,}\s+)?([a-z])")
 """A column of an index's values, headed by its letter (``t``, ``s``), after a word for it (``key s``, ``klucz s``)."""
 SCRIPT = re.compile(r"_\{([^{}]*)\}|_([a-z])|\[([a-z\d,\s]+)\](?:\[([a-z\d\s]+)\])?")
 """A name's indices: ``_{2,s}``, ``_s``, ``[t, s]``, ``[t][s]``."""
