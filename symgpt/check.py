@@ -220,7 +220,7 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     results = Matcher(d).match(numbers, text)
     raw = Path(document).read_text(encoding="utf-8", errors="replace").translate(STYLED) if doc.kind == "ipynb" \
         else ""                        # (the text's styled letters folded, as the reader folded them)
-    at = file_lines(doc, raw)
+    at = file_lines(doc, raw, document)
     for n in numbers:                  # reported at the file's own line: an HTML page's source, a notebook's JSON
         n.source = at[n.line - 1] if n.line - 1 < len(at) else None
     if doc.kind in ("html", "rst"):    # an element's figures (a list-table row's cells) on their own source lines

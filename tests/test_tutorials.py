@@ -25,10 +25,15 @@ FLOORS = {
     "attention-slides": (6, 10), "bigram-notebook": (6, 10), "zh-blog": (5, 9),
     "latex-notes-zh": (6, 10), "plain-fr-sampling": (7, 10), "html-gpt-page": (7, 10), "ipynb-bigram-adam": (6, 10),
     "nbhtml-transformer-en": (4, 16), "pdf-lecture-bigram-zh": (4, 14),
-    # rounds 30 and 31 of the held-out tutorials (helpers who did not read check's code), kept once scored
+    # rounds 30 and 31 of the held-out tutorials (helpers who did not read check's code), kept once scored; the
+    # PDF's key gives the lines of pdftotext -layout, where check reports a PDF's figures
     "it-txt-bigram-comma": (8, 8), "ko-md-gpt2-heads": (6, 10), "nl-ipynb-gpt2-2layer": (7, 10),
     "pl-html-llama": (7, 10), "es-tex-gpt2-sampling": (8, 10), "fr-nbhtml-seed-sgd": (7, 10),
     "ja-txt-llama": (7, 10), "sv-rst-bigram-adamw": (8, 9), "tr-md-seed2layer-adamw": (8, 10),
+    "en-pdf-seed-adamw": (7, 10),
+    # round 32 (the keys' printed column gives a LaTeX figure as it reads, 0{,}25 as 0,25)
+    "cs-rst-gpt2-heads": (8, 10), "de-md-llama": (7, 10), "pt-ipynb-bigram": (8, 9),
+    "ru-txt-gpt2-sampling": (8, 10), "vi-html-2layer": (8, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here

@@ -5,23 +5,58 @@ prose (``its variance 1.053``).
 >>> "variance" in DATA_ALIASES["var1"], "verlust" in PROSE
 (True, True)
 """
-MEAN = ("μ", "mu", "mean", "Mittelwert", "moyenne", "均值")
-VARIANCE = ("σ²", "var", "variance", "σ^2", "sigma²", "sigma^2", "Varianz", "方差")    # (σ² in ASCII: sigma^2)
+import re
+
+MEAN = ("μ", "mu", "mean", "Mittelwert", "moyenne", "media", "média", "gemiddelde", "średnia", "medelvärde",
+        "middelværdi", "gjennomsnitt", "ortalama", "среднее", "průměr", "trung bình", "rata-rata", "均值", "平均值",
+        "平均", "평균")
+VARIANCE = ("σ²", "var", "variance", "σ^2", "sigma²", "sigma^2", "Varianz", "varianza", "variância", "variantie",
+            "wariancja", "varians", "varyans", "дисперсия", "rozptyl", "phương sai", "方差", "分散", "분산")
+"""The mean and the variance, by language (σ² in ASCII: sigma^2)."""
 DATA_ALIASES = {         # what code and prose call the model's tensors (beside their own names and ALIASES)
     "p": ("probs", "prob", "probabilities", "probability", "P", "softmax", "y_hat", "ŷ", "p_hat"),
     "logits": ("z", "ℓ", "logit", "scores"), "z": ("logits", "logit", "scores", "ℓ"),
-    "loss": ("L", "l", "loss", "J", "CE", "ℒ", "损失", "nll", "Verlust", "perte", "perda", "pérdida", "perdita",
+    "loss": ("L", "l", "ℓ", "loss", "J", "CE", "ℒ", "损失", "nll", "Verlust", "perte", "perda", "pérdida", "perdita",
              "strata", "kayıp", "verlies", "потеря", "потери", "損失", "손실", "kerugian", "हानि", "लॉस"),
     "x": ("x", "emb", "e", "h"), "X": ("x", "X", "h", "H", "emb"),
     "A": ("α", "attn", "attention", "weights", "a"), "S": ("scores", "score", "s"),
     "mu1": MEAN, "var1": VARIANCE,
-    "mu2": MEAN, "var2": VARIANCE,
+    "mu2": MEAN, "var2": VARIANCE, "mu_f": MEAN, "var_f": VARIANCE,
     "ms1": ("ms", "mean_sq"), "ms2": ("ms", "mean_sq"), "ms_f": ("ms", "mean_sq"),   # RMSNorm's mean of squares
 }
 
 PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")
-                  if len(w) > 2 and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
+                  if len(w) > 1 and w.replace(" ", "").replace("-", "").isalpha() and not w.isascii() or len(w) > 2
+                  and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
+COPULA = r"is|equals|ist|beträgt|est|vaut|es|vale|è|é|wynosi|jest|är|blir|er|bedraagt|равн[аоы]|равен|" \
+    r"составляет|je|činí|bằng|là|adalah|sebesar|olur"
+"""The verb 'is' between a quantity's word and its figure ('the variance is 0.0699'), by language."""
+PARTICLE = r"[은는이가을를의はがのを为為是]|(?:은|는)\s*약|约为|約"
+"""What Korean, Japanese and Chinese put between a quantity's word and its figure ('분산은 0.0699', '方差为')."""
 
+
+def _ending(terms, wall: str, group: str) -> str:
+    words = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    return rf"{wall}(?P<{group}>{words})(?:\s*(?:{PARTICLE})|\s+(?:{COPULA}))?\s*[:：]?\s*(?:\$|\\\(|`)?\s*$"
+
+
+PROSE_END = re.compile("|".join(_ending([t for t in PROSE if bool(re.match(r"[\u3040-\u9fff\uac00-\ud7af]", t)) is cjk],
+                                        "" if cjk else r"(?<![^\W\d_])", "term2" if cjk else "term")
+                               for cjk in (False, True)), re.IGNORECASE)
+"""A word of :data:`PROSE` at the end of the text before a figure (then maybe 'is' or a particle)."""
+
+
+def prose_name(left: str) -> str | None:
+    """The quantity a figure's prose names right before it: a word of :data:`PROSE`, maybe then 'is' or a
+    particle, or None.
+
+    >>> prose_name("its variance "), prose_name("and the variance is "), prose_name("평균은 -0.1567, 분산은 $")
+    ('variance', 'variance', '분산')
+    >>> prose_name("方差为 "), prose_name("the loss function "), prose_name("trung bình là ")
+    ('方差', None, 'trung bình')
+    """
+    m = PROSE_END.search(left)
+    return m and (m["term"] or m["term2"]) or None
 MOMENTS = {"m": "m", "v": "v", "m̂": "mhat", "v̂": "vhat", "mhat": "mhat", "vhat": "vhat", "m_hat": "mhat",
            "v_hat": "vhat", "m_t": "m", "v_t": "v", "Δ": "update", "Δθ": "update",
            "ηλθ": "decay", "λθη": "decay"}

@@ -26,6 +26,7 @@ from flint import arb, fmpq
 from ..core.numeric import UndecidableError
 from ..engine.names import base
 from ..ops import NAMES
+from ..training.train import param_count
 from .refs import ExprError, bind, parse
 
 PREFILTER_BITS = 64
@@ -178,6 +179,8 @@ def candidates(d) -> list:
                 add(f"{f}({ref_of(name, axes, idx)})", f"{f}({name})", idx, axes)
                 if f == "sqrt" and s.kind == "transformer":     # a norm's denominator √(σ² + ε)
                     add(f"sqrt({ref_of(name, axes, idx)} + ln_eps)", f"sqrt({name}+eps)", idx, axes)
+                    add(f"1/sqrt({ref_of(name, axes, idx)} + ln_eps)", f"1/sqrt({name}+eps)", idx, axes)   # its
+                    #                                                       reciprocal, what multiplies (x − μ)
     for name, (shape, axes) in shapes.items():   # a gated MLP's gate: σ(g) and SiLU(g) = g·σ(g), before g·σ(g)·u
         if base(name) == "Z" and name.replace("Z", "U", 1) in shapes:
             for idx in _entries(shape):
@@ -188,6 +191,13 @@ def candidates(d) -> list:
         if base(name) == "S" and s.kind == "transformer":
             for idx in _entries(shape):
                 add(f"{ref_of(name, axes, idx)}*sqrt(d/heads)", f"{name}*sqrt(d/heads)", idx, axes)
+    if s.kind == "transformer" and getattr(s, "positions", "") == "rope":    # the rotation's cos and sin, a
+        dk = s.d // s.heads                                                   # table's columns
+        for t in range(1, s.T):                                              # (at 0: 1 and 0 exactly)
+            for i in range(dk // 2):
+                angle = f"{t}" if i == 0 else f"{t}*({s.rope_theta})^(-{2 * i}/{dk})"     # t·θ_i
+                add(f"cos({angle})", "rope.cos", (t, i), "ti")
+                add(f"sin({angle})", "rope.sin", (t, i), "ti")
     sm = s.sampling
     for T in sm.temperatures:
         if T == 1:
@@ -245,6 +255,10 @@ def _counts(d, add, groups):
             of.setdefault(f"{count} + {counts[bias]}", []).append(f"{name},{bias}")
     for count, names in of.items():
         add(count, "count", of=";".join(names))
+    every = sum(int(np.prod(shape)) for pattern, shape, _ in groups if pattern.partition("[")[0] in d.spec.params)
+    extra = every - param_count(d)        # the norms' fixed γ (and β), counted by a text that counts every weight
+    if 0 < extra and extra % d.spec.d == 0:
+        add(f"params() + {extra // d.spec.d}*d", "count")
 
 
 def _deviations(d, add, groups, ref_of):

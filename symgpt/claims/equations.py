@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .aliases import MOMENTS, PROSE, STEP_WORDS
+from .aliases import MOMENTS, STEP_WORDS, prose_name
 from .extract import HEADING
 from .figure import FORMATS
 from .marks import superscript_of
@@ -22,6 +22,7 @@ from .symbols import (
     named,
     parse_label,
     plain,
+    run_in,
     run_of,
     subscripted,
     unmarked,
@@ -153,12 +154,12 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     if OPERAND_NEXT.match(rest):
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
-        word = re.search(r"(?<![\w-])([^\W\d_]{3,})\s*$", left[start:])
         step = next((w for w in re.findall(r"[^\W\d_]+", left[start:])[-3:] if w.lower() in STEP_WORDS), None)
         if step and lines is not None and not FORMATS.search(" ".join((n.column, n.row, n.table))):
             #                 'Zerfall 4.0e-05', 'der Schritt wäre dann …' under a lead-in (not a bfloat16 cell)
             return of_entry(Label(STEP_WORDS[step.lower()]), n, lines, vocab, strict=True)
-        return Label(word[1]) if word and word[1].lower() in PROSE else None     # 'its variance 1.053'
+        name = prose_name(left[start:])          # 'its variance 1.053', 'the variance is 1.053', '분산은 1.053'
+        return Label(name) if name else None
     lhs = re.search(r"([^=≈:,;]*)[=≈]\s*$", plain(left))
     tail = CONSTANT_TAIL.search(lhs[1].rstrip()) if lhs else None
     if tail and not re.search(r"[-+−×*/·÷^)\]\d]\s*$", lhs[1][:tail.start()]) and \
@@ -201,6 +202,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if len(parts) >= 5 and (const := _constant(parts[-3])) is not None:
             return Label("const", ref=const)   # 'uniform, L = ln 5 = 1.6094': the number ln 5, not this model's L
+        if head.strip() and not re.search(NAME_LETTER, head) and (word := prose_name(plain(head).rstrip())):
+            return Label(word)             # 'потеря равна …', '손실은 …': the quantity's word in any script
         if head.strip() and re.search(NAME_LETTER, head):
             if FUNCTION_OF.search(plain(head)):
                 return function_label(plain(head), vocab)   # √d_k, exp(z): a function of the name
@@ -212,8 +215,10 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
                                        vocab)
             if lab is None and lines is not None and (lead := _leading_words(head, n.heading)) is not None:
                 lab = of_entry(lead, n, lines, vocab, strict=True)
+            if lab is None and (word := prose_name(plain(head).rstrip())) is not None:
+                lab = Label(word)          # 'потеря равна …', 'la perte vaut …': the quantity's word
             if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
-                lab = Label(lab.name, lab.index, state=f"{run_of(n.heading)}[1]")   # W ← W − η·g: after the step
+                lab = Label(lab.name, lab.index, state=f"{run_in(n)}[1]")   # W ← W − η·g: after the step
             return lab
     return None
 

@@ -47,6 +47,7 @@ class Number:
     line_text: str
     heading: str = ""         # the nearest heading above
     section: int = 0          # the line its section's heading stands on (0: above the first heading)
+    over: str = ""            # the headings of the sections its own lies in, joined by ' › ' ('7. One AdamW step')
     before: str = ""          # the line's text to the left of the figure (after the last figure)
     after: str = ""           # to the right, up to the next figure
     table: str = ""           # caption of the table it sits in
@@ -448,6 +449,8 @@ def extract(text: str) -> list:
     out = Figures()
     heading, table, header, in_code, errata, glued_header = "", "", [], False, False, False
     outer = ""                 # the last heading that is no printout's banner
+    enclosing: list = []       # (level, heading) of the sections the current one lies in, outermost first
+    over = ""
     stacked = False
     section = 0
     layout: list = []          # a PDF table's header cells as (start, end, text) columns of the line
@@ -478,13 +481,18 @@ def extract(text: str) -> list:
             if not banner:
                 section = no
                 out.headings.append((no, *heading_level(line)))
+                level = heading_level(line)[0]
+                while enclosing and enclosing[-1][0] >= level:
+                    enclosing.pop()
+                over = " › ".join(h for _, h in enclosing)
+                enclosing.append((level, outer))
             if re.match(r"\s*#+\s", line) and not ERRATA.match(line) and not re.search(r"\S {3,}\S", line):
                 errata = False                # (not '# 原文位置    量 …', the header of a PDF's errata table)
             if not _has_figure(line) or errata:
                 continue
             found = _figures(line, no, None, [], places.most_common(1)[0][0] if places else 3)
             for n in found:                # '4.2 代入 d=2 的具体数值', '3. 分词：[2, 3]': figures in a heading
-                n.heading, n.section, n.index = heading, section, len(out)
+                n.heading, n.section, n.index, n.over = heading, section, len(out), over
                 out.append(n)
             _link_chains(found)
             continue
@@ -560,6 +568,7 @@ def extract(text: str) -> list:
             _continued(last[1], last[2], line, found)
         for n in found:
             n.heading, n.section, n.table = heading, section, table if (table or cells is not None) else ""
+            n.over = over
             n.prose, n.about = prose, about
             if n.kind == "decimal" and PERCENT_COLUMN.search(n.column or ""):   # | $p_j$, % |: its cells are in %
                 n.printed = n.printed or raw[n.col:n.col + len(n.text)]
@@ -652,10 +661,14 @@ def _underlined(line: str, below: str) -> bool:
     (True, False)
     >>> _underlined("V. UN PAS DE SGD (η = 0,1)", "-" * 74), _underlined("a short line", "-" * 74)
     (True, False)
+    >>> _underlined("12. Top-k, k = 2", "-" * 16)
+    True
     """
     title = line.strip()
-    equation = re.search(r"[=≈]", title) and len(re.findall(r"[^\W\d_]{2,}", re.split(r"[=≈]", title)[0])) < 2
-    #          (words before its '=' make a title: 'Paso 9: muestreo con temperatura T = 0,7')
+    equation = re.search(r"[=≈]", title) and len(re.findall(r"[^\W\d_]{2,}", re.split(r"[=≈]", title)[0])) < 2 \
+        and not NUMBERED_TITLE.match(title)
+    #          (words before its '=' make a title: 'Paso 9: muestreo con temperatura T = 0,7'; so does a number:
+    #          '12. Top-k, k = 2')
     return bool(title) and UNDERLINE.fullmatch(below) is not None and UNDERLINE.fullmatch(line) is None and \
         (len(title) >= len(below.strip()) // 2 or NUMBERED_TITLE.match(title) is not None) and not equation and \
         not re.search(r"\||\S\s{2,}\S|\t", title) and \

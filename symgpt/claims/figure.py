@@ -75,11 +75,19 @@ EQUAL_PRECS = (256, 1024, 4096)
 """Bits at which a power of ten's or a fraction's equality with a value is tried on balls before SymPy is asked."""
 
 
+SETTINGS = frozenset(("lr", "top_k", "top_p", "adamw.lr", "adamw.beta1", "adamw.beta2", "adamw.eps",
+                      "adamw.weight_decay"))
+"""The training and sampling settings: a figure is one only when it equals it."""
+
+
 def rounds_to(cand: Candidate, n) -> bool:
     """Certified: does the candidate's exact value round to the printed figure?"""
     lo, hi = cell(n)
     if not cand.meets(lo, hi):
         return False
+    if cand.group in SETTINGS and isinstance(cand.ball, fmpq):      # a setting is stated, never rounded: top_p =
+        value = n.value / 100 if n.kind == "percent" else n.value   # 0.75 is no 0.8 (that is T = 0.8)
+        return fmpq(value.numerator, value.denominator) == cand.ball
     try:
         if n.kind in ("power", "fraction"):
             t = fmpq(n.value.numerator, n.value.denominator)

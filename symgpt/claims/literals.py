@@ -8,7 +8,7 @@ import re
 
 from .equations import OPTIMIZER_STATE, formula_label, last_clause
 from .marks import superscript_of
-from .symbols import Label, function_label, named, plain
+from .symbols import Label, function_label, named, plain, run_in
 
 ARROW = re.compile(r"(?:→|\\to|->|⟶|\\rightarrow|\\longrightarrow)\s*\$?\s*$")
 OPERATOR_AFTER = re.compile(r"\s*\)?\s*(?:[×*/÷^·+\-−@]|\\times|\\cdot)")
@@ -175,7 +175,7 @@ def _stacked_fraction(lines: list, no: int, col: int) -> str | None:
     return f"{num}/{den} ="
 
 
-def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Label | None:
+def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None) -> Label | None:
     """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's.
 
     >>> from symgpt.claims.symbols import Words
@@ -226,7 +226,7 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     head = parts[0]
     for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
         layered = any(x.startswith("l1.") for x in getattr(vocab, "names", ()))
-        scripts = r"_(?:\{[^{}]*\}|\w)" if layered else r"[_^](?:\{[^{}]*\}|\w)"
+        scripts = r"_(?:\{[^{}]*\}|\w)|\^\{\[\d\]\}" if layered else r"[_^](?:\{[^{}]*\}|\w)"   # (f^{[1]}_2: a layer)
         if re.search(r"\d|[+×*/·]", re.sub(scripts, "", part)) or not re.fullmatch(r"\s*\S+\s*", part):
             break                      # (its scripts' digits aside: 'голова 2: $s^{(2)}_2 = …' names s^{(2)}_2;
             #                            with layers, a superscript may be a layer's or a head's: no name)
@@ -237,6 +237,10 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "") -> Labe
     lab = named(head, vocab, heading)
     if lab is None and (fn := function_label(head.strip(), vocab)) is not None and fn.fn in ("exp", "log"):
         return fn                      # exp(z) = (0.9015, 1.1077, …): exp of z's entries, in order
+    if lab is not None and head is parts[0] and not lab.state and \
+            re.match(r"[^=≈:←]*←", last_clause(plain(before))):
+        run = run_in(n) if n is not None else "sgd"                      # (n: a figure of the line, its section)
+        lab = dataclasses.replace(lab, state=f"{run}[1]")    # e ← e − η·g = (…): after the step
     return formula_label(lab, parts[1:-1], vocab)
 
 
@@ -446,7 +450,8 @@ def literals(lines: list, numbers: list, vocab) -> dict:
             stack, suspended = [], None
             continue
         figs, i, named_root = at.get(no, {}), 0, None
-        heading = next(iter(figs.values())).heading if figs else ""
+        first = next(iter(figs.values())) if figs else None
+        heading = first.heading if figs else ""
         while i < len(line):
             if i in figs:
                 n = figs[i]
@@ -466,7 +471,7 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                 before = line[:i]
                 if not before.strip() and no > 1 and re.search(r"[=≈]\s*$", plain(lines[no - 2])):
                     before = lines[no - 2]       # \frac{∂ℒ}{∂ℓ} = ⏎ \begin{bmatrix}: the name ends the line above
-                name = _literal_name(before, code_name, vocab, heading) if root else None
+                name = _literal_name(before, code_name, vocab, heading, first) if root else None
                 if name is not None and (sup := superscript_of(plain(before))):
                     name = dataclasses.replace(name, sup=sup)      # S^{(1)} = ⏎ \begin{bmatrix}: head 1's
                 stack.append(_Frame("M", name, 2))
@@ -498,7 +503,7 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                     if side:           # W_1 = [[…],    b_1 = […]: b_1 is a literal of its own, W_1 goes on below
                         suspended, stack, root = stack, [], True
                     name = (named(side[1], vocab, heading) if side else
-                            _literal_name(line[:i], code_name, vocab, heading)) \
+                            _literal_name(line[:i], code_name, vocab, heading, first)) \
                         if root else None
                     frac = _stacked_fraction(lines, no, i) if root and name is None else None
                     if frac is not None:       # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
@@ -530,6 +535,9 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                 #      (0,1101; 0,3398) with decimal commas; not LaTeX's space \;  ( a, b | c, d ): two heads' halves
                 stack[-1].counts[0] += 1
                 stack[-1].end, stack[-1].rows = None, False
+            elif ch == "#" and any(not f.transparent for f in stack) and line[i + 1:i + 2] in (" ", "") and \
+                    line[i - 1:i] in (" ", "\t"):
+                break                          # [[0.2, -0.1], [0.4, 0.25],   # o, gato: a comment's commas
             elif ch == "&" and stack and stack[-1].kind == "M":
                 stack[-1].counts[1] += 1
                 stack[-1].wide = max(stack[-1].wide, stack[-1].counts[1])

@@ -32,7 +32,7 @@ from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import sentence_of
 from .refs import ExprError, bind, parse
-from .symbols import Label, run_of
+from .symbols import Label, run_in, run_of
 
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
 STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p", "sgd.grad_z", "sgd.grad_logits")
@@ -83,6 +83,21 @@ def plain_words(s: str) -> str:
     return s.replace("`", "")
 
 
+NUMBER_WORDS = {**dict.fromkeys(("two", "zwei", "deux", "dos", "due", "dois", "duas", "twee", "dwa", "dwóch", "två",
+                                  "to", "iki", "два", "двух", "dva", "dvou", "dvě", "hai", "dua", "两", "二", "두"), 2),
+                **dict.fromkeys(("three", "drei", "trois", "tres", "tre", "três", "drie", "trzy", "trzech", "tre",
+                                 "üç", "три", "трёх", "tři", "ba", "tiga", "三", "세"), 3)}
+"""Two and three in words, by language: the steps a sentence says it took ('in two steps', 'em dois passos')."""
+CJK_NUMBERS = ("两", "二", "두", "三", "세")
+_SPACED = "|".join(w for w in NUMBER_WORDS if w not in CJK_NUMBERS)
+STEPS_SAID = re.compile(r"(?:(?<![\w.,])(\d|" + _SPACED + r")|(?<![\d.,])(" + "|".join(CJK_NUMBERS) + r"))\s*"
+                        r"(?:(?:steps|passos|Schritte\w*|pas|pasos|passi|stappen|kroki|kroków|krocích|steg|stegen|"
+                        r"skridt|adım|шаг\w*|krok\w*|bước|langkah)\b|个?步|ステップ|스텝|단계)", re.I)
+"""A number of steps said in a sentence: the state after that many steps."""
+AGAIN_WITHIN = 8         # lines: a state printed again this near its last printing is the next step's (a loop)
+NUMERICAL = re.compile(r"num|finite|centra|centré|zentral|quotient|差分|数值|数値|수치|числ|\bfd\b|≈", re.I)
+"""A name that says its gradient is the central difference (``numérico``, ``数值梯度``, ``g_num``, ``fd``,
+``differenze centrate``), not their difference (``differenza``)."""
 TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|\blr\b|\bη\b|学习率|更新|优化|"
                      r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?|"
                      r"шаг|обучени|обновл|спуск|passo|atualiza|treinamento|학습|업데이트|스텝|ステップ|学習|"
@@ -108,16 +123,16 @@ def _param(group: str) -> str:
 
 
 def _instance(group: str) -> str:
-    """Which norm, block or layer a group belongs to: mu2, var2, LN2 → '2'; l1.Q → 'l1.'; p → ''.
+    """Which norm, block or layer a group belongs to: mu2, var2, LN2 → '2'; l1.Q → 'l1.'; l1.var2 → 'l1.2';
+    p → ''.
 
-    >>> _instance("var2"), _instance("l1.Q"), _instance("grad_W_1"), _instance("p")
-    ('2', 'l1.', '', '')
+    >>> _instance("var2"), _instance("l1.Q"), _instance("grad_W_1"), _instance("p"), _instance("l1.LN1")
+    ('2', 'l1.', '', '', 'l1.1')
     """
     layer = re.match(r"l\d+\.", group)
-    if layer:
-        return layer[0]
-    m = re.search(r"(?<=[A-Za-z])(\d)$", group)
-    return m[1] if m and "_" not in group else ""
+    bare = group[layer.end():] if layer else group
+    m = re.search(r"(?<=[A-Za-z])(\d)$", bare)
+    return (layer[0] if layer else "") + (m[1] if m and "_" not in bare else "")
 
 
 class Vote(NamedTuple):
@@ -126,8 +141,22 @@ class Vote(NamedTuple):
     agree: int
     alias: bool
     later: int
-    base: int                  # minus the origin of the indices
+    base: int                  # minus the origin of the indices (MIXED: positions from 1, the rest from 0)
     group: str
+
+
+MIXED = 2
+"""An origin that counts positions from 1 and the other axes from 0 (``u₃[0]``, a table whose rows are
+t = 1, 2, 3 and whose columns are ``v[0]``, ``v[1]``)."""
+
+
+def shift(base: int, axis: str) -> int:
+    """What an index on ``axis`` counts from under an origin ``base`` (0, 1 or :data:`MIXED`).
+
+    >>> shift(1, "j"), shift(MIXED, "t"), shift(MIXED, "j")
+    (1, 1, 0)
+    """
+    return base if base != MIXED else int(axis in "ts")
 
 
 GRADIENT_WORDS = re.compile(r"gradient|Gradient|градиент|勾配|梯度|기울기|gradiente|grad\b", re.I)
@@ -189,6 +218,11 @@ class Notation:
             if not matcher.spoken(c):
                 self.unspoken.add(c.group)
         self._stepped = {(g.split(".", 1)[1], of) for g, of in self.groups if re.match(r"sgd\[\d+\]\.", g)}
+        for c in matcher.every:        # a gradient check's entries, by the parameter's entry (a table's rows)
+            entry = re.fullmatch(r"gradcheck\((\w+)\[(\d+(?:,\s*\d+)*)\], .*\)", c.ref)
+            if entry and (entry[1], "") in self.groups:
+                self.by[("gradcheck", entry[1], tuple(int(i) for i in entry[2].split(",")))] = c
+                self.groups[("gradcheck", entry[1])] = self.groups[(entry[1], "")]
 
     # ------------------------------------------------------------ spellings
 
@@ -252,6 +286,8 @@ class Notation:
     def _spells(self, name: str, group: str) -> bool:
         if name == "token":
             return group == "p"
+        if group == "gradcheck":
+            return NUMERICAL.search(name) is not None
         layer = re.match(r"(l\d+)\.", group)
         if layer and not name.startswith(layer[0]):
             bare = group[len(layer[0]):]              # A of a block's attention: any layer's (the figures say which)
@@ -333,7 +369,8 @@ class Notation:
         if group.endswith("|@last"):
             if label.index:
                 return None
-            last = len(self.m.d.spec.input) - 1 + base     # (the fixed index counts from 0, as a slice's)
+            last = len(self.m.d.spec.input) - 1 + shift(base, "t")    # (the fixed index counts from 0, as a
+            #                                                               slice's)
             return self.lookup(group[:-6], base, Label(label.name, (last,), label.of, label.state))
         if group.endswith("|T"):
             if len(label.index) != 2:
@@ -344,8 +381,8 @@ class Notation:
             if len(label.index) != 1:
                 return None
             a, _, b = cut.partition(":")        # the fixed index counts from 0: shifted by the base lookup takes off
-            i = label.index[0]
-            index = (i, int(b) + base) if a == "" else (int(a) + base, i)
+            i, axes = label.index[0], self.groups.get((group, ""), "  ")
+            index = (i, int(b) + shift(base, axes[1])) if a == "" else (int(a) + shift(base, axes[0]), i)
             return self.lookup(group, base, Label(label.name, index, label.of, label.state))
         where = self._where(group, label)
         if where is None:
@@ -368,14 +405,14 @@ class Notation:
             elif isinstance(k, tuple) and k[0] == "pos":
                 if a not in "ts":
                     return None
-                idx.append(k[1] - base)       # a position its token's header numbers, 'il (4)', as the text counts
+                idx.append(k[1] - shift(base, a))   # a position its token's header numbers, 'il (4)', as counted
             elif isinstance(k, tuple):
                 at = self._position(k[1]) if a in "ts" else None
                 if a != "v" and at is None:
                     return None
                 idx.append(k[1] if a == "v" else at)     # a token over a position axis: where it stands
             else:
-                idx.append(k if i == step_axis else k - base)
+                idx.append(k if i == step_axis else k - shift(base, a))
         idx = tuple(idx)
         d_k = self.m.d.spec.d // self.m.d.spec.heads
         if sliced is not None and idx and 0 <= idx[-1] < d_k and sliced >= 0:
@@ -489,7 +526,8 @@ class Notation:
             if group.endswith("|@last") and not re.search(r"_f|final", name, re.I):
                 continue                     # (the final norm's statistics only under a name that says so: μ_f)
             alias = self._alias(name, group.partition("|")[0] if group.endswith("|@last") else group)
-            for base in ((0, 1) if _written(figs) else (0,)):
+            mixed = any(a in "ts" for a in axes) and any(a not in "tsvh" for a in axes)
+            for base in ((0, 1, MIXED) if mixed else (0, 1)) if _written(figs) else (0,):
                 agree, seen, later, nonzero = 0, 0, 0, 0
                 for n, lab in figs:
                     c = self.lookup(group, base, lab)
@@ -529,6 +567,8 @@ class Notation:
         elif top is not None and ((self._own(name, top.group) or self._own_in_one_layer(name, top, named)) and
                                   (len(figs) <= 2 or share(top.agree)) or
                                   top.agree > AGREE_SHARE * len(figs) or
+                                  key[3] and top.agree >= max(1, AGREE_SHARE * len(figs)) or   # (e ← …: a state
+                                  #                                 written on the name, half its figures agreeing)
                                   literal and top.agree >= 1 and share(top.agree) or
                                   kin and top.agree >= 1 and share(top.agree)):
             #                           (a vector written out under a spelling of ours, half its entries agreeing)
@@ -548,9 +588,20 @@ class Notation:
             model = [v for v in tied if re.sub(r"^(?:sgd|adamw)(?:\[\d+\])?\.", "", v.group) not in groups - {v.group}]
             if model and len(model) < len(tied):      # W as it starts, not adamw[1].W a small step away: a
                 tied, pick = model, model[0]          # state after a step is named as such
+            said = NUMERICAL.search(name)           # a gradient and its check agree to the digits printed: the
+            model = [v for v in tied if (v.group == "gradcheck") == bool(said)]     # column's name tells which
+            if model and len(model) < len(tied):
+                tied, pick = model, model[0]
+            model = [v for v in tied if not re.match(r"(?:sgd|adamw|head_step)\b", v.group) and
+                     re.fullmatch(r"[\w.{}]+", v.group)]        # (a tensor, not an expression: lr*grad_W is m₁)
+            if model and len(model) < len(tied):      # the gradient, not the first step's m̂ (equal to it): an
+                tied, pick = model, model[0]          # optimizer's state is named as such too
             same = self._same_values({v.group for v in tied}, pick.base, figs)
             if same:                                  # PE and W_pe, one tensor under two names: the parameter
                 tied = [pick := next((v for v in tied if v.group == same), pick)]
+        whole = [v for v in tied if "|" not in v.group]
+        if len({v.group for v in tied}) > 1 and len({v.group for v in whole}) == 1 and not name.startswith("column@"):
+            tied = [pick := whole[0]]   # h_final, not LN_f's row 2 nor its column 1 (alike at d = 2): a vector
         if len({v.group for v in tied}) > 1:
             tied = [v for v in tied if v.group.partition("|")[0] == name] or tied    # LN1's rows, for LN1
             tied = self._last_position(tied, figs) or tied
@@ -617,6 +668,8 @@ class Notation:
         own share, ``laut: 18.73 %``, is its probability)."""
         if name == "token":
             return group == "p"
+        if group == "gradcheck":
+            return NUMERICAL.search(name) is not None      # a column 'numerical', 'g_num', '数值梯度'
         group = group.removesuffix("|@last")
         bare = group.partition(".")[2] if group in STEPPED else group
         stem = bare.rpartition(".")[2]
@@ -686,7 +739,7 @@ class Notation:
         self._texts = {n.line: n.line_text for n in numbers}
         self._ranged: dict = {}
         self._runs_in: dict = {}         # section → the optimizer its post-step figures were read as
-        out = {}
+        out, printed = {}, {}
         for n in numbers:
             lab = labels.get(n.index)
             if lab is None or lab.inner is not None or not readable(n):
@@ -734,10 +787,26 @@ class Notation:
                 if r is not None and not self.m.rounds(c, n) and any(
                         (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
-            out[n.index] = c
+            out[n.index] = c = self._printed_again(c, n, printed)
             if (run := re.match(r"(sgd|adamw)\[\d+\]\.", c.group)):
                 self._runs_in[n.section] = run[1]     # the optimizer whose states this section prints
         return self._paired(out, numbers, labels)
+
+    def _printed_again(self, c, n, printed: dict):
+        """A run's state printed once more with another value, a few lines after its last printing (a loop
+        printing ``v_hat=…`` of W[1,leite] after each step, in a line of the same words): the k-th printing is
+        step k's, where the figure does not round from the state its label read.  ``printed``: (section, state,
+        the line's words) → (value, line) so far."""
+        run = re.fullmatch(r"(sgd|adamw)\[(\d+)\]\.(.+)", c.ref)
+        if run is None:
+            return c
+        shape = re.sub(r"[-−+]?\d[\d.,eE+−-]*", "#", re.sub(r"\s+", " ", n.line_text.strip()))
+        seen = printed.setdefault((n.section, run[1], run[3], shape), [])    # (a loop's line: the same words)
+        if seen and seen[-1][1] >= n.line - AGAIN_WITHIN and n.value not in (v for v, _ in seen) and \
+                not self.m.rounds(c, n):
+            c = self.by_ref.get(f"{run[1]}[{len(seen) + 1}].{run[3]}") or c
+        seen.append((n.value, n.line))
+        return c
 
     def _foreign(self, r, key) -> bool:
         """Whether a document-wide reading of a name no spelling of ours explains (``k̃``, read from a literal of
@@ -886,6 +955,12 @@ class Notation:
                     found[x.ref] = x
                 elif x is not None and x.meets(lo, hi) and x.group in self.m.graph and not isinstance(x.ball, fmpq):
                     near[x.ref] = x
+        if not found:              # σ² ≈ 2.1707 a line after μ of position 2 in LN1: that norm's, position's
+            own = [x for x in self.m.every if x.group in groups and not x.scoped and x.group in self.m.graph and
+                   any(y.idx[:1] == x.idx[:1] and _instance(y.group) == _instance(x.group) != "" and
+                       re.search(r"(?:LN|mu|ms)\d$", y.group) for y in beside)]
+            if len(own) == 1:
+                return own[0]
         if not found and len(near) > 1:         # 'its mean is 0.257 and its variance 1.053': the entry of the
             near = {k: x for k, x in near.items() if any(   # norm and position the names beside it are of
                 y.idx == x.idx and _instance(y.group) == _instance(x.group) for y in beside)}
@@ -953,9 +1028,15 @@ class Notation:
         hits = [x for x in post.values() if self.m.rounds(x, n)]
         if len(hits) == 1:
             return hits[0]
-        if not TRAINED.search(n.heading + " " + n.prose + " " + n.line_text):
+        told = n.heading + " " + n.prose + " " + n.line_text
+        if not TRAINED.search(told) and not STEPS_SAID.search(n.line_text[:n.col]):
             return None                 # 'from 0.2506 to 0.2716' under a temperature: no step's doing
-        return post.get(f"{run_of(n.heading + ' ' + n.prose)}[1]")
+        run = run_of(told) if re.search(r"adam|\bsgd\b", told, re.I) or not self._runs_in else \
+            list(self._runs_in.values())[-1]          # (a summary under no optimizer's name: the one run so far)
+        said = STEPS_SAID.search(n.line_text[:n.col])
+        word = said and (said[1] or said[2])
+        k = int(word) if word and word.isdigit() else NUMBER_WORDS.get(word.lower(), 1) if word else 1
+        return post.get(f"{run}[{k}]")
 
     def _a_later_state(self, c, n) -> bool:
         """Whether, in a text about training, the figure is the entry's value after some SGD step (``∂L/∂W₁₄``
@@ -1021,7 +1102,7 @@ class Notation:
         if not n.chain or not n.operands:
             return None
         first, bare = numbers[n.operands[0]], re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", c.group)
-        run = run_of(n.heading)
+        run = run_in(n)
         if (row := self._input_row(bare, c.of, c.idx)) is not None:     # a bigram's x is its word's row of E
             bare, c = row[0], self.by.get(("E", "", row[1]))
             if c is None:

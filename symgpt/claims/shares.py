@@ -14,7 +14,7 @@ QUOTES = "'\"«»“”„‘’「」『』‹› \u00a0"
 
 
 ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Aufmerksamkeit|\bKopf|tête|atenção|"
-                       r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|\bđầu\b|"
+                       r"attenzione|atención|\btesta\b|внимани|어텐션|주의|アテンション|ヘッド|注意|chú ý|"
                        r"\buwag|głowic|\bdikkat|\bkafa|aandacht|\bkop\b|ध्यान|हेड|perhatian|\bkepala\b|\bувага|\bуваги|"
                        r"uppmärksamhet|opmærksomhed|oppmerksomhet|\bhuvud|الانتباه|انتباه|\bرأس|\bhuomio|\bpään?\b|"
                        r"figyelem|pozornost|προσοχή|\baten[tţț]i",

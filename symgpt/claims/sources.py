@@ -1,7 +1,9 @@
 """Where each line of a document's normal form stands in the file itself, so a figure is reported at the
 line its author finds it on: an HTML page's source line, a notebook's line of JSON, a text file's own line.
 
-A PDF has no lines of its own: its figures keep the lines of its text (the origin gives the page).
+A PDF has no lines of its own: its figures are reported at the lines ``pdftotext -layout`` (poppler-utils) prints
+them on, where that tool is installed, so anyone can find them (``pdftotext -layout doc.pdf - | sed -n 73p``);
+else they keep the lines of check's own text.
 
 >>> from symgpt.claims.readers import Read
 >>> file_lines(Read("a\\nb", "html", ["source line 3", "source line 7"]), "")
@@ -13,16 +15,61 @@ import json
 import re
 
 
-def file_lines(read, raw: str) -> list:
-    """For each line of ``read.text`` (from 1), the line of the file it came from (None: none)."""
+def file_lines(read, raw: str, path=None) -> list:
+    """For each line of ``read.text`` (from 1), the line of the file it came from (None: none); a PDF's
+    (``path``), the line of ``pdftotext -layout``'s text."""
     n = read.text.count("\n") + 1
     if read.kind in ("html", "markdown", "latex", "rst"):
         return [int(m[1]) if (m := re.fullmatch(r"(?:source )?line (\d+)", o or "")) else None for o in read.origins]
     if read.kind == "ipynb":
         return _json_lines(read.text.split("\n"), read.origins, raw)
     if read.kind == "pdf":
-        return [None] * n
+        layout = _layout_text(path) if path is not None else None
+        return layout_lines(read.text.split("\n"), layout.split("\n")) if layout else [None] * n
     return list(range(1, n + 1))
+
+
+FIGURE = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def _layout_text(path) -> str | None:
+    """``pdftotext -layout``'s text of a PDF, or None (the tool missing or failing)."""
+    import shutil
+    import subprocess
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        return None
+    try:
+        r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120)
+    except (subprocess.TimeoutExpired, OSError):
+        return None
+    return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
+
+
+def layout_lines(lines: list, layout: list) -> list:
+    """For each of check's lines of a PDF, the line (from 1) of ``pdftotext -layout``'s text whose figures its
+    own figures were aligned with (in order: the runs of digits of both texts matched as two sequences), or
+    None for a line without figures.
+
+    >>> layout_lines(["x", "a 0.25 b 1.5", "c 3"], ["title", "", "a 0.25   b 1.5   c 3"])
+    [None, 3, 3]
+    """
+    import difflib
+    ours = [(k, m[0]) for k, line in enumerate(lines) for m in FIGURE.finditer(line)]
+    theirs = [(k, m[0]) for k, line in enumerate(layout) for m in FIGURE.finditer(line)]
+    votes: dict = {}
+    matcher = difflib.SequenceMatcher(None, [x for _, x in ours], [x for _, x in theirs], autojunk=False)
+    for a, b, size in matcher.get_matching_blocks():
+        for i in range(size):
+            votes.setdefault(ours[a + i][0], []).append(theirs[b + i][0])
+    out = [None] * len(lines)
+    for k, found in votes.items():
+        out[k] = max(set(found), key=found.count) + 1
+    for k, line in enumerate(lines):          # a line none of whose figures were aligned: its neighbour's
+        if out[k] is None and FIGURE.search(line):
+            near = [out[j] for j in (k - 1, k + 1) if 0 <= j < len(lines) and out[j] is not None]
+            out[k] = near[0] if near else None
+    return out
 
 
 def _json_lines(lines: list, origins: list, raw: str) -> list:

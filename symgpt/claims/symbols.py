@@ -72,6 +72,22 @@ def run_of(text: str) -> str:
     return "adamw" if re.search(r"adam", text, re.I) else "sgd"
 
 
+def run_in(n) -> str:
+    """The optimizer a figure's section speaks of: its own heading's, else the nearest enclosing section's that
+    names one ('7.3 Update' under '7. One AdamW step': 'adamw'), else 'sgd'.
+
+    >>> from types import SimpleNamespace as N
+    >>> run_in(N(heading="7.3 Update", over="SGD and AdamW › 7. One AdamW step"))
+    'adamw'
+    >>> run_in(N(heading="3. SGD", over="AdamW"))
+    'sgd'
+    """
+    for text in (n.heading, *reversed(getattr(n, "over", "").split(" › "))):
+        if re.search(r"adam|\bsgd\b|gradient descent", text, re.I):
+            return run_of(text)
+    return "sgd"
+
+
 def plain(s: str) -> str:
     """A formula's text as plain symbols: LaTeX commands read, $ and full-width forms gone.
 
@@ -81,12 +97,13 @@ def plain(s: str) -> str:
     '∂L/∂z_v'
     >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
     'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
-    >>> plain(r"$\\partial L / \\partial z_{\\text{ang}}$")
-    '∂L/∂z_{ang}'
+    >>> plain(r"$S^{(h=2)}$"), plain(r"$\\partial L / \\partial z_{\\text{ang}}$")
+    ('S^{(2)}', '∂L/∂z_{ang}')
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
     s = re.sub(r"\\[()\[\]]", "", s)          # MathJax's \( … \) and \[ … \]: delimiters, like $
+    s = HEAD_IS.sub(r"^{(\1)}", s)            # S^{(h=2)}: head 2's, as S^{(2)}
     s = BOLD_ACCENT.sub(lambda m: unicodedata.normalize("NFC", m[2] + ACCENT_MARKS[m[1]]), s)
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
@@ -94,6 +111,8 @@ def plain(s: str) -> str:
     return s.replace("\\", "")
 
 
+HEAD_IS = re.compile(r"\^\{\s*\(?\s*h\s*=\s*(\d+)\s*\)?\s*\}")
+"""A superscript that says which head by an equation (``S^{(h=2)}``, ``α^{h=1}``)."""
 SPACED_QUOTIENT = re.compile(r"((?:∂|\bd)[LℒJ])\s+/\s+(?=(?:∂|d)\w)")
 r"""A derivative written with spaces round its bar (``\partial L / \partial z``)."""
 

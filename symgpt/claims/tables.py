@@ -190,6 +190,9 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if ck is not None and len(ck) == 1 and isinstance(ck[0], tuple) and row_label is not None and \
             len(row_label.index) == 1 and isinstance(row_label.index[0], int) and row_label.name not in vocab:
         return Label(row_label.name, ck + row_label.index)    # row q₁ under a token's column: q at that token, q's 1
+    if ck is not None and len(ck) == 1 and isinstance(ck[0], int) and row_label is not None and \
+            row_label.index and all(isinstance(k, int) for k in row_label.index):
+        return Label(row_label.name, row_label.index + ck)     # row q₁ under 'cột 2' (column 2): q₁'s entry 2
     if row_label is not None and row_label.index and (named is None or not named.index):
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}

@@ -56,6 +56,12 @@ ADAMW = {
     "weight_decay": "AdamW decoupled weight decay λ",
 }
 
+SAMPLING = {
+    # NAME: meaning (the spec's [sampling] setting)
+    "top_k": "top-k sampling: the k most likely tokens kept",
+    "top_p": "top-p (nucleus) sampling: the smallest set whose probability reaches P",
+}
+
 MOMENTS = {
     # adamw[k].NAME[PARAM,i,j]: meaning
     "m": "first moment β1·m + (1 − β1)·g",
@@ -251,7 +257,7 @@ class Names:
             options = " or ".join(f"l{i}.{text} (layer {i + 1})" for i in range(layers))
             return (f": it is inside a block; did you mean {options}? The prefixes count blocks from 0, "
                     f"the documents' headings from 1")
-        near = nearest(group, [*self.graph.groups, *SIZES, "lr", *(f"adamw.{k}" for k in ADAMW)])
+        near = nearest(group, [*self.graph.groups, *SIZES, "lr", *(f"adamw.{k}" for k in ADAMW), *SAMPLING])
         return f"; did you mean {near}?" if near else ""
 
     def _index(self, text, x, axis, n) -> int:
@@ -328,6 +334,8 @@ class Names:
                 raise RefError(f"{text} is not defined for a {s.kind} spec")
         elif text == "lr":
             meaning, value = "SGD learning rate", s.training.lr
+        elif text in SAMPLING:
+            meaning, value = SAMPLING[text], getattr(s.sampling, text)
         elif text.startswith("adamw.") and text[len("adamw."):] in ADAMW:
             meaning = ADAMW[text[len("adamw."):]]
             value = getattr(s.training.adamw, text[len("adamw."):])
@@ -453,9 +461,9 @@ class Names:
         return [(join(g.name, g.axes), g.shape, g.meaning) for g in self.graph.groups.values()]
 
     def sizes(self) -> list[Ref]:
-        """Every size and hyper-parameter the spec defines (d, d_ff, …, lr, adamw.*)."""
+        """Every size and hyper-parameter the spec defines (d, d_ff, …, lr, adamw.*, top_k, top_p)."""
         out = []
-        for name in [*SIZES, "lr", *(f"adamw.{a}" for a in ADAMW)]:
+        for name in [*SIZES, "lr", *(f"adamw.{a}" for a in ADAMW), *SAMPLING]:
             try:
                 out.append(self.ref(name))
             except RefError:

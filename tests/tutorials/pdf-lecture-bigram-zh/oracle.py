@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """Independent exact values for pdf-lecture-bigram-zh (mpmath, 50 digits; symgpt is not imported).
 
-    python oracle.py          # check every KEY.md row (value and rounding; the printed text near that line of
-                              # pdftotext -layout,
-                              # which runs a few lines behind the line numbers symgpt check reports)
+    python oracle.py          # check every KEY.md row (value and rounding; the printed text on that line of
+                              # pdftotext -layout, the lines symgpt check reports a PDF's figures at)
     python oracle.py --dump   # every quantity, 20 digits
 
 Bigram of SPEC.toml: x = E[风], z = x W, p = softmax(z), L = -ln p[吹].
@@ -148,16 +147,16 @@ def check():
     try:
         lines = subprocess.run(
             ["pdftotext", "-layout", str(HERE / "DOC.pdf"), "-"], capture_output=True, text=True
-        ).stdout.splitlines()
+        ).stdout.split("\n")               # (as grep -n and sed count: a page break \f is no line)
     except OSError:
         lines = None
     for section, cells in key_rows():
         printed = cells[0].strip("`").replace("\u2212", "-").replace(" ", "")
         if lines is not None:
             n = int(cells[1])
-            window = " ".join(lines[max(0, n - 12) : n + 2]).replace("\u2212", "-").replace(" ", "")
+            window = lines[n - 1].replace("\u2212", "-").replace(" ", "") if n <= len(lines) else ""
             if (sci(printed)[0] if sci(printed) else printed) not in window:
-                print(f"  {printed:>10}  not in pdftotext lines {n - 11}..{n + 2} (check's line {n})")
+                print(f"  {printed:>10}  not on pdftotext line {n}")
                 bad += 1
         name = next((n for n in re.findall(r"`([^`]+)`", cells[-1]) if n in q), None)
         if name is None:
