@@ -19,6 +19,7 @@ Every expected value is computed here with mpmath (the bigram of :mod:`test_chec
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import mpmath as mp
 import pytest
@@ -349,3 +350,82 @@ def test_a_variance_below_the_mean_of_its_norm_and_position(tmp_path, two_layers
     text = ("## 5. Lớp 2\n\n### 5.3. Cộng dư và LayerNorm thứ nhất\n\n"
             f"Vị trí 2: \\(\\mu \\approx {r4(b['mu1'][1])}\\);\n\\[ \\sigma^2 \\approx {r4(unbiased)} \\]\n")
     assert _wrong_of(tmp_path, text, path) == [("l1.var1[1]", r4(unbiased))]
+
+
+def test_a_siunitx_percent_and_a_latex_percent_column(tmp_path, run):
+    """``\\num{16,99}\\,\\%`` in prose and a tabular column headed ``$\\hat y$ (\\%)``: percents, p × 100 (none
+    wrong); the same prose figure slipped (the share of 1, not of 100) is p's, wrong."""
+    p = run["f0"]["p"][Y]
+    pct = r4(p * 100, 2).replace(".", ",")
+    row = f"0 & {r4(run['f0']['loss']).replace('.', ',')} & {r4(p).replace('.', ',')} & {pct} \\\\"
+    text = ("\\section{Πρόβλεψη}\n"
+            f"Η λέξη «{VOCAB[Y]}» παίρνει \\num{{{pct}}}\\,\\%.\n\n"
+            "\\begin{tabular}{rrrr}\n"
+            "βήμα & $\\mathcal{L}$ & $\\hat{y}$ & $\\hat{y}$ (\\%) \\\\\n"
+            f"{row}\n\\end{{tabular}}\n")
+    assert _wrong(tmp_path, text, "doc.tex") == []
+    slip = r4(p, 2).replace(".", ",")
+    assert _wrong(tmp_path, text.replace(f"\\num{{{pct}}}", f"\\num{{{slip}}}", 1), "doc.tex") == \
+        [(f"p[{VOCAB[Y]}]", slip + " %")]
+
+
+def test_a_greek_command_before_equals_is_the_symbol_not_a_token(tmp_path):
+    """A vocabulary with the article «η»: ``$\\eta = 0{,}5$`` is the learning rate (matched), not η's
+    probability (which 0.5 is not)."""
+    spec = SPEC.replace('"кот", "ест", "рыбу", "пьёт", "спит"', '"кот", "η", "рыбу", "пьёт", "спит"')
+    path = write_spec(tmp_path, spec)
+    results = _results(tmp_path, "Βήμα SGD με $\\eta = 0{,}5$.\n", path)
+    assert [(r.verdict, r.ref) for r in results if r.number.text in ("0.5", "0,5")] == [("matched", "lr")]
+
+
+def test_a_reciprocal_named_as_one_over_a_symbol(tmp_path):
+    """``ρ₀ = √(ν₀ + ε) = …,  1/ρ₀ = …`` in a Llama block: ρ₀ is RMSNorm's divisor and 1/ρ₀ its reciprocal (both
+    matched, not the second called ρ₀'s and wrong)."""
+    toml = oracle.random_spec_toml(seed=7, V=5, d=4, heads=2, d_ff=6, layers=1, T=3, activation="swiglu",
+                                   norm="pre", norm_kind="rmsnorm", bias=False, rope=True, ln_params=False)
+    path = write_spec(tmp_path, toml)
+    spec = oracle.load_spec(str(path))
+    E, ids = oracle.mat(spec["weights"]["E"]), oracle.token_ids(spec, spec["data"]["input"])
+    eps = oracle.num(spec["model"].get("ln_eps", "1e-5"))
+    nu = mp.fsum(x * x for x in E[ids[0]]) / 4
+    rho = mp.sqrt(nu + eps)
+    text = f"    ν₀ = {r4(nu)},    ρ₀ = √(ν₀ + ε) = {r4(rho)},    1/ρ₀ = {r4(1 / rho)},\n"
+    got = _matched(_results(tmp_path, text, path, "doc.txt"))
+    assert (got.get(r4(rho)), got.get(r4(1 / rho))) == ("sqrt(ms1[0] + ln_eps)", "1/sqrt(ms1[0] + ln_eps)")
+
+
+def test_projections_named_by_a_superscript_with_the_layer_below(tmp_path, two_layers):  # noqa: F811
+    """``W^K_1 = \\begin{bmatrix} … \\end{bmatrix}, & b^K_1 = […]`` (the Transformer paper's W^Q, W^K, with the
+    layer as a subscript) under block 2's heading: block 2's W_K and its neighbours' entries, none wrong; an entry
+    of W^K_2 slipped is l1.W_K's, wrong."""
+    path, f = two_layers
+    spec = oracle.load_spec(str(path))
+    W = spec["layer"][1]["W_K"]
+
+    def dec(x) -> str:
+        return f"{float(x):g}"          # the spec's short decimals, as written
+    rows = [" & ".join(dec(x) for x in row) for row in W]
+    wrong_row = rows[1].split(" & ")
+    wrong_row[2] = dec(W[1][2] + Fraction(3, 10))
+    text = ("## Lapisan 2\n\n$$\\begin{aligned}\n"
+            "W^K_2 &= \\begin{bmatrix} " + " \\\\ ".join(rows) + " \\end{bmatrix}\n\\end{aligned}$$\n")
+    assert _wrong_of(tmp_path, text, path) == []
+    shown = rows[:1] + [" & ".join(wrong_row)] + rows[2:]
+    bad = text.replace(" \\\\ ".join(rows), " \\\\ ".join(shown))
+    assert [ref for ref, _ in _wrong_of(tmp_path, bad, path)] == ["l1.W_K[1,2]"]
+
+
+@pytest.mark.parametrize("sentence", ["Ймовірність «{t}» після навчання — {v} %.",
+                                      "После обучения «{t}» получает {v} %."])
+def test_a_share_after_training_in_ukrainian_and_russian(tmp_path, run, sentence):
+    """'Ймовірність «пьёт» після навчання — …%' (after training): the share after the three SGD steps, matched.
+    A guard ('після' joined the words that name a state after training; the notebook that needed it is kept in
+    tests/tutorials, uk-ipynb-bigram-sampling)."""
+    p3 = run["f"][3]["p"][Y]
+    v = r4(p3 * 100, 1).replace(".", ",")
+    assert r4(p3 * 100, 1) != r4(run["f0"]["p"][Y] * 100, 1)
+    text = ("3. SGD, η = 0,5\n\nТри кроки.\n\n4. Семплювання\n\n"      # (the share under a heading on sampling)
+            + sentence.format(t=VOCAB[Y], v=v) + "\n")
+    results = _results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.txt")
+    assert [(r.verdict, r.ref) for r in results if r.number.kind == "percent"] == [("matched", f"sgd[3].p[{VOCAB[Y]}]")]
+

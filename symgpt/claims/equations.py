@@ -139,6 +139,12 @@ def last_clause(left: str) -> str:
     return left
 
 
+GREEK_SYMBOL = re.compile(r"(\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|eta|theta|lambda|mu|sigma|tau|rho|"
+                          r"omega|pi|nu|kappa|xi|zeta|phi|chi|psi))(?![A-Za-z])\s*(?:=|\\approx)\s*$")
+"""A Greek letter written as a LaTeX command right before '=' (``$\\eta = …``): a symbol (a setting), even where the
+same letter is a token of a Greek vocabulary (η, the article)."""
+
+
 def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     """The label of a figure that closes its clause's equation: the clause's left-hand side.
 
@@ -160,6 +166,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
             return of_entry(Label(STEP_WORDS[step.lower()]), n, lines, vocab, strict=True)
         name = prose_name(left[start:])          # 'its variance 1.053', 'the variance is 1.053', '분산은 1.053'
         return Label(name) if name else None
+    if (greek := GREEK_SYMBOL.search(left)) and plain(greek[1]) in vocab:
+        return Label(plain(greek[1]))          # $\eta = 0{,}05$ where η is also a word: the symbol, not the token
     lhs = re.search(r"([^=≈:,;]*)[=≈]\s*$", plain(left))
     tail = CONSTANT_TAIL.search(lhs[1].rstrip()) if lhs else None
     if tail and not re.search(r"[-+−×*/·÷^)\]\d]\s*$", lhs[1][:tail.start()]) and \
@@ -176,6 +184,9 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
         if not first and len(parts) >= 5 and parts[1] == ":" and re.search(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}", parts[0]):
             parts = parts[2:]              # 'The target by hand: e^{z_home} = e^{0.318} = …': the equation's own head
+        recip = re.search(r"(?:^|[,;]|\s)\s*1\s*/\s*([^\s/(),;]+)\s*$", plain(parts[-3])) if len(parts) >= 3 else None
+        if recip and (inner := named(recip[1], vocab, n.heading)) is not None:
+            return dataclasses.replace(inner, fn="recip")    # 1/ρ₀ = 3.2025: the reciprocal of what ρ₀ names
         j = len(parts) - 3
         while first and j >= 3 and EXPRESSION.search(parts[j]) and not FUNCTION_OF.search(plain(parts[j])):
             j -= 2                         # '… is ∂L/∂z_t = p − y = 0.19': the name before the formula

@@ -329,11 +329,14 @@ CODE_EQUATED = re.compile(r"`([^`\n]{1,80})`(?=\s*[=≈])")
 """Inline code equated to a figure (`` `μ₂ = (1,2998 + 1,7747) / 2` = 1,5372``): its text, without the marks."""
 
 
-PERCENT_COLUMN = re.compile(r"(?:^|[\s,(\[])(?:in\s+|в\s+|en\s+|em\s+|%-?)?[(\[]?\s*%\s*[)\]]?\s*$|[(\[]\s*%\s*[)\]]")
-"""A column header whose unit is the percent: ``p, %``, ``T = 2 (%)``, ``share in %``, ``%``, ``p (%) pada T = 2``."""
+PERCENT_COLUMN = re.compile(r"(?:^|[\s,(\[])(?:in\s+|в\s+|en\s+|em\s+|%-?)?[(\[]?\s*\\?%\s*[)\]]?\s*$|"
+                            r"[(\[]\s*\\?%\s*[)\]]")
+"""A column header whose unit is the percent: ``p, %``, ``T = 2 (%)``, ``share in %``, ``%``, ``p (%) pada T = 2``,
+LaTeX's ``(\\%)``."""
 PERCENT_FIRST = re.compile(r"(?<![\w%\\])%(\d+(?:[.,]\d+)?)(?!\w|[.,]\d)")
 """A percent written before its figure, as Turkish writes it (``%58,00'ini``): moved after it (``58,00%'ini``)."""
-LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{([^{}]*)\}(?:\{([^{}]*)\})?|"
+LATEX_NUMBER = re.compile(r"\\(?:num|SI|qty)(?:\[[^\[\]{}]*\])?\{([^{}]*)\}(?:\{([^{}]*)\}|"
+                          r"(\s*+(?:\\[,;:!]|~)?\s*+\\%))?|"
                           r"(?<![\d.,_{\[])(\d+)\{,\}(\d+)(\s*+(?:\\[,;:!]|~)?\s*+\\%)?|"
                           r"(?<=\d)\s*+(?:\\[,;:!]|~)?\s*+\\%")
 #    (not an index: W_{0{,}2}; possessive spaces: linear on long runs)
@@ -352,15 +355,17 @@ def latex_numbers(line: str, comma: bool = True) -> str:
 
     >>> latex_numbers(r"$0{,}4970$ i \\num{0,1163}, $34{,}38\\,\\%$, \\SI{2.5}{\\percent}")
     '$0.4970  $ i 0.1163      , $34.38%     $, 2.5%              '
+    >>> latex_numbers(r"με \\num{16,99}\\,\\%,")
+    'με 16.99%         ,'
     >>> latex_numbers(r"$1{,}000$ tokens, $0{,}25$", comma=False)
     '$1,000  $ tokens, $0.25  $'
     """
     def plain(m) -> str:
-        if m[1] is not None:              # \num{…}, \SI{…}{unit}: its figure, a percent unit as %
-            unit = "%" if m[2] is not None and re.fullmatch(r"\s*(?:\\percent|\\%|%)\s*", m[2]) else ""
+        if m[1] is not None:              # \num{…}, \SI{…}{unit}, \num{…}\,\%: its figure, a percent unit as %
+            unit = "%" if m[2] is not None and re.fullmatch(r"\s*(?:\\percent|\\%|%)\s*", m[2]) or m[3] else ""
             text = re.sub(r"(?<=\d)(?:\{,\}|,)(?=\d)", ".", m[1].strip()) + unit
-        elif m[3] is not None:
-            text = f"{m[3]}.{m[4]}" + ("%" if m[5] else "")
+        elif m[4] is not None:
+            text = f"{m[4]}.{m[5]}" + ("%" if m[6] else "")
         else:
             text = "%"
         return text + " " * (len(m[0]) - len(text))

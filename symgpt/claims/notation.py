@@ -43,7 +43,8 @@ MAX_CUT = 16             # a matrix's rows or columns are readings of a one-inde
 AGREE_SHARE = 0.5        # … and this share of its figures
 STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更新后|之后|一步后|nouveau|nouvelle|"
                          r"après|neu|\bnach (?:dem|einem|\d+|zwei|drei) \S*Schritt|\bnuev[oa]s?\b|después|"
-                         r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bnow[aey]\b|\bpo kroku|"
+                         r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bпісля\b|\bnow[aey]\b|"
+                         r"\bpo kroku|"
                          r"\byeni\b|adım(?:dan)? sonra|\bnieuwe?\b|\bna de\b|\bnya?\b|\be[ft]ter (?:ett|steget|\d+)|"
                          r"\bبعد\b|جديد|नया|नए|के बाद|\bmới\b|\bsau (?:khi|bước|một)|\bbaru\b|setelah|新しい|後の|"
                          r"새로운|후의?\b|אחרי|חדש|\bμετά\b|\bνέ[οαε]|\bután\b|\búj\b|jälkeen|\buusi\b|\bdupă\b|"
@@ -100,7 +101,7 @@ NUMERICAL = re.compile(r"num|finite|centra|centré|zentral|quotient|差分|数�
 ``differenze centrate``), not their difference (``differenza``)."""
 TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|\blr\b|\bη\b|学习率|更新|优化|"
                      r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?|"
-                     r"шаг|обучени|обновл|спуск|passo|atualiza|treinamento|학습|업데이트|스텝|ステップ|学習|"
+                     r"шаг|обучени|обновл|спуск|навчанн|оновл|крок|passo|atualiza|treinamento|학습|업데이트|스텝|ステップ|学習|"
                      r"gradient descent|descente de gradient|Gradientenabstieg|descenso|discesa del gradiente|"
                      r"aggiorna|addestramento|entrenamiento|actualiza|"
                      r"\bkrok\w* (?:uczenia|spadku|SGD|optymalizacji)|spad\w* gradientu|uczeni|"
@@ -270,7 +271,7 @@ class Notation:
         ('W^(1)', 'W')
         """
         if not label.sup or self.head(label) is not None or \
-                self.m.d.spec.layers != 1 and not HEADED_NOT.fullmatch(label.name):
+                (self.m.d.spec.layers or 1) != 1 and not HEADED_NOT.fullmatch(label.name):   # (a bigram: one)
             return label.name          # (with layers, s^{(1)} is layer 1's s; the stream's h^{(1)}, h^{(2)}: two)
         return f"{label.name}^({','.join(map(str, label.sup))})"
 
@@ -974,7 +975,8 @@ class Notation:
         -log of p[target] is the loss (a graph node of the same value is named, not the expression)."""
         if fn == "act":            # GELU(z): the FFN's activation of that entry of Z (silu's, of a gated FFN)
             return self._activation(c)
-        ref = f"sqrt({c.ref} + ln_eps)" if fn == "sqrt+eps" else f"{fn}({c.ref})"
+        ref = f"sqrt({c.ref} + ln_eps)" if fn == "sqrt+eps" else f"1/{c.ref}" if fn == "recip" and "(" in c.ref \
+            else f"1/({c.ref})" if fn == "recip" else f"{fn}({c.ref})"
         x = self.by_ref.get(ref)
         if x is not None:
             return x

@@ -97,13 +97,15 @@ def plain(s: str) -> str:
     '∂L/∂z_v'
     >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
     'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
-    >>> plain(r"$S^{(h=2)}$"), plain(r"$\\partial L / \\partial z_{\\text{ang}}$")
-    ('S^{(2)}', '∂L/∂z_{ang}')
+    >>> plain(r"$S^{(h=2)}$"), plain(r"$\\partial L / \\partial z_{\\text{ang}}$"), plain(r"$W^Q_1$")
+    ('S^{(2)}', '∂L/∂z_{ang}', 'W_Q^{(1)}')
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
     s = re.sub(r"\\[()\[\]]", "", s)          # MathJax's \( … \) and \[ … \]: delimiters, like $
     s = HEAD_IS.sub(r"^{(\1)}", s)            # S^{(h=2)}: head 2's, as S^{(2)}
+    s = PROJECTION.sub(lambda m: f"{m[1]}_{m[2]}" + (f"^{{({m[3]})}}" if m[3] else ""), s)   # W^Q, b^{V}: W_Q,
+    #                                            b_V; W^K_1: layer 1's W_K, its block's superscript
     s = BOLD_ACCENT.sub(lambda m: unicodedata.normalize("NFC", m[2] + ACCENT_MARKS[m[1]]), s)
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
@@ -111,6 +113,8 @@ def plain(s: str) -> str:
     return s.replace("\\", "")
 
 
+PROJECTION = re.compile(r"(?<![A-Za-z\\])([Wb])\^\{?([QKVO])\}?(?![A-Za-z])(?:_\{?(\d)\}?(?![\d,]))?")
+"""A projection named by a superscript, as the Transformer paper writes it (``W^Q``, ``W^{K}``, ``b^V``)."""
 HEAD_IS = re.compile(r"\^\{\s*\(?\s*h\s*=\s*(\d+)\s*\)?\s*\}")
 """A superscript that says which head by an equation (``S^{(h=2)}``, ``α^{h=1}``)."""
 SPACED_QUOTIENT = re.compile(r"((?:∂|\bd)[LℒJ])\s+/\s+(?=(?:∂|d)\w)")
