@@ -419,20 +419,40 @@ def _rows_within(cells: list) -> list:
 # ---------------------------------------------------------------- the fallback
 
 
-def _pdftotext(path, why) -> list:
+def _run_pdftotext(path):
+    """``pdftotext -layout`` on a PDF (its CompletedProcess, 120 s at most), or None where poppler-utils is not
+    installed; raises subprocess.TimeoutExpired past 120 s."""
     import shutil
+    import subprocess
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        return None
+    return subprocess.run([exe, "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120)
+
+
+def layout_text(path) -> str | None:
+    """``pdftotext -layout``'s text of a PDF, or None (the tool missing or failing): the lines check reports a
+    PDF's figures at (:mod:`symgpt.claims.sources`)."""
+    import subprocess
+    try:
+        r = _run_pdftotext(path)
+    except (subprocess.TimeoutExpired, OSError):
+        return None
+    return r.stdout.decode("utf-8", "replace") if r is not None and r.returncode == 0 else None
+
+
+def _pdftotext(path, why) -> list:
     import subprocess
 
     failed = f"pdfplumber could not read it ({why}), and " if why else ""
-    exe = shutil.which("pdftotext")
-    if exe is None:
+    try:
+        r = _run_pdftotext(path)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"DOCUMENT {path}: {failed}pdftotext took more than 120 s; refused") from None
+    if r is None:
         instead = f"pdfplumber could not read it ({why}); reading it instead" if why else "reading a PDF"
         raise InputError(f"DOCUMENT {path}: {instead} needs pdftotext, which is not installed (install the "
                          f"poppler-utils package, e.g. apt-get install poppler-utils)")
-    try:
-        r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"DOCUMENT {path}: {failed}pdftotext took more than 120 s; refused") from None
     if r.returncode != 0:
         msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = msg[-1] if msg else f"exit status {r.returncode}"

@@ -11,8 +11,11 @@ else they keep the lines of check's own text.
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
+
+from .read_pdf import layout_text
 
 
 def file_lines(read, raw: str, path=None) -> list:
@@ -24,26 +27,12 @@ def file_lines(read, raw: str, path=None) -> list:
     if read.kind == "ipynb":
         return _json_lines(read.text.split("\n"), read.origins, raw)
     if read.kind == "pdf":
-        layout = _layout_text(path) if path is not None else None
+        layout = layout_text(path) if path is not None else None
         return layout_lines(read.text.split("\n"), layout.split("\n")) if layout else [None] * n
     return list(range(1, n + 1))
 
 
 FIGURE = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def _layout_text(path) -> str | None:
-    """``pdftotext -layout``'s text of a PDF, or None (the tool missing or failing)."""
-    import shutil
-    import subprocess
-    exe = shutil.which("pdftotext")
-    if exe is None:
-        return None
-    try:
-        r = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120)
-    except (subprocess.TimeoutExpired, OSError):
-        return None
-    return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
 
 
 def layout_lines(lines: list, layout: list) -> list:
@@ -54,7 +43,6 @@ def layout_lines(lines: list, layout: list) -> list:
     >>> layout_lines(["x", "a 0.25 b 1.5", "c 3"], ["title", "", "a 0.25   b 1.5   c 3"])
     [None, 3, 3]
     """
-    import difflib
     ours = [(k, m[0]) for k, line in enumerate(lines) for m in FIGURE.finditer(line)]
     theirs = [(k, m[0]) for k, line in enumerate(layout) for m in FIGURE.finditer(line)]
     votes: dict = {}
