@@ -37,7 +37,7 @@ from pathlib import Path
 from .claims.extract import extract, shown
 from .claims.match import Matcher
 from .claims.readers import MARKDOWN_SUFFIXES, STYLED, read
-from .claims.sources import file_lines, within_elements
+from .claims.sources import figure_line, file_lines, run_lines, within_elements
 from .cli import InputError, OutputError, Parser, positive, run, terminal_safe, write_whole
 from .core.errors import LimitError
 from .core.limits import MAX_DIGITS, MAX_OPS, Limits
@@ -223,6 +223,12 @@ def check(document, spec, limits: Limits | None = None, max_figures: int = MAX_F
     at = file_lines(doc, raw, document)
     for n in numbers:                  # reported at the file's own line: an HTML page's source, a notebook's JSON
         n.source = at[n.line - 1] if n.line - 1 < len(at) else None
+    if runs := run_lines(doc, document):     # a PDF: each figure at pdftotext's line of its own digits
+        lines, left = doc.text.split("\n"), {}
+        for n in numbers:
+            own = figure_line(runs, lines[n.line - 1], n.line, n, left.setdefault(n.line, []))
+            left[n.line].append(n)
+            n.source = own or n.source
     if doc.kind in ("html", "rst"):    # an element's figures (a list-table row's cells) on their own source lines
         within_elements(numbers, Path(document).read_text(encoding="utf-8", errors="replace"))
     for n in numbers:                  # as its reader sees it set: 0{,}4665 is 0,4665, \SI{2.21}{\percent} 2.21 %

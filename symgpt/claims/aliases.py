@@ -29,8 +29,9 @@ PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "
                   if len(w) > 1 and w.replace(" ", "").replace("-", "").isalpha() and not w.isascii() or len(w) > 2
                   and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
 COPULA = r"is|equals|ist|beträgt|est|vaut|es|vale|è|é|wynosi|jest|är|blir|er|bedraagt|равн[аоы]|равен|" \
-    r"составляет|je|činí|bằng|là|adalah|sebesar|olur"
-"""The verb 'is' between a quantity's word and its figure ('the variance is 0.0699'), by language."""
+    r"составляет|je|činí|bằng|là|adalah|sebesar|olur|of|de|von|di|van"
+"""The verb 'is' between a quantity's word and its figure ('the variance is 0.0699'), by language, and the 'of'
+that says the same ('a loss of 2.5851', 'une perte de 2,58', 'ein Verlust von 2,58')."""
 PARTICLE = r"[은는이가을를의はがのを为為是]|(?:은|는)\s*약|约为|約"
 """What Korean, Japanese and Chinese put between a quantity's word and its figure ('분산은 0.0699', '方差为')."""
 

@@ -129,7 +129,7 @@ def candidates(d) -> list:
     ['p[猫]', 'p[吃]', 'p[鱼]']
     """
     s, out, seen = d.spec, [], set()
-    vocab = list(s.vocab)
+    vocab = ref_tokens(s.vocab)
 
     def add(ref, group, idx=(), axes="", of="", scoped=False):
         if ref in seen:
@@ -168,7 +168,7 @@ def candidates(d) -> list:
         if logits:                        # the one-hot target y = p − ∂L/∂logits: 0 or 1 by its definition
             add(f"p[{t}] - grad_{logits}[{t}]", "y", (i,), "v")
             if out and out[-1].group == "y":
-                out[-1].ball = fmpq(int(t == _target(s)))
+                out[-1].ball = fmpq(int(i == _target_id(s)))
                 out[-1].__post_init__()
         for pos in range(s.T):
             add(f"onehot({pos}, {t})", "onehot", (pos, i), "tv")
@@ -285,18 +285,28 @@ def _deviations(d, add, groups, ref_of):
                 add(f"({x}-{-m})^2", f"{name}.square", idx, axes)
 
 
-def _target(s) -> str:
-    """The spec's target token."""
-    return s.target if isinstance(s.target, str) else s.vocab[s.target]
+def _target_id(s) -> int:
+    """The spec's target token's id."""
+    return s.target if isinstance(s.target, int) else list(s.vocab).index(s.target)
+
+
+def ref_tokens(vocab) -> list:
+    """The vocabulary as a ref writes it: a token that would not read back inside ``p[…]`` (white space at its
+    ends, a comma, a bracket, a quote) by its id.
+
+    >>> ref_tokens(["我", " ", "a,b", "cat"])
+    ['我', '1', '2', 'cat']
+    """
+    return [t if t and t == t.strip() and not re.search(r"[,\[\]()'\"]", t) else str(i) for i, t in enumerate(vocab)]
 
 
 def _cumulative(d, add):
     """p sorted from the largest, summed: the running totals a top-p paragraph prints."""
     try:
-        ps = sorted(((d.ball(f"p[{t}]", PREFILTER_BITS).mid(), t) for t in d.spec.vocab), reverse=True)
+        ps = sorted(((d.ball(f"p[{t}]", PREFILTER_BITS).mid(), t) for t in ref_tokens(d.spec.vocab)), reverse=True)
     except Exception:   # noqa: BLE001 - a spec without p
         return
-    for order in (ps, [(0, t) for t in d.spec.vocab]):      # by probability (top-p), by id (the draw's CDF)
+    for order in (ps, [(0, t) for t in ref_tokens(d.spec.vocab)]):      # by probability (top-p), by id (the draw's CDF)
         terms = []
         for _, t in order[:-1]:
             terms.append(f"p[{t}]")
@@ -350,7 +360,16 @@ def _training(d, add, shapes, ref_of):
                     if k > 1:
                         add(f"sgd[{k}].{entry}", f"sgd[{k}].{name}", idx, axes, scoped=True)
                     add(f"sgd[{k}].grad_{entry}", f"sgd[{k}].grad_{name}", idx, axes, scoped=True)
+    if len(tr.examples) > 1:                       # a mini-batch: its mean loss and gradients, where the run starts
+        add("sgd[0].loss", "sgd.loss", (0,), "k")
+        for name in params:
+            shape, axes = shapes[name]
+            for idx in _entries(shape):
+                entry = ref_of(name, axes, idx)
+                add(f"sgd[0].grad_{entry}", f"sgd[0].grad_{name}", idx, axes, scoped=True)
+        add("sgd[0].loss - sgd[1].loss", "loss drop")
     add("loss - sgd[1].loss", "loss drop")
+    add("loss - adamw[1].loss", "loss drop")
     add("adamw[1].loss", "adamw[1].loss")             # the model after the first AdamW step
     if "p" in shapes:
         shape, axes = shapes["p"]
@@ -396,7 +415,7 @@ def _training(d, add, shapes, ref_of):
             for idx in _entries(shape):
                 add(f"head_step.{ref_of(name, axes, idx)}", f"head_step.{name}", idx, axes)
         add("head_step.loss", "head_step.loss")
-        add("head_step.logits[%s] - logits[%s]" % ((d.spec.vocab[t],) * 2), "head_step.rise")
+        add("head_step.logits[%s] - logits[%s]" % ((ref_tokens(d.spec.vocab)[t],) * 2), "head_step.rise")
 
 
 def _decimal(x) -> str:

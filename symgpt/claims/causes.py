@@ -9,9 +9,11 @@ The cause is the first of these that explains the printed digits (``k`` places, 
 * **float artefact**: it carries float64's error (``0.30000000000000004``);
 * **transposed index**: it is the value of the same quantity with its indices swapped;
 * **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
-* **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**: a formula slip the
-  quantity invites (a norm's variance divided by n − 1, the target's logit gradient p instead of p − 1, the
-  loss with a common logarithm, AdamW's first update without its bias correction) gives it (:func:`slips`);
+* **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**, **forgotten term**: a
+  formula slip the quantity invites (a norm's variance divided by n − 1, the target's logit gradient p instead
+  of p − 1, the loss with a common logarithm, AdamW's first update without its bias correction, a sum of
+  products without the bias its definition adds, a mini-batch's loss or gradient summed over its examples and not
+  divided by their number) gives it (:func:`slips`, :func:`left_out`);
 * **sign flip**: the right digits with the wrong sign;
 * **last-digit slip**: only the last printed digit differs;
 * **scale slip**: the decimal point moved (``0.0851`` printed as ``0.851``);
@@ -33,7 +35,7 @@ from fractions import Fraction
 
 from flint import fmpq
 
-SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction")
+SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction", "forgotten term", "sum for mean")
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "percent slip",
           *SLIPS, "sign flip", "last-digit slip", "scale slip", "plain error")
 
@@ -41,6 +43,35 @@ CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact",
 def _trunc(x: Fraction, k: int) -> Fraction:
     s = 1 if x >= 0 else -1
     return s * Fraction(int(abs(x) * 10 ** k), 10 ** k)
+
+
+def left_out(d, ref: str, exact: Fraction) -> tuple:
+    """The values a sum of products would have without one of the weights its definition adds alone (a
+    bias): ``F[0,0] = R[0,0]·W_2[0,0] + … + b_2[0]`` gives ``(b_2[0],)``'s value.  Empty for any other
+    quantity (a ref that is not a node of ``d``'s graph, a definition that is no sum).
+
+    >>> import symgpt
+    >>> d = symgpt.load("tiny-transformer")
+    >>> left_out(d, "Z[0,0]", Fraction(1, 2)), left_out(d, "p[你]", Fraction(1, 2))
+    ((Fraction(2, 5),), ())
+    """
+    import sympy
+    try:
+        e = d.definition(ref)
+    except Exception:  # noqa: BLE001 - no node of the graph: no term to leave out
+        return ()
+    if not isinstance(e, sympy.Add) or not any(isinstance(t, sympy.Mul) for t in e.args):
+        return ()
+    weights = []
+    for t in e.args:
+        if t.is_Symbol:
+            try:
+                b = d.ball(t.name, 64)
+            except Exception:  # noqa: BLE001 - a name ball cannot read: not a weight
+                continue
+            if isinstance(b, fmpq) and b != 0:
+                weights.append(Fraction(int(b.p), int(b.q)))
+    return tuple(exact - w for w in weights)
 
 
 def slips(ref: str, exact: Fraction, spec) -> dict:
@@ -76,6 +107,9 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
         root = _sqrt(1 - b2)
         if root:
             out["no bias correction"] = exact * (1 - b1) / root
+    if re.fullmatch(r"sgd\[0\]\.(?:loss|grad_\w+\[[^\]]+\])", ref) and \
+            len(getattr(getattr(spec, "training", None), "examples", ()) or ()) > 1:
+        out["sum for mean"] = exact * len(spec.training.examples)      # Σ over the batch, the ÷ n forgotten
     return out
 
 
@@ -119,9 +153,10 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     """
     ulp = Fraction(1, 10 ** k)
     correct = _rounded(exact, k)
-    for cause, value in (slipped or {}).items():     # a formula slip before its carried rounding: 1.2886 / 3
-        if printed == _rounded(value, k) and not (printed == -correct and printed != 0):
-            return cause              # p for p − 1, ÷ (n − 1), log₁₀, no bias correction
+    for cause, values in (slipped or {}).items():    # a formula slip before its carried rounding: 1.2886 / 3
+        for value in values if isinstance(values, tuple) else (values,):
+            if printed == _rounded(value, k) and not (printed == -correct and printed != 0):
+                return cause          # p for p − 1, ÷ (n − 1), log₁₀, no bias correction, a bias left out
     if chain_ok:
         return "carried rounding"
     if tie_even is not None and Fraction(tie_even) == printed:
@@ -203,9 +238,10 @@ def tie_even(q, k: int) -> str | None:
 
 
 def diagnosis(q, value: Fraction, kind: str, decimals: int, text: str = "", *, chain_ok: bool,
-              transposed: bool = False, ref: str = "", spec=None) -> str:
+              transposed: bool = False, ref: str = "", spec=None, d=None) -> str:
     """The cause of a wrong figure printed as ``text`` (its value in printed units, its kind and places) for
-    the quantity q: :func:`cause_of` with the exact value, the tie and the percent sign worked out.
+    the quantity q: :func:`cause_of` with the exact value, the tie and the percent sign worked out (``d``, the
+    derivation ``ref`` names a node of: the terms its definition adds, which a hand sum may leave out).
 
     >>> from symgpt.claims.refs import Quantity
     >>> q = Quantity(lambda prec: fmpq(1, 10))
@@ -215,6 +251,10 @@ def diagnosis(q, value: Fraction, kind: str, decimals: int, text: str = "", *, c
     percent = kind == "percent"
     k = decimals + (2 if percent else 0)
     exact = exact_value(q)
+    slipped = slips(ref, exact, spec if spec is not None else getattr(d, "spec", None)) \
+        if spec is not None or d is not None else {}
+    if d is not None and ref and (out := left_out(d, ref, exact)):
+        slipped["forgotten term"] = out
     return cause_of(value / (100 if percent else 1), exact, k, chain_ok=chain_ok, tie_even=tie_even(q, k),
                     transposed=transposed, sig=len(text.strip("-+−%").replace(".", "").lstrip("0")),
-                    percent=value if percent else None, slipped=slips(ref, exact, spec) if spec is not None else None)
+                    percent=value if percent else None, slipped=slipped)

@@ -478,7 +478,8 @@ def _distance(q, v, printed: Printed, prec: int) -> str:
         return f"|Δ| < {_outward(max(abs(lo), abs(hi)), 1, up=True)}"
 
 
-def judge(claim: Claim, q, chain_q=None, file: str = "", max_digits: int = MAX_DIGITS, spec=None) -> Verdict:
+def judge(claim: Claim, q, chain_q=None, file: str = "", max_digits: int = MAX_DIGITS, spec=None,
+          d=None) -> Verdict:
     """The certified verdict on one claim (``q`` its bound reference; ``spec`` names the formula slips its
     quantity invites, :func:`symgpt.claims.causes.slips`).
 
@@ -520,9 +521,9 @@ def judge(claim: Claim, q, chain_q=None, file: str = "", max_digits: int = MAX_D
         return verdict
     if verdict.verdict == "wrong":                # the one diagnosis check uses too
         chain_ok = chain_q is not None and _chain_gives(verdict, printed, chain_q)
-        verdict.cause = "carried rounding" if chain_ok or printed.exact_notation else \
-            diagnosis(q, printed.value, printed.kind, printed.decimals, claim.printed, chain_ok=False, ref=claim.ref,
-                      spec=spec)
+        verdict.cause = "carried rounding" if printed.exact_notation and chain_ok else \
+            diagnosis(q, printed.value, printed.kind, printed.decimals, claim.printed, chain_ok=chain_ok,
+                      ref=claim.ref, spec=spec, d=d)
         if printed.exact_notation and not chain_ok:
             verdict.cause = "plain error"
     return verdict
@@ -639,7 +640,7 @@ def judge_all(cf: ClaimsFile, d) -> list:
         elif (c.ref, c.printed) in chains:
             source, text, cq = chains[(c.ref, c.printed)]
         try:
-            v = judge(c, q, cq, str(cf.path), d.limits.max_digits, d.spec)
+            v = judge(c, q, cq, str(cf.path), d.limits.max_digits, d.spec, d)
             if source is not None:
                 v.chain, v.chain_from = text, source
             out.append(v)

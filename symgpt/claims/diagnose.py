@@ -124,7 +124,7 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
     transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
                      c.idx != best.idx and _near_round(c, n) for c in m.cands)
     return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
-                 chain_ok=chain_ok, chain_value=chain_value, transposed=transposed, spec=m.d.spec)
+                 chain_ok=chain_ok, chain_value=chain_value, transposed=transposed, d=m.d)
 
 
 def _with_eps(m, best, n):
@@ -201,14 +201,15 @@ def _node_for(m, dc, near, ctx, prev):
     return max(same, key=lambda c: score(c, ctx, prev)) if same else dc
 
 
-def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False, spec=None):
+def wrong(n, best, candidates, score: float, *, chain_ok=False, chain_value=None, transposed=False, spec=None,
+          d=None):
     """The wrong-figure verdict on figure ``n`` for the quantity ``best``, with its cause and distance."""
     scale = 100 if n.kind == "percent" else 1
     y, ulp = n.value / scale, Fraction(1, 10 ** n.decimals) / scale
     x = _value(best.q)
     k = n.decimals + (2 if n.kind == "percent" else 0)
     cause = diagnosis(best.q, n.value, n.kind, n.decimals, n.text, chain_ok=chain_ok, transposed=transposed,
-                      ref=best.ref, spec=spec)
+                      ref=best.ref, spec=spec, d=d)
     correct = round_decimals(best.q.ball(256), k)
     if n.kind == "percent" and correct is not None:
         correct = f"{Decimal(correct) * 100:.{n.decimals}f}%"      # exact: correct has decimals + 2 places
@@ -233,7 +234,7 @@ def _count(m, n, ctx, prev):
     #        (a size the spec sets, said otherwise, is another model's: 'next lecture, T = 8'; a count is worked)
     if len(named) != 1:
         return Result(n, "unmatched")
-    return wrong(n, named[0], [named[0].ref], 0.0, spec=m.d.spec)
+    return wrong(n, named[0], [named[0].ref], 0.0, d=m.d)
 
 
 def _named_by(c, ctx) -> bool:
@@ -313,7 +314,7 @@ def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
     if len({c.ref for _, c, _ in named}) != 1:
         return None
     sc, c, cause = named[0]
-    return dataclasses.replace(wrong(n, c, [c.ref], sc, spec=m.d.spec), cause=cause)
+    return dataclasses.replace(wrong(n, c, [c.ref], sc, d=m.d), cause=cause)
 
 
 def _named_in(c, ctx) -> bool:

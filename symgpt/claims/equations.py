@@ -528,10 +528,13 @@ def after_step(n, prev) -> Label | None:
 
 
 FUNCTION_BEFORE = re.compile(r"(?:\\?exp\s*\(|e\s*\^\s*[{(]?|√\s*\(?|\\?sqrt\s*[({]|\\?ln\s*\(?|\\?log\s*\(?|"
+                             r"(?:\\Phi|Φ)\s*\(|"
                              r"(?:GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)\s*\(|\\mathrm\{(?:GELU|ReLU|SiLU)\}\s*\()\s*$")
-FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log",
+FUNCTION_NAME = {"e": "exp", "exp": "exp", "√": "sqrt", "sqrt": "sqrt", "ln": "log", "log": "log", "Φ": "Phi",
+                 "Phi": "Phi",
                  **{a: "act" for a in ("GELU", "gelu", "ReLU", "relu", "SiLU", "silu", "swish", "Swish")}}
-"""A function a figure is the value of, by its name: ``act`` is the FFN's activation of an entry of Z."""
+"""A function a figure is the value of, by its name: ``act`` is the FFN's activation of an entry of Z, ``Phi`` the
+standard normal's distribution function, GELU's factor (``Φ(1.0514) = 0.8535``)."""
 
 
 def defined_names(lines: list) -> dict:
@@ -566,11 +569,12 @@ def function_of(n, prev) -> Label | None:
                                                                  n.line_text[prev.col + len(prev.text):n.col]):
         return None                          # (e^{0.39} &= 1.4769 in LaTeX's align too)
     m = FUNCTION_BEFORE.search(n.line_text[:prev.col])
-    if not m or not re.search(r"(?:^|[=≈:;,&]|\\approx|\$)\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
+    if not m or not re.search(r"(?:^|[=≈:;,&]|\\approx|\$|\\[(\[])\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
         return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's
     if ARITHMETIC_NEXT.match(n.line_text, n.col + len(n.text)):
         return None                          # SiLU(0.8259) = 0.8259 / (1 + e^−0.8259): an operand, not SiLU's value
-    word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)", m[0].strip())
+    word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|Φ|Phi|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)",
+                    m[0].strip())
     minus = re.search(r"[-−]\s*$", n.line_text[:m.start()])          # −ln 0.2165: the loss of that p
     return Label(("-" if minus else "") + FUNCTION_NAME[word[1]], inner=prev.index) if word else None
 

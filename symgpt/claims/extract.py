@@ -786,9 +786,10 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
         for p in pieces:
             glued = tight and not tight.isspace() and not sign and \
                 (tight not in "([{=,:：（$+-−×*/÷√≈~<>;|" and not _punctuation(tight) or
-                 tight == "=" and re.search(r"[A-Za-z]=$", line[:start])) and \
+                 tight == "=" and re.search(r"[A-Za-z]=$", line[:start]) and not p.startswith("0.")) and \
                 not line[:start].endswith("{=}") and \
                 not re.search(r"[^\W\d_]['’]$", line[:start])   # \beta_2{=}0.999: no glue; nor an elision, l’1,68%
+            #                                     (t=10.882 may be t=1 glued to 0.882; lr=0.01 is one figure)
             expanded += [p] if p.count(".") <= 1 and PIECE.fullmatch(p) and not (glued and "." in p and
                                                                                   split_run(p, places) != [p]) \
                 else split_run(p, places)

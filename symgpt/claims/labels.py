@@ -54,15 +54,17 @@ from .symbols import Label, Words, plain
 from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables
 
 
-def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None, reads=None) -> dict:
+def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None, reads=None,
+           checkpoint=None) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
     own names, which keep an underscore and digits whole; ``params`` those of its parameters; ``sequence``
     the input's tokens; ``made_by``: each parameter's name → the one tensor its op makes, so that a formula
     names its result, :func:`formula_label`; ``reads``: each weight's name → the tensor it multiplies, so that
-    a formula names its operand, :func:`operand_names`)."""
+    a formula names its operand, :func:`operand_names`; ``checkpoint``: the parameters under a checkpoint's names,
+    :class:`symgpt.claims.checkpoint_names.CheckpointNames`)."""
     comma = decimal_comma(text)
     lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]
-    vocab = Words(vocab, names, params, sequence, made_by, reads)
+    vocab = Words(vocab, names, params, sequence, made_by, reads, checkpoint)
     out: dict = {}
     stacked = stacked_literals(lines, numbers, vocab)
     for k, (head, pos) in (bare_matrix(lines, numbers, vocab) | literals(lines, numbers, vocab) | stacked).items():
@@ -102,6 +104,11 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         by_line.setdefault(n.line, []).append(n)
     for n in numbers:
         lab = lhs_of(n, vocab, ends.get(n.line, 0), lines) if n.index not in out else None
+        if lab is not None and not lab.index and not lab.state and not lab.fn and n.index not in out and \
+                (fn := function_of(n, last)) is not None and \
+                re.search(r"[:：]\s*\$?\s*\\?(?:exp|e\s*\^|√|sqrt|ln|log|Φ|Phi)\W*$", n.line_text[:last.col]):
+            lab = fn          # 'softmax：e^{−0.3005} = 0.7405': e to that power, not the word before the colon
+            #                   (but 'L = −ln 0.1234 = …' names L)
         if lab is None and n.index not in out:
             lab = continued_label(n, lines, vocab)
         if lab is not None:

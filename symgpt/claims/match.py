@@ -42,6 +42,7 @@ from .candidates import (
     candidates,
     value_candidates,
 )
+from .checkpoint_names import CheckpointNames
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
 from .extract import chain_spelling, decimal_comma, normal_line
@@ -202,7 +203,7 @@ class Matcher:
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
-                          sequence, made_by(self.d.spec), read_by(self.d.spec))
+                          sequence, made_by(self.d.spec), read_by(self.d.spec), CheckpointNames(self.d.spec))
             comma = decimal_comma(text)
             self.lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]   # (as labels reads them)
             self.notation = Notation(self)
@@ -379,7 +380,7 @@ class Matcher:
         if chain_ok and self._transposed_operand(n, c):
             chain_ok, transposed = False, True    # q₃,₂ = 1.209 × 0.2 + …: W_Q[1,0] read for W_Q[0,1]
         return wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed,
-                     spec=self.d.spec)
+                     d=self.d)
 
     def _transposed_operand(self, n, c) -> bool:
         """Whether the figure's arithmetic reads a matrix entry whose transpose, not itself, is what ``c``'s
@@ -794,7 +795,7 @@ class Matcher:
             if named is not None:           # 1.0 in Q's table at t=0, dim 0: Q[0,0] = 1.05, not a 1
                 chain_ok, chain_value = _chain_rounds(self, n)
                 res = wrong(n, named[1], [named[1].ref] + [r[2].ref for r in ranked[:2]], named[0],
-                            chain_ok=chain_ok, chain_value=chain_value, spec=self.d.spec)
+                            chain_ok=chain_ok, chain_value=chain_value, d=self.d)
                 wrong_as.setdefault(n.text, res)
                 sure_of.add(n.index)              # named beyond doubt: its value carries into the chains
                 found[n.index] = named[1]
@@ -802,7 +803,7 @@ class Matcher:
                 out.append(res)
                 continue
             if swapped is not None:         # W[0,1] printed where the context names W[1,0]
-                res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True, spec=self.d.spec)
+                res = wrong(n, swapped, [r[2].ref for r in ranked[:3]], ranked[0][0], transposed=True, d=self.d)
                 wrong_as.setdefault(n.text, res)
                 found[n.index] = swapped
                 prev.append(swapped)
@@ -956,7 +957,7 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
                                       r"décroissance|β[₁₂12]|beta[12_]|[mv]̂|\\hat\s*\{?\s*[mv]|偏差修正|"
                                       r"bias[- ]?correct|"
                                       r"Bias-Korrektur", re.I)),
-    (re.compile(r"^(?:sgd|head_step|sgd_wrong_order)\b|^lr\*|^loss - sgd"),
+    (re.compile(r"^(?:sgd(?!\[0\])|head_step|sgd_wrong_order)\b|^lr\*|^loss - sgd"),   # (sgd[0]: a batch's means)
      re.compile(r"\bsgd\b|gradient descent|learning rate|\blr\b|\bη\b|\beta\b|\bupdat|\.step\(\)|optimi[sz]|"
                 r"学习率|更新|梯度下降|Lernrate|Gradientenabstieg|Aktualis|taux d'apprentissage|descente|mise à jour|"
                 r"tasa de aprendizaje|descenso|actualiza|paso de", re.I)),   # a training step: only in a text about one

@@ -146,7 +146,14 @@ class Vote(NamedTuple):
     group: str
 
 
+TWIN_SETTING = {"lr": "adamw.lr", "adamw.lr": "lr"}
+"""A learning rate's other optimizer's: 'lr' names either where a spec gives SGD and AdamW each their own."""
+BATCH_TWIN = re.compile(r"loss|grad_(?!logits|z\b)\w+\[[^\]]*\]")
+"""The quantities a mini-batch's spec also has as the batch's mean (``sgd[0].loss``, ``sgd[0].grad_W[0,1]``)."""
+
 MIXED = 2
+LAYER_FIRST = "|@layer"
+"""A reading's mark: its name's first index is the block (``q_{1,3,3}``: layer 1's Q[3,3])."""
 """An origin that counts positions from 1 and the other axes from 0 (``u₃[0]``, a table whose rows are
 t = 1, 2, 3 and whose columns are ``v[0]``, ``v[1]``)."""
 
@@ -220,9 +227,13 @@ class Notation:
                 self.unspoken.add(c.group)
         self._stepped = {(g.split(".", 1)[1], of) for g, of in self.groups if re.match(r"sgd\[\d+\]\.", g)}
         for c in matcher.every:        # a gradient check's entries, by the parameter's entry (a table's rows)
-            entry = re.fullmatch(r"gradcheck\((\w+)\[(\d+(?:,\s*\d+)*)\], .*\)", c.ref)
+            entry = re.fullmatch(r"gradcheck\(([\w.]+)\[([^\]]+)\], .*\)", c.ref)
             if entry and (entry[1], "") in self.groups:
-                self.by[("gradcheck", entry[1], tuple(int(i) for i in entry[2].split(",")))] = c
+                try:                   # (E[runs,0]: the token's row, by its id)
+                    node = matcher.d.node(f"{entry[1]}[{entry[2]}]")
+                except Exception:  # noqa: BLE001 - no entry of the graph: none to read
+                    continue
+                self.by[("gradcheck", entry[1], tuple(int(i) for i in re.findall(r"\d+", node.partition("[")[2])))] = c
                 self.groups[("gradcheck", entry[1])] = self.groups[(entry[1], "")]
 
     # ------------------------------------------------------------ spellings
@@ -373,6 +384,12 @@ class Notation:
             last = len(self.m.d.spec.input) - 1 + shift(base, "t")    # (the fixed index counts from 0, as a
             #                                                               slice's)
             return self.lookup(group[:-6], base, Label(label.name, (last,), label.of, label.state))
+        if group.endswith(LAYER_FIRST):
+            k = label.index[0] if label.index else None
+            if not isinstance(k, int):
+                return None
+            return self.lookup(f"l{k - shift(base, 'L')}.{group.removesuffix(LAYER_FIRST)}", base,
+                               replace(label, index=label.index[1:]))
         if group.endswith("|T"):
             if len(label.index) != 2:
                 return None
@@ -419,8 +436,8 @@ class Notation:
         if sliced is not None and idx and 0 <= idx[-1] < d_k and sliced >= 0:
             idx = idx[:-1] + (sliced * d_k + idx[-1],)       # head h's column c is Q's column h·d_k + c
         #     (a column beyond d_k counts Q's own columns: Q^{(1)}_{0,3} in layer 1, not a head)
-        if group in STEPPED and idx and idx[0] == 0:          # step 0: the model as it starts
-            return self.by.get((group.partition(".")[2], of, idx[1:]))
+        if group in STEPPED and idx and idx[0] == 0:          # step 0: the model as it starts (a mini-batch's
+            return self.by.get((group, of, idx)) or self.by.get((group.partition(".")[2], of, idx[1:]))   # mean)
         return self.by.get((group, of, idx))
 
     # ------------------------------------------------------------ learning
@@ -511,6 +528,8 @@ class Notation:
             hypotheses += self._slices()
         if arity == 0 and not of:
             hypotheses += self._last_rows()
+        if arity >= 2 and not of:
+            hypotheses += self._layers_first()
         if arity == 2 and not of and re.match(r"literal@|table@|.*weight", name):
             hypotheses += self._transposes()     # a Linear's .weight (out × in), a matrix printed transposed
         for (group, g_of), axes in hypotheses:
@@ -526,7 +545,8 @@ class Notation:
                 continue
             if group.endswith("|@last") and not re.search(r"_f|final", name, re.I):
                 continue                     # (the final norm's statistics only under a name that says so: μ_f)
-            alias = self._alias(name, group.partition("|")[0] if group.endswith("|@last") else group)
+            alias = self._alias(name, group.partition("|")[0] if group.endswith("|@last") else
+                                "l0." + group.partition("|")[0] if group.endswith(LAYER_FIRST) else group)
             mixed = any(a in "ts" for a in axes) and any(a not in "tsvh" for a in axes)
             for base in ((0, 1, MIXED) if mixed else (0, 1)) if _written(figs) else (0,):
                 agree, seen, later, nonzero = 0, 0, 0, 0
@@ -571,7 +591,10 @@ class Notation:
                                   key[3] and top.agree >= max(1, AGREE_SHARE * len(figs)) or   # (e ← …: a state
                                   #                                 written on the name, half its figures agreeing)
                                   literal and top.agree >= 1 and share(top.agree) or
-                                  kin and top.agree >= 1 and share(top.agree)):
+                                  kin and top.agree >= 1 and share(top.agree) or
+                                  len(figs) == 2 and top.agree == 1 and best is top and arity >= 2):
+            #                           (f_{3,1} beside f_{3,2}: a usual spelling of F, one of its two figures
+            #                            agreeing at both its indices and no reading explaining more)
             #                           (a vector written out under a spelling of ours, half its entries agreeing)
             pick = top                  # our name or a usual spelling of it, not outvoted
         else:
@@ -672,6 +695,8 @@ class Notation:
         if group == "gradcheck":
             return NUMERICAL.search(name) is not None      # a column 'numerical', 'g_num', '数值梯度'
         group = group.removesuffix("|@last")
+        if group.endswith(LAYER_FIRST):
+            group = "l0." + group.removesuffix(LAYER_FIRST)
         bare = group.partition(".")[2] if group in STEPPED else group
         stem = bare.rpartition(".")[2]
         words = {stem.removeprefix("grad_"), *DATA_ALIASES.get(stem.removeprefix("grad_"), ())}
@@ -707,6 +732,19 @@ class Notation:
                           if axes == "t" and not of and re.fullmatch(r"(?:mu|var|ms)_f", g)]
         return self._last
 
+    def _layers_first(self):
+        """Each block's tensor with its layer as the first index (``G|@layer``): ``q_{1,3,3}``, layer 1's query
+        at position 3, column 3, in a model of several blocks."""
+        if not hasattr(self, "_lf"):
+            seen: dict = {}
+            for (g, of), axes in self.groups.items():
+                m = re.fullmatch(r"l(\d+)\.(\w+)", g)
+                if m and not of:
+                    seen.setdefault(m[2], (set(), axes))[0].add(int(m[1]))
+            self._lf = [((f"{g}{LAYER_FIRST}", ""), "L" + axes) for g, (layers, axes) in seen.items()
+                        if len(layers) > 1 and axes]
+        return self._lf
+
     def _transposes(self):
         """The model's matrices read transposed (``G|T``): PyTorch's Linear keeps its weight as out × in."""
         if not hasattr(self, "_tr"):
@@ -720,12 +758,12 @@ class Notation:
         if not hasattr(self, "_tpl"):
             params = set(self.m.d.spec.params)
             out: dict = {}
-            for (group, of), axes in self.groups.items():
+            for (group, of), axes in self.groups.items():     # (one a rank: W's rows, b's entries)
                 if of:
-                    out.setdefault((group, of and "of"), axes)
+                    out.setdefault((group, of and "of", len(axes)), axes)
                 elif _param(group) in params:
-                    out.setdefault((group[::-1].replace(_param(group)[::-1], "}{", 1)[::-1], ""), axes)
-            self._tpl = list(out.items())
+                    out.setdefault((group[::-1].replace(_param(group)[::-1], "}{", 1)[::-1], "", len(axes)), axes)
+            self._tpl = [(key[:2], axes) for key, axes in out.items()]
         return self._tpl
 
     # ------------------------------------------------------------ resolving
@@ -748,6 +786,8 @@ class Notation:
             if lab.ref:
                 ref = self._counted(lab, readings)
                 c = self.by_ref.get(ref) or (self.m.expression(ref) if lab.name == "const" else None)
+                if c is not None and not self.m.rounds(c, n):
+                    c = self._twin(c, n) or c
                 if c is not None:
                     out[n.index] = c if self.m.rounds(c, n) else self._later_step(c, n) or c
                 continue
@@ -782,7 +822,7 @@ class Notation:
                 continue                                 # 'the loss fell by 24.3 %': a change, not the loss
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
-                c = self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
+                c = self._twin(c, n) or self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
                     self._gradient_of(c, n) or self._moved(c, n) or \
                     self._next_gradient(c, n) or c
                 if r is not None and not self.m.rounds(c, n) and any(
@@ -791,7 +831,36 @@ class Notation:
             out[n.index] = c = self._printed_again(c, n, printed)
             if (run := re.match(r"(sgd|adamw)\[\d+\]\.", c.group)):
                 self._runs_in[n.section] = run[1]     # the optimizer whose states this section prints
-        return self._paired(out, numbers, labels)
+        return self._paired(self._once_a_line(out, numbers), numbers, labels)
+
+    def _once_a_line(self, out: dict, numbers) -> dict:
+        """A label that names one entry for two figures of one line (a header cell 'numeric rel. error' over two
+        columns): the figure the entry rounds to is it, else the first; the other is no such entry."""
+        by: dict = {}
+        for k, c in out.items():
+            by.setdefault((numbers[k].line, c.ref), []).append(k)
+        for ks in by.values():
+            if len(ks) < 2:
+                continue
+            keep = [k for k in ks if self.m.rounds(out[k], numbers[k])] or ks[:1]    # (none: the first, under the
+            for k in ks:                                                             #  header's first word)
+                if k not in keep:
+                    del out[k]
+        return out
+
+    def _twin(self, c, n):
+        """The quantity a name also means that rounds to the figure where its first meaning does not: AdamW's rate
+        where 'lr' is SGD's (``AdamW(lr=0.01, …)``), a mini-batch's mean loss or gradient where 'loss', ``W.grad``
+        name the first example's (``sgd[0].loss``, ``sgd[0].grad_W[0,1]``), or whose sum over the batch it is;
+        None else."""
+        twin = TWIN_SETTING.get(c.ref) or (f"sgd[0].{c.ref}" if BATCH_TWIN.fullmatch(c.ref) else None)
+        x = self.by_ref.get(twin) if twin else None
+        if x is None:
+            return None
+        size = len(self.m.d.spec.training.examples)
+        summed = self.m.expression(f"{size}*{x.ref}") if twin.startswith("sgd[0].") else None
+        return x if self.m.rounds(x, n) or summed is not None and self.m.rounds(summed, n) else None
+        #           (the batch's sum, not divided by its size: the mean's slip, which its diagnosis names)
 
     def _printed_again(self, c, n, printed: dict):
         """A run's state printed once more with another value, a few lines after its last printing (a loop
@@ -799,8 +868,8 @@ class Notation:
         step k's, where the figure does not round from the state its label read.  ``printed``: (section, state,
         the line's words) → (value, line) so far."""
         run = re.fullmatch(r"(sgd|adamw)\[(\d+)\]\.(.+)", c.ref)
-        if run is None:
-            return c
+        if run is None or run[2] == "0":
+            return c              # (a mini-batch's mean before any step is no loop's printing)
         shape = re.sub(r"[-−+]?\d[\d.,eE+−-]*", "#", re.sub(r"\s+", " ", n.line_text.strip()))
         seen = printed.setdefault((n.section, run[1], run[3], shape), [])    # (a loop's line: the same words)
         if seen and seen[-1][1] >= n.line - AGAIN_WITHIN and n.value not in (v for v, _ in seen) and \
@@ -976,7 +1045,8 @@ class Notation:
         if fn == "act":            # GELU(z): the FFN's activation of that entry of Z (silu's, of a gated FFN)
             return self._activation(c)
         ref = f"sqrt({c.ref} + ln_eps)" if fn == "sqrt+eps" else f"1/{c.ref}" if fn == "recip" and "(" in c.ref \
-            else f"1/({c.ref})" if fn == "recip" else f"{fn}({c.ref})"
+            else f"1/({c.ref})" if fn == "recip" else f"(1+erf({c.ref}/sqrt(2)))/2" if fn == "Phi" \
+            else f"{fn}({c.ref})"
         x = self.by_ref.get(ref)
         if x is not None:
             return x
@@ -1104,6 +1174,8 @@ class Notation:
         if not n.chain or not n.operands:
             return None
         first, bare = numbers[n.operands[0]], re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", c.group)
+        if bare.rpartition(".")[2].startswith("grad_"):
+            return None           # (a gradient is no parameter an update moves: Σ x·δ / 3 is no step)
         run = run_in(n)
         if (row := self._input_row(bare, c.of, c.idx)) is not None:     # a bigram's x is its word's row of E
             bare, c = row[0], self.by.get(("E", "", row[1]))

@@ -26,6 +26,7 @@ Line numbers are those of the normal form; :func:`pdf_lines` gives each line's p
 from __future__ import annotations
 
 import logging
+import re
 import statistics
 from collections import Counter
 
@@ -126,8 +127,13 @@ def _headings(sized) -> list:
 
 
 def _titled(text: str) -> bool:
-    """Words a heading might be: three letters or more, short, no equation."""
-    return sum(ch.isalpha() for ch in text) >= 3 and len(text.strip()) <= 100 and "=" not in text
+    """Words a heading might be: three letters or more, short, no equation (but in brackets: 'top-p 采样（p = 0.8）').
+
+    >>> _titled("11 top-p 采样（p = 0.8）"), _titled("L = 0.5394 nats")
+    (True, False)
+    """
+    return sum(ch.isalpha() for ch in text) >= 3 and len(text.strip()) <= 100 and \
+        "=" not in re.sub(r"[(（][^()（）]*[)）]", "", text)
 
 
 def _page(page) -> list:

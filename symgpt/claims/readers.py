@@ -137,8 +137,62 @@ def _read(p: Path) -> Read:
 
 
 def _joined(lines, kind: str, origin: str) -> Read:
+    lines = side_by_side(lines)
     return Read("\n".join(line for line, _ in lines), kind,
                 [origin.format(at) if at is not None else "" for _, at in lines])
+
+
+RULE = re.compile(r"\|(?:\s*:?-+:?\s*\|)+")
+
+
+def side_by_side(lines: list) -> list:
+    """Pipe tables that set two matrices side by side, an empty column between them (``| wte | 0 | 1 | | wpe | 0
+    | 1 |``), as one table after the other: a row's cells past the gap are another tensor's, not its own.  Lines are
+    (text, origin) pairs; each row keeps its origin.
+
+    >>> for line, at in side_by_side([("| E | 0 | | P | 0 |", 1), ("| --- | --- | --- | --- | --- |", None),
+    ...                               ("| a | 0.3 | | t=0 | 0.1 |", 2), ("| b | 0.4 | |  |  |", 3)]):
+    ...     print(line, at)
+    | E | 0 | 1
+    | --- | --- | None
+    | a | 0.3 | 2
+    | b | 0.4 | 3
+     None
+    | P | 0 | 1
+    | --- | --- | None
+    | t=0 | 0.1 | 2
+    """
+    out, k = [], 0
+    while k < len(lines):
+        end = k
+        while end < len(lines) and lines[end][0].startswith("|") and lines[end][0].rstrip().endswith("|"):
+            end += 1
+        if end - k < 3 or not RULE.fullmatch(lines[k + 1][0].strip()):
+            out.append(lines[k])
+            k += 1
+            continue
+        rows = [(None if i == 1 else [c.strip() for c in text.strip()[1:-1].split("|")], at)
+                for i, (text, at) in enumerate(lines[k:end])]
+        width = max(len(r) for r, _ in rows if r is not None)
+        empty = [all(len(r) <= c or not r[c] for r, _ in rows if r is not None) for c in range(width)]
+        blocks, start = [], 0
+        for c in range(width + 1):
+            if c == width or empty[c]:
+                if c > start and not all(empty[start:c]):
+                    blocks.append((start, c))
+                start = c + 1
+        if len(blocks) < 2 or blocks[0][0] != 0:
+            out += lines[k:end]
+        else:
+            for b, (lo, hi) in enumerate(blocks):
+                if b:
+                    out.append(("", None))
+                for r, at in rows:
+                    cells = ["---"] * (hi - lo) if r is None else (r + [""] * width)[lo:hi]
+                    if r is None or any(cells) or at is rows[0][1]:
+                        out.append(("| " + " | ".join(cells) + " |", at))
+        k = end
+    return out
 
 
 def _bytes(p: Path) -> bytes:

@@ -55,6 +55,8 @@ FUNCTIONS = {
     "sqrt": ("x", "square root"),
     "sin": ("x", "sine"),
     "cos": ("x", "cosine"),
+    "erf": ("x", "error function (GELU's Φ(x) is (1 + erf(x/√2))/2)"),
+    "tanh": ("x", "hyperbolic tangent (GELU's tanh approximation)"),
     "abs": ("x", "absolute value"),
     "sum": ("x, …", "sum of the arguments (a slice X[0,:] counts as its entries)"),
     "mean": ("x, …", "mean of the arguments"),
@@ -183,8 +185,9 @@ def parse(text: str, limits: Limits | None = None):
     >>> parse("__import__(os)")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    symgpt.claims.refs.ExprError: unknown function '__import__'; known: abs, argmax, cos, dot, exp, gradcheck, id, log,
-        loss_at, max, mean, min, onehot, params, pi, seq_len, sin, softmax_T, sqrt, sum, topk, topp, var, vocab_size
+    symgpt.claims.refs.ExprError: unknown function '__import__'; known: abs, argmax, cos, dot, erf, exp, gradcheck, id,
+        log, loss_at, max, mean, min, onehot, params, pi, seq_len, sin, softmax_T, sqrt, sum, tanh, topk, topp, var,
+        vocab_size
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
@@ -543,6 +546,8 @@ class _Sizer:
             return Size(x.digits, x.mag / 2, x.exact)
         if f in ("sin", "cos"):  # |sin x| for a rational x: π's irrationality measure (< 7.2)
             return Size(x.digits, 8 * (x.digits + x.mag) + 2, False)
+        if f in ("erf", "tanh"):  # |·| < 1, and near x for a small x
+            return Size(x.digits, 1, x.value == 0)
         if f == "abs":
             return x if x.value is None else _of_value(abs(x.value))
         total = sum(_lg(a) * a.count for a in args) + math.log10(n) + 1   # Σ over a common denominator
@@ -730,7 +735,7 @@ _SYMPY_BINARY = {
 }
 
 _SYMPY_UNARY = {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "sin": sympy.sin, "cos": sympy.cos,
-                "abs": sympy.Abs}
+                "abs": sympy.Abs, "erf": sympy.erf, "tanh": sympy.tanh}
 
 
 LEAF_PRECS = (128, 512, 2048)   # precisions a name's size is read at, until its enclosure is finite
@@ -859,7 +864,7 @@ class _Binder:
     # -- functions -------------------------------------------------------------
     def call(self, f: str, args: tuple) -> Quantity:
         d = self.d
-        arity = {"exp": 1, "log": 1, "sqrt": 1, "sin": 1, "cos": 1, "abs": 1, "dot": 2,
+        arity = {"exp": 1, "log": 1, "sqrt": 1, "sin": 1, "cos": 1, "abs": 1, "erf": 1, "tanh": 1, "dot": 2,
                  "softmax_T": 2, "topk": 2, "topp": 2, "argmax": 0, "params": 0,
                  "vocab_size": 0, "seq_len": 0, "id": 1, "onehot": 2, "gradcheck": 2, "loss_at": 2, "pi": 0}
         if f in arity and len(args) != arity[f]:

@@ -21,6 +21,11 @@ ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Au
                        re.I)
 
 
+CUMULATIVE = re.compile(r"累积|累计|累加|cumul|kumul|acumul|накоплен|totale? (?:parziale|cumulé)|running total|"
+                        r"in total|insgesamt|au total|en total|합계|누적|累積", re.I)
+"""A word that says a figure after a token is the running total of the shares up to it (a top-p paragraph's)."""
+
+
 def token_share(n, vocab, start: int) -> Label | None:
     """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``: that token's
     share (the section's distribution learns which: p, a top-k's or a temperature's)."""
@@ -39,6 +44,8 @@ def token_share(n, vocab, start: int) -> Label | None:
             words = quoted                 # '25.5% فقط إلى «الولد»': the quoted token, not the word إلى ('to')
         plain_word = set_off is not None and words and not _quoted(text, words[0])
         if len(words) == 1 and _beside(text, words[0], side) and not plain_word:
+            if side == "before" and CUMULATIVE.search(text.rpartition(words[0])[2]):
+                return None                # '加上“喝”以后累积到 0.8688': the running total up to it, not its share
             return Label("token", (("tok", vocab.index(words[0])),))
         if words and set_off is None:
             return None                    # (an unquoted token that is also a word, 'il', yields to a quoted one)

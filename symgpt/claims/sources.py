@@ -43,21 +43,53 @@ def layout_lines(lines: list, layout: list) -> list:
     >>> layout_lines(["x", "a 0.25 b 1.5", "c 3"], ["title", "", "a 0.25   b 1.5   c 3"])
     [None, 3, 3]
     """
-    ours = [(k, m[0]) for k, line in enumerate(lines) for m in FIGURE.finditer(line)]
-    theirs = [(k, m[0]) for k, line in enumerate(layout) for m in FIGURE.finditer(line)]
     votes: dict = {}
-    matcher = difflib.SequenceMatcher(None, [x for _, x in ours], [x for _, x in theirs], autojunk=False)
-    for a, b, size in matcher.get_matching_blocks():
-        for i in range(size):
-            votes.setdefault(ours[a + i][0], []).append(theirs[b + i][0])
+    for (k, _), line in layout_runs(lines, layout).items():
+        votes.setdefault(k, []).append(line)
     out = [None] * len(lines)
     for k, found in votes.items():
-        out[k] = max(set(found), key=found.count) + 1
+        out[k] = max(set(found), key=found.count)
     for k, line in enumerate(lines):          # a line none of whose figures were aligned: its neighbour's
         if out[k] is None and FIGURE.search(line):
             near = [out[j] for j in (k - 1, k + 1) if 0 <= j < len(lines) and out[j] is not None]
             out[k] = near[0] if near else None
     return out
+
+
+def layout_runs(lines: list, layout: list) -> dict:
+    """{(check's line from 0, the run of digits' place in it from 0): the line (from 1) of ``pdftotext -layout``'s
+    text the run was aligned with}: where one line of check's holds figures pdftotext sets on two (a matrix
+    beside another, ``S(1) = … , S(2) = …``), each run keeps its own.
+
+    >>> layout_runs(["S = 0.1 0.2 , T = 0.3"], ["   0.1 0.2", "", "   0.3"])
+    {(0, 0): 1, (0, 1): 1, (0, 2): 3}
+    """
+    ours = [(k, j, m[0]) for k, line in enumerate(lines) for j, m in enumerate(FIGURE.finditer(line))]
+    theirs = [(k, m[0]) for k, line in enumerate(layout) for m in FIGURE.finditer(line)]
+    out: dict = {}
+    matcher = difflib.SequenceMatcher(None, [x for *_, x in ours], [x for _, x in theirs], autojunk=False)
+    for a, b, size in matcher.get_matching_blocks():
+        for i in range(size):
+            out[ours[a + i][:2]] = theirs[b + i][0] + 1
+    return out
+
+
+def run_lines(read, path) -> dict:
+    """A PDF's :func:`layout_runs` (empty for another format or without pdftotext)."""
+    layout = layout_text(path) if read.kind == "pdf" and path is not None else None
+    return layout_runs(read.text.split("\n"), layout.split("\n")) if layout else {}
+
+
+def figure_line(runs: dict, line_text: str, line: int, n, before: list):
+    """The pdftotext line of figure ``n`` on check's ``line`` (from 1) from :func:`layout_runs` (None: not
+    aligned): its first run of digits, the same run's occurrence as many times as ``before`` (the figures left of
+    it on the line) print it."""
+    first = FIGURE.search(n.text)
+    if first is None:
+        return None
+    same = sum(1 for m in before if (f := FIGURE.search(m.text)) and f[0] == first[0])
+    hits = [j for j, m in enumerate(FIGURE.finditer(line_text)) if m[0] == first[0]]
+    return runs.get((line - 1, hits[same])) if same < len(hits) else None
 
 
 def _json_lines(lines: list, origins: list, raw: str) -> list:

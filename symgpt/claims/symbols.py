@@ -248,6 +248,9 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['W_2', 'W_2', 'b_1', 'x[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    ours = vocab.checkpoint.read(s) if getattr(vocab, "checkpoint", None) else None
+    if ours is not None:         # h.0.mlp.c_fc.weight[0, 2]: the checkpoint's name of W_1[0,2]
+        return parse_label(ours, vocab)
     if NUDGED.match(s):
         return None              # L(θ + h): a nudged model's loss (a gradient check's), not the loss
     primed = re.match(r"(∂\s*(?:[LJEC]|ℒ|𝓛|𝒥))(['′″]+)(\s*/\s*∂.+)", s)
@@ -340,14 +343,41 @@ NEW_VALUE = {"θ'", "θ′", "θ_new", "w'", "w′", "w_new"}
 """The names of a parameter's value after the step, written without indices under an entry's lead-in."""
 
 
+def shown_as(token: str) -> tuple:
+    """How a text shows a token of white space: a space as ␣ (and a leading space as ␣, Ġ or ▁, GPT-2's and
+    SentencePiece's marks), a newline as ↵ or \\n.
+
+    >>> shown_as(" "), shown_as(" the"), shown_as("cat")
+    (('␣', '⎵'), ('␣the', 'Ġthe', '▁the'), ())
+    """
+    if token == " ":
+        return "␣", "⎵"
+    if token == "\n":
+        return "↵", "\\n", "⏎"
+    if token.startswith(" ") and token.strip():
+        return tuple(m + token[1:] for m in "␣Ġ▁")
+    return ()
+
+
 class Words(list):
     """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
 
-    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None, reads=None):
+    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None, reads=None, checkpoint=None):
         super().__init__(vocab)
+        self.checkpoint = checkpoint            # the spec's parameters under a checkpoint's names (wte.weight[2, 0])
+        self.shown = {a: i for i, t in enumerate(vocab) for a in shown_as(t) if a not in vocab}
         self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)
         self.made_by = dict(made_by or {})      # a parameter's name → the one tensor it makes (W_1 → Z)
         self.reads = dict(reads or {})          # a weight's name → the one tensor it multiplies (W_1 → LN1)
         self.names |= {n.rpartition(".")[2] for n in self.names}    # l0.b_1's name is b_1 (whole, not b of 1)
         # a model without blocks (a bigram): a superscript on any name can only be a training step
         self.stepped = bool(self.names) and not any(n == "A" or n.endswith(".A") for n in self.names)
+
+    def __contains__(self, word) -> bool:
+        return list.__contains__(self, word) or word in self.shown
+
+    def index(self, word, *args) -> int:
+        """A token's id, also where the text shows it by its mark (``␣`` for a space)."""
+        if not list.__contains__(self, word) and word in self.shown:
+            return self.shown[word]
+        return list.index(self, word, *args)

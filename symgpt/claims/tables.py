@@ -216,6 +216,13 @@ STEP_CORNER = re.compile(r"k|n|#|steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|
 """A table's corner over rows that count training steps (``| k | ℒ | W₁₄ |``)."""
 
 
+START_OF = re.compile(r"(?:at the )?(?:start|beginning) of (?:each |the )?step|before (?:each |the )?step|"
+                      r"开始时|步开始|vor (?:dem |jedem )?Schritt|au début d[eu] |al (?:inicio|comienzo) del paso|"
+                      r"all'inizio del passo|no início do passo|в начале шага|adım(?:ın)? başında|na początku kroku",
+                      re.I)
+"""A caption that says a table's row k is the state before step k (after k − 1 steps)."""
+
+
 def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> Label | None:
     """A cell of a table with a row per training step and a column per parameter entry (``W₁₄`` over rows
     k = 0, 1, 2 or rows ``step 2``): that entry after k steps (of AdamW when the caption says so, else SGD).
@@ -230,6 +237,8 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
     ('sgd[2].L', 'adamw[2].loss')
     >>> _step_row((1,), "loss", "#", "SGD", v), _step_row((1,), "loss", "step", "", v)     # a rank; whose steps?
     (None, None)
+    >>> str(_step_row((2,), "loss", "step", "SGD: the loss at the start of step k", v))
+    'sgd[1].loss'
 
     """
     if rk is None or len(rk) != 1 or not isinstance(rk[0], int) or not (
@@ -242,12 +251,13 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
         plain(corner).strip() != "#" and (own is None or own[1] in vocab) else None
     if entry is not None and entry.name not in getattr(vocab, "params", ()) and not entry.state and \
             not re.search(r"\d", plain(col)):
-        k = rk[0]                  # 'passo | L = −ln p̂_mangia | p̂_mangia' over rows 0–3: the model after k steps
-        return Label(entry.name, entry.index, state=f"{run_of(caption)}[{k}]" if k else "")
+        k = rk[0] - bool(START_OF.search(caption))    # 'passo | L = −ln p̂_mangia | p̂_mangia' over rows 0–3:
+        return Label(entry.name, entry.index, state=f"{run_of(caption)}[{k}]" if k else "")   # after k steps
+        #     (a caption 'at the start of step k': after k − 1)
     entry = parse_label(plain(col).replace(" ", ""), vocab)
     if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
         return None
-    k = rk[0]
+    k = rk[0] - bool(START_OF.search(caption))
     run = run_of(caption)
     return Label(entry.name, entry.index, state=f"{run}[{k}]" if k else "")
 

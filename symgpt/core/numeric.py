@@ -355,7 +355,7 @@ def tanh(v):
     return fmpq(0) if isinstance(v, fmpq) and v == 0 else arb(v).tanh()
 
 
-UNARY = {"exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "abs": abs}
+UNARY = {"exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "abs": abs, "erf": erf, "tanh": tanh}
 _FUNCS = {sympy.exp: exp, sympy.log: log, sympy.sin: sin, sympy.cos: cos, sympy.erf: erf, sympy.tanh: tanh}
 
 

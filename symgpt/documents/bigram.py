@@ -239,31 +239,55 @@ def sgd(d, n, figs):
     lr = n.rational(tr.lr)
     wname = f"W[0,{t}]"
     e_old = Vec(*[W(f"E[{i},{j}]") for j in range(s.d)])
-    g_x = Vec(*[fig(f"grad_E[{i},{j}]") for j in range(s.d)])
+    g, loss0 = gradient_of(s), "sgd[0].loss" if batch(s) else "loss"
+    g_x = Vec(*[fig(f"{g}E[{i},{j}]") for j in range(s.d)])
     p1 = [n.v(f"sgd[1].p[{v}]") for v in range(s.V)]
-    steps = [text("bigram_sgd.intro", lr=tex(lr)),
-             display(r"\theta \leftarrow \theta - \eta\, g"),
-             n.calc(line(rf"W_{{0{t}}}^{{\mathrm{{new}}}}", Sub(W(wname), Mul(n.const(tr.lr), fig(f"grad_{wname}"))),
+    steps = [text("bigram_sgd.intro", lr=tex(lr))]
+    if batch(s):
+        steps.append(text("bigram_sgd.batch", n=num(len(tr.examples)), loss=n.cell(loss0)))
+    steps += [display(r"\theta \leftarrow \theta - \eta\, g"),
+             n.calc(line(rf"W_{{0{t}}}^{{\mathrm{{new}}}}", Sub(W(wname), Mul(n.const(tr.lr), fig(f"{g}{wname}"))),
                          f"sgd[1].{wname}"),
                     line(rf"E[{i}]^{{\mathrm{{new}}}}", Sub(e_old, Mul(n.const(tr.lr), g_x)),
                          Vec(*[result(f"sgd[1].E[{i},{j}]") for j in range(s.d)]))),
              text("bigram_sgd.after", count=num(param_count(d), "params()")),
-             display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v('loss')} \to {n.v('sgd[1].loss')}",
+             display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v(loss0)} \to {n.v('sgd[1].loss')}",
                      figs=[(f"sgd[1].p[{v}]", p1[v]) for v in range(s.V)]
-                     + [("loss", n.v("loss")), ("sgd[1].loss", n.v("sgd[1].loss"))]),
+                     + [(loss0, n.v(loss0)), ("sgd[1].loss", n.v("sgd[1].loss"))]),
              text("bigram_sgd.gain", target=tok(s.vocab[t]), p0=n.cell(f"p[{t}]"), p1=n.cell(f"sgd[1].p[{t}]"),
-                  drop=n.cell("loss-sgd[1].loss"))]
+                  drop=n.cell(f"{loss0}-sgd[1].loss"))]
     if tr.steps >= 2:
         rows = [[num(k), n.cell(f"sgd[{k - 1}].loss"), n.cell(f"sgd[{k - 1}].p[{t}]")]
                 for k in tr.report if k >= 1]
         figs["loss"] = curve(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
-        steps += [text("bigram_sgd.repeat", steps=num(tr.steps)),
+        steps += [text("bigram_sgd.repeat_batch" if batch(s) else "bigram_sgd.repeat", steps=num(tr.steps)),
                   table("train.curve_cap",
                         [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
                   figure("loss", "train.curve_fig"),
-                  note("bigram_sgd.overfit"),
+                  note("bigram_sgd.overfit_batch" if batch(s) else "bigram_sgd.overfit"),
                   note("bigram_sgd.order")]
     return {"id": "bigram_sgd", "steps": steps}
+
+
+def batch(s) -> bool:
+    """Whether the spec trains on a mini-batch (``training.examples``): its updates use the batch's mean gradient.
+
+    >>> import symgpt
+    >>> batch(symgpt.load("bigram").spec)
+    False
+    """
+    return len(s.training.examples) > 1
+
+
+def gradient_of(s) -> str:
+    """The prefix of the gradient an update uses: the example's own (``grad_``), or the batch mean's
+    (``sgd[0].grad_``) when the spec trains on several examples.
+
+    >>> import symgpt
+    >>> gradient_of(symgpt.load("bigram").spec)
+    'grad_'
+    """
+    return "sgd[0].grad_" if batch(s) else "grad_"
 
 
 def adamw(d, n):
@@ -292,15 +316,16 @@ def adamw(d, n):
          math(rf"{n.weight(name)} \to {tr.value(1, name, decimals=n.k + 3)}",
               [(f"adamw[1].{name}", tr.value(1, name, decimals=n.k + 3))])],
     ]
-    sgd_step = n.v(f"adamw.lr*grad_{name}", n.k + 3)
+    g = gradient_of(s)
+    sgd_step = n.v(f"adamw.lr*{g}{name}", n.k + 3)
     return {"id": "bigram_adamw", "steps": [
         text("bigram_adamw.intro"),
         text("bigram_adamw.hyper", b1=tex(R(a.beta1)), b2=tex(R(a.beta2)), lr=tex(n.tex_rational(a.lr)),
              eps=tex(n.tex_rational(a.eps)), wd=tex(R(a.weight_decay)), p=tex(_param_tex(d, ref)),
-             theta=tex(n.weight(name)), g=tex(n.v(f"grad_{name}", n.k))),
+             theta=tex(n.weight(name)), g=tex(n.v(f"{g}{name}", n.k))),
         table("bigram_adamw.cap", [word("quantity"), word("formula"), word("value")], rows,
               args={"p": tex(_param_tex(d, ref))}, align="lll"),
-        text("bigram_adamw.sign", sgd=num(sgd_step, f"adamw.lr*grad_{name}"),
+        text("bigram_adamw.sign", sgd=num(sgd_step, f"adamw.lr*{g}{name}"),
              adam=num(val(f"update[{key}]"), f"adamw[1].update[{key}]")),
         note("bigram_adamw.decoupled")]}
 
