@@ -341,3 +341,103 @@ def test_a_loss_of_a_figure(tmp_path, run, sentence):
     path = write_spec(tmp_path, SPEC)
     got = _verdicts(_results(tmp_path, sentence.format(slip) + "\n", path))
     assert got[slip][:2] == ("wrong", "loss")
+
+
+# ---------------------------------------------------------------- round 35
+
+def _batch_adamw(steps=2):
+    """The mini-batch of BATCH trained by AdamW (lr 0.01, β 0.9/0.999, ε 1e-8, decay 0.01, every weight), by hand:
+    [(mean loss, p of the first example)] for the states 0 … steps, and of the second example its p."""
+    spec = oracle.loads_spec(BATCH)
+    E, W = oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"])
+    pairs = ((X, Y), (VOCAB.index("рыбу"), VOCAB.index("спит")), (VOCAB.index("ест"), VOCAB.index("рыбу")))
+    lr, b1, b2, eps, lam = (mp.mpf(s) for s in ("0.01", "0.9", "0.999", "1e-8", "0.01"))
+    mE, vE = [[mp.mpf(0)] * 2 for _ in range(5)], [[mp.mpf(0)] * 2 for _ in range(5)]
+    mW, vW = [[mp.mpf(0)] * 5 for _ in range(2)], [[mp.mpf(0)] * 5 for _ in range(2)]
+    out = []
+    for k in range(steps + 1):
+        gE, gW, losses, ps = [[mp.mpf(0)] * 2 for _ in range(5)], [[mp.mpf(0)] * 5 for _ in range(2)], [], []
+        for x, y in pairs:
+            z = [sum(E[x][i] * W[i][j] for i in range(2)) for j in range(5)]
+            e = [mp.exp(v) for v in z]
+            p = [v / sum(e) for v in e]
+            losses.append(-mp.log(p[y]))
+            ps.append(p)
+            for j in range(5):
+                g = (p[j] - (j == y)) / 3
+                for i in range(2):
+                    gW[i][j] += E[x][i] * g
+                    gE[x][i] += W[i][j] * g
+        out.append((sum(losses) / 3, ps[0], ps[1]))
+        if k == steps:
+            break
+        t = k + 1
+        for P, G, M, Vv in ((E, gE, mE, vE), (W, gW, mW, vW)):
+            for r in range(len(P)):
+                for c in range(len(P[0])):
+                    M[r][c] = b1 * M[r][c] + (1 - b1) * G[r][c]
+                    Vv[r][c] = b2 * Vv[r][c] + (1 - b2) * G[r][c] ** 2
+                    mhat, vhat = M[r][c] / (1 - b1 ** t), Vv[r][c] / (1 - b2 ** t)
+                    P[r][c] = P[r][c] - lr * lam * P[r][c] - lr * mhat / (mp.sqrt(vhat) + eps)
+    return out
+
+
+@pytest.mark.parametrize("corner, example", [("AdamW 步数", "样本 2 的"), ("AdamW step", "example 2:")])
+def test_a_batch_tables_steps_its_mean_loss_and_another_example(tmp_path, corner, example):
+    """Rows of AdamW steps under J̄ (the batch's mean loss, the first row its start), a column of the first example's
+    p and one of the second's: the second's is no quantity of the spec; a slip in row 1 is adamw[1].loss's."""
+    path = write_spec(tmp_path, BATCH)
+    with mp.workdps(50):
+        states = _batch_adamw()
+    bad = r4(states[1][0] + mp.mpf("0.0009"))
+    rows = [f"| {k} | {bad if k == 1 else r4(loss)} | {r4(p[Y])} | {r4(q[VOCAB.index('спит')])} |"
+            for k, (loss, p, q) in enumerate(states)]
+    text = (f"## AdamW\n\n| {corner} | $\\bar J$ | $\\hat y_{{пьёт}}$ | {example} $\\hat y_{{спит}}$ |\n"
+            "| --- | --- | --- | --- |\n" + "\n".join(rows) +
+            f"\n\nIn two steps the mean loss falls from {r4(states[0][0])} to {r4(states[2][0])}.\n")
+    results = _results(tmp_path, text, path)
+    assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [("adamw[1].loss", bad)]
+    got = {(r.number.line, r.number.text): r for r in results}
+    assert got[(5, r4(states[0][0]))].ref == "sgd[0].loss"
+    assert got[(7, r4(states[2][0]))].ref == "adamw[2].loss"
+    assert got[(9, r4(states[2][0]))].ref == "adamw[2].loss"           # 'from … to …' in two steps
+
+
+@pytest.mark.parametrize("fmt", ["doc.md", "doc.txt"])
+def test_a_relation_word_that_is_also_a_token(tmp_path, fmt):
+    """'which sum to 3.2847', 'from 1.38 to 1.27' where 'to' is a token of the vocabulary: no share of 'to'."""
+    toml = SPEC.replace('vocab = ["кот", "ест", "рыбу", "пьёт", "спит"]',
+                        'vocab = ["кот", "ест", "to", "пьёт", "спит"]')
+    path = write_spec(tmp_path, toml)
+    spec = oracle.loads_spec(toml)
+    with mp.workdps(50):
+        E, W = oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"])
+        e = [mp.exp(sum(E[X][i] * W[i][j] for i in range(2))) for j in range(5)]
+    text = f"The exponentials are {r4(e[0])} and {r4(e[1])} and more, which sum to {r4(sum(e))}.\n"
+    results = _results(tmp_path, text, path, fmt)
+    assert _wrong(results) == []
+    assert _verdicts(results)[r4(sum(e))][:2] == ("matched", "sum_exp")
+
+
+def test_a_character_vocabularys_letter_in_a_formula(tmp_path):
+    """'central differences with h = 1e-5' where 'h' is a token of a character-level vocabulary: a symbol."""
+    toml = SPEC.replace('vocab = ["кот", "ест", "рыбу", "пьёт", "спит"]', 'vocab = [" ", "e", "h", "l", "o"]') \
+        .replace('input = ["кот"]', 'input = [" "]').replace('target = "пьёт"', 'target = "l"')
+    path = write_spec(tmp_path, toml)
+    text = "The numeric gradient uses central differences with h = 1e-5, as before.\n\nh = 1e-5\n"
+    assert _wrong(_results(tmp_path, text, path, "doc.txt")) == []
+
+
+@pytest.mark.parametrize("row", ["W_fc[0,2]", "c_fc[0,2]"])
+def test_a_gradient_check_row_in_nanogpts_names(tmp_path, narrow, row):
+    """A check's row 'W_fc[0,2]' (nanoGPT's c_fc) is W_1[0,2]; a slip in its numeric column is that check's."""
+    path0, spec, _ = narrow
+    path = write_spec(tmp_path, path0.read_text(encoding="utf-8") + GRADCHECK)
+    h = mp.mpf("1e-4")
+    with mp.workdps(50):
+        num = (_loss_at(spec, [("W_1", (0, 2), h)]) - _loss_at(spec, [("W_1", (0, 2), -h)])) / (2 * h)
+    w = r4(num, 10)
+    bad = w[:-1] + str((int(w[-1]) + 5) % 10)
+    text = f"| parameter | numeric |\n| --- | --- |\n| {row} | {bad} |\n| gamma1[0] | 0.5 |\n"
+    results = _results(tmp_path, text, path)
+    assert ("gradcheck(W_1[0,2], 1e-4)", bad) in [(ref, printed) for ref, printed, _ in _wrong(results)]

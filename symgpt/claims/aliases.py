@@ -16,13 +16,18 @@ VARIANCE = ("σ²", "var", "variance", "σ^2", "sigma²", "sigma^2", "Varianz", 
 DATA_ALIASES = {         # what code and prose call the model's tensors (beside their own names and ALIASES)
     "p": ("probs", "prob", "probabilities", "probability", "P", "softmax", "y_hat", "ŷ", "p_hat"),
     "logits": ("z", "ℓ", "logit", "scores"), "z": ("logits", "logit", "scores", "ℓ"),
-    "loss": ("L", "l", "ℓ", "loss", "J", "CE", "ℒ", "损失", "nll", "Verlust", "perte", "perda", "pérdida", "perdita",
-             "strata", "kayıp", "verlies", "потеря", "потери", "損失", "손실", "kerugian", "हानि", "लॉस"),
+    "loss": ("L", "l", "ℓ", "loss", "J", "CE", "ℒ", "L̄", "J̄", "损失", "nll", "Verlust", "perte", "perda", "pérdida",
+             "perdita", "strata", "kayıp", "verlies", "потеря", "потери", "損失", "손실", "kerugian", "हानि", "लॉस"),
     "x": ("x", "emb", "e", "h"), "X": ("x", "X", "h", "H", "emb"),
     "A": ("α", "attn", "attention", "weights", "a"), "S": ("scores", "score", "s"),
     "mu1": MEAN, "var1": VARIANCE,
     "mu2": MEAN, "var2": VARIANCE, "mu_f": MEAN, "var_f": VARIANCE,
     "ms1": ("ms", "mean_sq"), "ms2": ("ms", "mean_sq"), "ms_f": ("ms", "mean_sq"),   # RMSNorm's mean of squares
+    # the weights by GPT-2's, nanoGPT's and Llama's module names, where the name says which one (c_proj does not)
+    "E": ("wte", "tok_emb", "embed_tokens"), "W_pe": ("wpe", "pos_emb"),
+    "W_Q": ("q_proj", "W_q"), "W_K": ("k_proj", "W_k"), "W_V": ("v_proj", "W_v"), "W_O": ("o_proj", "W_o"),
+    "W_1": ("W_fc", "c_fc", "W_gate", "gate_proj"), "b_1": ("b_fc",), "W_2": ("W_pr", "W_down", "down_proj"),
+    "b_2": ("b_pr",), "W_3": ("W_up", "up_proj"),
 }
 
 PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")

@@ -54,6 +54,18 @@ from .symbols import Label, Words, plain
 from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables
 
 
+def token_of(lab, vocab) -> str | None:
+    """The token a token's label names (None: another label, or an index beyond the vocabulary).
+
+    >>> token_of(Label("token", (("tok", 1),)), ["a", "to"]), token_of(Label("token", (7,)), ["a"])
+    ('to', None)
+    """
+    if lab is None or lab.name != "token" or not lab.index or not isinstance(lab.index[0], tuple):
+        return None
+    k = lab.index[0][1]
+    return vocab[k] if isinstance(k, int) and 0 <= k < len(vocab) else None
+
+
 def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None, reads=None,
            checkpoint=None) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
@@ -104,6 +116,13 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         by_line.setdefault(n.line, []).append(n)
     for n in numbers:
         lab = lhs_of(n, vocab, ends.get(n.line, 0), lines) if n.index not in out else None
+        word = token_of(lab, vocab)
+        if word is not None and re.search(rf"(?<![\w\"“«'‘「]){re.escape(word)}\s*$", n.line_text[:n.col]):
+            lab = None        # 'which sum to 3.2847', 'from 2.8803 to 1.8861': the relation's word ('to' a token too)
+        word = token_of(lab, vocab)
+        if word is not None and re.fullmatch(r"[A-Za-z]", word) and \
+                re.search(rf"(?<![\w\"“«'‘「]){word}\s*=\s*\$?\s*$", n.line_text[:n.col]):
+            lab = None        # 'h = 1e-5' where a character-level vocabulary has 'h': a symbol of a formula
         if lab is not None and not lab.index and not lab.state and not lab.fn and n.index not in out and \
                 (fn := function_of(n, last)) is not None and \
                 re.search(r"[:：]\s*\$?\s*\\?(?:exp|e\s*\^|√|sqrt|ln|log|Φ|Phi)\W*$", n.line_text[:last.col]):

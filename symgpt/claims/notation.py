@@ -27,7 +27,7 @@ from flint import fmpq
 
 from ..core.numeric import UndecidableError
 from .aliases import DATA_ALIASES
-from .candidates import PREFILTER_BITS, Candidate, _bounds, _same_value
+from .candidates import PREFILTER_BITS, Candidate, Spans, _bounds, _same_value
 from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import sentence_of
@@ -209,6 +209,8 @@ class Notation:
 
     def __init__(self, matcher):
         self.m = matcher
+        self._functions_of: dict = {}       # a function's ref → its candidate (None: it does not bind)
+        self._named = None                  # the graph's own candidates as Spans, once a function needs them
         self.by: dict = {}
         for c in matcher.every:
             self.by.setdefault((c.group, c.of, c.idx), c)
@@ -325,11 +327,11 @@ class Notation:
         """(group, of, index prefix) where a label's entries live under a reading: its state's group
         (``sgd[1].W``, ``sgd.loss`` at step 1), and a row's parameter as ``of`` (``adamw[1].m`` of W) or
         in the group's name (the reading ``adamw[1].{}`` is ``adamw[1].W`` on W's row)."""
-        of = ""
+        of, said = "", self._param_named(label.of)
         if "{}" in group:
-            group = group.replace("{}", label.of)
+            group = group.replace("{}", said)
         elif label.of:
-            of = label.of
+            of = said
         if not label.state:
             return (group, of, ()) if (group, of) in self.groups else None
         if (f"{label.state}.{group}", of) in self.groups:
@@ -341,6 +343,18 @@ class Notation:
         if row is not None and (f"{label.state}.E", "") in self.groups:
             return f"{label.state}.E", "", row[1]             # a bigram's x after a step: its word's row of E
         return None
+
+    def _param_named(self, name: str) -> str:
+        """The spec's parameter a row's name spells (``wte`` → E, ``b_fc`` → b_1); the name itself else."""
+        params = self.m.d.spec.params
+        if not name or name in params:
+            return name
+        if not hasattr(self, "_named_params"):
+            self._named_params = {}
+        if name not in self._named_params:
+            hits = [p for p in params if name in self._spelled(p)[0]]
+            self._named_params[name] = hits[0] if len(hits) == 1 else name
+        return self._named_params[name]
 
     def _input_row(self, group: str, of: str, idx: tuple) -> tuple | None:
         """A bigram's x at ``idx`` as the row of E it is, ``("E", (word, *idx))``; None for another group."""
@@ -437,7 +451,9 @@ class Notation:
             idx = idx[:-1] + (sliced * d_k + idx[-1],)       # head h's column c is Q's column h·d_k + c
         #     (a column beyond d_k counts Q's own columns: Q^{(1)}_{0,3} in layer 1, not a head)
         if group in STEPPED and idx and idx[0] == 0:          # step 0: the model as it starts (a mini-batch's
-            return self.by.get((group, of, idx)) or self.by.get((group.partition(".")[2], of, idx[1:]))   # mean)
+            rest = group.partition(".")[2]                    # mean, whichever optimizer starts from it)
+            return self.by.get((group, of, idx)) or self.by.get((f"sgd.{rest}", of, idx)) or \
+                self.by.get((rest, of, idx[1:]))
         return self.by.get((group, of, idx))
 
     # ------------------------------------------------------------ learning
@@ -1050,6 +1066,11 @@ class Notation:
         x = self.by_ref.get(ref)
         if x is not None:
             return x
+        if ref not in self._functions_of:     # (asked again for each figure a name's reading tries)
+            self._functions_of[ref] = self._function_of(ref, fn, c)
+        return self._functions_of[ref]
+
+    def _function_of(self, ref: str, fn: str, c):
         try:
             q = bind(parse(ref, self.m.d.limits), self.m.d, self.m.d.limits)
             ball = q.ball(PREFILTER_BITS)
@@ -1058,9 +1079,12 @@ class Notation:
         if not isinstance(ball, fmpq) and not ball.is_finite():
             return None
         x = Candidate(ref, f"{fn}()", c.idx, c.axes, q, ball)
-        same = [y for y in self.m.cands if y.span is not None and x.span is not None and
-                y.span[0] <= x.span[1] and x.span[0] <= y.span[1] and not y.derived and "(" not in y.ref
-                and _same_value(x, y)]
+        if x.span is None:
+            return x
+        if self._named is None:               # the graph's own nodes, their spans side by side (one numpy test)
+            plain = [y for y in self.m.cands if y.span is not None and not y.derived and "(" not in y.ref]
+            self._named = Spans(plain)
+        same = [y for y in self._named.among(Fraction(x.span[0]), Fraction(x.span[1])) if _same_value(x, y)]
         return same[0] if len(same) == 1 else x
 
     def _activation(self, c):
@@ -1092,10 +1116,11 @@ class Notation:
         """The quantity ``c`` after training (``von 1.7446 auf 1.7301``): of its states after each step (SGD's,
         AdamW's) the one that rounds to the figure, else the first step of the optimizer the heading or prose
         speaks of."""
-        if "." in c.group.split("[")[0]:
+        ref = c.ref.removeprefix("sgd[0].")     # (a mini-batch's mean loss before any step: the run's start)
+        if "." in ref.split("[")[0]:
             return None
         post = {s: x for k in range(1, MAX_STEP + 1) for s in (f"sgd[{k}]", f"adamw[{k}]")
-                if (x := self.by_ref.get(f"{s}.{c.ref}")) is not None and self.m.spoken(x)}   # 'in two steps,
+                if (x := self.by_ref.get(f"{s}.{ref}")) is not None and self.m.spoken(x)}   # 'in two steps,
         #                                                                                  from 22.5 % to 46.8 %'
         hits = [x for x in post.values() if self.m.rounds(x, n)]
         if len(hits) == 1:

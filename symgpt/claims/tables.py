@@ -128,11 +128,19 @@ MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
 """A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
 
 
+ANOTHER_EXAMPLE = re.compile(r"(?:样本|例子|示例|example|sample|Beispiel|exemple|ejemplo|esempio|exemplo|пример|örnek|"
+                             r"voorbeeld|przykład)\s*#?\s*(?:[2-9]|1\d)(?!\d)", re.I)
+"""A header that names a mini-batch's second or later example (``样本 2 的 ŷ``, ``example 3``): the spec's quantities
+are its first example's."""
+
+
 def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "") -> Label | None:
     """A table cell's label from its row's and column's labels and the table's subject: its corner, else (a
     corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``)."""
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
+    if ANOTHER_EXAMPLE.search(" ".join((row, col))):
+        return None                                 # 'ŷ of example 2': a batch's other example, no entry of the spec's
     if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5

@@ -54,7 +54,7 @@ from .blocks import (
 )
 from .figures import bars, heatmap
 from .figures import line as curve
-from .steps import Add, Div, Dot, Exp, Ln, Mul, Neg, Sqrt, Sub, Vec, fig, line, result
+from .steps import Add, Div, Dot, Exp, Ln, Mul, Neg, Sqrt, Sub, Vec, exact, fig, line, result
 from .tokens import joined
 
 DESC = {"E": "use_E", "W_out": "use_W_out", "W_Q": "use_W_Q", "W_K": "use_W_K", "W_V": "use_W_V",
@@ -991,19 +991,24 @@ def training(c, figs):
     t = s.target
     tt = s.vocab[t]
     dsteps = softmax_ce_steps(c.V, t)
+    every = s.training.all_positions                 # the loss over every position (a language model's)
     steps = [text("train.intro"), sub("train.sample"),
              display(rf"\text{{input}} = {vec([mtext(x) for x in c.toks])},\quad "
                      rf"\text{{target}} = {mtext(tt)}\ (\mathrm{{id}} = {t})"),
-             sub("train.loss"),
+             sub("train.loss"), _loss_line(c) if every else
              n.calc(line(r"\mathcal{L}", Neg(Ln(fig(f"p[{t}]"))), "loss", formula=rf"-\ln p_{{{mtext(tt)}}}")),
-             text("train.loss_text"),
+             text("train.loss_text_every", T=num(len(s.input))) if every else text("train.loss_text"),
              sub("train.pminusy"), text("train.pminusy_text", t=tex(t)),
              derivation_step(dsteps)]
+    if every:
+        steps.append(text("train.pminusy_every", T=num(len(s.input))))
     rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v], "mark": "target" if v == t else ""},
              n.cell(f"p[{v}]"), num(1 if v == t else 0), n.cell(f"grad_logits[{v}]")] for v in range(c.V)]
-    steps += [table("train.grad_cap", [word("token"), math("p_i"), math("y_i"), math(r"p_i - y_i")], rows),
+    last = rf"(p_i - y_i) / {len(s.input)}" if every else r"p_i - y_i"
+    steps += [table("train.grad_cap", [word("token"), math("p_i"), math("y_i"), math(last)], rows),
               note("train.grad_sign", target=tok(tt))]
-    if s.tied:
+    alone = s.tied and not every and not batch(s)    # the output path alone: document 000's one position, one example
+    if alone:
         rows = [[{"t": "tokid", "v": str(v), "tok": s.vocab[v]}]
                 + [n.cell(f"grad_E_head[{v},{j}]") for j in range(c.dm)]
                 for v in range(c.V)]
@@ -1057,20 +1062,54 @@ def training(c, figs):
         steps.append(note("train.tiny_grads"))
     # full-gradient step
     tr_rows = [[math(rf"E_{{{mtext(tt)}}}"), math(vec([n.weight(f'E[{t},{j}]') for j in range(c.dm)])),
-                n.vec([f"head_step.E[{t},{j}]" for j in range(c.dm)]) if s.tied else word("blank"),
+                n.vec([f"head_step.E[{t},{j}]" for j in range(c.dm)]) if alone else word("blank"),
                 n.vec([f"sgd[1].E[{t},{j}]" for j in range(c.dm)])],
                [math(rf"\mathrm{{logit}}_{{{mtext(tt)}}}"), n.cell(f"logits[{t}]"),
-                n.cell(f"head_step.logits[{t}]") if s.tied else word("blank"), n.cell(f"sgd[1].logits[{t}]")],
+                n.cell(f"head_step.logits[{t}]") if alone else word("blank"), n.cell(f"sgd[1].logits[{t}]")],
                [math(rf"p_{{{mtext(tt)}}}"), n.cell(f"p[{t}]"),
-                n.cell(f"head_step.p[{t}]") if s.tied else word("blank"), n.cell(f"sgd[1].p[{t}]")],
-               [math(r"\mathcal{L}"), n.cell("loss"),
-                n.cell("head_step.loss") if s.tied else word("blank"), n.cell("sgd[1].loss")]]
-    steps += [sub("train.fullstep"), text("train.fullstep_text", lr=tex(n.rational(s.training.lr))),
-              table("train.fullstep_cap", [word("quantity"), word("before"), word("head_only"), word("full_step")],
-                    tr_rows, align="lrrr")]
+                n.cell(f"head_step.p[{t}]") if alone else word("blank"), n.cell(f"sgd[1].p[{t}]")],
+               [math(r"\mathcal{L}"), n.cell("sgd[0].loss" if batch(s) else "loss"),
+                n.cell("head_step.loss") if alone else word("blank"), n.cell("sgd[1].loss")]]
+    if not alone:                      # no update along the output path alone: no column for it
+        tr_rows = [r[:2] + r[3:] for r in tr_rows]
+    steps += [sub("train.fullstep"),
+              text("train.fullstep_text" if alone else "train.fullstep_text_full", lr=tex(n.rational(s.training.lr))),
+              table("train.fullstep_cap", [word("quantity"), word("before")] + [word("head_only")] * alone +
+                    [word("full_step")], tr_rows, align="lrrr" if alone else "lrr")]
     steps += loss_curve(c, figs)
     steps.append(note("train.loop"))
     return {"id": "train", "steps": steps}
+
+
+def batch(s) -> bool:
+    """Whether the spec trains on a mini-batch (``training.examples``): its steps use the batch's mean.
+
+    >>> import symgpt
+    >>> batch(symgpt.load("tiny-transformer").spec)
+    False
+    """
+    return len(s.training.examples) > 1
+
+
+def _loss_line(c):
+    """The language-model loss, the mean over the positions of −ln p_t(next token):
+    ``(−ln p₀ − ln p₁ − ln p₂) / 3``, each p_t a softmax of that position's logits (the last one's is ``p``)."""
+    n, s = c.n, c.s
+    T, V = len(s.input), s.V
+    nexts = list(s.input[1:]) + [s.target]
+    terms = []
+    for at, y in enumerate(nexts):
+        if at == T - 1:
+            terms.append(Neg(Ln(fig(f"p[{y}]"))))
+            continue
+        z = f"logits_at{at}"
+        denominator = " + ".join(f"exp({z}[{v}])" for v in range(V))
+        terms.append(Neg(Ln(fig(f"exp({z}[{y}]) / ({denominator})"))))
+    total = terms[0]
+    for x in terms[1:]:
+        total = Add(total, x)
+    return n.calc(line(r"\mathcal{L}", Div(total, exact(str(T))), "loss",
+                       formula=rf"-\frac{{1}}{{{T}}} \sum_t \ln p_t(x_{{t+1}})"))
 
 
 def loss_curve(c, figs):

@@ -134,6 +134,8 @@ class State:
 
 
 KEEP_ENTRIES = 2_000_000
+KEPT_PASSES = 4        # passes at different precisions a small trace keeps (a ref's size is read at 128, 512, 2048
+#                        bits, its enclosure at another: two kept made every candidate of a state run the trace again)
 """How many parameter-sized balls (parameters, gradients, moments) a trace keeps across its states;
 beyond it only every c-th state keeps them (checkpoints) and the others are recomputed when read."""
 
@@ -417,7 +419,8 @@ class Trace(Shown):
             if left < math.inf:  # (every parameter still exact: the same precision)
                 work = min(work, max(64, math.ceil(left) + GUARD))
         self._by_prec[prec] = out
-        while len(self._by_prec) > 2:
+        small = len(self.names) * (4 if self.optimizer == "adamw" else 2) * (self.steps + 1) <= KEEP_ENTRIES // 8
+        while len(self._by_prec) > (KEPT_PASSES if small else 2):   # (a small trace: every precision asked for)
             self._by_prec.pop(next(iter(self._by_prec)))
         return out
 
