@@ -188,7 +188,7 @@ def test_phi_gelus_factor_and_erf_tanh_in_the_claims_language(tmp_path):
             f"$\\mathrm{{GELU}}({r4(z)}) = {r4(z)} \\times {r4(phi)} \\approx {r4(z * phi)}$.\n")
     results = _results(tmp_path, text, path)
     first = next(r for r in results if r.number.text == r4(phi))          # Φ's value (then an operand)
-    assert (first.verdict, first.ref) == ("matched", "(1+erf(Z[1,2]/sqrt(2)))/2")
+    assert (first.verdict, first.ref) == ("matched", "(1+erf((Z[1,2])/sqrt(2)))/2")
     gelu = results[-1]
     assert gelu.number.text == r4(z * phi) and gelu.verdict != "wrong" and "R[1,2]" in gelu.candidates
     import symgpt
@@ -441,3 +441,16 @@ def test_a_gradient_check_row_in_nanogpts_names(tmp_path, narrow, row):
     text = f"| parameter | numeric |\n| --- | --- |\n| {row} | {bad} |\n| gamma1[0] | 0.5 |\n"
     results = _results(tmp_path, text, path)
     assert ("gradcheck(W_1[0,2], 1e-4)", bad) in [(ref, printed) for ref, printed, _ in _wrong(results)]
+
+
+def test_rows_from_zero_before_each_step_keep_their_states(tmp_path, run):
+    """A table of rows 0, 1, 2 under 'the weights before each step' (the states after 0, 1, 2 steps): row k is the
+    state after k steps, matched; only 'at the start of step k' counts its rows from the first step."""
+    path = write_spec(tmp_path, SPEC)
+    Ws = [W for _, W in run["states"][:3]]
+    text = ("## SGD\n\nTable: the weights before each step\n\n"
+            "| step | $W_{0,пьёт}$ | $W_{1,ест}$ |\n| --- | --- | --- |\n" +
+            "\n".join(f"| {k} | {r4(W[0][3])} | {r4(W[1][1])} |" for k, W in enumerate(Ws)) + "\n")
+    results = _results(tmp_path, text, path)
+    assert _wrong(results) == []
+    assert _verdicts(results)[r4(Ws[2][0][3])][:2] == ("matched", "sgd[2].W[0,пьёт]")

@@ -127,3 +127,18 @@ def test_a_transformer_on_a_mini_batch_starts_from_the_mean_loss(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert len(cells) == 3                                   # quantity, before, full step: no output-path column
     assert cells[1] == _rounded(mean, cells[1])
+    with mp.workdps(50):                                     # ∂L/∂E's table: the two examples' mean
+        g = [(a + b) / 2 for a, b in zip(oracle.transformer_grads(spec0)["grad_E"][4],
+                                          oracle.transformer_grads(spec1)["grad_E"][4])]
+    part = md[md.index(r"$\partial \mathcal{L} / \partial E$"):]
+    row = next(x for x in part.split("\n") if x.startswith("| 4 t4 |"))
+    printed = [c.strip() for c in row.strip("|").split("|")[1:]]
+    assert printed == [_rounded(x, p) for x, p in zip(g, printed)]
+
+
+@pytest.mark.parametrize("lang, single", [("en", "single training example"), ("zh", "只有一条")])
+def test_a_batch_bigram_never_says_it_has_one_example(batch, lang, single):
+    """The setup and the gain sentences of a batch say a batch: no 'single training example', no 'rises'."""
+    d, *_ = batch
+    md = (d / f"spec.{lang}.md").read_text(encoding="utf-8")
+    assert single not in md and "rises from" not in md

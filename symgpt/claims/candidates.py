@@ -292,12 +292,13 @@ def _target_id(s) -> int:
 
 def ref_tokens(vocab) -> list:
     """The vocabulary as a ref writes it: a token that would not read back inside ``p[…]`` (white space at its
-    ends, a comma, a bracket, a quote) by its id.
+    ends, a comma, a bracket, a quote, digits only) by its id.
 
-    >>> ref_tokens(["我", " ", "a,b", "cat"])
-    ['我', '1', '2', 'cat']
+    >>> ref_tokens(["我", " ", "a,b", "cat"]), ref_tokens([" ", "0", "1"])
+    (['我', '1', '2', 'cat'], ['0', '1', '2'])
     """
-    return [t if t and t == t.strip() and not re.search(r"[,\[\]()'\"]", t) else str(i) for i, t in enumerate(vocab)]
+    return [t if t and t == t.strip() and not re.search(r"[,\[\]()'\"]", t) and not t.isdigit() else str(i)
+            for i, t in enumerate(vocab)]     # (a token of digits reads as an id: by its own id)
 
 
 def _cumulative(d, add):

@@ -1061,7 +1061,7 @@ class Notation:
         if fn == "act":            # GELU(z): the FFN's activation of that entry of Z (silu's, of a gated FFN)
             return self._activation(c)
         ref = f"sqrt({c.ref} + ln_eps)" if fn == "sqrt+eps" else f"1/{c.ref}" if fn == "recip" and "(" in c.ref \
-            else f"1/({c.ref})" if fn == "recip" else f"(1+erf({c.ref}/sqrt(2)))/2" if fn == "Phi" \
+            else f"1/({c.ref})" if fn == "recip" else f"(1+erf(({c.ref})/sqrt(2)))/2" if fn == "Phi" \
             else f"{fn}({c.ref})"
         x = self.by_ref.get(ref)
         if x is not None:

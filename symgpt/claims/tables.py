@@ -224,11 +224,11 @@ STEP_CORNER = re.compile(r"k|n|#|steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|
 """A table's corner over rows that count training steps (``| k | ℒ | W₁₄ |``)."""
 
 
-START_OF = re.compile(r"(?:at the )?(?:start|beginning) of (?:each |the )?step|before (?:each |the )?step|"
-                      r"开始时|步开始|vor (?:dem |jedem )?Schritt|au début d[eu] |al (?:inicio|comienzo) del paso|"
-                      r"all'inizio del passo|no início do passo|в начале шага|adım(?:ın)? başında|na początku kroku",
-                      re.I)
-"""A caption that says a table's row k is the state before step k (after k − 1 steps)."""
+START_OF = re.compile(r"(?:start|beginning) of step [kt]\b|before step [kt]\b|第\s*[kt]\s*步开始|"
+                      r"vor Schritt [kt]\b|au début de l'étape [kt]\b|al inicio del paso [kt]\b|"
+                      r"all'inizio del passo [kt]\b|no início do passo [kt]\b|в начале шага [kt]\b", re.I)
+"""A caption that says a table's row k is the state before step k, after k − 1 steps ('at the start of step k';
+not 'before each step', said of rows that count from 0)."""
 
 
 def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> Label | None:
@@ -259,13 +259,13 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
         plain(corner).strip() != "#" and (own is None or own[1] in vocab) else None
     if entry is not None and entry.name not in getattr(vocab, "params", ()) and not entry.state and \
             not re.search(r"\d", plain(col)):
-        k = rk[0] - bool(START_OF.search(caption))    # 'passo | L = −ln p̂_mangia | p̂_mangia' over rows 0–3:
+        k = max(0, rk[0] - bool(START_OF.search(caption)))   # 'passo | L = −ln p̂_mangia | p̂_mangia' over rows 0–3:
         return Label(entry.name, entry.index, state=f"{run_of(caption)}[{k}]" if k else "")   # after k steps
         #     (a caption 'at the start of step k': after k − 1)
     entry = parse_label(plain(col).replace(" ", ""), vocab)
     if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
         return None
-    k = rk[0] - bool(START_OF.search(caption))
+    k = max(0, rk[0] - bool(START_OF.search(caption)))
     run = run_of(caption)
     return Label(entry.name, entry.index, state=f"{run}[{k}]" if k else "")
 

@@ -103,7 +103,8 @@ def setup(d, n):
     return {"id": "bigram_setup", "steps": [
         text("bigram_setup.intro", count=num(param_count(d), "params()"), V=num(s.V)),
         table("bigram_setup.vocab_cap", [word("id"), word("token")], rows, align="rl"),
-        text("bigram_setup.data", inp=tok(inp), target=tok(tgt)),
+        text("bigram_setup.data_batch", inp=tok(inp), target=tok(tgt), n=num(len(s.training.examples)))
+        if batch(s) else text("bigram_setup.data", inp=tok(inp), target=tok(tgt)),
         display(rf"E &= {_bm(_C(d, n), 'E')} \quad ({s.V} \times {s.d})",
                 rf"W &= {_bm(_C(d, n), 'W')} \quad ({s.d} \times {s.V})",
                 figs=weight_figs(_C(d, n), "E", "W")),
@@ -254,8 +255,8 @@ def sgd(d, n, figs):
              display(rf"p = {vec(p1)},\qquad \mathcal{{L}} = {n.v(loss0)} \to {n.v('sgd[1].loss')}",
                      figs=[(f"sgd[1].p[{v}]", p1[v]) for v in range(s.V)]
                      + [(loss0, n.v(loss0)), ("sgd[1].loss", n.v("sgd[1].loss"))]),
-             text("bigram_sgd.gain", target=tok(s.vocab[t]), p0=n.cell(f"p[{t}]"), p1=n.cell(f"sgd[1].p[{t}]"),
-                  drop=n.cell(f"{loss0}-sgd[1].loss"))]
+             text("bigram_sgd.gain_batch" if batch(s) else "bigram_sgd.gain", target=tok(s.vocab[t]),
+                  p0=n.cell(f"p[{t}]"), p1=n.cell(f"sgd[1].p[{t}]"), drop=n.cell(f"{loss0}-sgd[1].loss"))]
     if tr.steps >= 2:
         rows = [[num(k), n.cell(f"sgd[{k - 1}].loss"), n.cell(f"sgd[{k - 1}].p[{t}]")]
                 for k in tr.report if k >= 1]

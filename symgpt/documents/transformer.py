@@ -1040,6 +1040,9 @@ def training(c, figs):
               figure("backprop", "tteach.backprop_fig"), note("tteach.train_chain_note")]
     # full gradient
     steps += [sub("train.full"), text("train.full_text")]
+    mean = "sgd[0]." if batch(s) else ""        # a mini-batch: the mean of its examples' gradients
+    if mean:
+        steps.append(text("train.batch", n=num(len(s.training.examples)), loss=n.cell("sgd[0].loss")))
     learn = set(learnable(d))
     for group in s.params:
         grp = g.groups[group]
@@ -1049,14 +1052,14 @@ def training(c, figs):
         if len(grp.shape) == 2:
             rlab = ((lambda i: {"t": "tokid", "v": str(i), "tok": s.vocab[i]}) if grp.axes[0] == "v"
                     else (lambda i: num(i)))
-            rows = [[rlab(i)] + [c.cellv(f"grad_{group}[{i},{j}]") for j in range(grp.shape[1])]
+            rows = [[rlab(i)] + [c.cellv(f"{mean}grad_{group}[{i},{j}]") for j in range(grp.shape[1])]
                     for i in range(grp.shape[0])]
             head = [word("row")] + [_colhead("col", j) for j in range(grp.shape[1])]
         else:
-            rows = [[num(i), c.cellv(f"grad_{group}[{i}]")] for i in range(grp.shape[0])]
+            rows = [[num(i), c.cellv(f"{mean}grad_{group}[{i}]")] for i in range(grp.shape[0])]
             head = [word("index"), math(r"\partial \mathcal{L} / \partial " + label)]
         steps.append(table("train.full_cap", head, rows, args={"P": tex(label)}))
-    if s.tied:
+    if alone:                                   # (the output path's table stands above only then)
         steps.append(note("train.tied_paths"))
     if c.dm == 2:
         steps.append(note("train.tiny_grads"))
@@ -1122,7 +1125,7 @@ def loss_curve(c, figs):
     rows = [[num(k), n.cell(f"sgd[{k - 1}].loss"), n.cell(f"sgd[{k - 1}].p[{t}]")]
             for k in tr.report if k >= 1]
     figs["loss"] = curve(list(range(1, tr.steps + 1)), [n.v(f"sgd[{k}].loss") for k in range(tr.steps)])
-    return [sub("train.curve"), text("train.curve_text", steps=num(tr.steps)),
+    return [sub("train.curve"), text("train.curve_text_batch" if batch(s) else "train.curve_text", steps=num(tr.steps)),
             table("train.curve_cap", [word("step"), math(r"\mathcal{L}"), math(rf"p_{{{mtext(s.vocab[t])}}}")], rows),
             figure("loss", "train.curve_fig")]
 
