@@ -27,6 +27,7 @@ from . import precision as doc_precision
 from . import script
 from .blocks import (
     Part,
+    batch,
     code,
     derivation_step,
     display,
@@ -268,16 +269,6 @@ def sgd(d, n, figs):
                   note("bigram_sgd.overfit_batch" if batch(s) else "bigram_sgd.overfit"),
                   note("bigram_sgd.order")]
     return {"id": "bigram_sgd", "steps": steps}
-
-
-def batch(s) -> bool:
-    """Whether the spec trains on a mini-batch (``training.examples``): its updates use the batch's mean gradient.
-
-    >>> import symgpt
-    >>> batch(symgpt.load("bigram").spec)
-    False
-    """
-    return len(s.training.examples) > 1
 
 
 def gradient_of(s) -> str:

@@ -548,3 +548,13 @@ class Numbers:
 
 def _exact_zero(b) -> bool:
     return isinstance(b, fmpq) and b == 0
+
+
+def batch(s) -> bool:
+    """Whether the spec trains on a mini-batch (``training.examples``): its updates use the batch's mean gradient.
+
+    >>> import symgpt
+    >>> batch(symgpt.load("bigram").spec)
+    False
+    """
+    return len(s.training.examples) > 1

@@ -35,6 +35,7 @@ from . import diagrams
 from . import precision as doc_precision
 from .blocks import (
     Part,
+    batch,
     derivation_step,
     display,
     figure,
@@ -1082,16 +1083,6 @@ def training(c, figs):
     steps += loss_curve(c, figs)
     steps.append(note("train.loop"))
     return {"id": "train", "steps": steps}
-
-
-def batch(s) -> bool:
-    """Whether the spec trains on a mini-batch (``training.examples``): its steps use the batch's mean.
-
-    >>> import symgpt
-    >>> batch(symgpt.load("tiny-transformer").spec)
-    False
-    """
-    return len(s.training.examples) > 1
 
 
 def _loss_line(c):
