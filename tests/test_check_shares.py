@@ -225,18 +225,18 @@ def test_a_text_table_right_aligned_with_signs_one_space_apart(tmp_path, point):
 
 
 @pytest.mark.parametrize("label, middle", [("skoor(3,j)", "sign flip"), ("score row 3", "sign flip"),
-                                           ("skoor(3,j)", "plain")])
+                                           ("skoor(3,j)", "plain"), ("score row 3", "plain")])
 def test_a_row_of_three_scores_names_its_middle_by_a_cause(tmp_path, post_ln, label, middle):
     """Three scores of the last row under 'j = 1  j = 2  j = 3': the outer two are S[2,0] and S[2,2], so the
-    middle one is S[2,1]; printed with its sign flipped it is S[2,1], wrong, 'sign flip'.  Where no word names
-    the scores (Estonian 'skoor'), a middle figure that its entry does not explain by a cause (a plain error) is
-    left unread: two agreeing figures name no third on their own (a guard)."""
+    middle one is S[2,1]; printed with its sign flipped it is S[2,1], wrong, 'sign flip'; printed off by a plain
+    error, wrong all the same (the row names its entries, 'skoor(3,j)' by the letter its columns bind, 'score
+    row 3' by its number, and the outer two agree with S at their own indices)."""
     path, f = post_ln
     S = f["blocks"][0]["S"][2]
     mid = r4(-S[1]) if middle == "sign flip" else r4(S[1] + mp.mpf("0.4321"))
     text = "\n".join(["## Scores", "", "                 j = 1     j = 2     j = 3",
                       f"  {label:<12} {r4(S[0]):>9} {mid:>9} {r4(S[2]):>9}", ""])
-    want = [("S[2,1]", mid, "sign flip")] if middle == "sign flip" else []
+    want = [("S[2,1]", mid, "sign flip" if middle == "sign flip" else "plain error")]
     assert _wrong(_results(tmp_path, text, path, "doc.txt")) == want
 
 

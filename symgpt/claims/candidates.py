@@ -371,6 +371,9 @@ def _training(d, add, shapes, ref_of):
         add("sgd[0].loss - sgd[1].loss", "loss drop")
     add("loss - sgd[1].loss", "loss drop")
     add("loss - adamw[1].loss", "loss drop")
+    for run in ("sgd", "adamw"):                   # … and relative to where it started: 'a drop of 49 %'
+        for k in sorted({1, tr.steps}):
+            add(f"(loss - {run}[{k}].loss) / loss", "loss drop")
     add("adamw[1].loss", "adamw[1].loss")             # the model after the first AdamW step
     if "p" in shapes:
         shape, axes = shapes["p"]

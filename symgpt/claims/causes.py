@@ -9,11 +9,12 @@ The cause is the first of these that explains the printed digits (``k`` places, 
 * **float artefact**: it carries float64's error (``0.30000000000000004``);
 * **transposed index**: it is the value of the same quantity with its indices swapped;
 * **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
-* **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**, **forgotten term**: a
+* **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**, **forgotten term**,
+  **sum for mean**, **update with the wrong sign**: a
   formula slip the quantity invites (a norm's variance divided by n − 1, the target's logit gradient p instead
   of p − 1, the loss with a common logarithm, AdamW's first update without its bias correction, a sum of
   products without the bias its definition adds, a mini-batch's loss or gradient summed over its examples and not
-  divided by their number) gives it (:func:`slips`, :func:`left_out`);
+  divided by their number, a first step's weight moved uphill, θ + η·g) gives it (:func:`slips`, :func:`left_out`);
 * **sign flip**: the right digits with the wrong sign;
 * **last-digit slip**: only the last printed digit differs;
 * **scale slip**: the decimal point moved (``0.0851`` printed as ``0.851``);
@@ -35,7 +36,8 @@ from fractions import Fraction
 
 from flint import fmpq
 
-SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction", "forgotten term", "sum for mean")
+SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction", "forgotten term", "sum for mean",
+         "update with the wrong sign")
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "percent slip",
           *SLIPS, "sign flip", "last-digit slip", "scale slip", "plain error")
 
@@ -77,7 +79,8 @@ def left_out(d, ref: str, exact: Fraction) -> tuple:
 def slips(ref: str, exact: Fraction, spec) -> dict:
     """{cause: the value that formula slip gives} for the slips the quantity ``ref`` invites (see the module):
     a LayerNorm variance × n/(n − 1) (n = d), a negative logit gradient + 1 (the target's, p − 1 written p), the
-    loss ÷ ln 10, AdamW's first update × (1 − β₁)/√(1 − β₂) (m and v not divided by 1 − βᵗ).
+    loss ÷ ln 10, AdamW's first update × (1 − β₁)/√(1 − β₂) (m and v not divided by 1 − βᵗ), a first step's
+    new weight θ + η·g (the update's sign turned).
 
     >>> from types import SimpleNamespace as S
     >>> spec = S(d=4, norm_kind="layernorm", training=S(adamw=S(beta1=Fraction(9, 10), beta2=Fraction(999, 1000))))
@@ -85,6 +88,8 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
     ({'unbiased variance': Fraction(2, 5)}, {'forgotten −y': Fraction(3, 10)})
     >>> round(float(slips("loss", Fraction(1), spec)["log₁₀ for ln"]), 6), slips("p[0]", Fraction(1, 2), spec)
     (0.434294, {})
+    >>> slips("sgd[1].W[0,b]", Fraction(1, 10), S(params={"W": [[0, 0.2]]}, vocab=("a", "b"), training=S()))
+    {'update with the wrong sign': Fraction(3, 10)}
     """
     out = {}
     d = getattr(spec, "d", 0)
@@ -107,10 +112,28 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
         root = _sqrt(1 - b2)
         if root:
             out["no bias correction"] = exact * (1 - b1) / root
+    step = re.fullmatch(r"(sgd|adamw)\[1\]\.([\w.]+)\[([^\]]+)\]", ref)
+    theta = _start(spec, step[2], step[3]) if step else None
+    if theta is not None:               # θ + η·g for θ − η·g: the step taken uphill (AdamW's after its decay)
+        a = getattr(spec.training, "adamw", None) if step[1] == "adamw" else None
+        kept = 1 - Fraction(str(a.lr)) * Fraction(str(a.weight_decay)) if a is not None else 1
+        out["update with the wrong sign"] = 2 * theta * kept - exact
     if re.fullmatch(r"sgd\[0\]\.(?:loss|grad_\w+\[[^\]]+\])", ref) and \
             len(getattr(getattr(spec, "training", None), "examples", ()) or ()) > 1:
         out["sum for mean"] = exact * len(spec.training.examples)      # Σ over the batch, the ÷ n forgotten
     return out
+
+
+def _start(spec, name: str, index: str) -> Fraction | None:
+    """A parameter's entry before training, as written in the spec (None: no parameter, an index of tokens)."""
+    v = getattr(spec, "params", {}).get(name)
+    tokens = list(getattr(spec, "vocab", ()))
+    try:
+        for i in index.split(","):
+            v = v[int(i) if i.strip().isdigit() else tokens.index(i.strip())]
+        return Fraction(str(v))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
 
 
 SPREAD = re.compile(r"(?:l\d+\.)?(?:var|ms)(?:\d+|_f)\[\d+\]")

@@ -26,10 +26,13 @@ PREFIXES = ("transformer.", "model.", "_orig_mod.transformer.", "module.transfor
 """What a state_dict's keys may start with (GPT2LMHeadModel's, LlamaForCausalLM's, a compiled or wrapped model's)
 that a tutorial leaves out."""
 
-KEY = re.compile(r"(?P<name>[A-Za-z_][\w]*(?:\.[\w]+)+?)(?P<grad>\.grad)?\s*"
-                 r"(?:\[\s*(?P<idx>\d+(?:\s*,\s*\d+)?)\s*\]|(?P<each>(?:\[\s*\d+\s*\]){1,2}))(?P<after>\.grad)?")
+KEY = re.compile(r"(?P<name>[A-Za-z_][\w]*(?:\.[\w]+)*?)(?P<grad>\.grad)?\s*"
+                 r"(?:\[\s*(?P<idx>[^\[\],\s]+(?:\s*,\s*[^\[\],\s]+)?)\s*\]|(?P<each>(?:\[\s*[^\[\]\s]+\s*\]){1,2}))"
+                 r"(?P<after>\.grad)?")
 """A checkpoint entry as code prints it: ``c_fc.weight[0, 2]``, ``wte.weight[2][0]``, ``wte.weight.grad[2, 0]``,
-``wte.weight[2, 0].grad``."""
+``wte.weight[2, 0].grad``, ``wte[in, 0]`` (a row by its token)."""
+LAYER_BRACKET = re.compile(r"\[(\d+)\]\.")
+"""A block's index as Python indexes the module list: ``h[0].mlp`` is ``h.0.mlp``."""
 
 
 def family(spec) -> str | None:
@@ -54,11 +57,23 @@ class CheckpointNames:
         if f is None:
             return
         self.shapes = {p: np.asarray(v, dtype=object).shape for p, v in spec.params.items()}
+        short: dict = {}
         for s in layout(spec, f):
             self.sources[s.key] = s
             for p in PREFIXES:
                 if s.key.startswith(p):
                     self.sources.setdefault(s.key[len(p):], s)
+            parts = s.key.split(".")
+            for k in range(1, len(parts)):             # c_fc.bias, mlp.c_fc.bias: a key's tail, in a one-block
+                if not parts[k].isdigit():             # model or where one key ends so
+                    short.setdefault(".".join(parts[k:]), set()).add(s.key)
+            if s.key.endswith(".weight"):
+                short.setdefault(s.key.removesuffix(".weight"), set()).add(s.key)           # wte for wte.weight
+                short.setdefault(parts[-2], set()).add(s.key)
+        by_key = {s.key: s for s in layout(spec, f)}
+        for tail, keys in short.items():
+            if len(keys) == 1 and "." in tail or len(keys) == 1 and tail in ("wte", "wpe", "lm_head", "embed_tokens"):
+                self.sources.setdefault(tail, by_key[next(iter(keys))])
 
     def __bool__(self) -> bool:
         return bool(self.sources)
@@ -88,14 +103,26 @@ class CheckpointNames:
             return part, tuple(at[::-1] if s.transposed else at)
         return None
 
-    def read(self, text: str) -> str | None:
+    def read(self, text: str, tokens=()) -> str | None:
         """``text`` (a whole label) as the spec's parameter entry, ``grad_`` before it for a ``.grad``: ``W_1[0,2]``,
-        ``grad_E[2,0]``; None when it is no checkpoint entry of this spec."""
-        m = KEY.fullmatch(text.strip().strip("`"))
-        if m is None or not self.sources:
+        ``grad_E[2,0]``; None when it is no checkpoint entry of this spec. ``tokens``: the vocabulary, whose
+        tokens index a row of the embedding (``wte[in, 0]``).
+
+        >>> import symgpt
+        >>> spec = symgpt.load("tests/tutorials/en-nbhtml-gpt2-gradcheck/SPEC.toml").spec
+        >>> names = CheckpointNames(spec)
+        >>> names.read("h[0].mlp.c_fc.bias[3]"), names.read("c_fc.bias[3]"), names.read("wte[cat, 0]", ["a", "cat"])
+        ('b_1[3]', 'b_1[3]', 'E[1,0]')
+        """
+        m = KEY.fullmatch(LAYER_BRACKET.sub(r".\1.", text.strip().strip("`")))
+        if m is None or not self.sources or m["name"] not in self.sources:
             return None
-        idx = m["idx"] or ",".join(re.findall(r"\d+", m["each"] or ""))
-        hit = self.entry(m["name"], tuple(int(i) for i in idx.split(",")))
+        idx = m["idx"] or ",".join(re.findall(r"\[\s*([^\[\]\s]+)\s*\]", m["each"] or ""))
+        at = [int(i) if i.isdigit() else tokens.index(i) if i in tokens else None
+              for i in (x.strip() for x in idx.split(","))]
+        if None in at:
+            return None
+        hit = self.entry(m["name"], tuple(at))
         if hit is None:
             return None
         part, at = hit

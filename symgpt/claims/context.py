@@ -60,7 +60,10 @@ ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the no
     "adamw[1].mhat": ("m̂", "偏差修正", "bias-corrected"), "sqrt(adamw[1].vhat)": ("√v̂", "sqrt(v̂)"),
     "adamw[1].vhat": ("v̂",), "adamw[1].update": ("步长", "update", "step", "自适应"),
     "sigmoid(Z)": ("σ", "sigmoid", "sigma"), "SiLU(Z)": ("silu", "swish", "silu(g)"),
-    "adamw[1].decay": ("衰减", "decay"), "sgd.loss": ("l", "loss", "损失"), "sgd.p": ("p", "p(")
+    "adamw[1].decay": ("衰减", "decay"), "sgd.loss": ("l", "loss", "损失"), "sgd.p": ("p", "p("),
+    "loss drop": ("drop", "fell", "falls", "decrease", "reduction", "下降", "降幅", "减少", "baisse", "Rückgang",
+                  "sank", "caída", "calo", "queda", "снижение", "düşüş", "spadek", "daling", "giảm", "penurunan",
+                  "minskning", "μείωση", "減少", "감소"),
 }
 EXP_OF = tuple(name for name, n in NAMES.items() if "exp" in dict(n.of))   # the groups whose exp tutorials print
 PRIMES = {name: n.primes for name, n in NAMES.items() if n.primes}          # h' (1), h'' (2): H1, LN1 …'s residual

@@ -246,6 +246,8 @@ def _near_round(c, n) -> bool:
     return rounds_to(c, n)
 
 
+WORDED = frozenset({"loss drop"})
+"""Quantities a text names by words alone, with no symbol of their own ('J fell …, a drop of 49 %')."""
 NAMES_SLIP = 3.0     # the context score a quantity needs before a ×10 / ×100 / % slip is blamed on it …
 SLIP_GAP = 2.0       # … and by how much it must name it better than anything that rounds to the figure
 
@@ -301,12 +303,13 @@ def slipped(m, n, ctx, prev, best_hit: float, recent: frozenset = frozenset()):
         #                                                                                       0.0149)
         if not near or not (shown or _named_in(c, ctx)):
             continue
-        sc = score(c, ctx, prev)
+        sc = score(c, ctx, prev) + (NAMES_SLIP if c.group in WORDED else 0)   # (one word is all a drop has)
         if sc < max(NAMES_SLIP, best_hit + SLIP_GAP) and not shown:
             continue
         cause = next((why for r, why in near if rounds_to(c, r)), None)          # certified
-        if cause == "percent slip" or cause == "scale slip" and (shown or _named_by(c, ctx)):   # a moved point needs
-            named.append((sc, c, cause))                   # the symbol itself (λ = 0.01), not a word nearby
+        if cause == "percent slip" or cause == "scale slip" and (shown or _named_by(c, ctx) or c.group in WORDED):
+            named.append((sc, c, cause))     # a moved point needs the symbol itself (λ = 0.01), not a word nearby
+            #                                  (but a drop has no symbol: 'a drop of 4.9 %' is named by its words)
     if not named:
         return None
     top = max(sc for sc, _, _ in named)

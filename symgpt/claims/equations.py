@@ -60,7 +60,7 @@ SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?
                         r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
 DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
 LOGIT_GRADIENT = re.compile(r"(?:ŷ|p|π|q|\\hat\{y\}|softmax\([^()]*\))(?:_\{?[a-z]\}?)?\s*-\s*(?:y|t|onehot|one-hot)"
-                            r"(?:_\{?[a-z]\}?)?")          # ŷ_j − y_j: the gradient of the logits
+                            r"(?:_\{?[a-z]\}?|\(\w+\))?")          # ŷ_j − y_j: the gradient of the logits
 OPTIMIZER_STATE = re.compile(r"state\[\s*(\w+)\s*\]\s*\[\s*['\"](exp_avg(?:_sq)?)['\"]\s*\]")   # PyTorch's Adam
 SOFTMAX_GRADIENT = re.compile(r"(?:[δΔ]\w*=)?(?:p|π|ŷ|probs?)(?:_\{?\w+\}?|\[\w+\])?-(?:y|onehot|one_hot)"
                               r"(?:_\{?\w+\}?|\[\w+\])?")
@@ -161,7 +161,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         step = next((w for w in re.findall(r"[^\W\d_]+", left[start:])[-3:] if w.lower() in STEP_WORDS), None)
-        if step and lines is not None and not FORMATS.search(" ".join((n.column, n.row, n.table))):
+        if step and lines is not None and not FORMATS.search(" ".join((n.column, n.row, n.table))) and \
+                not re.search(rf"\d\s*{re.escape(step)}s?[\s|:]*$", left):     # ('| 1 step |': a count of steps)
             #                 'Zerfall 4.0e-05', 'der Schritt wäre dann …' under a lead-in (not a bfloat16 cell)
             return of_entry(Label(STEP_WORDS[step.lower()]), n, lines, vocab, strict=True)
         name = prose_name(left[start:])          # 'its variance 1.053', 'the variance is 1.053', '분산은 1.053'
@@ -418,6 +419,13 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
         found = _entry_named(text, vocab)
         if found:
             return found
+        if any(not GENERIC_INDEX.search(m[0]) and (lab := parse_label(m[0].replace(" ", ""), vocab))
+               is not None and lab.index and (not k or lab.name not in getattr(vocab, "names", ()) and
+                                              len(lab.index) >= 2 and lab.name not in MOMENTS)
+               for m in ENTRY_MENTION.finditer(_unlatexed(text))):
+            return None            # '<li>attn.c_proj, W_{proj}[3,1] (value 0.2): g = …': its own entry, not read;
+            #                        not the item above's (nor, above it, past an entry of a name we do not know:
+            #                        a table's row `c_proj2[4, 2]` under the row `wte[home, 0]`)
         if tag or k and LEAD_END.search(text) and any(parse_label(m[0].replace(" ", ""), vocab) is not None
                                                       for m in ENTRY_MENTION.finditer(text)):
             return None            # '[E(x)_j]' or 'the coordinate e_{3} (θ = 0.3):' above, a block of its own:
@@ -427,12 +435,17 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
 
 def _entry_named(text: str, vocab) -> Label | None:
     """The last parameter entry a text names (``W[0, bellt]``, ``W_{0,bellt}``, ``W(1, mange)``), else None."""
-    if "\\" in text:               # LaTeX's W_{\text{out}}[1,\text{狗}]: W_out[1,狗]
-        text = re.sub(r"_\{(\w+)\}(?=\s*\[)", r"_\1", plain(text)).replace("](", "] (")
-    found = [lab for m in ENTRY_MENTION.finditer(text) if not GENERIC_INDEX.search(m[0])
+    found = [lab for m in ENTRY_MENTION.finditer(_unlatexed(text)) if not GENERIC_INDEX.search(m[0])
              and (lab := _param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
              and lab.name in vocab.params]
     return found[-1] if found else None
+
+
+def _unlatexed(text: str) -> str:
+    """LaTeX's ``W_{\text{out}}[1,\text{狗}]`` as ``W_out[1,狗]``, an entry as code writes it."""
+    if "\\" not in text:
+        return text
+    return re.sub(r"_\{(\w+)\}(?=\s*\[)", r"_\1", plain(text)).replace("](", "] (")
 
 
 GENERIC_INDEX = re.compile(r"[\[{(_]\s*[a-z]\s*[,\]\[]\s*\[?\s*[a-z]\s*[\]})]|_\{?[a-z]\}?$")
@@ -480,7 +493,7 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
         if stepped and stepped[1] in MOMENTS and k >= 1:                    # m1, v_1, m̂₁: the moment at step 1
             lab = Label(stepped[1], state=f"adamw[{k}]", fn=lab.fn)      # (√v₁ stays a root)
         state = None if lab.state and not stepped else MOMENTS.get(lab.name)
-        if state is None and not lab.state and not lab.index and lab.name.lower() in STEP_WORDS:
+        if state is None and not lab.state and not lab.index and lab.name.lower() in STEP_WORDS and not n.column:
             state = STEP_WORDS[lab.name.lower()]           # 'ενημέρωση: −0,010000' under the lead-in: its update
         if lab.name in NEW_VALUE and not lab.state:        # θ' under the lead-in: the entry after the step
             lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[1]")
@@ -544,6 +557,8 @@ def defined_names(lines: list) -> dict:
 
     >>> defined_names(["记 δ_{j} = ŷ_{j} − y_{j}，", "g_i = ∂L/∂x_i, and p = 0.3"])
     {'δ': '∂L/∂z', 'g': '∂L/∂x'}
+    >>> defined_names(["or, as a vector, δ = q − onehot(runs), where onehot(runs) = (0, 0, 1, 0)"])
+    {'δ': '∂L/∂z'}
     >>> defined_names([r"$\\boldsymbol{\\delta} = \\partial\\mathcal{L}/\\partial\\boldsymbol{\\ell} = \\pi - y$"])
     {'δ': '∂L/∂z'}
     """
@@ -569,8 +584,8 @@ def function_of(n, prev) -> Label | None:
                                                                  n.line_text[prev.col + len(prev.text):n.col]):
         return None                          # (e^{0.39} &= 1.4769 in LaTeX's align too)
     m = FUNCTION_BEFORE.search(n.line_text[:prev.col])
-    if not m or not re.search(r"(?:^|[=≈:;,&]|\\approx|\$|\\[(\[])\s*[-−]?\s*\\?$", n.line_text[:m.start()]):
-        return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's
+    if not m or re.search(r"(?:[\d)\]}]|[×*/÷·+^]|\\times|\\cdot|\\div)\s*(?:[-−]\s*)?\\?$", n.line_text[:m.start()]):
+        return None                          # 1.130 / √2 = 0.799: the chain's result, not √2's (after prose: its)
     if ARITHMETIC_NEXT.match(n.line_text, n.col + len(n.text)):
         return None                          # SiLU(0.8259) = 0.8259 / (1 + e^−0.8259): an operand, not SiLU's value
     word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|Φ|Phi|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)",

@@ -255,12 +255,47 @@ def chain_spelling(text: str) -> str:
     """Text as a chain spells it: operators as Python's, LaTeX's ``\\times``, ``\\sqrt`` and braces as symbols
     and brackets, no spaces (a figure's own text, ``2.385\\times10^{-4}``, is found so in its chain).
 
-    >>> chain_spelling(r"0.01 \\times 2.385 \\times 10^{-4}")
-    '0.01*2.385*10^(-4)'
+    >>> chain_spelling(r"0.01 \\times 2.385 \\times 10^{-4}"), chain_spelling("√(0.115 + 10⁻⁶)")
+    ('0.01*2.385*10^(-4)', 'sqrt(0.115+10^(-6))')
+    >>> chain_spelling(r"-0.4 - 0.01 \\times \\frac{-0.99}{\\sqrt{0.98} + 10^{-8}}")
+    '-0.4-0.01*((-0.99)/(sqrt(0.98)+10^(-8)))'
     """
-    s = text.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln")
+    s = _fractions(text) if "\\frac" in text or "\\dfrac" in text else text
+    s = s.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln")
     s = s.replace("\\left", "").replace("\\right", "").replace("$", "").replace("**", "").strip()
+    s = SUPERSCRIPT_POWER.sub(lambda m: "^(" + m[1].translate(SUPERSCRIPT_DIGITS) + ")", s)     # 10⁻⁶: 10^(-6)
     return s.translate(OPS).replace(" ", "")
+
+
+SUPERSCRIPT_POWER = re.compile(r"(?<=\d)([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+SUPERSCRIPT_DIGITS = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+0123456789")
+
+
+def _fractions(text: str) -> str:
+    """LaTeX's ``\\frac{a}{b}`` (and ``\\dfrac``) as ``((a)/(b))``, braces nested inside kept; the text as it is
+    where a fraction's braces do not close."""
+    out, k = [], 0
+    for m in re.finditer(r"\\d?frac\s*\{", text):
+        if m.start() < k:
+            continue
+        parts, at = [], m.end()
+        for _ in range(2):
+            depth, j = 1, at
+            while j < len(text) and depth:
+                depth += (text[j] == "{") - (text[j] == "}")
+                j += 1
+            if depth:
+                return text
+            parts.append(_fractions(text[at:j - 1]))
+            at = j
+            while at < len(text) and text[at] == " ":
+                at += 1
+            if len(parts) == 1 and (at >= len(text) or text[at] != "{"):
+                return text
+            at += len(parts) == 1
+        out.append(text[k:m.start()] + f"(({parts[0]})/({parts[1]}))")
+        k = j
+    return "".join(out) + text[k:]
 
 
 def _chain_text(side: str) -> str | None:
@@ -285,8 +320,8 @@ def _chain_text(side: str) -> str | None:
 
 # ---------------------------------------------------------------- the document
 
-FULL_WIDTH = str.maketrans("＝（）：；／＋－，．\u3000\u00a0\u202f\u2009⟨⟩〈〉\u2329\u232a", "=():;/+-;.    ()()()")
-"""Full-width punctuation and spaces as ASCII; angle brackets round a vector (``⟨0,4; 0,3⟩``) as parentheses."""
+FULL_WIDTH = str.maketrans("＝（）：；／＋－，．｜\u3000\u00a0\u202f\u2009⟨⟩〈〉\u2329\u232a", "=():;/+-;.|    ()()()")
+"""Full-width punctuation, bars and spaces as ASCII; angle brackets round a vector (``⟨0,4; 0,3⟩``) as parentheses."""
 NATIVE = str.maketrans({**{c: str(unicodedata.decimal(chr(c))) for c in range(0x80, 0x10000)
                            if unicodedata.category(chr(c)) == "Nd"}, "٫": ".", "٪": "%", "％": "%", "﹪": "%",
                            "،": ",", "؛": ";"})
@@ -464,6 +499,7 @@ def extract(text: str) -> list:
     position = None            # the input position the last 't=1:' line spoke of
     prose = ""                 # the last lines of prose before the figure's line (a table's introduction)
     last: tuple = (0, "", [])  # the previous line's number, text and figures (an equation continued below it)
+    figured = None             # … and the last line with figures, while at most one short line follows it
     about = ""                 # the last matrix entry the section's prose named (对 W_{02} …)
     comma = decimal_comma(text)
     for no, raw in enumerate(lines, 1):
@@ -570,7 +606,9 @@ def extract(text: str) -> list:
         elif cells is None and found:
             label_rows = -1                          # prose after the matrix: its rows are over
         if cells is None and CONTINUATION.match(line) and last[0] == no - 1:
-            _continued(last[1], last[2], line, found)
+            _continued(*(figured[1:] if not last[2] and figured is not None and figured[0] == no - 2 else last[1:]),
+                       line, found)
+            #     (over a PDF's fraction's denominator alone on the line between: ∂L / ∂h₁)
         for n in found:
             n.heading, n.section, n.table = heading, section, table if (table or cells is not None) else ""
             n.over = over
@@ -581,6 +619,8 @@ def extract(text: str) -> list:
             n.index = len(out)
             out.append(n)
         _link_chains(out[len(out) - len(found):])
+        if found or len(line.split()) > 2 or "=" in line or figured is not None and figured[0] < no - 1:
+            figured = (no, line, found) if found else None   # the last line with figures, up to one short line back
         last = (no, line, found)
         if cells is None and not table and not re.search(r"\d\.\d{2}", line):
             prose = _clip((prose + " " + line.strip())[-160:], 160)
@@ -1019,7 +1059,8 @@ def _chains(line: str, found: list) -> None:
 
 CLAUSE_BREAK = re.compile(r"\s*[,;]\s|\s+[^\W\d_₀-₉⁰-⁹]{2,}\s")
 """Where a result's clause ends before the next equation on its line: a comma or semicolon and a space, or a word."""
-CHAIN_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)?|[-+−×·*/÷()√^]|\\(?:times|cdot|sqrt|ln|exp|div)|exp|ln|log|sqrt|(.)")
+CHAIN_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)?|[-+−×·*/÷(){}$√^⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹]|\\(?:times|cdot|sqrt|ln|exp|div)|"
+                         r"exp|ln|log|sqrt|(.)")
 
 
 def _arithmetic_tail(line: str, start: int, end: int) -> int | None:
@@ -1034,11 +1075,11 @@ def _arithmetic_tail(line: str, start: int, end: int) -> int | None:
     for m in CHAIN_TOKEN.finditer(line, start, end):
         if m.group(1) is not None:
             run = m.end()
-    while run < end and (line[run].isspace() or line[run] in ")+×·*/÷^"):
+    while run < end and (line[run].isspace() or line[run] in ")}+×·*/÷^"):
         run += 1                          # no operator or closing bracket opens it
     tail = line[run:end]
-    if tail.count("(") != tail.count(")"):     # '√(σ² + ε) = …': the bracket opened in prose
-        return None
+    if tail.count("(") != tail.count(")") or tail.count("{") != tail.count("}"):
+        return None                       # '√(σ² + ε) = …': the bracket opened in prose
     return run if re.search(r"\d", tail) else None
 
 

@@ -53,6 +53,10 @@ from .shares import (
 from .symbols import Label, Words, plain
 from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables
 
+STEPS_AFTER = re.compile(r"\s*(?:(?:AdamW?|SGD|GD)[\s-]*)?(?:steps?|updates?|iterations?|Schritt\w*|étapes?|pasos?|"
+                         r"pass[oi]|шаг\w*|krok\w*|stap\w*|bước|langkah|steg)\b", re.I)
+"""What follows a count of training steps inside a name: ``1 AdamW-Schritt``, ``2 steps``."""
+
 
 def token_of(lab, vocab) -> str | None:
     """The token a token's label names (None: another label, or an index beyond the vocabulary).
@@ -153,8 +157,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
                 mine = Label("token", (("tok", vocab.index(token)),)) if token is not None else None
             lab = mine or lab                # ('"I" with 0.2621', '"tea" … with probability 0.6225%': the token's)
         last = n
-        if not (n.kind == "integer" and re.match(r"\s*(?:→|->|,|\)|\]|\})", n.line_text[n.col + len(n.text):])):
-            ends[n.line] = n.col + len(n.text)     # (not an index inside a name: s(3→3) = …'s 3s)
+        if not (n.kind == "integer" and (re.match(r"\s*(?:→|->|,|\)|\]|\})", n.line_text[n.col + len(n.text):]) or
+                                         STEPS_AFTER.match(n.line_text[n.col + len(n.text):]))):
+            ends[n.line] = n.col + len(n.text)     # (not an index inside a name: s(3→3) = …'s 3s; nor a count
+            #                                          of steps in one: 'Verlust nach 1 AdamW-Schritt: …')
         if lab is not None:
             out[n.index] = lab
     out.update(echoes(numbers, out))

@@ -306,6 +306,10 @@ DEBRIS = re.compile(r"[\s()\[\]{}|.,;_^0-9]*")
 EMPTY_CELL = re.compile(r"[-−]?∞|[—–-]|[-−]?\\infty")
 
 
+ROW_LABEL = re.compile(r"[^\W\d_](?:[₀-₉]{1,2}|\d{1,2}|_\{?\d{1,2}\}?)")
+"""A matrix row's name set at its left (``x1``, ``x₂``, ``h_3``), which pdftotext keeps beside the row's cells."""
+
+
 def _cells(text: str, col0: int = 0) -> list | None:
     """The cells of a row printed without brackets, as (column, text), or None when it holds a word: figures,
     −∞ and — (masked entries); bracket pieces and a closing full stop dropped."""
@@ -314,6 +318,8 @@ def _cells(text: str, col0: int = 0) -> list | None:
         cells.pop()
     while cells and cells[0][1] in ("(", "["):
         cells.pop(0)
+    if len(cells) > 2 and ROW_LABEL.fullmatch(cells[0][1]):
+        cells.pop(0)                  # x₁  0.3000  0.9000: the row's own name beside the matrix
     ok = all(EMPTY_CELL.fullmatch(t) or re.fullmatch(r"[-−]?\d+(?:[.,]\d+)?[.,]?", t) for _, t in cells)
     return cells if cells and ok else None
 
@@ -332,6 +338,9 @@ def bare_matrix(lines: list, numbers: list, vocab) -> dict:
     >>> text = "    0.1   0.2        0.5   0.6\\nK =  0.3   0.4 ,  V^{(1)} =  0.7   0.8 ."
     >>> sorted((str(lab), pos) for lab, pos in bare_matrix(text.split("\\n"), extract(text), []).values())[-3:]
     [('V', (0, 1)), ('V', (1, 0)), ('V', (1, 1))]
+    >>> text = "       x1    0.3000 0.9000\\nX = x2  = 1.3415 0.7403  .\\n       x3    0.7039 −0.0161"
+    >>> sorted((str(lab), pos) for lab, pos in bare_matrix(text.split("\\n"), extract(text), []).values())[-2:]
+    [('X', (2, 0)), ('X', (2, 1))]
     """
     at: dict = {}
     for n in numbers:
@@ -357,6 +366,7 @@ def bare_matrix(lines: list, numbers: list, vocab) -> dict:
         for m, (before, _) in enumerate(parts):
             before = re.sub(r"(?<![^\s,;])\(([^()]*)\)\s*=$", r"\1 =", before.rstrip())   # (e_{ij}) = …: e's
             before = re.sub(r"_\{?[a-z]{1,2}\}?(?=\s*=$)", "", before)            # (its running indices off)
+            before = re.sub(rf"(=\s*){ROW_LABEL.pattern}\s*=$", r"\1", before.rstrip())   # X = x₂ = …: X's row 2
             head = _literal_name(before, "", vocab)
             if head is None:
                 continue

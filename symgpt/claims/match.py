@@ -193,6 +193,7 @@ class Matcher:
         reads (``H0[0,0]``, ``W_Q[0,0]``, …).
         """
         self.labelled, self.functions = {}, {}
+        self.slip_of: dict = {}            # figure index → the slip its chain's form shows (Matcher._slipped_form)
         self._by_value = None
         self.cands = value_candidates(self.every)
         self.unspoken = [ref for ref, about in TOPICS if text is not None and not about.search(text)]
@@ -274,6 +275,22 @@ class Matcher:
         LN1[2,0] when H1[2,0], mu1[2] and √(var1[2] + ε) print so). None when no such node is near it."""
         if len(n.operands) < 2 or len(n.operands) > FORM_OPERANDS or n.kind not in ("decimal", "percent"):
             return None
+        alts = self._alternatives(n, found, numbers)
+        near = near_window(n)
+        for refs in itertools.islice(itertools.product(*alts), FORM_TRIES):
+            if None in refs:
+                continue
+            dc = self.derived(n, found, list(refs))
+            if dc is None or isinstance(dc.ball, fmpq) or not dc.meets(*near):
+                continue
+            c = self._node_at(dc.ball)
+            if c is not None and all(getattr(r, "key", None) != c.key for r in refs):
+                return c                       # (x + 0 = x is no definition: the node is none of its operands)
+        return self._uncorrected(n, found, alts) or self._slipped_form(n, found, alts)
+
+    def _alternatives(self, n, found: dict, numbers: list) -> list:
+        """For each operand of a figure's chain, the quantities it may stand for: its own match first, then
+        the others it rounds from (a short coefficient, 0.1 in 0.1 × g, only as printed)."""
         alts = []
         for i in n.operands:
             m = numbers[i]
@@ -285,17 +302,49 @@ class Matcher:
             more = [c for c in self.nearby(m, lo, hi) if c.group not in self.d.spec.params
                     and self.rounds(c, m)] if m.kind == "decimal" and len(m.text.strip("-−+0.")) >= 2 else []
             alts.append((own + [c for c in more if c not in own])[:FORM_ALTERNATIVES] or [None])
-        near = near_window(n)
-        for refs in itertools.islice(itertools.product(*alts), FORM_TRIES):
-            if None in refs:
-                continue
-            dc = self.derived(n, found, list(refs))
-            if dc is None or isinstance(dc.ball, fmpq) or not dc.meets(*near):
-                continue
-            c = self._node_at(dc.ball)
-            if c is not None and all(getattr(r, "key", None) != c.key for r in refs):
-                return c                       # (x + 0 = x is no definition: the node is none of its operands)
-        return self._uncorrected(n, found, alts)
+        return alts
+
+    def _slipped_form(self, n, found: dict, alts: list):
+        """The quantity a chain defines when its printed result slipped in a way the chain's form shows: an
+        update ``θ − η·g`` printed as θ + η·g (the state after the step; cause 'update with the wrong sign'),
+        a sum of squares divided by n − 1 where the variance divides by n ('unbiased variance'). The figure
+        is then that quantity, found wrong; None for any other chain."""
+        refs = [a[0] for a in alts]
+        if None in refs:
+            return None
+        dc = self.derived(n, found, refs)
+        if dc is None or isinstance(dc.ball, fmpq):
+            return None
+        lo, hi = near_window(n)
+        near = lambda b: lo <= (Fraction(int(b.p), int(b.q)) if isinstance(b, fmpq) else  # noqa: E731
+                                Fraction(float(b.mid())) if b.is_finite() else lo - 1) <= hi
+        flipped = _last_sign_turned(n.chain)
+        if flipped is not None:          # θ − η·g printed as θ + η·g, or θ·(1 − ηλ) + Δ written for θ·(1 − ηλ) − Δ
+            turned = dataclasses.replace(n, chain=flipped)
+            for tries in itertools.islice(itertools.product(*self._alternatives(n, found, found["_numbers"])),
+                                          FORM_TRIES):
+                if None in tries:
+                    continue
+                for at, other in ((n, turned), (turned, n)):
+                    x, y = self.derived(at, found, list(tries)), self.derived(other, found, list(tries))
+                    if x is None or y is None or isinstance(x.ball, fmpq) or not near(y.ball):
+                        continue
+                    c = self._node_at(x.ball)         # the step's state the right sign gives; the other, printed
+                    if c is not None and RUN_PREFIX.match(c.group):
+                        self.slip_of[n.index] = "update with the wrong sign"
+                        return c
+        divided = re.search(r"/\(?(\d+)\)?$", n.chain)
+        figs = found["_numbers"]
+        named = [found.get(i) if found.get(i) is not None and figs[i].kind != "integer" else r
+                 for i, r in zip(n.operands, refs)]      # (0.0007: the square it was found to be, not its digit)
+        dn = self.derived(n, found, named) if divided else None
+        if dn is not None and not isinstance(dn.ball, fmpq):
+            k = int(divided[1])
+            c = self._node_at(dn.ball * k / (k + 1))
+            if c is not None and re.match(r"(?:l\d+\.)?var", c.group):
+                self.slip_of[n.index] = "unbiased variance"
+                return c
+        return None
 
     def _uncorrected(self, n, found: dict, alts: list):
         """The AdamW update a chain computes from the raw moments (``0.01 × m / (√v + 10⁻⁸)``, m and v not
@@ -328,6 +377,54 @@ class Matcher:
         if dc is None or isinstance(dc.ball, fmpq):
             return None
         return self._node_at(dc.ball, GRADIENT_GROUP)     # (not lr·g nor m̂ of the same value)
+
+    def _left_out(self, n, found: dict, alts: list):
+        """The sum of products a chain computes without the lone weight its definition adds (``u₁[0] = 0.99 × 0.3
+        + (−0.99) × (−0.1) = 0.4000`` for Z[1,0] = … + b_1[0]): the node at the chain's value plus one bias, when
+        that bias is a term of its definition (None else, and for a figure the next lines add to)."""
+        refs = [a[0] for a in alts]
+        if None in refs or len(refs) < 2 or "×" not in n.chain and "*" not in n.chain and "·" not in n.chain:
+            return None
+        dc = self.derived(n, found, refs)
+        if dc is None or isinstance(dc.ball, fmpq) or _added_to(n, getattr(self, "lines", [])):
+            return None
+        for w in self._biases():
+            c = self._node_at(dc.ball + w)
+            if c is not None and c.group not in self.d.spec.params and w in self._lone_terms(c.ref):
+                return c
+        return None
+
+    def _biases(self) -> list:
+        """The distinct nonzero values of the vectors among the parameters (a bias, a norm's shift: what a
+        definition may add alone), as exact balls; computed once per document."""
+        if not hasattr(self, "_bias_values"):
+            lone: dict = {}
+            for c in self.cands:
+                if c.group in self.d.spec.params and isinstance(c.ball, fmpq) and c.ball != 0 and \
+                        len(c.idx) == 1:
+                    lone.setdefault(c.ball, c)
+            self._bias_values = list(lone)
+        return self._bias_values
+
+    def _lone_terms(self, ref: str) -> list:
+        """The values of the weights ``ref``'s definition adds alone (a bias), as exact balls."""
+        import sympy
+        try:
+            e = self.d.definition(ref)
+        except Exception:  # noqa: BLE001 - no node of the graph: no term to leave out
+            return []
+        if not isinstance(e, sympy.Add):
+            return []
+        out = []
+        for t in e.args:
+            if t.is_Symbol:
+                try:
+                    b = self.d.ball(t.name, 64)
+                except Exception:  # noqa: BLE001 - a name ball cannot read: not a weight
+                    continue
+                if isinstance(b, fmpq):
+                    out.append(b)
+        return out
 
     def _corrected(self, r):
         """The bias-corrected moment for a raw one (adamw[1].m[…] → adamw[1].mhat[…]), else ``r`` itself."""
@@ -708,6 +805,11 @@ class Matcher:
                 c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
             if c is not None and not self.rounds(c, n):
                 c = self._other_step(c, n) or c   # L′ after 'the step': the one step whose loss it is
+            if c is not None and not self.rounds(c, n) and n.chain and n.index in self.labelled and \
+                    (form := self._form(n, found, numbers)) is not None and self.rounds(form, n) and \
+                    not self.rounds(c, n):
+                c = form                    # x^{(1)}_{2,1} = −0.2 + 0.2830 = 0.0830: the node its arithmetic defines,
+                #                             exactly and to its digits, outweighs a symbol read as another's
             if c is not None:               # its place names it: the value confirms it, or it is wrong
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
                 if res.verdict == "wrong" and n.chain and n.operands and (f := self._without_y(
@@ -734,6 +836,10 @@ class Matcher:
             factor = inputs.get(("factor", n.index), frozenset())
             if n.kind == "integer":      # a count or an id; a rounded value only as a factor the equation reads
                 pool = [c for c in pool if _integral(c.ball) or c.key in factor]
+                if PART_OF.search(n.line_text[max(0, n.col - 24):n.col]):
+                    out.append(Result(n, "unmatched"))    # 'the other 34 parameters': a part of a count, no size
+                    prev.append(None)
+                    continue
             elif n.kind == "percent":    # a share or a rate: 2.25 % is no squared deviation of 0.0225
                 pool = [c for c in pool if PERCENT_OF.search(c.group)]
             else:                        # a token's id is printed as an integer: 1.0 is no id
@@ -750,11 +856,18 @@ class Matcher:
             #      (0.01 × m / (√v + ε) = 0.0316: its own arithmetic, on moments the update divides first)
             forgot = self._without_y(n, found, own) if dc_rounds and form is None else None
             form = form or forgot          # (0.3 × 0.1463 = 0.0439 for ∂L/∂W_{1,t}: x₁·p_t, the −y left out)
+            bias = self._left_out(n, found, own) if dc_rounds and form is None else None
+            form = form or bias            # (x·W = 0.4000 for z = x·W + b: the bias left out)
+            form = form or (self._slipped_form(n, found, own) if dc_rounds and n.chain else None)
             if form is not None:           # its arithmetic is a node's definition: the value confirms it or not
                 res = Result(n, "matched", form.ref, [form.ref], LABELLED) if self.rounds(form, n) else \
                     self._judged(n, form)
                 if forgot is not None and res.verdict == "wrong":
                     res = dataclasses.replace(res, cause="forgotten −y")
+                if bias is not None and res.verdict == "wrong":
+                    res = dataclasses.replace(res, cause="forgotten term")
+                if n.index in self.slip_of and res.verdict == "wrong":
+                    res = dataclasses.replace(res, cause=self.slip_of[n.index])
                 if res.verdict == "wrong":
                     wrong_as.setdefault(n.text, res)
                 found[n.index] = form
@@ -764,7 +877,8 @@ class Matcher:
                 continue
             if dc_rounds:
                 reads = {k for i in n.operands if found.get(i) is not None
-                         for k in [found[i].key, *re.findall(r"[A-Za-z_][\w.]*\[[^\]]*\]", found[i].ref)]}
+                         for k in [found[i].key, _inner_key(found[i]),
+                                   *re.findall(r"[A-Za-z_][\w.]*\[[^\]]*\]", found[i].ref)]}
                 confirmed = {c.ref for c in hits if c.group not in self.d.spec.params and _same_value(c, dc)
                              and self._reads(c, reads)}
                 spelled = [found[i].ref for i in n.operands if found.get(i) is not None]
@@ -823,6 +937,8 @@ class Matcher:
                 if len({self._node(r[2]) for r in tied}) == 1:
                     tied = tied[:1]             # X[1,0] and E[爱,0]: one node under two names
                 tied = self._same_token(n, tied, numbers, found) or tied
+                tied = _with_epsilon(n, tied) or tied
+                tied = _last_position(tied, found, numbers, n) or tied
                 tied = _denominator(tied)
                 best = tied[0]
                 res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
@@ -1085,6 +1201,88 @@ def _root_of(ref: str) -> str:
     """The quantity under a square root's sign (``sqrt(adamw[1].v[W,0,0])`` → ``adamw[1].v[W,0,0]``); else ''."""
     return ref[5:-1] if ref.startswith("sqrt(") and ref.endswith(")") and ref.count("(") == 1 else \
         ref if "(" not in ref else ""
+
+
+PART_OF = re.compile(r"(?:\bother|\bremaining|\brest of(?: the)?|\bübrigen|\bautres|\brestants?|\bdemás|\baltri|"
+                     r"\boutros|\bостальн\w*|其余|其他|剩下的?|残りの?|나머지)\s*$", re.I)
+"""Words before a count that make it a part of a whole ('the other 34 parameters'), not the model's size."""
+EPSILON_SAID = re.compile(r"[εϵ]|\\(?:var)?epsilon|\beps\b|1e-0?[5-9]|10\^?\{?[-−⁻]")
+"""A line that writes the norm's ε: its symbol, or its value as a power of ten."""
+
+
+def _with_epsilon(n, tied: list) -> list | None:
+    """Of √σ² and √(σ² + ε), tied (ε moves no printed digit), the ones the line writes: with ε where it writes ε,
+    else without; None when no such pair is tied."""
+    bare = {re.sub(r"\s*\+\s*\w*eps\b", "", r[2].ref) for r in tied if "eps" in r[2].ref}
+    if not bare or not any(r[2].ref in bare for r in tied):
+        return None
+    said = bool(EPSILON_SAID.search(n.line_text))
+    return [r for r in tied if ("eps" in r[2].ref if said else r[2].ref in bare)]
+
+
+def _last_position(tied: list, found: dict, numbers: list, n) -> list | None:
+    """Of one tensor's entries at several positions, tied (their values print alike), the position the figures
+    just before it were found at, else the last (a tutorial follows the position that predicts); None for any
+    other tie."""
+    cands = [r[2] for r in tied]
+    if len(cands) < 2 or len({(c.group, c.axes) for c in cands}) != 1 or "t" not in cands[0].axes:
+        return None
+    a = cands[0].axes.index("t")
+    rest = {c.idx[:a] + c.idx[a + 1:] for c in cands}
+    if len(rest) != 1:
+        return None
+    for x in reversed([m for m in numbers[max(0, n.index - 6):n.index] if m.line >= n.line - 2]):
+        c = found.get(x.index)
+        if c is not None and "t" in c.axes and (same := [r for r in tied if r[2].idx[a] == c.idx[c.axes.index("t")]]):
+            return same[:1]
+    return [max(tied, key=lambda r: r[2].idx[a])]
+
+
+def _last_sign_turned(chain: str) -> str | None:
+    """The chain with its last term's sign turned (``a*b+c`` → ``a*b-c``), when it ends on a term added or
+    subtracted at the top level; else None.
+
+    >>> _last_sign_turned("0.2*0.999+0.0099999991"), _last_sign_turned("(0.3-0.1)*2"), _last_sign_turned("-0.4")
+    ('0.2*0.999-0.0099999991', None, None)
+    """
+    depth = 0
+    for i in range(len(chain) - 1, 0, -1):
+        ch = chain[i]
+        depth += ch == ")"
+        depth -= ch == "("
+        if depth == 0 and ch in "+-" and chain[i - 1] not in "*/^(eE+-":
+            return chain[:i] + ("-" if ch == "+" else "+") + chain[i + 1:]
+    return None
+
+
+def _inner_key(c) -> str:
+    """The node a function's candidate applies to, as the graph names it (``exp(z[il])`` → ``z[0]``): what the
+    definition of a sum of them reads.
+
+    >>> from symgpt.claims.candidates import Candidate
+    >>> exp_z = Candidate("exp(z[il])", "exp(z)", (0,), "v", None, None)
+    >>> p = Candidate("p[a]", "p", (1,), "v", None, None)
+    >>> _inner_key(exp_z), _inner_key(p)
+    ('z[0]', 'p[1]')
+    """
+    inner = re.fullmatch(r"(?:exp|sqrt|log|tanh|erf)\((.+)\)", c.group)
+    return f"{inner[1] if inner else c.group}[{','.join(map(str, c.idx))}]"
+
+
+def _added_to(n, lines: list) -> bool:
+    """Whether a figure is a partial sum the text goes on with: a term follows it on its line (``= 0.4000 + 0.1
+    = 0.5000``) or the next lines start from it (``0.4000 + b = …``).
+
+    >>> from symgpt.claims.extract import extract
+    >>> f = extract("u = 0.3 × 0.5 = 0.15")[-1]
+    >>> _added_to(f, ["u = 0.3 × 0.5 = 0.15", "u + b = 0.15 + 0.1 = 0.25"]), _added_to(f, ["u = 0.3 × 0.5 = 0.15"])
+    (True, False)
+    """
+    rest = n.line_text[n.col + len(n.text):]
+    if re.match(r"\s*[+\-−]\s*[\d(]", rest):
+        return True
+    return any(re.search(rf"(?<![\d.]){re.escape(n.text.lstrip('+'))}\s*[+\-−]\s*[\d(]", x)
+               for x in lines[n.line:n.line + 2])
 
 
 def _subtracted(n) -> bool:

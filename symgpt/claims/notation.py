@@ -868,9 +868,14 @@ class Notation:
         """The quantity a name also means that rounds to the figure where its first meaning does not: AdamW's rate
         where 'lr' is SGD's (``AdamW(lr=0.01, …)``), a mini-batch's mean loss or gradient where 'loss', ``W.grad``
         name the first example's (``sgd[0].loss``, ``sgd[0].grad_W[0,1]``), or whose sum over the batch it is;
-        None else."""
+        a step's state where the text tells of the loop that updates before all its gradients are taken
+        (``sgd_wrong_order[1].loss``); None else."""
         twin = TWIN_SETTING.get(c.ref) or (f"sgd[0].{c.ref}" if BATCH_TWIN.fullmatch(c.ref) else None)
         x = self.by_ref.get(twin) if twin else None
+        wrong_order = self.by_ref.get(c.ref.replace("sgd[", "sgd_wrong_order[", 1)) if c.ref.startswith("sgd[") \
+            else None
+        if wrong_order is not None and self.m.rounds(wrong_order, n):
+            return wrong_order      # 'the loss after the first update is 0.8792 instead of …': the loop's wrong order
         if x is None:
             return None
         size = len(self.m.d.spec.training.examples)
@@ -997,7 +1002,10 @@ class Notation:
         if c.group != "p" or c.of or self.m.rounds(c, n) and not local:
             return c                   # (a section on top-k prints p too, before renormalising: p where it rounds)
         said = plain_words(n.line_text[:n.col] + " " + n.heading)
-        t = list(TEMPERATURE_SET.finditer(n.line_text[:n.col]))
+        above = getattr(self, "_texts", {}).get(n.line - 1, "")
+        wrapped = above + " " if above.strip() and not re.search(r"[.!?。]\s*$", above) else ""
+        t = list(TEMPERATURE_SET.finditer(re.split(r"[.!?。]\s", wrapped + n.line_text[:n.col])[-1]))
+        #     (its sentence, from the line above when it wraps: 'T = 2.0 时只剩34.9%，⏎「风」…也有了7.2%')
         if t and t[-1][1] not in ("1", "1.0"):     # 'with T = 1.5, p(私) = …': that temperature's distribution
             token = c.ref[c.ref.index("[") + 1:-1]
             value = t[-1][1].rstrip("0").rstrip(".") if "." in t[-1][1] else t[-1][1]     # tau = 2.0: T = 2

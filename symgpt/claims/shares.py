@@ -147,6 +147,11 @@ LINKING = {"on", "for", "to", "of", "with", "gets", "has", "is", "at", "auf", "f
 """Words that may stand between a token and its share: '34 % on the', '„laut“ mit 18.73 %', 'sat gets 12 %'."""
 
 
+ARTICLES = frozenset({"the", "a", "an", "der", "die", "das", "le", "la", "les", "el", "il", "lo", "o", "de", "het",
+                      "een", "un", "une", "uno", "una"})
+"""Articles, which a vocabulary of words may hold: before a noun in prose they are no token."""
+
+
 def _beside(text: str, token: str, side: str) -> bool:
     """Whether only linking words (:data:`LINKING`) stand between the figure and the token: 'the uniform 20 %'
     is no share of the token 'the'."""
@@ -154,6 +159,9 @@ def _beside(text: str, token: str, side: str) -> bool:
     between = text[k[-1].end():] if side == "before" else text[:k[0].start()]
     words = re.findall(r"[^\W\d_]+", between)
     quoted = _quoted(text, token)
+    if side == "after" and not quoted and re.match(r"\s+[^\W\d_]{2,}", text[k[0].end():]) and \
+            token.lower() in ARTICLES:
+        return False                  # '38.09% of the mass': the article before a noun, not the token 'the'
     chance = sum(w.lower() in CHANCE for w in words)
     return all(w.lower() in LINKING or w.lower() in CHANCE for w in words) and len(words) <= 2 + chance or \
         quoted and len(words) <= 4

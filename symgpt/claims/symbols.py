@@ -178,8 +178,16 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     ('sgd[1].W', 'sgd[2].W')
     >>> str(named("e''_1", bigram)), str(named("q'_{b}", bigram)), str(named("h'_1", v))
     ('sgd[2].e[1]', 'sgd[1].q[tok1]', "h'[1]")
+    >>> str(named("loss after one AdamW step:", [])), str(named("J after 3 steps", []))
+    ('adamw[1].loss', 'sgd[3].J')
     """
     optimizer = run_of(heading)
+    after = AFTER_STEPS.fullmatch(plain(head).strip().rstrip(":：").strip())
+    if after is not None and (lab := parse_label(after["name"], vocab)) is not None and not lab.state:
+        k = int(after["k"]) if after["k"] and after["k"].isdigit() else COUNT_WORDS.get((after["k"] or "").lower(), 1)
+        run = run_of(after["opt"]) if after["opt"] else optimizer       # 'loss after one AdamW step': AdamW's
+        name = "loss" if not lab.index and len(lab.name) > 1 and lab.name.lower() in LOSS_WORDS else lab.name
+        return Label(name, lab.index, lab.of, f"{run}[{k}]")          # ('Verlust nach 1 Schritt': the loss's)
     step = STEP_SUPERSCRIPT.search(plain(head))
     if step and (step["name"] in getattr(vocab, "params", ()) or getattr(vocab, "stepped", False)):
         #                                                          E^{(1)}_{gato}: E after the first step
@@ -194,6 +202,18 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     if lab is None or not new:
         return lab
     return Label(lab.name, lab.index, lab.of, f"{optimizer}[1]")
+
+
+AFTER_STEPS = re.compile(r"(?P<name>\S.*?)\s+(?:after|nach|après|después de|dopo|após|после|po|na|sau|setelah|efter)"
+                         r"\s+(?:(?P<k>\d{1,3}|one|two|three|four|five|a|the|the first|this|that)\s+)?"
+                         r"(?:(?P<opt>AdamW?|SGD|GD)[\s-]+)?(?:steps?|updates?|iterations?|Schritt\w*|étapes?|pasos?|"
+                         r"pass[oi]|шаг\w*|krok\w*|stap\w*|bước|langkah|steg)", re.I)
+"""A name 'after' a count of training steps: ``loss after one AdamW step``, ``J after 3 steps``."""
+LOSS_WORDS = {"loss", "verlust", "perte", "perda", "pérdida", "perdita", "strata", "kayıp", "verlies", "потеря",
+              "потери", "损失", "損失", "손실", "kerugian"}
+"""The loss's word in prose, by language."""
+COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "a": 1, "the": 1, "the first": 1,
+               "this": 1, "that": 1}
 
 
 PRIMED_LOSS = re.compile(r"(?<![\w\\])(L|J|ℒ|\\mathcal\{L\})\s*(['′]{1,3}|″|‴)$")
@@ -248,7 +268,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['W_2', 'W_2', 'b_1', 'x[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
-    ours = vocab.checkpoint.read(s) if getattr(vocab, "checkpoint", None) else None
+    ours = vocab.checkpoint.read(s, vocab) if getattr(vocab, "checkpoint", None) else None
     if ours is not None:         # h.0.mlp.c_fc.weight[0, 2]: the checkpoint's name of W_1[0,2]
         return parse_label(ours, vocab)
     if NUDGED.match(s):

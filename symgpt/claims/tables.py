@@ -14,10 +14,10 @@ from .shares import QUOTES, prose_word
 from .symbols import FUNCTION_LABEL, STEP_SUPERSCRIPT, Label, function_label, parse_label, plain, run_of
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目|번째(?:\s*\S{1,4})?)|"
-                 r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim|step|"
+                 r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim(?:ension)?|unit|component|feature|step|"
                  r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
                  r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|wiersz|kolumna|pozycja|satır|sütun|pozisyon|"
-                 r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|"
+                 r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|维度?|分量|Komponente|composante|componente|次元|차원|"
                  r"строка|столбец|позиция|шаг|"
                  r"쿼리|키|クエリ|キー|查询|键|requête|clé|Anfrage|Schlüssel|consulta|clave|chiave|chave|запрос|ключ|"
                  r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci)\s*[=:]?\s*(\d+)|(\d+))",
@@ -38,7 +38,8 @@ STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Sch
 """A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``2 ステップ``, ``2 pas AdamW``."""
 
 
-AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|[a-z]|"
+AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|words?|chars?|[a-z]|"
+                  r"词|字|单词|mot|Wort|palabra|parola|palavra|слово|単語|단어|kelime|słowo|woord|từ|kata|ord|λέξη|"
                   r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête|쿼리|키|"
                   r"クエリ|キー|clé|consulta|clave|chiave|запрос|ключ)", re.I)
 """A table's corner cell that names the rows' axis (or both axes), not the matrix."""
@@ -144,6 +145,8 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
+    if (lab := _letter_bound(row, col, vocab)) is not None:
+        return lab
     rk, ck = _key(row, vocab), _key(col, vocab)
     if rk is not None and ck is not None and KEY_AXIS.match(plain(row).strip()) and \
             QUERY_AXIS.match(plain(col).strip()):
@@ -168,7 +171,8 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     for by, across in ((row, ck), (col, rk)):     # a row per temperature and a column per token, or transposed
         t = TEMPERATURE.fullmatch(plain(by).strip()) or _share_at_temperature(plain(by).strip())
         if t and across is not None and _token(across[0]):
-            value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]
+            value = "inf" if t[1] in ("∞", "inf", "oo") else t[1].rstrip("0").rstrip(".") if "." in t[1] else t[1]
+            #       (T = 2.0 is the temperature 2)
             token = vocab[across[0][1]]
             return Label("softmax_T", across,
                          ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
@@ -205,6 +209,26 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
     return None
+
+
+def _letter_bound(row: str, col: str, vocab) -> Label | None:
+    """A row that names a quantity by an index letter its column binds (``s_2(3,j)`` under ``j = 1``): the
+    quantity at that index, as written (the notation learns whether it counts from 1); None otherwise.
+
+    >>> str(_letter_bound("$s_2(3,j)$", "$j = 1$", [])), _letter_bound("e^{α_{2,j}}", "j=0", []).fn
+    ('s_2[3,1]', 'exp')
+    >>> _letter_bound("p_j", "T = 2", []), _letter_bound("score", "j = 1", [])
+    (None, None)
+    """
+    bind = re.fullmatch(r"([a-z])\s*=\s*(\d{1,3})", plain(col).strip().strip("*`$ "))
+    if bind is None or TEMPERATURE_ROW.fullmatch(plain(col).strip()):
+        return None
+    s = plain(row).replace(" ", "").strip("*`$")
+    filled = re.sub(rf"(?<=[(\[{{,]){bind[1]}(?=[)\]}},])", bind[2], s)
+    if filled == s:
+        return None
+    lab = _header_label(filled, vocab, letters=False)
+    return lab if lab is not None and lab.index else None
 
 
 def _share_at_temperature(header: str):
@@ -263,8 +287,9 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
         return Label(entry.name, entry.index, state=f"{run_of(caption)}[{k}]" if k else "")   # after k steps
         #     (a caption 'at the start of step k': after k − 1)
     entry = parse_label(plain(col).replace(" ", ""), vocab)
-    if entry is None or not entry.index or entry.name not in getattr(vocab, "params", ()) or entry.state:
-        return None
+    if entry is None or not entry.index or entry.state or entry.name not in getattr(vocab, "params", ()) and (
+            entry.name in getattr(vocab, "names", ()) or not any(_token(k) for k in entry.index)):
+        return None         # (a parameter's entry, or the document's own name for one: U[2,runs], a token's column)
     k = max(0, rk[0] - bool(START_OF.search(caption)))
     run = run_of(caption)
     return Label(entry.name, entry.index, state=f"{run}[{k}]" if k else "")
@@ -547,7 +572,8 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
         if len(cells) >= 2 and not any(f and not g and not m for f, g, m in zip(has_figure, formula, mark)) and \
                 sum(formula) < len(cells) - 1 and not line.lstrip().startswith(("|", "#")) and \
                 (marks or not re.search(r"[=≈:：]", line) or _defining(cells)) and not RULE_LINE.fullmatch(line):
-            header, top = cells, no                  # labels only: a header, if rows follow
+            grouped = header is not None and top == no - 1 and _grouped(header, cells)
+            header, top = grouped or cells, no       # labels only: a header, if rows follow
             continue
         if header is None or len(cells) < 2 or not any(has_figure):
             if not line.strip() and top == no - 1:
@@ -584,6 +610,29 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
             if k is not None and re.search(r"[^\W\d][\w)\]}']*\s*\)?\s*[=≈]\s*$", line[cells[k][0]:n.col]):
                 continue      # (a cell that names its figure, '(p(mange) = 0,2201)': its own equation's)
             out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
+    return out
+
+
+def _grouped(groups: list, cells: list) -> list | None:
+    """A header line of indices under a line that names a quantity over each run of them (``q  k`` over
+    ``t  [0]  [1]  [0]  [1]``): each index under its nearest name, as that name's entry (``q[1]``); the first
+    cell, the rows' own label, stays. None unless every cell after the first is an index and every name a label.
+
+    >>> _grouped([(8, 9, "q"), (26, 27, "k")], [(0, 1, "t"), (5, 8, "[0]"), (12, 15, "[1]"), (22, 25, "[0]"),
+    ...                                         (30, 33, "[1]")])
+    [(0, 1, 't'), (5, 8, 'q[0]'), (12, 15, 'q[1]'), (22, 25, 'k[0]'), (30, 33, 'k[1]')]
+    >>> _grouped([(0, 4, "head 1")], [(0, 1, "t"), (5, 8, "[0]")]) is None
+    True
+    """
+    index = [re.fullmatch(r"\[?(\d{1,3})\]?|(?:dim|col(?:umn)?|i|j)\s*=?\s*(\d{1,3})", plain(t).strip())
+             for *_, t in cells[1:]]
+    if len(cells) < 3 or not all(index) or len(groups) < 1 or \
+            not all(re.fullmatch(r"[^\W\d_][\w'^̂̃]*", plain(t).strip()) for *_, t in groups):
+        return None
+    out = [cells[0]]
+    for (a, b, _), m in zip(cells[1:], index):
+        g = min(groups, key=lambda h: abs(h[0] + h[1] - a - b))
+        out.append((a, b, f"{plain(g[2]).strip()}[{m[1] or m[2]}]"))
     return out
 
 
