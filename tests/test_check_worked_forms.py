@@ -374,3 +374,85 @@ def test_a_checkpoints_short_names_as_a_tables_rows(tmp_path, gpt2):  # noqa: F8
             f"| `h[0].attn.c_attn.weight[1, 5]` | {_d(L['W_K'][1][1])} |\n")
     results = _results(tmp_path, text, path)
     assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [("b_1[5]", slip)]
+
+
+# ---------------------------------------------------------------- round 37: vectors, handouts, printouts
+
+
+@pytest.mark.parametrize("name", ["\\boldsymbol{\\pi} - \\boldsymbol{y}", "ŷ^{(1)} − y^{(1)}"])
+def test_a_vector_named_p_minus_y_with_the_targets_sign_turned(tmp_path, run, name):
+    """$π − y = (…)$ with 1 − p at the target: ∂L/∂z there, its sign flipped."""
+    g = [p - (1 if j == Y else 0) for j, p in enumerate(run["f0"]["p"])]
+    shown = [r4(v) for v in g]
+    shown[Y] = r4(-g[Y])
+    text = f"$${name} = ({', '.join(shown)})$$\n"
+    results = _results(tmp_path, text, write_spec(tmp_path, SPEC))
+    assert _wrong(results) == [(f"grad_z[{VOCAB[Y]}]", shown[Y], "sign flip")]
+
+
+def test_another_examples_p_minus_y_names_nothing(tmp_path):
+    """ŷ⁽²⁾ − y⁽²⁾ = (…) on a mini-batch: the second example's gradient, none of the spec's quantities."""
+    from test_check_authors import BATCH
+    spec = oracle.loads_spec(BATCH)
+    E, W = oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"])
+    x, y = VOCAB.index("рыбу"), VOCAB.index("спит")
+    with mp.workdps(50):
+        p = oracle.softmax([sum(E[x][i] * W[i][j] for i in range(2)) for j in range(5)])
+    g = ", ".join(r4(v - (1 if j == y else 0)) for j, v in enumerate(p))
+    results = _results(tmp_path, f"$$ŷ^{{(2)}} − y^{{(2)}} = ({g})$$\n", write_spec(tmp_path, BATCH))
+    assert _wrong(results) == []
+
+
+def test_a_numpy_printout_with_bare_points(tmp_path, narrow):  # noqa: F811
+    """NumPy prints a ReLU's zeros as ``0.`` (``[[0.4123 0.     0.2 …]]``): each entry keeps its column."""
+    path, _, fw = narrow
+    R = fw["R"]
+    assert any(v == 0 for row in R for v in row[:-1])
+    bad = r4(R[2][3] + mp.mpf("0.0100"))
+    cell = lambda v: "0.    " if v == 0 else r4(v)   # noqa: E731
+    rows = [[cell(v) for v in row] for row in R]
+    rows[2][3] = bad
+    text = "```python\nprint(R)\n```\n```\n[" + "\n ".join("[" + " ".join(r) + "]" for r in rows) + "]\n```\n"
+    results = _results(tmp_path, text, path)
+    assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [("R[2,3]", bad)]
+
+
+@pytest.mark.parametrize("log", ["− log", "-\\log"])
+def test_a_loss_with_the_common_logarithm(tmp_path, run, log):
+    """ℓ = −log 0.2118 = 0.6741 where ln gives 1.5522: the loss, its logarithm's base 10."""
+    p = run["f0"]["p"][Y]
+    slip = r4(-mp.log10(mp.mpf(r4(p))))
+    text = f"$ℓ_1 = {log} \\hat y = {log} {r4(p)} = {slip}$\n"
+    results = _results(tmp_path, text, write_spec(tmp_path, SPEC))
+    assert _wrong(results) == [("loss", slip, "log₁₀ for ln")]
+
+
+@pytest.mark.parametrize("words", [("Exercice 1 : la sortie", "Solution. On trouve", "Reprendre l'exercice 1 avec"),
+                                   ("Exercise 1: the output", "Solution. We find", "Redo exercise 1 with")])
+def test_a_handouts_solved_exercises_are_claims(tmp_path, run, words):
+    """A numbered exercise followed by its solution is worked: its wrong figure is wrong; the closing 'redo the
+    exercise with η = 0,05' sets another rate, no claim."""
+    p = run["f0"]["p"][Y]
+    slip = r4(p + mp.mpf("0.0100"))
+    text = (f"## {words[0]}\n\n{words[1]} p = {slip}.\n\n## Questions\n\n{words[2]} η = 0.05.\n")
+    results = _results(tmp_path, text, write_spec(tmp_path, SPEC))
+    assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [(f"p[{VOCAB[Y]}]", slip)]
+
+
+def test_a_heads_run_of_columns_in_one_table(tmp_path, wide):
+    """| t | head 1: s=0 | s=1 | s=2 | head 2: s=0 | s=1 | s=2 |: each run its head's weights; a cell copied from
+    its neighbour is wrong as its own."""
+    path, _, fw = wide
+    A = fw["A"]
+    rows = []
+    for t in range(3):
+        cells = [r4(A[h][t][s]) for h in range(2) for s in range(3)]
+        if t == 2:
+            cells[4] = cells[5]
+            copied = cells[5]
+        rows.append(f"| {t} | " + " | ".join(cells) + " |")
+    assert copied != r4(A[1][2][1])
+    text = "| t | head 1: s=0 | s=1 | s=2 | head 2: s=0 | s=1 | s=2 |\n|---|" + "---|" * 6 + "\n" + \
+        "\n".join(rows) + "\n"
+    results = _results(tmp_path, text, path)
+    assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [("A[1,2,1]", copied)]

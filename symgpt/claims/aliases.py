@@ -28,6 +28,7 @@ DATA_ALIASES = {         # what code and prose call the model's tensors (beside 
     "W_Q": ("q_proj", "W_q"), "W_K": ("k_proj", "W_k"), "W_V": ("v_proj", "W_v"), "W_O": ("o_proj", "W_o"),
     "W_1": ("W_fc", "c_fc", "W_gate", "gate_proj"), "b_1": ("b_fc",), "W_2": ("W_pr", "W_down", "down_proj"),
     "b_2": ("b_pr",), "W_3": ("W_up", "up_proj"),
+    "rope.sin": ("sin", "sinθ", "sin_t"), "rope.cos": ("cos", "cosθ", "cos_t"),      # RoPE's angles' table
 }
 
 PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")

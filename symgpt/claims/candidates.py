@@ -181,6 +181,8 @@ def candidates(d) -> list:
                     add(f"sqrt({ref_of(name, axes, idx)} + ln_eps)", f"sqrt({name}+eps)", idx, axes)
                     add(f"1/sqrt({ref_of(name, axes, idx)} + ln_eps)", f"1/sqrt({name}+eps)", idx, axes)   # its
                     #                                                       reciprocal, what multiplies (x − μ)
+                    add(f"{ref_of(name, axes, idx)} + ln_eps", f"{name}+eps", idx, axes)     # and under it:
+                    #                                                       √0,14501 for a mean square 0,145
     for name, (shape, axes) in shapes.items():   # a gated MLP's gate: σ(g) and SiLU(g) = g·σ(g), before g·σ(g)·u
         if base(name) == "Z" and name.replace("Z", "U", 1) in shapes:
             for idx in _entries(shape):
@@ -193,7 +195,7 @@ def candidates(d) -> list:
                 add(f"{ref_of(name, axes, idx)}*sqrt(d/heads)", f"{name}*sqrt(d/heads)", idx, axes)
     if s.kind == "transformer" and getattr(s, "positions", "") == "rope":    # the rotation's cos and sin, a
         dk = s.d // s.heads                                                   # table's columns
-        for t in range(1, s.T):                                              # (at 0: 1 and 0 exactly)
+        for t in range(s.T):                                                 # (at 0: 1 and 0, as a table has)
             for i in range(dk // 2):
                 angle = f"{t}" if i == 0 else f"{t}*({s.rope_theta})^(-{2 * i}/{dk})"     # t·θ_i
                 add(f"cos({angle})", "rope.cos", (t, i), "ti")

@@ -10,11 +10,12 @@ The cause is the first of these that explains the printed digits (``k`` places, 
 * **transposed index**: it is the value of the same quantity with its indices swapped;
 * **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
 * **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**, **forgotten term**,
-  **sum for mean**, **update with the wrong sign**: a
+  **sum for mean**, **update with the wrong sign**, **sign of a term**: a
   formula slip the quantity invites (a norm's variance divided by n − 1, the target's logit gradient p instead
   of p − 1, the loss with a common logarithm, AdamW's first update without its bias correction, a sum of
   products without the bias its definition adds, a mini-batch's loss or gradient summed over its examples and not
-  divided by their number, a first step's weight moved uphill, θ + η·g) gives it (:func:`slips`, :func:`left_out`);
+  divided by their number, a first step's weight moved uphill, θ + η·g; a sum with one term's sign turned, found
+  by check from its chain) gives it (:func:`slips`, :func:`left_out`);
 * **sign flip**: the right digits with the wrong sign;
 * **last-digit slip**: only the last printed digit differs;
 * **scale slip**: the decimal point moved (``0.0851`` printed as ``0.851``);
@@ -37,7 +38,7 @@ from fractions import Fraction
 from flint import fmpq
 
 SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction", "forgotten term", "sum for mean",
-         "update with the wrong sign")
+         "update with the wrong sign", "sign of a term")
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "percent slip",
           *SLIPS, "sign flip", "last-digit slip", "scale slip", "plain error")
 

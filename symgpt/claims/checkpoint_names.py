@@ -68,11 +68,10 @@ class CheckpointNames:
                 if not parts[k].isdigit():             # model or where one key ends so
                     short.setdefault(".".join(parts[k:]), set()).add(s.key)
             if s.key.endswith(".weight"):
-                short.setdefault(s.key.removesuffix(".weight"), set()).add(s.key)           # wte for wte.weight
-                short.setdefault(parts[-2], set()).add(s.key)
+                short.setdefault(s.key.removesuffix(".weight"), set()).add(s.key)           # mlp.c_fc for its weight
         by_key = {s.key: s for s in layout(spec, f)}
         for tail, keys in short.items():
-            if len(keys) == 1 and "." in tail or len(keys) == 1 and tail in ("wte", "wpe", "lm_head", "embed_tokens"):
+            if len(keys) == 1 and "." in tail:       # (not a bare 'wte': an author's own name too, from 1 maybe)
                 self.sources.setdefault(tail, by_key[next(iter(keys))])
 
     def __bool__(self) -> bool:
@@ -111,8 +110,10 @@ class CheckpointNames:
         >>> import symgpt
         >>> spec = symgpt.load("tests/tutorials/en-nbhtml-gpt2-gradcheck/SPEC.toml").spec
         >>> names = CheckpointNames(spec)
-        >>> names.read("h[0].mlp.c_fc.bias[3]"), names.read("c_fc.bias[3]"), names.read("wte[cat, 0]", ["a", "cat"])
-        ('b_1[3]', 'b_1[3]', 'E[1,0]')
+        >>> names.read("h[0].mlp.c_fc.bias[3]"), names.read("c_fc.bias[3]")
+        ('b_1[3]', 'b_1[3]')
+        >>> names.read("wte.weight[cat, 0]", ["a", "cat"]), names.read("wte[cat, 0]", ["a", "cat"])
+        ('E[1,0]', None)
         """
         m = KEY.fullmatch(LAYER_BRACKET.sub(r".\1.", text.strip().strip("`")))
         if m is None or not self.sources or m["name"] not in self.sources:

@@ -261,7 +261,8 @@ def chain_spelling(text: str) -> str:
     '-0.4-0.01*((-0.99)/(sqrt(0.98)+10^(-8)))'
     """
     s = _fractions(text) if "\\frac" in text or "\\dfrac" in text else text
-    s = s.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln")
+    s = s.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln") \
+        .replace("\\log", "log").replace("\\exp", "exp")
     s = s.replace("\\left", "").replace("\\right", "").replace("$", "").replace("**", "").strip()
     s = SUPERSCRIPT_POWER.sub(lambda m: "^(" + m[1].translate(SUPERSCRIPT_DIGITS) + ")", s)     # 10⁻⁶: 10^(-6)
     return s.translate(OPS).replace(" ", "")
@@ -304,11 +305,11 @@ def _chain_text(side: str) -> str | None:
 
     >>> _chain_text(" 0.500 × 0.3 + 1.800 × 0.5 "), _chain_text("exp(0.777)"), _chain_text("x + 1")
     ('0.500*0.3+1.800*0.5', 'exp(0.777)', None)
-    >>> _chain_text(" 0.01 × 0.0694 / (√(4.822e-04) + 10^{-8}) ")
-    '0.01*0.0694/(sqrt(4.822e-04)+10^(-8))'
+    >>> _chain_text(" 0.01 × 0.0694 / (√(4.822e-04) + 10^{-8}) "), _chain_text(" − ln 0.1855 ")
+    ('0.01*0.0694/(sqrt(4.822e-04)+10^(-8))', '-log(0.1855)')
     """
     s = chain_spelling(side)
-    s = re.sub(r"sqrt(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", r"sqrt(\1)", s)
+    s = re.sub(r"(sqrt|log|ln|exp)(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", r"\1(\2)", s)     # −ln 0.1855: ln(0.1855)
     s = re.sub(r"\bln\(", "log(", s)
     if not s or not re.search(r"\d", s) or not re.search(r"[*/+\-(]", s.lstrip("-")):
         return None
@@ -344,8 +345,12 @@ def normal_line(raw: str, comma: bool = False) -> str:
     'ŷ₄ = 0.1400, W[0,3] = 2.6627·10⁻⁴'
     >>> normal_line("- `σ₃²` ≈ **0,0553**, `x**2`", comma=True)
     '-  σ₃²  ≈   0.0553  , `x**2`'
+    >>> normal_line(" [ 0.2  0.  -0.3 -1. ]")
+    ' [ 0.2  0.0 -0.3 -1.0]'
     """
     line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH).translate(NATIVE))
+    if "[" in line and BARE_POINT.search(line):
+        line = BARE_POINT.sub(r"\1.0", line)        # NumPy's 0. and -1. (over the space after them: columns stay)
     if "\\" in line or "{,}" in line:
         line = latex_numbers(line, comma)
     if "%" in line:
@@ -358,6 +363,8 @@ def normal_line(raw: str, comma: bool = False) -> str:
     return SPACED_PERCENT.sub(lambda m: "% ", line)
 
 
+BARE_POINT = re.compile(r"(?<=[\s\[(,])([-−]?\d+)\. (?=\s*[-−\d\[\]])")
+"""A whole number NumPy prints with a bare point inside an array (``[ 0.2  0.  -0.3]``): 0.0, one space taken."""
 BOLD_FIGURE = re.compile(r"(?<![\w)\]*])\*\*(?=[-−+(]?\d)|(?<=[\d)%])\*\*(?![\w(*])")
 """Markdown's bold around a figure (``= **1,5372**``, ``**(0,33; 0,60)**``), not a power (``x**2``)."""
 CODE_EQUATED = re.compile(r"`([^`\n]{1,80})`(?=\s*[=≈])")
@@ -1037,7 +1044,8 @@ def _chains(line: str, found: list) -> None:
             #                              (not '= (0.5, 0.7)': a vector after the arithmetic is no result of it)
             inside = [n for n in inside if n.col < stop]
         side = line[ends[k]:stop]
-        bare = re.fullmatch(r"\s*\(\s*[-+−]?[\d.]+%?\s*\)\s*", side)     # (2.541): one component's result
+        bare = re.fullmatch(r"\s*\(\s*[-+−]?[\d.]+%?\s*\)\s*[.,;]?\s*", side)   # (2.541): one component's result
+        #                                                                       (and at a sentence's end: '(…).')
         if len(inside) != 1 or (_chain_text(side) is not None and not bare):
             continue
         rest = side.replace(inside[0].text, "", 1)

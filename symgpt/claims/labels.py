@@ -58,6 +58,10 @@ STEPS_AFTER = re.compile(r"\s*(?:(?:AdamW?|SGD|GD)[\s-]*)?(?:steps?|updates?|ite
 """What follows a count of training steps inside a name: ``1 AdamW-Schritt``, ``2 steps``."""
 
 
+RMS = re.compile(r"((?i:rms)(?:_?\d|_f)?)")
+"""RMSNorm's divisor by name: ``rms``, ``rms2``, ``rms_f``."""
+
+
 def token_of(lab, vocab) -> str | None:
     """The token a token's label names (None: another label, or an index beyond the vocabulary).
 
@@ -199,8 +203,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
     out = {k: dataclasses.replace(lab, name=operand[sections.get(k, ""), lab.name])
            if (sections.get(k, ""), lab.name) in operand and not lab.state and not lab.of else lab
            for k, lab in out.items()}
-    out = {k: dataclasses.replace(lab, name="ms", fn="sqrt+eps") if lab.name.lower() == "rms" and not lab.fn else lab
-           for k, lab in out.items()}  # rms: √(mean of squares + ε), RMSNorm's divisor
+    out = {k: dataclasses.replace(lab, name=RMS.fullmatch(lab.name)[1].replace("rms", "ms", 1).lower(), fn="sqrt+eps")
+           if RMS.fullmatch(lab.name) and not lab.fn else lab
+           for k, lab in out.items()}  # rms: √(mean of squares + ε), RMSNorm's divisor (rms2, rms_f: the second's,
+    #                                    the final norm's)
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=lab.head if lab.head is not None else heads.get(k), sup=sups.get(k) or lab.sup)
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}

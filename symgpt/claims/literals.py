@@ -77,6 +77,29 @@ def _printed_names(cell: list) -> list:
     return prints if len(prints) > 1 and all(CODE_NAME.fullmatch(x) or PICKED.fullmatch(x) for x in prints) else []
 
 
+SAID_PRINT = re.compile(r"""["'](?:\\n)?\s*([^\W\d][\w.']*)\s*[=:]\s*["']\s*,\s*([A-Za-z_][\w.]*(?:\[[^\]]*\])?)""")
+"""A string that labels the variable a print shows after it: ``"rms =", rms_f``."""
+SAID_FIELD = re.compile(r"\b([^\W\d][\w.']*)\s*=\s*\{([A-Za-z_][\w.]*(?:\[[^\]]*\])?)[:}]")
+"""An f-string's field after its label: ``rms = {rms_f}``, ``loss = {loss:.4f}``."""
+F_STRING = re.compile(r"""\bf["']""")
+
+
+def _said_prints(cell: list) -> list:
+    """(label, variable) for each print of a code block that labels one variable by a string (``print("rms =",
+    rms_f)``, ``print(f"rms = {rms_f}")``), in order: the output line ``rms = […]`` is that variable's.
+
+    >>> _said_prints(['print("rms  =", rms2)', 'print("rms =", rms_f, "\\nh_final =", hf[-1])', 'print(x)'])
+    [('rms', 'rms2'), ('rms', 'rms_f'), ('h_final', 'hf[-1]')]
+    """
+    out = []
+    for x in cell:
+        for m in SAID_PRINT.finditer(x):
+            out.append((m[1], m[2]))
+        if F_STRING.search(x):
+            out += [(m[1], m[2]) for m in SAID_FIELD.finditer(x)]
+    return out
+
+
 PICKED = re.compile(r"([A-Za-z_]\w*(?:\.\w+)*)(?:\[\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*\]|"
                     r"\[\s*(\d*)\s*:\s*\d*\s*\])?")
 """A printed expression with the rows it picks: ``W.grad[[0, 1, 2, 6]]`` (those rows), ``W.grad[2:5]`` (from 2)."""
@@ -223,6 +246,9 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
     if last and re.search(r"[)\]]\s*\$?\s*$", parts[-3]) and NAME_ALONE.fullmatch(last) and \
             (lab := named(last, vocab, heading)) is not None:
         return lab                     # 'h_1 = (0.6, 1.2): k_1 = (…)': the name after the last literal, k_1
+    grad = PROBS_MINUS_Y.fullmatch(parts[-2].replace(" ", "").strip("$")) if len(parts) >= 2 else None
+    if grad is not None:               # π − y = (…), ŷ⁽¹⁾ − y⁽¹⁾ = (…): the logits' gradient (of another example's,
+        return Label("∂L/∂z") if (grad["k"] or "1") == "1" else Label("another example")   # none of ours)
     head = parts[0]
     for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
         layered = any(x.startswith("l1.") for x in getattr(vocab, "names", ()))
@@ -244,6 +270,9 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
     return formula_label(lab, parts[1:-1], vocab)
 
 
+PROBS_MINUS_Y = re.compile(r"(?:ŷ|p|π|q|probs?|\\hat\{y\}|\\hat\{\\mathbf\{y\}\})(?:\^?\{?\((?P<k>\d)\)\}?)?"
+                           r"-(?:y|onehot|\\mathbf\{y\})(?:\^?\{?\(\d\)\}?|\(\w+\))?")
+"""A vector named by the softmax's gradient at the logits (``π − y``, ``ŷ⁽¹⁾ − y⁽¹⁾``), of the example k names."""
 STACKED_ROW = re.compile(r"\s*(?:(?P<name>[^\W\d][\w.']*(?:_\{[^{}]*\}|_\w+)?)\s*[=:]\s*)?[\[⎡⎢⎣│|]\[?"
                          r"(?P<body>[^\[\]⎡⎤⎢⎥⎣⎦│|=]+)\]?[\]⎤⎥⎦│|]\s*(?P<label>[^\s\d.,+\-−]\S{0,15})?\s*$")
 """A row of a matrix drawn in text, one row per line, named on one of its rows (``k = [ 0.1  -0.5 ]  dog``)."""
@@ -278,7 +307,13 @@ def stacked_literals(lines: list, numbers: list, vocab) -> dict:
             at.setdefault(n.line, []).append(n)
     out: dict = {}
     run: list = []
+    fence, cell, said = False, [], []         # (a code block's prints that label their variables, for its output)
     for no, line in enumerate([*lines, ""], 1):
+        if line.lstrip().startswith("```"):
+            said = _said_prints(cell) if fence else said
+            fence, cell = not fence, []
+        elif fence:
+            cell.append(line)
         m = STACKED_ROW.fullmatch(line) if no <= len(lines) else None
         figs = [n for n in at.get(no, []) if m and m.start("body") <= n.col < m.end("body")]
         ok = bool(m and figs and re.fullmatch(r"[\s\d.,+\-−eE]*", m["body"].replace("−", "-")))
@@ -286,6 +321,9 @@ def stacked_literals(lines: list, numbers: list, vocab) -> dict:
             run.append((m, figs))
             continue
         names = [r["name"] for r, _ in run if r["name"]]
+        var = next((k for k, (a, _) in enumerate(said) if names and a == names[0]), None)
+        if var is not None and len(names) == 1:
+            names = [said.pop(var)[1]]               # 'rms = […]' printed by print("rms =", rms_f): rms_f's
         first = no - len(run)                        # the run's first line, counted from 1
         prompt = PROMPT.fullmatch(lines[first - 2]) if run and not names and first >= 2 else None
         names += [prompt[1]] if prompt else []
@@ -434,6 +472,7 @@ def literals(lines: list, numbers: list, vocab) -> dict:
     stack: list = []
     code_name, fence, cell = "", False, []
     queue: list = []           # the names of a cell's several prints, for its output's tensors in order
+    said: list = []            # (label, variable) of a cell's prints that label their variable: print("rms =", rms_f)
     variables: dict = {}       # code variables that hold a token's id (entrada = vocab.index("come"))
     pick = None                # the rows the named output shows (W.grad[[0, 1, 6]]: its rows 0, 1, 6)
     suspended = None           # a literal still open when another is written beside it on its line
@@ -443,6 +482,7 @@ def literals(lines: list, numbers: list, vocab) -> dict:
             if fence:
                 variables.update(_token_variables(cell, vocab))
                 code_name, queue = _output_name(cell), _printed_names(cell)
+                said = _said_prints(cell)
                 code_name, queue = _with_tokens(code_name, variables), [_with_tokens(x, variables) for x in queue]
                 code_name, pick = _picked(code_name)
                 if len(queue) != _tensors_below(lines, no):
@@ -512,8 +552,11 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                     side = SIDE.search(line[:i]) if not root and ch == "[" and suspended is None else None
                     if side:           # W_1 = [[…],    b_1 = […]: b_1 is a literal of its own, W_1 goes on below
                         suspended, stack, root = stack, [], True
+                    label = re.fullmatch(r"\s*([^\W\d][\w.']*)\s*[=:]\s*", line[:i]) if root else None
+                    var = next((k for k, (a, _) in enumerate(said) if label and a == label[1]), None)
+                    before = f"{said.pop(var)[1]} = " if var is not None else line[:i]   # (the printed variable)
                     name = (named(side[1], vocab, heading) if side else
-                            _literal_name(line[:i], code_name, vocab, heading, first)) \
+                            _literal_name(before, code_name, vocab, heading, first)) \
                         if root else None
                     frac = _stacked_fraction(lines, no, i) if root and name is None else None
                     if frac is not None:       # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction

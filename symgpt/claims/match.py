@@ -52,6 +52,7 @@ from .grids import grids
 from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
+from .tables import ANOTHER_EXAMPLE
 
 GRADIENT_GROUP = re.compile(r"(?:l\d+\.)?grad_\w+")
 """A gradient of the loss: what a chain with p_t − 1 for p_t computes (Matcher._without_y)."""
@@ -88,6 +89,18 @@ MOVED = re.compile(r"\s*[-+−±×*/·]\s*[^\d\s=][^\d=]{0,11}[=≈]\s*")
 APPROX_NEXT = re.compile(r"\s*+\$?\s*+(?:≈|\\approx|~)\s*+\$?\s*+")
 
 
+REDO = re.compile(r"(?:redo|repeat|reprendre|refaire|recommencer|wiederhole|rifate|rifai|rehacer|repite|refaça|"
+                  r"refazer|повтори|再做|重做|やり直)\w*\s+(?:l['’])?(?:the\s+)?(?:exercise|exercice|Übung|Aufgabe|"
+                  r"esercizio|ejercicio|exercício|упражнение|练习|演習|calculation|calcul|Rechnung|cálculo|calcolo)",
+                  re.I)
+"""A sentence that asks to redo an exercise with another setting ('Reprendre l'exercice 3 avec η = 0,05')."""
+NUMBERED_EXERCISE = re.compile(r"^[\W\d_]*(?:exercise|Übung|Aufgabe|exercice|ejercicio|esercizio|exercício|"
+                               r"упражнение|задание|练习|习题|演習|연습\s*문제|bài tập|ćwiczenie|zadanie|alıştırma|"
+                               r"oefening|latihan)\s*\d", re.I)
+"""A heading of one numbered exercise (``Exercice 1 : propagation avant``), which a handout may solve below it."""
+SOLUTION = re.compile(r"^\s*(?:\d+\.\s*)?(?:[^\n]{0,80}\s)?(?:Solution|Corrigé|Lösung|Solución|Soluzione|Solução|"
+                      r"Решение|Rozwiązanie|Çözüm|Oplossing|Penyelesaian|Lời giải|解答|答案|解|풀이)\s*[.:：]", re.M)
+"""A worked answer's mark at a line's start (``Solution. On lit …``, ``Lösung:``, ``解：``)."""
 EXERCISE_SAID = re.compile(r"(?:exercise|homework|Übung|Aufgabe|exercice|devoir|ejercicio|tarea|esercizio|compito|"
                            r"exercício|tarefa|упражнение|задание|练习|习题|作业|演習|宿題|연습\s*문제|과제|bài tập|"
                            r"ćwiczenie|zadanie|ödev|alıştırma|oefening|opdracht|latihan|tugas|अभ्यास)"
@@ -109,18 +122,24 @@ CONFIG = re.compile(r"(?:(?:adamw|sgd)\.)?(?:lr|weight_decay|beta[12]|eps)|ln_ep
 """The settings a text may set otherwise in an exercise (η = 0,1 where the spec's is 0.5)."""
 
 
-def _exercises(results: list) -> list:
+def _exercises(results: list, text: str | None = None) -> list:
     """A figure under an exercise heading, or a setting a sentence that sets an exercise changes, is no claim of
     the model's, and one whose clause says it is worked from rounded operands claims no exact rounding: never
-    wrong, at most unmatched."""
+    wrong, at most unmatched. (A handout whose numbered exercises are followed by their solutions, 'Exercice 1'
+    and 'Solution. …', works them: its figures are claims.)"""
+    solved = bool(text) and SOLUTION.search(text) is not None
+
     def asked(n) -> bool:
         clause = re.split(r"[;；:：]|(?<!\d)[.!?。](?:\s|$)", n.line_text[:n.col])[-1]      # (its own line's)
-        return bool(EXERCISE.search(n.heading or "") or ROUNDED_SAID.search(clause))
+        heading = n.heading or ""
+        worked = solved and NUMBERED_EXERCISE.search(heading) is not None
+        return bool(EXERCISE.search(heading) and not worked or ROUNDED_SAID.search(clause))
 
     def setting(r) -> bool:           # 'Esercizio per casa: rifate … con η = 0,1': another setting, asked for
         sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", f"{r.number.prose} {r.number.line_text[:r.number.col]}")[-1]
         return CONFIG.fullmatch(r.ref or "") is not None and bool(
-            EXERCISE_SAID.match(sentence.strip()) or EXERCISE_SAID.match(r.number.line_text.lstrip(" *_#>-")))
+            EXERCISE_SAID.match(sentence.strip()) or EXERCISE_SAID.match(r.number.line_text.lstrip(" *_#>-")) or
+            REDO.search(sentence))      # 'Reprendre l'exercice 3 avec η = 0,05': the exercise redone so
     return [dataclasses.replace(r, verdict="unmatched", ref=None, cause=None, correct=None, exact=None, distance=None)
             if r.verdict == "wrong" and (asked(r.number) or setting(r)) else r for r in results]
 
@@ -213,7 +232,45 @@ class Matcher:
         self.read = read if text is not None else {}
         first = self._match(numbers, {})
         results = self._grids(self._runs(self._right(self._match(numbers, self._inputs(first)))), numbers)
-        return _exercises(_foreign_columns(self._acknowledged(results, numbers)))
+        return _exercises(_foreign_columns(self._acknowledged(self._batch(results), numbers)), text)
+
+    def _batch(self, results: list) -> list:
+        """On a mini-batch, a figure the text works for another example (its paragraph says 'Exemple 2', 'example
+        3') is that example's, which no quantity of the spec is but the batch's own (sgd[0]'s means, the later
+        steps' states); and a sum printed over the batch's size on the line below (a PDF's stacked fraction,
+        ``5,2855`` over ``3``) is the sum before its division: neither is wrong."""
+        size = len(self.d.spec.training.examples)
+        if size < 2:
+            return results
+        lines = getattr(self, "lines", [])
+
+        def other_example(n) -> bool:
+            sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", n.line_text[:n.col])
+            return bool(ANOTHER_EXAMPLE.search(f"{n.heading or ''} {n.prose[-200:]} {n.line_text[:n.col]}") and
+                        not re.search(r"(?:mean|moyenne?|Mittel|media|平均|lot|batch|Batch)", sentence[-1], re.I))
+
+        by_line: dict = {}
+        for r in results:
+            by_line.setdefault(r.number.line, []).append(r.number)
+
+        def over_size(n) -> bool:
+            below = lines[n.line:n.line + 2]
+            if any(m[0] == str(size) and n.col - 2 <= m.start() <= n.col + len(n.text) + 2
+                   for x in below for m in re.finditer(r"\d+", x)):
+                return True
+            terms = [m.value for m in by_line.get(n.line, []) if m.col < n.col and m.kind == "decimal"]
+            ulp = Fraction(1, 10 ** n.decimals)          # (the sum of the terms printed before it: a numerator)
+            return len(terms) == size and abs(sum(terms) - n.value) <= ulp * size
+
+        out = []
+        for r in results:
+            n = r.number
+            if r.verdict == "wrong" and (r.cause == "sum for mean" and over_size(n) or
+                                         not (r.ref or "").startswith("sgd[0].") and other_example(n)):
+                r = dataclasses.replace(r, verdict="unmatched", ref=None, cause=None, correct=None, exact=None,
+                                        distance=None)
+            out.append(r)
+        return out
 
     def spoken(self, c) -> bool:
         """Whether the text talks about what the candidate belongs to (AdamW, a temperature, top-k, top-p):
@@ -306,7 +363,8 @@ class Matcher:
 
     def _slipped_form(self, n, found: dict, alts: list):
         """The quantity a chain defines when its printed result slipped in a way the chain's form shows: an
-        update ``θ − η·g`` printed as θ + η·g (the state after the step; cause 'update with the wrong sign'),
+        update ``θ − η·g`` printed as θ + η·g (the state after the step; cause 'update with the wrong sign'; of
+        any other node, ``h − f`` for the residual h + f, 'sign of a term'),
         a sum of squares divided by n − 1 where the variance divides by n ('unbiased variance'). The figure
         is then that quantity, found wrong; None for any other chain."""
         refs = [a[0] for a in alts]
@@ -330,9 +388,14 @@ class Matcher:
                     if x is None or y is None or isinstance(x.ball, fmpq) or not near(y.ball):
                         continue
                     c = self._node_at(x.ball)         # the step's state the right sign gives; the other, printed
-                    if c is not None and RUN_PREFIX.match(c.group):
-                        self.slip_of[n.index] = "update with the wrong sign"
+                    if c is not None and all(getattr(r, "key", None) != c.key for r in tries):
+                        self.slip_of[n.index] = "update with the wrong sign" if RUN_PREFIX.match(c.group) else \
+                            "sign of a term"          # (h − down for h + down: the residual's sum, a term's sign)
                         return c
+        decay = self._decay_left_out(n, found, refs, near)
+        if decay is not None:
+            self.slip_of[n.index] = "forgotten decay"
+            return decay
         divided = re.search(r"/\(?(\d+)\)?$", n.chain)
         figs = found["_numbers"]
         named = [found.get(i) if found.get(i) is not None and figs[i].kind != "integer" else r
@@ -345,6 +408,23 @@ class Matcher:
                 self.slip_of[n.index] = "unbiased variance"
                 return c
         return None
+
+    def _decay_left_out(self, n, found: dict, refs: list, near):
+        """AdamW's step written θ − Δ without its decay (θ·(1 − ηλ) − Δ): the new weight, when the chain starts
+        from a weight's state (the first operand), its value near the printed figure, and the weight decays."""
+        a = getattr(self.d.spec.training, "adamw", None)
+        first = refs[0] if refs else None
+        if a is None or not a.weight_decay or _last_sign_turned(n.chain) is None or \
+                not re.fullmatch(r"(?:adamw\[\d+\]\.)?[\w.]+", getattr(first, "group", "") or "-") or \
+                getattr(first, "group", "").partition(".")[2 if "adamw[" in first.group else 0].startswith("grad_"):
+            return None
+        x = self.derived(n, found, refs)
+        if x is None or isinstance(x.ball, fmpq) or not near(x.ball):
+            return None
+        rate = Fraction(str(a.lr)) * Fraction(str(a.weight_decay))
+        ball = first.ball if isinstance(first.ball, fmpq) else first.ball
+        c = self._node_at(x.ball - ball * fmpq(rate.numerator, rate.denominator))
+        return c if c is not None and c.group.startswith("adamw[") else None
 
     def _uncorrected(self, n, found: dict, alts: list):
         """The AdamW update a chain computes from the raw moments (``0.01 × m / (√v + 10⁻⁸)``, m and v not
@@ -806,12 +886,15 @@ class Matcher:
             if c is not None and not self.rounds(c, n):
                 c = self._other_step(c, n) or c   # L′ after 'the step': the one step whose loss it is
             if c is not None and not self.rounds(c, n) and n.chain and n.index in self.labelled and \
-                    (form := self._form(n, found, numbers)) is not None and self.rounds(form, n) and \
-                    not self.rounds(c, n):
+                    (form := self._form(n, found, numbers)) is not None and \
+                    (self.rounds(form, n) or n.index in self.slip_of) and not _same_value(form, c):
                 c = form                    # x^{(1)}_{2,1} = −0.2 + 0.2830 = 0.0830: the node its arithmetic defines,
-                #                             exactly and to its digits, outweighs a symbol read as another's
+                #                             exactly and to its digits, outweighs a symbol read as another's (and
+                #                             E′ = 0.6 + 0.5·(−0.789) with the head's gradient: the head's step)
             if c is not None:               # its place names it: the value confirms it, or it is wrong
                 res = Result(n, "matched", c.ref, [c.ref], LABELLED) if self.rounds(c, n) else self._judged(n, c)
+                if res.verdict == "wrong" and n.index in self.slip_of:
+                    res = dataclasses.replace(res, cause=self.slip_of[n.index])
                 if res.verdict == "wrong" and n.chain and n.operands and (f := self._without_y(
                         n, found, [[self._operand(found.get(i), numbers[i], found["_sure"])] for i in n.operands])) \
                         is not None and f.ref == c.ref:

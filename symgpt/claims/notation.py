@@ -204,6 +204,12 @@ STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
 """A label that names a mean (group 1) or a variance without saying whose."""
 
 
+NEGATIVE_LOG = re.compile(r"-\(?log\(")
+"""A chain that is a negative logarithm: a cross-entropy, whatever its left side's symbol."""
+LOSSES = re.compile(r"(?:^|\.)loss$|^loss_at|^gradcheck")
+"""The groups a cross-entropy can be."""
+
+
 class Notation:
     """Learns a document's names (see the module) and resolves each labelled figure to a quantity."""
 
@@ -836,6 +842,8 @@ class Notation:
                 c = self.by.get(("p", "", c.idx)) or c   # a token's percentage is a share, never its logit
             if n.kind == "percent" and re.search(r"(?:^|\.)loss$", c.group):
                 continue                                 # 'the loss fell by 24.3 %': a change, not the loss
+            if n.chain and NEGATIVE_LOG.match(n.chain) and not LOSSES.search(c.group):
+                continue        # 'ℓ₂ = −ln 0,1855 = …': a loss (another example's), whatever else ℓ may spell
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
                 c = self._twin(c, n) or self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
@@ -1025,8 +1033,10 @@ class Notation:
             return None                  # (token[9]: an index, not a token)
         p = self.by.get(("p", "", tuple(k[1] for k in lab.index)))
         sentence = plain_words(re.split(r"[.!?。]\s", n.line_text[:n.col])[-1])
-        if p is None or not (DRAWN.search(sentence) or TOP_K.search(sentence) or TOP_P.search(sentence)):
-            return None                  # (drawn, renormalised, or a sentence on top-k itself: 'with top-3, …')
+        if p is None or not (DRAWN.search(sentence) or TOP_K.search(sentence) or TOP_P.search(sentence) or
+                             TEMPERATURE_SET.search(sentence)):
+            return None                  # (drawn, renormalised, or a sentence on top-k itself: 'with top-3, …'; or
+            #                              at a temperature: 'Mit T = 0,8 … *laut* auf 2,47 %')
         x = self._sampled(p, n)
         return x if x is not p else None
 

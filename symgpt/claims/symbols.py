@@ -253,6 +253,19 @@ def unmarked(s: str, vocab=()) -> str:
                   lambda m: m[0] if m[1] in params or m[1] and stepped else (m[1] or ""), s)
 
 
+GROUPED_NAME = re.compile(r"^\(\s*([^\W\d_](?:_(?![{(])\w+|\w)*?)(?:_\{?([^{}()]+?)\}?)?\s*\)_\{?([^{}()]+?)\}?$")
+"""A name in brackets with its entry's subscript outside: ``(W_out)_{1,が}``, ``(e_{猫})_2`` (e's row 猫, entry 2)."""
+
+
+def _grouped(m, vocab) -> str:
+    """A bracketed name's entry as code writes it: its inner subscript an index where it is a token or a number
+    (``(e_{猫})_2``: e[猫,2]), else part of the name (``(W_out)_{1,が}``: W_out[1,が])."""
+    inner = (m[2] or "").strip()
+    if inner and (inner in vocab or inner.isdigit()):
+        return f"{m[1]}[{inner},{m[3]}]"
+    return f"{m[1]}{'_' + inner if inner else ''}[{m[3]}]"
+
+
 def parse_label(lhs: str, vocab) -> Label | None:
     """The label a left-hand side writes, or None.
 
@@ -268,6 +281,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['W_2', 'W_2', 'b_1', 'x[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    s = GROUPED_NAME.sub(lambda m: _grouped(m, vocab), s)       # (W_out)_{1,が}, (e_{猫})_2
     ours = vocab.checkpoint.read(s, vocab) if getattr(vocab, "checkpoint", None) else None
     if ours is not None:         # h.0.mlp.c_fc.weight[0, 2]: the checkpoint's name of W_1[0,2]
         return parse_label(ours, vocab)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .aliases import MOMENTS, STEP_WORDS
+from .aliases import DATA_ALIASES, MOMENTS, STEP_WORDS
 from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT
 from .extract import spanned
 from .figure import FORMATS
-from .marks import HEAD_MARK, HEAD_WORD, head_number
+from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, head_number
 from .shares import QUOTES, prose_word
 from .symbols import FUNCTION_LABEL, STEP_SUPERSCRIPT, Label, function_label, parse_label, plain, run_of
 
@@ -306,7 +306,9 @@ def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
     >>> str(_header_label("∂L/∂z_{w} = p − y", []))
     '∂L/∂z'
     """
-    s = plain(cell).replace(" ", "").strip("|│")     # (a text table's rule beside its header)
+    s = plain(cell).strip().strip("|│").strip()
+    s = re.sub(r"(?<=[^\W\d_]{2})\s+[a-z]$", "", s) if letters else s    # 'sin t' over rows t: sin
+    s = s.replace(" ", "")                            # (a text table's rule beside its header)
     if SOFTMAX_GRADIENT.fullmatch(s):
         return parse_label("∂L/∂z", vocab)        # p − y: the loss's gradient at the softmax's input
     if s.count("=") == 1 and (lhs := s.partition("=")[0]) and \
@@ -360,9 +362,13 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     if not top or header and n.column.strip() == header[0]:
         return None
     corner, about = (header[0] if header else ""), f"{n.heading} {optimizer}"
-    lab = _stepped_cell(n.row, n.column, corner, about, vocab) or _bound_cell(n, header, vocab) or \
-        cell_label(n.row, n.column, corner, top, vocab, f"{n.table} {n.heading}".strip()) or \
+    span = _head_span(n, header)
+    column = HEAD_PREFIX.sub("", plain(n.column)) if span is not None else n.column   # 'Kopf 1: s=0': s=0
+    lab = _stepped_cell(n.row, column, corner, about, vocab) or _bound_cell(n, header, vocab) or \
+        cell_label(n.row, column, corner, top, vocab, f"{n.table} {n.heading}".strip()) or \
         _headed_row(n, header, top, vocab)
+    if lab is not None and span is not None and lab.head is None:
+        lab = dataclasses.replace(lab, head=span)    # | Kopf 0: s=0 | s=1 | … | Kopf 1: s=0 | s=1 |: its head's
     if lab is not None and (head := _head_cell(n.line_text, header)) is not None:
         lab = dataclasses.replace(lab, head=head)    # | 2 (gato) | 2 | 0,0159 |: the row's own head column says 2
     step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
@@ -370,6 +376,31 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
         lab = dataclasses.replace(lab, state=f"{run_of(about)}[{k}]")
     return lab
+
+
+HEAD_PREFIX = re.compile(rf"^\s*(?:{HEAD_WORDS})\s*\$?\(?\d+\)?\$?\s*[:：,]?\s*", re.I)
+"""A column header that opens a head's run of columns: ``Kopf 1: s=0``, ``head 2, s = 0``."""
+
+
+def _head_span(n, header: list) -> int | None:
+    """The head a pipe-table cell's column is under when the header opens each head's run of columns with its
+    mark (``| t | Kopf 0: s=0 | s=1 | Kopf 1: s=0 | s=1 |``): the last mark at or left of its column; None
+    where the header opens no two such runs.
+
+    >>> from symgpt.claims.extract import extract
+    >>> f = extract("| 2 | 0.27 | 0.44 | 0.42 | 0.34 |")[-1]
+    >>> _head_span(f, ["t", "Kopf 0: s=0", "s=1", "Kopf 1: s=0", "s=1"])
+    1
+    """
+    marks = [HEAD_PREFIX.match(plain(h)) is not None and HEAD_MARK.search(plain(h)) for h in header]
+    if sum(bool(m) for m in marks) < 2:
+        return None
+    bars = [i for i, ch in enumerate(n.line_text) if ch == "|"]
+    k = sum(b < n.col for b in bars) - (1 if n.line_text.lstrip().startswith("|") else 0)
+    for j in range(min(k, len(header) - 1), 0, -1):
+        if marks[j]:
+            return head_number(marks[j])
+    return None
 
 
 INDEX_COLUMN = re.compile(r"(?:[^\W\d_]{2,}\s+)?([a-z])")
@@ -492,6 +523,10 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     ['adamw[1].update[W,0,1]', 'adamw[1].decay[W,0,1]']
     """
     entry = parse_label(plain(row).replace(" ", ""), vocab)
+    if entry is not None and entry.name not in vocab.params and (own := next(
+            (p for p in vocab.params if entry.name in DATA_ALIASES.get(p, ())), None)) is not None:
+        entry = dataclasses.replace(entry, name=own)   # `wte[in, 0]`: a module's name for E, as code counts it
+        #                                                (not e_{猫,2}: a symbol of the text's, counted its own way)
     if entry is None or not entry.index or entry.name not in vocab.params or entry.state or entry.of:
         return None
     keys = ",".join(str(i[1] if isinstance(i, tuple) else i) for i in entry.index)
