@@ -456,3 +456,48 @@ def test_a_heads_run_of_columns_in_one_table(tmp_path, wide):
         "\n".join(rows) + "\n"
     results = _results(tmp_path, text, path)
     assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [("A[1,2,1]", copied)]
+
+
+# ---------------------------------------------------------------- round 38
+
+
+def test_a_grid_table_under_a_caption_with_a_percent_column(tmp_path, run):
+    """'Tabela 3.' over a +---+ grid table | palavra | q_j | q_j em % |: each column p, printed twice a row; a slip
+    in the decimal column is wrong though the percent beside it is right."""
+    p = run["f0"]["p"]
+    slip = r4(p[4])
+    slip = slip[:-2] + slip[-1] + slip[-2] if slip[-1] != slip[-2] else r4(p[4] + mp.mpf("0.0011"))
+    rule = "    +---------+---------+----------+"
+    rows = [f"    | {VOCAB[v]:<7} | {r4(p[v]) if v != 4 else slip}  | {r4(p[v] * 100, 2)}% |" for v in range(5)]
+    text = "\n".join(["Tabela 3. Distribuição prevista", "", rule, "    | palavra |   q_j   | q_j em % |", rule,
+                      *rows, rule, ""])
+    results = _results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.txt")
+    assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [(f"p[{VOCAB[4]}]", slip)]
+
+
+@pytest.mark.parametrize("sentence", ["The second window gives {v} only p = {p}, so ℓ₂ = {l}.",
+                                      "La deuxième séquence donne à {v} seulement p = {p}, donc ℓ₂ = {l}."])
+def test_the_second_window_of_a_batch_names_nothing(tmp_path, sentence):
+    """On a mini-batch, 'the second window' works another example: its p and ℓ are none of the spec's."""
+    from test_check_authors import BATCH
+    spec = oracle.loads_spec(BATCH)
+    E, W = oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"])
+    x, y = VOCAB.index("рыбу"), VOCAB.index("спит")
+    with mp.workdps(50):
+        p = oracle.softmax([sum(E[x][i] * W[i][j] for i in range(2)) for j in range(5)])
+    text = sentence.format(v=VOCAB[y], p=r4(p[y]), l=r4(-mp.log(p[y]))) + "\n"
+    results = _results(tmp_path, text, write_spec(tmp_path, BATCH))
+    assert _wrong(results) == []
+
+
+def test_a_matrix_of_symbols_beside_its_figures(tmp_path, narrow):  # noqa: F811
+    """pdftotext's 's11   s12     0.37  −0.36' ⏎ 's21   s22     −0.36  0.26': each figure its symbol's entry (S, from
+    1), a transposed one wrong as its own."""
+    path, _, fw = narrow
+    S = fw["S"]
+    swapped = r4(S[0][1]) if r4(S[0][1]) != r4(S[1][0]) else r4(S[1][0] + mp.mpf("0.0111"))
+    text = ("The scores before the mask:\n\n"
+            f"        s11   s12          {r4(S[0][0])}    {r4(S[0][1])}\n"
+            f"        s21   s22          {swapped}    {r4(S[1][1])}\n")
+    results = _results(tmp_path, text, path, "doc.txt")
+    assert [(ref, printed) for ref, printed, _ in _wrong(results)] == [("S[1,0]", swapped)]

@@ -40,7 +40,7 @@ FLOORS = {
     # round 34 (English and Chinese: a hand-written HTML page on nanoGPT's block, a PyTorch notebook on a
     # mini-batch, a notebook exported to HTML with GPT-2's checkpoint names, a KaTeX blog on the seed's block with
     # T = 3, a LaTeX handout on Llama's block read as PDF)
-    "en-html-nanogpt-2head": (7, 9), "en-ipynb-bigram-batch": (7, 10), "en-nbhtml-gpt2-gradcheck": (7, 10),
+    "en-html-nanogpt-2head": (8, 9), "en-ipynb-bigram-batch": (7, 10), "en-nbhtml-gpt2-gradcheck": (7, 10),
     "zh-md-seed-T3-sgd": (8, 10), "zh-pdf-llama": (5, 10),
     # round 35 (a Markdown post on a two-layer GPT-2 with two AdamW steps, a Chinese HTML page on a bigram's
     # mini-batch trained by AdamW, a LaTeX source on the seed's block with the loss over every position, plain-text
@@ -57,7 +57,13 @@ FLOORS = {
     # the seed's block with a step along the output head, a German notebook on a Llama block with top-p, English
     # plain-text notes on GPT-2's block with a gradient check, a French handout on a bigram's mini-batch read as PDF)
     "ja-md-bigram-adamw": (6, 9), "es-html-seed-T3-sgd": (7, 9), "de-ipynb-llama-topp": (8, 10),
-    "en-txt-gpt2-heads-gradcheck": (7, 9), "fr-pdf-bigram-batch": (7, 9),
+    "en-txt-gpt2-heads-gradcheck": (8, 9), "fr-pdf-bigram-batch": (7, 9),
+    # round 38 (a Korean Markdown post on the seed's block with an AdamW step, an English HTML lab report on a Llama
+    # block with grouped-query attention and RoPE, a Brazilian plain-text handout on a bigram with a gradient check
+    # and four SGD steps, a Chinese handout on a two-layer GPT-2 read as PDF, a notebook exported to HTML on nanoGPT
+    # trained on a mini-batch with AdamW)
+    "ko-md-seed-T3-adamw": (8, 9), "en-html-llama-gqa-rope": (8, 10), "pt-txt-bigram-gradcheck": (8, 10),
+    "zh-pdf-gpt2-2layer": (6, 9), "en-nbhtml-nanogpt-adamw-batch": (8, 9),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here
@@ -74,6 +80,8 @@ FALSE_ALARMS = {          # … but where its key and our policy differ, said he
     # a code printout of the mean gradient's rows for the batch's inputs (dE[xs], E's rows 春 and 花) read as
     # E's first rows in order: the literal's index is not read yet
     "zh-html-bigram-batch-adamw": 2,
+    # a norm's parameters said after its name and a colon ('LN2：γ = (0.9, 1.1)'), read as the norm's output LN2
+    "zh-pdf-gpt2-2layer": 2,
 }
 
 

@@ -549,6 +549,8 @@ def extract(text: str) -> list:
         if caption:
             table, header, glued_header = line.strip().strip("*").strip(), [], True
         cells = _cells(line)
+        if glued_header and re.fullmatch(r"\s*\+[-=+:]+\+\s*", line):
+            continue                           # a grid table's rule under its caption: the header row follows
         if glued_header and not caption and cells is None and "\t" not in line:
             glued_header = False
             if len(line) < 60 and not re.search(r"\d\.\d", line) and len(_layout(line)) < 2:

@@ -38,7 +38,7 @@ from .equations import (
     under_gradient,
 )
 from .extract import decimal_comma, normal_line
-from .literals import bare_matrix, literals, stacked_literals
+from .literals import bare_matrix, literals, stacked_literals, symbol_rows
 from .marks import head_mark, lhs_superscript, paragraph_above, row_mark, section_titles, sentence_of, superscript_of
 from .shares import (
     ATTENTION,
@@ -87,7 +87,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
     vocab = Words(vocab, names, params, sequence, made_by, reads, checkpoint)
     out: dict = {}
     stacked = stacked_literals(lines, numbers, vocab)
+    out.update(symbol_rows(lines, numbers, vocab))     # [s11 s12; s21 s22] = [0.37 −0.36; …]: each its symbol's
     for k, (head, pos) in (bare_matrix(lines, numbers, vocab) | literals(lines, numbers, vocab) | stacked).items():
+        if k in out:
+            continue
         n = numbers[k]
         after = n.line_text[n.col + len(n.text):]
         if k not in stacked and OPERAND_NEXT.match(after) and not SIGNED_NEXT.match(after) or \

@@ -8,7 +8,7 @@ import re
 
 from .equations import OPTIMIZER_STATE, formula_label, last_clause
 from .marks import superscript_of
-from .symbols import Label, function_label, named, plain, run_in
+from .symbols import Label, function_label, named, parse_label, plain, run_in
 
 ARROW = re.compile(r"(?:→|\\to|->|⟶|\\rightarrow|\\longrightarrow)\s*\$?\s*$")
 OPERATOR_AFTER = re.compile(r"\s*\)?\s*(?:[×*/÷^·+\-−@]|\\times|\\cdot)")
@@ -360,6 +360,40 @@ def _cells(text: str, col0: int = 0) -> list | None:
         cells.pop(0)                  # x₁  0.3000  0.9000: the row's own name beside the matrix
     ok = all(EMPTY_CELL.fullmatch(t) or re.fullmatch(r"[-−]?\d+(?:[.,]\d+)?[.,]?", t) for _, t in cells)
     return cells if cells and ok else None
+
+
+SYMBOL_CELLS = re.compile(r"\s*((?:[^\W\d_](?:_?\{?\d{1,2}(?:,\d{1,2})?\}?|\d{2})\s+){2,6})(?:[=≈]\s*)?"
+                          r"((?:[-−]?\d+[.,]\d+\s*){2,6})[,.;]?\s*")
+"""A row of a matrix of symbols set beside the row of figures it equals (``s21   s22     −0.3573   0.2629``)."""
+
+
+def symbol_rows(lines: list, numbers: list, vocab) -> dict:
+    """figure index → the label of the symbol in the same place of a matrix of symbols printed beside the matrix
+    of its figures (a PDF's ``[s11 s12; s21 s22] = [0.37 −0.36; −0.36 0.26]``, read row by row): each figure is
+    its symbol's entry, as written.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "    s11   s12        0.3706    −0.3573\\n    s21   s22        −0.3573   0.2629"
+    >>> sorted(str(lab) for lab in symbol_rows(text.split("\\n"), extract(text), []).values())
+    ['s[1,1]', 's[1,2]', 's[2,1]', 's[2,2]']
+    """
+    at: dict = {}
+    for n in numbers:
+        at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    for no, line in enumerate(lines, 1):
+        m = SYMBOL_CELLS.fullmatch(line)
+        figs = [n for n in at.get(no, []) if n.kind == "decimal" and n.col >= (m.start(2) if m else 0)]
+        symbols = m[1].split() if m else []
+        if not m or len(symbols) != len(figs):
+            continue
+        for sym, n in zip(symbols, figs):
+            digits = re.sub(r"[_{}]", "", sym[1:])
+            lab = parse_label(f"{sym[0]}_{{{digits[0]},{digits[1:]}}}" if "," not in digits and len(digits) == 2
+                              else f"{sym[0]}_{{{digits}}}", vocab)
+            if lab is not None and len(lab.index) == 2:
+                out[n.index] = lab
+    return out
 
 
 def bare_matrix(lines: list, numbers: list, vocab) -> dict:

@@ -866,6 +866,8 @@ class Notation:
         for ks in by.values():
             if len(ks) < 2:
                 continue
+            if len({numbers[k].column for k in ks}) == len(ks) and len({numbers[k].kind for k in ks}) == len(ks):
+                continue        # | 0,1364 | 13,46% | under 'q_j' and 'q_j em %': the entry twice, as printed
             keep = [k for k in ks if self.m.rounds(out[k], numbers[k])] or ks[:1]    # (none: the first, under the
             for k in ks:                                                             #  header's first word)
                 if k not in keep:

@@ -129,9 +129,17 @@ MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
 """A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
 
 
-ANOTHER_EXAMPLE = re.compile(r"(?:样本|例子|示例|example|sample|Beispiel|exemple|ejemplo|esempio|exemplo|пример|örnek|"
-                             r"voorbeeld|przykład)\s*#?\s*(?:[2-9]|1\d)(?!\d)", re.I)
-"""A header that names a mini-batch's second or later example (``样本 2 的 ŷ``, ``example 3``): the spec's quantities
+ANOTHER_EXAMPLE = re.compile(r"(?:样本|例子|示例|序列|example|sample|sequence|window|sentence|Beispiel|Sequenz|Fenster|"
+                             r"exemple|séquence|fenêtre|ejemplo|secuencia|ventana|esempio|sequenza|finestra|exemplo|"
+                             r"sequência|janela|пример|последовательность|окно|örnek|dizi|voorbeeld|venster|"
+                             r"przykład|sekwencja|okno)\s*#?\s*(?:[2-9]|1\d)(?!\d)|"
+                             r"\b(?:second|third|fourth|2nd|3rd|zweite[nsmr]?|dritte[nsmr]?|deuxième|troisième|segund[oa]|"
+                             r"tercer[oa]?|second[oa]|terz[oa])\s+(?:example|sample|sequence|window|sentence|Beispiel|"
+                             r"Sequenz|Fenster|exemple|séquence|fenêtre|ejemplo|secuencia|ventana|esempio|sequenza|"
+                             r"finestra|exemplo|sequência|janela)\b|"
+                             r"第\s*[二三四2-9]\s*个?(?:样本|例子|序列|句子)", re.I)
+"""A header that names a mini-batch's second or later example (``样本 2 的 ŷ``, ``example 3``, 'the second window'):
+the spec's quantities
 are its first example's."""
 
 
