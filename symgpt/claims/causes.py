@@ -58,6 +58,17 @@ def left_out(d, ref: str, exact: Fraction) -> tuple:
     >>> left_out(d, "Z[0,0]", Fraction(1, 2)), left_out(d, "p[你]", Fraction(1, 2))
     ((Fraction(2, 5),), ())
     """
+    return tuple(exact - w for w in lone_weights(d, ref))
+
+
+def lone_weights(d, ref: str) -> tuple:
+    """The nonzero weights the definition of ``ref`` adds alone to a sum of products (a bias), exactly; empty
+    for a ref that is no node of ``d``'s graph or whose definition is no such sum.
+
+    >>> import symgpt
+    >>> lone_weights(symgpt.load("tiny-transformer"), "Z[0,0]")
+    (Fraction(1, 10),)
+    """
     import sympy
     try:
         e = d.definition(ref)
@@ -74,7 +85,7 @@ def left_out(d, ref: str, exact: Fraction) -> tuple:
                 continue
             if isinstance(b, fmpq) and b != 0:
                 weights.append(Fraction(int(b.p), int(b.q)))
-    return tuple(exact - w for w in weights)
+    return tuple(weights)
 
 
 def slips(ref: str, exact: Fraction, spec) -> dict:

@@ -42,6 +42,7 @@ from .candidates import (
     candidates,
     value_candidates,
 )
+from .causes import lone_weights
 from .checkpoint_names import CheckpointNames
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
@@ -479,7 +480,8 @@ class Matcher:
                 continue
             for w in self._biases():
                 c = self._node_at(dc.ball + w)
-                if c is not None and c.group not in self.d.spec.params and w in self._lone_terms(c.ref):
+                if c is not None and c.group not in self.d.spec.params and \
+                        Fraction(int(w.p), int(w.q)) in lone_weights(self.d, c.ref):
                     self.slip_of[n.index] = "forgotten term"
                     return c
         return None
@@ -495,26 +497,6 @@ class Matcher:
                     lone.setdefault(c.ball, c)
             self._bias_values = list(lone)
         return self._bias_values
-
-    def _lone_terms(self, ref: str) -> list:
-        """The values of the weights ``ref``'s definition adds alone (a bias), as exact balls."""
-        import sympy
-        try:
-            e = self.d.definition(ref)
-        except Exception:  # noqa: BLE001 - no node of the graph: no term to leave out
-            return []
-        if not isinstance(e, sympy.Add):
-            return []
-        out = []
-        for t in e.args:
-            if t.is_Symbol:
-                try:
-                    b = self.d.ball(t.name, 64)
-                except Exception:  # noqa: BLE001 - a name ball cannot read: not a weight
-                    continue
-                if isinstance(b, fmpq):
-                    out.append(b)
-        return out
 
     def _corrected(self, r):
         """The bias-corrected moment for a raw one (adamw[1].m[…] → adamw[1].mhat[…]), else ``r`` itself."""
