@@ -315,9 +315,15 @@ def _cumulative(d, add):
             terms.append(f"p[{t}]")
             if len(terms) > 1:
                 add(" + ".join(terms), "cumulative p", (len(terms),), "n")
+            if order is ps:                  # the mass the k likeliest leave to the rest: what top-k drops
+                add(f"1 - ({' + '.join(terms)})", "left out p", (len(terms),), "n")
+    k = d.spec.sampling.top_k
+    kept = [f"topk({k}, {t})" for _, t in ps[:k]]
+    for n in range(2, len(kept)):            # the renormalised shares' running totals, the sampler's bounds
+        add(" + ".join(kept[:n]), "cumulative p", (n,), "n")
 
 
-PERCENT_OF = re.compile(r"(?:^|\.)(?:p|A)$|^(?:softmax_T|topk|topp|cumulative p|loss drop)$"
+PERCENT_OF = re.compile(r"(?:^|\.)(?:p|A)$|^(?:softmax_T|topk|topp|cumulative p|left out p|loss drop)$"
                         r"|^(?:adamw\.)?lr$|^adamw\.(?:weight_decay|beta[12])$|^1 - adamw\.")
 """Groups a percentage can print: shares (probabilities, attention weights, sampling tables), a relative
 drop, and the optimizer's rates. A squared deviation or a gradient of 0.0225 is no '2.25 %'."""

@@ -116,6 +116,8 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
             len(getattr(getattr(spec, "training", None), "examples", ()) or ()) <= 1:
         #     (a loss of one row: with a mean over rows the gradient is (p − y)/n)
         out["forgotten −y"] = exact + 1
+    elif (lost := _head_target(ref, spec)) is not None:
+        out["forgotten −y"] = exact + lost          # a bigram's ∂L/∂x = W(p − y) written W·p: + W[j, target]
     elif re.fullmatch(r"(?:(?:sgd|adamw)\[\d+\]\.)?loss", ref):
         out["log₁₀ for ln"] = exact / LN10
     elif re.fullmatch(r"adamw\[1\]\.update\[[^\]]+\]", ref) and getattr(spec, "training", None) is not None:
@@ -134,6 +136,32 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
             len(getattr(getattr(spec, "training", None), "examples", ()) or ()) > 1:
         out["sum for mean"] = exact * len(spec.training.examples)      # Σ over the batch, the ÷ n forgotten
     return out
+
+
+def _head_target(ref: str, spec) -> Fraction | None:
+    """What a bigram's gradient of the input's embedding or of the head gains when p − y is written p: the
+    target's column of the head (∂L/∂x_j = Σ_v W[j,v](p_v − y_v)), or the input's embedding in the target's
+    column (∂L/∂W[j,t] = x_j(p_t − 1)); None for any other quantity or model.
+
+    >>> from types import SimpleNamespace as S
+    >>> spec = S(kind="bigram", vocab=("a", "b"), input=(0,), target=1, params={"E": [[1, 2], [3, 4]],
+    ...          "W": [["0.5", "0.25"], ["-1", "0.75"]]}, training=S(examples=()))
+    >>> _head_target("grad_E[a,1]", spec), _head_target("grad_x[0]", spec), _head_target("grad_W[1,b]", spec)
+    (Fraction(3, 4), Fraction(1, 4), Fraction(2, 1))
+    >>> _head_target("grad_E[b,1]", spec), _head_target("grad_W[1,a]", spec)
+    (None, None)
+    """
+    if getattr(spec, "kind", None) != "bigram" or not isinstance(getattr(spec, "target", None), int) or \
+            len(getattr(getattr(spec, "training", None), "examples", ()) or ()) > 1:
+        return None
+    tokens = list(getattr(spec, "vocab", ()))
+    word, target = tokens[spec.input[-1]], tokens[spec.target]
+    m = re.fullmatch(r"grad_(?:E\[([^\],]+),(\d+)\]|x\[(\d+)\]|W\[(\d+),([^\]]+)\])", ref)
+    if m is None or m[1] is not None and m[1] != word or m[5] is not None and m[5] != target:
+        return None
+    if m[4] is not None:
+        return _start(spec, "E", f"{word},{m[4]}")
+    return _start(spec, "W", f"{m[2] or m[3]},{target}")
 
 
 def _start(spec, name: str, index: str) -> Fraction | None:

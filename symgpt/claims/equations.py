@@ -95,6 +95,36 @@ OPERATOR_END = re.compile(r"\d\)?\s*(?:[+×·−]|\s\*|\\times|\\cdot)\s*\$?\s*$
 """A line that breaks inside a sum or a product (``q31 = 0.6093 × 0.3 +``): the equation goes on below."""
 
 
+def stacked_fraction(lines: list, no: int, col: int) -> str | None:
+    """The name a display sets as a fraction over the lines above and below an equals sign that begins line
+    ``no`` (1-based; ``col`` where its literal opens), as a PDF's text lays it out: ``∂L`` ⏎ ``= (…)`` ⏎ ``∂z`` →
+    ``∂L/∂z =``; None when the line holds more than '=' before the literal, or the lines around are no fraction.
+
+    >>> stacked_fraction(["      ∂L", "       = (0,2; 0,8)", "      ∂z"], 2, 9)
+    '∂L/∂z ='
+    >>> stacked_fraction(["      ∂L", "        = (0,2; 0,8)", "    ∂E_{a,1}"], 2, 10)
+    '∂L/∂E_{a,1} ='
+    >>> stacked_fraction(["a", "= (1)"], 2, 2) is None                        # no line below
+    True
+    >>> stacked_fraction(["   ∂L", "x = (0,2)", "   ∂z"], 2, 4) is None          # a name before the '='
+    True
+    >>> stacked_fraction(["∂L", "           = (0,2)", "          ∂z"], 2, 13) is None   # not one above the other
+    True
+    """
+    if not re.fullmatch(r"\s*=\s*", lines[no - 1][:col]) or no < 2 or no >= len(lines):
+        return None
+    eq = lines[no - 1].index("=")
+    top, bottom = lines[no - 2], lines[no]
+    parts = [(len(x) - len(x.lstrip()), x.strip()) for x in (top, bottom)]
+    seen = lambda t: len(re.sub(r"[_^{}]", "", t))      # noqa: E731  (as set: E_{lait,1} is Eₗₐᵢₜ,₁ on the page)
+    if any(not t or seen(t) > 12 or re.search(r"\d[.,]\d", t) or start + seen(t) > eq + 1 for start, t in parts):
+        return None
+    (a, num), (b, den) = parts
+    if a > b + len(den) or b > a + len(num):
+        return None                      # (not one above the other)
+    return f"{num}/{den} ="
+
+
 def continued_label(n, lines: list, vocab) -> Label | None:
     """The result of an equation wrapped over lines (``k_{3,2} &= … \\\\`` then ``&\\qquad + … = -0.345``, or a
     line that breaks after an operator, ``… q31 = 0.6093 × 0.3 +`` then ``(−0.1161) × 0.4 = 0.1364``): the left
@@ -113,6 +143,8 @@ def continued_label(n, lines: list, vocab) -> Label | None:
     rest = n.line_text[n.col + len(n.text):]
     if OPERAND_NEXT.match(rest):
         return None
+    if "=" in n.line_text and (frac := stacked_fraction(lines, n.line, n.line_text.index("=") + 1)):
+        return named(frac.rstrip(" ="), vocab, n.heading)    # ∂L ⏎ = (p − y)·h = 0,1286 ⏎ ∂E_{lait,1}: a PDF's
     for k in range(n.line - 2, max(-1, n.line - 5), -1):
         above = lines[k]
         if not above.strip():

@@ -307,12 +307,16 @@ def _chain_text(side: str) -> str | None:
     ('0.500*0.3+1.800*0.5', 'exp(0.777)', None)
     >>> _chain_text(" 0.01 × 0.0694 / (√(4.822e-04) + 10^{-8}) "), _chain_text(" − ln 0.1855 ")
     ('0.01*0.0694/(sqrt(4.822e-04)+10^(-8))', '-log(0.1855)')
+    >>> _chain_text("_{12} "), _chain_text("(0.3)")
+    (None, None)
     """
     s = chain_spelling(side)
     s = re.sub(r"(sqrt|log|ln|exp)(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", r"\1(\2)", s)     # −ln 0.1855: ln(0.1855)
     s = re.sub(r"\bln\(", "log(", s)
     if not s or not re.search(r"\d", s) or not re.search(r"[*/+\-(]", s.lstrip("-")):
         return None
+    if not re.search(r"[*/+\-^]|sqrt|log|exp", s.replace("(", "").replace(")", "").lstrip("-+")):
+        return None                      # a_{1}, s_{12}: a subscript's braces, no arithmetic
     rest = CHAIN_OK.sub("", s)
     if rest or re.search(r"\d\(|\)\d|\)\(", s) or s.count("(") != s.count(")"):
         return None
@@ -614,7 +618,9 @@ def extract(text: str) -> list:
             label_rows = 0
         elif cells is None and found:
             label_rows = -1                          # prose after the matrix: its rows are over
-        if cells is None and CONTINUATION.match(line) and last[0] == no - 1:
+        if cells is None and CONTINUATION.match(line) and (last[0] == no - 1 or
+                                                           last[0] == no - 2 and not lines[no - 2].strip()):
+            #     (a PDF's lines set apart by an empty one: the sum's second line under its first)
             _continued(*(figured[1:] if not last[2] and figured is not None and figured[0] == no - 2 else last[1:]),
                        line, found)
             #     (over a PDF's fraction's denominator alone on the line between: ∂L / ∂h₁)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from .aliases import MEAN, VARIANCE
 from .equations import (
     OPERAND_NEXT,
     SIGNED_NEXT,
@@ -60,6 +61,10 @@ STEPS_AFTER = re.compile(r"\s*(?:(?:AdamW?|SGD|GD)[\s-]*)?(?:steps?|updates?|ite
 
 RMS = re.compile(r"((?i:rms)(?:_?\d|_f)?)")
 """RMSNorm's divisor by name: ``rms``, ``rms2``, ``rms_f``."""
+ROW_STATISTIC = re.compile(r"[μσ].*|rms\w*|RMS\w*|ms\w*|var\w*|mean\w*|mu\w*|std|" +
+                           "|".join(re.escape(w) for w in (*MEAN, *VARIANCE)))
+"""A name of one row's statistic (a norm's mean, variance, mean square, rms): one figure a position, which a
+section's title naming that position indexes."""
 
 
 def token_of(lab, vocab) -> str | None:
@@ -146,8 +151,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if lab is None and n.index not in out:
             lab = after_step(n, last) or restated(n, last)
         if lab is not None and not lab.index and lab.name != "token":
-            row = row_mark(n.line_text[:n.col]) or row_mark(sections.get(n.index, ""), anywhere=True)
+            row = row_mark(n.line_text[:n.col]) or \
+                (row_mark(sections.get(n.index, ""), anywhere=True) if ROW_STATISTIC.fullmatch(lab.name) else None)
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
+            #     (under a section on position 2 only a row's statistic, μ or σ², not silu: a unit's, of row 2)
         if lab is None and n.index not in out:
             lab = function_of(n, last) or function_head(n, by_line.get(n.line, ()))
         if (lab is None or lab.name in ("probability", "prob") and not lab.index or prose_word(lab, vocab)) and \

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .equations import OPTIMIZER_STATE, formula_label, last_clause
+from .equations import OPTIMIZER_STATE, formula_label, last_clause, stacked_fraction
 from .marks import superscript_of
 from .symbols import Label, function_label, named, parse_label, plain, run_in
 
@@ -144,14 +144,26 @@ def _with_tokens(code_name: str, variables: dict) -> str:
 
 
 def _tensors_below(lines: list, no: int) -> int:
-    """How many tensors (``tensor(``) the output below a code block's closing fence (line ``no``) prints, up to
-    the next fence."""
-    count = 0
-    for line in lines[no:]:
+    """How many tensors the output below a code block's closing fence (line ``no``) prints, up to the next
+    fence, or inside the output's own fence right below it (``````text``): a ``tensor(`` each, or a NumPy array
+    begun at the line's start (``[[ 0.1 …``; its further rows are indented).
+
+    >>> _tensors_below(["```", "", "```text", "[0.1 0.2]", "[[0.3 0.4]", " [0.5 0.6]]", "```"], 1)
+    2
+    """
+    count, rest = 0, lines[no:]
+    gap = next((k for k, x in enumerate(rest) if x.strip()), len(rest))
+    if gap < len(rest) and OUTPUT_FENCE.fullmatch(rest[gap].strip()):
+        rest = rest[gap + 1:]           # the output in a fence of its own
+    for line in rest:
         if line.lstrip().startswith("```"):
             break
-        count += len(re.findall(r"(?<![\w.])tensor\(", line))
+        count += len(re.findall(r"(?<![\w.])tensor\(", line)) or bool(re.match(r"(?:array\()?\[", line))
     return count
+
+
+OUTPUT_FENCE = re.compile(r"```\s*(?:text|output|console|plaintext|txt|out)?")
+"""The fence that opens a code block's printed output (``````text``, or bare)."""
 
 
 def _picked(code_name: str) -> tuple:
@@ -169,33 +181,6 @@ def _picked(code_name: str) -> tuple:
 
 NAME_ALONE = re.compile(r"[^\W\d][\w.']*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[^{}]*\})?")
 """A name with its scripts and nothing else: ``k_1``, ``\\tilde q``, ``W^{(2)}``."""
-
-
-def _stacked_fraction(lines: list, no: int, col: int) -> str | None:
-    """The name a display sets as a fraction over the lines above and below an equals sign that begins line
-    ``no`` (1-based; ``col`` where its literal opens), as a PDF's text lays it out: ``∂L`` ⏎ ``= (…)`` ⏎ ``∂z`` →
-    ``∂L/∂z =``; None when the line holds more than '=' before the literal, or the lines around are no fraction.
-
-    >>> _stacked_fraction(["      ∂L", "       = (0,2; 0,8)", "      ∂z"], 2, 9)
-    '∂L/∂z ='
-    >>> _stacked_fraction(["a", "= (1)"], 2, 2) is None                        # no line below
-    True
-    >>> _stacked_fraction(["   ∂L", "x = (0,2)", "   ∂z"], 2, 4) is None          # a name before the '='
-    True
-    >>> _stacked_fraction(["∂L", "           = (0,2)", "          ∂z"], 2, 13) is None   # not one above the other
-    True
-    """
-    if not re.fullmatch(r"\s*=\s*", lines[no - 1][:col]) or no < 2 or no >= len(lines):
-        return None
-    eq = lines[no - 1].index("=")
-    top, bottom = lines[no - 2], lines[no]
-    parts = [(len(x) - len(x.lstrip()), x.strip()) for x in (top, bottom)]
-    if any(not t or len(t) > 12 or re.search(r"\d[.,]\d", t) or start + len(t) > eq + 1 for start, t in parts):
-        return None
-    (a, num), (b, den) = parts
-    if a > b + len(den) or b > a + len(num):
-        return None                      # (not one above the other)
-    return f"{num}/{den} ="
 
 
 def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None) -> Label | None:
@@ -256,8 +241,11 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
         if re.search(r"\d|[+×*/·]", re.sub(scripts, "", part)) or not re.fullmatch(r"\s*\S+\s*", part):
             break                      # (its scripts' digits aside: 'голова 2: $s^{(2)}_2 = …' names s^{(2)}_2;
             #                            with layers, a superscript may be a layer's or a head's: no name)
-        if re.search(r"\s\S", head.strip()) and named(part, vocab, heading) is not None:
-            head = part
+        qualified = part is parts[1] and re.match(r"[^=≈:←]*:", last_clause(plain(before)))
+        if qualified and (weight := _norm_weight(head, part)) is not None:
+            head = weight              # LN_2: γ = (…): the second norm's γ, gamma2
+        elif (re.search(r"\s\S", head.strip()) or qualified) and named(part, vocab, heading) is not None:
+            head = part                # (Kopf 1: q = (…): q, the name its qualifier's colon is followed by)
     if getattr(vocab, "stepped", False) and (call := re.fullmatch(r"\s*([^\W\d_]\w*)\((\d)\)\s*", head)):
         head = f"{call[1]}^{{({call[2]})}}"      # a bigram's 'z(1) = [ … ]', 'W(1) = [[ … ]]': after step 1
     lab = named(head, vocab, heading)
@@ -268,6 +256,22 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
         run = run_in(n) if n is not None else "sgd"                      # (n: a figure of the line, its section)
         lab = dataclasses.replace(lab, state=f"{run}[1]")    # e ← e − η·g = (…): after the step
     return formula_label(lab, parts[1:-1], vocab)
+
+
+def _norm_weight(norm: str, weight: str) -> str | None:
+    """The parameter a norm's name and its weight's name say together (``LN_2`` and ``γ``: gamma2; ``ln_f`` and
+    ``β``: beta_f), or None.
+
+    >>> _norm_weight("LN_{2}", " γ "), _norm_weight("ln_f", "bias"), _norm_weight("LN_{2}", "q")
+    ('gamma2', 'beta_f', None)
+    """
+    m = re.fullmatch(r"\s*(?:LN|ln|LayerNorm|RMSNorm|norm)\s*_?\{?(\d|f)\}?\s*", norm)
+    w = weight.strip()
+    kind = "gamma" if w in ("γ", "gamma", "g", "weight", "scale", "w") else "beta" if w in ("β", "beta", "b", "bias",
+                                                                                         "shift") else None
+    if m is None or kind is None:
+        return None
+    return f"{kind}_f" if m[1] == "f" else f"{kind}{m[1]}"
 
 
 PROBS_MINUS_Y = re.compile(r"(?:ŷ|p|π|q|probs?|\\hat\{y\}|\\hat\{\\mathbf\{y\}\})(?:\^?\{?\((?P<k>\d)\)\}?)?"
@@ -423,34 +427,79 @@ def bare_matrix(lines: list, numbers: list, vocab) -> dict:
         if not parts or any(len(cells) < 2 for _, cells in parts):
             continue
         counts = [len(cells) for _, cells in parts]
-        rows = {no: [c for _, cells in parts for c in cells]}
-        for step in (-1, 1):
-            k = no + step
-            while 1 <= k <= len(lines) and lines[k - 1] != "":
-                cells = _cells(lines[k - 1])
-                if cells is not None and at.get(k):
-                    rows[k] = cells
-                elif not DEBRIS.fullmatch(BRACKET_PIECES.sub(" ", lines[k - 1])):
-                    break
-                k += step
+        rows = {no: [c for _, cells in parts for c in cells]} | _rows_around(lines, no, at)
         if len(rows) < 2 or {len(c) for c in rows.values()} != {sum(counts)}:
             continue
-        for m, (before, _) in enumerate(parts):
-            before = re.sub(r"(?<![^\s,;])\(([^()]*)\)\s*=$", r"\1 =", before.rstrip())   # (e_{ij}) = …: e's
-            before = re.sub(r"_\{?[a-z]{1,2}\}?(?=\s*=$)", "", before)            # (its running indices off)
-            before = re.sub(rf"(=\s*){ROW_LABEL.pattern}\s*=$", r"\1", before.rstrip())   # X = x₂ = …: X's row 2
-            head = _literal_name(before, "", vocab)
-            if head is None:
-                continue
-            if (sup := superscript_of(plain(before))):
-                head = dataclasses.replace(head, sup=sup)
-            lo = sum(counts[:m])
-            for i, k in enumerate(sorted(rows)):
-                for n in at[k]:
-                    j = next((j for j, (c, t) in enumerate(rows[k]) if c <= n.col < c + len(t)), None)
-                    if j is not None and lo <= j < lo + counts[m] and n.kind in ("decimal", "integer", "percent"):
-                        out[n.index] = (head, (i, j - lo))
+        _name_matrices(parts, rows, at, vocab, out)
+    for no, line in enumerate(lines, 1):
+        names = _names_only(line) if not at.get(no) else []
+        if not names:
+            continue            # Q = ⎜ ⎟ ,  K = ⎜ ⎟ ,  V = ⎜ ⎟ .: an even count of rows, the names between two
+        rows = _rows_around(lines, no, at)
+        edges = [col for _, col in names[1:]] + [10 ** 6]
+        split = {k: [sum(1 for c, _ in cells if lo <= c < hi) for lo, hi in zip([0] + edges[:-1], edges)]
+                 for k, cells in rows.items()}
+        if len(rows) < 2 or len({tuple(v) for v in split.values()}) != 1 or 0 in next(iter(split.values())):
+            continue
+        counts = next(iter(split.values()))
+        _name_matrices([(before, None) for before, _ in names], rows, at, vocab, out, counts)
     return out
+
+
+def _rows_around(lines: list, no: int, at: dict) -> dict:
+    """{line: its cells} for the rows of figures above and below line ``no`` up to an empty line, over the
+    lines between that hold only a bracket's pieces."""
+    rows = {}
+    for step in (-1, 1):
+        k = no + step
+        while 1 <= k <= len(lines) and lines[k - 1] != "":
+            cells = _cells(lines[k - 1])
+            if cells is not None and at.get(k):
+                rows[k] = cells
+            elif not DEBRIS.fullmatch(BRACKET_PIECES.sub(" ", lines[k - 1])):
+                break
+            k += step
+    return rows
+
+
+def _names_only(line: str) -> list:
+    """A line that names matrices set side by side and holds none of their cells (``Q = ⎜ ⎟ ,  K = ⎜ ⎟ .``, the
+    middle of an even count of rows): [(the text up to each name's '=', the column of its name)], else [].
+
+    >>> [(b.split()[-2], c) for b, c in _names_only(" Q = \uf8ec   \uf8f7 ,    K = \uf8ec   \uf8f7 .")]
+    [('Q', 1), ('K', 16)]
+    >>> _names_only("so Q = the queries")
+    []
+    """
+    plainer = BRACKET_PIECES.sub(" ", line)
+    marks = list(re.finditer(r"([^\W\d][\w^{}()]*)\s*=", plainer))
+    if not marks or not DEBRIS.fullmatch(re.sub(r"([^\W\d][\w^{}()]*)\s*=", " ", plainer)):
+        return []
+    out, start = [], 0
+    for m in marks:
+        out.append((plainer[start:m.end()], m.start()))
+        start = m.end()
+    return out
+
+
+def _name_matrices(parts: list, rows: dict, at: dict, vocab, out: dict, counts: list | None = None) -> None:
+    """Each matrix's figures, named by its part of the named row: row i of the block, column j of its cells."""
+    counts = counts or [len(cells) for _, cells in parts]
+    for m, (before, _) in enumerate(parts):
+        before = re.sub(r"(?<![^\s,;])\(([^()]*)\)\s*=$", r"\1 =", before.rstrip())   # (e_{ij}) = …: e's
+        before = re.sub(r"_\{?[a-z]{1,2}\}?(?=\s*=$)", "", before)            # (its running indices off)
+        before = re.sub(rf"(=\s*){ROW_LABEL.pattern}\s*=$", r"\1", before.rstrip())   # X = x₂ = …: X's row 2
+        head = _literal_name(before, "", vocab)
+        if head is None:
+            continue
+        if (sup := superscript_of(plain(before))):
+            head = dataclasses.replace(head, sup=sup)
+        lo = sum(counts[:m])
+        for i, k in enumerate(sorted(rows)):
+            for n in at[k]:
+                j = next((j for j, (c, t) in enumerate(rows[k]) if c <= n.col < c + len(t)), None)
+                if j is not None and lo <= j < lo + counts[m] and n.kind in ("decimal", "integer", "percent"):
+                    out[n.index] = (head, (i, j - lo))
 
 
 NEXT_NAME = re.compile(r"\s*[)\]]?\s*[,;.]?\s*[^\s=]{1,24}(?:\s+[^\s=]{1,24})?\s*")
@@ -581,6 +630,9 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                     stack.append(_Frame(ch, transparent=True))       # exp(…), p(sat), W[0, 1]
                 elif ch == "(" and re.search(r"=|[^\W\d_]{3,}", line[i + 1:line.find(")", i) % (len(line) + 1)]):
                     stack.append(_Frame(ch, transparent=True))       # (z = −1.2785, where silu' = 0): prose
+                elif queue and fence and not stack and i == 0 and ch == "[":
+                    code_name, pick = _picked(queue.pop(0))          # print(dh) ⏎ [0.037 0.4097]: the next
+                    stack.append(_Frame(ch, named(code_name, vocab, heading)))   # print's array, NumPy's
                 else:
                     root = not any(not f.transparent for f in stack)
                     side = SIDE.search(line[:i]) if not root and ch == "[" and suspended is None else None
@@ -592,7 +644,7 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                     name = (named(side[1], vocab, heading) if side else
                             _literal_name(before, code_name, vocab, heading, first)) \
                         if root else None
-                    frac = _stacked_fraction(lines, no, i) if root and name is None else None
+                    frac = stacked_fraction(lines, no, i) if root and name is None else None
                     if frac is not None:       # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
                         name = _literal_name(frac, code_name, vocab, heading)
                     elif root and name is None and no >= 2 and lines[no - 2].strip() and (

@@ -59,7 +59,7 @@ GRADIENT_GROUP = re.compile(r"(?:l\d+\.)?grad_\w+")
 """A gradient of the loss: what a chain with p_t − 1 for p_t computes (Matcher._without_y)."""
 MOMENT = re.compile(r"adamw\[(\d+)\]\.([mv])\[([^\]]+)\]")
 """An AdamW moment before its bias correction: its step, m or v, its entry."""
-FORM_OPERANDS = 8       # a chain of at most this many operands is tried against the nodes' definitions …
+FORM_OPERANDS = 24      # a chain of at most this many operands is tried against the nodes' definitions …
 FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
 FORM_TRIES = 64         # … in at most this many combinations
 RUN = 3                 # cells of a row (of four or more) that must agree on consecutive entries of one tensor
@@ -450,6 +450,22 @@ class Matcher:
         near = abs(dc.ball - c.ball) < abs(c.ball) * UNCORRECTED_EPS       # (decided on the balls: arb's < is certain)
         return c if near else None                                         # (ε left out of the chain: 10⁻⁸ / √v̂)
 
+    def _forgot_y(self, n, found: dict, numbers: list, c) -> bool:
+        """Whether the chain of a figure its place names ``c`` computes c with p where p − y belongs, its operands
+        as found or as any other quantity they round from (1,0000 in ``(p − y)·h₁ = 0,1286 × 1,0000``: h₁, not y)."""
+        own = [self._operand(found.get(i), numbers[i], found["_sure"]) for i in n.operands]
+        alts = self._alternatives(n, found, numbers)
+        target = f"p[{self.vocab[self.d.spec.target]}]" if isinstance(self.d.spec.target, int) else None
+        for tries in itertools.islice(itertools.chain([own], itertools.product(*alts)), FORM_TRIES):
+            if target is None or None in tries or not any(getattr(r, "ref", "") == target for r in tries):
+                continue
+            moved = [_Literal(f"({target} - 1)") if getattr(r, "ref", "") == target else r for r in tries]
+            dc = self.derived(n, found, moved)
+            if dc is not None and not isinstance(dc.ball, fmpq) and \
+                    any(x.ref == c.ref for x in self._nodes_at(dc.ball, GRADIENT_GROUP)):
+                return True
+        return False
+
     def _without_y(self, n, found: dict, alts: list):
         """The gradient a chain computes with the target's probability where p − y belongs (``x₁ · p_t``): the
         node the same chain gives with p_t − 1 in its place, when it is a gradient of the loss (None else)."""
@@ -479,11 +495,11 @@ class Matcher:
             if dc is None or isinstance(dc.ball, fmpq):
                 continue
             for w in self._biases():
-                c = self._node_at(dc.ball + w)
-                if c is not None and c.group not in self.d.spec.params and \
-                        Fraction(int(w.p), int(w.q)) in lone_weights(self.d, c.ref):
-                    self.slip_of[n.index] = "forgotten term"
-                    return c
+                for c in self._nodes_at(dc.ball + w):    # (Z[2,0], not R[2,0] = ReLU of it: the one adding w)
+                    if c.group not in self.d.spec.params and \
+                            Fraction(int(w.p), int(w.q)) in lone_weights(self.d, c.ref):
+                        self.slip_of[n.index] = "forgotten term"
+                        return c
         return None
 
     def _biases(self) -> list:
@@ -510,6 +526,14 @@ class Matcher:
     def _node_at(self, ball, group=None):
         """The quantity (a node, or a function of one: exp(S), S·√d_k) whose value is ``ball``'s, to 2⁻⁴⁰
         relatively (None when none or many); ``group``: only among the groups that pattern matches."""
+        hits = self._nodes_at(ball, group)
+        runs = {(RUN_PREFIX.sub("", c.group), c.idx) for c in hits if RUN_PREFIX.match(c.group)}
+        if len(hits) > 1 and len(runs) == 1 and all(RUN_PREFIX.match(c.group) for c in hits):
+            return min(hits, key=lambda c: c.key)    # one entry after two steps that move it alike
+        return hits[0] if len(hits) == 1 else None
+
+    def _nodes_at(self, ball, group=None) -> list:
+        """Every node :meth:`_node_at` may name at ``ball`` (Z[2,0] and R[2,0] = ReLU(Z[2,0]) alike)."""
         if self._by_value is None:
             self._by_value = sorted((float(c.ball.mid()), k, c) for k, c in enumerate(self.cands)
                                     if c.group not in self.d.spec.params and not c.scoped and not c.derived
@@ -519,10 +543,7 @@ class Matcher:
         lo = bisect.bisect_left(self._by_value, (x - w,))
         hits = {self._node(c): c for v, _, c in self._by_value[lo:lo + 8] if abs(v - x) <= w
                 and (group is None or group.fullmatch(c.group)) and (c.ball - ball).contains(0)}
-        runs = {(RUN_PREFIX.sub("", c.group), c.idx) for c in hits.values() if RUN_PREFIX.match(c.group)}
-        if len(hits) > 1 and len(runs) == 1 and all(RUN_PREFIX.match(c.group) for c in hits.values()):
-            return min(hits.values(), key=lambda c: c.key)    # one entry after two steps that move it alike
-        return next(iter(hits.values())) if len(hits) == 1 else None
+        return list(hits.values())
 
     def _function(self, n, found: dict):
         """exp(−0.12) ≈ 0.8781: exp of the quantity the figure inside was found to be (None if none)."""
@@ -891,9 +912,7 @@ class Matcher:
                         all(found.get(i) is None for i in n.operands) and _chain_rounds(self, n)[0]:
                     res = Result(n, "unmatched")      # −ln 0.4052 = 0.9034 of a probability no quantity is: its
                     #                                   own arithmetic, right; no claim on the label's loss
-                if res.verdict == "wrong" and n.chain and n.operands and (f := self._without_y(
-                        n, found, [[self._operand(found.get(i), numbers[i], found["_sure"])] for i in n.operands])) \
-                        is not None and f.ref == c.ref:
+                if res.verdict == "wrong" and n.chain and n.operands and self._forgot_y(n, found, numbers, c):
                     res = dataclasses.replace(res, cause="forgotten −y")     # ∂L/∂W_{1,t} = … = 0.3 × p_t
                 slip = slipped(self, n, context(n, self.vocab), prev, 0.0, _recent(numbers, n, found)) \
                     if n.kind == "percent" and res.cause == "plain error" else None
@@ -936,6 +955,10 @@ class Matcher:
             forgot = self._without_y(n, found, own) if dc_rounds and form is None else None
             form = form or forgot          # (0.3 × 0.1463 = 0.0439 for ∂L/∂W_{1,t}: x₁·p_t, the −y left out)
             bias = self._left_out(n, found, own) if dc_rounds and form is None else None
+            wide = _expanded(n, numbers) if dc_rounds and form is None and bias is None else None
+            if wide is not None:           # a·b + c·d = e + f = g: g's form is the products', not the sum of e, f
+                bias = self._left_out(wide, found, [[self._operand(found.get(i), numbers[i], found["_sure"])]
+                                                    for i in wide.operands])
             form = form or bias            # (x·W = 0.4000 for z = x·W + b: the bias left out)
             form = form or (self._slipped_form(n, found, own) if dc_rounds and n.chain else None)
             if form is not None:           # its arithmetic is a node's definition: the value confirms it or not
@@ -1019,6 +1042,7 @@ class Matcher:
                 tied = _with_epsilon(n, tied) or tied
                 tied = _last_position(tied, found, numbers, n) or tied
                 tied = _denominator(tied)
+                tied = _plainest(tied, self.graph)
                 best = tied[0]
                 res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
                              [r[2].ref for r in ranked[:6]], best[0])
@@ -1039,6 +1063,10 @@ class Matcher:
                 out.append(Result(n, "matched", chain.ref, [chain.ref], 0.0))
                 continue
             res = diagnose(self, n, ctx, prev, dc, sure)
+            if res.verdict == "wrong" and n.chain and n.operands and \
+                    all(found.get(i) is None for i in n.operands) and _chain_rounds(self, n)[0]:
+                res = Result(n, "unmatched")   # 7,958·10⁻⁶ / 0,001999 = 0,003981 on operands no quantity is (a later
+                #                                step's moment, read by no place): its own arithmetic, right
             if res.verdict == "unmatched" or res.verdict == "wrong" and res.cause == "plain error":
                 res = slipped(self, n, ctx, prev, 0.0, _recent(numbers, n, found)) or res
                 #      (0.851 where the context names 0.0851, or where 0.0851 was printed just above: a slip that
@@ -1057,7 +1085,7 @@ class Matcher:
                 prev.append(None)
             out.append(res)
         return [Result(r.number, "matched", r.ref, [r.ref], r.score) if r.verdict == "wrong" and
-                r.cause == "sign flip" and _subtracted(r.number) else r for r in out]
+                r.cause == "sign flip" and (_subtracted(r.number) or _step_size(r)) else r for r in out]
         #       (0.2 − 0.4161 for 0.2 + cos 2: a term after a binary minus is the entry's size, no flipped sign)
 
 
@@ -1065,6 +1093,24 @@ def _is(c, value: Fraction) -> bool:
     """The quantity is exactly the printed value (γ = 1.0 in 1.0 × 0.9788, not an H2 entry of 0.9788 that rounds
     to it): what a short figure most likely is."""
     return isinstance(c.ball, fmpq) and Fraction(int(c.ball.p), int(c.ball.q)) == value
+
+
+def _plainest(tied: list, graph) -> list:
+    """Of quantities that print alike, the one a text prints by its own name: a node of the graph over
+    arithmetic on nodes (σ₃² = var1[3], not (H1[3,0] − mu1[3])², equal at d = 2), and a run's step over the same
+    step taken in the wrong order (sgd[1].loss, not sgd_wrong_order[1].loss).
+
+    >>> from types import SimpleNamespace as S
+    >>> [t[2].ref for t in _plainest([(5, 0, S(ref="var1[3]", group="var1")),
+    ...                               (5, 1, S(ref="(H1[3,0]-mu1[3])^2", group="chain"))], {"var1"})]
+    ['var1[3]']
+    """
+    if len(tied) < 2:
+        return tied
+    ordered = [t for t in tied if not t[2].ref.startswith("sgd_wrong_order")]
+    tied = ordered or tied
+    nodes = [t for t in tied if t[2].group in graph]
+    return nodes if len(nodes) == 1 else tied
 
 
 def _denominator(tied: list) -> list:
@@ -1362,6 +1408,51 @@ def _added_to(n, lines: list) -> bool:
         return True
     return any(re.search(rf"(?<![\d.]){re.escape(n.text.lstrip('+'))}\s*[+\-−]\s*[\d(]", x)
                for x in lines[n.line:n.line + 2])
+
+
+def _step_size(r) -> bool:
+    """A step's size told in prose (``W grows by almost 0.05 each step``): an update's magnitude, its sign the
+    direction the text says in words, not a sign flipped (never a table's cell or an equation's result)."""
+    n = r.number
+    return bool(UPDATE.fullmatch(r.ref or "")) and not n.chain and not n.table and not n.column and \
+        not re.search(r"[=≈:]\s*[-−]?\s*$", n.line_text[:n.col])
+
+
+UPDATE = re.compile(r"adamw\[\d+\]\.update\[[^\]]+\]|(?:adamw\.)?lr\*(?:sgd\[\d+\]\.)?grad_\w+\[[^\]]+\]")
+"""An optimizer's step on one entry: AdamW's update, η·g."""
+
+
+def _expanded(n, numbers: list):
+    """The figure with its chain's operands that are results of chains of their own on its line written out as
+    those chains (``0.5245 × 0.3 + (−0.5245) × (−0.2) = 0.1573 + 0.1049 = 0.2622``: 0.2622 is
+    ``(0.5245*0.3)+((-0.5245)*(-0.2))`` on the four leaves), or None when no operand is such a result.
+
+    >>> from symgpt.claims.extract import extract
+    >>> ns = extract("f = 0.5245 × 0.3 + (−0.5245) × (−0.2) = 0.1573 + 0.1049 = 0.2622")
+    >>> w = _expanded(ns[-1], ns)
+    >>> w.chain, [ns[i].text for i in w.operands]
+    ('(0.5245*0.3)+((-0.5245)*(-0.2))', ['0.5245', '0.3', '−0.5245', '−0.2'])
+    """
+    if not n.chain or not n.operands:
+        return None
+    out, leaves, pos, grown = [], [], 0, False
+    for i in n.operands:
+        m = numbers[i]
+        text = chain_spelling(m.text).lstrip("+")
+        k = n.chain.find(text, pos)
+        if k < 0:
+            return None
+        out.append(n.chain[pos:k])
+        inner = m.chain is not None and m.operands and m.line == n.line and m.index < n.index and \
+            all(j < m.index for j in m.operands)
+        out.append(f"({m.chain})" if inner else text)
+        leaves += m.operands if inner else [i]
+        grown = grown or bool(inner)
+        pos = k + len(text)
+    if not grown:
+        return None
+    out.append(n.chain[pos:])
+    return dataclasses.replace(n, chain="".join(out), operands=leaves)
 
 
 def _subtracted(n) -> bool:

@@ -62,6 +62,9 @@ BEFORE_WORDS = re.compile(r"\bbefore\b|\bvor (?:dem|einem)\b|\bavant\b|\bantes d
 TEMPERATURE_SET = re.compile(r"(?<![\w.])(?:T|τ|tau|temperature|Temperatur|température|温度)\s*[=＝]\s*"
                              r"(\d+(?:\.\d+)?)(?![\d.])")
 """A sentence that sets the temperature before a token's probability: ``T = 1.5 にすると … p(私) = …``."""
+TUTORIAL_STEP = re.compile(r"^\s*(?:\d+(?:\.\d+)*\s*[.:]?\s*)?(?:step|шаг|крок|schritt|étape|paso|passo|krok|steg|"
+                           r"adım|stap|langkah|bước|βήμα|ステップ|스텝|단계|خطوة|צעד)\s*\d+\s*[.:：—–-]", re.I)
+"""A heading that numbers the tutorial's own steps (``Шаг 9. Температура``, ``Step 3: the logits``): no training."""
 TOP_K = re.compile(r"top[- _]?k|top[- _]?\d+\b|前\s*\d+\s*个|前\s*k", re.I)
 TOP_P = re.compile(r"top[- _]?p|nucleus|核采样|Nukleus|noyau", re.I)
 
@@ -210,6 +213,24 @@ LOSSES = re.compile(r"(?:^|\.)loss$|^loss_at|^gradcheck")
 """The groups a cross-entropy can be."""
 
 
+def _spelt_stem(name: str, tied: list):
+    """Of votes tied on a gradient's name written ``d`` + a stem (``dh``, ``grad_h``), the one whose gradient's
+    stem is that stem, or it followed by ``_`` (``grad_h_final``), when exactly one is; else None.
+
+    >>> from collections import namedtuple
+    >>> V = namedtuple("V", "group")
+    >>> _spelt_stem("dh", [V("grad_h_final"), V("grad_beta2"), V("grad_LN2|2:")]).group
+    'grad_h_final'
+    >>> _spelt_stem("dh", [V("grad_h_final"), V("grad_h_mid")]), _spelt_stem("h", [V("grad_h_final")])
+    (None, None)
+    """
+    m = re.fullmatch(r"(?:d|grad_|∂L/∂)([^\W\d_][\w]*?)", name)
+    if m is None or not tied:
+        return None
+    hits = [v for v in tied if re.fullmatch(rf"(?:l\d+\.)?grad_{re.escape(m[1])}(?:_\w+)?", v.group)]
+    return hits[0] if len(hits) == 1 else None
+
+
 class Notation:
     """Learns a document's names (see the module) and resolves each labelled figure to a quantity."""
 
@@ -266,6 +287,7 @@ class Notation:
         if bare.startswith("grad_"):
             words |= {"l"} if stem in ("logits", "z") else set()      # (∂L/∂l: a plain l for ℓ, under the derivative)
             out |= {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d")} | {f"{w}.grad" for w in words}
+            out |= {"δ"} if stem in ("logits", "z") else set()       # (backpropagation's error signal at the logits)
         else:
             out |= words
         return {f"{layer}.{w}" if layer else w for w in out} | ({bare} if not layer else set())
@@ -603,6 +625,7 @@ class Notation:
         alike = top is not None and top.agree == 0 and best.agree > 0 and share(best.agree) and \
             not self._exact(name, top.group)
         most = best.agree >= AGREE_MIN and share(best.agree) and (top is None or best.agree > top.agree)
+        spelt = None
         if (most or alike) and not own:
             pick = best                 # most of its figures agree with one tensor: that is what it names
             #                             (a usual spelling none of whose figures agree names the tensor that does)
@@ -619,9 +642,12 @@ class Notation:
             #                            agreeing at both its indices and no reading explaining more)
             #                           (a vector written out under a spelling of ours, half its entries agreeing)
             pick = top                  # our name or a usual spelling of it, not outvoted
+        elif (spelt := _spelt_stem(name, [v for v in votes if v.agree == best.agree and best.agree >= 1])) \
+                is not None and share(best.agree):
+            pick = spelt                # dh between grad_h_final and grad_β₂, alike at its figures: h_final's
         else:
             return None
-        tied = [v for v in votes if v.agree == pick.agree and v.alias == pick.alias]
+        tied = [v for v in votes if v.agree == pick.agree and v.alias == pick.alias] if pick is not spelt else [pick]
         steps = {re.sub(r"\[\d+\]", "[k]", v.group, count=1) for v in tied}
         if len({v.group for v in tied}) > 1 and len(steps) == 1:      # adamw[1].update, adamw[2].update: the first
             tied = pick = min(tied, key=lambda v: int(re.search(r"\[(\d+)\]", v.group)[1]))
@@ -725,7 +751,7 @@ class Notation:
         if stem.startswith("grad_"):
             words |= {"l"} if stem in ("grad_logits", "grad_z") else set()     # (∂L/∂l, as in spellings)
             words = {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d", "∂l/∂")} | \
-                {f"{w}.grad" for w in words} | {stem}
+                {f"{w}.grad" for w in words} | {stem} | ({"δ"} if stem in ("grad_logits", "grad_z") else set())
         layer = bare.rpartition(".")[0]
         names = {f"{layer}.{w}" if layer else w for w in words}
         return name in names or FREE_INDEX.sub("", name) in names or bool(layer) and name == stem
@@ -801,12 +827,13 @@ class Notation:
         self._ranged: dict = {}
         self._runs_in: dict = {}         # section → the optimizer its post-step figures were read as
         out, printed = {}, {}
+        from_one = self._rows_from_one(numbers, labels)
         for n in numbers:
             lab = labels.get(n.index)
             if lab is None or lab.inner is not None or not readable(n):
                 continue
             if lab.ref:
-                ref = self._counted(lab, readings)
+                ref = self._counted(lab, readings, lab.section in from_one)
                 c = self.by_ref.get(ref) or (self.m.expression(ref) if lab.name == "const" else None)
                 if c is not None and not self.m.rounds(c, n):
                     c = self._twin(c, n) or c
@@ -924,14 +951,29 @@ class Notation:
                 return False
         return True
 
+    def _rows_from_one(self, numbers, labels: dict) -> set:
+        """The sections whose rows of parameters' entries (a ref written with the entry's indices, ``m_1`` of
+        W_{1,b}) agree with more figures counted from 1 than as written: their entries count from 1."""
+        tally: dict = {}
+        for n in numbers:
+            lab = labels.get(n.index)
+            if lab is None or not lab.ref or not lab.of or not lab.index or not readable(n):
+                continue
+            for k, ref in enumerate((lab.ref, self._counted(lab, {}, True))):
+                c = self.by_ref.get(ref)
+                if c is not None and self.m.rounds(c, n):
+                    tally.setdefault(lab.section, [0, 0])[k] += 1
+        return {s for s, (written, shifted) in tally.items() if shifted > written}
+
     @staticmethod
-    def _counted(lab, readings: dict) -> str:
+    def _counted(lab, readings: dict, from_one: bool = False) -> str:
         """A row's ref (``adamw[1].m[W,1,3]`` for the row ``W_{1,thee}``) as the rows of its section count: from
-        1 when the other columns of parameters' rows there are read from 1 (its g, its step, its new value)."""
+        1 when the other columns of parameters' rows there are read from 1 (its g, its step, its new value), or
+        when its own rows agree more so (``from_one``)."""
         if not lab.of or not lab.index:
             return lab.ref
         bases = {r.base for k, r in readings.items() if len(k) == 5 and k[2] and k[4] == lab.section and r.agree}
-        if bases != {1}:
+        if bases != {1} and not from_one:
             return lab.ref
         keys = ",".join(str(i[1]) if isinstance(i, tuple) else str(i - 1) for i in lab.index)
         return re.sub(r"\[[^\[\]]*\]$", f"[{lab.of},{keys}]", lab.ref)
@@ -1124,9 +1166,10 @@ class Notation:
 
     def _later_step(self, c, n):
         """The same AdamW state of the same entry at a later step (``adamw[2].m[E,1,0]``), when that rounds to
-        the figure and the first step's does not: a second step worked by hand."""
+        the figure and the first step's does not: a second step worked by hand (never from a later step a
+        place named, row t = 3 of a table of steps: a figure copied there from step 2 is wrong)."""
         head, dot, rest = c.ref.partition("].")
-        if not head.startswith("adamw[") or not dot:
+        if head != "adamw[1" or not dot:
             return None
         later = [x for k in range(2, MAX_STEP + 1) if (x := self.by_ref.get(f"adamw[{k}].{rest}")) is not None]
         hits = [x for x in later if self.m.rounds(x, n)]
@@ -1145,9 +1188,15 @@ class Notation:
         hits = [x for x in post.values() if self.m.rounds(x, n)]
         if len(hits) == 1:
             return hits[0]
-        told = n.heading + " " + n.prose + " " + n.line_text
+        tok = re.fullmatch(r"p\[(.+)\]", ref)
+        shares = [x for x in self.m.every if tok and re.fullmatch(rf"softmax_T\([^,]+, {re.escape(tok[1])}\)", x.ref)
+                  and self.m.rounds(x, n)] if not hits else []
+        if len(shares) == 1:
+            return shares[0]            # 'grew from 33.76 % to 41.38 %' at τ = 0.7: its share at a temperature
+        told = TUTORIAL_STEP.sub(" ", n.heading) + " " + n.prose + " " + n.line_text
         if not TRAINED.search(told) and not STEPS_SAID.search(n.line_text[:n.col]):
             return None                 # 'from 0.2506 to 0.2716' under a temperature: no step's doing
+        #                                 (nor under 'Шаг 9. Температура': a step of the tutorial)
         run = run_of(told) if re.search(r"adam|\bsgd\b", told, re.I) or not self._runs_in else \
             list(self._runs_in.values())[-1]          # (a summary under no optimizer's name: the one run so far)
         said = STEPS_SAID.search(n.line_text[:n.col])
@@ -1253,6 +1302,9 @@ class Notation:
                     x.group in (f"sgd.{bare}", f"adamw.{bare}") and x.idx[1:] == c.idx or \
                     x.group == bare and x.idx == c.idx:
                 others.append(x)
+        own = re.match(r"(sgd|adamw)\[(\d+)\]\.", c.group)
+        if own:                 # a state its place names (row k of a table of steps): never another step of its run
+            others = [x for x in others if not re.match(rf"{own[1]}\[(?!{own[2]}\])\d+\]\.", x.group)]
         told = " ".join((n.line_text[:n.col], n.row, n.column, n.table))
         local = STATE_WORDS.search(" ".join((told, n.heading, n.prose))) or TRAINED.search(n.heading + " " + n.prose) \
             or c.group != bare or CHANGE_WORDS.search(told) and self.m.trains_here(n)

@@ -30,7 +30,8 @@ def token_share(n, vocab, start: int) -> Label | None:
     """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``: that token's
     share (the section's distribution learns which: p, a top-k's or a temperature's)."""
     rest = n.line_text[n.col + len(n.text):]
-    after = AND.split(re.split(r"[,;.!?)\]]|[，；。、]", rest)[0])[0][:40]    # ('57,4% và «sữa» …': sữa's own)
+    after = AND.split(re.split(r"[,;.!?)\]]|[，；。、]|\s[—–]\s", rest)[0])[0][:40]   # ('57,4% và «sữa» …': sữa's
+    #                                                                   own; not '23.94 % — with «над»', an aside's)
     before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[start:n.col])[-1]
     m = APPOSITIVE.search(n.line_text[start:n.col]) or QUOTED_BEFORE.search(n.line_text[start:n.col])
     set_off = vocab.index(m[1]) if m and m[1] in vocab and len(re.findall(r"[^\W\d_]+", m[2])) <= 4 else None

@@ -287,7 +287,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
         return parse_label(ours, vocab)
     if NUDGED.match(s):
         return None              # L(θ + h): a nudged model's loss (a gradient check's), not the loss
-    primed = re.match(r"(∂\s*(?:[LJEC]|ℒ|𝓛|𝒥))(['′″]+)(\s*/\s*∂.+)", s)
+    primed = re.match(r"(∂\s*(?:[LJEC]|ℒ|𝓛|𝒥|ℓ))(['′″]+)(\s*/\s*∂.+)", s)
     if primed:                   # ∂L'/∂W_{1,b}: the gradient after a step, at the model the step made
         lab = parse_label(primed[1] + primed[3], vocab)
         k = _primes(primed[2])
@@ -302,10 +302,10 @@ def parse_label(lhs: str, vocab) -> Label | None:
         k = _primes(primed["primes"])
         return lab if lab is None or lab.state else Label(lab.name, lab.index, lab.of, f"sgd[{k}]")
     s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
-    s = re.sub(r"^\(\s*(?:∇_?\{?([^{}\s∇()]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?|∂L/∂([^()\s]+))\s*\)(?=_|\[)",
+    s = re.sub(r"^\(\s*(?:∇_?\{?([^{}\s∇()]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|ℓ|loss)?|∂L/∂([^()\s]+))\s*\)(?=_|\[)",
                lambda m: "∂L/∂" + (m[1] or m[2]), s)                          # (∇_e ℒ)_1, (∂L/∂x)_2: its entry
-    s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
-    s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W: the loss is J here
+    s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|ℓ|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
+    s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥|ℓ)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W, ∂ℓ/∂W: the loss is J, ℓ
     s = re.sub(r"^grad\s+(?=[^\W\d])", "grad_", s)                             # grad E[op]: grad_E[op]
     s = re.sub(r"^g_(?:\{([A-Za-z\u0370-\u03ff][\w̃̂']*)\}|([A-Za-su-z\u0370-\u03ff]))$",
                lambda m: s if (m[1] or m[2]) in vocab or (m[1] or m[2]) in "tijksv" else f"∂L/∂{m[1] or m[2]}", s)
@@ -333,8 +333,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
         name, index = token[1], "[" + token[2] + "]"          # z_home: z of the token 'home' (as z_{home})
     if name in vocab and not index:
         return Label("token", (("tok", vocab.index(name)),))     # dort : 0.2252: the token's entry of the section's
-    if name in WORDS and "," not in index or len(name) > 24:     # distribution ('a' is a name only with two
-        return None                                              # indices: a_{3,2}, an attention weight)
+    if name in WORDS and "," not in index and not s.startswith(name + "_") or len(name) > 24:
+        return None          # distribution ('a' is a name only with two indices, a_{3,2}, or its own subscript, a_2)
     keys = _keys(index, vocab) if index else ()
     if keys is None:
         return None
@@ -355,12 +355,18 @@ def function_label(head: str, vocab) -> Label | None:
     >>> lab = function_label("√(σ²+ε)", [])
     >>> lab.name, lab.fn, str(function_label("exp(z_2)", []))
     ('σ²', 'sqrt+eps', 'z[2]')
+    >>> function_label("-ln p_home", ["home"]).fn, str(function_label("Σ_v e^{logits_v}", []))
+    ('-log', 'sum_exp')
     """
     m = FUNCTION_LABEL.search(head)
     lab = parse_label(m[2], vocab) if m else None
     if lab is None:
         return None
     fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], m[1])
+    if re.search(r"[Σ∑]|\\sum|\bsum\b", head[:m.start()]):
+        return Label("sum_exp") if fn == "exp" else None      # Σ_v e^{z_v}: the softmax's denominator
+    if fn == "log" and re.fullmatch(r"\s*[-−]\s*", head[:m.start()]):
+        fn = "-log"                  # −ln p_home: the negated log, a loss
     return dataclasses.replace(lab, fn=fn + ("+eps" if m[3] else ""))
 
 

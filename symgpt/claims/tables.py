@@ -155,6 +155,8 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
     if (lab := _letter_bound(row, col, vocab)) is not None:
         return lab
+    if VALUE_COLUMN.fullmatch(plain(col).strip().strip("*`")) and (entry := _entry_of(caption, vocab)) is not None:
+        return _stepped_cell(entry, row, corner, caption, vocab)    # | m_1 | 0,1·g | −0,03931 | of W_{1,b}
     rk, ck = _key(row, vocab), _key(col, vocab)
     if rk is not None and ck is not None and KEY_AXIS.match(plain(row).strip()) and \
             QUERY_AXIS.match(plain(col).strip()):
@@ -219,6 +221,25 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     return None
 
 
+VALUE_COLUMN = re.compile(r"values?|wert|werte|valeur|valor|valore|waarde|wartość|värde|verdi|значение|değer|"
+                          r"giá trị|nilai|result|ergebnis|résultat|resultado|risultato|值|数值|結果|値|값|결과", re.I)
+"""A column headed by a word for 'value': its rows' labels name its cells."""
+
+
+def _entry_of(caption: str, vocab) -> str | None:
+    """The parameter entry a table's caption is about (``Erster AdamW-Schritt für W_{1,bellt}``: W_{1,bellt}),
+    as written; None when it names none, or several.
+
+    >>> from symgpt.claims.symbols import Words
+    >>> _entry_of("Table 3: first AdamW step for W_{1,b}", Words(["a", "b"], {"W"}, {"W"}))
+    'W_{1,b}'
+    """
+    found = [m[0] for m in re.finditer(r"[^\W\d_][\w]*(?:_\{[^{}]+\}|\[[^\[\]]+\])", plain(caption))]
+    entries = [e for e in found if (lab := parse_label(e.replace(" ", ""), vocab)) is not None and lab.index and
+               lab.name in getattr(vocab, "params", ())]
+    return entries[0] if len(set(entries)) == 1 else None
+
+
 def _letter_bound(row: str, col: str, vocab) -> Label | None:
     """A row that names a quantity by an index letter its column binds (``s_2(3,j)`` under ``j = 1``): the
     quantity at that index, as written (the notation learns whether it counts from 1); None otherwise.
@@ -251,9 +272,9 @@ def _share_at_temperature(header: str):
     return t if t and not re.search(r"logit|(?<![A-Za-z])z(?![A-Za-z])|/", rest, re.I) else None
 
 
-STEP_CORNER = re.compile(r"k|n|#|steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|étape|paso|passo|스텝|단계|ステップ|步数?",
-                         re.I)
-"""A table's corner over rows that count training steps (``| k | ℒ | W₁₄ |``)."""
+STEP_CORNER = re.compile(r"k|n|#|(?:steps?|iter(?:ation)?s?|epochs?|шаг|Schritt|étape|paso|passo|스텝|단계|ステップ|"
+                         r"步数?)(?:\s*[tkn])?", re.I)
+"""A table's corner over rows that count training steps (``| k | ℒ | W₁₄ |``, ``| Schritt t | ℓ |``)."""
 
 
 START_OF = re.compile(r"(?:start|beginning) of step [kt]\b|before step [kt]\b|第\s*[kt]\s*步开始|"
@@ -271,8 +292,8 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
     >>> v = Words(["a", "b"], {"W"}, {"W"})
     >>> str(_step_row((2,), "W₁₄", "k", "", v)), str(_step_row((0,), "W_{0,b}", "step", "", v))
     ('sgd[2].W[1,4]', 'W[0,tok1]')
-    >>> str(_step_row((1,), "W_{3,b}", "", "", v, "Schritt 1"))
-    'sgd[1].W[3,tok1]'
+    >>> str(_step_row((1,), "W_{3,b}", "", "", v, "Schritt 1")), str(_step_row((3,), "W_{1,b}", "Schritt t", "Adam", v))
+    ('sgd[1].W[3,tok1]', 'adamw[3].W[1,tok1]')
     >>> str(_step_row((2,), "L = −ln p̂_b", "passo", "SGD", v)), str(_step_row((2,), "loss", "k", "AdamW", v))
     ('sgd[2].L', 'adamw[2].loss')
     >>> _step_row((1,), "loss", "#", "SGD", v), _step_row((1,), "loss", "step", "", v)     # a rank; whose steps?
@@ -429,15 +450,20 @@ def _bound_cell(n, header: list, vocab) -> Label | None:
     >>> lab = _bound_cell(f, ["głowa", "klucz $s$", "$s^{(h)}_{2,s}$", "$α^{(h)}_{2,s}$"], [])
     >>> str(lab), lab.head
     ('s[2,1]', 2)
+    >>> f = extract("| 1（は） | -0.1705 | 0.3553 |")[-1]
+    >>> f.column = "`att[0, 2, s]`"
+    >>> str(_bound_cell(f, ["$s$", "スコア", "`att[0, 2, s]`"], []))
+    'att[0,2,1]'
     """
     cells = [c.strip() for c in n.line_text.strip().strip("|").split("|")]
     if len(cells) != len(header):
         return None
     bound, head = {}, None
     for h, c in zip(header, cells):
-        value = c.strip("()（）").strip()
-        if not re.fullmatch(r"\d{1,3}", value):
-            break
+        value = re.fullmatch(r"[(（]?\s*(\d{1,3})\s*[)）]?\s*(?:[(（][^()（）]{1,16}[)）])?", c.strip())
+        if value is None:
+            break                      # (2), 1, 0（私）: an index's value, a token's name after it
+        value = value[1]
         word = plain(h).strip().strip("*`")
         if HEAD_WORD.fullmatch(word):
             head = int(value)
