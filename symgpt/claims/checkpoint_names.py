@@ -41,7 +41,7 @@ def family(spec) -> str | None:
     for f in ([said] if said else []) + (["llama"] if getattr(spec, "norm_kind", "") == "rmsnorm" else
                                          ["nanogpt", "gpt2"] if spec.activation == "gelu" else ["gpt2", "nanogpt"]):
         try:
-            layout(spec, f)
+            layout(spec, f, sizes=False)      # (a tutorial's nanoGPT may widen its MLP: its names stay nanoGPT's)
         except (ValueError, AttributeError):
             continue
         return f
@@ -58,7 +58,7 @@ class CheckpointNames:
             return
         self.shapes = {p: np.asarray(v, dtype=object).shape for p, v in spec.params.items()}
         short: dict = {}
-        for s in layout(spec, f):
+        for s in layout(spec, f, sizes=False):
             self.sources[s.key] = s
             for p in PREFIXES:
                 if s.key.startswith(p):
@@ -69,7 +69,7 @@ class CheckpointNames:
                     short.setdefault(".".join(parts[k:]), set()).add(s.key)
             if s.key.endswith(".weight"):
                 short.setdefault(s.key.removesuffix(".weight"), set()).add(s.key)           # mlp.c_fc for its weight
-        by_key = {s.key: s for s in layout(spec, f)}
+        by_key = {s.key: s for s in layout(spec, f, sizes=False)}
         for tail, keys in short.items():
             if len(keys) == 1 and "." in tail:       # (not a bare 'wte': an author's own name too, from 1 maybe)
                 self.sources.setdefault(tail, by_key[next(iter(keys))])

@@ -41,10 +41,13 @@ CLAUSE = re.compile(r"[;；。]|[,，、](?=\s*[^\d\s(+\-−.])|"
 SIGNED_NEXT = re.compile(r"\s+[-−+]\d")
 """A signed entry after spaces, with no space after its sign (NumPy's ``[ 0.0990  -0.1419 ]``, ``[-0.99 +0.99]``
 with ``sign='+'``): no subtraction, no addition."""
-OPERAND_NEXT = re.compile(r"[)\]]?\(|[)\]]?\s*(?:\\[,;:!]\s*)+\(|"     # (0.2816\,(0.07; 0.62): a factor)
-                          r"\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
+OPERAND_NEXT = re.compile(r"[)\]]?\(|[)\]]?\s*(?:(?:\\[,;:!]\s*)+(?:\\(?:[bB]igg?l?|left)\s*)?|"     # (0.2816\,(…),
+                          r"\\(?:[bB]igg?l?|left)\s*)\(|"
+                          #                                                        0.79788\,\bigl(…): a factor)
+                          r"\s*+[)\]]?+\s*+\$*+\s*+(?:[×*/÷^·+=≈²³]|\\times|\\cdot|\\div|[-−]\s*[\d(])")
 #              what follows an operand, not an equation's result: 0.05 in '… = 0.05 + 0.18', (−0.1)(0.2)
-FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog)(?![A-Za-z]))\s*(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
+FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog|\b(?:GELU|gelu|ReLU|relu|SiLU|silu|swish))(?![A-Za-z]))\s*"
+                         r"(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}(?:\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?"
                            r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+)|"
                            r"\([^(),\n]{1,12},[^(),\n]{1,12}\))(?![\w(])")

@@ -601,7 +601,7 @@ def extract(text: str) -> list:
         elif header and table and cells is None and "\t" not in line:
             for n in found:
                 n.column = header[0]
-        found = [n for n in found if not _cross_reference(n, line, sections)]
+        found = [n for n in found if not _cross_reference(n, line, sections, comma and raw)]
         m = re.match(r"\s*(?:位置\s*)?t\s*=\s*(\d)\b|\s*第\s*(\d)\s*个位置|\s*位置\s*(?:pos\s*=\s*)?(\d)\s*[:：]", line)
         if m and not cells:
             position = int(next(g for g in m.groups() if g is not None))
@@ -684,9 +684,12 @@ def _table_like(lines, no) -> bool:
     return False
 
 
-def _cross_reference(n, line: str, sections: set) -> bool:
-    """A section number cited in prose ('见 2.2 节', '2.2 的账单'): not a figure."""
+def _cross_reference(n, line: str, sections: set, raw: str = "") -> bool:
+    """A section number cited in prose ('见 2.2 节', '2.2 的账单', and in a text of decimal commas any '(3.3, 3.6)'
+    its headings number, written with a point: ``raw``, its line as written, in such a text): not a figure."""
     rest, before = line[n.col + len(n.text):].lstrip(), line[:n.col].rstrip()
+    if raw and n.text in sections and "." in raw[n.col:n.col + len(n.text)]:
+        return True
     if re.match(r"\d+(\.\d+)*$", n.text) and (re.match(r"(?:小节|节|章)", rest) or
                                                re.search(r"(?:section|sec\.|§)$", before, re.I)):
         return True
@@ -1086,13 +1089,18 @@ def _arithmetic_tail(line: str, start: int, end: int) -> int | None:
     >>> line = "For the first entry by hand: (1.521 − 0.751) / 0.642 = 1.199"
     >>> line[_arithmetic_tail(line, 0, line.index("="))]
     '('
+    >>> line = "then (σ^{2} + ε)^{3/2} = 1.4815"
+    >>> _arithmetic_tail(line, 0, line.index("="))
     """
     run = start
     for m in CHAIN_TOKEN.finditer(line, start, end):
         if m.group(1) is not None:
             run = m.end()
+    skipped = run
     while run < end and (line[run].isspace() or line[run] in ")}+×·*/÷^"):
         run += 1                          # no operator or closing bracket opens it
+    if "^" in line[skipped:run]:
+        return None                       # (σ² + ε)^{3/2} = …: an exponent, no arithmetic of its own
     tail = line[run:end]
     if tail.count("(") != tail.count(")") or tail.count("{") != tail.count("}"):
         return None                       # '√(σ² + ε) = …': the bracket opened in prose

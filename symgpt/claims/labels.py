@@ -52,7 +52,7 @@ from .shares import (
     token_share,
 )
 from .symbols import Label, Words, plain
-from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables
+from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables, with_power_head
 
 STEPS_AFTER = re.compile(r"\s*(?:(?:AdamW?|SGD|GD)[\s-]*)?(?:steps?|updates?|iterations?|Schritt\w*|étapes?|pasos?|"
                          r"pass[oi]|шаг\w*|krok\w*|stap\w*|bước|langkah|steg)\b", re.I)
@@ -65,6 +65,33 @@ ROW_STATISTIC = re.compile(r"[μσ].*|rms\w*|RMS\w*|ms\w*|var\w*|mean\w*|mu\w*|s
                            "|".join(re.escape(w) for w in (*MEAN, *VARIANCE)))
 """A name of one row's statistic (a norm's mean, variance, mean square, rms): one figure a position, which a
 section's title naming that position indexes."""
+
+
+NORM_ORDINAL = re.compile(r"\b(?:(?P<two>second[oa]?|zweite\w*|deuxième|segund[oa]|втор\w+|drug\w+|tweede)|"
+                          r"(?P<one>first|prim[oa]|erste\w*|premi[eè]re?|primer[oa]?|перв\w+|pierwsz\w+|eerste)|"
+                          r"(?P<f>final[e]?|finale|letzte\w*|últim[oa]|ultim[oa]|последн\w+))\s+"
+                          r"(?:Layer\s*Norm|LN|RMSNorm|norm\w*|normali[sz]\w+)|第(?P<two2>二)个?\s*(?:LayerNorm|LN)|"
+                          r"(?<![\w])(?:LN|ln)_?\{?(?P<k>[12f])\}?(?![\w])", re.I)
+"""A norm named by its place in the block: 'the second LayerNorm', 'Seconda LayerNorm', LN_2, ln_f."""
+
+
+def norm_ordinal(name: str, before: str) -> str | None:
+    """A norm statistic's name as the nearest norm named before it says (``σ²`` after 'Seconda LayerNorm':
+    var2; ``μ`` after 'LN_1': mu1; after 'the final norm': mu_f); None when none is named or it is no statistic.
+
+    >>> norm_ordinal("σ²", "Seconda LayerNorm: la media è µ = 0,48, la varianza "), norm_ordinal("μ", "LN_f: ")
+    ('var2', 'mu_f')
+    >>> norm_ordinal("σ²", "the variance "), norm_ordinal("var2", "second LayerNorm: ")
+    (None, None)
+    """
+    kind = "mu" if name in MEAN or name.lower() in ("mu", "mean", "µ") else \
+        "var" if name in VARIANCE or name in ("σ^2", "var") else None
+    m = ([None] + list(NORM_ORDINAL.finditer(before)))[-1]
+    if kind is None or m is None:
+        return None
+    k = "2" if m["two"] or m["two2"] else "1" if m["one"] else "_f" if m["f"] else \
+        ("_f" if m["k"].lower() == "f" else m["k"])
+    return f"{kind}{k}"
 
 
 def token_of(lab, vocab) -> str | None:
@@ -80,19 +107,20 @@ def token_of(lab, vocab) -> str | None:
 
 
 def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None, reads=None,
-           checkpoint=None) -> dict:
+           checkpoint=None, batch=False) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
     own names, which keep an underscore and digits whole; ``params`` those of its parameters; ``sequence``
     the input's tokens; ``made_by``: each parameter's name → the one tensor its op makes, so that a formula
     names its result, :func:`formula_label`; ``reads``: each weight's name → the tensor it multiplies, so that
     a formula names its operand, :func:`operand_names`; ``checkpoint``: the parameters under a checkpoint's names,
-    :class:`symgpt.claims.checkpoint_names.CheckpointNames`)."""
+    :class:`symgpt.claims.checkpoint_names.CheckpointNames`; ``batch``: the spec trains on a mini-batch)."""
     comma = decimal_comma(text)
     lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]
-    vocab = Words(vocab, names, params, sequence, made_by, reads, checkpoint)
+    vocab = Words(vocab, names, params, sequence, made_by, reads, checkpoint, batch)
     out: dict = {}
     stacked = stacked_literals(lines, numbers, vocab)
     out.update(symbol_rows(lines, numbers, vocab))     # [s11 s12; s21 s22] = [0.37 −0.36; …]: each its symbol's
+    layered = any(x.startswith("l1.") for x in vocab.names)     # (a superscript on a literal's name: its block)
     for k, (head, pos) in (bare_matrix(lines, numbers, vocab) | literals(lines, numbers, vocab) | stacked).items():
         if k in out:
             continue
@@ -101,6 +129,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if k not in stacked and OPERAND_NEXT.match(after) and not SIGNED_NEXT.match(after) or \
                 re.search(r"[\w)]\s*(?:[+\-−×*/·]|\\times|\\cdot)\s*\(?\s*$", n.line_text[:n.col]):
             continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
+        if layered and len(head.sup) == 1 and not head.index and not head.of:
+            head = Label(head.name, (head.sup[0],), state=head.state, fn=head.fn)  # W_{Q}^{(2)} = [ … ]: block 2's
         out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state, sup=head.sup,
                        fn=head.fn)     # exp(z) = (…): exp of each entry
     text_cells = text_tables(lines, numbers, vocab)
@@ -114,7 +144,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         on_line.setdefault(n.line, []).append(n)
     for n in numbers:
         if n.index in text_cells and n.index not in out:
-            lab = cell_label(*text_cells[n.index], vocab, n.heading)
+            lab = with_power_head(cell_label(*text_cells[n.index], vocab, n.heading), text_cells[n.index][1])
             if lab is not None:
                 out[n.index] = lab
         anonymous = n.index in out and out[n.index].name.startswith("literal@") and n.column
@@ -150,6 +180,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             lab = of_entry(lab, n, lines, vocab)
         if lab is None and n.index not in out:
             lab = after_step(n, last) or restated(n, last)
+        if lab is not None and not NORM_ORDINAL.search(n.heading or "") and \
+                (which := norm_ordinal(lab.name, sentence_of(lines, n))) is not None:
+            lab = dataclasses.replace(lab, name=which)   # 'Seconda LayerNorm: … la varianza σ² = …': var2
+            #     (not under a heading on the second norm: its section reads σ² so by its figures)
         if lab is not None and not lab.index and lab.name != "token":
             row = row_mark(n.line_text[:n.col]) or \
                 (row_mark(sections.get(n.index, ""), anywhere=True) if ROW_STATISTIC.fullmatch(lab.name) else None)

@@ -39,6 +39,8 @@ class _Frame:
         self.end = None        # where its last entry on the line ends (NumPy sets entries apart by spaces)
         self.rows = False      # whether a row [ … ] closed in it since its last comma
         self.pick = None       # the rows a printed expression picked (W.grad[[0, 1, 6]])
+        self.commas = 0        # its entries set apart by commas so far …
+        self.row_starts = []   # … and where a semicolon began a row among them ([a, b; c, d], MATLAB's)
 
 
 CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*")
@@ -69,11 +71,15 @@ def _printed_names(cell: list) -> list:
 
     >>> _printed_names(["loss.backward()", "print(E.grad[0])", "print(W_2.grad[[0, 1, 2, 6]])"])
     ['E.grad[0]', 'W_2.grad[[0, 1, 2, 6]]']
-    >>> _printed_names(["print(a)", "print(f'{p:.4f}')"])
-    []
+    >>> _printed_names(["print(a)", "print(f'{p:.4f}')"]), _printed_names(["print(torch.cat([q, k]))", "att[0]"])
+    ([], ['', 'att[0]'])
     """
     code = [re.sub(r"\s+#.*$", "", x.strip()) for x in cell if x.strip() and not x.strip().startswith("#")]
     prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
+    if prints and code and not code[-1].startswith("print(") and (CODE_NAME.fullmatch(code[-1]) or
+                                                                   PICKED.fullmatch(code[-1])):
+        return [x if CODE_NAME.fullmatch(x) or PICKED.fullmatch(x) else "" for x in prints] + [code[-1]]
+        #      (print(torch.cat(…)) then att[0]: a notebook shows the last expression's value after the prints)
     return prints if len(prints) > 1 and all(CODE_NAME.fullmatch(x) or PICKED.fullmatch(x) for x in prints) else []
 
 
@@ -256,6 +262,18 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
         run = run_in(n) if n is not None else "sgd"                      # (n: a figure of the line, its section)
         lab = dataclasses.replace(lab, state=f"{run}[1]")    # e ← e − η·g = (…): after the step
     return formula_label(lab, parts[1:-1], vocab)
+
+
+def _rectangular(f) -> bool:
+    """Whether a literal's rows, as its semicolons set them, are all as long (``[a, b; c, d]``)."""
+    starts = [0] + f.row_starts + [f.counts[0] + 1]
+    return len({b - a for a, b in zip(starts, starts[1:])}) == 1
+
+
+def _batch_first(name) -> bool:
+    """Whether a printed name's [0] picks a batch's example, not a row: an activation's name (x, att, logits),
+    not a parameter's (W[0], E[0])."""
+    return not re.fullmatch(r"(?:W|E|b|w)(?:_\w+)?|\w*weight|\w*bias|wte|wpe", name.name)
 
 
 def _norm_weight(norm: str, weight: str) -> str | None:
@@ -580,7 +598,8 @@ def literals(lines: list, numbers: list, vocab) -> dict:
         if fence and not stack:
             cell.append(line)
         if not line.strip():
-            stack, suspended = [], None
+            if not (stack and no < len(lines) and re.match(r"\s+\[\[", lines[no])):
+                stack, suspended = [], None     # (not inside a 3-D tensor's print: its blocks an empty line apart)
             continue
         figs, i, named_root = at.get(no, {}), 0, None
         first = next(iter(figs.values())) if figs else None
@@ -630,6 +649,8 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                     stack.append(_Frame(ch, transparent=True))       # exp(…), p(sat), W[0, 1]
                 elif ch == "(" and re.search(r"=|[^\W\d_]{3,}", line[i + 1:line.find(")", i) % (len(line) + 1)]):
                     stack.append(_Frame(ch, transparent=True))       # (z = −1.2785, where silu' = 0): prose
+                elif ch == "(" and re.search(r"[(,]\s*[A-Za-z_]\w*=$", line[:i]):
+                    stack.append(_Frame(ch, transparent=True))       # AdamW(…, betas=(0.9, 0.95)): a setting
                 elif queue and fence and not stack and i == 0 and ch == "[":
                     code_name, pick = _picked(queue.pop(0))          # print(dh) ⏎ [0.037 0.4097]: the next
                     stack.append(_Frame(ch, named(code_name, vocab, heading)))   # print's array, NumPy's
@@ -655,6 +676,9 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                         #                                  '\frac{∂L}{∂ℓ} \approx' ⏎ '(0,16; 0,10; …)': ∂L/∂ℓ
                     if root and name is None and named_root is not None and ARROW.search(line[:i]):
                         name = Label(named_root.name, named_root.index, named_root.of, "sgd[1]")  # E[1]: […] → […]
+                    if root and name is not None and not name.sup and not side and \
+                            (sup := superscript_of(last_clause(plain(before)))):
+                        name = dataclasses.replace(name, sup=sup)      # W_{Q}^{(2)} = [ … ]: layer 2's (or head 2's)
                     if root and name is not None:
                         named_root = name
                     if not root and stack[-1].kind == "[" and ch == "[" and stack[-1].rows:
@@ -672,6 +696,9 @@ def literals(lines: list, numbers: list, vocab) -> dict:
             elif (ch in ",|∣" or ch == ";" and line[i - 1:i] != "\\") and stack and not stack[-1].transparent and \
                     (ch not in "|∣" or stack[-1].kind in "(["):
                 #      (0,1101; 0,3398) with decimal commas; not LaTeX's space \;  ( a, b | c, d ): two heads' halves
+                if ch == ";" and stack[-1].commas:
+                    stack[-1].row_starts.append(stack[-1].counts[0] + 1)   # [0.6, −0.3; 0.2, 0.5]: a new row
+                stack[-1].commas += ch == ","
                 stack[-1].counts[0] += 1
                 stack[-1].end, stack[-1].rows = None, False
             elif ch == "#" and any(not f.transparent for f in stack) and line[i + 1:i + 2] in (" ", "") and \
@@ -693,13 +720,21 @@ def literals(lines: list, numbers: list, vocab) -> dict:
         for f, counts in frames:
             if f.kind == "(" and f.counts[0] == 0:
                 continue                 # (−0.2): brackets around one number, not a vector
+            if f.row_starts and _rectangular(f):
+                starts = [0] + f.row_starts             # MATLAB's [a, b; c, d]: row and column
+                r = max(k for k, at in enumerate(starts) if at <= counts[0])
+                counts = [r, counts[0] - starts[r]]
             if f.kind == "M" and (f.counts[0] == 0 or f.wide == 0):
                 counts = counts[1:] if f.counts[0] == 0 else counts[:1]   # one row or one column: a vector
             pos += list(counts)
         if pos and (frames[0][0].counts != [0] or frames[0][0].kind == "M" or len(pos) > 1):
             pos = _rows(root.pick, pos)
             if pos:
-                out[k] = (root.name or Label(f"literal@{id(root)}"), tuple(pos))
+                name = root.name or Label(f"literal@{id(root)}")
+                if len(pos) >= 2 and name.index == (0,) and name.name and root.transparent is False and \
+                        frames[0][0].kind == "[" and _batch_first(name):
+                    name = dataclasses.replace(name, index=())   # att[0] ⏎ tensor([[[…]]]): the batch's one example
+                out[k] = (name, tuple(pos))
     return out
 
 

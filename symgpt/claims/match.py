@@ -53,7 +53,7 @@ from .grids import grids
 from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
-from .tables import ANOTHER_EXAMPLE
+from .tables import ANOTHER_EXAMPLE, EXAMPLE_NUMBER, example_row, table_header
 
 GRADIENT_GROUP = re.compile(r"(?:l\d+\.)?grad_\w+")
 """A gradient of the loss: what a chain with p_t − 1 for p_t computes (Matcher._without_y)."""
@@ -92,7 +92,8 @@ APPROX_NEXT = re.compile(r"\s*+\$?\s*+(?:≈|\\approx|~)\s*+\$?\s*+")
 
 REDO = re.compile(r"(?:redo|repeat|reprendre|refaire|recommencer|wiederhole|rifate|rifai|rehacer|repite|refaça|"
                   r"refazer|повтори|再做|重做|やり直)\w*\s+(?:l['’])?(?:the\s+)?(?:exercise|exercice|Übung|Aufgabe|"
-                  r"esercizio|ejercicio|exercício|упражнение|练习|演習|calculation|calcul|Rechnung|cálculo|calcolo)",
+                  r"esercizio|ejercicio|exercício|упражнение|练习|演習|calculation|calcul|Rechnung|cálculo|calcolo|"
+                  r"check|controllo|contrôle|vérification|Prüfung|Kontrolle|comprobación|verificação|проверк\w*)",
                   re.I)
 """A sentence that asks to redo an exercise with another setting ('Reprendre l'exercice 3 avec η = 0,05')."""
 NUMBERED_EXERCISE = re.compile(r"^[\W\d_]*(?:exercise|Übung|Aufgabe|exercice|ejercicio|esercizio|exercício|"
@@ -138,6 +139,8 @@ def _exercises(results: list, text: str | None = None) -> list:
 
     def setting(r) -> bool:           # 'Esercizio per casa: rifate … con η = 0,1': another setting, asked for
         sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", f"{r.number.prose} {r.number.line_text[:r.number.col]}")[-1]
+        if REDO.search(sentence) and re.search(r"(?<![\w])[^\W\d]{1,3}\s*=\s*$", r.number.line_text[:r.number.col]):
+            return True                 # 'redo the check with h = 10⁻²': a setting asked for, whatever it equals
         return CONFIG.fullmatch(r.ref or "") is not None and bool(
             EXERCISE_SAID.match(sentence.strip()) or EXERCISE_SAID.match(r.number.line_text.lstrip(" *_#>-")) or
             REDO.search(sentence))      # 'Reprendre l'exercice 3 avec η = 0,05': the exercise redone so
@@ -224,7 +227,8 @@ class Matcher:
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
-                          sequence, made_by(self.d.spec), read_by(self.d.spec), CheckpointNames(self.d.spec))
+                          sequence, made_by(self.d.spec), read_by(self.d.spec), CheckpointNames(self.d.spec),
+                          batch=len(getattr(self.d.spec.training, "examples", ()) or ()) > 1)
             comma = decimal_comma(text)
             self.lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]   # (as labels reads them)
             self.notation = Notation(self)
@@ -247,8 +251,16 @@ class Matcher:
 
         def other_example(n) -> bool:
             sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", n.line_text[:n.col])
-            return bool(ANOTHER_EXAMPLE.search(f"{n.heading or ''} {n.prose[-200:]} {n.line_text[:n.col]}") and
+            told = f"{n.heading or ''} {n.prose[-200:]} {n.line_text[:n.col]}"
+            last = list(EXAMPLE_NUMBER.finditer(told))
+            if last and last[-1]["k"] == "1":
+                return False         # '… 样本 2 … 得到样本 1 的概率分布': the last example it names is the first
+            return bool(ANOTHER_EXAMPLE.search(told) and
                         not re.search(r"(?:mean|moyenne?|Mittel|media|平均|lot|batch|Batch)", sentence[-1], re.I))
+
+        def row_of_another(n) -> bool:    # | 3 | 南 | 5.6676 | under | 样本 | …: the third example's row
+            example = example_row(n.row, (table_header(lines, n.line)[1] or [""])[0]) if n.row and lines else None
+            return example is not None and example != 1
 
         by_line: dict = {}
         for r in results:
@@ -266,7 +278,7 @@ class Matcher:
         out, others = [], {}         # (another example's figures, by their text: printed again, still its)
         for r in results:
             n = r.number
-            other = not (r.ref or "").startswith("sgd[0].") and other_example(n)
+            other = not (r.ref or "").startswith("sgd[0].") and other_example(n) or row_of_another(n)
             if other and n.kind == "decimal" and len(n.text.strip("-−+0.")) >= 3:
                 others[n.text] = n.line
             again = n.text in others and 0 <= n.line - others[n.text] <= 3
@@ -297,6 +309,12 @@ class Matcher:
         figure's place names a state after a step that it does not round from: the loss after updating only the
         target's row (head_step) where the place said SGD's, or AdamW's (None if none, or several, do)."""
         m = STEP_STATE.match(c.ref)
+        later = re.match(r"(sgd|adamw)\[(\d+)\]\.(.+)", c.ref) if m is None else None
+        if later is not None:     # krok 2 of AdamW's run read as SGD's: the other optimizer's state at that step
+            other = "adamw" if later[1] == "sgd" else "sgd"
+            x = self._by_ref.get(f"{other}[{later[2]}].{later[3]}") or next(
+                (y for y in self.cands if y.ref == f"{other}[{later[2]}].{later[3]}"), None)
+            return x if x is not None and self.rounds(x, n) else None
         if m is None:
             return None
         alts = [self._by_ref.get(f"{s}.{m.group(2)}") for s in STEPS if s != m.group(1)]
@@ -477,7 +495,10 @@ class Matcher:
         dc = self.derived(n, found, moved)
         if dc is None or isinstance(dc.ball, fmpq):
             return None
-        return self._node_at(dc.ball, GRADIENT_GROUP)     # (not lr·g nor m̂ of the same value)
+        hits = self._nodes_at(dc.ball, GRADIENT_GROUP)    # (not lr·g nor m̂ of the same value)
+        params = [c for c in hits if c.group.removeprefix("grad_") in self.d.spec.params]
+        return hits[0] if len(hits) == 1 else params[0] if len(params) == 1 else None
+        #      (a tied head's row a token never read: grad_E, the parameter's, equal to its head's part)
 
     def _left_out(self, n, found: dict, alts: list):
         """The sum of products a chain computes without the lone weight its definition adds (``u₁[0] = 0.99 × 0.3

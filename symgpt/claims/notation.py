@@ -62,6 +62,10 @@ BEFORE_WORDS = re.compile(r"\bbefore\b|\bvor (?:dem|einem)\b|\bavant\b|\bantes d
 TEMPERATURE_SET = re.compile(r"(?<![\w.])(?:T|τ|tau|temperature|Temperatur|température|温度)\s*[=＝]\s*"
                              r"(\d+(?:\.\d+)?)(?![\d.])")
 """A sentence that sets the temperature before a token's probability: ``T = 1.5 にすると … p(私) = …``."""
+SETTING = re.compile(r"d|d_ff|heads|kv_heads|layers|ln_eps|lr|adamw\.(?:lr|beta[12]|eps|weight_decay)|top_k|top_p|"
+                     r"vocab_size\(\)|seq_len\(\)|argmax\(\)")
+"""The spec's sizes and settings (and the likeliest token's id): a name reads as one only when it spells it, never
+by a value it happens to share."""
 TUTORIAL_STEP = re.compile(r"^\s*(?:\d+(?:\.\d+)*\s*[.:]?\s*)?(?:step|шаг|крок|schritt|étape|paso|passo|krok|steg|"
                            r"adım|stap|langkah|bước|βήμα|ステップ|스텝|단계|خطوة|צעד)\s*\d+\s*[.:：—–-]", re.I)
 """A heading that numbers the tutorial's own steps (``Шаг 9. Температура``, ``Step 3: the logits``): no training."""
@@ -566,6 +570,7 @@ class Notation:
         name, arity, of = key[:3]
         votes = []
         hypotheses = list(self.groups.items()) if not of else self._templates()
+        literal_only, signed = name.startswith("literal@"), []      # an anonymous literal: signs as evidence too
         literal = any(isinstance(k, tuple) and k[0] == "at" for _, lab in figs for k in lab.index)
         #         (a literal's places fit any tensor of its shape: a name alone, no figure agreeing, is too little)
         if arity == 1 and not of:
@@ -582,6 +587,9 @@ class Notation:
                 continue
             if group in self.unspoken and not key[3]:
                 continue
+            if SETTING.fullmatch(group) and not self._alias(name, group) and \
+                    not self._alias(name, group.removeprefix("adamw.")):
+                continue                     # h = 10⁻² beside ln_eps = 0.01: a setting only by its own name
             unheaded = sum(self.head(lab) is None for _, lab in figs)
             headed = axes[:1] == "h" and len(axes) == arity + 1 and 2 * unheaded < len(figs)
             #        (most figures' heads known: a long formula's s^{[1,1]}_{3,1} out of reach leaves one out)
@@ -593,7 +601,7 @@ class Notation:
                                 "l0." + group.partition("|")[0] if group.endswith(LAYER_FIRST) else group)
             mixed = any(a in "ts" for a in axes) and any(a not in "tsvh" for a in axes)
             for base in ((0, 1, MIXED) if mixed else (0, 1)) if _written(figs) else (0,):
-                agree, seen, later, nonzero = 0, 0, 0, 0
+                agree, seen, later, nonzero, flips, stepped_on = 0, 0, 0, 0, 0, False
                 for n, lab in figs:
                     c = self.lookup(group, base, lab)
                     if c is not None and lab.fn:      # e^logit's figures vote for logit through exp
@@ -605,7 +613,11 @@ class Notation:
                     agree += ok
                     nonzero += ok and n.value != 0
                     later += not ok and self._a_later_state(c, n)   # (an origin's tie-breaker, no agreement)
+                    flips += not ok and literal_only and self._flipped(c, n)
+                    stepped_on = stepped_on or ok and bool(c.idx) and c.idx[0] > 0 and n.value != 0
                 agree = agree if nonzero else 0       # zeros alone (masked cells, 0.000) agree with any zero
+                if group in STEPPED and literal_only and not stepped_on:
+                    agree = 0    # an anonymous matrix whose row 0 alone agrees with p: no rows of steps (a batch's)
                 if not alias and agree and re.fullmatch(r"[^|]+\|\d+:", group) and \
                         self._alias(name, group.partition("|")[0]):
                     alias = True              # F|2:, F's row 2, spelled as F is where a figure agrees with it
@@ -613,6 +625,8 @@ class Notation:
                 if seen == len(figs) - (unheaded if headed else 0) and \
                         (agree or alias and (not literal or self._own(name, group))):
                     votes.append(Vote(agree, alias, later, -base, group))
+                    if agree and agree + flips == len(figs) and flips <= agree:
+                        signed.append(votes[-1])     # (−0.0123, 0.1429): one agreeing, one its sign turned
         if not votes:
             return None
         votes.sort(reverse=True)
@@ -642,9 +656,18 @@ class Notation:
             #                            agreeing at both its indices and no reading explaining more)
             #                           (a vector written out under a spelling of ours, half its entries agreeing)
             pick = top                  # our name or a usual spelling of it, not outvoted
+        elif len(votes) == 1 and best.agree >= 1 and any(lab.fn for _, lab in figs) and best.agree == sum(
+                not lab.fn and len(n.text.strip("-−+.0").replace(".", "")) >= 4 for n, lab in figs):
+            pick = best                 # u₅ = 1.2978, then GELU(u₅) = …: the one tensor its plain figures fit
+            #                             to four digits; its function's figure is judged by it
         elif (spelt := _spelt_stem(name, [v for v in votes if v.agree == best.agree and best.agree >= 1])) \
                 is not None and share(best.agree):
             pick = spelt                # dh between grad_h_final and grad_β₂, alike at its figures: h_final's
+        elif signed and signed[0].agree == best.agree and (len(signed) == 1 or (same := self._same_values(
+                {v.group for v in signed}, signed[0].base, figs)) is not None):
+            pick = spelt = signed[0] if len(signed) == 1 else next(v for v in signed if v.group == same)
+            #                             (an anonymous pair, one entry agreeing and the other its sign turned: that
+            #                              tensor's, the turned sign a slip, not another tensor's that happens to agree)
         else:
             return None
         tied = [v for v in votes if v.agree == pick.agree and v.alias == pick.alias] if pick is not spelt else [pick]
@@ -832,6 +855,11 @@ class Notation:
             lab = labels.get(n.index)
             if lab is None or lab.inner is not None or not readable(n):
                 continue
+            if lab.name in ("loss_at+", "loss_at-"):
+                c = self._nudged(lab, n, numbers, labels)
+                if c is not None:
+                    out[n.index] = c
+                continue
             if lab.ref:
                 ref = self._counted(lab, readings, lab.section in from_one)
                 c = self.by_ref.get(ref) or (self.m.expression(ref) if lab.name == "const" else None)
@@ -950,6 +978,33 @@ class Notation:
             if c is not None and self.m.rounds(c, n):
                 return False
         return True
+
+    def _nudged(self, lab, n, numbers, labels: dict):
+        """A gradient check's loss with one entry moved by ±h, from a table's row (the entry, as written) and
+        column (``L(θ − h)``): of the check's candidates for that entry and sign, the one that rounds to the
+        figure; else the one whose origin (the entry's indices from 0 or from 1) most of the table's other
+        such cells round from."""
+        def refs(label, base):
+            at = []
+            for i in label.index:          # (a token's row as the spec's check names it: by its id or its text)
+                at.append(f"(?:{i[1]}|{re.escape(self.m.vocab[i[1]])})" if isinstance(i, tuple) and
+                          isinstance(i[1], int) and 0 <= i[1] < len(self.m.vocab) else
+                          str(i[1]) if isinstance(i, tuple) else str(i - base))
+            sign = "-" if label.name.endswith("-") else ""
+            pattern = re.compile(rf"loss_at\((?:l\d+\.)?{re.escape(label.of)}\[{','.join(at)}\], {sign}\d[^,)]*\)")
+            return [c for r, c in self.by_ref.items() if pattern.fullmatch(r)]
+        mine = {b: refs(lab, b) for b in (0, 1)}
+        hits = [c for b in (0, 1) for c in mine[b] if self.m.rounds(c, n)]
+        if len(hits) == 1:
+            return hits[0]
+        votes = [0, 0]
+        for m in numbers:
+            other = labels.get(m.index)
+            if other is not None and other.name in ("loss_at+", "loss_at-") and m.index != n.index:
+                for b in (0, 1):
+                    votes[b] += any(self.m.rounds(c, m) for c in refs(other, b))
+        base = 1 if votes[1] > votes[0] else 0
+        return mine[base][0] if len(mine[base]) == 1 else None
 
     def _rows_from_one(self, numbers, labels: dict) -> set:
         """The sections whose rows of parameters' entries (a ref written with the entry's indices, ``m_1`` of
@@ -1157,7 +1212,9 @@ class Notation:
             return None
         if self.m.d.spec.activation != "swiglu":
             return self.by.get(((layer + "." if layer else "") + "R", "", c.idx))
-        ref = f"{c.ref}/(1 + exp(-{c.ref}))"
+        ref = f"{c.ref}/(1+exp(-{c.ref}))"         # (as the candidates spell SiLU's entries)
+        if (x := self.by_ref.get(ref)) is not None:
+            return x
         try:
             q = bind(parse(ref, self.m.d.limits), self.m.d, self.m.d.limits)
             return Candidate(ref, "silu()", c.idx, c.axes, q, q.ball(PREFILTER_BITS))
@@ -1215,6 +1272,13 @@ class Notation:
             return False
         return any((x := self.by.get((f"sgd[{k}].{c.group}", c.of, c.idx))) is not None and self.m.rounds(x, n)
                    for k in range(1, MAX_STEP + 1))
+
+    def _flipped(self, c, n) -> bool:
+        """Whether the figure with its sign turned rounds from ``c`` (a sign flipped in print)."""
+        if n.value == 0 or n.kind not in ("decimal", "percent"):
+            return False
+        text = n.text[1:] if n.text.startswith(("-", "−")) else "-" + n.text
+        return self.m.rounds(c, replace(n, value=-n.value, text=text))
 
     def _through_step(self, c, n) -> bool:
         """Whether a figure is the entry's value after a step worked on its line (``W₁₄ : 0.4580 − 0.5·g``)."""

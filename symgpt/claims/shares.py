@@ -30,7 +30,9 @@ def token_share(n, vocab, start: int) -> Label | None:
     """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``: that token's
     share (the section's distribution learns which: p, a top-k's or a temperature's)."""
     rest = n.line_text[n.col + len(n.text):]
-    after = AND.split(re.split(r"[,;.!?)\]]|[，；。、]|\s[—–]\s", rest)[0])[0][:40]   # ('57,4% và «sữa» …': sữa's
+    if BOUND_BEFORE.search(n.line_text[start:n.col]):
+        return None                        # '« le » et « chat » tombent sous 0,5 %': a bound, no one's share
+    after = AND.split(re.split(r"[,;:.!?)\]]|[，；：。、]|\s[—–]\s", rest)[0])[0][:40]   # ('57,4% và «sữa» …': sữa's
     #                                                                   own; not '23.94 % — with «над»', an aside's)
     before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[start:n.col])[-1]
     m = APPOSITIVE.search(n.line_text[start:n.col]) or QUOTED_BEFORE.search(n.line_text[start:n.col])
@@ -43,6 +45,9 @@ def token_share(n, vocab, start: int) -> Label | None:
         quoted = [t for t in words if _quoted(text, t)]
         if len(words) > 1 and len(quoted) == 1:
             words = quoted                 # '25.5% فقط إلى «الولد»': the quoted token, not the word إلى ('to')
+        if side == "after" and len(words) == 1 and not _quoted(text, words[0]) and \
+                re.search(rf"(?<![\w]){re.escape(words[0])}\s+[-−]?\d", rest):
+            words = []                     # 'from 54.59% to 4.559%': the range's 'to', not the token 'to'
         plain_word = set_off is not None and words and not _quoted(text, words[0])
         if len(words) == 1 and _beside(text, words[0], side) and not plain_word:
             if side == "before" and CUMULATIVE.search(text.rpartition(words[0])[2]):
@@ -51,6 +56,13 @@ def token_share(n, vocab, start: int) -> Label | None:
         if words and set_off is None:
             return None                    # (an unquoted token that is also a word, 'il', yields to a quoted one)
     return Label("token", (("tok", set_off),)) if set_off is not None else None
+
+
+BOUND_BEFORE = re.compile(r"(?:\bbelow|\bunder|\bless than|\bmore than|\babove|\bover|\bsous|au-dessous de|"
+                          r"au-dessus de|moins de|plus de|\bunter|\büber|weniger als|mehr als|menos de|más de|"
+                          r"por debajo de|\bsotto|meno di|più di|abaixo de|acima de|ниже|меньше|больше|低于|高于|"
+                          r"不到|超过|未満|以下|以上|미만|이하|이상)\s*$", re.I)
+"""Words before a percentage that make it a bound ('below 0.5 %'), not a token's share."""
 
 
 def parallel(n, line_figs, out: dict, token: Label) -> Label | None:
@@ -165,8 +177,8 @@ def _beside(text: str, token: str, side: str) -> bool:
         return False                  # '38.09% of the mass': the article before a noun, not the token 'the'
     chance = sum(w.lower() in CHANCE for w in words)
     return all(w.lower() in LINKING or w.lower() in CHANCE for w in words) and len(words) <= 2 + chance or \
-        quoted and len(words) <= 4
-    #      (a token in quotes is named as one: «спит» приходится уже 3,38 %)
+        quoted and len(words) <= 6
+    #      (a token in quotes is named as one: «спит» приходится уже 3,38 %; *duerme* le sigue de cerca con un 2,7 %)
 
 
 def attention_share(n, vocab, start: int, above: str = "", below: str = "") -> Label | None:

@@ -189,6 +189,10 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
         name = "loss" if not lab.index and len(lab.name) > 1 and lab.name.lower() in LOSS_WORDS else lab.name
         return Label(name, lab.index, lab.of, f"{run}[{k}]")          # ('Verlust nach 1 Schritt': the loss's)
     step = STEP_SUPERSCRIPT.search(plain(head))
+    if step and getattr(vocab, "batch", False) and step["name"] not in getattr(vocab, "params", ()):
+        lab = parse_label(step["name"] + (step["rest"] or ""), vocab)   # ŷ^{(1)} of a mini-batch: the first
+        first = (step["k"] or str("⁰¹²³".index(step["s"]))) == "1"      # example's (the spec's)
+        return lab if first or lab is None else Label("another example")
     if step and (step["name"] in getattr(vocab, "params", ()) or getattr(vocab, "stepped", False)):
         #                                                          E^{(1)}_{gato}: E after the first step
         k = int(step["k"] or "⁰¹²³".index(step["s"]))
@@ -312,8 +316,10 @@ def parse_label(lhs: str, vocab) -> Label | None:
     #   (g_z, g_{W}: ∂L/∂z; not g_t, g_{i}: a step's or an entry's index)
     s = re.sub(r"(?:(?<=[^\W\d_])|(?<=\)))[₀-₉]+(?=['′]*$|[²\s])", lambda m: "_{" + m[0].translate(SUBSCRIPTS) + "}", s)
     s = s.translate(SUBSCRIPTS) if re.search(r"[₀-₉]", s) else s      # W₃₄ is W_{34}: row 3, column 4
-    if (flat := re.sub(r"_\{(\d+)\}$", r"_\1", s)) in getattr(vocab, "names", ()):
+    if (flat := re.sub(r"_\{(\w+)\}((?:\^\{?\(\d\)\}?)?)$", r"_\1\2", s)) in getattr(vocab, "names", ()) or \
+            re.sub(r"\^\{?\(\d\)\}?$", "", flat) in getattr(vocab, "names", ()):
         s = flat                                                       # W₂, W_{2}: the model's W_2, as W_2 is
+    s = re.sub(r"(?<=[^\W\d_])\(([^()|]{1,16})\|[^()]{1,24}\)", r"(\1)", s)   # p(pije|kot): of pije, given kot
     s = re.sub(r"(?<=[^\W\d_])[(\[]([^()\[\]]{1,16})[)\]]_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)  # E(猫)_3, E[op]_0
     s = re.sub(r"^\(([^\W\d]\w*)\)(?=_|\[)", r"\1", s)                             # (W_out)_{3,3}: W_out's
     m = LHS.search(s)
@@ -345,8 +351,12 @@ FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "su
              "text", "dfrac", "approx", "left", "right", "big", "Big"}
 
 
-FUNCTION_LABEL = re.compile(r"(√|e\^|(?:sqrt|exp|ln|log)(?![A-Za-z]))\s*[({]?\s*(.+?)\s*"
-                            r"(?:\+\s*(ε|eps|epsilon))?\s*[)}]?\s*$")
+FUNCTION_LABEL = re.compile(r"(√|e\^|(?:sqrt|exp|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish)(?![A-Za-z]))\s*"
+                            r"[({]?\s*(.+?)\s*(?:\+\s*(ε|eps|epsilon))?\s*[)}]?\s*$")
+
+
+ACTIVATIONS = ("gelu", "relu", "silu", "swish")
+"""The FFN's activations by name: GELU(u_5) is the activation of that entry (Notation.function's 'act')."""
 
 
 def function_label(head: str, vocab) -> Label | None:
@@ -357,12 +367,15 @@ def function_label(head: str, vocab) -> Label | None:
     ('σ²', 'sqrt+eps', 'z[2]')
     >>> function_label("-ln p_home", ["home"]).fn, str(function_label("Σ_v e^{logits_v}", []))
     ('-log', 'sum_exp')
+    >>> function_label("GELU(u_5)", []).fn
+    'act'
+
     """
     m = FUNCTION_LABEL.search(head)
     lab = parse_label(m[2], vocab) if m else None
     if lab is None:
         return None
-    fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], m[1])
+    fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], "act" if m[1].lower() in ACTIVATIONS else m[1])
     if re.search(r"[Σ∑]|\\sum|\bsum\b", head[:m.start()]):
         return Label("sum_exp") if fn == "exp" else None      # Σ_v e^{z_v}: the softmax's denominator
     if fn == "log" and re.fullmatch(r"\s*[-−]\s*", head[:m.start()]):
@@ -402,8 +415,10 @@ def shown_as(token: str) -> tuple:
 class Words(list):
     """The vocabulary, with the model's own names beside it (``W_1`` is a name, ``x_1`` an entry)."""
 
-    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None, reads=None, checkpoint=None):
+    def __init__(self, vocab, names=(), params=(), sequence=(), made_by=None, reads=None, checkpoint=None,
+                 batch=False):
         super().__init__(vocab)
+        self.batch = batch                      # a mini-batch: an activation's superscript ŷ^{(2)} is its example
         self.checkpoint = checkpoint            # the spec's parameters under a checkpoint's names (wte.weight[2, 0])
         self.shown = {a: i for i, t in enumerate(vocab) for a in shown_as(t) if a not in vocab}
         self.names, self.params, self.sequence = frozenset(names), frozenset(params), tuple(sequence)

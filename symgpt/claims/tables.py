@@ -6,6 +6,7 @@ import dataclasses
 import re
 
 from .aliases import DATA_ALIASES, MOMENTS, STEP_WORDS
+from .context import NUDGED
 from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT
 from .extract import spanned
 from .figure import FORMATS
@@ -141,6 +142,11 @@ ANOTHER_EXAMPLE = re.compile(r"(?:样本|例子|示例|序列|example|sample|seq
 """A header that names a mini-batch's second or later example (``样本 2 的 ŷ``, ``example 3``, 'the second window'):
 the spec's quantities
 are its first example's."""
+EXAMPLE_NUMBER = re.compile(r"(?:样本|例子|示例|序列|example|sample|sequence|window|sentence|Beispiel|Sequenz|Fenster|"
+                            r"exemple|séquence|fenêtre|ejemplo|secuencia|ventana|esempio|sequenza|finestra|exemplo|"
+                            r"sequência|janela|пример|последовательность|окно|örnek|dizi|voorbeeld|venster|"
+                            r"przykład|sekwencja)\s*#?\s*(?P<k>1\d|[1-9])(?!\d)", re.I)
+"""A mini-batch's example named with its number (``样本 1``, ``example 3``): the first one is the spec's."""
 
 
 def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "") -> Label | None:
@@ -148,6 +154,7 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``)."""
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
+    col = head_power(col)
     if ANOTHER_EXAMPLE.search(" ".join((row, col))):
         return None                                 # 'ŷ of example 2': a batch's other example, no entry of the spec's
     if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
@@ -155,6 +162,14 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
     if (lab := _letter_bound(row, col, vocab)) is not None:
         return lab
+    if (example := example_row(row, corner)) is not None:       # | 样本 1（春→风） | … |, | 2 | 又 | … | under 样本
+        if example != 1:
+            return None                             # another example of the mini-batch: no quantity of the spec's
+        ck = _key(col, vocab)
+        if ck is not None and _token(ck[0]):        # a token's column: the corner's symbol, s^{(i)}, at that token
+            sym = parse_label(re.sub(r"\^\{?\(\w\)\}?", "", plain(corner)).replace(" ", ""), vocab)
+            return Label(sym.name, ck) if sym is not None and not sym.index else None
+        return _header_label(col, vocab, letters=False)
     if VALUE_COLUMN.fullmatch(plain(col).strip().strip("*`")) and (entry := _entry_of(caption, vocab)) is not None:
         return _stepped_cell(entry, row, corner, caption, vocab)    # | m_1 | 0,1·g | −0,03931 | of W_{1,b}
     rk, ck = _key(row, vocab), _key(col, vocab)
@@ -215,6 +230,9 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if ck is not None and len(ck) == 1 and isinstance(ck[0], int) and row_label is not None and \
             row_label.index and all(isinstance(k, int) for k in row_label.index):
         return Label(row_label.name, row_label.index + ck)     # row q₁ under 'cột 2' (column 2): q₁'s entry 2
+    if row_label is not None and row_label.index and row_label.name in getattr(vocab, "params", ()) and \
+            (nudged := _nudged_cell(row_label, col)) is not None:
+        return nudged
     if row_label is not None and row_label.index and (named is None or not named.index):
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
@@ -224,6 +242,22 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
 VALUE_COLUMN = re.compile(r"values?|wert|werte|valeur|valor|valore|waarde|wartość|värde|verdi|значение|değer|"
                           r"giá trị|nilai|result|ergebnis|résultat|resultado|risultato|值|数值|結果|値|값|결과", re.I)
 """A column headed by a word for 'value': its rows' labels name its cells."""
+
+
+def example_row(row: str, corner: str) -> int | None:
+    """The number of the mini-batch's example a table's row is about: its label names it (``样本 1（春→风）``,
+    ``example 2``), or its corner does and the row holds the number (``| 样本 | … |`` over ``| 2 | … |``).
+
+    >>> example_row("样本 1（春→风）", "$s^{(i)}$"), example_row("3", "样本"), example_row("3", "t")
+    (1, 3, None)
+    """
+    m = EXAMPLE_NUMBER.match(plain(row).strip().strip("*`"))
+    if m is not None:
+        return int(m["k"])
+    word = EXAMPLE_NUMBER.pattern.split(")")[0] + ")"
+    if re.fullmatch(word + r"\s*#?", plain(corner).strip().strip("*`"), re.I) and re.fullmatch(r"\d{1,2}", row.strip()):
+        return int(row)
+    return None
 
 
 def _entry_of(caption: str, vocab) -> str | None:
@@ -400,11 +434,41 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
         lab = dataclasses.replace(lab, head=span)    # | Kopf 0: s=0 | s=1 | … | Kopf 1: s=0 | s=1 |: its head's
     if lab is not None and (head := _head_cell(n.line_text, header)) is not None:
         lab = dataclasses.replace(lab, head=head)    # | 2 (gato) | 2 | 0,0159 |: the row's own head column says 2
+    lab = with_power_head(lab, n.column)
     step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
         if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref else None
     if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
         lab = dataclasses.replace(lab, state=f"{run_of(about)}[{k}]")
     return lab
+
+
+HEAD_POWER = re.compile(r"^([qkvosaαeQKVOSA]\u0303?)(?:\^(\d)|([¹²³⁴⁵⁶⁷⁸⁹]))(?=_|$)")
+"""An attention quantity with its head as a bare superscript digit (``q^2_t``, ``q~^1_t``): no power."""
+def head_power(col: str) -> str:
+    """An attention quantity's head written as a bare superscript digit, as a head's mark (``q^2_t``, ``q²_t``:
+    ``q^{(2)}_t``, no square); a tilde after its letter as the letter's (``q~`` is q̃, RoPE's rotated q).
+
+    >>> head_power("q^2_t"), head_power("q~^1_t"), head_power("σ^2")
+    ('q^{(2)}_t', 'q̃^{(1)}_t', 'σ^2')
+    """
+    col = re.sub(r"^([qkQK])~", "\\1\u0303", col.strip())
+    return HEAD_POWER.sub(lambda m: f"{m[1]}^{{({head_of_power(m[0])})}}", col)
+
+
+def head_of_power(col: str) -> int | None:
+    """The head :func:`head_power` reads in a column's name, as written (None: no such mark).
+
+    >>> head_of_power("q^2_t"), head_of_power("q̃¹_t"), head_of_power("p_t")
+    (2, 1, None)
+    """
+    m = HEAD_POWER.match(col.strip())
+    return None if m is None else int(m[2]) if m[2] else "¹²³⁴⁵⁶⁷⁸⁹".index(m[3]) + 1
+
+
+def with_power_head(lab, col: str):
+    """``lab`` with the head its column's bare superscript names (q^2_t: head 2), when it has none."""
+    k = head_of_power(re.sub(r"^([qkQK])~", "\\1\u0303", plain(col).strip()))
+    return dataclasses.replace(lab, head=k) if lab is not None and k is not None and lab.head is None else lab
 
 
 HEAD_PREFIX = re.compile(rf"^\s*(?:{HEAD_WORDS})\s*\$?\(?\d+\)?\$?\s*[:：,]?\s*", re.I)
@@ -471,7 +535,7 @@ def _bound_cell(n, header: list, vocab) -> Label | None:
             bound[m[1]] = value
         else:
             break
-    col = plain(n.column).replace(" ", "")
+    col = head_power(plain(n.column).replace(" ", ""))
     if not bound or head is None and re.search(r"\^\{?\(?[a-z]\)?\}?", col):
         return None
     col = re.sub(r"\^\{?\(?[a-z]\)?\}?(?=_|\[|$|\})", "", col) if head is not None else col   # ^{(h)}: the row's head
@@ -534,11 +598,23 @@ def _head_cell(row: str, header: list) -> int | None:
 
 STEP_MARK = re.compile(r"^(?P<sym>.+?)(?:_\{?(?P<a>\d)\}?|(?P<a2>[₀₁₂₃])|\^\{?\((?P<b>\d)\)\}?|⁽(?P<c>[⁰¹²³])⁾)$")
 """A column header with a step number: ``g_{1}``, ``m̂_1``, ``m₁``, ``θ^{(0)}``, ``θ⁽¹⁾``."""
+NEW_THETA = re.compile(r"(?:θ|w|W|param|value|valor|Wert|valeur)(?:['′]|_\{?new\}?|\^\{?new\}?|\s*nuevo|\s*neu|"
+                       r"\s*nouveau|\s*new)", re.I)
+"""A column of an entry's value after the step: ``θ'``, ``θ_new``, ``w′``."""
 STEP_ROLES = {"Δ": "update", "Δθ": "update", "-Δ": "update", "ηλθ": "decay", "η·λ·θ": "decay", "ηλw": "decay",
               "λθ": "decay"}
 """Column symbols for AdamW's step of an entry (the update η·m̂/(√v̂ + ε)) and its decay (η·λ·θ)."""
 GRADIENT_SYMBOLS = frozenset(("g", "grad", "gradient", "∇", "∇θ", "∇_θL", "∂L/∂θ", "dθ", "gradiente", "Gradient",
                               "梯度"))
+
+
+def _nudged_cell(entry: Label, col: str) -> Label | None:
+    """A gradient check's loss in a row of a parameter's entry, under a column ``L(θ + h)`` or ``L(θ − h)``:
+    the loss with that entry moved up or down by the check's h (read by :meth:`Notation._nudged`)."""
+    if not NUDGED.fullmatch(plain(col).strip()):
+        return None
+    sign = "-" if re.search(r"[-−]\s*\S+\s*[)\]]\s*=?\s*$", plain(col)) else "+"
+    return Label(f"loss_at{sign}", entry.index, of=entry.name)
 
 
 def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label | None:
@@ -555,6 +631,9 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     ('adamw[1].mhat[W,0,1]', None)
     >>> [_stepped_cell("W_{0,b}", c, "θ", "AdamW", v).ref for c in ("Δ", "ηλθ^{(0)}")]
     ['adamw[1].update[W,0,1]', 'adamw[1].decay[W,0,1]']
+    >>> str(_stepped_cell("W_{0,b}", "θ'", "parámetro", "5. Un paso de AdamW", v))
+    'adamw[1].W[0,tok1]'
+
     """
     entry = parse_label(plain(row).replace(" ", ""), vocab)
     if entry is not None and entry.name not in vocab.params and (own := next(
@@ -568,6 +647,10 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     role = STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
     if role and run_of(heading) == "adamw":              # Δ, ηλθ: AdamW's update and decay of the entry
         return Label(head, entry.index, of=entry.name, ref=f"adamw[1].{role}[{entry.name},{keys}]")
+    if (nudged := _nudged_cell(entry, col)) is not None:
+        return nudged
+    if NEW_THETA.fullmatch(plain(col).replace(" ", "")):
+        return Label(entry.name, entry.index, state=f"{run_of(heading)}[1]")   # θ', θ_new: after the step
     m = STEP_MARK.match(plain(col).replace(" ", ""))
     if m is None:
         return None

@@ -57,9 +57,10 @@ def assemble(source: Source, arrays: dict) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=source.axis)
 
 
-def layout(spec, family: str) -> list[Source]:
+def layout(spec, family: str, sizes: bool = True) -> list[Source]:
     """Every tensor of a ``family`` checkpoint (:data:`FAMILIES`) of the spec's architecture, in the
-    checkpoint's order; ValueError (saying what differs) when the spec is not such a model."""
+    checkpoint's order; ValueError (saying what differs) when the spec is not such a model (``sizes=False``:
+    its names and layouts whatever the MLP's width, as code that widens nanoGPT's MLP names its tensors)."""
     if family not in FAMILIES:
         raise ValueError(f"expected one of {', '.join(FAMILIES)}, got {family!r}")
     if spec.kind != "transformer":
@@ -70,7 +71,7 @@ def layout(spec, family: str) -> list[Source]:
             raise ValueError(f"a {family} checkpoint has model.{key} = {' or '.join(map(repr, want))}, "
                              f"this spec {got!r}")
     bias = spec.layer_prefix(0) + "b_Q" in spec.params
-    if family == "nanogpt" and spec.d_ff != 4 * spec.d:
+    if family == "nanogpt" and spec.d_ff != 4 * spec.d and sizes:
         raise ValueError(f"a nanogpt checkpoint has model.d_ff = 4·d = {4 * spec.d}, this spec {spec.d_ff}")
     if family == "gpt2" and not bias:
         raise ValueError("a gpt2 checkpoint has every projection's bias (model.bias = true)")
