@@ -81,7 +81,7 @@ FLOORS = {
     # with T = 4 and top-p, a Polish notebook on a bigram's mini-batch with two AdamW steps, a Chinese handout on
     # nanoGPT's block with a gradient check and an AdamW step read as PDF); scored first before reading them: 29/40,
     # 19 false alarms, 45/50
-    "de-txt-seed-backprop-adamw": (6, 10), "en-html-llama-2layer-sgd": (6, 8), "fr-md-gpt2-T4-topp": (7, 9),
+    "de-txt-seed-backprop-adamw": (6, 9), "en-html-llama-2layer-sgd": (6, 8), "fr-md-gpt2-T4-topp": (7, 9),
     "pl-ipynb-bigram-batch-adamw": (5, 9), "zh-pdf-nanogpt-gradcheck-adamw": (5, 9),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the target on tutorials we have not seen
