@@ -473,32 +473,28 @@ class Matcher:
         as found or as any other quantity they round from (1,0000 in ``(p − y)·h₁ = 0,1286 × 1,0000``: h₁, not y)."""
         own = [self._operand(found.get(i), numbers[i], found["_sure"]) for i in n.operands]
         alts = self._alternatives(n, found, numbers)
-        target = f"p[{self.vocab[self.d.spec.target]}]" if isinstance(self.d.spec.target, int) else None
-        for tries in itertools.islice(itertools.chain([own], itertools.product(*alts)), FORM_TRIES):
-            if target is None or None in tries or not any(getattr(r, "ref", "") == target for r in tries):
-                continue
-            moved = [_Literal(f"({target} - 1)") if getattr(r, "ref", "") == target else r for r in tries]
-            dc = self.derived(n, found, moved)
-            if dc is not None and not isinstance(dc.ball, fmpq) and \
-                    any(x.ref == c.ref for x in self._nodes_at(dc.ball, GRADIENT_GROUP)):
-                return True
-        return False
+        return any(any(x.ref == c.ref for x in self._with_y(n, found, list(tries)))
+                   for tries in itertools.islice(itertools.chain([own], itertools.product(*alts)), FORM_TRIES))
 
     def _without_y(self, n, found: dict, alts: list):
         """The gradient a chain computes with the target's probability where p − y belongs (``x₁ · p_t``): the
         node the same chain gives with p_t − 1 in its place, when it is a gradient of the loss (None else)."""
-        target = f"p[{self.vocab[self.d.spec.target]}]" if isinstance(self.d.spec.target, int) else None
-        refs = [a[0] for a in alts]
-        if target is None or None in refs or not any(getattr(r, "ref", "") == target for r in refs):
-            return None
-        moved = [_Literal(f"({target} - 1)") if getattr(r, "ref", "") == target else r for r in refs]
-        dc = self.derived(n, found, moved)
-        if dc is None or isinstance(dc.ball, fmpq):
-            return None
-        hits = self._nodes_at(dc.ball, GRADIENT_GROUP)    # (not lr·g nor m̂ of the same value)
+        hits = self._with_y(n, found, [a[0] for a in alts])
         params = [c for c in hits if c.group.removeprefix("grad_") in self.d.spec.params]
         return hits[0] if len(hits) == 1 else params[0] if len(params) == 1 else None
         #      (a tied head's row a token never read: grad_E, the parameter's, equal to its head's part)
+
+    def _with_y(self, n, found: dict, refs: list) -> list:
+        """The gradients of the loss the chain gives on ``refs`` with the target's probability p_t, where it is
+        an operand, replaced by p_t − 1 ([] when p_t is none of them)."""
+        target = f"p[{self.vocab[self.d.spec.target]}]" if isinstance(self.d.spec.target, int) else None
+        if target is None or None in refs or not any(getattr(r, "ref", "") == target for r in refs):
+            return []
+        moved = [_Literal(f"({target} - 1)") if getattr(r, "ref", "") == target else r for r in refs]
+        dc = self.derived(n, found, moved)
+        if dc is None or isinstance(dc.ball, fmpq):
+            return []
+        return self._nodes_at(dc.ball, GRADIENT_GROUP)    # (not lr·g nor m̂ of the same value)
 
     def _left_out(self, n, found: dict, alts: list):
         """The sum of products a chain computes without the lone weight its definition adds (``u₁[0] = 0.99 × 0.3
