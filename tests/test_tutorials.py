@@ -93,14 +93,7 @@ FALSE_ALARMS = {          # … but where its key and our policy differ, said he
     # not read yet, each a false alarm today: a head's superscript that pdftotext sets on the line above
     # (o^{(2)}_2), a row of p whose label holds '=' (p_v = e^{ℓv}/Z) read one column off, a head's share said
     # in the sentence after its head ('… while head 2 looks back at sun with 64.4%')
-    "en-pdf-llama-gqa": 5,
-    # sampling from the trained model (top-k of sgd[3]'s p): no candidates for it yet
-    "uk-ipynb-bigram-sampling": 2,
-    # not read yet: a PDF's two weight tables set side by side (E's rows and the positions' t = 1, 2, 3 on the same
-    # lines), the second table's cells read under the first's row labels
-    "zh-pdf-nanogpt-gradcheck-adamw": 10,
-    # not read yet: ĥ = h / rms = (…), a normalised row written as its formula, read as the embeddings' row
-    "en-html-llama-2layer-sgd": 4,
+    "en-pdf-llama-gqa": 3,
     # a code printout of the mean gradient's rows for the batch's inputs (dE[xs], E's rows 春 and 花) read as
     # E's first rows in order: the literal's index is not read yet
     "zh-html-bigram-batch-adamw": 2,

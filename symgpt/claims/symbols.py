@@ -44,7 +44,9 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
 """LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
 LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat\s*y(?![A-Za-z\d])", "ŷ"),
-         (r"\\hat\s*\{([mv])\}|\\hat\s+([mv])(?![A-Za-z])", lambda m: (m[1] or m[2]) + "\u0302"),  # m̂, v̂: Adam's
+         (r"\\hat\s*\{([mv])\}|\\hat\s+([A-Za-z])(?![A-Za-z])",
+          lambda m: unicodedata.normalize("NFC", (m[1] or m[2]) + "\u0302")),
+         #   (m̂, v̂: Adam's; \hat h, without braces, is ĥ: a letter of its own, as the text sets it)
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\[dt]?frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
@@ -97,6 +99,8 @@ def plain(s: str) -> str:
     '∂L/∂z_v'
     >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
     'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
+    >>> plain(r"\\hat h^{[0]}_3 = h^{[0]}_3 / 1.0874"), plain(r"\\hat{h}_3")
+    ('ĥ^{[0]}_3 = h^{[0]}_3 / 1.0874', 'h_3')
     >>> plain(r"$S^{(h=2)}$"), plain(r"$\\partial L / \\partial z_{\\text{ang}}$"), plain(r"$W^Q_1$")
     ('S^{(2)}', '∂L/∂z_{ang}', 'W_Q^{(1)}')
     """
@@ -283,6 +287,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
     >>> w = Words(v, {"W_2", "b_1"})
     >>> [str(parse_label(s, w)) for s in ("W₂", "W_{2}", "b₁", "x₂")]
     ['W_2', 'W_2', 'b_1', 'x[2]']
+    >>> [str(parse_label(s, Words(v, {"gamma1", "beta_f"}))) for s in ("γ1", "β_{f}", "γ_f", "γ₂")]
+    ['gamma1', 'beta_f', 'γ_f', 'γ[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
     s = GROUPED_NAME.sub(lambda m: _grouped(m, vocab), s)       # (W_out)_{1,が}, (e_{猫})_2
@@ -327,6 +333,9 @@ def parse_label(lhs: str, vocab) -> Label | None:
     if not m or re.search(r"[-+×*/·=<>⊙∘]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
         return None                            # p - y = …: an expression, not one name
     name, index = m[1], m[2] or ""
+    norm = NORM_WEIGHT.fullmatch(name + index)
+    if norm and (ours := f"{NORM_KIND[norm[1]]}{'_f' if norm[2] == 'f' else norm[2]}") in getattr(vocab, "names", ()):
+        return Label(ours)                     # γ1, β_{f}: a norm's weight and shift, our gamma1 and beta_f
     if not index:                              # α31, mu1 stay whole unless they end in two digits after a Greek
         g = re.fullmatch(r"([\u0370-\u03ff])(\d\d?)", name)
         if g:
@@ -345,6 +354,11 @@ def parse_label(lhs: str, vocab) -> Label | None:
     if keys is None:
         return None
     return Label(name, keys)
+
+
+NORM_WEIGHT = re.compile(r"(γ|β|gamma|beta)_?\{?(\d|f)\}?")
+"""A norm's weight or shift by its Greek letter and the norm's number (``γ1``, ``β_{f}``)."""
+NORM_KIND = {"γ": "gamma", "gamma": "gamma", "β": "beta", "beta": "beta"}
 
 
 FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "sum", "max", "min", "mathrm",

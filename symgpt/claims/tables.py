@@ -691,6 +691,7 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
     """figure index → (row label, column header, corner, header line) in tables laid out with spaces:
     a header line of labels over rows whose cells line up under them.  A header cell may be a formula over
     a figure (``p / 0.7074``); a row whose first cell is a rank is keyed by its token cell (``1  私  0.2506``).
+    Tables set side by side (:func:`panes`) are read each on its own.
 
     >>> from symgpt.claims.extract import extract
     >>> text = "      pos    sin    cos\\n       0    0.000  1.000\\n       1    0.841  0.540"
@@ -699,10 +700,95 @@ def text_tables(lines: list, numbers: list, vocab=()) -> dict:
     >>> text = "rank  word   p       p / 0.70\\n 1    cat    0.40    0.5714\\n 2    dog    0.30    0.4286"
     >>> sorted(text_tables(text.split("\\n"), extract(text), ["cat", "dog"]).values())[-1]
     ('dog', 'p / 0.70', 'rank', 1)
+    >>> text = ("  E    1     2         P     1     2\\n  a   0.1   0.2      t=1   0.5   0.6\\n"
+    ...         "  b   0.3   0.4      t=2   0.7   0.8")
+    >>> [v[:2] for _, v in sorted(text_tables(text.split("\\n"), extract(text), ["a", "b"]).items())]
+    [('a', '1'), ('a', '2'), ('t=1', '1'), ('t=1', '2'), ('b', '1'), ('b', '2'), ('t=2', '1'), ('t=2', '2')]
     """
     at: dict = {}
     for n in numbers:
         at.setdefault(n.line, []).append(n)
+    out: dict = {}
+    for pane, cols in panes(lines, at):
+        out.update(_one_pane(pane, {no: [n for n in figs if cols(no, n.col)] for no, figs in at.items()}, vocab))
+    return out
+
+
+def panes(lines: list, at: dict) -> list:
+    """The text as panes of tables set side by side (a PDF's ``E`` table beside its ``P`` table): where at least
+    two rows of a block go on, after their figures, with a row label of a second table (``t = 1   0.1 …``), the
+    block splits at the river of white space they share; each pane is the lines with the other's columns
+    blanked, and with which figures (line, column) it keeps.  Without such rows: the text whole.
+
+    >>> lines = ["E   1    2       P    1    2", "a  0.1  0.2     t=1  0.5  0.6", "b  0.3  0.4     t=2  0.7  0.8"]
+    >>> from symgpt.claims.extract import extract
+    >>> at = {}
+    >>> for n in extract("\\n".join(lines)): at.setdefault(n.line, []).append(n)
+    >>> [p[0] for p, _ in panes(lines, at)]
+    ['E   1    2                  ', '                 P    1    2']
+    """
+    inner = {}                           # line → the gap before its second table's row label
+    for no, figs in at.items():
+        cells = _cells_at(lines[no - 1])
+        has = [any(a <= n.col < b for n in figs if n.kind != "integer") for a, b, _ in cells]
+        for k in range(1, len(cells) - 1):
+            if has[k - 1] and not has[k] and any(has[k + 1:]) and cells[k][0] - cells[k - 1][1] >= 3 and \
+                    not re.search(r"[=≈:：]\s*$|^[=≈]", cells[k][2]) and re.search(r"[^\W\d_]", cells[k][2]):
+                inner[no] = (cells[k - 1][1] + 1, cells[k][0])
+                break
+    splits = []
+    for no in sorted(inner):
+        lo, hi = inner[no]
+        if splits and no - splits[-1][3] <= 2 and max(lo, splits[-1][0]) < min(hi, splits[-1][1]):
+            first, last = splits[-1][2], no
+            splits[-1] = (max(lo, splits[-1][0]), min(hi, splits[-1][1]), first, last, splits[-1][4] + 1)
+        else:
+            splits.append((lo, hi, no, no, 1))
+    out_splits = []
+    for lo, hi, first, last, count in splits:
+        if count < 2:
+            continue
+        for step in (-1, 1):                  # the block's other lines: while the river runs through them
+            no, blanks = (first if step < 0 else last) + step, 0
+            while 1 <= no <= len(lines) and blanks < 2:
+                line = lines[no - 1]
+                if not line.strip():
+                    blanks += 1
+                else:
+                    free = [c for c in range(lo, hi) if c >= len(line) or line[c] == " "]
+                    runs = [r for r in _runs(free) if r[1] - r[0] >= 2]
+                    if not runs:
+                        break
+                    lo, hi = max(runs, key=lambda r: r[1] - r[0])
+                    blanks = 0
+                    first, last = (no, last) if step < 0 else (first, no)
+                no += step
+        out_splits.append((lo, first, last))
+    if not out_splits:
+        return [(lines, lambda no, col: True)]
+
+    def split_at(no):
+        return next((lo for lo, first, last in out_splits if first <= no <= last), None)
+
+    left = [line if (c := split_at(no)) is None else line[:c].ljust(len(line)) for no, line in enumerate(lines, 1)]
+    right = ["" if (c := split_at(no)) is None else " " * c + line[c:] for no, line in enumerate(lines, 1)]
+    return [(left, lambda no, col: (c := split_at(no)) is None or col < c),
+            (right, lambda no, col: (c := split_at(no)) is not None and col >= c)]
+
+
+def _runs(columns: list) -> list:
+    """Consecutive runs of columns as [start, end) pairs."""
+    out = []
+    for c in columns:
+        if out and out[-1][1] == c:
+            out[-1][1] = c + 1
+        else:
+            out.append([c, c + 1])
+    return [tuple(r) for r in out]
+
+
+def _one_pane(lines: list, at: dict, vocab) -> dict:
+    """:func:`text_tables` of one pane."""
     out: dict = {}
     header, top, matrix = None, 0, ""
     for no, line in enumerate(lines, 1):
