@@ -83,6 +83,13 @@ FLOORS = {
     # 19 false alarms, 45/50
     "de-txt-seed-backprop-adamw": (6, 9), "en-html-llama-2layer-sgd": (6, 8), "fr-md-gpt2-T4-topp": (7, 9),
     "pl-ipynb-bigram-batch-adamw": (5, 9), "zh-pdf-nanogpt-gradcheck-adamw": (5, 9),
+    # round 42 (an English notebook on GPT-2's block with two heads in PyTorch's names and an SGD step, a Spanish
+    # notebook exported to HTML on nanoGPT's block with a temperature and top-k, a Japanese Markdown article on a
+    # bigram with a gradient check and three SGD steps, a Portuguese reStructuredText page on the seed's block with
+    # sampling, a Russian lecture note on a Llama block with grouped-query attention and an AdamW step read as PDF);
+    # scored first on round 41's readings: 33/40, 1 false alarm, 48/50
+    "en-ipynb-gpt2-2head-torch": (8, 10), "es-html-nanogpt-T4-topk": (8, 10), "ja-md-bigram-3sgd-gradcheck": (8, 10),
+    "pt-rst-seed-T3-sampling": (8, 10), "ru-pdf-llama-gqa-adamw": (8, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here

@@ -52,7 +52,7 @@ class CheckpointNames:
     """The spec's parameters under a checkpoint's names (empty when no checkpoint has the spec's block)."""
 
     def __init__(self, spec):
-        self.sources, self.shapes = {}, {}
+        self.sources, self.shapes, self.shared = {}, {}, {}
         f = family(spec) if getattr(spec, "kind", "") == "transformer" else None
         if f is None:
             return
@@ -73,6 +73,44 @@ class CheckpointNames:
         for tail, keys in short.items():
             if len(keys) == 1 and "." in tail:       # (not a bare 'wte': an author's own name too, from 1 maybe)
                 self.sources.setdefault(tail, by_key[next(iter(keys))])
+            elif len(keys) > 1:
+                self.shared[tail] = [by_key[k] for k in sorted(keys)]   # c_proj.weight: attn's or mlp's
+
+    def nearest(self, name: str, lines: list, line: int) -> str | None:
+        """The whole key a tail two keys share (``c_proj.weight.grad``) stands for at ``line``: the last one of its
+        keys the text wrote in full on or before that line (``model.h[0].attn.c_proj.weight``), with the tail's
+        ``.grad``; None when the text wrote none of them, or ``name`` is no such tail.
+
+        >>> import symgpt
+        >>> names = CheckpointNames(symgpt.load("tests/tutorials/en-nbhtml-gpt2-gradcheck/SPEC.toml").spec)
+        >>> names.nearest("c_proj.weight.grad", ["print(model.h[0].attn.c_proj.weight.grad)", "so c_proj.weight"], 2)
+        'h.0.attn.c_proj.weight.grad'
+        """
+        key = name.removesuffix(".grad")
+        if key not in self.shared:
+            return None
+        whole = re.compile(rf"[A-Za-z_][\w.\[\]]*\.{re.escape(key)}(?![\w\[])")
+        for text in reversed(lines[:line]):
+            for m in reversed(list(whole.finditer(LAYER_BRACKET.sub(r".\1.", text)))):
+                parts = m[0].split(".")            # (model.h.0.attn.c_proj.weight: a variable's name first)
+                for full in (".".join(parts[i:]) for i in range(len(parts) - len(key.split(".")))):
+                    if full in self.sources and self.sources[full] in self.shared[key]:
+                        return full + name[len(key):]
+        return None
+
+    def as_stored(self, name: str) -> bool:
+        """Whether every tensor of the checkpoint ``name`` may be (a key, or a tail two keys share: c_proj.weight,
+        its ``.grad`` aside) is stored as the spec's parameter is, not transposed (GPT-2's Conv1D): a tutorial that
+        prints its entries prints them so, and a figure at ``[1, 2]`` with the ``[2, 1]`` entry's value is wrong.
+
+        >>> import symgpt
+        >>> names = CheckpointNames(symgpt.load("tests/tutorials/en-nbhtml-gpt2-gradcheck/SPEC.toml").spec)
+        >>> names.as_stored("c_proj.weight.grad"), names.as_stored("h.0.mlp.c_fc.weight"), names.as_stored("W")
+        (True, True, False)
+        """
+        key = name.removesuffix(".grad")
+        tensors = [self.sources[key]] if key in self.sources else self.shared.get(key, [])
+        return bool(tensors) and not any(s.transposed for s in tensors)
 
     def __bool__(self) -> bool:
         return bool(self.sources)

@@ -31,6 +31,12 @@ from .symbols import (
 IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是|" \
      r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
+APPOSED = re.compile(rf"(?:`(?P<code>[^`]{{1,60}})`|\$(?P<math>[^$]{{1,60}})\$)\s*,(?P<by>[^,;:=`$]{{3,90}}),\s*"
+                     rf"(?:{IS})\s*$")
+"""A name in code or math, then a clause set off by commas, then 'is' (``c_proj.weight.grad[1, 2]`, from channel
+1 into channel 2, is``): the figure after it is the name's."""
+STEPPED = re.compile(r"after|before|step|update|nach|vor|après|avant|schritt|шаг|步|後|후", re.I)
+"""Words that say the set-off clause moves its name to another state: then the apposition is no plain one."""
 RELATION = re.compile(rf"(?:=|≈|←|:(?!=)|\bto\b|{IS})\s*$")
 CLAUSE = re.compile(r"[;；。]|[,，、](?=\s*[^\d\s(+\-−.])|"
                     r"\b(?:and|und|et|и|và|ve|oraz|och|og|dan|و)\b|\bwhile\b|(?<!\S)(?:এবং|ও|और|तथा|اور|மற்றும்)(?!\S)|"
@@ -212,6 +218,10 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     qk = SCALED_DOT.search(lhs[1]) if lhs else None
     if qk:
         return Label("S", (int(qk[1]), int(qk[2])))           # q_2 · k_1 / √2 = …: the score S[2,1]
+    apposed = APPOSED.search(left[start:])
+    if apposed and not STEPPED.search(apposed["by"]) and \
+            (lab := named(apposed["code"] or apposed["math"], vocab, n.heading)) is not None:
+        return lab                             # 'For instance `W.grad[1, 2]`, from … into …, is 0.3956': the name
     opened = left.rfind("$")
     inline = left[opened + 1:] if left.count("$") % 2 == 1 and "$$" not in left and "=" in left[:opened] else left
     #        (inside $…$ after another equation: '$m_1 = … = −0.0024$ na $v_1 = … = 5.75·10⁻⁷$' names v_1)
@@ -249,6 +259,9 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if len(parts) >= 5 and (const := _constant(parts[-3])) is not None:
             return Label("const", ref=const)   # 'uniform, L = ln 5 = 1.6094': the number ln 5, not this model's L
+        key = re.fullmatch(r"[{,]?\s*(['\"])([^'\"]+)\1\s*", head)
+        if key and key[2] in vocab and len(parts) == 3:
+            return Label("token", (("tok", vocab.index(key[2])),))    # {'пьёт': 0.4321}: a dict's key, any script
         if head.strip() and not re.search(NAME_LETTER, head) and (word := prose_name(plain(head).rstrip())):
             return Label(word)             # 'потеря равна …', '손실은 …': the quantity's word in any script
         if head.strip() and re.search(NAME_LETTER, head):

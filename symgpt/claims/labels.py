@@ -51,7 +51,7 @@ from .shares import (
     token_colon,
     token_share,
 )
-from .symbols import Label, Words, plain
+from .symbols import Label, Words, parse_label, plain
 from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables, with_power_head
 
 STEPS_AFTER = re.compile(r"\s*(?:(?:AdamW?|SGD|GD)[\s-]*)?(?:steps?|updates?|iterations?|Schritt\w*|étapes?|pasos?|"
@@ -104,6 +104,36 @@ def token_of(lab, vocab) -> str | None:
         return None
     k = lab.index[0][1]
     return vocab[k] if isinstance(k, int) and 0 <= k < len(vocab) else None
+
+
+DRAWN_BY = re.compile(r"\w\s*\([^()#]*?\b(top_?k|top_?p|temperature)\s*=\s*(\d+(?:\.\d+)?)")
+"""A call that draws with a sampling setting as its keyword (``probs(logits, top_k=2)``)."""
+
+
+SAMPLER_NAMED = re.compile(r"\s*(?:[#>*-]\s*)?(top[-_ ]?[kp])\b[^0-9{\[(]{0,12}[{\[(:=]", re.I)
+"""A printed line led by the distribution it shows: ``top-k {'die': 0.3726, …}``, ``top_p: [0.41 0.33]``."""
+
+
+def drawn_by(lines: list, line: int, above: int = 6) -> str | None:
+    """The sampling setting the code just above a printed output draws with (``top_k=2``), else None: its shares
+    are that distribution's, whatever the section's other prints are.
+
+    >>> drawn_by(["p = probs(logits, top_k=2)   # temperature = 1", "print(p)", "{'y': 0.5843}"], 3)
+    'top_k=2'
+    >>> drawn_by(["At T = 0.8 the shares are", "{'y': 0.5}"], 2) is None
+    True
+    >>> drawn_by(["p = probs(logits, top_p=0.75)", "top-p {'a': 0.4}", "top-k {'a': 0.5}"], 3)
+    'top_k'
+
+    """
+    own = SAMPLER_NAMED.match(lines[line - 1]) if 0 < line <= len(lines) else None
+    if own:                           # 'top-k {…}': the line's own lead names its distribution
+        return re.sub(r"[-_ ]", "_", own[1].lower())
+    for text in reversed(lines[max(0, line - 1 - above):line - 1]):
+        m = DRAWN_BY.search(text.split("#")[0])
+        if m:
+            return f"{m[1].replace('_', '')}={m[2]}".replace("topk", "top_k").replace("topp", "top_p")
+    return None
 
 
 def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None, reads=None,
@@ -212,6 +242,13 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         if lab is not None:
             out[n.index] = lab
     out.update(echoes(numbers, out))
+    if vocab.checkpoint:                 # c_proj.weight.grad[1, 2] after model.h[0].attn.c_proj…: attn's
+        for n in numbers:
+            lab = out.get(n.index)
+            if lab is not None and all(isinstance(k, int) for k in lab.index) and \
+                    (full := vocab.checkpoint.nearest(lab.name, lines, n.line)) is not None and \
+                    (ours := vocab.checkpoint.read(f"{full}[{','.join(map(str, lab.index))}]")) is not None:
+                out[n.index] = dataclasses.replace(parse_label(ours, vocab), state=lab.state)
     out.update({n.index: twin for n in numbers if n.kind == "decimal" and (lab := out.get(n.index)) is not None and
                 lab.name == "token" and (twin := parallel(n, by_line.get(n.line, ()), out, lab)) is not None})
     heads, sups = {}, {}
@@ -251,6 +288,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
            if RMS.fullmatch(lab.name) and not lab.fn else lab
            for k, lab in out.items()}  # rms: √(mean of squares + ε), RMSNorm's divisor (rms2, rms_f: the second's,
     #                                    the final norm's)
+    for n in numbers:                  # a token's share printed under a call that draws with top_k=2: that call's
+        lab = out.get(n.index)
+        if lab is not None and lab.name == "token" and (call := drawn_by(lines, n.line)) is not None:
+            sections[n.index] = f"{sections.get(n.index, '')} › {call}"
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=lab.head if lab.head is not None else heads.get(k), sup=sups.get(k) or lab.sup)
             for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}

@@ -359,6 +359,9 @@ def stacked_literals(lines: list, numbers: list, vocab) -> dict:
     return out
 
 
+CONTINUED_SUM = re.compile(r"\s*(?:[+−]|-(?=\s*\d))\s*\d")
+"""A line that goes on with the sum the line above began (``+ 0,4791 (…) = (0,5417; −0,3498)`` under
+``o_3 = 0,2539 (…) + 0,2671 (…)``): its literal is the name's that began it."""
 BRACKET_PIECES = re.compile(r"[\uf8e0-\uf8ff⎛⎜⎝⎞⎟⎠⎡⎢⎣⎤⎥⎦]")
 """The pieces a PDF draws a tall bracket with (the Symbol font's private glyphs, or Unicode's)."""
 DEBRIS = re.compile(r"[\s()\[\]{}|.,;_^0-9]*")
@@ -449,6 +452,9 @@ def bare_matrix(lines: list, numbers: list, vocab) -> dict:
         if len(rows) < 2 or {len(c) for c in rows.values()} != {sum(counts)}:
             continue
         _name_matrices(parts, rows, at, vocab, out)
+    for no in at:
+        if (vector := _column_vector(lines, no, at, vocab)) is not None:
+            out.update({k: v for k, v in vector.items() if k not in out})
     for no, line in enumerate(lines, 1):
         names = _names_only(line) if not at.get(no) else []
         if not names:
@@ -462,6 +468,55 @@ def bare_matrix(lines: list, numbers: list, vocab) -> dict:
         counts = next(iter(split.values()))
         _name_matrices([(before, None) for before, _ in names], rows, at, vocab, out, counts)
     return out
+
+
+def _column_vector(lines: list, no: int, at: dict, vocab) -> dict | None:
+    """figure index → (name, (row,)) for a column vector a PDF lays out one entry a line, its name on the line of
+    one entry (``v = ⎢0,3776⎥``) or set as a fraction over the lines around it (``∂J`` ⏎ ``= ⎢0,3776⎥ .`` ⏎
+    ``∂u``), bracket pieces between; None unless at least two more lines above or below hold one figure each,
+    level with it, and nothing else to the right of the name.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = ("          0,2857\\n        ⎢      ⎥\\n   ∂J   ⎢      ⎥\\n      = ⎢0,3776⎥ .\\n   ∂u   ⎢      ⎥\\n"
+    ...        "        ⎣0,1382⎦\\n          0,0724")
+    >>> at = {}
+    >>> for n in extract(text): at.setdefault(n.line, []).append(n)
+    >>> sorted((str(lab), pos) for lab, pos in _column_vector(text.split("\\n"), 4, at, []).values())
+    [('∂L/∂u', (0,)), ('∂L/∂u', (1,)), ('∂L/∂u', (2,)), ('∂L/∂u', (3,))]
+    """
+    figs = [n for n in at.get(no, []) if n.kind != "integer"]
+    if len(figs) != 1 or len(at[no]) != 1:
+        return None
+    f = figs[0]
+    clean = [BRACKET_PIECES.sub(" ", x) for x in lines]
+    own = clean[no - 1]
+    if not re.fullmatch(r"[\d.,]*[\s.,;]*", own[f.col + len(f.text):]):
+        return None
+    said = re.fullmatch(r"\s*(\S(?:.*\S)?)?\s*=\s*", own[:f.col])
+    if said is None:
+        return None
+    name = f"{said[1]} =" if said[1] else stacked_fraction(clean, no, f.col)
+    if not name:
+        return None
+    rows = {no: f}
+    left = f.col - 3                       # (the fraction's lines hold its parts to the left: not the vector's)
+    for step in (-1, 1):
+        k = no + step
+        while 1 <= k <= len(lines) and lines[k - 1].strip():
+            right = clean[k - 1][left:] if len(clean[k - 1]) > left else ""
+            here = at.get(k, [])
+            if len(here) == 1 and abs(here[0].col - f.col) <= 4 and \
+                    re.fullmatch(r"\s*[-−+]?\d[\d.,]*\s*[.,;]?\s*", right):
+                rows[k] = here[0]
+            elif right.strip() or here:
+                break
+            k += step
+    if len(rows) < 3:
+        return None
+    head = _literal_name(name, "", vocab)
+    if head is None:
+        return None
+    return {n.index: (head, (i,)) for i, (_, n) in enumerate(sorted(rows.items()))}
 
 
 def _rows_around(lines: list, no: int, at: dict) -> dict:
@@ -669,7 +724,8 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                     if frac is not None:       # ∂L ⏎ = (…) ⏎ ∂z: a PDF's fraction
                         name = _literal_name(frac, code_name, vocab, heading)
                     elif root and name is None and no >= 2 and lines[no - 2].strip() and (
-                            re.match(r"\s*=", line) or not line[:i].strip() and
+                            re.match(r"\s*=", line) or CONTINUED_SUM.match(line) and "=" in lines[no - 2] or
+                            not line[:i].strip() and
                             re.search(r"(?:≈|\\approx)\s*$", lines[no - 2])):     # (not a printout's 'dW_2 =')
                         name = _literal_name(lines[no - 2].rstrip() + " " + line[:i].lstrip(), code_name, vocab,
                                              heading)    # f = ReLU(z) W_2 + b_2 ⏎ = … = (0.625, 0.120): f; and

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import re
 from fractions import Fraction
@@ -53,6 +54,7 @@ from .grids import grids
 from .labels import labels
 from .notation import Notation
 from .refs import ExprError, bind, parse
+from .symbols import plain
 from .tables import ANOTHER_EXAMPLE, EXAMPLE_NUMBER, example_row, table_header
 
 GRADIENT_GROUP = re.compile(r"(?:l\d+\.)?grad_\w+")
@@ -227,7 +229,7 @@ class Matcher:
         if text is not None:              # structure first: the quantity each figure's place names
             sequence = [t if isinstance(t, str) else self.vocab[t] for t in self.d.spec.input]
             read = labels(text, numbers, self.vocab, self.graph | set(self.d.spec.params), self.d.spec.params,
-                          sequence, made_by(self.d.spec), read_by(self.d.spec), CheckpointNames(self.d.spec),
+                          sequence, made_by(self.d.spec), read_by(self.d.spec), self.checkpoint_names,
                           batch=len(getattr(self.d.spec.training, "examples", ()) or ()) > 1)
             comma = decimal_comma(text)
             self.lines = [normal_line(x, comma) for x in re.split(r"\r\n|\r|\n", text)]   # (as labels reads them)
@@ -288,6 +290,11 @@ class Matcher:
             out.append(r)
         return out
 
+    @functools.cached_property
+    def checkpoint_names(self) -> CheckpointNames:
+        """The spec's parameters under a checkpoint's names (``c_fc.weight[0, 2]``)."""
+        return CheckpointNames(self.d.spec)
+
     def spoken(self, c) -> bool:
         """Whether the text talks about what the candidate belongs to (AdamW, a temperature, top-k, top-p):
         a quantity of a topic the document never mentions is no reading of its figures."""
@@ -326,7 +333,8 @@ class Matcher:
         training step's states, a sampling table's shares only in a section about them (:func:`_silent`)."""
         quiet = self.silent.get(n.section, ())
         pool = self.near.among(lo, hi)
-        if not MOVED_SAID.search(" ".join((n.line_text, n.prose[-160:], n.heading))):
+        said = " ".join((n.line_text, n.prose[-160:], n.heading))
+        if not MOVED_SAID.search(said) and not MOVED_SAID.search(plain(said)):   # (\mathcal{L}(\theta + …): L(θ + …)
             pool = [c for c in pool if c.group not in CHECKED]  # L(θ ± h) and θ ± h only where the text moves θ
         return [c for c in pool if not any(TOPICS[k][0].search(c.ref) for k in quiet)] if quiet else pool
 
@@ -410,7 +418,7 @@ class Matcher:
                     x, y = self.derived(at, found, list(tries)), self.derived(other, found, list(tries))
                     if x is None or y is None or isinstance(x.ball, fmpq) or not near(y.ball):
                         continue
-                    c = self._node_at(x.ball)         # the step's state the right sign gives; the other, printed
+                    c = self._node_at(x.ball, n=n)    # the step's state the right sign gives; the other, printed
                     if c is not None and all(getattr(r, "key", None) != c.key for r in tries):
                         self.slip_of[n.index] = "update with the wrong sign" if RUN_PREFIX.match(c.group) else \
                             "sign of a term"          # (h − down for h + down: the residual's sum, a term's sign)
@@ -540,13 +548,17 @@ class Matcher:
         hat = f"adamw[{m.group(1)}].{m.group(2)}hat[{m.group(3)}]"
         return self._by_ref.get(hat) if ref == m[0] else self.expression(f"sqrt({hat})")     # (√v: √v̂)
 
-    def _node_at(self, ball, group=None):
+    def _node_at(self, ball, group=None, n=None):
         """The quantity (a node, or a function of one: exp(S), S·√d_k) whose value is ``ball``'s, to 2⁻⁴⁰
-        relatively (None when none or many); ``group``: only among the groups that pattern matches."""
+        relatively (None when none or many); ``group``: only among the groups that pattern matches; ``n``: the
+        figure, whose section may name the optimizer of a step two kinds of step take alike."""
         hits = self._nodes_at(ball, group)
         runs = {(RUN_PREFIX.sub("", c.group), c.idx) for c in hits if RUN_PREFIX.match(c.group)}
         if len(hits) > 1 and len(runs) == 1 and all(RUN_PREFIX.match(c.group) for c in hits):
-            return min(hits, key=lambda c: c.key)    # one entry after two steps that move it alike
+            said = OPTIMIZER_SAID.findall(" ".join((n.heading, getattr(n, "over", ""))) if n is not None else "")
+            named = [c for c in hits if said and c.group.startswith(said[-1].lower())]
+            return min(named or hits, key=lambda c: c.key)    # one entry after two steps that move it alike
+            #   (the target's row after the head's own step and after SGD's, alike: SGD's under 'One SGD step')
         return hits[0] if len(hits) == 1 else None
 
     def _nodes_at(self, ball, group=None) -> list:
@@ -1330,9 +1342,12 @@ def _placed(rest: tuple, a: int, b: int, i: int, j: int) -> tuple:
 
 CHECKED = ("loss_at", "gradcheck.theta")
 """A gradient check's losses and moved entry: candidates only beside words that move a parameter by h."""
-MOVED_SAID = re.compile(r"[+±−-]\s*h\b|\bh\s*[=:]|\b[Lℒ]\s*[+₊−₋±]|[Lℒ]\s*\(\s*[θwW]|\((?:L|ℒ)\s*[+₊]|"
+MOVED_SAID = re.compile(r"[+±−-]\s*h\b|[θwW]\s*[+±−-]\s*[εδ]|\bh\s*[=:]|\b[Lℒ]\s*[+₊−₋±]|[Lℒ]\s*\(\s*[θwW]|"
+                        r"\((?:L|ℒ)\s*[+₊]|"
                         r"finite|centr|différence|differenz|diferen|numeri|数值|差分|수치|разност|численн|fark", re.I)
 """The words that move a parameter by a step h (``L(w + h)``, ``L+ = …``, ``h = 0,001``, 'finite differences')."""
+OPTIMIZER_SAID = re.compile(r"\b(sgd|adamw?)\b", re.I)
+"""An optimizer a heading names ('One SGD step', '9. Один шаг AdamW')."""
 RUN_PREFIX = re.compile(r"(?:sgd|adamw)\[\d+\]\.|head_step\.")
 """A training state's run: SGD's, AdamW's or the output head's own step."""
 UNCORRECTED_EPS = fmpq(1, 10 ** 5)

@@ -66,6 +66,14 @@ SETTING = re.compile(r"d|d_ff|heads|kv_heads|layers|ln_eps|lr|adamw\.(?:lr|beta[
                      r"vocab_size\(\)|seq_len\(\)|argmax\(\)")
 """The spec's sizes and settings (and the likeliest token's id): a name reads as one only when it spells it, never
 by a value it happens to share."""
+SETTING_WORD = re.compile(r"temperatures?|temperatur[ae]?|température|temperatura|температура|温度|temp|top_?[kp]|"
+                          r"learning_rate|weight_decay|betas?|eps(?:ilon)?|seed|batch_size|n_steps|steps|lr",
+                          re.I)
+"""A setting's word in code or prose (``temperature=0.8``): it names a setting, never a tensor of the model, whatever
+value it shares."""
+GRADIENT_NAME = re.compile(r"(?:∂L/∂|dL/d(?=\w)|∇_?)\S")
+"""A name written as a derivative of the loss (``∂L/∂u``, ``∇_W``): it names a gradient."""
+GRADIENT_GROUP = re.compile(r"(?:^|\.)grad_|^gradcheck$|\bgrad_")
 TUTORIAL_STEP = re.compile(r"^\s*(?:\d+(?:\.\d+)*\s*[.:]?\s*)?(?:step|шаг|крок|schritt|étape|paso|passo|krok|steg|"
                            r"adım|stap|langkah|bước|βήμα|ステップ|스텝|단계|خطوة|צעד)\s*\d+\s*[.:：—–-]", re.I)
 """A heading that numbers the tutorial's own steps (``Шаг 9. Температура``, ``Step 3: the logits``): no training."""
@@ -579,8 +587,14 @@ class Notation:
             hypotheses += self._last_rows()
         if arity >= 2 and not of:
             hypotheses += self._layers_first()
-        if arity == 2 and not of and re.match(r"literal@|table@|.*weight", name):
+        if arity == 2 and not of and re.match(r"literal@|table@|.*weight", name) and \
+                not self.m.checkpoint_names.as_stored(name):
             hypotheses += self._transposes()     # a Linear's .weight (out × in), a matrix printed transposed
+            #                                      (not a Conv1D's, c_proj.weight: GPT-2 stores it as we do)
+        if SETTING_WORD.fullmatch(name):
+            hypotheses = [h for h in hypotheses if SETTING.fullmatch(h[0][0])]   # temperature=0.8: no tensor's
+        if GRADIENT_NAME.match(name):            # ∂J/∂u: a gradient by its form, whatever tensor its figures fit
+            hypotheses = [h for h in hypotheses if GRADIENT_GROUP.search(h[0][0])]
         for (group, g_of), axes in hypotheses:
             if group in ("id", "count", "onehot", "loss_at", "gradcheck.theta") or g_of and not of or \
                     of and not g_of and "{}" not in group:     # (a check's moved losses: by their value, nearby)
@@ -638,7 +652,9 @@ class Notation:
         #     (∂L/∂z printed as p at one entry: the −y forgotten; δ_oggi = 0,2214 alone, δ defined as ∂L/∂ℓ)
         alike = top is not None and top.agree == 0 and best.agree > 0 and share(best.agree) and \
             not self._exact(name, top.group)
-        most = best.agree >= AGREE_MIN and share(best.agree) and (top is None or best.agree > top.agree)
+        most = best.agree >= AGREE_MIN and share(best.agree) and (top is None or best.agree > top.agree) and \
+            not (top is not None and top.agree and self._exact(name, top.group) and best.agree <= 2 * top.agree)
+        #     (our own name W_O, one figure agreeing, is not outvoted by W_1's two: short figures, 0.1, fit many)
         spelt = None
         if (most or alike) and not own:
             pick = best                 # most of its figures agree with one tensor: that is what it names

@@ -402,7 +402,10 @@ def _rows_within(cells: list) -> list:
     [['a', '1,0'], ['b', '2,0']]
     >>> _rows_within([[(0, 10, "a long"), (12, 10, "label")], [(6, 10, "3,0")]])
     [['a long label', '3,0']]
+    >>> _rows_within([[(0, 10, "E"), (3.7, 7, "cat,1"), (14, 10, "W")], [(0, 10, "0,1"), (14, 10, "0,4")]])
+    [['E_{cat,1}', '0,1'], ['W', '0,4']]
     """
+    cells = [_scripted(cell) for cell in cells]
     joined = [[" ".join(t for *_, t in cell)] for cell in cells]
     if sum(len(cell) > 1 for cell in cells) < 2:
         return [[j[0] for j in joined]]
@@ -420,6 +423,21 @@ def _rows_within(cells: list) -> list:
                 return [[j[0] for j in joined]]     # a line between two levels, or two on one: a cell's wrapped text
             rows[at[0]][i] = text
     return rows
+
+
+def _scripted(cell: list) -> list:
+    """A cell's lines with each line of smaller type set level with a larger one (a subscript the layout gave a
+    line of its own, ``E`` over ``молоко,1``) joined to it as its script: ``E_{молоко,1}``."""
+    big = max((size for _, size, _ in cell), default=0)
+    out = [list(ln) for ln in cell if ln[1] >= 0.85 * big]
+    for top, size, text in cell:
+        if size >= 0.85 * big:
+            continue
+        host = min(out, key=lambda ln: abs(ln[0] - top), default=None)
+        if host is None or abs(host[0] - top) >= 0.6 * host[1]:
+            return cell                            # (a line of small type on its own: not a script)
+        host[2] += f"{'_' if top > host[0] else '^'}{{{text}}}"
+    return [tuple(ln) for ln in out]
 
 
 # ---------------------------------------------------------------- the fallback

@@ -27,11 +27,21 @@ CUMULATIVE = re.compile(r"累积|累计|累加|cumul|kumul|acumul|накопле
 
 
 def token_share(n, vocab, start: int) -> Label | None:
-    """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``: that token's
-    share (the section's distribution learns which: p, a top-k's or a temperature's)."""
+    """A percentage beside one token in its clause: ``„laut“ mit 18.73 %``, ``34.2 % on the``, ``*jumps* (3.79%)``:
+    that token's share (the section's distribution learns which: p, a top-k's or a temperature's).
+
+    >>> from symgpt.claims.extract import extract
+    >>> [str(token_share(n, ["the", "jumps"], 0)) for n in extract("would say *jumps* (3.79%), 「the」（0.5%）")]
+    ['token[tok1]', 'token[tok0]']
+    >>> [str(token_share(n, ["the", "sun"], 0)) for n in extract("back at *the* and *sun* (41.6% and 4.34%)")]
+    ['None', 'None']
+    """
     rest = n.line_text[n.col + len(n.text):]
     if BOUND_BEFORE.search(n.line_text[start:n.col]):
         return None                        # '« le » et « chat » tombent sous 0,5 %': a bound, no one's share
+    paren = PAREN_AFTER_TOKEN.search(n.line_text[start:n.col])
+    if paren and paren[1] in vocab and re.match(r"\s*[)）]", rest):   # (one figure: '(41.6% and 4.34%)' lists two)
+        return Label("token", (("tok", vocab.index(paren[1])),))    # '*jumps* (3.79%)': the word the brackets follow
     after = AND.split(re.split(r"[,;:.!?)\]]|[，；：。、]|\s[—–]\s", rest)[0])[0][:40]   # ('57,4% và «sữa» …': sữa's
     #                                                                   own; not '23.94 % — with «над»', an aside's)
     before = re.split(r"[,;!?(\[]|[，；。、]|(?<!\w)\d", n.line_text[start:n.col])[-1]
@@ -58,6 +68,8 @@ def token_share(n, vocab, start: int) -> Label | None:
     return Label("token", (("tok", set_off),)) if set_off is not None else None
 
 
+PAREN_AFTER_TOKEN = re.compile(r"(?<![\w])[*_\"'«“„「`]*(\w+)[*_\"'»”」`]*\s*[(（]\s*$")
+"""A word, maybe set in emphasis or quotes, with the figure in brackets right after it (``*jumps* (3.79%)``)."""
 BOUND_BEFORE = re.compile(r"(?:\bbelow|\bunder|\bless than|\bmore than|\babove|\bover|\bsous|au-dessous de|"
                           r"au-dessus de|moins de|plus de|\bunter|\büber|weniger als|mehr als|menos de|más de|"
                           r"por debajo de|\bsotto|meno di|più di|abaixo de|acima de|ниже|меньше|больше|低于|高于|"

@@ -282,6 +282,11 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['A[2,1]', 'p[tok2]', 'W[0,tok1]', 'α[3,1]', '∂L/∂z[tok2]', 'loss', 'σ²[3]']
     >>> [str(parse_label(s, v)) for s in ("∇_{x}J", "∂J/∂W_{1,吃}", "L(θ + h)", "J(w − ε)", "E[鱼]_0", "E(鱼)_{1}")]
     ['∂L/∂x', '∂L/∂W[1,tok1]', 'None', 'None', 'E[tok2,0]', 'E[tok2,1]']
+    >>> w2 = ["gato", "pez"]
+    >>> str(parse_label("{'pez'", w2)), str(parse_label('"pez"', w2)), str(parse_label("'鱼'", v))
+    ('token[tok1]', 'token[tok1]', 'token[tok2]')
+    >>> parse_label("“pez”", w2) is None                 # (prose's quotes: a share's reading, not a name's)
+    True
     >>> str(parse_label("grad E[鱼]", v)), str(parse_label("z_鱼", v)), str(parse_label("g_{z}", v))
     ('grad_E[tok2]', 'z[tok2]', '∂L/∂z')
     >>> w = Words(v, {"W_2", "b_1"})
@@ -291,6 +296,10 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['gamma1', 'beta_f', 'γ_f', 'γ[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
+    key = re.fullmatch(r"\{?\s*(['\"])([^'\"]+)\1", s)    # {'pescado': 0.4175}: a dict's key, quoted as code quotes
+    if key and key[2] in vocab:
+        return Label("token", (("tok", vocab.index(key[2])),))
+    s = key[2] if key else s
     s = GROUPED_NAME.sub(lambda m: _grouped(m, vocab), s)       # (W_out)_{1,が}, (e_{猫})_2
     ours = vocab.checkpoint.read(s, vocab) if getattr(vocab, "checkpoint", None) else None
     if ours is not None:         # h.0.mlp.c_fc.weight[0, 2]: the checkpoint's name of W_1[0,2]
