@@ -361,6 +361,14 @@ def _training(d, add, shapes, ref_of):
                     add(f"adamw[{k}].{ref_of(name, axes, idx)}", f"adamw[{k}].{name}", idx, axes, scoped=True)
                     for m in ("m", "v", "mhat", "vhat", "update", "decay"):
                         add(f"adamw[{k}].{m}[{inner}]", f"adamw[{k}].{m}", idx, axes, of=name, scoped=True)
+                    add(f"adamw[{k - 1}].grad_{ref_of(name, axes, idx)}", f"adamw[{k - 1}].grad_{name}", idx, axes,
+                        scoped=True)        # (the gradient step k takes: at the model step k − 1 made)
+        for k in range(2, tr.steps + 1):           # the forward pass repeated after each later step
+            for name in ("z", "logits", "sum_exp", "p"):
+                if name in shapes and len(list(_entries(shapes[name][0]))) <= MAX_REPEATED:
+                    shape, axes = shapes[name]
+                    for idx in _entries(shape):
+                        add(f"adamw[{k}].{ref_of(name, axes, idx)}", f"adamw[{k}].{name}", idx, axes, scoped=True)
         for k in steps:                            # the SGD run's later parameters and its gradients on the way,
             for name in params:                    # read by their place only (W₁₄ at step 2, ∂L/∂W₁₄ after a step)
                 shape, axes = shapes[name]

@@ -24,6 +24,7 @@ from .symbols import (
     plain,
     run_in,
     run_of,
+    section_step,
     subscripted,
     unmarked,
 )
@@ -259,6 +260,9 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
             return None                # d = 3 时…是 10000^{2/3} ≈ 464.16: the head's equation ended before
         if len(parts) >= 5 and (const := _constant(parts[-3])) is not None:
             return Label("const", ref=const)   # 'uniform, L = ln 5 = 1.6094': the number ln 5, not this model's L
+        if head.strip().lower() in STEP_WORDS and lines is not None and len(parts) >= 3:
+            return of_entry(Label(STEP_WORDS[head.strip().lower()]), n, lines, vocab, strict=True)
+            #      ('衰减 = 0.1 × 0.1 × 0.099263 = …' under the lead-in of U[0,茶]: its decay, in any script)
         key = re.fullmatch(r"[{,]?\s*(['\"])([^'\"]+)\1\s*", head)
         if key and key[2] in vocab and len(parts) == 3:
             return Label("token", (("tok", vocab.index(key[2])),))    # {'пьёт': 0.4321}: a dict's key, any script
@@ -278,9 +282,35 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
             if lab is None and (word := prose_name(plain(head).rstrip())) is not None:
                 lab = Label(word)          # 'потеря равна …', 'la perte vaut …': the quantity's word
             if lab is not None and len(parts) > 1 and parts[1] == "←" and not lab.state:
-                lab = Label(lab.name, lab.index, state=f"{run_in(n)}[1]")   # W ← W − η·g: after the step
+                lab = param_case(Label(lab.name, lab.index, state=f"{_run_near(n, lines)}[{section_step(n) or 1}]"),
+                                 vocab)
+                #      (W ← W − η·g: after the step; under '七、第 3 步' after step 3, AdamW's beside its m̂ and v̂)
             return lab
     return None
+
+
+PREVIOUS_STEP = re.compile(r"上一步|前一步|前のステップ|이전 스텝|previous step|last step|step before|"
+                           r"vorige[nm]? Schritt|étape précédente|paso anterior|passo (?:anterior|precedente)|"
+                           r"предыдущ\w* шаг", re.I)
+"""Words that put a state at the step before the section's (``上一步 m = 0.021371``)."""
+ADAM_STATES = re.compile(r"adam|m̂|v̂|\\hat\s*\{?[mv]\b|β[₁₂12]", re.I)
+"""What says the lines before an update are AdamW's: its name, its corrected moments, its betas."""
+
+
+def _run_near(n, lines: list | None, back: int = 8) -> str:
+    """The optimizer of an update line: the one its section names (:func:`run_in`), else AdamW where the lines
+    just before it work AdamW's moments (``m̂ = …``, ``v̂ = …``), else SGD.
+
+    >>> from types import SimpleNamespace as N
+    >>> _run_near(N(heading="Step 3", over="", line=3), ["m̂ = 0.1 / 0.271 = 0.37", "v̂ = 0.2", "w ← …"])
+    'adamw'
+    >>> _run_near(N(heading="Step 3", over="", line=2), ["g = 0.5", "w ← …"])
+    'sgd'
+    """
+    said = run_in(n)
+    if said != "sgd" or lines is None or re.search(r"\bsgd\b|gradient descent", f"{n.heading} {n.over}", re.I):
+        return said
+    return "adamw" if any(ADAM_STATES.search(x) for x in lines[max(0, n.line - 1 - back):n.line - 1]) else said
 
 
 def _joined(clause: str) -> str:
@@ -484,7 +514,7 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
 def _entry_named(text: str, vocab) -> Label | None:
     """The last parameter entry a text names (``W[0, bellt]``, ``W_{0,bellt}``, ``W(1, mange)``), else None."""
     found = [lab for m in ENTRY_MENTION.finditer(_unlatexed(text)) if not GENERIC_INDEX.search(m[0])
-             and (lab := _param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
+             and (lab := param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
              and lab.name in vocab.params]
     return found[-1] if found else None
 
@@ -500,12 +530,26 @@ GENERIC_INDEX = re.compile(r"[\[{(_]\s*[a-z]\s*[,\]\[]\s*\[?\s*[a-z]\s*[\]})]|_\
 """A formula's running indices (``W_{i,j}``, ``W[i][j]``, ``x_i``): no one entry."""
 
 
-def _param_case(lab, vocab):
+def param_case(lab, vocab):
     """A parameter's entry written in lower case (``w_{1,τρώει}``, ``e_{γάτα,1}``) as the parameter's: W's, E's,
-    when the name is no parameter as written and its capital is one."""
-    if lab is None or lab.name in vocab.params or lab.name.upper() not in vocab.params:
+    when the name is no parameter as written and its capital is one; a one-letter matrix no parameter's name,
+    indexed by a token in one place (``U[0,茶]``), as the one parameter a token indexes there.
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words(["a", "b"], {"E", "W"}, {"E", "W"})
+    >>> [str(param_case(parse_label(s, v), v)) for s in ("U[0,b]", "C[a,1]", "w_{1,b}", "Q[0,1]")]
+    ['W[0,tok1]', 'E[tok0,1]', 'W[1,tok1]', 'Q[0,1]']
+    """
+    if lab is None or lab.name in vocab.params:
         return lab
-    return dataclasses.replace(lab, name=lab.name.upper())
+    if lab.name.upper() in vocab.params:
+        return dataclasses.replace(lab, name=lab.name.upper())
+    tokens = [isinstance(i, tuple) and i[0] == "tok" for i in lab.index]
+    if len(tokens) == 2 and tokens.count(True) == 1 and re.fullmatch(r"[A-Za-z]", lab.name):
+        by = [p for p in (("E",) if tokens[0] else ("W", "W_out")) if p in vocab.params]
+        if len(by) == 1:               # U[0,茶]: a matrix a token indexes by its column is the output matrix
+            return dataclasses.replace(lab, name=by[0])      # (by its row, the embedding), whatever its letter
+    return lab
 
 
 TAG = re.compile(r"\s*[\[【][^\]】\n]{1,24}[\]】]")
@@ -563,7 +607,9 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
         return Label(entry.name, entry.index, state=lab.state)
     if lab.name == "gradient":
         return Label(f"grad_{entry.name}", entry.index)
-    step = lab.state or "adamw[1]"
+    k = section_step(n) or 1                                 # (under '七、第 3 步': step 3's; '上一步 m = …' in it:
+    k -= k > 1 and PREVIOUS_STEP.search(n.line_text[:n.col]) is not None   # the step before's)
+    step = lab.state or f"adamw[{k}]"
     return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn)   # W₃₄'s m: its origin learned
     #                                                              with the rest (and √v̂ is a function of v̂)
 

@@ -336,6 +336,10 @@ figure is read whatever its script, and reported as printed."""
 SPACED_PERCENT = re.compile(r"(?<=\d) %")
 
 
+BOX = str.maketrans("│┃║─━═┼╋╬├┤┌┐└┘┬┴╠╣╔╗╚╝╦╩", "|||---+++++++++++++++++++")
+"""A table drawn with box characters as the grid table it is (``│ θ │ 0.001 │``, ``├───┼───┤`` as ``+---+---+``)."""
+
+
 def normal_line(raw: str, comma: bool = False) -> str:
     """A line as figures are read from it, of the same length (columns keep their place): full-width
     punctuation as ASCII (＝ → =, （ → (, ， → ;), no-break spaces as spaces, ``22.5 %`` as ``22.5% ``, and
@@ -351,8 +355,10 @@ def normal_line(raw: str, comma: bool = False) -> str:
     '-  σ₃²  ≈   0.0553  , `x**2`'
     >>> normal_line(" [ 0.2  0.  -0.3 -1. ]")
     ' [ 0.2  0.0 -0.3 -1.0]'
+    >>> normal_line("├────┼────┤"), normal_line("│ θ  │ 0.1 │")
+    ('+----+----+', '| θ  | 0.1 |')
     """
-    line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH).translate(NATIVE))
+    line = re.sub(r"(?<=\d)x(?=\d)", "×", raw.translate(FULL_WIDTH).translate(NATIVE).translate(BOX))
     if "[" in line and BARE_POINT.search(line):
         line = BARE_POINT.sub(r"\1.0", line)        # NumPy's 0. and -1. (over the space after them: columns stay)
     if "\\" in line or "{,}" in line:
@@ -707,7 +713,7 @@ def _is_heading(line: str) -> bool:
     return not (re.match(r"\s*\d+\.\s", line) and re.search(r"[=≈×]", line))
 
 
-NUMBERED_TITLE = re.compile(r"(?:[IVXLC]{1,5}|\d{1,2}|[A-Z])[.)]\s+[^\W\d_]")
+NUMBERED_TITLE = re.compile(r"(?:[IVXLC]{1,5}|\d{1,2}|[A-Z])[.)]\s+[^\W\d_]|[一二三四五六七八九十]{1,3}[、.]\s*\S")
 """A title numbered in Roman or Arabic numerals or a letter (``V. UN PAS DE SGD``): a rule of the page's width
 under it is still its underline."""
 UNDERLINE = re.compile(r"\s*([=\-~.*_#^+:])\1{3,}\s*")
@@ -724,8 +730,8 @@ def _underlined(line: str, below: str) -> bool:
     (True, False)
     >>> _underlined("V. UN PAS DE SGD (η = 0,1)", "-" * 74), _underlined("a short line", "-" * 74)
     (True, False)
-    >>> _underlined("12. Top-k, k = 2", "-" * 16)
-    True
+    >>> _underlined("12. Top-k, k = 2", "-" * 16), _underlined("六、第 2 步（t = 2）", "-" * 19)
+    (True, True)
     """
     title = line.strip()
     equation = re.search(r"[=≈]", title) and len(re.findall(r"[^\W\d_]{2,}", re.split(r"[=≈]", title)[0])) < 2 \

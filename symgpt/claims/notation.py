@@ -32,7 +32,7 @@ from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import sentence_of
 from .refs import ExprError, bind, parse
-from .symbols import Label, run_in, run_of
+from .symbols import Label, run_in, run_of, section_step
 
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
 STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p", "sgd.grad_z", "sgd.grad_logits")
@@ -882,7 +882,7 @@ class Notation:
                 if c is not None and not self.m.rounds(c, n):
                     c = self._twin(c, n) or c
                 if c is not None:
-                    out[n.index] = c if self.m.rounds(c, n) else self._later_step(c, n) or c
+                    out[n.index] = c if self.m.rounds(c, n) else self._later_step(c, n) or self._section_step(c, n) or c
                 continue
             key = (self.named(lab), len(lab.index), bool(lab.of), bool(lab.state))
             r = readings.get(key + (lab.section,)) or (readings.get(key) if lab.name != "token" else None)
@@ -919,7 +919,7 @@ class Notation:
             if not self.m.rounds(c, n):
                 c = self._twin(c, n) or self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
                     self._gradient_of(c, n) or self._moved(c, n) or \
-                    self._next_gradient(c, n) or c
+                    self._next_gradient(c, n) or self._section_step(c, n) or c
                 if r is not None and not self.m.rounds(c, n) and any(
                         (x := self.lookup(g, r.base, lab)) is not None and self.m.rounds(x, n) for g in r.others or ()):
                     continue        # the name means two things here (η of SGD and of AdamW): this one rounds
@@ -1246,6 +1246,17 @@ class Notation:
             return None
         later = [x for k in range(2, MAX_STEP + 1) if (x := self.by_ref.get(f"adamw[{k}].{rest}")) is not None]
         hits = [x for x in later if self.m.rounds(x, n)]
+        return hits[0] if len(hits) == 1 else None
+
+    def _section_step(self, c, n):
+        """The quantity after step k where the figure's own section is step k's (``六、第 2 步``, ``Step 3``) and the
+        quantity itself does not round to it: the forward pass worked again after that step (Σ exp(s) after the
+        second AdamW step), of the optimizer the text speaks of; None else."""
+        k = section_step(n)
+        if k is None or "." in c.ref.split("[")[0]:
+            return None
+        hits = [x for run in ("adamw", "sgd") if (x := self.by_ref.get(f"{run}[{k}].{c.ref}")) is not None
+                and self.m.rounds(x, n)]
         return hits[0] if len(hits) == 1 else None
 
     def after(self, c, n):

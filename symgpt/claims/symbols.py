@@ -90,6 +90,22 @@ def run_in(n) -> str:
     return "sgd"
 
 
+SECTION_STEP = re.compile(r"第\s*(\d{1,2})\s*(?:步|ステップ)|(\d{1,2})\s*(?:번째\s*)?스텝|"
+                          r"\b(?:step|Schritt|шаг|étape|paso|passo|krok)\s*(\d{1,2})\b", re.I)
+"""A section heading that is one training step's (``六、第 2 步（t = 2）``, ``Step 3``)."""
+
+
+def section_step(n) -> int | None:
+    """The training step a figure's own section heading is (``六、第 2 步（t = 2）``: 2), else None.
+
+    >>> from types import SimpleNamespace as N
+    >>> [section_step(N(heading=h)) for h in ("六、第 2 步（t = 2）", "Step 3: AdamW", "x")]
+    [2, 3, None]
+    """
+    said = SECTION_STEP.search(getattr(n, "heading", "") or "")
+    return int(next(g for g in said.groups() if g)) if said else None
+
+
 def plain(s: str) -> str:
     """A formula's text as plain symbols: LaTeX commands read, $ and full-width forms gone.
 

@@ -7,7 +7,7 @@ import re
 
 from .aliases import DATA_ALIASES, MOMENTS, STEP_WORDS
 from .context import NUDGED
-from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT
+from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT, param_case
 from .extract import spanned
 from .figure import FORMATS
 from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, head_number
@@ -172,6 +172,8 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         return _header_label(col, vocab, letters=False)
     if VALUE_COLUMN.fullmatch(plain(col).strip().strip("*`")) and (entry := _entry_of(caption, vocab)) is not None:
         return _stepped_cell(entry, row, corner, caption, vocab)    # | m_1 | 0,1·g | −0,03931 | of W_{1,b}
+    if (stepped := _cornered_step(row, col, corner, caption, vocab)) is not None:
+        return stepped                              # | 第 2 步 | U[0,茶] | … | with rows θ, g, m, v, m̂, v̂, θ′
     rk, ck = _key(row, vocab), _key(col, vocab)
     if rk is not None and ck is not None and KEY_AXIS.match(plain(row).strip()) and \
             QUERY_AXIS.match(plain(col).strip()):
@@ -665,6 +667,43 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
         if k == 0:
             return Label(entry.name, entry.index)
         return Label(entry.name, entry.index, state=f"{run_of(heading)}[{k}]")
+    return None
+
+
+def _cornered_step(row: str, col: str, corner: str, caption: str, vocab) -> Label | None:
+    """A cell of a table of one optimizer step whose number its corner (else its section) states, a row per state
+    and a column per entry, or transposed (``第 2 步``, ``Step 3``): θ is the entry before step k, g its gradient
+    there, m, v, m̂, v̂, the update and the decay step k's, θ′ the entry after it; None for any other cell.
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words(["a", "b"], {"W", "E"}, {"W", "E"})
+    >>> [_cornered_step(r, "W[0,b]", "第 2 步", "", v).ref for r in ("m", "v̂", "更新量 η·m̂/(√v̂+ε)", "衰减 η·λ·θ")]
+    ['adamw[2].m[W,0,1]', 'adamw[2].vhat[W,0,1]', 'adamw[2].update[W,0,1]', 'adamw[2].decay[W,0,1]']
+    >>> [str(_cornered_step(r, "W[0,b]", "Step 3", "AdamW", v)) for r in ("θ", "g", "θ′")]
+    ['adamw[2].W[0,tok1]', 'adamw[2].grad_W[0,tok1]', 'adamw[3].W[0,tok1]']
+    >>> _cornered_step("m", "W[0,b]", "param", "AdamW", v) is None         # no step said: _stepped_cell's
+    True
+    """
+    said = STEP_COUNT.search(plain(corner)) or (STEP_COUNT.search(plain(caption)) if corner.strip() else None)
+    if said is None:
+        return None
+    k = int(next(g for g in said.groups() if g))
+    for state, entry_text in ((row, col), (col, row)):
+        entry = param_case(parse_label(plain(entry_text).replace(" ", ""), vocab), vocab)
+        if entry is None or not entry.index or entry.name not in vocab.params or entry.state or entry.of:
+            continue
+        keys = ",".join(str(i[1] if isinstance(i, tuple) else i) for i in entry.index)
+        head = plain(state).strip().split()[0] if plain(state).strip() else ""
+        role = MOMENTS.get(head) or STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
+        before = f"adamw[{k - 1}]." if k > 1 else ""
+        if role:
+            return Label(head, entry.index, of=entry.name, ref=f"adamw[{k}].{role}[{entry.name},{keys}]")
+        if head in GRADIENT_SYMBOLS:
+            return Label(f"grad_{entry.name}", entry.index, state=before.rstrip(".") if before else "")
+        if head in ("θ", "w", "param"):
+            return Label(entry.name, entry.index, state=before.rstrip(".") if before else "")
+        if NEW_THETA.fullmatch(head):
+            return Label(entry.name, entry.index, state=f"adamw[{k}]")
     return None
 
 
