@@ -67,10 +67,10 @@ SETTING = re.compile(r"d|d_ff|heads|kv_heads|layers|ln_eps|lr|adamw\.(?:lr|beta[
 """The spec's sizes and settings (and the likeliest token's id): a name reads as one only when it spells it, never
 by a value it happens to share."""
 SETTING_WORD = re.compile(r"temperatures?|temperatur[ae]?|température|temperatura|температура|温度|temp|top_?[kp]|"
-                          r"learning_rate|weight_decay|betas?|eps(?:ilon)?|seed|batch_size|n_steps|steps|lr",
+                          r"learning_rate|weight_decay|betas|seed|batch_size|n_steps|steps|lr",
                           re.I)
 """A setting's word in code or prose (``temperature=0.8``): it names a setting, never a tensor of the model, whatever
-value it shares."""
+value it shares (not ``beta`` or ``eps`` alone: a norm's shift, a norm's ε may be written so)."""
 GRADIENT_NAME = re.compile(r"(?:∂L/∂|dL/d(?=\w)|∇_?)\S")
 """A name written as a derivative of the loss (``∂L/∂u``, ``∇_W``): it names a gradient."""
 GRADIENT_GROUP = re.compile(r"(?:^|\.)grad_|^gradcheck$|\bgrad_")
