@@ -13,6 +13,7 @@ from .marks import superscript_of
 from .shares import AND
 from .symbols import (
     BULLET,
+    DICT_KEY,
     FUNCTIONS,
     NEW,
     NEW_VALUE,
@@ -263,7 +264,7 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
         if head.strip().lower() in STEP_WORDS and lines is not None and len(parts) >= 3:
             return of_entry(Label(STEP_WORDS[head.strip().lower()]), n, lines, vocab, strict=True)
             #      ('衰减 = 0.1 × 0.1 × 0.099263 = …' under the lead-in of U[0,茶]: its decay, in any script)
-        key = re.fullmatch(r"[{,]?\s*(['\"])([^'\"]+)\1\s*", head)
+        key = DICT_KEY.fullmatch(head)
         if key and key[2] in vocab and len(parts) == 3:
             return Label("token", (("tok", vocab.index(key[2])),))    # {'пьёт': 0.4321}: a dict's key, any script
         if head.strip() and not re.search(NAME_LETTER, head) and (word := prose_name(plain(head).rstrip())):

@@ -312,7 +312,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
     ['gamma1', 'beta_f', 'γ_f', 'γ[2]']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
-    key = re.fullmatch(r"\{?\s*(['\"])([^'\"]+)\1", s)    # {'pescado': 0.4175}: a dict's key, quoted as code quotes
+    key = DICT_KEY.fullmatch(s)                # {'pescado': 0.4175}: a dict's key, quoted as code quotes
     if key and key[2] in vocab:
         return Label("token", (("tok", vocab.index(key[2])),))
     s = key[2] if key else s
@@ -381,6 +381,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
     return Label(name, keys)
 
 
+DICT_KEY = re.compile(r"[{,]?\s*(['\"])([^'\"]+)\1\s*")
+"""A printed dict's key in code's quotes (``{'pescado'``, ``, 'y'``): the token it names is group 2."""
 NORM_WEIGHT = re.compile(r"(γ|β|gamma|beta)_?\{?(\d|f)\}?")
 """A norm's weight or shift by its Greek letter and the norm's number (``γ1``, ``β_{f}``)."""
 NORM_KIND = {"γ": "gamma", "gamma": "gamma", "β": "beta", "beta": "beta"}
