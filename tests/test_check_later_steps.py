@@ -20,7 +20,7 @@ import pytest
 import oracle
 from conftest import write_spec
 from test_check_authors import _verdicts, _wrong
-from test_check_readings import SPEC, VOCAB, X, forward
+from test_check_readings import SPEC, VOCAB, X, Y, forward
 from test_check_vocabulary import _results
 
 LR, B1, B2, EPS, LAM = (mp.mpf(s) for s in ("0.01", "0.9", "0.999", "1e-8", "0.01"))
@@ -54,8 +54,9 @@ def steps():
                     W[key[1]][key[2]] = s["new"]
                 else:
                     E[X][key[1]] = s["new"]
-            z = forward(E, W)["z"]
-            out.append(dict(states=states, sum_exp=sum(mp.exp(x) for x in z)))
+            after = forward(E, W)
+            out.append(dict(states=states, sum_exp=sum(mp.exp(x) for x in after["z"]), p=after["p"],
+                            loss=after["loss"]))
         yield out
 
 
@@ -68,7 +69,7 @@ ROWS = (("θ", "theta"), ("g", "g"), ("m", "m"), ("v̂", "vhat"), ("m̂", "mhat"
         ("衰减", "decay"), ("θ′", "new"))
 
 
-@pytest.mark.parametrize("corner", ["第 2 步", "第2步"])
+@pytest.mark.parametrize("corner", ["第 2 步", "第2步", "Step 2", "Schritt 2", "2 단계"])
 def test_a_box_drawn_table_of_the_second_step(tmp_path, steps, corner):
     """│ 第 2 步 │ U[0,рыбу] │ U[1,спит] │ rows θ … θ′: every cell step 2's; its m̂ off is adamw[2].mhat, wrong."""
     s = steps[1]["states"]
@@ -115,3 +116,22 @@ def test_a_decay_and_an_update_line_under_a_step_section(tmp_path, steps):
     at = {(r.number.line, r.number.printed or r.number.text): (r.verdict, r.ref) for r in results}
     assert at[(8, decay)] == ("matched", "adamw[3].decay[W,0,2]")          # (its line's, not the next line's operand)
     assert at[(9, turned)] == ("wrong", f"adamw[3].W[0,{VOCAB[2]}]")
+
+
+@pytest.mark.parametrize("steps_at", [("Step 1", "Step 2", "Step 3"), ("1 단계", "2 단계", "3 단계"),
+                                      ("第 1 步", "第 2 步", "第 3 步"), ("Schritt 1", "Schritt 2", "Schritt 3")])
+def test_a_table_with_a_column_per_step(tmp_path, steps, steps_at):
+    """| | Step 1 | Step 2 | Step 3 | over rows loss and p(пьёт): each cell that row's quantity after its column's
+    steps; step 3's p written as step 2's (a copied neighbour) is adamw[3].p, wrong, not step 2's p matched."""
+    loss = [_f(s["loss"], 4) for s in steps]
+    p = [_f(s["p"][Y], 4) for s in steps]
+    copied = p[1]
+    assert copied != _f(steps[2]["p"][Y], 4)
+    head = "| | " + " | ".join(steps_at) + " |"
+    text = ("Three AdamW steps; the loss and the target's probability after each.\n\n" + head +
+            "\n|---|---:|---:|---:|\n" f"| loss | {' | '.join(loss)} |\n| p(пьёт) | {p[0]} | {p[1]} | {copied} |\n")
+    results = _results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.md")
+    at = {(r.number.line, r.number.cell): (r.verdict, r.ref) for r in results}
+    assert [at[(5, k)] for k in range(3)] == [("matched", f"adamw[{k}].loss") for k in (1, 2, 3)]
+    assert at[(6, 2)][:2] == ("wrong", f"adamw[3].p[{VOCAB[Y]}]")
+    assert at[(6, 1)] == ("matched", f"adamw[2].p[{VOCAB[Y]}]")

@@ -97,6 +97,13 @@ FLOORS = {
     # round 42's readings: 31/40, 17 false alarms, 43/50
     "fr-ipynb-seed-2head-sgd": (8, 10), "de-md-llama-sampling": (5, 8), "zh-txt-bigram-adamw-3steps": (8, 9),
     "en-pdf-seed-backprop-gradcheck": (6, 9), "ko-html-gpt2-adamw": (7, 9),
+    # round 44 (a Vietnamese Markdown post on the seed's block at T = 4 with a backward pass and an SGD step, an
+    # English plain-text post on nanoGPT's block with two layers and an AdamW step, a Spanish class note on a bigram
+    # with a gradient check and two SGD steps read as PDF, a Chinese notebook on a Llama block with top-p and
+    # temperature, a French HTML page on GPT-2's block with a backward pass and an SGD step); scored first on round
+    # 43's readings: 23/40, 15 false alarms, 38/50
+    "vi-md-seed-T4-backprop": (7, 9), "en-txt-nanogpt-2layer-adamw": (5, 10), "es-pdf-bigram-gradcheck-2sgd": (6, 6),
+    "zh-ipynb-llama-topp": (8, 10), "fr-html-gpt2-backprop-sgd": (8, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here

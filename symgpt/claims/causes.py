@@ -9,10 +9,11 @@ The cause is the first of these that explains the printed digits (``k`` places, 
 * **float artefact**: it carries float64's error (``0.30000000000000004``);
 * **transposed index**: it is the value of the same quantity with its indices swapped;
 * **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
-* **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**, **forgotten term**,
-  **sum for mean**, **update with the wrong sign**, **sign of a term**: a
+* **unbiased variance**, **forgotten −y**, **log₁₀ for ln**, **no bias correction**, **forgotten 1/√d_k**,
+  **forgotten term**, **sum for mean**, **update with the wrong sign**, **sign of a term**: a
   formula slip the quantity invites (a norm's variance divided by n − 1, the target's logit gradient p instead
-  of p − 1, the loss with a common logarithm, AdamW's first update without its bias correction, a sum of
+  of p − 1, the loss with a common logarithm, AdamW's first update without its bias correction, an attention
+  score q·k not divided by √d_k, a sum of
   products without the bias its definition adds, a mini-batch's loss or gradient summed over its examples and not
   divided by their number, a first step's weight moved uphill, θ + η·g; a sum with one term's sign turned, found
   by check from its chain) gives it (:func:`slips`, :func:`left_out`);
@@ -37,8 +38,8 @@ from fractions import Fraction
 
 from flint import fmpq
 
-SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction", "forgotten term", "sum for mean",
-         "update with the wrong sign", "sign of a term")
+SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction", "forgotten 1/√d_k",
+         "forgotten term", "sum for mean", "update with the wrong sign", "sign of a term")
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "percent slip",
           *SLIPS, "sign flip", "last-digit slip", "scale slip", "plain error")
 
@@ -102,6 +103,8 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
     (0.434294, {})
     >>> slips("sgd[1].W[0,b]", Fraction(1, 10), S(params={"W": [[0, 0.2]]}, vocab=("a", "b"), training=S()))
     {'update with the wrong sign': Fraction(3, 10)}
+    >>> float(slips("l0.S[1,2,0]", Fraction(1, 2), S(kind="transformer", d=8, heads=2))["forgotten 1/√d_k"])
+    1.0
     """
     out = {}
     d = getattr(spec, "d", 0)
@@ -118,6 +121,9 @@ def slips(ref: str, exact: Fraction, spec) -> dict:
         out["forgotten −y"] = exact + 1
     elif (lost := _head_target(ref, spec)) is not None:
         out["forgotten −y"] = exact + lost          # a bigram's ∂L/∂x = W(p − y) written W·p: + W[j, target]
+    elif re.fullmatch(r"(?:l\d+\.)?S\[[^\]]+\]", ref) and getattr(spec, "kind", "") == "transformer" and \
+            d > getattr(spec, "heads", d):
+        out["forgotten 1/√d_k"] = exact * _sqrt(Fraction(d, spec.heads))     # q·k, its scaling left out
     elif re.fullmatch(r"(?:(?:sgd|adamw)\[\d+\]\.)?loss", ref):
         out["log₁₀ for ln"] = exact / LN10
     elif re.fullmatch(r"adamw\[1\]\.update\[[^\]]+\]", ref) and getattr(spec, "training", None) is not None:

@@ -37,7 +37,7 @@ from .candidates import _bounds, _integral, _same_value
 from .causes import CAUSES, SPREAD, cause_of, diagnosis, exact_value, slips
 from .claims import certify_rounding, show
 from .context import SIZES, _names, _pinned, score
-from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, printed, rounds_to
+from .figure import FORMATS, NEAR_RELATIVE, NEAR_ULPS, Result, cell, own_statistic, printed, rounds_to
 from .figure import operand as _operand
 from .refs import ExprError, bind, parse
 from .symbols import plain
@@ -82,8 +82,9 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
         return _count(m, n, ctx, prev)
     if n.kind in ("power", "fraction") and not chain_ok:
         return Result(n, "unmatched")
-    if not chain_ok and _operand(n):
+    if not chain_ok and (_operand(n) or own_statistic(n)):
         return Result(n, "unmatched")   # 1.11 in (1.11/1.11): what it is, only its own equation could say
+        #                                 (and \overline{\delta^z} = −0.0052: the author's own mean, no node)
     window = max(NEAR_ULPS * ulp, abs(y) * NEAR_RELATIVE)
     if FORMATS.search(" ".join((n.column, n.row, n.before[-12:], n.table))):
         return Result(n, "unmatched")   # a float32 or bf16 value, printed to show that format's error

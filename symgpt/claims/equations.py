@@ -30,7 +30,8 @@ from .symbols import (
     unmarked,
 )
 
-IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|变为|为|是|" \
+IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|" \
+     r"变为|约为|約為|约等于|为|是|" \
      r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
 """The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
 APPOSED = re.compile(rf"(?:`(?P<code>[^`]{{1,60}})`|\$(?P<math>[^$]{{1,60}})\$)\s*,(?P<by>[^,;:=`$]{{3,90}}),\s*"
@@ -58,8 +59,9 @@ FUNCTION_OF = re.compile(r"(?:√|e\^|(?:sqrt|exp|\bln|\blog|\b(?:GELU|gelu|ReLU
                          r"(?:\([^()=]*\)|\{[^{}=]*\}|[^\s=]+)\s*$")
 ENTRY_MENTION = re.compile(r"(?<![\w\\])[A-Za-z][A-Za-z0-9_]{0,8}(?:\s*\[[^\[\]\n]{1,24}\](?:\s*\[[^\[\]\n]{1,24}\])?"
                            r"|_\{[^{}\n]{1,24}\}|[₀-₉]{2,}|\([^()\n]{1,16}\)(?:_\{[^{}\n]{1,8}\}|_\w|[₀-₉]+)|"
-                           r"\([^(),\n]{1,12},[^(),\n]{1,12}\))(?![\w(])")
-#                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃, W(1, mange): an entry of a parameter
+                           r"\([^(),\n]{1,12},[^(),\n]{1,12}\))(?![\w(])|"
+                           r"(?<![\w\\])\([A-Za-z][A-Za-z0-9_{}]{0,10}\)(?:_\{[^{}\n]{1,8}\}|_\w+|[₀-₉]+)(?![\w(])")
+#                            W[0, bellt], W_{0,bellt}, W₃₄, E(猫)₃, W(1, mange), (W_2)_{11}: an entry of a parameter
 FROM_TO_WORDS = (("von", "auf|zu"), ("from", "to"), ("de", "à|a|para"), ("da", "a"), ("de la", "la"),
                  ("fra", "til"), ("från", "till"), ("van", "naar|tot"), ("z", "na|do"), ("с", "до|на"),
                  ("dari", "menjadi|ke"), ("từ", "lên|xuống|thành"), ("από", "σε|στο"), ("من", "إلى"))

@@ -53,6 +53,7 @@ class Number:
     table: str = ""           # caption of the table it sits in
     row: str = ""             # the row's label (its first cell, or the text before the first figure)
     column: str = ""          # the column header (Markdown/HTML tables)
+    corner: str = ""          # the corner of its table, where a pipe table's row holds a second one beside
     cell: int = -1            # position among the row's figures
     width: int = 0            # how many figures the row has
     position: int | None = None   # the input position the text is about (a line 't=1:' above it)
@@ -427,6 +428,10 @@ def latex_numbers(line: str, comma: bool = True) -> str:
     return LATEX_NUMBER.sub(plain, line)
 
 
+POWER_TAIL = re.compile(r"\s*(?:\\cdot|\\times|×|·)\s*10\s*\^\s*\{?\s*[-−+]?\d+\s*\}?")
+"""A mantissa's power of ten after it, as LaTeX sets it (`` \\cdot 10^{-12}``)."""
+
+
 def shown(printed: str) -> str:
     """A LaTeX figure as a math renderer shows it (KaTeX or MathJax in a Markdown page, a notebook or a web
     page): ``{,}`` as a comma, ``\\num{…}`` as its figure, ``\\,`` as a space, ``\\%`` as %.  A figure
@@ -559,7 +564,7 @@ def extract(text: str) -> list:
         if caption:
             table, header, glued_header = line.strip().strip("*").strip(), [], True
         cells = _cells(line)
-        if glued_header and re.fullmatch(r"\s*\+[-=+:]+\+\s*", line):
+        if glued_header and GRID_RULE.fullmatch(line):
             continue                           # a grid table's rule under its caption: the header row follows
         if glued_header and not caption and cells is None and "\t" not in line:
             glued_header = False
@@ -656,7 +661,8 @@ def extract(text: str) -> list:
         for at in (n.col, n.col + sign):                   # \num{-0,14} and -0{,}14
             m = LATEX_NUMBER.match(raw, at)
             if m and latex_numbers(m[0], comma).rstrip() == n.line_text[at:at + len(m[0])].rstrip():
-                n.printed = raw[n.col:at] + m[0]
+                tail = POWER_TAIL.match(raw, m.end()) if POWER_TAIL.search(n.text) else None
+                n.printed = raw[n.col:at] + m[0] + (tail[0] if tail else "")    # (-3{,}8623 \cdot 10^{-12}: all)
                 break
         spaced = LATEX_PERCENT.match(raw, n.col) if n.kind == "percent" and not n.printed else None
         if spaced and spaced.end() > n.col + len(n.text):                 # 12.5\,\%
@@ -670,7 +676,8 @@ def extract(text: str) -> list:
             if n.printed:
                 continue
             same = lines[n.line - 1][n.col:n.col + len(n.text)]          # '2,6627·10⁻⁴' as long as its text
-            spaced = re.match(r"[-−+]?\d+(?:[,.]\d+)*(?:\s*[·×]\s*10\s*(?:\^\{?[-−+]?\d+\}?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
+            spaced = re.match(r"[-−+]?\d+(?:[,.]\d+)*(?:\s*(?:[·×]|\\cdot|\\times)\s*10\s*(?:\^\{?[-−+]?\d+\}?|"
+                              r"[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
                               r"(?: ?%)?", lines[n.line - 1][n.col:])   # '5,247 %', '−3,1623 · 10^{−2}' (its
             for raw in (spaced[0] if spaced else "", same):              # normal form moved the space)
                 if "," in raw and raw.replace(",", ".").replace(" %", "%") == n.line_text[n.col:n.col + len(raw)]\
@@ -777,16 +784,47 @@ def _header_over(n, row: list, layout: list) -> str:
     return min(layout, key=lambda h: max(0, h[0] - n.col - len(n.text), n.col - h[1]))[2]
 
 
+def pane_gap(header: list, cells: list) -> int | None:
+    """Where a pipe table's row holds a second table beside the first, set apart by an empty cell under an empty
+    header (``| s | s=0 |   | att | s=0 |`` over ``| t=2 | 0.2660 |   | t=2 | 0.4969 |``): that cell's place.
+
+    >>> pane_gap(["s", "s=0", "", "att", "s=0"], ["t=2", "0.2660", "", "t=2", "0.4969"])
+    2
+    >>> pane_gap(["s", "s=0", "", "s=1"], ["t=2", "0.2660", "", "0.5"]) is None
+    True
+    """
+    for j in range(2, min(len(header), len(cells)) - 2):
+        if not header[j].strip() and not cells[j].strip() and header[j + 1].strip() and \
+                re.search(r"[^\W\d_]", cells[j + 1]) and cells[j - 1].strip() and \
+                re.search(r"\d", " ".join(cells[j + 2:])):
+            return j
+    return None
+
+
 def _ruled(lines: list, no: int) -> bool:
-    """Whether line ``no`` (from 1) is a pipe table's first row with the rule ``| --- |`` under it: its header.
+    """Whether line ``no`` (from 1) is a pipe table's first row with the rule ``| --- |`` under it, or a grid
+    table's first row between its top border and a rule (``┌──┐``, ``│ Step 2 │``, ``├──┤``): its header.
 
     >>> _ruled(["| s = 0 | s = 1 |", "|---|---|", "| 0.5 | 0.5 |"], 1)
     True
+    >>> _ruled(["┌────────┬───┐", "│ Step 2 │ θ │", "├────────┼───┤", "│ g      │ 1 │"], 2)
+    True
+    >>> _ruled(["│ Step 2 │ θ │", "├────────┼───┤", "│ g      │ 1 │", "├────────┼───┤"], 3)
+    False
     """
     if no >= len(lines):
         return False
     below = _cells(normal_line(lines[no]))      # (a rule has no figure: the decimal mark is no matter)
-    return below is not None and bool(below) and set("".join(below)) <= set("-: ") and "-" in "".join(below)
+    if below is not None and bool(below) and set("".join(below)) <= set("-: ") and "-" in "".join(below):
+        return True
+    rule = [no - 2, no] if no >= 2 else []
+    return bool(rule) and all(GRID_RULE.fullmatch(normal_line(lines[k])) for k in rule) and \
+        (no == 2 or _cells(normal_line(lines[no - 3])) is None)
+
+
+GRID_RULE = re.compile(r"\s*\+[-=+:]+\+(?:\s+\+[-=+:]+\+)*\s*")
+"""A grid table's rule or border: ``+---+---+`` (``├───┼───┤`` once its box characters are read), or two
+tables' side by side (``+---+---+   +---+---+``)."""
 
 
 def _cells(line: str):
@@ -893,6 +931,9 @@ def _figures(line: str, no: int, cells, header, places: int = 3, glued_row: bool
             lead = min((_cell_of(line, f.col) for f in found if f.kind != "integer"), default=0)
             n.column = header[spanned(header, k) if lead == 1 and spans else k] if k < len(header) else ""
             n.row = cells[0] if k > 0 else ""
+            gap = pane_gap(header, cells)
+            if gap is not None and k > gap + 1:      # | t=2 | 0.2660 |   | t=2 | 0.4969 |: the second table's
+                n.row, n.corner = cells[gap + 1], header[gap + 1]
         elif header and "\t" in line:
             k = line[:n.col].count("\t")
             n.column = header[k] if k < len(header) else ""
@@ -934,8 +975,12 @@ def spanned(header: list, k: int) -> int:
 
 
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-SCIENTIFIC_RUN = re.compile(r"(?<![\w.])[-−+]?\d+(?:\.\d+)?\s*(?:[eE][-+]?\d+\b|(?:×|\*|·|\\times|\\cdot)\s*10\s*(?:"
-                            r"\^\s*\{\s*[-−+]?\d+\s*\}|\^\s*[-−+]?\d+|\*\*\s*\(?[-−+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
+SCIENTIFIC_RUN = re.compile(r"(?<![\w.,])[-−+]?\d+(?:\.\d+|,\d+(?=\s*(?:×|\*|·|\\times|\\cdot)\s*10))?\s*"
+                            r"(?:[eE][-+]?\d+\b|"
+                            r"(?:×|\*|·|\\times|\\cdot)\s*10\s*(?:\^\s*\{\s*[-−+]?\d+\s*\}|\^\s*[-−+]?\d+|"
+                            r"\*\*\s*\(?[-−+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[-−]\d{1,3}(?![\d.,])))")
+"""A mantissa and its power of ten: ``2.23×10⁻⁴``, ``-3,8623 \\cdot 10^{-12}`` (a decimal comma before ×10 is
+one), ``3.6909e-05``, and a PDF's ``2,8 × 10−7`` (its superscript set on the line)."""
 POWER = re.compile(r"10\s*\^\s*\{\s*([-−+]?\d+)\s*\}|10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)|(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)")
 
 
@@ -951,7 +996,9 @@ def _powers(line: str, no: int) -> list:
             out += [n] if n else []
     taken = []
     for m in SCIENTIFIC_RUN.finditer(line):   # 2.23×10⁻⁴, −5.34 \times 10^{-7}, 3.6909e-05: one figure each
-        n = _number(re.sub(r"\s+", "", m.group()).replace("−", "-"), no, m.start(), line)
+        body = re.sub(r"\s+", "", m.group()).replace("−", "-")
+        body = re.sub(r"(?<=\d),(?=\d)", ".", re.sub(r"(10)-(\d+)$", r"\1^{-\2}", body))   # (2,8×10−7: 2.8×10^{-7})
+        n = _number(body, no, m.start(), line)
         if n:
             n.text = m.group().replace("−", "-")     # as spaced in the line: what follows it starts at its end
             out.append(n)

@@ -127,4 +127,22 @@ def operand(n) -> bool:
     return bool(re.match(r"\s*\)?\s*(?:[×*/÷^²·+]|\\times|\\cdot)", n.after) or
                 n.line_text[n.col + len(n.text):].strip() and re.fullmatch(r"\s+[-−]\s+", n.after) or
                 re.search(r"(?:[×*/÷·+]|\\times|\\cdot)\s*\(?\s*$", n.before) or
-                re.search(r"[\d)]\s+[-−]\s+$", n.line_text[:n.col]))     # 1.327 − 0.442: a difference's term
+                re.search(r"[\d)]\s+[-−]\s+$", n.line_text[:n.col]) or     # 1.327 − 0.442: a difference's term
+                re.search(r"[\d)]\s*[-−]\s*\(\s*$", n.line_text[:n.col]))   # 0.6849 − (−0.0052): one subtracted
+
+
+BACKWARD_STATISTIC = re.compile(r"(?:\\overline|\\bar)\s*\{[^{}]*(?:\\delta|δ|\\partial|∂|\\nabla|∇|grad)|⊙|\\odot")
+"""An average of a gradient (``\\overline{\\delta^z}``) or an entrywise product (``δ ⊙ z``): a backward pass's
+statistic of the author's own, which the model has no node for."""
+
+
+def own_statistic(n) -> bool:
+    """Whether an equation gives the figure to a statistic of the author's own (:data:`BACKWARD_STATISTIC`) as its
+    left-hand side: then no quantity the context names is what it is.
+
+    >>> from symgpt.claims.extract import extract
+    >>> [own_statistic(f) for f in extract(r"où \\(\\overline{\\delta^z} = -0.0052\\) et \\(\\bar{x} = 0.25\\)")]
+    [True, False]
+    """
+    lhs = re.search(r"([^=≈]*)[=≈]\s*$", n.line_text[:n.col])
+    return lhs is not None and bool(BACKWARD_STATISTIC.search(re.split(r"\\\(|\$|[.;:](?=\s)", lhs[1])[-1]))

@@ -174,7 +174,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
         on_line.setdefault(n.line, []).append(n)
     for n in numbers:
         if n.index in text_cells and n.index not in out:
-            lab = with_power_head(cell_label(*text_cells[n.index], vocab, n.heading), text_cells[n.index][1])
+            said = optimizer[n.line - 1] if n.line - 1 < len(optimizer) else ""
+            lab = with_power_head(cell_label(*text_cells[n.index], vocab, n.heading, said), text_cells[n.index][1])
             if lab is not None:
                 out[n.index] = lab
         anonymous = n.index in out and out[n.index].name.startswith("literal@") and n.column
@@ -223,8 +224,11 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             lab = function_of(n, last) or function_head(n, by_line.get(n.line, ()))
         if (lab is None or lab.name in ("probability", "prob") and not lab.index or prose_word(lab, vocab)) and \
                 n.index not in out and n.kind in ("percent", "decimal"):
-            share = attention_share if ATTENTION.search(n.line_text + " " + sections.get(n.index, "")) else \
+            share = attention_share if ATTENTION.search(" ".join((sentence_of(lines, n), n.line_text,
+                                                                 sections.get(n.index, "")))) else \
                 token_share                 # in an attention paragraph: the weight on that token's position
+            #                                 (its sentence begun on a line above: 'gives 0.47% of its attention
+            #                                  to "birds", ⏎ 25.37% to "sing"')
             said = n.kind == "percent" or quoted_before(n, vocab)
             above = (paragraph_above(lines, n.line), lines[n.line] if n.line < len(lines) else "") \
                 if share is attention_share else ()

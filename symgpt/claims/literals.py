@@ -244,7 +244,9 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
     for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
         layered = any(x.startswith("l1.") for x in getattr(vocab, "names", ()))
         scripts = r"_(?:\{[^{}]*\}|\w)|\^\{\[\d\]\}" if layered else r"[_^](?:\{[^{}]*\}|\w)"   # (f^{[1]}_2: a layer)
-        if re.search(r"\d|[+×*/·]", re.sub(scripts, "", part)) or not re.fullmatch(r"\s*\S+\s*", part):
+        quotient = re.fullmatch(r"\s*∂\s*\S+?\s*/\s*∂\s*\S+\s*", part)     # δ = ∂E/∂h_4 = (…): a gradient's name
+        if re.search(r"\d|[+×*/·]", re.sub(scripts, "", part)) and not quotient or \
+                not re.fullmatch(r"\s*\S+\s*", part) and not quotient:
             break                      # (its scripts' digits aside: 'голова 2: $s^{(2)}_2 = …' names s^{(2)}_2;
             #                            with layers, a superscript may be a layer's or a head's: no name)
         qualified = part is parts[1] and re.match(r"[^=≈:←]*:", last_clause(plain(before)))

@@ -1232,8 +1232,11 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
                 r"学习率|更新|梯度下降|Lernrate|Gradientenabstieg|Aktualis|taux d'apprentissage|descente|mise à jour|"
                 r"tasa de aprendizaje|descenso|actualiza|paso de", re.I)),   # a training step: only in a text about one
     (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
-    (re.compile(r"topk"), re.compile(r"top[- _]?(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|k\s*=", re.I)),
-    (re.compile(r"topp"), re.compile(r"top[- _]?p|nucleus|核采样|p\s*=", re.I)),
+    (re.compile(r"topk"), re.compile(r"top[- _$]{0,3}(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|(?<![\w.])k\s*=\s*\d+(?![\d.,]\d)",
+                                     re.I)),
+    (re.compile(r"topp"), re.compile(r"top[- _$]{0,3}p\b|nucleus|núcleo|nucleo|核采样|"
+                                     r"(?<![\w.])p\s*=\s*0(?:[.,]|\{,\})\d(?!\d)", re.I)),
+    #                      (k = 3, p = 0.9: the settings; not k = x @ W_k, p = 0.2615, any attention's or softmax's)
     (re.compile(r"^loss_at\(|^\w+\[[^\]]*\] \+ \("), re.compile(     # a gradient check's losses and moved entry
         r"grad\w*[- ]?check|finite[- ]?diff|central[- ]?diff|numerical|différences? (?:finies|centrées)|"
         r"differenze finite|diferencias finitas|diferenças finitas|[Dd]ifferenzenquotient|zentrale\w* Differenz|"

@@ -34,6 +34,9 @@ from .marks import sentence_of
 from .refs import ExprError, bind, parse
 from .symbols import Label, run_in, run_of, section_step
 
+TENSOR_GROUP = re.compile(r"[\w.]+(?:\[\d+\]\.[\w.]+)?(?:\|[^*/()+]*)?")
+"""A group that is a tensor or its row (``E``, ``adamw[1].E``, ``l1.R``, ``LN_f|2:``), not arithmetic of one
+(``S*sqrt(d/heads)``)."""
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
 STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p", "sgd.grad_z", "sgd.grad_logits")
 #         (a training run's states, the step their first index)
@@ -651,7 +654,10 @@ class Notation:
             and (share(top.agree) or len(figs) <= 2 and best.group == "p") and best.agree - top.agree <= 1
         #     (∂L/∂z printed as p at one entry: the −y forgotten; δ_oggi = 0,2214 alone, δ defined as ∂L/∂ℓ)
         alike = top is not None and top.agree == 0 and best.agree > 0 and share(best.agree) and \
-            not self._exact(name, top.group)
+            not self._exact(name, top.group) and \
+            (len(figs) > 1 or name == "token" or TENSOR_GROUP.fullmatch(best.group))
+        #     (a name's one figure is no arithmetic of a tensor against a usual spelling: s = … = −0.6589, q·k with
+        #      its 1/√d_k forgotten, is s wrong, not S*sqrt(d/heads))
         most = best.agree >= AGREE_MIN and share(best.agree) and (top is None or best.agree > top.agree) and \
             not (top is not None and top.agree and self._exact(name, top.group) and best.agree <= 2 * top.agree)
         #     (our own name W_O, one figure agreeing, is not outvoted by W_1's two: short figures, 0.1, fit many)
@@ -761,9 +767,11 @@ class Notation:
             found = [self.lookup(g, -base, lab) for g in groups]
             if any(c is None for c in found) or len({repr(c.ball) for c in found}) != 1:
                 return None
-        return min(groups, key=lambda g: (g not in self.m.d.spec.params, "|" in g, g))
+        params = self.m.d.spec.params
+        return min(groups, key=lambda g: (g not in params, "|" in g, g.removeprefix("grad_") in params, g))
         #                                  (the parameter, else a tensor whole before a row of another, h_final
-        #                                   before LN_f's last row)
+        #                                   before LN_f's last row; a tensor's gradient before a parameter's equal
+        #                                   to it, grad_h_final before grad_beta_f: that one is named by β)
 
     def _exact(self, name: str, group: str) -> bool:
         """Our own name of the group itself (``X``, ``grad_X``, ``∂L/∂X``, ``dX``, ``l0.A``), not a usual spelling

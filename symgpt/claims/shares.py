@@ -24,6 +24,10 @@ ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Au
 CUMULATIVE = re.compile(r"累积|累计|累加|cumul|kumul|acumul|накоплен|totale? (?:parziale|cumulé)|running total|"
                         r"in total|insgesamt|au total|en total|합계|누적|累積", re.I)
 """A word that says a figure after a token is the running total of the shares up to it (a top-p paragraph's)."""
+ADDING = re.compile(r"加上|加入|算上|再加|足す|加えると|더하면|adding|add|plus|dazu|hinzu|ajout|en ajoutant|"
+                    r"sumando|añadiendo|aggiungendo|somando|adicionando|добав|прибав", re.I)
+"""A word before a token that says the figure after it is a sum with the token's share added ('加上「吃」之后是
+0.8018', 'adding “eat” gives 0.8018'), not that token's share."""
 
 
 def token_share(n, vocab, start: int) -> Label | None:
@@ -35,6 +39,8 @@ def token_share(n, vocab, start: int) -> Label | None:
     ['token[tok1]', 'token[tok0]']
     >>> [str(token_share(n, ["the", "sun"], 0)) for n in extract("back at *the* and *sun* (41.6% and 4.34%)")]
     ['None', 'None']
+    >>> [str(token_share(n, ["吃"], 0)) for n in extract("加上「吃」之后是 80.18%，「吃」是 26.13%")]
+    ['None', 'token[tok0]']
     """
     rest = n.line_text[n.col + len(n.text):]
     if BOUND_BEFORE.search(n.line_text[start:n.col]):
@@ -60,8 +66,10 @@ def token_share(n, vocab, start: int) -> Label | None:
             words = []                     # 'from 54.59% to 4.559%': the range's 'to', not the token 'to'
         plain_word = set_off is not None and words and not _quoted(text, words[0])
         if len(words) == 1 and _beside(text, words[0], side) and not plain_word:
-            if side == "before" and CUMULATIVE.search(text.rpartition(words[0])[2]):
-                return None                # '加上“喝”以后累积到 0.8688': the running total up to it, not its share
+            if side == "before" and (CUMULATIVE.search(text.rpartition(words[0])[2]) or
+                                     ADDING.search(text.rpartition(words[0])[0][-12:])):
+                return None                # '加上“喝”以后累积到 0.8688', '加上「吃」之后是 0.8018': the running
+                #                            total up to it, not its share
             return Label("token", (("tok", vocab.index(words[0])),))
         if words and set_off is None:
             return None                    # (an unquoted token that is also a word, 'il', yields to a quoted one)
@@ -70,7 +78,8 @@ def token_share(n, vocab, start: int) -> Label | None:
 
 PAREN_AFTER_TOKEN = re.compile(r"(?<![\w])[*_\"'«“„「`]*(\w+)[*_\"'»”」`]*\s*[(（]\s*$")
 """A word, maybe set in emphasis or quotes, with the figure in brackets right after it (``*jumps* (3.79%)``)."""
-BOUND_BEFORE = re.compile(r"(?:\bbelow|\bunder|\bless than|\bmore than|\babove|\bover|\bsous|au-dessous de|"
+BOUND_BEFORE = re.compile(r"(?:\bbelow|\bunder|\bless than|\bmore than|\babove|\bover|\bpast|\bbeyond|\bexceeds?|"
+                          r"\bsous|au-dessous de|"
                           r"au-dessus de|moins de|plus de|\bunter|\büber|weniger als|mehr als|menos de|más de|"
                           r"por debajo de|\bsotto|meno di|più di|abaixo de|acima de|ниже|меньше|больше|低于|高于|"
                           r"不到|超过|未満|以下|以上|미만|이하|이상)\s*$", re.I)
@@ -225,8 +234,9 @@ def attention_share(n, vocab, start: int, above: str = "", below: str = "") -> L
         GIVEN_NEXT.match(n.line_text[n.col + len(n.text):] + " " + below)
     if given and given[1] in seq and seq.count(given[1]) == 1:
         query = word if word in seq and seq.count(word) == 1 and re.search(
-            rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}[^\d{OPEN[1:-1]}]*$", n.line_text[start:n.col]) else \
-            _querying(n.line_text[:n.col], seq)
+            rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}[^\d{OPEN[1:-1]}]*[^\W\d_][^\d{OPEN[1:-1]}]*$",
+            n.line_text[start:n.col]) else _querying(wrapped + n.line_text[:n.col], seq)
+        #     (« mange » consacre 47,32 % à « le »: a verb between; not '… to “a”, 25.37% to “b”', a list's items)
         if query is not None:
             return Label("A", (("at", seq.index(query)), ("at", seq.index(given[1]))))     # query, then key
     if word not in seq:

@@ -43,10 +43,11 @@ GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "
          "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
          "Delta": "Δ", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω"}
 """LaTeX's Greek letters as a reader sees them (``\\delta_v`` is δ_v)."""
-LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\hat\{y\}|\\hat\s*y(?![A-Za-z\d])", "ŷ"),
-         (r"\\hat\s*\{([mv])\}|\\hat\s+([A-Za-z])(?![A-Za-z])",
+LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\mathcal\s*\{([A-Z])\}", r"\1"),
+         (r"\\hat\{y\}|\\hat\s*y(?![A-Za-z\d])", "ŷ"),
+         (r"\\hat\s*\{([A-Za-z])\}|\\hat\s+([A-Za-z])(?![A-Za-z])",
           lambda m: unicodedata.normalize("NFC", (m[1] or m[2]) + "\u0302")),
-         #   (m̂, v̂: Adam's; \hat h, without braces, is ĥ: a letter of its own, as the text sets it)
+         #   (m̂, v̂: Adam's; \hat{x}, \hat h: x̂, ĥ, a letter of its own, as the text sets it)
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"\\[dt]?frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
@@ -90,17 +91,18 @@ def run_in(n) -> str:
     return "sgd"
 
 
-SECTION_STEP = re.compile(r"第\s*(\d{1,2})\s*(?:步|ステップ)|(\d{1,2})\s*(?:번째\s*)?스텝|"
-                          r"\b(?:step|Schritt|шаг|étape|paso|passo|krok)\s*(\d{1,2})\b", re.I)
-"""A section heading that is one training step's (``六、第 2 步（t = 2）``, ``Step 3``)."""
+SECTION_STEP = re.compile(r"第\s*(\d{1,2})\s*(?:步|ステップ)|(\d{1,2})\s*(?:번째\s*)?(?:스텝|단계)|"
+                          r"ステップ\s*(\d{1,2})|\b(?:step|Schritt|шаг|étape|paso|passo|krok)\s*(\d{1,2})\b", re.I)
+"""A section heading or a column's header that is one training step's (``六、第 2 步（t = 2）``, ``Step 3``,
+``2 단계``, ``ステップ 1``)."""
 
 
 def section_step(n) -> int | None:
     """The training step a figure's own section heading is (``六、第 2 步（t = 2）``: 2), else None.
 
     >>> from types import SimpleNamespace as N
-    >>> [section_step(N(heading=h)) for h in ("六、第 2 步（t = 2）", "Step 3: AdamW", "x")]
-    [2, 3, None]
+    >>> [section_step(N(heading=h)) for h in ("六、第 2 步（t = 2）", "Step 3: AdamW", "2 단계", "ステップ 1", "x")]
+    [2, 3, 2, 1, None]
     """
     said = SECTION_STEP.search(getattr(n, "heading", "") or "")
     return int(next(g for g in said.groups() if g)) if said else None
@@ -116,7 +118,7 @@ def plain(s: str) -> str:
     >>> plain(r"\\sigma^{2} = \\tfrac14\\sum_{j=1}^{4}(h_{3,j} - 0.3668)^{2} =")
     'σ² = (1/4)Σ(h_{3,j} - 0.3668)² ='
     >>> plain(r"\\hat h^{[0]}_3 = h^{[0]}_3 / 1.0874"), plain(r"\\hat{h}_3")
-    ('ĥ^{[0]}_3 = h^{[0]}_3 / 1.0874', 'h_3')
+    ('ĥ^{[0]}_3 = h^{[0]}_3 / 1.0874', 'ĥ_3')
     >>> plain(r"$S^{(h=2)}$"), plain(r"$\\partial L / \\partial z_{\\text{ang}}$"), plain(r"$W^Q_1$")
     ('S^{(2)}', '∂L/∂z_{ang}', 'W_Q^{(1)}')
     """
@@ -285,7 +287,8 @@ def _grouped(m, vocab) -> str:
     """A bracketed name's entry as code writes it: its inner subscript an index where it is a token or a number
     (``(e_{猫})_2``: e[猫,2]), else part of the name (``(W_out)_{1,が}``: W_out[1,が])."""
     inner = (m[2] or "").strip()
-    if inner and (inner in vocab or inner.isdigit()):
+    if inner and (inner in vocab or inner.isdigit()) and f"{m[1]}_{inner}" not in getattr(vocab, "names", ()):
+        #                                   ((W_2)_{11}: W_2's entry 1,1, where W_2 is a name of the model's)
         return f"{m[1]}[{inner},{m[3]}]"
     return f"{m[1]}{'_' + inner if inner else ''}[{m[3]}]"
 
@@ -341,6 +344,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
                lambda m: "∂L/∂" + (m[1] or m[2]), s)                          # (∇_e ℒ)_1, (∂L/∂x)_2: its entry
     s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|ℓ|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
     s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥|ℓ)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W, ∂ℓ/∂W: the loss is J, ℓ
+    s = re.sub(r"(?:^|(?<=\s))δ\^(?:\{([^\W\d_]\w*)\}|([^\W\d_]))", r"∂L/∂\1\2", s)    # δ^z, δ^{y}_w: the error at z
     s = re.sub(r"^grad\s+(?=[^\W\d])", "grad_", s)                             # grad E[op]: grad_E[op]
     s = re.sub(r"^g_(?:\{([A-Za-z\u0370-\u03ff][\w̃̂']*)\}|([A-Za-su-z\u0370-\u03ff]))$",
                lambda m: s if (m[1] or m[2]) in vocab or (m[1] or m[2]) in "tijksv" else f"∂L/∂{m[1] or m[2]}", s)

@@ -8,11 +8,11 @@ import re
 from .aliases import DATA_ALIASES, MOMENTS, STEP_WORDS
 from .context import NUDGED
 from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT, param_case
-from .extract import spanned
+from .extract import GRID_RULE, spanned
 from .figure import FORMATS
 from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, head_number
 from .shares import QUOTES, prose_word
-from .symbols import FUNCTION_LABEL, STEP_SUPERSCRIPT, Label, function_label, parse_label, plain, run_of
+from .symbols import FUNCTION_LABEL, SECTION_STEP, STEP_SUPERSCRIPT, Label, function_label, parse_label, plain, run_of
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目|번째(?:\s*\S{1,4})?)|"
                  r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim(?:ension)?|unit|component|feature|step|"
@@ -35,7 +35,7 @@ STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|
 STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Schritt\w*|шаг\w*|pass[oi]|étapes?|pasos?|"
                         r"pas\b|passos?|adım|kroki?|krok[óu]w|stappen|stap|langkah|"
                         r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso|pas)\s*(\d{1,3})\b|"
-                        r"(\d{1,3})\s*(?:ステップ|步|스텝)", re.I)
+                        r"(\d{1,3})\s*(?:ステップ|步|스텝|단계)", re.I)
 """A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``2 ステップ``, ``2 pas AdamW``."""
 
 
@@ -122,10 +122,6 @@ def stacked_header(lines: list, top: int, no: int) -> bool:
                for k in range(top, no - 1))
 
 
-GRID_RULE = re.compile(r"\s*\+[-=+:]+\+\s*")
-"""A grid table's rule: ``+---+---------+``."""
-
-
 MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
 """A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
 
@@ -149,9 +145,11 @@ EXAMPLE_NUMBER = re.compile(r"(?:样本|例子|示例|序列|example|sample|sequ
 """A mini-batch's example named with its number (``样本 1``, ``example 3``): the first one is the spec's."""
 
 
-def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "") -> Label | None:
+def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "", optimizer: str = "") -> \
+        Label | None:
     """A table cell's label from its row's and column's labels and the table's subject: its corner, else (a
-    corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``)."""
+    corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``);
+    ``optimizer``: the one the text spoke of last, whose steps a column 'Step 2' counts unless the caption says."""
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
     col = head_power(col)
@@ -174,6 +172,9 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         return _stepped_cell(entry, row, corner, caption, vocab)    # | m_1 | 0,1·g | −0,03931 | of W_{1,b}
     if (stepped := _cornered_step(row, col, corner, caption, vocab)) is not None:
         return stepped                              # | 第 2 步 | U[0,茶] | … | with rows θ, g, m, v, m̂, v̂, θ′
+    if (stepped := _step_column(row, col, caption if re.search(r"adam|\bsgd\b", caption, re.I) else
+                                f"{caption} {optimizer}", vocab)) is not None:
+        return stepped                              # | | Step 1 | Step 2 | over rows loss, ŷ_b, W_{0,b}
     rk, ck = _key(row, vocab), _key(col, vocab)
     if rk is not None and ck is not None and KEY_AXIS.match(plain(row).strip()) and \
             QUERY_AXIS.match(plain(col).strip()):
@@ -232,9 +233,10 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if ck is not None and len(ck) == 1 and isinstance(ck[0], int) and row_label is not None and \
             row_label.index and all(isinstance(k, int) for k in row_label.index):
         return Label(row_label.name, row_label.index + ck)     # row q₁ under 'cột 2' (column 2): q₁'s entry 2
-    if row_label is not None and row_label.index and row_label.name in getattr(vocab, "params", ()) and \
-            (nudged := _nudged_cell(row_label, col)) is not None:
-        return nudged
+    entry = param_case(row_label, vocab) if row_label is not None and hasattr(vocab, "params") else None
+    if entry is not None and entry.index and entry.name in vocab.params and \
+            (nudged := _nudged_cell(entry, col)) is not None:
+        return nudged                               # | B_{2,bebe} | ℓ(θ − h) |: the author's letter for W too
     if row_label is not None and row_label.index and (named is None or not named.index):
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
@@ -320,7 +322,25 @@ START_OF = re.compile(r"(?:start|beginning) of step [kt]\b|before step [kt]\b|�
 not 'before each step', said of rows that count from 0)."""
 
 
-def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> Label | None:
+def _step_column(row: str, col: str, caption: str, vocab) -> Label | None:
+    """A cell of a table with a column per training step (``Step 2``, ``2 단계``, ``第 2 步``) and a row per
+    quantity or parameter entry: that quantity after so many steps, as :func:`_step_row` reads it transposed.
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words(["a", "b"], {"W", "p", "loss"}, {"W"})
+    >>> [str(_step_column(r, c, "", v)) for r, c in (("loss", "Step 2"), ("W_{0,b}", "2 단계"), ("p(b)", "第 3 步"))]
+    ['sgd[2].loss', 'sgd[2].W[0,tok1]', 'sgd[3].p[tok1]']
+    >>> _step_column("Step 1", "Step 2", "", v), _step_column("loss", "k = 2", "", v)
+    (None, None)
+    """
+    said = SECTION_STEP.fullmatch(plain(col).strip().strip("*`"))
+    if said is None or SECTION_STEP.search(plain(row)):
+        return None
+    k = int(next(g for g in said.groups() if g))
+    return _step_row((k,), row, "step", caption, vocab, explicit=True)
+
+
+def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "", explicit: bool = False) -> Label | None:
     """A cell of a table with a row per training step and a column per parameter entry (``W₁₄`` over rows
     k = 0, 1, 2 or rows ``step 2``): that entry after k steps (of AdamW when the caption says so, else SGD).
 
@@ -343,7 +363,8 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "") -> 
                                                                        plain(row).strip(), re.I)):
         return None
     own = re.search(r"_\{?([a-z])\}?$", plain(col).strip())       # η_{t}: a schedule's own index, not a token
-    said = re.search(r"adam|\bsgd\b", caption, re.I)             # (the table's own caption or heading says whose)
+    said = explicit or re.search(r"adam|\bsgd\b", caption, re.I)   # (its caption or heading says whose; or its
+    #                                                                 header is a step's own: 'Step 2')
     entry = _header_label(col, vocab) if STEP_CORNER.fullmatch(plain(corner).strip()) and said and \
         plain(corner).strip() != "#" and (own is None or own[1] in vocab) else None
     if entry is not None and entry.name not in getattr(vocab, "params", ()) and not entry.state and \
@@ -426,11 +447,11 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     top, header = table_header(lines, n.line)
     if not top or header and n.column.strip() == header[0]:
         return None
-    corner, about = (header[0] if header else ""), f"{n.heading} {optimizer}"
+    corner, about = (n.corner or (header[0] if header else "")), f"{n.heading} {optimizer}"
     span = _head_span(n, header)
     column = HEAD_PREFIX.sub("", plain(n.column)) if span is not None else n.column   # 'Kopf 1: s=0': s=0
     lab = _stepped_cell(n.row, column, corner, about, vocab) or _bound_cell(n, header, vocab) or \
-        cell_label(n.row, column, corner, top, vocab, f"{n.table} {n.heading}".strip()) or \
+        cell_label(n.row, column, corner, top, vocab, f"{n.table} {n.heading}".strip(), optimizer) or \
         _headed_row(n, header, top, vocab)
     if lab is not None and span is not None and lab.head is None:
         lab = dataclasses.replace(lab, head=span)    # | Kopf 0: s=0 | s=1 | … | Kopf 1: s=0 | s=1 |: its head's
