@@ -123,3 +123,77 @@ def test_a_mantissa_and_its_power_of_ten(text, printed, value):
     assert len(figures) == 1
     if printed is not None:
         assert shown(figures[0].printed or figures[0].text) == printed
+
+
+@pytest.fixture(scope="module")
+def gelu_block(tmp_path_factory):
+    """A post-LN block at d = 4 with the exact GELU (seed 11, T = 3, one head, d_ff = 8): path, spec, forward."""
+    from test_check_authors import _block
+    return _block(tmp_path_factory, "gelu", seed=11, d=4, heads=1, d_ff=8, layers=1, T=3, activation="gelu")
+
+
+def test_a_functions_equation_continued_over_lines(tmp_path, gelu_block):
+    """GELU(z) = 0.5·z·(1 + erf(z/√2)) ⏎ = 0.5·z·(1 + …) ⏎ = r, r's last digit off: R's entry, wrong."""
+    path, _, fw = gelu_block
+    j = next(j for j in range(8) if abs(fw["Z"][2][j]) > mp.mpf("0.1"))
+    z, r = fw["Z"][2][j], fw["R"][2][j]
+    off = r4(r + mp.mpf("0.0001"))
+    text = (f"GELU for unit {j} of the last position:\n\n"
+            f"    GELU({r4(z)}) = 0.5 * {r4(z)} * (1 + erf({r4(z)} / sqrt(2)))\n"
+            f"                 = 0.5 * {r4(z)} * (1 + {r4(mp.erf(z / mp.sqrt(2)))})\n"
+            f"                 = {off}\n")
+    got = _verdicts(_results(tmp_path, text, path, "doc.txt"))
+    assert got[off][:2] == ("wrong", f"R[2,{j}]")
+
+
+ADAMW = ("\n[training]\nsteps = 1\n[training.adamw]\nlr = 0.02\nbeta1 = 0.9\nbeta2 = 0.999\neps = 1e-8\n"
+         "weight_decay = 0.05\n")
+
+
+@pytest.mark.parametrize("name", [r"W^{\text{down}}_{%d,%d}", r"(W_{\text{down}})_{%d%d}"])
+def test_adamw_blocks_on_an_mlp_matrix_by_its_role(tmp_path, wide, name):
+    """<strong>W^{down}_{i,j}</strong> (W_2, counted from 1) over a list of m₁, m̂₁, v̂₁, the update, the decay and
+    'new value θ₁ = …', three entries: each line that entry's AdamW state; the third's θ₁ with the update's sign
+    turned is adamw[1].W_2 at that entry, wrong, with the other entries' origin (not another entry it equals)."""
+    from conftest import write_spec
+    path, spec, _ = wide
+    toml = path.read_text(encoding="utf-8") + ADAMW
+    spec = oracle.loads_spec(toml)
+    G, W2 = oracle.transformer_grads(spec)["grad_W_2"], spec["layer"][0]["W_2"]
+    at = [(i, j) for i in range(len(G)) for j in range(len(G[0])) if abs(G[i][j]) > mp.mpf("0.001")][:3]
+    assert len(at) == 3
+    lr, wd, eps = mp.mpf("0.02"), mp.mpf("0.05"), mp.mpf("1e-8")
+    six = lambda x: f"{float(mp.nstr(x, 15)):.6f}"   # noqa: E731
+    blocks, wrong = [], None
+    for k, (i, j) in enumerate(at):
+        theta, g = mp.mpf(W2[i][j].numerator) / W2[i][j].denominator, G[i][j]
+        update, decay = lr * g / (abs(g) + eps), lr * wd * theta
+        new = theta - decay + update if k == 2 else theta - decay - update
+        if k == 2:
+            wrong = six(new)
+            assert wrong != six(theta - decay - update)
+        label = name % (i + 1, j + 1) if "%" in name else name
+        w = oracle.num(W2[i][j])
+        blocks.append(f"<p><strong>\\({label}\\)</strong>, \\(\\theta_0 = {w}\\), \\(\\nabla = {six(g)}\\):</p>\n"
+                      f"<ul>\n  <li>\\(m_1 = 0.1 \\times {six(g)} = {six(g / 10)}\\)</li>\n"
+                      f"  <li>\\(\\hat m_1 = {six(g)}\\)</li>\n"
+                      f"  <li>decay \\(= 0.02 \\times 0.05 \\times {w} = {six(decay)}\\)</li>\n"
+                      f"  <li>new value \\(\\theta_1 = {six(new)}\\)</li>\n</ul>")
+    text = "<h2>11. One AdamW step</h2>\n" + "\n".join(blocks) + "\n"
+    got = _verdicts(_results(tmp_path, text, write_spec(tmp_path, toml, "adamw.toml"), "doc.html"))
+    i, j = at[2]
+    assert got[wrong][:3] == ("wrong", f"adamw[1].W_2[{i},{j}]", "update with the wrong sign")
+    i0, j0 = at[0]
+    assert got[six(G[i0][j0] / 10)][:2] == ("matched", f"adamw[1].m[W_2,{i0},{j0}]")
+
+
+@pytest.mark.parametrize("sentence", ["the variance of $\\mathbf{{y}}_3$ is {v}", "la varianza di $y_3$ è {v}"])
+def test_a_statistic_of_a_named_row(tmp_path, narrow, sentence):  # noqa: F811
+    """'the variance of y₃ is 0.1189': the norm's variance of that row, not y's entry 3 (the target's one-hot)
+    called wrong."""
+    path, _, fw = narrow
+    v = r4(fw["var1"][2])
+    text = "Before the first norm, " + sentence.format(v=v) + ".\n"
+    results = _results(tmp_path, text, path, "doc.md")
+    assert _wrong(results) == []
+    assert _verdicts(results)[v][:2] == ("matched", "var1[2]")

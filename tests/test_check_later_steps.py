@@ -119,7 +119,8 @@ def test_a_decay_and_an_update_line_under_a_step_section(tmp_path, steps):
 
 
 @pytest.mark.parametrize("steps_at", [("Step 1", "Step 2", "Step 3"), ("1 단계", "2 단계", "3 단계"),
-                                      ("第 1 步", "第 2 步", "第 3 步"), ("Schritt 1", "Schritt 2", "Schritt 3")])
+                                      ("第 1 步", "第 2 步", "第 3 步"), ("Schritt 1", "Schritt 2", "Schritt 3"),
+                                      ("चरण 1", "चरण 2", "चरण 3")])
 def test_a_table_with_a_column_per_step(tmp_path, steps, steps_at):
     """| | Step 1 | Step 2 | Step 3 | over rows loss and p(пьёт): each cell that row's quantity after its column's
     steps; step 3's p written as step 2's (a copied neighbour) is adamw[3].p, wrong, not step 2's p matched."""

@@ -14,6 +14,7 @@ Every expected value is computed here with mpmath or by ``tests/oracle.py``, nev
 """
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 import mpmath as mp
@@ -163,3 +164,40 @@ def test_a_gradient_checks_table_in_the_authors_letters(tmp_path, row):
     got = _verdicts(_results(tmp_path, text, write_spec(tmp_path, CHECKED), "doc.md"))
     assert got[up][:2] == ("matched", f"loss_at(W[1,{VOCAB[3]}], 1e-3)")
     assert got[swapped][:2] == ("wrong", f"loss_at(W[1,{VOCAB[3]}], -1e-3)")
+
+
+@pytest.mark.parametrize("said, wrong", [(", which is below 1 only because of rounding", False),
+                                         (", जो पूर्णांकन की वजह से 1 से थोड़ा कम है", False),
+                                         (", so the probabilities sum to it", True)])
+def test_a_sum_of_rounded_shares_the_text_says_is_off_by_rounding(tmp_path, said, wrong):
+    """Σ of the printed shares = their exact sum, not 1: where the words after it say rounding is why, the author's
+    own account, no wrong figure; said otherwise, a carried rounding of Σp (the test's control)."""
+    f = oracle.bigram_forward(oracle.loads_spec(SPEC))
+    rounded = lambda k: [Decimal(mp.nstr(x, 30)).quantize(Decimal(10) ** -k, ROUND_HALF_UP) for x in f["p"]]  # noqa: E731
+    places = next(k for k in range(2, 9) if sum(rounded(k)) != 1)
+    shown = [str(x) for x in rounded(places)]
+    total = sum(rounded(places))
+    assert total != 1
+    text = f"The five shares: {' + '.join(shown)} = {total}{said}.\n"
+    got = _wrong(_results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.md"))
+    assert bool(got) == wrong
+    if wrong:
+        assert got[0][2] == "carried rounding"
+
+
+@pytest.mark.parametrize("lhs", [r"J_{\text{after}}", r"L_{\text{nach}}", "loss_after"])
+def test_a_loss_subscripted_after(tmp_path, lhs):
+    """J_{after} = … after one SGD step, its last digit off: the loss after the step, wrong (not the first loss)."""
+    spec = oracle.loads_spec(SPEC)
+    g = oracle.bigram_grads(spec)
+    lr = Fraction(1, 2)
+    x = oracle.token_ids(spec, spec["data"]["input"])[-1]
+    spec["weights"]["W"] = [[w - lr * Fraction(mp.nstr(gw, 40)) for w, gw in zip(row, grow)]
+                            for row, grow in zip(spec["weights"]["W"], g["grad_W"])]
+    spec["weights"]["E"][x] = [e - lr * Fraction(mp.nstr(gx, 40))
+                               for e, gx in zip(spec["weights"]["E"][x], g["grad_x"])]
+    after = oracle.bigram_forward(spec)["loss"]
+    off = r4(after + mp.mpf("0.0002"))
+    text = f"One SGD step with η = 0.5, then the forward pass again:\n\n$${lhs} = {off}$$\n"
+    got = _verdicts(_results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.md"))
+    assert got[off][:2] == ("wrong", "sgd[1].loss")

@@ -104,6 +104,13 @@ FLOORS = {
     # 43's readings: 23/40, 15 false alarms, 38/50
     "vi-md-seed-T4-backprop": (7, 9), "en-txt-nanogpt-2layer-adamw": (5, 10), "es-pdf-bigram-gradcheck-2sgd": (6, 6),
     "zh-ipynb-llama-topp": (8, 10), "fr-html-gpt2-backprop-sgd": (8, 10),
+    # round 45 (a Hindi Markdown tutorial on a bigram with three SGD steps, a column per step; a German lecture note
+    # on nanoGPT's block with a backward pass to the attention's output projection read as PDF; an English HTML page
+    # on a Llama block with grouped-query attention and an AdamW step in lists; a Japanese notebook on the seed's
+    # block with two layers and a gradient check; a Portuguese plain-text post on GPT-2's block with two heads and
+    # sampling); scored first on round 44's readings: 36/40, 8 false alarms, 47/50
+    "hi-md-bigram-3sgd": (8, 9), "de-pdf-nanogpt-backprop-sgd": (7, 10), "en-html-llama-gqa-adamw": (8, 10),
+    "ja-ipynb-seed-2layer-gradcheck": (7, 9), "pt-txt-gpt2-2head-sampling": (8, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .aliases import MOMENTS, STEP_WORDS, prose_name
+from .aliases import DATA_ALIASES, MOMENTS, STEP_WORDS, prose_name
 from .extract import HEADING
 from .figure import FORMATS
 from .marks import superscript_of
@@ -190,6 +190,14 @@ GREEK_SYMBOL = re.compile(r"(\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|eta|
 same letter is a token of a Greek vocabulary (η, the article)."""
 
 
+STATISTIC_OF = re.compile(r"\b(?:mean square|mean|average|variance|std|standard deviation|rms|Mittelwert|Varianz|"
+                          r"moyenne|media|varianza|média|среднее|дисперсия)\s+"
+                          r"(?:of|von|de|du|des|del|di|della|da|do|der)\s+\S{1,30}\s*"
+                          rf"(?:=|≈|:|{IS})\s*$", re.I)
+"""A statistic of a name before a figure ('the mean square of y₃ is 0.1189', 'la moyenne de x est'): the
+statistic's figure, not the name's."""
+
+
 def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     """The label of a figure that closes its clause's equation: the clause's left-hand side.
 
@@ -201,6 +209,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     if n.kind == "integer":
         return None                            # a count, an id, a size: read by the matcher's own rules
     left = n.line_text[:n.col]
+    if STATISTIC_OF.search(plain(left[start:])):
+        return None                            # 'the mean square of y_3 is 0.1189': a statistic of y_3, not y_3
     rest = n.line_text[n.col + len(n.text):]
     if OPERAND_NEXT.match(rest):
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
@@ -542,11 +552,16 @@ def param_case(lab, vocab):
     >>> v = Words(["a", "b"], {"E", "W"}, {"E", "W"})
     >>> [str(param_case(parse_label(s, v), v)) for s in ("U[0,b]", "C[a,1]", "w_{1,b}", "Q[0,1]")]
     ['W[0,tok1]', 'E[tok0,1]', 'W[1,tok1]', 'Q[0,1]']
+    >>> str(param_case(parse_label("W_down[4,1]", v), Words(["a"], {"W_2"}, {"W_2"})))     # a usual name of it
+    'W_2[4,1]'
     """
     if lab is None or lab.name in vocab.params:
         return lab
     if lab.name.upper() in vocab.params:
         return dataclasses.replace(lab, name=lab.name.upper())
+    usual = [p for p, names in DATA_ALIASES.items() if lab.name in names and p in vocab.params]
+    if len(usual) == 1:
+        return dataclasses.replace(lab, name=usual[0])      # W_down, c_fc: the parameter they usually name
     tokens = [isinstance(i, tuple) and i[0] == "tok" for i in lab.index]
     if len(tokens) == 2 and tokens.count(True) == 1 and re.fullmatch(r"[A-Za-z]", lab.name):
         by = [p for p in (("E",) if tokens[0] else ("W", "W_out")) if p in vocab.params]
@@ -601,11 +616,17 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
             lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[{k}]" if k else "")
         elif lab.name in GRADIENT_NAMES and not lab.state and lab.index in ((), (1,)):
             lab = Label("gradient")                        # g (g₁) under the lead-in: the entry's gradient
-    if lab.index or lab.of or lab.ref or (state is None and lab.name not in ("new", "gradient")):
+        elif lab.name in THETA | NEW_VALUE and re.fullmatch(r"(?:sgd|adamw)\[(\d+)\]", lab.state) and \
+                lab.index in ((), (int(lab.state.split("[")[1][:-1]),)):
+            lab = Label("new", state=lab.state, ref="stated")   # θ_1, θ_new, read as after the step: the entry's
+    stated = lab.ref == "stated"
+    if lab.index or lab.of or lab.ref and not stated or (state is None and lab.name not in ("new", "gradient")):
         return unnamed
     entry = _lead_in(n, lines, vocab)
     if entry is None:
         return unnamed
+    if lab.name == "new" and stated:         # the entry after the step, its origin learned with the other entries'
+        return Label(f"{lab.state}.θ", entry.index, of=entry.name)   # new values (W_up_{2,4}: from 1, as they are)
     if lab.name == "new":
         return Label(entry.name, entry.index, state=lab.state)
     if lab.name == "gradient":
@@ -721,6 +742,36 @@ def function_head(n, line_figs) -> Label | None:
     if re.search(r"\S\s{3,}\S", between) or re.search(rf"{re.escape(m[1])}\s*\(", between):
         return None          # 'exp(0.351) = 1.420     exp(0.107) = 1.113': equations side by side, not one
     return Label(FUNCTION_NAME.get(m[1], m[1]), inner=inner.index)
+
+
+def function_continued(n, lines: list, by_line: dict) -> Label | None:
+    """The figure alone on the last line of a function's equation continued over lines that open on ``=``
+    (``GELU(0.4126) = 0.5 * 0.4126 * (…)`` ⏎ ``= 0.5 * 0.4126 * (1 + 0.3201)`` ⏎ ``= 0.2723``): that function of the
+    figure inside its head.
+
+    >>> from symgpt.claims.extract import extract
+    >>> text = "  GELU(0.4126) = 0.5 * 0.4126 * (1 + 0.3201)\\n               = 0.2723"
+    >>> figs = extract(text)
+    >>> by = {}
+    >>> for f in figs: by.setdefault(f.line, []).append(f)
+    >>> lab = function_continued(figs[-1], text.split("\\n"), by)
+    >>> lab.name, figs[lab.inner].text
+    ('act', '0.4126')
+    """
+    if n.kind not in ("decimal", "percent") or \
+            not re.fullmatch(r"\s*&?\s*(?:=|≈|\\approx)\s*", n.line_text[:n.col]) or \
+            not re.fullmatch(r"\s*\$?\s*[.,;。]?\s*", n.line_text[n.col + len(n.text):]):
+        return None
+    k = n.line - 1
+    while k >= 1 and re.match(r"\s*&?\s*(?:=|≈|\\approx)", lines[k - 1]):
+        k -= 1                                  # (the lines above that go on with '= …')
+    if k < 1:
+        return None
+    head = FUNCTION_HEAD.match(lines[k - 1])
+    inner = next((x for x in by_line.get(k, ()) if head and x.col == head.end()), None)
+    if inner is None or not re.match(r"\s*\)\s*\$?\s*(?:=|≈|\\approx)", lines[k - 1][inner.col + len(inner.text):]):
+        return None
+    return Label(FUNCTION_NAME.get(head[1], head[1]), inner=inner.index)
 
 
 ECHO_LINES = 3     # a figure printed again as an operand names what it was named this many lines above

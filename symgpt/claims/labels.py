@@ -29,6 +29,7 @@ from .equations import (
     continued_label,
     defined_names,
     echoes,
+    function_continued,
     function_head,
     function_of,
     last_clause,
@@ -221,7 +222,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             lab = dataclasses.replace(lab, index=(row,)) if row is not None else lab   # 第 2 行：σ²＝…
             #     (under a section on position 2 only a row's statistic, μ or σ², not silu: a unit's, of row 2)
         if lab is None and n.index not in out:
-            lab = function_of(n, last) or function_head(n, by_line.get(n.line, ()))
+            lab = function_of(n, last) or function_head(n, by_line.get(n.line, ())) or \
+                function_continued(n, lines, by_line)
         if (lab is None or lab.name in ("probability", "prob") and not lab.index or prose_word(lab, vocab)) and \
                 n.index not in out and n.kind in ("percent", "decimal"):
             share = attention_share if ATTENTION.search(" ".join((sentence_of(lines, n), n.line_text,

@@ -90,6 +90,10 @@ MOVED = re.compile(r"\s*[-+−±×*/·]\s*[^\d\s=][^\d=]{0,11}[=≈]\s*")
 """What stands between a quantity's figure and the figure of that quantity moved: ``+ h =``, ``− ε =``."""
 
 APPROX_NEXT = re.compile(r"\s*+\$?\s*+(?:≈|\\approx|~)\s*+\$?\s*+")
+ROUNDING_SAID = re.compile(r"round|arrondi|Rundung|gerundet|redonde|arrotond|arredond|округл|四舍五入|舍入|丸め|반올림|"
+                           r"पूर्णांकन|yuvarla|zaokrągl|afrond|làm tròn|pembulatan|avrund|pyöristy|kerekít|στρογγυλ", re.I)
+"""Words after a figure that say its own arithmetic on rounded figures is why it is off ('= 0.9999, which is
+below 1 only by rounding', 'जो पूर्णांकन की वजह से …')."""
 
 
 REDO = re.compile(r"(?:redo|repeat|reprendre|refaire|recommencer|wiederhole|rifate|rifai|rehacer|repite|refaça|"
@@ -740,8 +744,9 @@ class Matcher:
         return m is not None and m.line == n.line and MOVED.fullmatch(n.before) is not None and self.rounds(c, m)
 
     def _acknowledged(self, results: list, numbers: list) -> list:
-        """A sum of rounded figures the text itself rounds to its quantity (``… = −0.0001 ≈ 0``) is the author's
-        own account of the rounding, not a wrong figure; nor is the same figure repeated on its line."""
+        """A sum of rounded figures the text itself rounds to its quantity (``… = −0.0001 ≈ 0``), or says is off by
+        rounding (``… = 0.9999, below 1 by rounding``), is the author's own account of the rounding, not a wrong
+        figure; nor is the same figure repeated on its line."""
         by_ref, kept = {c.ref: c for c in self.cands}, set()
         for k, r in enumerate(results):
             n = r.number
@@ -751,6 +756,9 @@ class Matcher:
             c = (by_ref.get(r.ref) or self.expression(r.ref)) if closes else None
             if c is not None and nxt.kind in ("integer", "decimal") and self.rounds(c, nxt):
                 kept.add((n.line, n.text, r.ref))
+            if r.verdict == "wrong" and r.cause == "carried rounding" and \
+                    ROUNDING_SAID.search(n.line_text[n.col + len(n.text):][:120]):
+                kept.add((n.line, n.text, r.ref))      # '… = 0.9999, below 1 by rounding': said, not a slip
         return [dataclasses.replace(r, verdict="matched", cause=None, correct=None, distance=None, chain_value=None)
                 if r.verdict == "wrong" and (r.number.line, r.number.text, r.ref) in kept else r for r in results]
 

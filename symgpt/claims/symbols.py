@@ -92,7 +92,8 @@ def run_in(n) -> str:
 
 
 SECTION_STEP = re.compile(r"第\s*(\d{1,2})\s*(?:步|ステップ)|(\d{1,2})\s*(?:번째\s*)?(?:스텝|단계)|"
-                          r"ステップ\s*(\d{1,2})|\b(?:step|Schritt|шаг|étape|paso|passo|krok)\s*(\d{1,2})\b", re.I)
+                          r"ステップ\s*(\d{1,2})|\b(?:step|Schritt|шаг|étape|paso|passo|krok|pas|adım|bước|langkah|stap|"
+                          r"steg|trin|vaihe|lépés|βήμα|крок|चरण|خطوة)\s*(\d{1,2})\b", re.I)
 """A section heading or a column's header that is one training step's (``六、第 2 步（t = 2）``, ``Step 3``,
 ``2 단계``, ``ステップ 1``)."""
 
@@ -135,8 +136,10 @@ def plain(s: str) -> str:
     return s.replace("\\", "")
 
 
-PROJECTION = re.compile(r"(?<![A-Za-z\\])([Wb])\^\{?([QKVO])\}?(?![A-Za-z])(?:_\{?(\d)\}?(?![\d,]))?")
-"""A projection named by a superscript, as the Transformer paper writes it (``W^Q``, ``W^{K}``, ``b^V``)."""
+PROJECTION = re.compile(r"(?<![A-Za-z\\])([Wb])\^\{?(?:\\(?:text|mathrm)\{)?([QKVO]|down|up|gate|fc|proj)\}?\}?"
+                        r"(?![A-Za-z])(?:_\{?(\d)\}?(?![\d,]))?")
+"""A projection named by a superscript, as the Transformer paper writes it (``W^Q``, ``W^{K}``, ``b^V``), or an
+MLP's by its role (``W^{\\text{down}}``: W_down)."""
 HEAD_IS = re.compile(r"\^\{\s*\(?\s*h\s*=\s*(\d+)\s*\)?\s*\}")
 """A superscript that says which head by an equation (``S^{(h=2)}``, ``α^{h=1}``)."""
 SPACED_QUOTIENT = re.compile(r"((?:∂|\bd)[LℒJ])\s+/\s+(?=(?:∂|d)\w)")
@@ -154,7 +157,8 @@ NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u03
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
 #     (a superscript of numbers is a layer, head or step the notation reads; p^{(τ,3)} is another quantity)
-NEW = re.compile(r"\bnew\b|_new\b|(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
+NEW = re.compile(r"\bnew\b|_new\b|_\{?(?:after|nach|après|après|después|depois|dopo|после)\}?(?![\w{])|"
+                 r"(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
                  rf"\bneue?[rs]?\b|(?<=[\]\w}}])\s+(?:{NEW_WORDS})\s*$|^\s*(?:{NEW_WORDS})\s+\S+\s*$|{NEW_MARKS}", re.I)
 #   (the other languages' word only right beside the name, 'E[op] nieuw': 'di nuovo', 'de novo' say 'again')
 BULLET = re.compile(r"^(?:[*•·▪‣+-]|\d{1,2}[.)])\s+")
