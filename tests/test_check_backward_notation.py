@@ -197,3 +197,17 @@ def test_a_statistic_of_a_named_row(tmp_path, narrow, sentence):  # noqa: F811
     results = _results(tmp_path, text, path, "doc.md")
     assert _wrong(results) == []
     assert _verdicts(results)[v][:2] == ("matched", "var1[2]")
+
+
+@pytest.mark.parametrize("text, values", [("[2.1e-05,3.6909e-05]", ("2.1e-05", "3.6909e-05")),
+                                          ("(0.5,2×10^{-3})", ("0.5", "2e-3")),
+                                          ("4 × 10-20 tokens", ("4", "10", "20"))])
+def test_mantissas_beside_commas_and_hyphens(text, values):
+    """A comma between two figures sets them apart; an ASCII hyphen after ×10 is a subtraction, not a power."""
+    assert [n.value for n in extract(text)] == [Fraction(v) for v in values]
+
+
+def test_a_layers_error_is_no_gradient_of_l():
+    """Nielsen's δ^l_j is layer l's error, not ∂L/∂l; δ^z is ∂L/∂z."""
+    from symgpt.claims.symbols import parse_label
+    assert str(parse_label("δ^z", [])) == "∂L/∂z" and not str(parse_label("δ^l_j", [])).startswith("∂L/∂")

@@ -201,3 +201,32 @@ def test_a_loss_subscripted_after(tmp_path, lhs):
     text = f"One SGD step with η = 0.5, then the forward pass again:\n\n$${lhs} = {off}$$\n"
     got = _verdicts(_results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.md"))
     assert got[off][:2] == ("wrong", "sgd[1].loss")
+
+
+def test_a_grid_of_figures_alone_has_no_header():
+    """A box table whose rows are all figures, a rule between each: every row is read, none taken as a header."""
+    from symgpt.claims.extract import extract
+    text = "┌──────┬──────┐\n│ 0.51 │ 0.32 │\n├──────┼──────┤\n│ 0.13 │ 0.24 │\n└──────┴──────┘\n"
+    assert [n.value for n in extract(text)] == [Fraction(x) for x in ("0.51", "0.32", "0.13", "0.24")]
+
+
+@pytest.mark.parametrize("after", [", around the middle", ", in the background"])
+def test_words_that_only_contain_round_do_not_excuse_a_carried_rounding(tmp_path, after):
+    """'= 0.9999, around the middle': no word says rounding, so Σp printed off is still a carried rounding."""
+    from symgpt.claims.match import ROUNDING_SAID
+    assert not ROUNDING_SAID.search("for the ground-truth token, around, background")
+    f = oracle.bigram_forward(oracle.loads_spec(SPEC))
+    rounded = lambda k: [Decimal(mp.nstr(x, 30)).quantize(Decimal(10) ** -k, ROUND_HALF_UP) for x in f["p"]]  # noqa: E731
+    places = next(k for k in range(2, 9) if sum(rounded(k)) != 1)
+    text = f"The five shares: {' + '.join(str(x) for x in rounded(places))} = {sum(rounded(places))}{after}.\n"
+    got = _wrong(_results(tmp_path, text, write_spec(tmp_path, SPEC), "doc.md"))
+    assert [w[2] for w in got] == ["carried rounding"]
+
+
+@pytest.mark.parametrize("text", ["Padding “рыбу” gets {v}.", "Plusieurs : « рыбу » obtient {v}."])
+def test_a_word_that_only_contains_add_is_no_running_total(tmp_path, text):
+    """'Padding “рыбу” gets 23.65%': the token's share (p), not a running total left unread."""
+    p = oracle.bigram_forward(oracle.loads_spec(SPEC))["p"]
+    v = f"{mp.nstr(100 * p[2], 4, strip_zeros=False)}%"
+    got = _verdicts(_results(tmp_path, text.format(v=v) + "\n", write_spec(tmp_path, SPEC), "doc.md"))
+    assert got[v][:2] == ("matched", "p[рыбу]")

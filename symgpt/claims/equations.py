@@ -33,7 +33,7 @@ from .symbols import (
 IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|" \
      r"变为|约为|約為|约等于|为|是|" \
      r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
-"""The words that say a name's value follows (English, French, German, Spanish, Chinese)."""
+"""The words that say a name's value follows ('is', 'becomes', 'ist', 'vaut', 'es', '为', '约为', 'равно', …)."""
 APPOSED = re.compile(rf"(?:`(?P<code>[^`]{{1,60}})`|\$(?P<math>[^$]{{1,60}})\$)\s*,(?P<by>[^,;:=`$]{{3,90}}),\s*"
                      rf"(?:{IS})\s*$")
 """A name in code or math, then a clause set off by commas, then 'is' (``c_proj.weight.grad[1, 2]`, from channel

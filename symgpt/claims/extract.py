@@ -811,6 +811,8 @@ def _ruled(lines: list, no: int) -> bool:
     True
     >>> _ruled(["│ Step 2 │ θ │", "├────────┼───┤", "│ g      │ 1 │", "├────────┼───┤"], 3)
     False
+    >>> _ruled(["┌──────┬──────┐", "│ 0.51 │ 0.32 │", "├──────┼──────┤", "│ 0.13 │ 0.24 │"], 2)
+    False
     """
     if no >= len(lines):
         return False
@@ -818,8 +820,10 @@ def _ruled(lines: list, no: int) -> bool:
     if below is not None and bool(below) and set("".join(below)) <= set("-: ") and "-" in "".join(below):
         return True
     rule = [no - 2, no] if no >= 2 else []
-    return bool(rule) and all(GRID_RULE.fullmatch(normal_line(lines[k])) for k in rule) and \
-        (no == 2 or _cells(normal_line(lines[no - 3])) is None)
+    cells = _cells(normal_line(lines[no - 1])) or []
+    labelled = any(c.strip() and not re.fullmatch(r"\s*[-−+]?\d+(?:[.,]\d+)?\s*%?\s*", c) for c in cells)
+    return bool(rule) and labelled and all(GRID_RULE.fullmatch(normal_line(lines[k])) for k in rule) and \
+        (no == 2 or _cells(normal_line(lines[no - 3])) is None)     # (a row of figures alone is no header)
 
 
 GRID_RULE = re.compile(r"\s*\+[-=+:]+\+(?:\s+\+[-=+:]+\+)*\s*")
@@ -975,10 +979,11 @@ def spanned(header: list, k: int) -> int:
 
 
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-SCIENTIFIC_RUN = re.compile(r"(?<![\w.,])[-−+]?\d+(?:\.\d+|,\d+(?=\s*(?:×|\*|·|\\times|\\cdot)\s*10))?\s*"
+SCIENTIFIC_RUN = re.compile(r"(?:(?<![\w.,])[-−+]?\d+,\d+(?=\s*(?:×|\*|·|\\times|\\cdot)\s*10)|"
+                            r"(?<![\w.])[-−+]?\d+(?:\.\d+)?)\s*"
                             r"(?:[eE][-+]?\d+\b|"
                             r"(?:×|\*|·|\\times|\\cdot)\s*10\s*(?:\^\s*\{\s*[-−+]?\d+\s*\}|\^\s*[-−+]?\d+|"
-                            r"\*\*\s*\(?[-−+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[-−]\d{1,3}(?![\d.,])))")
+                            r"\*\*\s*\(?[-−+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|−\d{1,3}(?!\d|[.,]\d)))")
 """A mantissa and its power of ten: ``2.23×10⁻⁴``, ``-3,8623 \\cdot 10^{-12}`` (a decimal comma before ×10 is
 one), ``3.6909e-05``, and a PDF's ``2,8 × 10−7`` (its superscript set on the line)."""
 POWER = re.compile(r"10\s*\^\s*\{\s*([-−+]?\d+)\s*\}|10\s*([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)|(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d+)")

@@ -131,7 +131,8 @@ def operand(n) -> bool:
                 re.search(r"[\d)]\s*[-−]\s*\(\s*$", n.line_text[:n.col]))   # 0.6849 − (−0.0052): one subtracted
 
 
-BACKWARD_STATISTIC = re.compile(r"(?:\\overline|\\bar)\s*\{[^{}]*(?:\\delta|δ|\\partial|∂|\\nabla|∇|grad)|⊙|\\odot")
+BACKWARD_STATISTIC = re.compile(r"(?:\\overline|\\bar)\s*\{[^{}]*(?:\\delta|δ|\\partial|∂|\\nabla|∇|grad)|"
+                                r"(?:\\delta|δ|\\partial|∂|\\nabla|∇)[^,;=]*(?:⊙|\\odot)")
 """An average of a gradient (``\\overline{\\delta^z}``) or an entrywise product (``δ ⊙ z``): a backward pass's
 statistic of the author's own, which the model has no node for."""
 
@@ -145,4 +146,4 @@ def own_statistic(n) -> bool:
     [True, False]
     """
     lhs = re.search(r"([^=≈]*)[=≈]\s*$", n.line_text[:n.col])
-    return lhs is not None and bool(BACKWARD_STATISTIC.search(re.split(r"\\\(|\$|[.;:](?=\s)", lhs[1])[-1]))
+    return lhs is not None and bool(BACKWARD_STATISTIC.search(re.split(r"\\\(|\$|[.;:,](?=\s)", lhs[1])[-1]))

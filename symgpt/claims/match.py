@@ -90,8 +90,9 @@ MOVED = re.compile(r"\s*[-+−±×*/·]\s*[^\d\s=][^\d=]{0,11}[=≈]\s*")
 """What stands between a quantity's figure and the figure of that quantity moved: ``+ h =``, ``− ε =``."""
 
 APPROX_NEXT = re.compile(r"\s*+\$?\s*+(?:≈|\\approx|~)\s*+\$?\s*+")
-ROUNDING_SAID = re.compile(r"round|arrondi|Rundung|gerundet|redonde|arrotond|arredond|округл|四舍五入|舍入|丸め|반올림|"
-                           r"पूर्णांकन|yuvarla|zaokrągl|afrond|làm tròn|pembulatan|avrund|pyöristy|kerekít|στρογγυλ", re.I)
+ROUNDING_SAID = re.compile(r"\b(?:round(?:ing|ed)?|arrondi\w*|Rundung\w*|gerundet|redonde\w*|arrotond\w*|arredond\w*|"
+                           r"округл\w*|yuvarla\w*|zaokrągl\w*|afrond\w*|làm tròn|pembulatan|avrund\w*|pyöristy\w*|"
+                           r"kerekít\w*|στρογγυλ\w*)\b|四舍五入|舍入|丸め|반올림|पूर्णांकन", re.I)
 """Words after a figure that say its own arithmetic on rounded figures is why it is off ('= 0.9999, which is
 below 1 only by rounding', 'जो पूर्णांकन की वजह से …')."""
 
@@ -744,9 +745,9 @@ class Matcher:
         return m is not None and m.line == n.line and MOVED.fullmatch(n.before) is not None and self.rounds(c, m)
 
     def _acknowledged(self, results: list, numbers: list) -> list:
-        """A sum of rounded figures the text itself rounds to its quantity (``… = −0.0001 ≈ 0``), or says is off by
-        rounding (``… = 0.9999, below 1 by rounding``), is the author's own account of the rounding, not a wrong
-        figure; nor is the same figure repeated on its line."""
+        """A sum of rounded figures the text itself rounds to its quantity (``… = −0.0001 ≈ 0``), or a carried
+        rounding the words after it say is off by rounding (``… = 0.9999, below 1 by rounding``), is the author's
+        own account of the rounding, not a wrong figure; nor is the same figure repeated on its line."""
         by_ref, kept = {c.ref: c for c in self.cands}, set()
         for k, r in enumerate(results):
             n = r.number
@@ -1240,10 +1241,11 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
                 r"学习率|更新|梯度下降|Lernrate|Gradientenabstieg|Aktualis|taux d'apprentissage|descente|mise à jour|"
                 r"tasa de aprendizaje|descenso|actualiza|paso de", re.I)),   # a training step: only in a text about one
     (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
-    (re.compile(r"topk"), re.compile(r"top[- _$]{0,3}(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|(?<![\w.])k\s*=\s*\d+(?![\d.,]\d)",
+    (re.compile(r"topk"), re.compile(r"\btop[- _$]{0,3}(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|"
+                                     r"(?<![\w.{_])k\s*=\s*\d+(?![\d.,]\d)",
                                      re.I)),
-    (re.compile(r"topp"), re.compile(r"top[- _$]{0,3}p\b|nucleus|núcleo|nucleo|核采样|"
-                                     r"(?<![\w.])p\s*=\s*0(?:[.,]|\{,\})\d(?!\d)", re.I)),
+    (re.compile(r"topp"), re.compile(r"\btop[- _$]{0,3}p\b|nucleus|núcleo|nucleo|核采样|"
+                                     r"(?<![\w.{_(])p\s*=\s*0(?:[.,]|\{,\})\d(?!\d)", re.I)),
     #                      (k = 3, p = 0.9: the settings; not k = x @ W_k, p = 0.2615, any attention's or softmax's)
     (re.compile(r"^loss_at\(|^\w+\[[^\]]*\] \+ \("), re.compile(     # a gradient check's losses and moved entry
         r"grad\w*[- ]?check|finite[- ]?diff|central[- ]?diff|numerical|différences? (?:finies|centrées)|"

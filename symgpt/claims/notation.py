@@ -770,8 +770,9 @@ class Notation:
         params = self.m.d.spec.params
         return min(groups, key=lambda g: (g not in params, "|" in g, g.removeprefix("grad_") in params, g))
         #                                  (the parameter, else a tensor whole before a row of another, h_final
-        #                                   before LN_f's last row; a tensor's gradient before a parameter's equal
-        #                                   to it, grad_h_final before grad_beta_f: that one is named by β)
+        #                                   before LN_f's last row; then any group but a parameter's gradient
+        #                                   before a parameter's gradient equal to it, grad_h_final before
+        #                                   grad_beta_f: that one is named by β)
 
     def _exact(self, name: str, group: str) -> bool:
         """Our own name of the group itself (``X``, ``grad_X``, ``∂L/∂X``, ``dX``, ``l0.A``), not a usual spelling

@@ -24,8 +24,9 @@ ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Au
 CUMULATIVE = re.compile(r"累积|累计|累加|cumul|kumul|acumul|накоплен|totale? (?:parziale|cumulé)|running total|"
                         r"in total|insgesamt|au total|en total|합계|누적|累積", re.I)
 """A word that says a figure after a token is the running total of the shares up to it (a top-p paragraph's)."""
-ADDING = re.compile(r"加上|加入|算上|再加|足す|加えると|더하면|adding|add|plus|dazu|hinzu|ajout|en ajoutant|"
-                    r"sumando|añadiendo|aggiungendo|somando|adicionando|добав|прибав", re.I)
+ADDING = re.compile(r"加上|加入|算上|再加|足す|加えると|더하면|"
+                    r"\b(?:adding|add|plus|ajoutant|sumando|añadiendo|aggiungendo|somando|adicionando|добавив|"
+                    r"прибавив)\b", re.I)
 """A word before a token that says the figure after it is a sum with the token's share added ('加上「吃」之后是
 0.8018', 'adding “eat” gives 0.8018'), not that token's share."""
 
@@ -234,7 +235,7 @@ def attention_share(n, vocab, start: int, above: str = "", below: str = "") -> L
         GIVEN_NEXT.match(n.line_text[n.col + len(n.text):] + " " + below)
     if given and given[1] in seq and seq.count(given[1]) == 1:
         query = word if word in seq and seq.count(word) == 1 and re.search(
-            rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}[^\d{OPEN[1:-1]}]*[^\W\d_][^\d{OPEN[1:-1]}]*$",
+            rf"{OPEN}\s?{re.escape(word)}\s?{CLOSE}(?=[^\d{OPEN[1:-1]}]*?[^\W\d_])[^\d{OPEN[1:-1]}]*$",
             n.line_text[start:n.col]) else _querying(wrapped + n.line_text[:n.col], seq)
         #     (« mange » consacre 47,32 % à « le »: a verb between; not '… to “a”, 25.37% to “b”', a list's items)
         if query is not None:

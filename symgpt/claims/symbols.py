@@ -157,7 +157,8 @@ NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u03
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
 #     (a superscript of numbers is a layer, head or step the notation reads; p^{(τ,3)} is another quantity)
-NEW = re.compile(r"\bnew\b|_new\b|_\{?(?:after|nach|après|après|después|depois|dopo|после)\}?(?![\w{])|"
+NEW = re.compile(r"\bnew\b|_new\b|"
+                 r"(?:(?<=\b[LJCℓ])|(?<=\bloss))_\{?(?:after|nach|après|después|depois|dopo|после)\}?(?![\w{])|"
                  r"(?<=[\]\w])new\b|\^\{?new\}?|\bupdated\b|新的?|更新后的?|nouve(?:au|lle)|"
                  rf"\bneue?[rs]?\b|(?<=[\]\w}}])\s+(?:{NEW_WORDS})\s*$|^\s*(?:{NEW_WORDS})\s+\S+\s*$|{NEW_MARKS}", re.I)
 #   (the other languages' word only right beside the name, 'E[op] nieuw': 'di nuovo', 'de novo' say 'again')
@@ -348,7 +349,9 @@ def parse_label(lhs: str, vocab) -> Label | None:
                lambda m: "∂L/∂" + (m[1] or m[2]), s)                          # (∇_e ℒ)_1, (∂L/∂x)_2: its entry
     s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|ℓ|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
     s = re.sub(r"^∂\s*(?:[JEC]|ℒ|𝓛|𝒥|ℓ)\s*/\s*∂", "∂L/∂", s)                       # ∂J/∂W, ∂ℓ/∂W: the loss is J, ℓ
-    s = re.sub(r"(?:^|(?<=\s))δ\^(?:\{([^\W\d_]\w*)\}|([^\W\d_]))", r"∂L/∂\1\2", s)    # δ^z, δ^{y}_w: the error at z
+    s = re.sub(r"(?:^|(?<=\s))δ\^(?!\{?[lL]\}?(?![^\W_]))(?:\{([^\W\d_]\w*)\}|([^\W\d_]))", r"∂L/∂\1\2",
+               s)                                                                  # δ^z, δ^{y}_w: the error at z
+    #                                                                                (not δ^l, a layer's error)
     s = re.sub(r"^grad\s+(?=[^\W\d])", "grad_", s)                             # grad E[op]: grad_E[op]
     s = re.sub(r"^g_(?:\{([A-Za-z\u0370-\u03ff][\w̃̂']*)\}|([A-Za-su-z\u0370-\u03ff]))$",
                lambda m: s if (m[1] or m[2]) in vocab or (m[1] or m[2]) in "tijksv" else f"∂L/∂{m[1] or m[2]}", s)

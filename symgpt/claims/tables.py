@@ -328,14 +328,16 @@ def _step_column(row: str, col: str, caption: str, vocab) -> Label | None:
 
     >>> from symgpt.claims.symbols import Words
     >>> v = Words(["a", "b"], {"W", "p", "loss"}, {"W"})
-    >>> [str(_step_column(r, c, "", v)) for r, c in (("loss", "Step 2"), ("W_{0,b}", "2 단계"), ("p(b)", "第 3 步"))]
+    >>> [str(_step_column(r, c, "SGD", v)) for r, c in (("loss", "Step 2"), ("W_{0,b}", "2 단계"), ("p(b)", "第 3 步"))]
     ['sgd[2].loss', 'sgd[2].W[0,tok1]', 'sgd[3].p[tok1]']
-    >>> _step_column("Step 1", "Step 2", "", v), _step_column("loss", "k = 2", "", v)
+    >>> _step_column("Step 1", "Step 2", "SGD", v), _step_column("loss", "k = 2", "SGD", v)
     (None, None)
+    >>> _step_column("p(b)", "Step 2", "Generation", v) is None          # a procedure's steps: no training said
+    True
     """
     said = SECTION_STEP.fullmatch(plain(col).strip().strip("*`"))
-    if said is None or SECTION_STEP.search(plain(row)):
-        return None
+    if said is None or SECTION_STEP.search(plain(row)) or not re.search(r"adam|\bsgd\b", caption, re.I):
+        return None                     # (only where the text speaks of training: 'Bước 2' of a procedure is no step)
     k = int(next(g for g in said.groups() if g))
     return _step_row((k,), row, "step", caption, vocab, explicit=True)
 
@@ -343,6 +345,7 @@ def _step_column(row: str, col: str, caption: str, vocab) -> Label | None:
 def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "", explicit: bool = False) -> Label | None:
     """A cell of a table with a row per training step and a column per parameter entry (``W₁₄`` over rows
     k = 0, 1, 2 or rows ``step 2``): that entry after k steps (of AdamW when the caption says so, else SGD).
+    ``explicit``: the step is the cell's own header's (``Step 2``), so any quantity's column is read after it.
 
     >>> from symgpt.claims.symbols import Words
     >>> v = Words(["a", "b"], {"W"}, {"W"})
