@@ -402,7 +402,8 @@ class Derivation:
         after k updates, see :class:`symgpt.training.train.Trace`) and
         ``head_step.E[v,j]``, ``head_step.logits[v]``, ``head_step.p[v]``,
         ``head_step.loss`` (document 000's update of the target's row of E with
-        the head-path gradient).
+        the head-path gradient; of W_out alone with an untied head) and
+        ``example[b].NAME`` (a mini-batch's example b, 0 being ``[data]``).
         """
         return self._quantity(ref).ball(precision(prec, self.limits))
 
@@ -417,7 +418,7 @@ class Derivation:
           (``l0.`` is the first block: the prefixes count from 0, the documents' headings from 1);
         - a size or setting: ``d``, ``lr``, ``ln_eps``, ``adamw.beta1``;
         - a training state or document 000's head-only step: ``sgd[1].loss``, ``adamw[1].m[W,0,2]``,
-          ``head_step.logits[你]``;
+          ``head_step.logits[你]``; a mini-batch's other example: ``example[1].p[你]``;
         - arithmetic over those and exact numbers (``+ - * / ^``, parentheses): ``A[1,0] + A[1,1]``,
           ``1 - p[你]``;
         - a function verify knows: ``exp(logits[2])``, ``sqrt(var1[1] + ln_eps)``, ``sum(Q[0,:])``,
@@ -715,7 +716,8 @@ class Derivation:
         ``E[v,j]`` (other rows unchanged) and ``logits[v]`` = h_final·E_new[v]
         with h_final as it was, as exact expressions; ``Derivation.ball``
         also gives ``head_step.loss`` and ``head_step.p[v]`` from a forward
-        pass with the new row.
+        pass with the new row.  With an untied head the step moves W_out alone:
+        ``W_out[j,v]`` − η·grad_W_out[j,v], and ``logits[v]`` = h_final·W_out_new[:,v].
 
         >>> load("tiny-transformer").head_step("E[你,0]")
         1/5 - grad_E_head[4,0]/10

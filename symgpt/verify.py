@@ -383,6 +383,16 @@ def list_names(d) -> str:
         lines.append(f"  {'head_step.logits[v]':<28} h_final · head_step.E[v], h_final as it was")
         lines.append(f"  {'head_step.p[v]':<28} p after that update (a forward pass with the new row)")
         lines.append(f"  {'head_step.loss':<28} the loss after that update")
+    elif "grad_W_out" in d._skeleton.groups:
+        lines.append(f"  {'head_step.W_out[j,v]':<28} the untied head alone updated, W_out − lr·grad_W_out (the "
+                     f"rest frozen)")
+        lines.append(f"  {'head_step.logits[v]':<28} h_final · head_step.W_out[:,v], h_final as it was")
+        lines.append(f"  {'head_step.p[v]':<28} p after that update")
+        lines.append(f"  {'head_step.loss':<28} the loss after that update")
+    if len(s.training.examples) > 1:
+        n = len(s.training.examples)
+        lines.append(f"  {'example[b].NAME':<28} any quantity above on training example b (0..{n - 1}; 0 is "
+                     f"[data], the rest training.examples), at the spec's weights")
     lines.append("functions:")
     for f, (args, meaning) in FUNCTIONS.items():
         lines.append(f"  {f + '(' + args + ')':<28} {meaning}")

@@ -79,6 +79,7 @@ UNTRAINED = tuple(name for name, n in OP_NAMES.items() if n.kind == "param" and 
 _PLAIN = re.compile(r"(?P<group>[A-Za-z_][A-Za-z_0-9.]*?)(?:\[(?P<idx>[^\[\]]*)\])?")
 _STATE = re.compile(r"(?P<opt>sgd_wrong_order|sgd|adamw)\[(?P<k>\d+)\]\.(?P<rest>.+)")
 _HEAD = "head_step."
+_EXAMPLE = re.compile(r"example\[(?P<b>\d+)\]\.(?P<rest>.+)")
 
 
 def split(name: str) -> tuple[str, tuple[str, ...]]:
@@ -217,6 +218,9 @@ class Names:
             return self._state(m["opt"], int(m["k"]), m["rest"], text)
         if text.startswith(_HEAD):
             return self._head_step(text[len(_HEAD):], text)
+        m = _EXAMPLE.fullmatch(text)
+        if m:
+            return self._example(int(m["b"]), m["rest"], text)
         return self._node(text)
 
     # -- graph nodes -------------------------------------------------------
@@ -411,38 +415,78 @@ class Names:
                    inner.shape, inner.meaning, inner.node, opt, k, inner.part,
                    ball=lambda prec: trace(opt).ball(k, inner, prec), exact=lambda: None)
 
+    # -- a mini-batch's other examples --------------------------------------------
+    def _example(self, b: int, rest: str, text: str) -> Ref:
+        """A node of training example b (0 is the spec's own ``[data]``, 1… ``training.examples``) at the
+        spec's weights: ``example[1].p[cats]``, ``example[2].loss``, ``example[1].grad_W[0,2]``.
+
+        >>> import symgpt
+        >>> R = symgpt.load("bigram")._registry
+        >>> R.ref("example[0].p[鱼]").name
+        'example[0].p[2]'
+        >>> R.ref("example[1].loss")
+        Traceback (most recent call last):
+        ...
+        symgpt.engine.names.RefError: example[1].loss: the spec has 1 training example, example[0] ([data])
+        """
+        n = len(self.spec.training.examples)
+        if not 0 <= b < n:
+            have = "example[0] ([data])" if n == 1 else f"example[0] ([data]) to example[{n - 1}] (training.examples)"
+            raise RefError(f"{text}: the spec has {n} training example{'s' * (n != 1)}, {have}")
+        inner = self.ref(rest)
+        if inner.kind != "node":
+            raise RefError(f"{text}: example[b] reads a node of the model (loss, p[v], grad_W[i,j], …), "
+                           f"not {inner.kind} {rest!r}")
+        trace = self.trace
+        ball = inner.ball if b == 0 else (lambda prec: trace("sgd").example_ball(b, inner.node, prec))
+        return Ref(f"example[{b}].{inner.name}", f"example[{b}].{inner.pretty}", "example", inner.group,
+                   inner.index, inner.shape, inner.meaning, inner.node, step=b,
+                   expr=inner.expr if b == 0 else None, ball=ball, exact=inner.exact if b == 0 else lambda: None)
+
     # -- document 000's head-only step -----------------------------------------
     def head_expr(self, node: str):
         """``E[v,j]`` after E[t] ← E[t] − η·grad_E_head[t], or ``logits[v]`` = h_final·E_new[v]
-        (h_final as it was), as an exact expression over node symbols."""
+        (h_final as it was), as an exact expression over node symbols.  With an untied head the step
+        moves all of W_out: ``W_out[j,v]`` − η·grad_W_out[j,v], and ``logits[v]`` = h_final·W_out_new[:,v]."""
         g, s = self.graph, self.spec
-        if "grad_E_head" not in g.groups:
-            raise RefError("head_step needs a tied transformer head")
+        head = self._head_param()
         lr, t = s.training.lr, s.target
 
         def new(v, j):
+            if head == "W_out":
+                return g.nodes[f"W_out[{j},{v}]"].value - lr * g.sym(f"grad_W_out[{j},{v}]")
             old = g.nodes[f"E[{v},{j}]"].value
             return old - lr * g.sym(f"grad_E_head[{v},{j}]") if v == t else old
         n = g.nodes[node]
-        if n.group == "E":
-            return new(*n.index)
+        if n.group == head:
+            return new(*(n.index[::-1] if head == "W_out" else n.index))
         if n.group == "logits":
             return sympy.Add(*[g.sym(f"h_final[{j}]") * new(n.index[0], j) for j in range(s.d)])
-        raise RefError(f"head_step.{node}: defined are E[v,j], logits[v], p[v] and loss")
+        raise RefError(f"head_step.{node}: defined are {head}[{'j,v' if head == 'W_out' else 'v,j'}], logits[v], "
+                       f"p[v] and loss")
+
+    def _head_param(self) -> str:
+        """The head a head-only step moves: the target's row of a tied E, or an untied W_out."""
+        if "grad_E_head" in self.graph.groups:
+            return "E"
+        if "grad_W_out" in self.graph.groups and "h_final" in self.graph.groups:
+            return "W_out"
+        raise RefError("head_step needs a transformer's head (tied E or untied W_out)")
 
     def _head_step(self, rest: str, text: str) -> Ref:
-        if "grad_E_head" not in self.graph.groups:
-            raise RefError("head_step needs a tied transformer head")
+        head = self._head_param()
         node = self.node(rest)
         n = self.graph.nodes[node]
         grp = self.graph.groups[n.group]
         name, pretty = _HEAD + node, _HEAD + self.pretty(node)
-        if n.group in ("loss", "p"):  # a forward pass with the new row
+        if n.group in ("loss", "p"):  # a forward pass with the new row (the new W_out)
             s, ev, g = self.spec, self.ev, self.graph
-            rows = [self.head_expr(f"E[{s.target},{j}]") for j in range(s.d)]
+            moved = [f"E[{s.target},{j}]" for j in range(s.d)] if head == "E" else \
+                [f"W_out[{j},{v}]" for j in range(s.d) for v in range(s.V)]
+            exprs = [self.head_expr(x) for x in moved]
 
             def ball(prec):
-                leaves = {f"E[{s.target},{j}]": ev.expr_ball(e, prec) for j, e in enumerate(rows)}
+                leaves = {x: ev.expr_ball(e, prec) for x, e in zip(moved, exprs)}
                 net = getattr(ev, "net", None)  # the tensor engine's model when there is one
                 return (TensorEvaluator(net, leaves) if net is not None else Evaluator(g, leaves)).ball(node, prec)
             return Ref(name, pretty, "head_step", n.group, n.index, grp.shape, grp.meaning, node,

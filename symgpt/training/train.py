@@ -330,6 +330,7 @@ class Trace(Shown):
         self.names = learnable(d)
         self.examples = [d._net] + [build(tok, tgt) for tok, tgt in d.spec.training.examples[1:]]
         self._by_prec: dict[int, list] = {}
+        self._example_evs: dict[int, TensorEvaluator] = {}   # example b's evaluator at the spec's weights
         self._floor = 0  # lowest precision known to decide every sign of the trace
         self._loss_per_step = None  # (bits state 0's pass loses, bits per update, measured?): start()
         self._full = self._ev = None  # the last state recomputed in full, the last state's evaluator
@@ -569,6 +570,20 @@ class Trace(Shown):
         if r.part == "param":
             return self.full(prec, k).params[r.node]
         return self._nodes(prec, k).ball(r.node, s.prec)  # any other node, at this state's parameters
+
+    def example_ball(self, b: int, node: str, prec: int):
+        """A node of training example b (0: the spec's own) at the spec's weights, at ``prec`` bits.
+
+        >>> import symgpt
+        >>> d = symgpt.load("bigram")
+        >>> d.trace("sgd").example_ball(0, "loss", 64).overlaps(d.ball("loss", 64))
+        True
+        """
+        if b not in self._example_evs:
+            params = {n: to_flint(self.d._registry.graph.nodes[n].value) for n in self.names}
+            ex = self.examples[b]
+            self._example_evs[b] = TensorEvaluator(ex, params, graph=self._graph_of(ex))
+        return self._example_evs[b].ball(node, prec)
 
     def _nodes(self, prec: int, k: int) -> TensorEvaluator:
         """The evaluator of the spec's own example at state k (the last one asked for is kept)."""
