@@ -40,7 +40,7 @@ FLOORS = {
     # round 34 (English and Chinese: a hand-written HTML page on nanoGPT's block, a PyTorch notebook on a
     # mini-batch, a notebook exported to HTML with GPT-2's checkpoint names, a KaTeX blog on the seed's block with
     # T = 3, a LaTeX handout on Llama's block read as PDF)
-    "en-html-nanogpt-2head": (8, 9), "en-ipynb-bigram-batch": (7, 10), "en-nbhtml-gpt2-gradcheck": (7, 10),
+    "en-html-nanogpt-2head": (8, 9), "en-ipynb-bigram-batch": (8, 10), "en-nbhtml-gpt2-gradcheck": (7, 10),
     "zh-md-seed-T3-sgd": (8, 10), "zh-pdf-llama": (6, 10),
     # round 35 (a Markdown post on a two-layer GPT-2 with two AdamW steps, a Chinese HTML page on a bigram's
     # mini-batch trained by AdamW, a LaTeX source on the seed's block with the loss over every position, plain-text
@@ -81,7 +81,7 @@ FLOORS = {
     # with T = 4 and top-p, a Polish notebook on a bigram's mini-batch with two AdamW steps, a Chinese handout on
     # nanoGPT's block with a gradient check and an AdamW step read as PDF); scored first before reading them: 29/40,
     # 19 false alarms, 45/50
-    "de-txt-seed-backprop-adamw": (6, 9), "en-html-llama-2layer-sgd": (6, 8), "fr-md-gpt2-T4-topp": (7, 9),
+    "de-txt-seed-backprop-adamw": (7, 10), "en-html-llama-2layer-sgd": (6, 8), "fr-md-gpt2-T4-topp": (7, 9),
     "pl-ipynb-bigram-batch-adamw": (5, 9), "zh-pdf-nanogpt-gradcheck-adamw": (5, 9),
     # round 42 (an English notebook on GPT-2's block with two heads in PyTorch's names and an SGD step, a Spanish
     # notebook exported to HTML on nanoGPT's block with a temperature and top-k, a Japanese Markdown article on a
@@ -111,6 +111,20 @@ FLOORS = {
     # sampling); scored first on round 44's readings: 36/40, 8 false alarms, 47/50
     "hi-md-bigram-3sgd": (8, 9), "de-pdf-nanogpt-backprop-sgd": (7, 10), "en-html-llama-gqa-adamw": (8, 10),
     "ja-ipynb-seed-2layer-gradcheck": (7, 9), "pt-txt-gpt2-2head-sampling": (8, 10),
+    # round 47 (an English notebook on a bigram's mini-batch of three with two AdamW steps; a Spanish plain-text post
+    # on a Llama block with grouped-query attention and an SGD step on W_out alone; an Italian HTML page on GPT-2's
+    # block with two heads and a backward pass to the value path; a Polish Markdown post on nanoGPT's block with
+    # temperature, top-k and top-p; a Chinese lecture note on the seed's block with a gradient check read as PDF);
+    # scored first on round 45's readings: 32/40, 20 false alarms (16 on the notebook), 47/50
+    "en-ipynb-bigram-batch3-adamw": (8, 10), "es-txt-llama-gqa-sgd": (8, 10), "it-html-gpt2-2head-sgd": (8, 10),
+    "pl-md-nanogpt-temp-topk": (7, 10), "zh-pdf-seed-T3-gradcheck": (7, 9),
+    # round 48 (a German plain-text post on the seed's block with sampling; an English LaTeX source on a bigram's
+    # mini-batch of two with two SGD steps; a French notebook on a two-layer nanoGPT with a gradient check; a
+    # Japanese Markdown post on GPT-2's block with two AdamW steps in tables; a Korean HTML page on a Llama block with
+    # a backward pass and a step on W_out's column); scored first on round 47's readings: 29/40, 3 false alarms,
+    # 46/50
+    "de-txt-seed-T3-sampling": (8, 10), "en-tex-bigram-batch2-sgd": (5, 9), "ja-md-gpt2-2head-adamw2": (8, 10),
+    "fr-ipynb-nanogpt-2layer-gradcheck": (6, 10), "ko-html-llama-backprop-sgd": (7, 9),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here

@@ -385,6 +385,7 @@ def _training(d, add, shapes, ref_of):
                 entry = ref_of(name, axes, idx)
                 add(f"sgd[0].grad_{entry}", f"sgd[0].grad_{name}", idx, axes, scoped=True)
         add("sgd[0].loss - sgd[1].loss", "loss drop")
+        _examples(d, add, shapes, ref_of, params)
     add("loss - sgd[1].loss", "loss drop")
     add("loss - adamw[1].loss", "loss drop")
     for run in ("sgd", "adamw"):                   # … and relative to where it started: 'a drop of 49 %'
@@ -425,17 +426,39 @@ def _training(d, add, shapes, ref_of):
         for sign in ("", "-"):                   # the check's two losses and the moved entry: L(θ ± h), θ ± h
             add(f"loss_at({p}, {sign}{h})", "loss_at")
             add(f"{p} + ({sign}{h})", "gradcheck.theta")
-    if "grad_E_head" in shapes:
-        shape, axes = shapes["E"]
-        t = d.spec.vocab.index(d.spec.target) if isinstance(d.spec.target, str) else d.spec.target
-        for j in range(shape[1]):
-            add(f"head_step.{ref_of('E', axes, (t, j))}", "head_step.E", (t, j), axes)
+    if "grad_E_head" in shapes or "grad_W_out" in shapes and "h_final" in shapes:    # a step of the head alone:
+        t = d.spec.vocab.index(d.spec.target) if isinstance(d.spec.target, str) else d.spec.target  # the target's
+        if "grad_E_head" in shapes:                                              # row of a tied E, an untied W_out
+            shape, axes = shapes["E"]
+            for j in range(shape[1]):
+                add(f"head_step.{ref_of('E', axes, (t, j))}", "head_step.E", (t, j), axes)
+        #    (an untied W_out moves as in the SGD step, sgd[1].W_out: only the pass after it is the head step's)
         for name in ("logits", "p"):
             shape, axes = shapes[name]
             for idx in _entries(shape):
                 add(f"head_step.{ref_of(name, axes, idx)}", f"head_step.{name}", idx, axes)
         add("head_step.loss", "head_step.loss")
         add("head_step.logits[%s] - logits[%s]" % ((ref_tokens(d.spec.vocab)[t],) * 2), "head_step.rise")
+
+
+EXAMPLE_GROUPS = ("x", "z", "logits", "sum_exp", "p", "loss", "grad_z", "grad_logits", "grad_x")
+"""What a mini-batch's other examples are printed with: their forward pass to the loss and δ = p − y."""
+
+
+def _examples(d, add, shapes, ref_of, params):
+    """The other examples of a mini-batch (``example[1].p[cats]``, ``example[2].loss``): their forward pass, its
+    exps and δ = p − y; their own gradients of the parameters when the model is small."""
+    n = len(d.spec.training.examples)
+    small = sum(len(list(_entries(shapes[name][0]))) for name in params) * (n - 1) <= LATER_STEPS
+    for b in range(1, n):
+        for name in EXAMPLE_GROUPS + tuple(f"grad_{p}" for p in params if small):
+            if name in shapes and len(list(_entries(shapes[name][0]))) <= MAX_REPEATED:
+                shape, axes = shapes[name]
+                for idx in _entries(shape):
+                    add(f"example[{b}].{ref_of(name, axes, idx)}", f"example.{name}", (b, *idx), "b" + axes)
+                    if name in ("z", "logits"):
+                        add(f"exp(example[{b}].{ref_of(name, axes, idx)})", f"exp(example.{name})", (b, *idx),
+                            "b" + axes)
 
 
 def _decimal(x) -> str:

@@ -36,7 +36,8 @@ def _op_aliases() -> dict:
         if n.grad:
             out["grad_" + name] = n.grad
         out.update({f"{f}({name})": words for f, words in n.of})
-    return out
+        out.update({f"sqrt({name}+eps)": words for f, words in n.of if f == "sqrt"})   # a norm's denominator
+    return out                                                       # √(σ² + ε), by the same words as √σ²
 
 
 ALIASES = {   # symbols a tutorial writes for a node (lower case), beside the node's own name: the ops' quantities',

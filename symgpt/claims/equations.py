@@ -585,11 +585,29 @@ THETA_FIRST = re.compile(r"\s*(?:θ|theta|w)(?![A-Za-z\u00c0-\u024f\u0370-\u03ff
 """A parameter's value written by its step under an entry's lead-in (``θ₀ = 0,4``, ``θ₁ = 0,389960``)."""
 GRADIENT_NAMES = {"g", "g_t", "grad"}
 """An entry's gradient written without indices under its lead-in (``g = −0,4018``, ``g₁``)."""
+OF_PARAM = re.compile(r"(?P<state>m_hat|v_hat|mhat|vhat|m̂|v̂|grad|∂L/∂|m|v|g|d)_?(?P<param>[A-Za-z][\w.]*)")
+"""A state named with its parameter (``m_W``, ``v̂_E``, ``dW``, ``grad_W``, ``∂L/∂W``): the state of the parameter's
+entry a lead-in names, when the lead-in's entry is of that parameter."""
+
+
+def _of_param(lab: Label, vocab) -> tuple:
+    """(the state's name alone, the parameter it names) of a label such as ``m_W`` or ``dW``, else (lab, None)."""
+    m = OF_PARAM.fullmatch(lab.name) if not lab.index and not lab.state and not lab.of else None
+    param = param_case(Label(m["param"]), vocab).name if m is not None else None
+    if param not in vocab.params:
+        return lab, None
+    return Label(m["state"] if m["state"] in MOMENTS else "g", fn=lab.fn), param
+
+
 def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label | None:
     """An optimizer state or the new value written without indices (``m = …``, ``Schritt …``, ``neu: …``)
     under a lead-in that names a parameter's entry: that entry's state (``adamw[1].m[W,0,2]``, the new
-    ``W[0,bellt]``); else the label as it is (None when ``strict``: a step's words name nothing alone)."""
+    ``W[0,bellt]``); else the label as it is (None when ``strict``: a step's words name nothing alone).
+
+    A state may name its parameter (``m_W``, ``dW``): then only an entry of that parameter's.
+    """
     unnamed = None if strict else lab
+    lab, param = (lab, None) if strict else _of_param(lab, vocab)
     if strict:                     # a step's words: the update, the decay or the new value
         state = lab.name if lab.name in ("update", "decay") else None
     else:                          # a moment's name, never one already stated after a step
@@ -623,16 +641,17 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
     if lab.index or lab.of or lab.ref and not stated or (state is None and lab.name not in ("new", "gradient")):
         return unnamed
     entry = _lead_in(n, lines, vocab)
-    if entry is None:
+    if entry is None or param is not None and entry.name != param:
         return unnamed
     if lab.name == "new" and stated:         # the entry after the step, its origin learned with the other entries'
         return Label(f"{lab.state}.θ", entry.index, of=entry.name)   # new values (W_up_{2,4}: from 1, as they are)
     if lab.name == "new":
         return Label(entry.name, entry.index, state=lab.state)
-    if lab.name == "gradient":
-        return Label(f"grad_{entry.name}", entry.index)
     k = section_step(n) or 1                                 # (under '七、第 3 步': step 3's; '上一步 m = …' in it:
     k -= k > 1 and PREVIOUS_STEP.search(n.line_text[:n.col]) is not None   # the step before's)
+    if lab.name == "gradient":             # (under step 2's heading: the gradient step 2 takes, at the model step 1
+        run = run_of(n.heading + " " + n.prose)                                          # made)
+        return Label(f"grad_{entry.name}", entry.index, state=f"{run}[{k - 1}]" if k > 1 else "")
     step = lab.state or f"adamw[{k}]"
     return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn)   # W₃₄'s m: its origin learned
     #                                                              with the rest (and √v̂ is a function of v̂)
@@ -722,6 +741,14 @@ FUNCTION_HEAD = re.compile(r"\s*(?:[*•·\-]\s+)?(?:\$\s*)?\\?(?:mathrm\{|opera
 """A line that opens on a function of a figure: ``* GELU(−0.7231) = 0.5 × … = −0.1698``."""
 
 
+def _head_figure(head, line: str, line_figs):
+    """The figure a function's head ``GELU(`` opens on, when its bracket closes right after it and an ``=`` follows."""
+    inner = next((x for x in line_figs if head and x.col == head.end()), None)
+    if inner is None or not re.match(r"\s*\)\s*\$?\s*(?:=|≈|\\approx)", line[inner.col + len(inner.text):]):
+        return None
+    return inner
+
+
 def function_head(n, line_figs) -> Label | None:
     """The figure that closes a line opened by a function of a figure (``GELU(−0.7231) = … = −0.1698``):
     that function of the figure inside, however long the formula between.
@@ -733,9 +760,8 @@ def function_head(n, line_figs) -> Label | None:
     ('act', '−0.7231')
     """
     m = FUNCTION_HEAD.match(n.line_text)
-    inner = next((x for x in line_figs if m and x.col == m.end()), None)
+    inner = _head_figure(m, n.line_text, line_figs)
     if inner is None or inner is n or n.kind not in ("decimal", "percent") or \
-            not re.match(r"\s*\)\s*\$?\s*(?:=|≈|\\approx)", n.line_text[inner.col + len(inner.text):]) or \
             not re.fullmatch(r"\s*\$?\s*[.,;。]?\s*(?:\(\d+\))?\s*", n.line_text[n.col + len(n.text):]):
         return None
     between = n.line_text[inner.col + len(inner.text):n.col]
@@ -768,8 +794,8 @@ def function_continued(n, lines: list, by_line: dict) -> Label | None:
     if k < 1:
         return None
     head = FUNCTION_HEAD.match(lines[k - 1])
-    inner = next((x for x in by_line.get(k, ()) if head and x.col == head.end()), None)
-    if inner is None or not re.match(r"\s*\)\s*\$?\s*(?:=|≈|\\approx)", lines[k - 1][inner.col + len(inner.text):]):
+    inner = _head_figure(head, lines[k - 1], by_line.get(k, ()))
+    if inner is None:
         return None
     return Label(FUNCTION_NAME.get(head[1], head[1]), inner=inner.index)
 

@@ -239,7 +239,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
         return lab                     # 'h_1 = (0.6, 1.2): k_1 = (…)': the name after the last literal, k_1
     grad = PROBS_MINUS_Y.fullmatch(parts[-2].replace(" ", "").strip("$")) if len(parts) >= 2 else None
     if grad is not None:               # π − y = (…), ŷ⁽¹⁾ − y⁽¹⁾ = (…): the logits' gradient (of another example's,
-        return Label("∂L/∂z") if (grad["k"] or "1") == "1" else Label("another example")   # none of ours)
+        k = int(grad["k"] or "1")      # another example's: example[k − 1]'s)
+        return Label("∂L/∂z", state=f"example[{k - 1}]" if k > 1 else "") if k else Label("another example")
     head = parts[0]
     for part in parts[1:-1]:           # 'By hand for the last position: o₂ = 0.33·v₀ + … = (…)': o₂, not position
         layered = any(x.startswith("l1.") for x in getattr(vocab, "names", ()))

@@ -52,7 +52,7 @@ from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
 from .figure import operand as _operand
 from .grids import grids
 from .labels import labels
-from .notation import Notation
+from .notation import SGD_NAMED, Notation
 from .refs import ExprError, bind, parse
 from .symbols import plain
 from .tables import ANOTHER_EXAMPLE, EXAMPLE_NUMBER, example_row, table_header
@@ -227,6 +227,8 @@ class Matcher:
         self._by_value = None
         self.cands = value_candidates(self.every)
         self.unspoken = [ref for ref, about in TOPICS if text is not None and not about.search(text)]
+        if text is not None and re.search(r"adam", text, re.I) and not SGD_NAMED.search(text):
+            self.unspoken.append(TOPICS[1][0])     # AdamW's steps alone: no state of plain SGD's (η, 'update' said)
         if text is not None:              # an optimizer's moments, a sampling table: only in a text about them
             self.cands = [c for c in self.cands if self.spoken(c)]
         self._by_ref = {c.ref: c for c in self.cands}     # (after the topics the text never speaks of are left out)
@@ -256,18 +258,45 @@ class Matcher:
             return results
         lines = getattr(self, "lines", [])
 
-        def other_example(n) -> bool:
+        def other_example(n) -> int:
+            """The number (from 1) of the other example the figure's paragraph works for; 0 for none."""
             sentence = re.split(r"(?<!\d)[.!?。](?:\s|$)", n.line_text[:n.col])
             told = f"{n.heading or ''} {n.prose[-200:]} {n.line_text[:n.col]}"
             last = list(EXAMPLE_NUMBER.finditer(told))
             if last and last[-1]["k"] == "1":
-                return False         # '… 样本 2 … 得到样本 1 的概率分布': the last example it names is the first
-            return bool(ANOTHER_EXAMPLE.search(told) and
-                        not re.search(r"(?:mean|moyenne?|Mittel|media|平均|lot|batch|Batch)", sentence[-1], re.I))
+                return 0             # '… 样本 2 … 得到样本 1 的概率分布': the last example it names is the first
+            if not ANOTHER_EXAMPLE.search(told) or \
+                    re.search(r"(?:mean|moyenne?|Mittel|media|平均|lot|batch|Batch)", sentence[-1], re.I):
+                return 0
+            return int(last[-1]["k"]) if last else -1        # (-1: another, its number not said)
 
-        def row_of_another(n) -> bool:    # | 3 | 南 | 5.6676 | under | 样本 | …: the third example's row
+        def row_of_another(n) -> int:     # | 3 | 南 | 5.6676 | under | 样本 | …: the third example's row
             example = example_row(n.row, (table_header(lines, n.line)[1] or [""])[0]) if n.row and lines else None
-            return example is not None and example != 1
+            return example if example is not None and example != 1 else 0
+
+        def own(r, k: int):
+            """The result as example k's: its quantity there (example[k − 1].p[v]) when the figure rounds from it;
+            judged by it when the figure's place named the quantity (wrong as the first example's) and none of its
+            candidates rounds there."""
+            n = r.number
+            for ref in [r.ref, *r.candidates] if 1 < k <= size else ():
+                ref = re.sub(r"^example\[\d+\]\.", "", ref or "")      # (another example's, equal in value)
+                if ref and not re.match(r"(?:sgd|adamw)\[", ref):
+                    c = self._by_ref.get(f"example[{k - 1}].{ref}")
+                    if c is not None and self.rounds(c, n):
+                        return dataclasses.replace(r, verdict="matched", ref=c.ref, candidates=[c.ref], cause=None,
+                                                   correct=None, exact=None, distance=None)
+            if not 1 < k <= size:
+                return None
+            own_values = [c for c in self.nearby(n, *cell(n)) if c.ref.startswith(f"example[{k - 1}].") and
+                          self.rounds(c, n)]          # (the example's other quantities: its outer product's cells)
+            if len(own_values) == 1:
+                c = own_values[0]
+                return dataclasses.replace(r, verdict="matched", ref=c.ref, candidates=[c.ref], cause=None,
+                                           correct=None, exact=None, distance=None)
+            c = self._by_ref.get(f"example[{k - 1}].{r.ref}") if r.verdict == "wrong" and r.ref and not own_values \
+                else None
+            return self._judged(n, c) if c is not None else None
 
         by_line: dict = {}
         for r in results:
@@ -286,6 +315,9 @@ class Matcher:
         for r in results:
             n = r.number
             other = not (r.ref or "").startswith("sgd[0].") and other_example(n) or row_of_another(n)
+            if other > 1 and r.verdict in ("wrong", "unmatched", "ambiguous") and (mine := own(r, other)) is not None:
+                out.append(mine)
+                continue
             if other and n.kind == "decimal" and len(n.text.strip("-−+0.")) >= 3:
                 others[n.text] = n.line
             again = n.text in others and 0 <= n.line - others[n.text] <= 3
@@ -332,6 +364,18 @@ class Matcher:
         alts = [self._by_ref.get(f"{s}.{m.group(2)}") for s in STEPS if s != m.group(1)]
         alts = [a for a in alts if a is not None and self.rounds(a, n)]
         return alts[0] if len(alts) == 1 else None
+
+    def _step_of_section(self, c, n, so_far: list):
+        """The same quantity after the kind of step the figure's section has shown so far, when its place names
+        another's: a section whose figures were the head's step alone (``head_step.p[t]``, W_out moved, the rest
+        frozen) goes on with it, its loss printed with a slip included (None else)."""
+        m = STEP_STATE.match(c.ref)
+        if m is None:
+            return None
+        kinds = {r.ref.split(".", 1)[0] for r in so_far if r.verdict == "matched" and r.ref and
+                 r.number.section == n.section and STEP_STATE.match(r.ref)}
+        kind = kinds.pop() if len(kinds) == 1 else None
+        return self._by_ref.get(f"{kind}.{m.group(2)}") if kind not in (None, m.group(1)) else None
 
     def nearby(self, n, lo, hi) -> list:
         """The value candidates near [lo, hi] that figure ``n``'s section may speak of: an optimizer's moments, a
@@ -669,7 +713,11 @@ class Matcher:
                 continue                 # three short figures agreeing by chance are no run
             for k in ks:
                 n = results[k].number
-                if n.cell in places or n.cell - 1 not in places or n.cell + 1 not in places:
+                inside = n.cell - 1 in places and n.cell + 1 in places
+                edge = most >= RUN + 1 and not pair and ({n.cell + 1, n.cell + 2} <= places and n.cell == min(
+                    results[j].number.cell for j in ks) or {n.cell - 1, n.cell - 2} <= places and n.cell == max(
+                    results[j].number.cell for j in ks))      # (a row's first or last cell, four of its cells agreeing)
+                if n.cell in places or not (inside or edge):
                     continue
                 at = [by_key.get((g, of, rest[:a] + (n.cell + shift,) + rest[a:])) for g, of, a, rest, shift in best]
                 at = [c for c in at if c is not None]
@@ -935,7 +983,8 @@ class Matcher:
             if c is not None and not self.rounds(c, n) and self._moved(n, c, numbers):
                 c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
             if c is not None and not self.rounds(c, n):
-                c = self._other_step(c, n) or c   # L′ after 'the step': the one step whose loss it is
+                c = self._other_step(c, n) or self._step_of_section(c, n, out) or c   # L′ after 'the step': the
+                #                                                            one step whose loss it is
             if c is not None and not self.rounds(c, n) and n.chain and n.index in self.labelled and \
                     (form := self._form(n, found, numbers)) is not None and \
                     (self.rounds(form, n) or n.index in self.slip_of) and not _same_value(form, c):
@@ -1232,7 +1281,7 @@ def _silent(text: str, numbers: list) -> dict:
 
 
 TOPICS = (    # (a candidate's ref, the text a document must hold for it to be matched by value alone)
-    (re.compile(r"adamw"), re.compile(r"adam|exp_avg|\bmoments?\b|矩|动量|weight[ _]?decay|权重衰减|Zerfall|"
+    (re.compile(r"adamw"), re.compile(r"adam|exp_avg|\bmoments?\b|矩(?!阵)|动量|weight[ _]?decay|权重衰减|Zerfall|"
                                       r"décroissance|β[₁₂12]|beta[12_]|[mv]̂|\\hat\s*\{?\s*[mv]|偏差修正|"
                                       r"bias[- ]?correct|"
                                       r"Bias-Korrektur", re.I)),

@@ -209,7 +209,7 @@ class Reading:
     others: list = None        # the groups some of its figures agree with instead (η: lr and adamw.lr)
 
 
-HEADED_NOT = re.compile(r"[hHxXuEez]|LN\w*|ln\w*")
+HEADED_NOT = re.compile(r"[hHxXuEez]['′″]*|LN\w*|ln\w*")
 """Names of quantities no head has its own of (the stream h, x, u, an embedding, a norm): their superscript is
 no head when the head numbers' origin is learned."""
 SHARES = re.compile(r"(?:^|\.)(?:p|A)$|^(?:softmax_T|topk|topp)")
@@ -244,6 +244,23 @@ def _spelt_stem(name: str, tied: list):
         return None
     hits = [v for v in tied if re.fullmatch(rf"(?:l\d+\.)?grad_{re.escape(m[1])}(?:_\w+)?", v.group)]
     return hits[0] if len(hits) == 1 else None
+
+
+SGD_NAMED = re.compile(r"\bsgd\b|gradient descent|梯度下降|勾配降下|descente de gradient|Gradientenabstieg|"
+                       r"descenso de gradiente|discesa del gradiente|descida de gradiente|градиентн\w* спуск|"
+                       r"gradyan iniş|spadek gradientu|경사 하강", re.I)
+"""A text's words for plain gradient descent: where none is said and AdamW is, a step is AdamW's."""
+
+
+def _slipped(c, n) -> bool:
+    """Whether a figure of four or more significant digits lies one unit in its last place from the candidate's
+    value (a carried rounding, a last digit slipped): evidence, when a name is learned, that the name means it."""
+    mantissa = re.split(r"[eE×]", n.text)[0]
+    if n.kind != "decimal" or len(re.sub(r"\D", "", mantissa).lstrip("0")) < 4:
+        return False
+    lo, hi = cell(n)
+    ulp = hi - lo
+    return c.meets(lo - ulp, hi + ulp)
 
 
 class Notation:
@@ -379,7 +396,7 @@ class Notation:
             return (group, of, ()) if (group, of) in self.groups else None
         if (f"{label.state}.{group}", of) in self.groups:
             return f"{label.state}.{group}", of, ()
-        k = re.fullmatch(r"(sgd|adamw)\[(\d+)\]", label.state)
+        k = re.fullmatch(r"(sgd|adamw|example)\[(\d+)\]", label.state)
         if k and (f"{k[1]}.{group}", of) in self.groups:
             return f"{k[1]}.{group}", of, (int(k[2]),)
         row = self._input_row(group, of, ())
@@ -427,8 +444,10 @@ class Notation:
         """Whether a group is the heads' outputs set side by side: Attn_heads (before W_O), or Attn where the
         block has no W_O (``o^{[2]}_3`` is then Attn's columns of head 2)."""
         layer, _, bare = group.rpartition(".") if re.match(r"l\d+\.", group) else ("", "", group)
+        grad = "grad_" if bare.startswith("grad_") else ""         # (and their gradients, ∂L/∂o^{(2)})
+        bare = bare.removeprefix("grad_")
         prefix = f"{layer}." if layer else ""
-        return bare == "Attn_heads" or bare == "Attn" and (prefix + "Attn_heads", "") not in self.groups
+        return bare == "Attn_heads" or bare == "Attn" and (f"{prefix}{grad}Attn_heads", "") not in self.groups
 
     def lookup(self, group: str, base: int, label):
         """The candidate a label names under a reading (None when out of range or absent).
@@ -497,6 +516,8 @@ class Notation:
             rest = group.partition(".")[2]                    # mean, whichever optimizer starts from it)
             return self.by.get((group, of, idx)) or self.by.get((f"sgd.{rest}", of, idx)) or \
                 self.by.get((rest, of, idx[1:]))
+        if group.startswith("example.") and idx and idx[0] == 0:     # a mini-batch's example 0: the spec's own
+            return self.by.get((group.partition(".")[2], of, idx[1:]))
         return self.by.get((group, of, idx))
 
     # ------------------------------------------------------------ learning
@@ -505,12 +526,15 @@ class Notation:
         """name → :class:`Reading` for the names the document's figures (or our spellings) explain."""
         self._numbers = numbers
         marks = {h for lab in labels.values() if (h := self.head(lab)) is not None and
-                 (lab.head is not None or not HEADED_NOT.fullmatch(lab.name))}
-        #      (h^{(0)}, h^{(1)}: the stream before and after the block, no head 0 that counts heads from 0)
+                 (lab.head is not None or not HEADED_NOT.fullmatch(lab.name) and not lab.name.startswith("literal@"))}
+        #      (h^{(0)}, h^{(1)}: the stream before and after the block, no head 0 that counts heads from 0; nor
+        #       the superscript of a vector written out, h^{(0)} = (…), whose name is not read)
         if not marks:                    # only superscripts of names no head has its own of: counted from 1 if
             every = {h for lab in labels.values() if (h := self.head(lab)) is not None}     # one is the last head's
             marks = every if every and 0 not in every and max(every) == self.m.d.spec.heads else marks
         self.head_base = 0 if 0 in marks or not marks else 1     # head 1, head 2: counted from 1
+        if not marks:                    # superscripts that do not say how they count (only (1) of two heads):
+            self.head_base = self._head_base_by_votes(numbers, labels)      # as most of their figures agree
         names: dict = {}
         for n in numbers:
             lab = labels.get(n.index)
@@ -539,6 +563,25 @@ class Notation:
                 if r is not None and r.group == key[0].upper():
                     out[key] = r
         return self._origins(out, names)
+
+    def _head_base_by_votes(self, numbers, labels: dict) -> int:
+        """How a document counts heads whose superscripts do not say (``s_{31}^{(1)}`` with no head 0 nor the
+        last head written): from 1 when more of its headed figures agree with our own name's tensor so counted,
+        whatever the origin of their other indices; else from 0."""
+        agree = [0, 0]
+        for n in numbers:
+            lab = labels.get(n.index)
+            if lab is None or lab.inner is not None or lab.fn or lab.state or lab.of or self.head(lab) is None or \
+                    not readable(n) or n.kind != "decimal":
+                continue
+            groups = [g for (g, of), axes in self.groups.items() if not of and axes[:1] == "h" and
+                      len(axes) == len(lab.index) + 1 and self._alias(lab.name, g)]
+            for head_base in (0, 1):
+                self.head_base = head_base
+                agree[head_base] += any((c := self.lookup(g, base, lab)) is not None and self.m.rounds(c, n)
+                                        for g in groups for base in (0, 1))
+        self.head_base = 0
+        return 1 if agree[1] > agree[0] else 0
 
     def _origins(self, out: dict, names: dict) -> dict:
         """The readings no figure agrees with, their origins from the rest of the document; and names read
@@ -583,6 +626,7 @@ class Notation:
         hypotheses = list(self.groups.items()) if not of else self._templates()
         literal_only, signed = name.startswith("literal@"), []      # an anonymous literal: signs as evidence too
         literal = any(isinstance(k, tuple) and k[0] == "at" for _, lab in figs for k in lab.index)
+        anonymous = re.match(r"(?:literal|table)@", name) is not None   # (a near figure is evidence for a name only)
         #         (a literal's places fit any tensor of its shape: a name alone, no figure agreeing, is too little)
         if arity == 1 and not of:
             hypotheses += self._slices()
@@ -626,9 +670,10 @@ class Notation:
                     if c is None:
                         continue
                     seen += 1
-                    ok = self.m.rounds(c, n) or self._through_step(c, n)
-                    agree += ok
-                    nonzero += ok and n.value != 0
+                    exact = self.m.rounds(c, n) or self._through_step(c, n)
+                    ok = exact or not anonymous and _slipped(c, n)
+                    agree += 1 if exact else 0.5 if ok else 0     # (a figure one unit off: half a vote)
+                    nonzero += exact and n.value != 0     # (one figure at least agreeing to its digits)
                     later += not ok and self._a_later_state(c, n)   # (an origin's tie-breaker, no agreement)
                     flips += not ok and literal_only and self._flipped(c, n)
                     stepped_on = stepped_on or ok and bool(c.idx) and c.idx[0] > 0 and n.value != 0
@@ -678,8 +723,9 @@ class Notation:
             #                            agreeing at both its indices and no reading explaining more)
             #                           (a vector written out under a spelling of ours, half its entries agreeing)
             pick = top                  # our name or a usual spelling of it, not outvoted
-        elif len(votes) == 1 and best.agree >= 1 and any(lab.fn for _, lab in figs) and best.agree == sum(
-                not lab.fn and len(n.text.strip("-−+.0").replace(".", "")) >= 4 for n, lab in figs):
+        elif sum(v.agree >= 1 for v in votes) == 1 and best.agree >= 1 and any(lab.fn for _, lab in figs) and \
+                int(best.agree) == sum(not lab.fn and len(n.text.strip("-−+.0").replace(".", "")) >= 4
+                                       for n, lab in figs):
             pick = best                 # u₅ = 1.2978, then GELU(u₅) = …: the one tensor its plain figures fit
             #                             to four digits; its function's figure is judged by it
         elif (spelt := _spelt_stem(name, [v for v in votes if v.agree == best.agree and best.agree >= 1])) \
@@ -876,10 +922,15 @@ class Notation:
         self._runs_in: dict = {}         # section → the optimizer its post-step figures were read as
         out, printed = {}, {}
         from_one = self._rows_from_one(numbers, labels)
+        text = "\n".join(getattr(self.m, "lines", ()))
+        adam_only = re.search(r"adam", text, re.I) is not None and SGD_NAMED.search(text) is None
         for n in numbers:
             lab = labels.get(n.index)
             if lab is None or lab.inner is not None or not readable(n):
                 continue
+            lab = self._example_index(lab, readings, labels)
+            if adam_only and re.fullmatch(r"sgd\[\d+\]", lab.state):
+                lab = replace(lab, state=lab.state.replace("sgd", "adamw", 1))   # a text that trains by AdamW alone
             if lab.name in ("loss_at+", "loss_at-"):
                 c = self._nudged(lab, n, numbers, labels)
                 if c is not None:
@@ -926,7 +977,8 @@ class Notation:
                 continue        # 'ℓ₂ = −ln 0,1855 = …': a loss (another example's), whatever else ℓ may spell
             c = self._sampled(c, n)
             if not self.m.rounds(c, n):
-                c = self._twin(c, n) or self._later_step(c, n) or self._updated(c, n, numbers) or self._state(c, n) or \
+                c = self._as_example(c, n, lab) or self._twin(c, n) or self._later_step(c, n) or \
+                    self._updated(c, n, numbers) or self._state(c, n) or \
                     self._gradient_of(c, n) or self._moved(c, n) or \
                     self._next_gradient(c, n) or self._section_step(c, n) or c
                 if r is not None and not self.m.rounds(c, n) and any(
@@ -936,6 +988,38 @@ class Notation:
             if (run := re.match(r"(sgd|adamw)\[\d+\]\.", c.group)):
                 self._runs_in[n.section] = run[1]     # the optimizer whose states this section prints
         return self._paired(self._once_a_line(out, numbers), numbers, labels)
+
+    def _example_index(self, lab, readings: dict, labels: dict):
+        """A mini-batch's example written as a name's first index (``z_{1,chase}``, ``L_2`` where z has one index and
+        the loss none): that example's quantity, ``z[chase]``, ``example[1].loss``.  The examples count from 1,
+        unless a label of the name says 0."""
+        size = len(self.m.d.spec.training.examples)
+        if size < 2 or lab.state or lab.of or not lab.index or not isinstance(lab.index[0], int) or \
+                (self.named(lab), len(lab.index), False, False) in readings:
+            return lab
+        own = self.groups.get((lab.name, ""))       # our own name's indices (z[v]), else the document's name's
+        if (len(own) if own is not None else -1) != len(lab.index) - 1 and \
+                (self.named(lab), len(lab.index) - 1, False, False) not in readings:
+            return lab
+        zero = any(x.name == lab.name and len(x.index) == len(lab.index) and x.index[0] == 0 and not x.state
+                   for x in labels.values())
+        k = lab.index[0] + zero                    # (the k-th example, from 1)
+        if not 1 <= k <= size:
+            return lab
+        return replace(lab, index=lab.index[1:], state=f"example[{k - 1}]" if k > 1 else "")
+
+    def _as_example(self, c, n, lab):
+        """On a mini-batch, ``L_1``, ``L_2`` read as the losses after steps 1 and 2 where the figure is example 1's
+        or 2's loss instead, to its digits or one unit off (a carried rounding): that example's (``loss``,
+        ``example[1].loss``); None else."""
+        size = len(self.m.d.spec.training.examples)
+        run = re.fullmatch(r"(?:sgd|adamw)\[\d+\]\.(loss)", c.ref)
+        if size < 2 or run is None or len(lab.index) != 1 or not isinstance(lab.index[0], int) or \
+                not 1 <= lab.index[0] <= size:
+            return None
+        k = lab.index[0]
+        x = self.by_ref.get(run[1] if k == 1 else f"example[{k - 1}].{run[1]}")
+        return x if x is not None and (self.m.rounds(x, n) or _slipped(x, n)) else None
 
     def _once_a_line(self, out: dict, numbers) -> dict:
         """A label that names one entry for two figures of one line (a header cell 'numeric rel. error' over two

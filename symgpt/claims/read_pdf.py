@@ -73,12 +73,65 @@ def pdf_lines(path) -> list:
         return _pdftotext(path, " ".join(f"{type(e).__name__}: {e}".rstrip(": ").split()))
     finally:
         quiet.setLevel(level)
-    lines = _headings(sized)
+    lines = _stacked(_headings(sized))
     while lines and not lines[-1][0]:
         lines.pop()
     if not any(text.strip() for text, _ in lines):
         raise InputError(f"DOCUMENT {path}: the PDF has no text (pages of images need OCR first)")
     return lines
+
+
+STACKED_PART = re.compile(r"\s*([∂d][^\s=]{1,24})\s*")
+"""One side of a derivative TeX sets as a display fraction, alone on its line: ``∂L`` above, ``∂a_{3,1}`` below."""
+
+
+def _stacked(lines: list) -> list:
+    """A derivative set as a display fraction, its numerator a line above the equation it starts and its
+    denominator a line below (``∂L`` ⏎ ``= … = −0.010741,`` ⏎ ``∂a_{3,1}``), written on the equation's line as
+    ``∂L/∂a_{3,1} = …``; the two lines left blank, so the lines below keep their numbers.
+
+    >>> [t for t, _ in _stacked([("   ∂L", 1), ("      = 0.2 × 0.3 = 0.06,", 1), ("  ∂a_{3,1}", 1)])]
+    ['', '  ∂L/∂a_{3,1} = 0.2 × 0.3 = 0.06,', '']
+    """
+    out = list(lines)
+    for k in range(len(out) - 2):
+        (top, page), (mid, _), (below, _) = out[k], out[k + 1], out[k + 2]
+        rows = _matrix_rows(top, mid, below)
+        if rows is not None:          # ∂L/∂W = ( a b ⏎ c d ): the fraction and the matrix's rows share lines
+            out[k], out[k + 2] = ("", page), ("", page)
+            out[k + 1] = (rows, out[k + 1][1])
+            continue
+        num, den = STACKED_PART.fullmatch(top), STACKED_PART.fullmatch(below)
+        eq = re.match(r"(\s*)=", mid)
+        if num is None or den is None or eq is None or not top.strip() or \
+                len(eq[1]) <= max(num.start(1), den.start(1)) or abs(num.start(1) - den.start(1)) > 4:
+            continue
+        indent = min(num.start(1), den.start(1))
+        out[k] = ("", page)
+        out[k + 1] = (" " * indent + f"{num[1]}/{den[1]} " + mid.lstrip(), out[k + 1][1])
+        out[k + 2] = ("", page)
+    return out
+
+
+FIGURE_ROW = re.compile(r"\s*([∂d][^\s=]{1,24})\s+[(\[⎛⎝⎡⎣|]?\s*((?:[-−]?\d+(?:\.\d+)?\s+){1,7}[-−]?\d+(?:\.\d+)?)"
+                        r"\s*[)\]⎞⎠⎤⎦|]?\s*")
+"""A matrix's row with a display fraction's part before it (``∂L    ( 0.0123   −0.0235)``), a bracket beside it."""
+
+
+def _matrix_rows(top: str, mid: str, below: str) -> str | None:
+    """A derivative set as a display fraction beside a two-row matrix, each part on a row's line and ``=`` between
+    (``∂L   −0.0036 −0.0024`` ⏎ ``=`` ⏎ ``∂W_{V}   −0.0024 0.0024``), as one line ``∂L/∂W_{V} = [[…], […]]``.
+
+    >>> _matrix_rows("  ∂L   ( 0.1 -0.2)", "     =      .", "  ∂W   0.3 0.4")
+    '  ∂L/∂W = [[0.1, -0.2], [0.3, 0.4]].'
+    """
+    a, b = FIGURE_ROW.fullmatch(top), FIGURE_ROW.fullmatch(below)
+    eq = re.fullmatch(r"(\s*)=\s*([.,;]?)\s*", mid)
+    if a is None or b is None or eq is None or len(a[2].split()) != len(b[2].split()) or \
+            len(eq[1]) <= max(a.start(1), b.start(1)):
+        return None
+    indent = " " * min(a.start(1), b.start(1))
+    return f"{indent}{a[1]}/{b[1]} = [[{', '.join(a[2].split())}], [{', '.join(b[2].split())}]]{eq[2]}"
 
 
 # ---------------------------------------------------------------- one page

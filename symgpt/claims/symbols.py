@@ -75,6 +75,15 @@ def run_of(text: str) -> str:
     return "adamw" if re.search(r"adam", text, re.I) else "sgd"
 
 
+def names_optimizer(text: str) -> bool:
+    """Whether a caption or heading names an optimizer: Adam(W) anywhere, or SGD as a word.
+
+    >>> names_optimizer("Table 3: W after one AdamW step"), names_optimizer("SGD step"), names_optimizer("sgdx")
+    (True, True, False)
+    """
+    return re.search(r"adam|\bsgd\b", text, re.I) is not None
+
+
 def run_in(n) -> str:
     """The optimizer a figure's section speaks of: its own heading's, else the nearest enclosing section's that
     names one ('7.3 Update' under '7. One AdamW step': 'adamw'), else 'sgd'.
@@ -153,7 +162,8 @@ ACCENT_MARKS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304"}
 
 # ---------------------------------------------------------------- a name and its indices
 
-NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷ][\w.'′\u0302\u0303\u0304]*"
+NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷĉĝĥĵŝŵẑ][\w.'′\u0302\u0303\u0304]*"   # (a consonant with a hat:
+#                                                                          ĝ, ĥ as a text sets them, precomposed)
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
 #     (a superscript of numbers is a layer, head or step the notation reads; p^{(τ,3)} is another quantity)
@@ -218,8 +228,10 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     step = STEP_SUPERSCRIPT.search(plain(head))
     if step and getattr(vocab, "batch", False) and step["name"] not in getattr(vocab, "params", ()):
         lab = parse_label(step["name"] + (step["rest"] or ""), vocab)   # ŷ^{(1)} of a mini-batch: the first
-        first = (step["k"] or str("⁰¹²³".index(step["s"]))) == "1"      # example's (the spec's)
-        return lab if first or lab is None else Label("another example")
+        k = int(step["k"] or "⁰¹²³".index(step["s"]))                  # example's (the spec's); ŷ^{(2)}: the
+        if lab is None or k == 1:                                        # second's, example[1]
+            return lab
+        return Label(lab.name, lab.index, lab.of, f"example[{k - 1}]") if k > 1 else Label("another example")
     if step and (step["name"] in getattr(vocab, "params", ()) or getattr(vocab, "stepped", False)):
         #                                                          E^{(1)}_{gato}: E after the first step
         k = int(step["k"] or "⁰¹²³".index(step["s"]))
@@ -411,6 +423,10 @@ ACTIVATIONS = ("gelu", "relu", "silu", "swish")
 """The FFN's activations by name: GELU(u_5) is the activation of that entry (Notation.function's 'act')."""
 
 
+SCORE_ROW = re.compile(r"(?:[sS]|scores?)_\{?(\d+),?\s*[a-z]\}?")
+"""A row of attention's scores under a running index (``s_3i``, ``S_{3,j}``), whose exps the row's softmax sums."""
+
+
 def function_label(head: str, vocab) -> Label | None:
     """``√(σ² + ε)``, ``exp(z_2)``, ``√d_k``: the function and the name it is of.
 
@@ -419,8 +435,8 @@ def function_label(head: str, vocab) -> Label | None:
     ('σ²', 'sqrt+eps', 'z[2]')
     >>> function_label("-ln p_home", ["home"]).fn, str(function_label("Σ_v e^{logits_v}", []))
     ('-log', 'sum_exp')
-    >>> function_label("GELU(u_5)", []).fn
-    'act'
+    >>> function_label("GELU(u_5)", []).fn, str(function_label("Σ_i exp(s_3i)", []))
+    ('act', 'A_den[3]')
 
     """
     m = FUNCTION_LABEL.search(head)
@@ -429,6 +445,9 @@ def function_label(head: str, vocab) -> Label | None:
         return None
     fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], "act" if m[1].lower() in ACTIVATIONS else m[1])
     if re.search(r"[Σ∑]|\\sum|\bsum\b", head[:m.start()]):
+        row = SCORE_ROW.fullmatch(m[2].strip()) if fn == "exp" else None
+        if row is not None:
+            return Label("A_den", (int(row[1]),))               # Σ_i exp(s_3i): the attention's denominator at 3
         return Label("sum_exp") if fn == "exp" else None      # Σ_v e^{z_v}: the softmax's denominator
     if fn == "log" and re.fullmatch(r"\s*[-−]\s*", head[:m.start()]):
         fn = "-log"                  # −ln p_home: the negated log, a loss

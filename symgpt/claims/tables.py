@@ -12,7 +12,17 @@ from .extract import GRID_RULE, spanned
 from .figure import FORMATS
 from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, head_number
 from .shares import QUOTES, prose_word
-from .symbols import FUNCTION_LABEL, SECTION_STEP, STEP_SUPERSCRIPT, Label, function_label, parse_label, plain, run_of
+from .symbols import (
+    FUNCTION_LABEL,
+    SECTION_STEP,
+    STEP_SUPERSCRIPT,
+    Label,
+    function_label,
+    names_optimizer,
+    parse_label,
+    plain,
+    run_of,
+)
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目|번째(?:\s*\S{1,4})?)|"
                  r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim(?:ension)?|unit|component|feature|step|"
@@ -20,6 +30,7 @@ KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|�
                  r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|wiersz|kolumna|pozycja|satır|sütun|pozisyon|"
                  r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|维度?|分量|Komponente|composante|componente|次元|차원|"
                  r"строка|столбец|позиция|шаг|"
+                 r"wymiar|dimensión|dimensione|dimensão|dimenze|dimensi|boyut|chiều|измерение|вимір|διάσταση|आयाम|"
                  r"쿼리|키|クエリ|キー|查询|键|requête|clé|Anfrage|Schlüssel|consulta|clave|chiave|chave|запрос|ключ|"
                  r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
@@ -161,18 +172,23 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if (lab := _letter_bound(row, col, vocab)) is not None:
         return lab
     if (example := example_row(row, corner)) is not None:       # | 样本 1（春→风） | … |, | 2 | 又 | … | under 样本
-        if example != 1:
-            return None                             # another example of the mini-batch: no quantity of the spec's
+        if example < 1:
+            return None                             # (counted from 0: which is the spec's is not said)
         ck = _key(col, vocab)
         if ck is not None and _token(ck[0]):        # a token's column: the corner's symbol, s^{(i)}, at that token
             sym = parse_label(re.sub(r"\^\{?\(\w\)\}?", "", plain(corner)).replace(" ", ""), vocab)
-            return Label(sym.name, ck) if sym is not None and not sym.index else None
-        return _header_label(col, vocab, letters=False)
+            lab = Label(sym.name, ck) if sym is not None and not sym.index else None
+        else:
+            lab = _header_label(col, vocab, letters=False)
+        if lab is None or example == 1:
+            return lab
+        return None if lab.state else dataclasses.replace(lab, state=f"example[{example - 1}]")   # another example
+        #                                                                          of the mini-batch: example[k − 1]
     if VALUE_COLUMN.fullmatch(plain(col).strip().strip("*`")) and (entry := _entry_of(caption, vocab)) is not None:
         return _stepped_cell(entry, row, corner, caption, vocab)    # | m_1 | 0,1·g | −0,03931 | of W_{1,b}
     if (stepped := _cornered_step(row, col, corner, caption, vocab)) is not None:
         return stepped                              # | 第 2 步 | U[0,茶] | … | with rows θ, g, m, v, m̂, v̂, θ′
-    if (stepped := _step_column(row, col, caption if re.search(r"adam|\bsgd\b", caption, re.I) else
+    if (stepped := _step_column(row, col, caption if names_optimizer(caption) else
                                 f"{caption} {optimizer}", vocab)) is not None:
         return stepped                              # | | Step 1 | Step 2 | over rows loss, ŷ_b, W_{0,b}
     rk, ck = _key(row, vocab), _key(col, vocab)
@@ -336,7 +352,7 @@ def _step_column(row: str, col: str, caption: str, vocab) -> Label | None:
     True
     """
     said = SECTION_STEP.fullmatch(plain(col).strip().strip("*`"))
-    if said is None or SECTION_STEP.search(plain(row)) or not re.search(r"adam|\bsgd\b", caption, re.I):
+    if said is None or SECTION_STEP.search(plain(row)) or not names_optimizer(caption):
         return None                     # (only where the text speaks of training: 'Bước 2' of a procedure is no step)
     k = int(next(g for g in said.groups() if g))
     return _step_row((k,), row, "step", caption, vocab, explicit=True)
@@ -366,8 +382,8 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "", exp
                                                                        plain(row).strip(), re.I)):
         return None
     own = re.search(r"_\{?([a-z])\}?$", plain(col).strip())       # η_{t}: a schedule's own index, not a token
-    said = explicit or re.search(r"adam|\bsgd\b", caption, re.I)   # (its caption or heading says whose; or its
-    #                                                                 header is a step's own: 'Step 2')
+    said = explicit or names_optimizer(caption)   # (its caption or heading says whose; or its header is a
+    #                                                    step's own: 'Step 2')
     entry = _header_label(col, vocab) if STEP_CORNER.fullmatch(plain(corner).strip()) and said and \
         plain(corner).strip() != "#" and (own is None or own[1] in vocab) else None
     if entry is not None and entry.name not in getattr(vocab, "params", ()) and not entry.state and \
@@ -659,6 +675,8 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     ['adamw[1].update[W,0,1]', 'adamw[1].decay[W,0,1]']
     >>> str(_stepped_cell("W_{0,b}", "θ'", "parámetro", "5. Un paso de AdamW", v))
     'adamw[1].W[0,tok1]'
+    >>> [str(_stepped_cell("W_{0,b}", c, "", "7.2 Step 2 adam", v)) for c in ("g_2", "新しい値θ_2", "更新量")]
+    ['adamw[1].grad_W[0,tok1]', 'adamw[2].W[0,tok1]', '更新量[W,0,tok1]']
 
     """
     entry = parse_label(plain(row).replace(" ", ""), vocab)
@@ -671,8 +689,10 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     keys = ",".join(str(i[1] if isinstance(i, tuple) else i) for i in entry.index)
     head = re.sub(r"\^\{?\(0\)\}?|⁽⁰⁾", "", plain(col).replace(" ", ""))    # ηλθ^{(0)}: of the weight before
     role = STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
+    said = SECTION_STEP.search(heading)
+    at = int(next(g for g in said.groups() if g)) if said else 1          # (a table under 'Step 2': step 2's)
     if role and run_of(heading) == "adamw":              # Δ, ηλθ: AdamW's update and decay of the entry
-        return Label(head, entry.index, of=entry.name, ref=f"adamw[1].{role}[{entry.name},{keys}]")
+        return Label(head, entry.index, of=entry.name, ref=f"adamw[{at}].{role}[{entry.name},{keys}]")
     if (nudged := _nudged_cell(entry, col)) is not None:
         return nudged
     if NEW_THETA.fullmatch(plain(col).replace(" ", "")):
@@ -682,11 +702,15 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
         return None
     k = int(m["a"] or m["b"] or ("₀₁₂₃".index(m["a2"]) if m["a2"] else "⁰¹²³".index(m["c"] or "⁰")))
     sym = m["sym"]
+    if (worded := re.fullmatch(r"[^\W\d_A-Za-z]+(θ|w)", sym)) is not None:
+        sym = worded[1]                                   # '新しい値 θ_2', 'neuer Wert θ_2': θ after step 2
     if sym in MOMENTS and k >= 1:
         return Label(sym, entry.index, of=entry.name, ref=f"adamw[{k}].{MOMENTS[sym]}[{entry.name},{keys}]")
         #            (the row's indices kept: a table counting from 1 shifts the ref, Notation.resolve)
     if sym in GRADIENT_SYMBOLS and k <= 1:
         return Label(f"grad_{entry.name}", entry.index)
+    if sym in GRADIENT_SYMBOLS:                           # g_2: the gradient step 2 takes, at the model step 1 made
+        return Label(f"grad_{entry.name}", entry.index, state=f"{run_of(heading)}[{k - 1}]")
     if sym in ("θ", "w", "W", "p", "param", entry.name) or sym == plain(corner).strip():
         if k == 0:
             return Label(entry.name, entry.index)
