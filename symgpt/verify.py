@@ -391,7 +391,7 @@ def list_names(d) -> str:
         lines.append(f"  {'head_step.loss':<28} the loss after that update")
     if len(s.training.examples) > 1:
         n = len(s.training.examples)
-        lines.append(f"  {'example[b].NAME':<28} any quantity above on training example b (0..{n - 1}; 0 is "
+        lines.append(f"  {'example[b].NAME':<28} any node of the model on training example b (0..{n - 1}; 0 is "
                      f"[data], the rest training.examples), at the spec's weights")
     lines.append("functions:")
     for f, (args, meaning) in FUNCTIONS.items():

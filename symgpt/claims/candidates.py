@@ -432,7 +432,8 @@ def _training(d, add, shapes, ref_of):
             shape, axes = shapes["E"]
             for j in range(shape[1]):
                 add(f"head_step.{ref_of('E', axes, (t, j))}", "head_step.E", (t, j), axes)
-        #    (an untied W_out moves as in the SGD step, sgd[1].W_out: only the pass after it is the head step's)
+        #    (an untied W_out's move is the SGD step's, sgd[1].W_out, unless clipping, a warm-up or a mini-batch
+        #     makes them differ: its candidates would tie with sgd[1]'s; only the pass after it is the head step's)
         for name in ("logits", "p"):
             shape, axes = shapes[name]
             for idx in _entries(shape):
@@ -450,7 +451,8 @@ def _examples(d, add, shapes, ref_of, params):
     exps and δ = p − y; their own gradients of the parameters when the model is small."""
     n = len(d.spec.training.examples)
     small = sum(len(list(_entries(shapes[name][0]))) for name in params) * (n - 1) <= LATER_STEPS
-    for b in range(1, n):
+    passes = sum(len(list(_entries(shapes[g][0]))) for g in EXAMPLE_GROUPS if g in shapes) * (n - 1)
+    for b in range(1, n if passes <= LATER_STEPS else 1):     # (a large batch of a large model: its mean alone)
         for name in EXAMPLE_GROUPS + tuple(f"grad_{p}" for p in params if small):
             if name in shapes and len(list(_entries(shapes[name][0]))) <= MAX_REPEATED:
                 shape, axes = shapes[name]

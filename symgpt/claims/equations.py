@@ -593,7 +593,10 @@ entry a lead-in names, when the lead-in's entry is of that parameter."""
 def _of_param(lab: Label, vocab) -> tuple:
     """(the state's name alone, the parameter it names) of a label such as ``m_W`` or ``dW``, else (lab, None)."""
     m = OF_PARAM.fullmatch(lab.name) if not lab.index and not lab.state and not lab.of else None
-    param = param_case(Label(m["param"]), vocab).name if m is not None else None
+    if m is None:
+        return lab, None
+    param = m["param"] if m["param"] in vocab.params or not lab.name[m.end("state")] == "_" else \
+        param_case(Label(m["param"]), vocab).name      # (dW, m_W, m_e; not 'de', 'me': words, not E's)
     if param not in vocab.params:
         return lab, None
     return Label(m["state"] if m["state"] in MOMENTS else "g", fn=lab.fn), param
@@ -608,6 +611,7 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
     """
     unnamed = None if strict else lab
     lab, param = (lab, None) if strict else _of_param(lab, vocab)
+    told = None
     if strict:                     # a step's words: the update, the decay or the new value
         state = lab.name if lab.name in ("update", "decay") else None
     else:                          # a moment's name, never one already stated after a step
@@ -632,8 +636,10 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
             #                                              (not 'ηλ θ_{0} = 0,00005', a product)
             k = lab.index[0] if lab.index else 0          # (θ alone: the entry as the lead-in names it)
             lab = Label("new", state=f"{run_of(n.heading + ' ' + n.prose)}[{k}]" if k else "")
-        elif lab.name in GRADIENT_NAMES and not lab.state and lab.index in ((), (1,)):
-            lab = Label("gradient")                        # g (g₁) under the lead-in: the entry's gradient
+        elif lab.name in GRADIENT_NAMES and not lab.state and (not lab.index or len(lab.index) == 1 and
+                                                              isinstance(lab.index[0], int) and 1 <= lab.index[0] <= 9):
+            told = lab.index[0] if lab.index else None     # g (g₁, g₂) under the lead-in: the entry's gradient (at
+            lab = Label("gradient")                        # the step its index says, else its section's)
         elif lab.name in THETA | NEW_VALUE and re.fullmatch(r"(?:sgd|adamw)\[(\d+)\]", lab.state) and \
                 lab.index in ((), (int(lab.state.split("[")[1][:-1]),)):
             lab = Label("new", state=lab.state, ref="stated")   # θ_1, θ_new, read as after the step: the entry's
@@ -650,8 +656,8 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
     k = section_step(n) or 1                                 # (under '七、第 3 步': step 3's; '上一步 m = …' in it:
     k -= k > 1 and PREVIOUS_STEP.search(n.line_text[:n.col]) is not None   # the step before's)
     if lab.name == "gradient":             # (under step 2's heading: the gradient step 2 takes, at the model step 1
-        run = run_of(n.heading + " " + n.prose)                                          # made)
-        return Label(f"grad_{entry.name}", entry.index, state=f"{run}[{k - 1}]" if k > 1 else "")
+        k = told or k                      #  made)
+        return Label(f"grad_{entry.name}", entry.index, state=f"{run_in(n)}[{k - 1}]" if k > 1 else "")
     step = lab.state or f"adamw[{k}]"
     return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn)   # W₃₄'s m: its origin learned
     #                                                              with the rest (and √v̂ is a function of v̂)

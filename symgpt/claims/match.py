@@ -52,7 +52,7 @@ from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
 from .figure import operand as _operand
 from .grids import grids
 from .labels import labels
-from .notation import SGD_NAMED, Notation
+from .notation import Notation, adam_only
 from .refs import ExprError, bind, parse
 from .symbols import plain
 from .tables import ANOTHER_EXAMPLE, EXAMPLE_NUMBER, example_row, table_header
@@ -224,11 +224,12 @@ class Matcher:
         """
         self.labelled, self.functions = {}, {}
         self.slip_of: dict = {}            # figure index → the slip its chain's form shows (Matcher._slipped_form)
+        self._section_steps = None         # (results seen, section → the kinds of step they were matched to)
         self._by_value = None
         self.cands = value_candidates(self.every)
         self.unspoken = [ref for ref, about in TOPICS if text is not None and not about.search(text)]
-        if text is not None and re.search(r"adam", text, re.I) and not SGD_NAMED.search(text):
-            self.unspoken.append(TOPICS[1][0])     # AdamW's steps alone: no state of plain SGD's (η, 'update' said)
+        if text is not None and adam_only(text):      # AdamW's steps alone: no state of plain SGD's ('η', 'update'
+            self.unspoken.append(SGD_STATES)        # said all the same)
         if text is not None:              # an optimizer's moments, a sampling table: only in a text about them
             self.cands = [c for c in self.cands if self.spoken(c)]
         self._by_ref = {c.ref: c for c in self.cands}     # (after the topics the text never speaks of are left out)
@@ -279,6 +280,8 @@ class Matcher:
             judged by it when the figure's place named the quantity (wrong as the first example's) and none of its
             candidates rounds there."""
             n = r.number
+            if 1 < k <= size and (r.ref or "").startswith(f"example[{k - 1}]."):
+                return r                               # (already that example's, right or wrong)
             for ref in [r.ref, *r.candidates] if 1 < k <= size else ():
                 ref = re.sub(r"^example\[\d+\]\.", "", ref or "")      # (another example's, equal in value)
                 if ref and not re.match(r"(?:sgd|adamw)\[", ref):
@@ -294,7 +297,8 @@ class Matcher:
                 c = own_values[0]
                 return dataclasses.replace(r, verdict="matched", ref=c.ref, candidates=[c.ref], cause=None,
                                            correct=None, exact=None, distance=None)
-            c = self._by_ref.get(f"example[{k - 1}].{r.ref}") if r.verdict == "wrong" and r.ref and not own_values \
+            bare = re.sub(r"^example\[\d+\]\.", "", r.ref or "")
+            c = self._by_ref.get(f"example[{k - 1}].{bare}") if r.verdict == "wrong" and bare and not own_values \
                 else None
             return self._judged(n, c) if c is not None else None
 
@@ -372,9 +376,14 @@ class Matcher:
         m = STEP_STATE.match(c.ref)
         if m is None:
             return None
-        kinds = {r.ref.split(".", 1)[0] for r in so_far if r.verdict == "matched" and r.ref and
-                 r.number.section == n.section and STEP_STATE.match(r.ref)}
-        kind = kinds.pop() if len(kinds) == 1 else None
+        seen, by_section = self._section_steps if getattr(self, "_section_steps", None) and \
+            self._section_steps[0] <= len(so_far) else (0, {})
+        for r in so_far[seen:]:                        # (the results since the last call: linear over a text)
+            if r.verdict == "matched" and r.ref and STEP_STATE.match(r.ref):
+                by_section.setdefault(r.number.section, set()).add(r.ref.split(".", 1)[0])
+        self._section_steps = (len(so_far), by_section)
+        kinds = by_section.get(n.section, set())
+        kind = next(iter(kinds)) if len(kinds) == 1 else None
         return self._by_ref.get(f"{kind}.{m.group(2)}") if kind not in (None, m.group(1)) else None
 
     def nearby(self, n, lo, hi) -> list:
@@ -711,12 +720,13 @@ class Matcher:
             places = fits[best[0]]
             if most <= RUN and any(results[k].number.significant < 3 for k in ks if results[k].number.cell in places):
                 continue                 # three short figures agreeing by chance are no run
+            first, last = min(results[j].number.cell for j in ks), max(results[j].number.cell for j in ks)
             for k in ks:
                 n = results[k].number
                 inside = n.cell - 1 in places and n.cell + 1 in places
-                edge = most >= RUN + 1 and not pair and ({n.cell + 1, n.cell + 2} <= places and n.cell == min(
-                    results[j].number.cell for j in ks) or {n.cell - 1, n.cell - 2} <= places and n.cell == max(
-                    results[j].number.cell for j in ks))      # (a row's first or last cell, four of its cells agreeing)
+                edge = most >= RUN + 1 and not pair and ({n.cell + 1, n.cell + 2} <= places and n.cell == first or
+                                                         {n.cell - 1, n.cell - 2} <= places and n.cell == last)
+                #      (a row's first or last cell, four of its cells agreeing)
                 if n.cell in places or not (inside or edge):
                     continue
                 at = [by_key.get((g, of, rest[:a] + (n.cell + shift,) + rest[a:])) for g, of, a, rest, shift in best]
@@ -1302,6 +1312,10 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
         r"numeri\w*|数值梯度|数値微分|中心差分|差分|수치 ?미분|конечн\w* разност|численн|sonlu fark|"
         r"L\s*\(\s*[θw]\s*[+±]\s*h|L[+₊]|L\(θ\+h\)", re.I)),
 )
+SGD_STATES = re.compile(r"^(?:sgd(?!\[0\])|sgd_wrong_order)\b|^loss - sgd")
+"""The states of a plain SGD run (not a mini-batch's mean at the start, sgd[0])."""
+
+
 def made_by(spec) -> dict:
     """Each parameter's name (without its layer's prefix) → the one tensor its op makes (``W_1`` → ``Z``), for
     the parameters that make exactly one kind of tensor (a tied E makes X and the logits: left out).

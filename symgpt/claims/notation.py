@@ -246,10 +246,23 @@ def _spelt_stem(name: str, tied: list):
     return hits[0] if len(hits) == 1 else None
 
 
-SGD_NAMED = re.compile(r"\bsgd\b|gradient descent|梯度下降|勾配降下|descente de gradient|Gradientenabstieg|"
-                       r"descenso de gradiente|discesa del gradiente|descida de gradiente|градиентн\w* спуск|"
-                       r"gradyan iniş|spadek gradientu|경사 하강", re.I)
+SGD_NAMED = re.compile(r"\bsgd\b|gradient[- ]descent|梯度下降|勾配降下|descente d[eu] gradient|Gradientenabstieg|"
+                       r"descenso (?:de|del) gradiente|discesa del gradiente|descida d[eo] gradiente|"
+                       r"градиентн\w*\s+спуск|градієнтн\w*\s+спуск|gradyan iniş|spadek gradientu|경사 하강", re.I)
 """A text's words for plain gradient descent: where none is said and AdamW is, a step is AdamW's."""
+ADAM_SAID = re.compile(r"\badam(?:w)?\b", re.I)
+ADAM_EVIDENCE = re.compile(r"β[₁₂12]|beta_?[12]|m̂|v̂|\\hat\s*\{?\s*[mv]|\bmoments?\b|矩(?!阵)|モーメント|момент|Moment",
+                           re.I)
+
+
+def adam_only(text: str) -> bool:
+    """Whether a text trains by AdamW alone: it names Adam as a word, shows its moments or β's, and never names
+    plain gradient descent.
+
+    >>> adam_only("Two AdamW steps: m̂ = m / (1 − β₁)"), adam_only("Madam, one SGD step"), adam_only("Adam, then SGD")
+    (True, False, False)
+    """
+    return bool(ADAM_SAID.search(text) and ADAM_EVIDENCE.search(text) and not SGD_NAMED.search(text))
 
 
 def _slipped(c, n) -> bool:
@@ -270,6 +283,7 @@ class Notation:
         self.m = matcher
         self._functions_of: dict = {}       # a function's ref → its candidate (None: it does not bind)
         self._named = None                  # the graph's own candidates as Spans, once a function needs them
+        self._zero_first = None             # (labels, the (name, arity) some label indexes from 0 first)
         self.by: dict = {}
         for c in matcher.every:
             self.by.setdefault((c.group, c.of, c.idx), c)
@@ -923,13 +937,13 @@ class Notation:
         out, printed = {}, {}
         from_one = self._rows_from_one(numbers, labels)
         text = "\n".join(getattr(self.m, "lines", ()))
-        adam_only = re.search(r"adam", text, re.I) is not None and SGD_NAMED.search(text) is None
+        by_adam_alone = adam_only(text)
         for n in numbers:
             lab = labels.get(n.index)
             if lab is None or lab.inner is not None or not readable(n):
                 continue
             lab = self._example_index(lab, readings, labels)
-            if adam_only and re.fullmatch(r"sgd\[\d+\]", lab.state):
+            if by_adam_alone and re.fullmatch(r"sgd\[\d+\]", lab.state):
                 lab = replace(lab, state=lab.state.replace("sgd", "adamw", 1))   # a text that trains by AdamW alone
             if lab.name in ("loss_at+", "loss_at-"):
                 c = self._nudged(lab, n, numbers, labels)
@@ -1001,8 +1015,10 @@ class Notation:
         if (len(own) if own is not None else -1) != len(lab.index) - 1 and \
                 (self.named(lab), len(lab.index) - 1, False, False) not in readings:
             return lab
-        zero = any(x.name == lab.name and len(x.index) == len(lab.index) and x.index[0] == 0 and not x.state
-                   for x in labels.values())
+        if self._zero_first is None or self._zero_first[0] is not labels:
+            self._zero_first = (labels, {(x.name, len(x.index)) for x in labels.values()
+                                         if x.index and x.index[0] == 0 and not x.state})
+        zero = (lab.name, len(lab.index)) in self._zero_first[1]
         k = lab.index[0] + zero                    # (the k-th example, from 1)
         if not 1 <= k <= size:
             return lab

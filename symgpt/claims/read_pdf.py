@@ -81,8 +81,12 @@ def pdf_lines(path) -> list:
     return lines
 
 
-STACKED_PART = re.compile(r"\s*([∂d][^\s=]{1,24})\s*")
+STACKED_PART = re.compile(r"\s*((?:∂|d(?=[A-Zα-ωΑ-Ωℓℒ]))[^\s=]{1,24})\s*")
 """One side of a derivative TeX sets as a display fraction, alone on its line: ``∂L`` above, ``∂a_{3,1}`` below."""
+
+
+NUMERATOR = re.compile(r"[∂d](?:L|ℓ|ℒ|J|E|l)")
+"""A derivative's numerator: the loss's symbol under ∂ or d."""
 
 
 def _stacked(lines: list) -> list:
@@ -96,14 +100,15 @@ def _stacked(lines: list) -> list:
     out = list(lines)
     for k in range(len(out) - 2):
         (top, page), (mid, _), (below, _) = out[k], out[k + 1], out[k + 2]
-        rows = _matrix_rows(top, mid, below)
+        rows = _matrix_rows(top, mid, below) if len({page, out[k + 1][1], out[k + 2][1]}) == 1 else None
         if rows is not None:          # ∂L/∂W = ( a b ⏎ c d ): the fraction and the matrix's rows share lines
             out[k], out[k + 2] = ("", page), ("", page)
             out[k + 1] = (rows, out[k + 1][1])
             continue
         num, den = STACKED_PART.fullmatch(top), STACKED_PART.fullmatch(below)
         eq = re.match(r"(\s*)=", mid)
-        if num is None or den is None or eq is None or not top.strip() or \
+        if num is None or den is None or eq is None or not top.strip() or not NUMERATOR.fullmatch(num[1]) or \
+                len({page, out[k + 1][1], out[k + 2][1]}) != 1 or \
                 len(eq[1]) <= max(num.start(1), den.start(1)) or abs(num.start(1) - den.start(1)) > 4:
             continue
         indent = min(num.start(1), den.start(1))
@@ -113,8 +118,8 @@ def _stacked(lines: list) -> list:
     return out
 
 
-FIGURE_ROW = re.compile(r"\s*([∂d][^\s=]{1,24})\s+[(\[⎛⎝⎡⎣|]?\s*((?:[-−]?\d+(?:\.\d+)?\s+){1,7}[-−]?\d+(?:\.\d+)?)"
-                        r"\s*[)\]⎞⎠⎤⎦|]?\s*")
+FIGURE_ROW = re.compile(r"\s*((?:∂|d(?=[A-Zα-ωΑ-Ωℓℒ]))[^\s=]{1,24})\s+[(\[⎛⎝⎡⎣|]?\s*"
+                        r"((?:[-−]?\d+(?:[.,]\d+)?\s+){1,7}[-−]?\d+(?:[.,]\d+)?)\s*[)\]⎞⎠⎤⎦|]?\s*")
 """A matrix's row with a display fraction's part before it (``∂L    ( 0.0123   −0.0235)``), a bracket beside it."""
 
 
@@ -124,10 +129,13 @@ def _matrix_rows(top: str, mid: str, below: str) -> str | None:
 
     >>> _matrix_rows("  ∂L   ( 0.1 -0.2)", "     =      .", "  ∂W   0.3 0.4")
     '  ∂L/∂W = [[0.1, -0.2], [0.3, 0.4]].'
+    >>> _matrix_rows("  dogs   1 2", "     =", "  days   3 4") is None       # words, no derivative
+    True
     """
     a, b = FIGURE_ROW.fullmatch(top), FIGURE_ROW.fullmatch(below)
     eq = re.fullmatch(r"(\s*)=\s*([.,;]?)\s*", mid)
     if a is None or b is None or eq is None or len(a[2].split()) != len(b[2].split()) or \
+            not NUMERATOR.fullmatch(a[1]) or \
             len(eq[1]) <= max(a.start(1), b.start(1)):
         return None
     indent = " " * min(a.start(1), b.start(1))

@@ -423,7 +423,7 @@ ACTIVATIONS = ("gelu", "relu", "silu", "swish")
 """The FFN's activations by name: GELU(u_5) is the activation of that entry (Notation.function's 'act')."""
 
 
-SCORE_ROW = re.compile(r"(?:[sS]|scores?)_\{?(\d+),?\s*[a-z]\}?")
+SCORE_ROW = re.compile(r"(?:[sS]|scores?)_\{?(\d+),?\s*[a-z]\}?(?:\s*/\s*\S+)?")
 """A row of attention's scores under a running index (``s_3i``, ``S_{3,j}``), whose exps the row's softmax sums."""
 
 
@@ -435,19 +435,20 @@ def function_label(head: str, vocab) -> Label | None:
     ('σ²', 'sqrt+eps', 'z[2]')
     >>> function_label("-ln p_home", ["home"]).fn, str(function_label("Σ_v e^{logits_v}", []))
     ('-log', 'sum_exp')
-    >>> function_label("GELU(u_5)", []).fn, str(function_label("Σ_i exp(s_3i)", []))
-    ('act', 'A_den[3]')
+    >>> function_label("GELU(u_5)", []).fn, [str(function_label(h, [])) for h in ("Σ_i exp(s_3i)", "Σ_j exp(S_{3,j})")]
+    ('act', ['A_den[3]', 'A_den[3]'])
 
     """
     m = FUNCTION_LABEL.search(head)
+    summed = m is not None and re.search(r"[Σ∑]|\\sum|\bsum\b", head[:m.start()]) is not None
+    row = SCORE_ROW.fullmatch(m[2].strip()) if summed and m[1] in ("exp", "e^") else None
+    if row is not None and any(x.endswith("A_den") for x in getattr(vocab, "names", ("A_den",))):
+        return Label("A_den", (int(row[1]),))                   # Σ_i exp(s_3i): the attention's denominator at 3
     lab = parse_label(m[2], vocab) if m else None
     if lab is None:
         return None
     fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], "act" if m[1].lower() in ACTIVATIONS else m[1])
-    if re.search(r"[Σ∑]|\\sum|\bsum\b", head[:m.start()]):
-        row = SCORE_ROW.fullmatch(m[2].strip()) if fn == "exp" else None
-        if row is not None:
-            return Label("A_den", (int(row[1]),))               # Σ_i exp(s_3i): the attention's denominator at 3
+    if summed:
         return Label("sum_exp") if fn == "exp" else None      # Σ_v e^{z_v}: the softmax's denominator
     if fn == "log" and re.fullmatch(r"\s*[-−]\s*", head[:m.start()]):
         fn = "-log"                  # −ln p_home: the negated log, a loss

@@ -696,14 +696,15 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     if (nudged := _nudged_cell(entry, col)) is not None:
         return nudged
     if NEW_THETA.fullmatch(plain(col).replace(" ", "")):
-        return Label(entry.name, entry.index, state=f"{run_of(heading)}[1]")   # θ', θ_new: after the step
+        return Label(entry.name, entry.index, state=f"{run_of(heading)}[{at}]")   # θ', θ_new: after the step
     m = STEP_MARK.match(plain(col).replace(" ", ""))
     if m is None:
         return None
     k = int(m["a"] or m["b"] or ("₀₁₂₃".index(m["a2"]) if m["a2"] else "⁰¹²³".index(m["c"] or "⁰")))
     sym = m["sym"]
-    if (worded := re.fullmatch(r"[^\W\d_A-Za-z]+(θ|w)", sym)) is not None:
-        sym = worded[1]                                   # '新しい値 θ_2', 'neuer Wert θ_2': θ after step 2
+    if (worded := re.fullmatch(r"[^\W\d_\u0370-\u03ff]{3,}(θ|w)", sym)) is not None:
+        sym = worded[1]                                   # '新しい値 θ_2', 'neuer Wert θ_2': θ after step 2 (not
+        #                                                   Δθ_2, ηλθ_2: a step's role)
     if sym in MOMENTS and k >= 1:
         return Label(sym, entry.index, of=entry.name, ref=f"adamw[{k}].{MOMENTS[sym]}[{entry.name},{keys}]")
         #            (the row's indices kept: a table counting from 1 shifts the ref, Notation.resolve)

@@ -151,7 +151,8 @@ class Ref:
 
     ``kind`` is ``node`` (a graph node), ``state`` (a quantity of a training
     state: ``opt``, ``step`` and ``part`` — loss, lr, clip_coef, p, grad,
-    param, moment or node — say which), ``head_step`` or ``size``.  ``node``
+    param, moment or node — say which), ``head_step``, ``example`` (a node of
+    a mini-batch's example, its number in ``step``) or ``size``.  ``node``
     is the graph node it reads (a moment's parameter), ``expr`` its exact
     SymPy expression over node symbols when one exists, ``ball(prec)`` its
     enclosure and ``exact()`` its exact rational when SymPy can prove one.
