@@ -125,6 +125,13 @@ FLOORS = {
     # 46/50
     "de-txt-seed-T3-sampling": (8, 10), "en-tex-bigram-batch2-sgd": (5, 9), "ja-md-gpt2-2head-adamw2": (8, 10),
     "fr-ipynb-nanogpt-2layer-gradcheck": (6, 10), "ko-html-llama-backprop-sgd": (7, 9),
+    # round 49 (an English Markdown post on a two-layer GPT-2 with a backward pass into block 2's MLP, a Spanish
+    # notebook on the seed's block at T = 4 with an SGD step and a gradient check, an Italian lecture note on a
+    # two-head nanoGPT with an AdamW step read as PDF, a Russian HTML page on a bigram with three AdamW steps, a
+    # Chinese plain-text post on a Llama block with grouped-query attention and sampling); scored first on the
+    # readings of rounds 47 and 48 and not worked on: 28/40, 1 false alarm, 47/50
+    "en-md-gpt2-2layer-backprop": (7, 10), "es-ipynb-seed-T4-sgd-gradcheck": (5, 9), "zh-txt-llama-gqa-topp": (5, 10),
+    "it-pdf-nanogpt-2head-adamw": (5, 9), "ru-html-bigram-adamw3": (6, 9),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here
