@@ -472,7 +472,7 @@ class Names:
             return "E"
         if "grad_W_out" in self.graph.groups and "h_final" in self.graph.groups:
             return "W_out"
-        raise RefError("head_step needs a transformer's head (tied E or untied W_out)")
+        raise RefError("head_step needs a transformer's head: a tied transformer head (E) or an untied W_out")
 
     def _head_step(self, rest: str, text: str) -> Ref:
         head = self._head_param()
