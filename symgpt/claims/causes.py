@@ -19,6 +19,7 @@ The cause is the first of these that explains the printed digits (``k`` places, 
   by check from its chain) gives it (:func:`slips`, :func:`left_out`);
 * **sign flip**: the right digits with the wrong sign;
 * **last-digit slip**: only the last printed digit differs;
+* **swapped digits**: two neighbouring digits trade places (``6.5251`` for ``6.5521``);
 * **scale slip**: the decimal point moved (``0.0851`` printed as ``0.851``);
 * **plain error**: none of these.
 
@@ -41,7 +42,7 @@ from flint import fmpq
 SLIPS = ("unbiased variance", "forgotten −y", "log₁₀ for ln", "no bias correction", "forgotten 1/√d_k",
          "forgotten term", "sum for mean", "update with the wrong sign", "sign of a term")
 CAUSES = ("carried rounding", "truncation", "round-half-even", "float artefact", "transposed index", "percent slip",
-          *SLIPS, "sign flip", "last-digit slip", "scale slip", "plain error")
+          *SLIPS, "sign flip", "last-digit slip", "swapped digits", "scale slip", "plain error")
 
 
 def _trunc(x: Fraction, k: int) -> Fraction:
@@ -243,9 +244,24 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     if printed != correct and abs(printed - correct) < 10 * ulp and len(_digits(correct, k).lstrip("-")) > 1 and \
             _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:      # (7 for 6 is no slip of a longer figure)
         return "last-digit slip"
+    if _swapped(_digits(printed, k), _digits(correct, k)):
+        return "swapped digits"     # 6.5251 for 6.5521
     if any(printed == _rounded(exact * Fraction(10) ** e, k) for e in (-2, -1, 1, 2)):
         return "scale slip"         # the decimal point moved: 0.851 for 0.0851
     return "plain error"
+
+
+def _swapped(printed: str, correct: str) -> bool:
+    """Whether two digit strings differ only by two neighbouring, different digits traded.
+
+    >>> _swapped("65251", "65521"), _swapped("65251", "65251"), _swapped("65251", "65215"), _swapped("123", "213")
+    (True, False, True, True)
+    """
+    if len(printed) != len(correct):
+        return False
+    diff = [i for i, (a, b) in enumerate(zip(printed, correct)) if a != b]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and printed[diff[0]] == correct[diff[1]] and \
+        printed[diff[1]] == correct[diff[0]]
 
 
 def _rounded(x: Fraction, k: int) -> Fraction:

@@ -14,6 +14,7 @@ is the first of these that explains the printed digits:
 * **transposed index**: it is the value of the same quantity with its
   indices swapped (``A[0,1]`` printed for ``A[1,0]``);
 * **last-digit slip**: only the last printed digit differs;
+* **swapped digits**: two neighbouring digits trade places;
 * **scale slip**: the context names a quantity that is the figure times 10 or 100 (``0.0851`` printed
   as ``0.851``); **percent slip**: a fraction printed with a % sign (``λ = 0.1`` as ``0.1%``);
 * **plain error**: none of these.

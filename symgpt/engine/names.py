@@ -262,7 +262,8 @@ class Names:
             options = " or ".join(f"l{i}.{text} (layer {i + 1})" for i in range(layers))
             return (f": it is inside a block; did you mean {options}? The prefixes count blocks from 0, "
                     f"the documents' headings from 1")
-        near = nearest(group, [*self.graph.groups, *SIZES, "lr", *(f"adamw.{k}" for k in ADAMW), *SAMPLING])
+        near = nearest(group, [*self.graph.groups, *SIZES, "lr", "gradcheck.h", *(f"adamw.{k}" for k in ADAMW),
+                               *SAMPLING])
         return f"; did you mean {near}?" if near else ""
 
     def _index(self, text, x, axis, n) -> int:
@@ -339,6 +340,8 @@ class Names:
                 raise RefError(f"{text} is not defined for a {s.kind} spec")
         elif text == "lr":
             meaning, value = "SGD learning rate", s.training.lr
+        elif text == "gradcheck.h":
+            meaning, value = "the gradient check's step h of (L(θ + h) − L(θ − h)) / 2h", s.training.gradcheck_h
         elif text in SAMPLING:
             meaning, value = SAMPLING[text], getattr(s.sampling, text)
         elif text.startswith("adamw.") and text[len("adamw."):] in ADAMW:
@@ -464,7 +467,7 @@ class Names:
         if n.group == "logits":
             return sympy.Add(*[g.sym(f"h_final[{j}]") * new(n.index[0], j) for j in range(s.d)])
         raise RefError(f"head_step.{node}: defined are {head}[{'j,v' if head == 'W_out' else 'v,j'}], logits[v], "
-                       f"p[v] and loss")
+                       f"sum_exp, p[v] and loss")
 
     def _head_param(self) -> str:
         """The head a head-only step moves: the target's row of a tied E, or an untied W_out."""
@@ -480,7 +483,7 @@ class Names:
         n = self.graph.nodes[node]
         grp = self.graph.groups[n.group]
         name, pretty = _HEAD + node, _HEAD + self.pretty(node)
-        if n.group in ("loss", "p"):  # a forward pass with the new row (the new W_out)
+        if n.group in ("loss", "p", "sum_exp"):  # a forward pass with the new row (the new W_out)
             s, ev, g = self.spec, self.ev, self.graph
             moved = [f"E[{s.target},{j}]" for j in range(s.d)] if head == "E" else \
                 [f"W_out[{j},{v}]" for j in range(s.d) for v in range(s.V)]
@@ -506,9 +509,9 @@ class Names:
         return [(join(g.name, g.axes), g.shape, g.meaning) for g in self.graph.groups.values()]
 
     def sizes(self) -> list[Ref]:
-        """Every size and hyper-parameter the spec defines (d, d_ff, …, lr, adamw.*, top_k, top_p)."""
+        """Every size and hyper-parameter the spec defines (d, d_ff, …, lr, gradcheck.h, adamw.*, top_k, top_p)."""
         out = []
-        for name in [*SIZES, "lr", *(f"adamw.{a}" for a in ADAMW), *SAMPLING]:
+        for name in [*SIZES, "lr", "gradcheck.h", *(f"adamw.{a}" for a in ADAMW), *SAMPLING]:
             try:
                 out.append(self.ref(name))
             except RefError:
