@@ -420,6 +420,8 @@ def _training(d, add, shapes, ref_of):
                 add(f"adamw[1].{m}[{inner}]", f"adamw[1].{m}", idx, axes, of=name)
             add(f"sqrt(adamw[1].vhat[{inner}])", "sqrt(adamw[1].vhat)", idx, axes, of=name)
             add(f"lr*grad_{entry}", f"lr*grad_{name}", idx, axes)
+    if tr.gradcheck_params:
+        add("gradcheck.h", "gradcheck.h")          # the check's own step, a setting: 'h = 1e-3'
     for p in tr.gradcheck_params:
         h = _num(tr.gradcheck_h)
         add(f"gradcheck({p}, {h})", "gradcheck")
@@ -438,6 +440,7 @@ def _training(d, add, shapes, ref_of):
             shape, axes = shapes[name]
             for idx in _entries(shape):
                 add(f"head_step.{ref_of(name, axes, idx)}", f"head_step.{name}", idx, axes)
+        add("head_step.sum_exp", "head_step.sum_exp")
         add("head_step.loss", "head_step.loss")
         add("head_step.logits[%s] - logits[%s]" % ((ref_tokens(d.spec.vocab)[t],) * 2), "head_step.rise")
 

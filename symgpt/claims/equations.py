@@ -198,6 +198,59 @@ STATISTIC_OF = re.compile(r"\b(?:mean square|mean|average|variance|std|standard 
 statistic's figure, not the name's."""
 
 
+ENTRY_WORDS = r"entry|element|component|coefficient|entrada|elemento|componente|entrée|élément|composante|" \
+    r"Eintrag|Komponente|voce|wpis|składow\w*|элемент\w*|компонент\w*|元素|分量|要素|成分|성분|원소"
+ENTRY_AT = re.compile(rf"(?<![^\W\d_])(?:{ENTRY_WORDS})(?![^\W\d_])\s*\$?\s*(?P<idx>\[[^\[\]$]{{1,20}}\]|"
+                      rf"\([^()$]{{1,20}}\))\s*\$?(?:\s*(?:of|de|von|del|di|du|des|der|della)\s+(?P<of>\S{{1,30}}))?"
+                      rf"(?P<rest>(?:\s[^=≈\d$`()\[\]]{{0,30}})?)$", re.I)
+"""An entry by its word and index before its figure, maybe then the tensor it is of and a few words (``its entry
+[1,2] is only``, ``l'élément (1, 2) de ∂L/∂W_Q vaut``, ``Eintrag [1,2] hat den Wert``)."""
+NAME_SPAN = re.compile(r"\$([^$]{1,40})\$|`([^`]{1,40})`|((?:∂L/∂|dL/d|grad_|∇_?)?[A-Za-z][\w.]{0,12}(?:\.grad)?)")
+GRADIENT_OF_WORDS = re.compile(r"(?:gradient|gradiente|Gradient|градиент)\s*(?:of|de|von|del|di|du|des|der|della|"
+                               r"по|nach)?\s*$|(?:∂L\s*/\s*∂)$", re.I)
+"""'the gradient of' right before a name: the entry is its gradient's."""
+
+
+def entry_at(left: str, vocab, heading: str = "") -> Label | None:
+    """The entry a sentence names by a word and an index before its figure, of the tensor written after the index
+    ('of ∂L/∂W_Q') or named last before it in the sentence (with 'the gradient of' before it: the gradient's).
+
+    >>> from .symbols import Words
+    >>> v = Words(["a", "b"], {"E", "W_Q", "Q"}, {"E", "W_Q"})
+    >>> str(entry_at("The gradient of $W_Q$ is small: its entry $[1,2]$ is only ", v))
+    '∂L/∂W_Q[1,2]'
+    >>> str(entry_at("El elemento (0, 1) de Q vale ", v)), entry_at("The entry [1,2] = 3 × ", v)
+    ('Q[0,1]', None)
+    """
+    sentence = re.split(r"(?<=[^\d\s])[.;!?。；](?:\s|$)", left)[-1]
+    m = ENTRY_AT.search(sentence)
+    if m is None:
+        return None
+    index = m["idx"][1:-1]
+    if not re.fullmatch(r"\s*\w+\s*(?:,\s*\w+\s*){0,2}", index):
+        return None
+    if m["of"]:
+        name = m["of"].strip("$`")
+    else:
+        name = None
+        for span in reversed(list(NAME_SPAN.finditer(sentence[:m.start()]))):
+            text = (span[1] or span[2] or span[3]).strip()
+            if span[3] and not re.search(r"[A-Z_∂∇.]", text):
+                continue                       # a word of the prose ('small'), not a symbol
+            if named(text, vocab, heading) is not None and text.lower() not in {w.lower() for w in vocab}:
+                before = plain(sentence[:span.start()]).rstrip()
+                name = f"∂L/∂{text}" if GRADIENT_OF_WORDS.search(before) and not re.match(r"∂|d[A-Z]|grad", text) \
+                    else text
+                break
+        if name is None:
+            return None
+    return named(f"{name}[{index}]", vocab, heading)
+
+
+LEAD_NUMBER = re.compile(r"\s*[^\W\d_]+\s*\d+\s*[^\W\d_]{0,3}\s*")
+"""A lead-in of a word and a number before a colon ('Row 3', 'Kopf 2', '第 3 行', '头 2'): not the equation's head."""
+
+
 def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     """The label of a figure that closes its clause's equation: the clause's left-hand side.
 
@@ -214,6 +267,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     rest = n.line_text[n.col + len(n.text):]
     if OPERAND_NEXT.match(rest):
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
+    if (lab := entry_at(left[start:], vocab, n.heading)) is not None:
+        return lab                             # 'the gradient of $W_Q$ …: its entry [1,2] is only 0.0012'
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         step = next((w for w in re.findall(r"[^\W\d_]+", left[start:])[-3:] if w.lower() in STEP_WORDS), None)
         if step and lines is not None and not FORMATS.search(" ".join((n.column, n.row, n.table))) and \
@@ -242,8 +297,11 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     for first, clause in ((True, unmarked(last_clause(plain(left[start:])), vocab)),
                           (False, unmarked(_joined(last_clause(plain(inline))), vocab))):
         parts = re.split(rf"(=|≈|←|:(?!=)|{IS})", clause)
-        if not first and len(parts) >= 5 and parts[1] == ":" and re.search(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}", parts[0]):
-            parts = parts[2:]              # 'The target by hand: e^{z_home} = e^{0.318} = …': the equation's own head
+        if not first and len(parts) >= 5 and parts[1] == ":" and (
+                re.search(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}", parts[0]) or LEAD_NUMBER.fullmatch(parts[0]) or
+                re.match(r"\s*[^\W\d_]{2,}\s+\S", parts[0]) and named(parts[2].strip(), vocab, n.heading) is not None):
+            parts = parts[2:]              # 'The target by hand: e^{z_home} = e^{0.318} = …', '头 2：q̃₃[3] = …',
+            #                                'для W_{2,молоко}: m_{2} = …': the equation's own head
         recip = re.search(r"(?:^|[,;]|\s)\s*1\s*/\s*([^\s/(),;]+)\s*$", plain(parts[-3])) if len(parts) >= 3 else None
         if recip and (inner := named(recip[1], vocab, n.heading)) is not None:
             return dataclasses.replace(inner, fn="recip")    # 1/ρ₀ = 3.2025: the reciprocal of what ρ₀ names
@@ -258,7 +316,7 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
         if first and j >= 2 and POWER_OF_NAME.fullmatch(plain(parts[j])):
             return None                    # '… ≈ 1,048: z^3 ≈ 1,1505': a power of z, not the z named before
         if first and j >= 2 and parts[j].strip() and re.search(NAME_LETTER, parts[j]) \
-                and named(parts[j], vocab, n.heading) is not None and \
+                and (named(parts[j], vocab, n.heading) is not None or _summed_exp(parts[j], vocab)) and \
                 not re.match(r"\s*[-−]\s*(?:ln|log)(?![A-Za-z])", plain(parts[j])) and \
                 not (FUNCTION_OF.search(plain(parts[j])) and (function_label(plain(parts[j]), vocab) is None or
                                                              re.match(r"\s*[-−]", plain(parts[j])))):
@@ -308,6 +366,20 @@ PREVIOUS_STEP = re.compile(r"上一步|前一步|前のステップ|이전 스�
 """Words that put a state at the step before the section's (``上一步 m = 0.021371``)."""
 ADAM_STATES = re.compile(r"adam|m̂|v̂|\\hat\s*\{?[mv]\b|β[₁₂12]", re.I)
 """What says the lines before an update are AdamW's: its name, its corrected moments, its betas."""
+
+
+def _summed_exp(part: str, vocab) -> bool:
+    """Whether a clause's last part is a sum of exps (``Σ_v e^{z_v}``, ``\\sum_j \\exp(S_{3,j})``): a name of its own.
+
+    Not a sum over scaled logits (``Σ e^{2z}``, ``Σ e^{z/T}``: a temperature's) nor over primed ones (``Σ e^{ℓ′}``:
+    after an update, maybe the author's own).
+
+    >>> _summed_exp(" Σ_v e^{z_v} ", []), _summed_exp(" e^{z_v} ", []), _summed_exp(" Σ e^{2z} ", [])
+    (True, False, False)
+    """
+    m = re.search(r"(?:e\^|exp)\s*[({]?\s*(.*?)\s*[)}]?\s*$", plain(part))
+    return bool(re.search(r"[Σ∑]|\\sum", part)) and m is not None and \
+        re.fullmatch(r"[^\W\d_][\w{}]*", m[1]) is not None and function_label(plain(part), vocab) is not None
 
 
 def _run_near(n, lines: list | None, back: int = 8) -> str:
@@ -511,10 +583,11 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
         if found:
             return found
         if any(not GENERIC_INDEX.search(m[0]) and (lab := parse_label(m[0].replace(" ", ""), vocab))
-               is not None and lab.index and (not k or lab.name not in getattr(vocab, "names", ()) and
-                                              len(lab.index) >= 2 and lab.name not in MOMENTS)
+               is not None and lab.index and lab.name not in MOMENTS and
+               (not k or lab.name not in getattr(vocab, "names", ()) and len(lab.index) >= 2)
                for m in ENTRY_MENTION.finditer(_unlatexed(text))):
-            return None            # '<li>attn.c_proj, W_{proj}[3,1] (value 0.2): g = …': its own entry, not read;
+            return None            # '<li>attn.c_proj, W_{proj}[3,1] (value 0.2): g = …': its own entry, not read
+            #                        (but m_{2} = …, a moment at step 2, is no entry);
             #                        not the item above's (nor, above it, past an entry of a name we do not know:
             #                        a table's row `c_proj2[4, 2]` under the row `wte[home, 0]`)
         if tag or k and LEAD_END.search(text) and any(parse_label(m[0].replace(" ", ""), vocab) is not None

@@ -75,7 +75,7 @@ EQUAL_PRECS = (256, 1024, 4096)
 """Bits at which a power of ten's or a fraction's equality with a value is tried on balls before SymPy is asked."""
 
 
-SETTINGS = frozenset(("lr", "top_k", "top_p", "adamw.lr", "adamw.beta1", "adamw.beta2", "adamw.eps",
+SETTINGS = frozenset(("lr", "gradcheck.h", "top_k", "top_p", "adamw.lr", "adamw.beta1", "adamw.beta2", "adamw.eps",
                       "adamw.weight_decay"))
 """The training and sampling settings: a figure is one only when it equals it."""
 

@@ -72,8 +72,15 @@ NORM_ORDINAL = re.compile(r"\b(?:(?P<two>second[oa]?|zweite\w*|deuxième|segund[
                           r"(?P<one>first|prim[oa]|erste\w*|premi[eè]re?|primer[oa]?|перв\w+|pierwsz\w+|eerste)|"
                           r"(?P<f>final[e]?|finale|letzte\w*|últim[oa]|ultim[oa]|последн\w+))\s+"
                           r"(?:Layer\s*Norm|LN|RMSNorm|norm\w*|normali[sz]\w+)|第(?P<two2>二)个?\s*(?:LayerNorm|LN)|"
-                          r"(?<![\w])(?:LN|ln)_?\{?(?P<k>[12f])\}?(?![\w])", re.I)
-"""A norm named by its place in the block: 'the second LayerNorm', 'Seconda LayerNorm', LN_2, ln_f."""
+                          r"(?<![\w])(?:LN|ln)_?\{?(?P<k>[12f])\}?(?![\w])|"
+                          r"(?P<two3>(?:前馈层?|FFN|MLP)之前的?\s*(?:LayerNorm|RMSNorm|LN|归一化)|"
+                          r"(?:LayerNorm|RMSNorm|norm\w*|LN)\s+(?:before|vor|avant|antes del?|prima del?|перед)\s+"
+                          r"(?:the\s+|la\s+|le\s+|l'|dem\s+|el\s+)?(?:FFN|MLP|feed[- ]?forward))|"
+                          r"(?P<one3>(?:注意力)之前的?\s*(?:LayerNorm|RMSNorm|LN|归一化)|"
+                          r"(?:LayerNorm|RMSNorm|norm\w*|LN)\s+(?:before|vor|avant|antes de|prima di|перед)\s+"
+                          r"(?:the\s+|la\s+|l'|der\s+)?(?:attention|Attention|atención|attenzione|вниманием))", re.I)
+"""A norm named by its place in the block: 'the second LayerNorm', 'Seconda LayerNorm', LN_2, ln_f, 'the LayerNorm
+before the FFN', '前馈层之前的 RMSNorm'."""
 
 
 def norm_ordinal(name: str, before: str) -> str | None:
@@ -84,13 +91,15 @@ def norm_ordinal(name: str, before: str) -> str | None:
     ('var2', 'mu_f')
     >>> norm_ordinal("σ²", "the variance "), norm_ordinal("var2", "second LayerNorm: ")
     (None, None)
+    >>> norm_ordinal("ms", "八、前馈层之前的 RMSNorm"), norm_ordinal("μ", "The norm before the attention")
+    ('ms2', 'mu1')
     """
     kind = "mu" if name in MEAN or name.lower() in ("mu", "mean", "µ") else \
-        "var" if name in VARIANCE or name in ("σ^2", "var") else None
+        "var" if name in VARIANCE or name in ("σ^2", "var") else "ms" if name.lower() in ("ms", "mean_sq") else None
     m = ([None] + list(NORM_ORDINAL.finditer(before)))[-1]
     if kind is None or m is None:
         return None
-    k = "2" if m["two"] or m["two2"] else "1" if m["one"] else "_f" if m["f"] else \
+    k = "2" if m["two"] or m["two2"] or m["two3"] else "1" if m["one"] or m["one3"] else "_f" if m["f"] else \
         ("_f" if m["k"].lower() == "f" else m["k"])
     return f"{kind}{k}"
 
@@ -216,6 +225,9 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
                 (which := norm_ordinal(lab.name, sentence_of(lines, n))) is not None:
             lab = dataclasses.replace(lab, name=which)   # 'Seconda LayerNorm: … la varianza σ² = …': var2
             #     (not under a heading on the second norm: its section reads σ² so by its figures)
+        elif lab is not None and len(NORM_ORDINAL.findall(n.heading or "")) == 1 and \
+                (which := norm_ordinal(lab.name, n.heading)) is not None:
+            lab = dataclasses.replace(lab, name=which)   # '八、前馈层之前的 RMSNorm': ms = … is the second norm's
         if lab is not None and not lab.index and lab.name != "token":
             row = row_mark(n.line_text[:n.col]) or \
                 (row_mark(sections.get(n.index, ""), anywhere=True) if ROW_STATISTIC.fullmatch(lab.name) else None)

@@ -137,3 +137,34 @@ def section_titles(lines: list, numbers: list) -> dict:
             title = line.strip()
         slides[no] = title
     return {n.index: n.heading or slides.get(n.line, "") for n in numbers}
+
+
+def printed_by(lines: list, n, back: int = 40) -> str:
+    """The code line of the fenced cell above an output line that prints it: the ``print`` whose literal text
+    starts as the output's line does (``print(f"E[2,1]   : {new_params['E'][2, 1]:.6f}")`` for ``E[2,1]   :
+    0.089900``), else ''.  What it formats says which state the figure is of (``new_params``: after the step).
+
+    >>> code = ['```', 'print(f"E[2,1] : {new_params[2, 1]:.4f}")', 'print(f"loss: {L:.4f}")', '```',
+    ...         'E[2,1] : 0.0899', 'loss: 1.7783']
+    >>> from types import SimpleNamespace as N
+    >>> printed_by(code, N(line=5, line_text="E[2,1] : 0.0899", col=9))
+    'print(f"E[2,1] : {new_params[2, 1]:.4f}")'
+    """
+    head = n.line_text[:n.col].strip()
+    if not head or not re.search(r"[^\W\d_]", head):
+        return ""
+    fence = None
+    for k in range(n.line - 2, max(-1, n.line - 2 - back), -1):
+        if lines[k].lstrip().startswith(("```", "~~~")):
+            fence = k
+            break
+    if fence is None:
+        return ""
+    for k in range(fence - 1, max(-1, fence - 1 - back), -1):
+        code = lines[k]
+        if code.lstrip().startswith(("```", "~~~")):
+            break
+        m = re.search(r"print\(\s*f?(['\"])(.*?)\{", code)
+        if m and m[2].strip() and head.startswith(m[2].strip()):
+            return code.strip()
+    return ""

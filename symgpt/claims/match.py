@@ -29,6 +29,7 @@ import re
 from fractions import Fraction
 
 from flint import fmpq
+from sympy import preorder_traversal as sympy_preorder
 
 from ..core.numeric import UndecidableError
 from ..engine.arch import Arch
@@ -48,7 +49,7 @@ from .checkpoint_names import CheckpointNames
 from .context import _base, _names, _pinned, context, counted, score, spells_input
 from .diagnose import _chain_rounds, diagnose, slipped, wrong
 from .extract import chain_spelling, decimal_comma, normal_line
-from .figure import FORMATS, Result, cell, near_window, readable, rounds_to
+from .figure import FORMATS, SETTINGS, Result, cell, near_window, readable, rounds_to
 from .figure import operand as _operand
 from .grids import grids
 from .labels import labels
@@ -61,12 +62,19 @@ GRADIENT_GROUP = re.compile(r"(?:l\d+\.)?grad_\w+")
 """A gradient of the loss: what a chain with p_t − 1 for p_t computes (Matcher._without_y)."""
 MOMENT = re.compile(r"adamw\[(\d+)\]\.([mv])\[([^\]]+)\]")
 """An AdamW moment before its bias correction: its step, m or v, its entry."""
+SCIENTIFIC = re.compile(r"\d[eE][-+−]?\d|10\^|×\s*10|·\s*10")
+"""A figure written with a power of ten (``1e-3``, ``10^{-5}``, ``2 × 10⁻⁴``)."""
 FORM_OPERANDS = 24      # a chain of at most this many operands is tried against the nodes' definitions …
 FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
 FORM_TRIES = 64         # … in at most this many combinations
+FLIP_ALTERNATIVES = 8   # … and a product's factors, for a result printed with its sign turned, among this many
+FACTORS = re.compile(r"\(?-?[\d.]+\)?(?:[×*·/]\(?-?[\d.]+\)?)+")
+"""A chain of factors alone (``0.2376*0.3800``, ``(-0.85)*0.68/2``): the result's sign is the operands' own."""
 RUN = 3                 # cells of a row (of four or more) that must agree on consecutive entries of one tensor
 PAIR = 2                # … or, on each side of a cell whose value its own entry explains by a cause, these
 EXPLAINED = ("sign flip", "transposed index", "scale slip", "percent slip")    # (those causes)
+ROW_CAUSES = (*EXPLAINED, "swapped digits", "last-digit slip", "truncation")
+"""The causes by which a state of a row's parameter entry names a cell no quantity rounds to (Matcher._entry_rows)."""
                         # (Matcher._runs)
 GRID = 3                # figures of a matrix or table that must agree on entries of one tensor at their places …
 GRID_SHARE = 0.6        # … and this share of its figures (Matcher._grids)
@@ -246,7 +254,8 @@ class Matcher:
             self.functions = {k: lab for k, lab in read.items() if lab.inner is not None}
         self.read = read if text is not None else {}
         first = self._match(numbers, {})
-        results = self._grids(self._runs(self._right(self._match(numbers, self._inputs(first)))), numbers)
+        results = self._grids(self._entry_rows(self._runs(self._right(self._match(numbers, self._inputs(first))))),
+                              numbers)
         return _exercises(_foreign_columns(self._acknowledged(self._batch(results), numbers)), text)
 
     def _batch(self, results: list) -> list:
@@ -434,7 +443,7 @@ class Matcher:
         return self._uncorrected(n, found, alts) or self._slipped_form(n, found, alts) or \
             self._left_out(n, found, [a[:1] for a in alts])
 
-    def _alternatives(self, n, found: dict, numbers: list) -> list:
+    def _alternatives(self, n, found: dict, numbers: list, cap: int | None = None) -> list:
         """For each operand of a figure's chain, the quantities it may stand for: its own match first, then
         the others it rounds from (a short coefficient, 0.1 in 0.1 × g, only as printed)."""
         alts = []
@@ -447,8 +456,26 @@ class Matcher:
             own = [found[i]] if found.get(i) is not None else []
             more = [c for c in self.nearby(m, lo, hi) if c.group not in self.d.spec.params
                     and self.rounds(c, m)] if m.kind == "decimal" and len(m.text.strip("-−+0.")) >= 2 else []
-            alts.append((own + [c for c in more if c not in own])[:FORM_ALTERNATIVES] or [None])
+            alts.append((own + [c for c in more if c not in own])[:cap or FORM_ALTERNATIVES] or [None])
         return alts
+
+    def _flipped_result(self, n, found: dict, alts: list):
+        """The node a product's chain defines when the printed result is its value with the sign turned (``0.2376
+        × 0.3800 = −0.0903`` for ∂L/∂E[t3,1] = 0.0903…): the figure is that node, found wrong by a sign flip.
+        Only a chain of factors, whose signs are its operands' own, and only to the printed digits."""
+        if not FACTORS.fullmatch(n.chain.replace(" ", "")) or n.value == 0 or _chain_rounds(self, n)[0]:
+            return None                  # (its printed factors give it: no sign turned)
+        lo, hi = cell(n)
+        wider = self._alternatives(n, found, found["_numbers"], cap=FLIP_ALTERNATIVES) if "_numbers" in found else alts
+        for refs in itertools.islice(itertools.product(*wider), FORM_TRIES):
+            dc = self.derived(n, found, list(refs)) if None not in refs else None
+            if dc is None or isinstance(dc.ball, fmpq) or not dc.ball.is_finite() or \
+                    not -hi <= Fraction(float(dc.ball.mid())) <= -lo:
+                continue
+            hits = [c for c in self._nodes_at(dc.ball) if all(getattr(r, "key", None) != c.key for r in refs)]
+            if len({_param_of(c.group) for c in hits}) == 1:
+                return min(hits, key=lambda c: (len(c.group), c.key))   # ∂L/∂E[t3,1], the head's part alike: E's
+        return None
 
     def _slipped_form(self, n, found: dict, alts: list):
         """The quantity a chain defines when its printed result slipped in a way the chain's form shows: an
@@ -481,6 +508,9 @@ class Matcher:
                         self.slip_of[n.index] = "update with the wrong sign" if RUN_PREFIX.match(c.group) else \
                             "sign of a term"          # (h − down for h + down: the residual's sum, a term's sign)
                         return c
+        flip = self._flipped_result(n, found, alts)
+        if flip is not None:
+            return flip
         decay = self._decay_left_out(n, found, refs, near)
         if decay is not None:
             self.slip_of[n.index] = "forgotten decay"
@@ -656,8 +686,48 @@ class Matcher:
             x.group == c.group and x.of == c.of and x.idx == tuple(swapped) and self.rounds(x, n) for x in self.cands)
         if chain_ok and self._transposed_operand(n, c):
             chain_ok, transposed = False, True    # q₃,₂ = 1.209 × 0.2 + …: W_Q[1,0] read for W_Q[0,1]
-        return wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed,
-                     d=self.d)
+        other = self._other_form(n, c) if chain_ok else None
+        if other is not None:
+            chain_ok = False                      # q̃[3] = q[3]·cos θ = 0.1748 where q̃[3] = q[3]·cos θ − q[4]·sin θ:
+            #                                       its operands give it, but its formula is not c's
+        res = wrong(n, c, [c.ref], LABELLED, chain_ok=chain_ok, chain_value=chain_value, transposed=transposed,
+                    d=self.d)
+        if other and res.verdict == "wrong" and res.cause == "plain error":
+            res = dataclasses.replace(res, cause=other)
+        return res
+
+    def _other_form(self, n, c) -> str | None:
+        """When the figure's chain, on the quantities its operands were found to be, computes something far from
+        ``c`` (beyond what rounding its operands could do: 1 % and 20 of the figure's last places), a formula other
+        than c's and not c's own carried rounding: 'forgotten term' when it is c's definition with one term of a
+        sum left out, else ''. None when the chain computes c."""
+        found = getattr(self, "_found", None)
+        dc = self.derived(n, found) if found and "_numbers" in found else None
+        x, y = (_mid(dc.ball) if dc is not None and not isinstance(dc.ball, fmpq) else None), _mid(c.ball)
+        if x is None or y is None:
+            return None
+        ulp = Fraction(1, 10 ** n.decimals) / (100 if n.kind == "percent" else 1)
+        if abs(x - y) <= max(20 * ulp, abs(y) / 100):
+            return None
+        return "forgotten term" if self._term_left_out(c, x) else ""
+
+    def _term_left_out(self, c, x: Fraction) -> bool:
+        """Whether ``c``'s definition with one term of one of its sums left out has the value x (to 2⁻³⁰)."""
+        try:
+            e = self._definition(c.ref)
+        except Exception:  # noqa: BLE001 - not a node of the graph
+            return False
+        sums = [a for a in sympy_preorder(e) if a.is_Add][:8]
+        for a in sums:
+            for t in a.args[:FORM_OPERANDS]:
+                try:
+                    v = self.expression(str(e.subs(a, a - t)))
+                except Exception:  # noqa: BLE001 - a form the expression reader does not take
+                    continue
+                if v is not None and not isinstance(v.ball, fmpq) and v.ball.is_finite() and \
+                        abs(Fraction(float(v.ball.mid())) - x) <= abs(x) * Fraction(1, 2 ** 30) + Fraction(1, 10 ** 12):
+                    return True
+        return False
 
     def _transposed_operand(self, n, c) -> bool:
         """Whether the figure's arithmetic reads a matrix entry whose transpose, not itself, is what ``c``'s
@@ -740,6 +810,52 @@ class Matcher:
                             results[k].verdict != "matched" or by_ref[results[k].ref].group == at[0].group):
                         results[k] = res
         return results
+
+    def _entry_rows(self, results: list) -> list:
+        """A table row whose cells print one parameter entry's states (``W_{2,7}^{fc} | g | m₁ | v₁ | m̂₁ | v̂₁``):
+        where two of its cells match that entry's states, a cell no quantity rounds to that exactly one other state
+        of the entry explains by a cause (a sign turned, digits swapped, a last digit slipped, …) is that state,
+        found wrong; it was left unmatched."""
+        rows: dict = {}
+        for k, r in enumerate(results):
+            n = r.number
+            if n.cell >= 0 and n.width >= 3 and n.row and not re.search(r"[=≈]", n.line_text):   # (no equation)
+                rows.setdefault((n.line, n.row), []).append(k)
+        states = None
+        for ks in rows.values():
+            if not any(results[k].verdict == "unmatched" for k in ks):
+                continue
+            votes: dict = {}
+            for k in ks:
+                c = self._by_ref.get(results[k].ref) if results[k].verdict == "matched" else None
+                if c is not None and c.group not in self.d.spec.params and (e := self._param_entry(c)) is not None:
+                    votes[e] = votes.get(e, 0) + 1     # (its states: a weight's own value is no evidence)
+            if not votes or max(votes.values()) < PAIR or list(votes.values()).count(max(votes.values())) > 1:
+                continue
+            entry = max(votes, key=votes.get)
+            if states is None:
+                states = {}
+                for c in self.cands:
+                    if (e := self._param_entry(c)) is not None:
+                        states.setdefault(e, []).append(c)
+            for k in ks:
+                if results[k].verdict != "unmatched" or results[k].number.kind != "decimal":
+                    continue
+                judged = {res.ref: res for c in states.get(entry, ()) if c.group not in self.d.spec.params and
+                          "(" not in c.ref and
+                          (res := self._judged(results[k].number, c)).verdict == "wrong" and res.cause in ROW_CAUSES}
+                if len(judged) == 1:
+                    results[k] = next(iter(judged.values()))
+        return results
+
+    def _param_entry(self, c) -> tuple | None:
+        """The parameter entry a candidate is a state of: (W_1, (1, 6)) for W_1[1,6], grad_W_1[1,6] and
+        adamw[1].m[W_1,1,6]; None for any other quantity."""
+        params = self.d.spec.params
+        if c.of:
+            return (c.of, c.idx) if c.of in params else None
+        bare = RUN_PREFIX.sub("", c.group).removeprefix("grad_")
+        return (bare, c.idx) if bare in params and not RUN_PREFIX.match(c.group) else None
 
     def _grids(self, results: list, numbers: list) -> list:
         """A matrix or a table that prints entries of one tensor at their places (``S_{,2} = (…)`` for head 2's
@@ -992,6 +1108,12 @@ class Matcher:
             c = self.labelled.get(n.index) or self._function(n, found) or self._stepped(n, found)
             if c is not None and not self.rounds(c, n) and self._moved(n, c, numbers):
                 c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
+            if c is not None and c.group in SETTINGS and not self.rounds(c, n):
+                c = None                    # 'h = 10⁻⁵' where the spec's h is 10⁻⁴: another setting the text states
+            if c is not None and not self.rounds(c, n) and (n.section == n.line or SCIENTIFIC.search(n.text)):
+                c = next((x for x in self.cands if x.group in SETTINGS and self.rounds(x, n)), c)
+                #   '13. top-p 采样（P = 0.85）': a heading states a setting, not the quantity its letter names below;
+                #   'h = 1e-3' a setting too, written as settings are
             if c is not None and not self.rounds(c, n):
                 c = self._other_step(c, n) or self._step_of_section(c, n, out) or c   # L′ after 'the step': the
                 #                                                            one step whose loss it is
@@ -1486,6 +1608,22 @@ def _last_sign_turned(chain: str) -> str | None:
         if depth == 0 and ch in "+-" and chain[i - 1] not in "*/^(eE+-":
             return chain[:i] + ("-" if ch == "+" else "+") + chain[i + 1:]
     return None
+
+
+def _mid(ball) -> Fraction | None:
+    """A value's midpoint as a Fraction (an exact rational as itself); None for a ball that is not finite."""
+    if isinstance(ball, fmpq):
+        return Fraction(int(ball.p), int(ball.q))
+    return Fraction(float(ball.mid())) if ball.is_finite() else None
+
+
+def _param_of(group: str) -> str:
+    """The tensor a group's gradient is of, its parts alike (``grad_E_head`` and ``grad_E`` are both E's).
+
+    >>> _param_of("grad_E_head"), _param_of("grad_E"), _param_of("l0.Z")
+    ('E', 'E', 'l0.Z')
+    """
+    return re.sub(r"_(?:head|early)$", "", group.removeprefix("grad_")) if group.startswith("grad_") else group
 
 
 def _inner_key(c) -> str:

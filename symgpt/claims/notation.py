@@ -30,7 +30,7 @@ from .aliases import DATA_ALIASES
 from .candidates import PREFILTER_BITS, Candidate, Spans, _bounds, _same_value
 from .context import ALIASES
 from .figure import cell, near_window, readable
-from .marks import sentence_of
+from .marks import printed_by, sentence_of
 from .refs import ExprError, bind, parse
 from .symbols import Label, run_in, run_of, section_step
 
@@ -44,7 +44,8 @@ MAX_STEP = 8            # a state after training named by its place is looked fo
 LINE_WINDOW = 12         # an index-less name's neighbours: the figures read before it on its line, this many
 MAX_CUT = 16             # a matrix's rows or columns are readings of a one-index name up to this many
 AGREE_SHARE = 0.5        # … and this share of its figures
-STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更新后|之后|一步后|nouveau|nouvelle|"
+STATE_WORDS = re.compile(r"\bnew\b|_new|\bnew_(?=\w)|\bafter\b|\bupdated\b|\bnext\b|新|更新后|之后|一步后|"
+                         r"nouveau|nouvelle|"
                          r"après|neu|\bnach (?:dem|einem|\d+|zwei|drei) \S*Schritt|\bnuev[oa]s?\b|después|"
                          r"\bnov[oa]s?\b|depois|após|\bnuov[oa]\b|\bdopo\b|\bнов|\bпосле\b|\bпісля\b|\bnow[aey]\b|"
                          r"\bpo kroku|"
@@ -56,6 +57,22 @@ STATE_WORDS = re.compile(r"\bnew\b|_new|\bafter\b|\bupdated\b|\bnext\b|新|更�
 CHANGE_WORDS = re.compile(r"\bbecomes\b|\bmoves to\b|\bgoes to\b|\bdevient\b|\bpasse à\b|\bdiventa\b|\bpasa a\b|"
                           r"\bse vuelve\b|\bpassa a\b|становится|станет|变为|变成|になり", re.I)
 """Words that say an entry changes ('W[0,2] becomes 0.2900'): its value after the step, in a text about one."""
+
+
+TOKEN_AFTER = re.compile(r"(?:\bafter|\bnext|после|nach|après|después|dopo|depois|后|之后|後)\s*(?:the\s+)?[«“\"'‘「„]|"
+                         r"\bnext[- ](?:word|token)s?\b", re.I)
+"""'after «пьёт»', 'the next token': a word that follows another in the text, not a state after a step."""
+
+
+def _of_tokens(text: str) -> str:
+    """The text without the phrases that put a word after another (:data:`TOKEN_AFTER`).
+
+    >>> _of_tokens("Вероятности следующего слова после «пьёт»"), _of_tokens("the next token's logits")
+    ('Вероятности следующего слова  пьёт»', "the  's logits")
+    """
+    return TOKEN_AFTER.sub(" ", text)
+
+
 BEFORE_WORDS = re.compile(r"\bbefore\b|\bvor (?:dem|einem)\b|\bavant\b|\bantes d|\bprima del|"
                           r"\bдо (?:шага|обновлени)|\bprzed\b|\bönce(?:si)?\b|\bvoor de\b|\bföre\b|\bsebelum\b|"
                           r"\btrước\b|\bقبل\b|से पहले|之前|以前|前の|전의?\b", re.I)
@@ -74,8 +91,8 @@ SETTING_WORD = re.compile(r"temperatures?|temperatur[ae]?|température|temperatu
                           re.I)
 """A setting's word in code or prose (``temperature=0.8``): it names a setting, never a tensor of the model, whatever
 value it shares (not ``beta`` or ``eps`` alone: a norm's shift, a norm's ε may be written so)."""
-GRADIENT_NAME = re.compile(r"(?:∂L/∂|dL/d(?=\w)|∇_?)\S")
-"""A name written as a derivative of the loss (``∂L/∂u``, ``∇_W``): it names a gradient."""
+GRADIENT_NAME = re.compile(r"(?:∂L/∂|dL/d(?=\w)|∇_?|δ(?=[^\W\d_]))\S")
+"""A name written as a derivative of the loss (``∂L/∂u``, ``∇_W``, ``δW_Q``, ``δα``): it names a gradient."""
 GRADIENT_GROUP = re.compile(r"(?:^|\.)grad_|^gradcheck$|\bgrad_")
 TUTORIAL_STEP = re.compile(r"^\s*(?:\d+(?:\.\d+)*\s*[.:]?\s*)?(?:step|шаг|крок|schritt|étape|paso|passo|krok|steg|"
                            r"adım|stap|langkah|bước|βήμα|ステップ|스텝|단계|خطوة|צעד)\s*\d+\s*[.:：—–-]", re.I)
@@ -195,7 +212,7 @@ def _written(figs) -> bool:
     return any(isinstance(k, int) or k[0] == "pos" for _, lab in figs for k in lab.index)
 
 
-GRADIENT_OF = re.compile(r"(?:∂L/∂|dL/d|grad_|∂l/∂)(.+)|(.+)\.grad")
+GRADIENT_OF = re.compile(r"(?:∂L/∂|dL/d|grad_|∂l/∂|δ(?=[^\W\d_]))(.+)|(.+)\.grad")
 """A gradient's spelling and the symbol it is of: ∂L/∂e, dL/de, grad_e, e.grad."""
 
 
@@ -218,8 +235,9 @@ FREE_INDEX = re.compile(r"(?:_\{?[vtijksu]\}?|[ᵥₜᵢⱼₖₛᵤ])$")
 """A running index written after a name (``z_v``, ``p_{j}``, ``zᵥ``): the table's columns or rows give its value."""
 NORM_STAT = re.compile(r"((?:l\d+\.)?)(mu|var)(\w*)")
 """A norm's mean or variance group (``mu2``, ``l1.var1``, ``var_f``): its layer, its statistic, its norm."""
-STAT_LABEL = re.compile(r"(μ|mu|mean)|σ\^?\{?2\}?|σ²|var|variance", re.I)
-"""A label that names a mean (group 1) or a variance without saying whose."""
+STAT_LABEL = re.compile(r"(μ|mu|mean)(?:[12]|_f)?|(?:σ\^?\{?2\}?|σ²|var|variance)(?:[12]|_f)?", re.I)
+"""A label that names a mean (group 1) or a variance without saying at which position (``μ``, ``var2``: a heading
+named the norm)."""
 
 
 NEGATIVE_LOG = re.compile(r"-\(?log\(")
@@ -454,6 +472,17 @@ class Notation:
             return label.sup[1]
         return label.sup[0] if spec.layers == 1 else None
 
+    def _name_head(self, label) -> int | None:
+        """The head a one-layer model's name carries as its last digit (``s₁(3,2)``, ``a2[3,1]``), on the scale of
+        :attr:`head_base`: the names' digits count from 1 unless one of them is 0."""
+        k = self._name_digit(label)
+        return None if k is None else k - getattr(self, "_name_base", 1) + self.head_base
+
+    def _name_digit(self, label) -> int | None:
+        spec = self.m.d.spec
+        m = re.fullmatch(r"[^\W\d_]+_?(\d)", label.name) if spec.heads > 1 and spec.layers == 1 else None
+        return int(m[1]) if m else None
+
     def _concatenated(self, group: str) -> bool:
         """Whether a group is the heads' outputs set side by side: Attn_heads (before W_O), or Attn where the
         block has no W_O (``o^{[2]}_3`` is then Attn's columns of head 2)."""
@@ -498,6 +527,8 @@ class Notation:
         group, of, prefix = where
         axes = self.groups[(group, of)][len(prefix):]
         head, sliced = self.head(label), None
+        if head is None and axes[:1] == "h" and len(axes) == len(label.index) + 1:
+            head = self._name_head(label)          # s₁(3,2): head 1's score, its head in the name's subscript
         if head is not None and axes[:1] == "h" and len(axes) == len(label.index) + 1:
             prefix, axes = prefix + (head - self.head_base,), axes[1:]   # α of head 2: A[1, t, s]
         elif head is not None and (HEAD_COLUMNS.search(group) or self._concatenated(group) and label.sup) and \
@@ -549,6 +580,7 @@ class Notation:
         self.head_base = 0 if 0 in marks or not marks else 1     # head 1, head 2: counted from 1
         if not marks:                    # superscripts that do not say how they count (only (1) of two heads):
             self.head_base = self._head_base_by_votes(numbers, labels)      # as most of their figures agree
+        self._name_base = 0 if any(self._name_digit(lab) == 0 for lab in labels.values()) else 1    # s₁, s₂
         names: dict = {}
         for n in numbers:
             lab = labels.get(n.index)
@@ -665,7 +697,7 @@ class Notation:
             if SETTING.fullmatch(group) and not self._alias(name, group) and \
                     not self._alias(name, group.removeprefix("adamw.")):
                 continue                     # h = 10⁻² beside ln_eps = 0.01: a setting only by its own name
-            unheaded = sum(self.head(lab) is None for _, lab in figs)
+            unheaded = sum(self.head(lab) is None and self._name_head(lab) is None for _, lab in figs)
             headed = axes[:1] == "h" and len(axes) == arity + 1 and 2 * unheaded < len(figs)
             #        (most figures' heads known: a long formula's s^{[1,1]}_{3,1} out of reach leaves one out)
             if len(axes) != arity and not headed and not (group in STEPPED and len(axes) == arity + 1):
@@ -1001,7 +1033,29 @@ class Notation:
             out[n.index] = c = self._printed_again(c, n, printed)
             if (run := re.match(r"(sgd|adamw)\[\d+\]\.", c.group)):
                 self._runs_in[n.section] = run[1]     # the optimizer whose states this section prints
-        return self._paired(self._once_a_line(out, numbers), numbers, labels)
+        return self._paired(self._once_a_line(self._one_entry(out, numbers, labels), numbers), numbers, labels)
+
+    def _one_entry(self, out: dict, numbers, labels: dict) -> dict:
+        """A name without indices, our own (``ms2``, ``var1``), left unresolved where another figure of its section
+        under the same name resolved to one entry, or a function of one (``√(ms + ε) = 0.7369`` is
+        ``sqrt(ms2[2] + ln_eps)``): that entry, the one the name means in that section (``ms = mean((h₃ − μ)²) =
+        0.1256`` is ms2[2], to be judged)."""
+        named: dict = {}
+        for n in numbers:
+            lab = labels.get(n.index)
+            if lab is not None and not lab.index and not lab.state and not lab.of and lab.section and \
+                    lab.inner is None and lab.name in self.m.graph:
+                named.setdefault((lab.name, lab.section), []).append(n)
+        for (name, _), figs in named.items():
+            entries = {x for n in figs if n.index in out
+                       for x in re.findall(rf"(?<![\w.]){re.escape(name)}\[[^\]]*\]", out[n.index].ref)}
+            if len(entries) != 1 or (c := self.by_ref.get(next(iter(entries)))) is None:
+                continue
+            for n in figs:
+                if n.index not in out and not labels[n.index].fn and n.kind in ("decimal", "percent") and \
+                        not any(x.group == c.group and self.m.rounds(x, n) for x in self.m.nearby(n, *cell(n))):
+                    out[n.index] = c       # (not where another entry of the tensor rounds to it: 'row 0 has σ² = …')
+        return out
 
     def _example_index(self, lab, readings: dict, labels: dict):
         """A mini-batch's example written as a name's first index (``z_{1,chase}``, ``L_2`` where z has one index and
@@ -1183,9 +1237,16 @@ class Notation:
                 m = ("", "", "mu" if said[1] else "var", "")      # (layer, stat, norm): the statistic alone
             elif m is None or self.m.rounds(c, n):
                 continue
-            for k in line[n.line]:
+            before = [k for k in line[n.line] if k.col < n.col][::-1]
+            for k in before + [k for k in line[n.line] if k.col > n.col]:     # the nearest before it first
                 c2 = out.get(k.index)
                 m2 = NORM_STAT.fullmatch(c2.group) if c2 is not None and k is not n else None
+                said = labels.get(k.index)
+                if m2 is None and said is not None and (other := STAT_LABEL.fullmatch(said.name)) and \
+                        bool(other[1]) != (m[2] == "mu"):
+                    if c is None and m[2] == "var" and (x := self._variance_of_mean(n, {n.line: [k]})):
+                        out[n.index] = self._of(lab, x)   # the mean right before it, by its value alone
+                    break          # ('row 0 has μ = …, σ² = …': row 0's, not the line's other mean's)
                 if m2 is None or m2[2] == m[2] or (m2[1], m2[3]) == (m[1], m[3]) or not self.m.rounds(c2, k):
                     continue
                 x = self.by_ref.get(f"{m2[1]}{m[2]}{m2[3]}{c2.ref[len(c2.group):]}")     # the same entry of its norm
@@ -1505,7 +1566,8 @@ class Notation:
         own = re.match(r"(sgd|adamw)\[(\d+)\]\.", c.group)
         if own:                 # a state its place names (row k of a table of steps): never another step of its run
             others = [x for x in others if not re.match(rf"{own[1]}\[(?!{own[2]}\])\d+\]\.", x.group)]
-        told = " ".join((n.line_text[:n.col], n.row, n.column, n.table))
+        lines = getattr(self.m, "lines", None) or []
+        told = _of_tokens(" ".join((n.line_text[:n.col], n.row, n.column, n.table, printed_by(lines, n))))
         local = STATE_WORDS.search(" ".join((told, n.heading, n.prose))) or TRAINED.search(n.heading + " " + n.prose) \
             or c.group != bare or CHANGE_WORDS.search(told) and self.m.trains_here(n)
         #   (the label itself named a state after a step, logit^{new}; 'becomes' where the section trains)
@@ -1517,7 +1579,7 @@ class Notation:
         adam = self._runs_in.get(n.section, run_of(n.heading + " " + n.prose)) == "adamw"
         post = [x for x in others if x.group != bare and (x.group not in STEPPED or x.idx[0] == 1)
                 and x.group.startswith("adamw") == adam and self.m.spoken(x)]
-        sentence = sentence_of(getattr(self.m, "lines", []), n) if getattr(self.m, "lines", None) else ""
+        sentence = _of_tokens(sentence_of(getattr(self.m, "lines", []), n)) if getattr(self.m, "lines", None) else ""
         said = STATE_WORDS.search(told) or STATE_WORDS.search(n.heading) and TRAINED.search(n.heading) and \
             not BEFORE_WORDS.search(n.heading) or \
             STATE_WORDS.search(sentence) and not BEFORE_WORDS.search(sentence)

@@ -50,6 +50,8 @@ LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\mathcal\s*\{([
          #   (m̂, v̂: Adam's; \hat{x}, \hat h: x̂, ĥ, a letter of its own, as the text sets it)
          (r"\\text\{([^{}]*)\}|\\mathrm\{([^{}]*)\}|\\operatorname\{([^{}]*)\}|\\mathbf\{([^{}]*)\}|"
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
+         (r"(?<=[A-Za-z])\\(?:mathbf|boldsymbol|bm|vec)\s+([A-Za-z])", r" \1"),   # \mathbf o_4: o_4, bold as
+         (r"\\(?:mathbf|boldsymbol|bm|vec)\s+([A-Za-z])", r"\1"),               # plain (\delta\mathbf o: δo)
          (r"\\[dt]?frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
          (r"\\[dt]?frac\s*(\d)\s*(\d)", r"(\1/\2)"),                    # \tfrac14: (1/4)
          (r"\\(?:sum|prod)(?:_\{[^{}]*\}|_\w)?(?:\^\{[^{}]*\}|\^\w)?", "Σ"),   # \sum_{j=1}^{4}: no clause
@@ -60,8 +62,10 @@ LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\mathcal\s*\{([
          (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
          (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√"),
          (r"\^\{2\}|\^2(?![\d.])", "²"), (r"\\ell(?![A-Za-z])", "ℓ"),
+         (r"\\delta\s+(?=[A-Za-z])", "δ"),       # \delta W^Q: δW_Q, one name (a gradient in δ notation)
          (r"\\(" + "|".join(GREEK) + r")(?![A-Za-z])", lambda m: GREEK[m[1]])]
-FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿", "=,:()[];-+×LLL")     # (a script ℒ is the loss's L)
+FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿∆", "=,:()[];-+×LLLΔ")    # (a script ℒ is the loss's L; the
+#                                                                         increment sign ∆ is the letter Δ)
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
@@ -131,6 +135,8 @@ def plain(s: str) -> str:
     ('ĥ^{[0]}_3 = h^{[0]}_3 / 1.0874', 'ĥ_3')
     >>> plain(r"$S^{(h=2)}$"), plain(r"$\\partial L / \\partial z_{\\text{ang}}$"), plain(r"$W^Q_1$")
     ('S^{(2)}', '∂L/∂z_{ang}', 'W_Q^{(1)}')
+    >>> plain(r"\\delta W^Q_{1,3} = \\delta q_{4,3}"), plain(r"\\delta = 0.1")
+    ('δW_Q_{1,3} = δq_{4,3}', 'δ = 0.1')
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
@@ -435,6 +441,8 @@ def function_label(head: str, vocab) -> Label | None:
     ('σ²', 'sqrt+eps', 'z[2]')
     >>> function_label("-ln p_home", ["home"]).fn, str(function_label("Σ_v e^{logits_v}", []))
     ('-log', 'sum_exp')
+    >>> function_label("Σ e^{2z}", []), function_label("Σ e^{z/2}", [])
+    (None, None)
     >>> function_label("GELU(u_5)", []).fn, [str(function_label(h, [])) for h in ("Σ_i exp(s_3i)", "Σ_j exp(S_{3,j})")]
     ('act', ['A_den[3]', 'A_den[3]'])
 
@@ -448,8 +456,8 @@ def function_label(head: str, vocab) -> Label | None:
     if lab is None:
         return None
     fn = {"√": "sqrt", "e^": "exp", "ln": "log"}.get(m[1], "act" if m[1].lower() in ACTIVATIONS else m[1])
-    if summed:
-        return Label("sum_exp") if fn == "exp" else None      # Σ_v e^{z_v}: the softmax's denominator
+    if summed:                       # Σ_v e^{z_v}: the softmax's denominator (not Σ e^{2z}: a temperature's)
+        return Label("sum_exp") if fn == "exp" and re.fullmatch(r"\{?[^\W\d_][^/*·]*", m[2].strip()) else None
     if fn == "log" and re.fullmatch(r"\s*[-−]\s*", head[:m.start()]):
         fn = "-log"                  # −ln p_home: the negated log, a loss
     return dataclasses.replace(lab, fn=fn + ("+eps" if m[3] else ""))

@@ -10,12 +10,13 @@ from .context import NUDGED
 from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT, param_case
 from .extract import GRID_RULE, spanned
 from .figure import FORMATS
-from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, head_number
+from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, head_number, superscript_of
 from .shares import QUOTES, prose_word
 from .symbols import (
     FUNCTION_LABEL,
     SECTION_STEP,
     STEP_SUPERSCRIPT,
+    SUBSCRIPTS,
     Label,
     function_label,
     names_optimizer,
@@ -45,9 +46,10 @@ INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|a
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
 STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Schritt\w*|шаг\w*|pass[oi]|étapes?|pasos?|"
                         r"pas\b|passos?|adım|kroki?|krok[óu]w|stappen|stap|langkah|"
-                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso|pas)\s*(\d{1,3})\b|"
+                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso|pas)\s*(?:[tk]\s*=\s*)?(\d{1,3})\b|"
                         r"(\d{1,3})\s*(?:ステップ|步|스텝|단계)", re.I)
-"""A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``2 ステップ``, ``2 pas AdamW``."""
+"""A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``Schritt t = 2``, ``2 ステップ``,
+``2 pas AdamW``."""
 
 
 AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|words?|chars?|[a-z]|"
@@ -135,6 +137,15 @@ def stacked_header(lines: list, top: int, no: int) -> bool:
 
 MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
 """A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
+ROW_NOTE = re.compile(r"\s*[（(](?!\s*(?:t|s|pos(?:ition)?)\s*=)[^（）()]*[=≈][^（）()]*[)）]\s*$")
+"""A note in brackets after a row's label that states a value (``（θ₀ = 0.3）``): no part of the label."""
+POSITION_TAIL = re.compile(r"(?P<name>.+?)\s*(?:,|\(|\b(?:at|bei|für|à|en|a|в|na)\b|在)?\s*"
+                           r"\b(?:t|pos(?:ition)?)\s*=\s*(?P<k>\d+)\s*\)?")
+"""A row label that names a position after its symbol (``∂L/∂x'' at t = 2``, ``h (t = 1)``): the symbol's row."""
+RUNNING_ROW = re.compile(r"(?P<name>[^\s_^{}]+?)(?P<sup>\^\{?\(?\d\)?\}?)?_\{(?P<k>\d+)\s*,\s*[a-z]\}"
+                         r"(?P<sup2>\^\{?\(?\d\)?\}?)?")
+"""A row label indexed by a number and the columns' running letter (``α^{(2)}_{4,j}``, ``δs_{4,j}``): over a column
+per token, the row k's entry at each token."""
 
 
 ANOTHER_EXAMPLE = re.compile(r"(?:样本|例子|示例|序列|example|sample|sequence|window|sentence|Beispiel|Sequenz|Fenster|"
@@ -163,6 +174,7 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     ``optimizer``: the one the text spoke of last, whose steps a column 'Step 2' counts unless the caption says."""
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
+    row = ROW_NOTE.sub("", row)                     # '$W_q[1,3]$（$\theta_0 = 0.3$）': the entry, its value aside
     col = head_power(col)
     if ANOTHER_EXAMPLE.search(" ".join((row, col))):
         return None                                 # 'ŷ of example 2': a batch's other example, no entry of the spec's
@@ -230,6 +242,16 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if rk is not None:                              # a column of one quantity, a row per index (or step)
         return dataclasses.replace(named, index=rk + named.index) if named is not None else \
             Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column
+    at = POSITION_TAIL.fullmatch(plain(row).strip().strip("*`"))
+    if at and ck is not None and len(ck) == 1 and isinstance(ck[0], int) and \
+            (sym := _header_label(at["name"], vocab)) is not None and not sym.index:
+        return Label(sym.name, (int(at["k"]), *ck), sup=sym.sup)   # '∂L/∂x'' at t = 2' over 'dim 3': (2, 3)
+    running = RUNNING_ROW.fullmatch(plain(row).replace(" ", "").strip("*`"))
+    if running and ck is not None and len(ck) == 1 and _token(ck[0]):
+        sym = parse_label(running["name"] + (running["sup"] or running["sup2"] or ""), vocab)
+        if sym is not None and not sym.index:     # α^{(2)}_{4,j} over token columns: α^{(2)} at (4, that token)
+            sup = superscript_of(running["name"] + (running["sup"] or running["sup2"] or ""))
+            return Label(sym.name, (int(running["k"]), *ck), sup=sym.sup or sup)
     row_label, over = _header_label(row, vocab, letters=False), _header_label(row, vocab)
     if over is not None and (row_label is None or not row_label.index and row_label.name not in vocab.names):
         row_label = over                            # ∂L/∂z_v over token columns: ∂L/∂z, indexed by the columns
@@ -253,6 +275,12 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if entry is not None and entry.index and entry.name in vocab.params and \
             (nudged := _nudged_cell(entry, col)) is not None:
         return nudged                               # | B_{2,bebe} | ℓ(θ − h) |: the author's letter for W too
+    if entry is not None and entry.index and entry.name in vocab.params and \
+            (grad := _gradient_cell(entry, col, vocab)) is not None:
+        return grad                                 # | U_{2,bellt} | ∂ℓ₁/∂θ | ∂J/∂θ |: the entry's gradient
+    if entry is not None and entry.index and entry.name in vocab.params and \
+            (stepped := _stepped_cell(row, col, corner, f"{caption} {optimizer}", vocab)) is not None:
+        return stepped                              # | W_q[1,3] | g | m_1 | v̂_1 |: that entry's states at step 1
     if row_label is not None and row_label.index and (named is None or not named.index):
         name = named.name if named is not None else "column:" + plain(col).strip()
         return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
@@ -650,6 +678,31 @@ GRADIENT_SYMBOLS = frozenset(("g", "grad", "gradient", "∇", "∇θ", "∇_θL"
                               "梯度"))
 
 
+LOSS_GRADIENT = re.compile(r"(?:∂|d)(?P<loss>[ℓLJl])(?:_?\{?(?P<k>\d)\}?)?/(?:∂|d)(?:θ|w|param\w*)")
+"""A column of a loss's gradient over rows of parameter entries: ``∂ℓ₁/∂θ`` (example 1's loss), ``∂J/∂θ``."""
+
+
+def _gradient_cell(entry: Label, col: str, vocab) -> Label | None:
+    """The gradient a column names at a row's parameter entry: ∂L/∂θ the loss's; on a mini-batch ∂ℓ₁/∂θ the first
+    example's (the spec's own) and ∂J/∂θ the batch's mean (``sgd[0]``); None for any other column (another
+    example's gradient has no name).
+
+    >>> from symgpt.claims.symbols import Words
+    >>> v = Words(["a", "b"], {"W"}, {"W"}, batch=True)
+    >>> [str(_gradient_cell(Label("W", (1, ("tok", 1))), c, v)) for c in ("∂ℓ_{1}/∂θ", "∂J/∂θ", "∂ℓ_{2}/∂θ")]
+    ['grad_W[1,tok1]', 'sgd[0].grad_W[1,tok1]', 'None']
+    """
+    m = LOSS_GRADIENT.fullmatch(plain(col).replace(" ", "").translate(SUBSCRIPTS))
+    if m is None:
+        return None
+    grad = Label(f"grad_{entry.name}", entry.index)
+    if not getattr(vocab, "batch", False):
+        return grad
+    if m["k"]:
+        return grad if m["k"] == "1" else None
+    return dataclasses.replace(grad, state="sgd[0]") if m["loss"] == "J" else None
+
+
 def _nudged_cell(entry: Label, col: str) -> Label | None:
     """A gradient check's loss in a row of a parameter's entry, under a column ``L(θ + h)`` or ``L(θ − h)``:
     the loss with that entry moved up or down by the check's h (read by :meth:`Notation._nudged`)."""
@@ -680,6 +733,7 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
 
     """
     entry = parse_label(plain(row).replace(" ", ""), vocab)
+    entry = param_case(entry, vocab) if entry is not None and entry.index and hasattr(vocab, "params") else entry
     if entry is not None and entry.name not in vocab.params and (own := next(
             (p for p in vocab.params if entry.name in DATA_ALIASES.get(p, ())), None)) is not None:
         entry = dataclasses.replace(entry, name=own)   # `wte[in, 0]`: a module's name for E, as code counts it
@@ -697,6 +751,8 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
         return nudged
     if NEW_THETA.fullmatch(plain(col).replace(" ", "")):
         return Label(entry.name, entry.index, state=f"{run_of(heading)}[{at}]")   # θ', θ_new: after the step
+    if head in GRADIENT_SYMBOLS:                         # g: the gradient the section's step takes
+        return Label(f"grad_{entry.name}", entry.index, state=f"{run_of(heading)}[{at - 1}]" if at > 1 else "")
     m = STEP_MARK.match(plain(col).replace(" ", ""))
     if m is None:
         return None
@@ -732,6 +788,8 @@ def _cornered_step(row: str, col: str, corner: str, caption: str, vocab) -> Labe
     ['adamw[2].W[0,tok1]', 'adamw[2].grad_W[0,tok1]', 'adamw[3].W[0,tok1]']
     >>> _cornered_step("m", "W[0,b]", "param", "AdamW", v) is None         # no step said: _stepped_cell's
     True
+    >>> [str(_cornered_step("U_{1,b}", c, "θ", "Tabelle 5: AdamW-Schritt t = 2.", v)) for c in ("m_{2}", "θ_{2}")]
+    ['m[W,1,tok1]', 'adamw[2].W[1,tok1]']
     """
     said = STEP_COUNT.search(plain(corner)) or (STEP_COUNT.search(plain(caption)) if corner.strip() else None)
     if said is None:
@@ -743,6 +801,14 @@ def _cornered_step(row: str, col: str, corner: str, caption: str, vocab) -> Labe
             continue
         keys = ",".join(str(i[1] if isinstance(i, tuple) else i) for i in entry.index)
         head = plain(state).strip().split()[0] if plain(state).strip() else ""
+        sub = re.fullmatch(r"(.+?)(?:_\{?(\d)\}?|([₀-₉]))", head)
+        at = (int(sub[2]) if sub[2] else "₀₁₂₃₄₅₆₇₈₉".index(sub[3])) if sub else None
+        if at == k and sub[1] not in ("θ", "w"):
+            head = sub[1]            # m_{2}, v̂₂, g_2, ∆_2 under 'Schritt t = 2': that step's m, v̂, g, update
+        elif at == k and sub[1] in ("θ", "w"):
+            head = "θ′"              # θ_2: the entry after step 2
+        elif at == k - 1 and sub[1] in ("θ", "w"):
+            head = sub[1]            # θ_1 under step 2: the entry step 2 starts from
         role = MOMENTS.get(head) or STEP_ROLES.get(head) or STEP_WORDS.get(head.lower())
         before = f"adamw[{k - 1}]." if k > 1 else ""
         if role:
