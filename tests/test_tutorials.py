@@ -24,7 +24,7 @@ OURS = ROOT / "tests" / "tutorials"
 FLOORS = {
     "attention-slides": (6, 10), "bigram-notebook": (6, 10), "zh-blog": (5, 9),
     "latex-notes-zh": (6, 10), "plain-fr-sampling": (7, 10), "html-gpt-page": (7, 10), "ipynb-bigram-adam": (6, 10),
-    "nbhtml-transformer-en": (4, 16), "pdf-lecture-bigram-zh": (5, 17),
+    "nbhtml-transformer-en": (4, 16), "pdf-lecture-bigram-zh": (6, 17),
     # rounds 30 and 31 of the held-out tutorials (helpers who did not read check's code), kept once scored; the
     # PDF's key gives the lines of pdftotext -layout, where check reports a PDF's figures
     "it-txt-bigram-comma": (8, 9), "ko-md-gpt2-heads": (6, 10), "nl-ipynb-gpt2-2layer": (8, 10),
@@ -56,7 +56,7 @@ FLOORS = {
     # round 37 (a Japanese Markdown article on a bigram with two AdamW steps, a Spanish hand-written HTML page on
     # the seed's block with a step along the output head, a German notebook on a Llama block with top-p, English
     # plain-text notes on GPT-2's block with a gradient check, a French handout on a bigram's mini-batch read as PDF)
-    "ja-md-bigram-adamw": (6, 9), "es-html-seed-T3-sgd": (7, 9), "de-ipynb-llama-topp": (8, 10),
+    "ja-md-bigram-adamw": (7, 9), "es-html-seed-T3-sgd": (7, 9), "de-ipynb-llama-topp": (8, 10),
     "en-txt-gpt2-heads-gradcheck": (8, 9), "fr-pdf-bigram-batch": (7, 9),
     # round 38 (a Korean Markdown post on the seed's block with an AdamW step, an English HTML lab report on a Llama
     # block with grouped-query attention and RoPE, a Brazilian plain-text handout on a bigram with a gradient check
@@ -82,7 +82,7 @@ FLOORS = {
     # nanoGPT's block with a gradient check and an AdamW step read as PDF); scored first before reading them: 29/40,
     # 19 false alarms, 45/50
     "de-txt-seed-backprop-adamw": (7, 10), "en-html-llama-2layer-sgd": (6, 8), "fr-md-gpt2-T4-topp": (7, 9),
-    "pl-ipynb-bigram-batch-adamw": (5, 9), "zh-pdf-nanogpt-gradcheck-adamw": (5, 9),
+    "pl-ipynb-bigram-batch-adamw": (7, 10), "zh-pdf-nanogpt-gradcheck-adamw": (5, 9),
     # round 42 (an English notebook on GPT-2's block with two heads in PyTorch's names and an SGD step, a Spanish
     # notebook exported to HTML on nanoGPT's block with a temperature and top-k, a Japanese Markdown article on a
     # bigram with a gradient check and three SGD steps, a Portuguese reStructuredText page on the seed's block with
@@ -95,7 +95,7 @@ FLOORS = {
     # AdamW steps in box-drawn tables, an English handout on the seed's block with a backward pass and a gradient
     # check read as PDF, a Korean HTML page on GPT-2's block with an AdamW step of the final norm); scored first on
     # round 42's readings: 31/40, 17 false alarms, 43/50
-    "fr-ipynb-seed-2head-sgd": (8, 10), "de-md-llama-sampling": (5, 8), "zh-txt-bigram-adamw-3steps": (8, 9),
+    "fr-ipynb-seed-2head-sgd": (8, 10), "de-md-llama-sampling": (6, 8), "zh-txt-bigram-adamw-3steps": (8, 9),
     "en-pdf-seed-backprop-gradcheck": (6, 9), "ko-html-gpt2-adamw": (7, 9),
     # round 44 (a Vietnamese Markdown post on the seed's block at T = 4 with a backward pass and an SGD step, an
     # English plain-text post on nanoGPT's block with two layers and an AdamW step, a Spanish class note on a bigram
@@ -130,8 +130,17 @@ FLOORS = {
     # two-head nanoGPT with an AdamW step read as PDF, a Russian HTML page on a bigram with three AdamW steps, a
     # Chinese plain-text post on a Llama block with grouped-query attention and sampling); scored first on the
     # readings of rounds 47 and 48 and not worked on: 28/40, 1 false alarm, 47/50
-    "en-md-gpt2-2layer-backprop": (7, 10), "es-ipynb-seed-T4-sgd-gradcheck": (5, 9), "zh-txt-llama-gqa-topp": (5, 10),
-    "it-pdf-nanogpt-2head-adamw": (5, 9), "ru-html-bigram-adamw3": (6, 9),
+    # (worked on in the next session: 38/40, 0, 47/50)
+    "en-md-gpt2-2layer-backprop": (8, 10), "es-ipynb-seed-T4-sgd-gradcheck": (8, 9), "zh-txt-llama-gqa-topp": (8, 10),
+    "it-pdf-nanogpt-2head-adamw": (6, 9), "ru-html-bigram-adamw3": (8, 9),
+    # round 50 (a German exercise sheet on a bigram's mini-batch of two and two AdamW steps read as PDF, a Portuguese
+    # Markdown post on a two-head GPT-2 with a backward pass into head 2 and an SGD step on W_Q, English plain-text
+    # lecture notes on the seed's block with sampling and a gradient check, a Japanese notebook on a Llama block
+    # with grouped-query attention and an AdamW step, a Vietnamese HTML page on a two-layer nanoGPT with an SGD
+    # step); scored first once round 49's readings were in: 33/40, 6 false alarms, 48/50; now 38/40, 0, 49/50
+    "de-pdf-bigram-batch2-adamw2": (7, 10), "pt-md-gpt2-2head-backprop-sgd": (7, 9),
+    "en-txt-seed-T3-sampling-gradcheck": (8, 10), "ja-ipynb-llama-gqa-adamw": (8, 10),
+    "vi-html-nanogpt-2layer-sgd": (8, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here
