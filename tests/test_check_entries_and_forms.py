@@ -24,6 +24,7 @@ Every expected value is computed here with mpmath or by ``tests/oracle.py``, nev
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 
 import mpmath as mp
 import pytest
@@ -409,3 +410,23 @@ def test_a_state_table_whose_rows_note_the_start_value(tmp_path, note):
             "\n".join(rows) + "\n")
     got = _verdicts(_results(tmp_path, text, path))
     assert _wrong(got, r(-g["grad_W"][2][3], 6)) == ("grad_W[2,eat]", "sign flip")
+
+
+def test_readings_that_stay_narrow(tmp_path):
+    """What the readings above must not take: a capital in prose is no tensor of 'element (1,0)'; 'of Q squared'
+    is no entry of Q; a gradient's label with a figure written as a power of ten stays the gradient's (not the
+    check's step h it happens to equal); a point moved in 0.10 for 0.0102 is a scale slip, not swapped digits."""
+    from symgpt.claims.causes import cause_of
+    path = oracle.ROOT + "/derivations/tiny-transformer.toml"
+    spec = oracle.load_spec(path)
+    f = oracle.transformer_forward(spec)
+    a10, q01 = r(f["A"][1][0], 3), f["Q"][0][1]
+    text = (f"# Attention\n\nWith Q known, the attention weights' element (1,0) is {a10}.\n\n"
+            f"Entry (0,1) of Q squared is {r(q01 * q01, 4)}.\n")
+    got = _verdicts(_results(tmp_path, text, path))
+    assert not [k for k, v in got.items() if v[0] == "wrong"], got
+    g = oracle.transformer_grads(spec)["grad_W_Q"][0][1]
+    assert abs(g) < mp.mpf("1e-9")                       # (so 1e-5 is far from it, and equal to no entry)
+    got = _verdicts(_results(tmp_path, "# Backward\n\nThe gradient: ∂L/∂W_Q[0,1] = 1e-5.\n", path))
+    assert got["1e-5"][:2] == ("wrong", "grad_W_Q[0,1]")
+    assert cause_of(Fraction("0.10"), Fraction("0.0102"), 2, chain_ok=False) == "scale slip"

@@ -244,10 +244,10 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     if printed != correct and abs(printed - correct) < 10 * ulp and len(_digits(correct, k).lstrip("-")) > 1 and \
             _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:      # (7 for 6 is no slip of a longer figure)
         return "last-digit slip"
-    if _swapped(_digits(printed, k), _digits(correct, k)):
-        return "swapped digits"     # 6.5251 for 6.5521
     if any(printed == _rounded(exact * Fraction(10) ** e, k) for e in (-2, -1, 1, 2)):
         return "scale slip"         # the decimal point moved: 0.851 for 0.0851
+    if _swapped(_digits(printed, k), _digits(correct, k)):
+        return "swapped digits"     # 6.5251 for 6.5521
     return "plain error"
 
 
@@ -256,10 +256,15 @@ def _swapped(printed: str, correct: str) -> bool:
 
     >>> _swapped("65251", "65521"), _swapped("65251", "65251"), _swapped("65251", "65215"), _swapped("123", "213")
     (True, False, True, True)
+    >>> _swapped("0010", "0102")
+    False
     """
     if len(printed) != len(correct):
         return False
     diff = [i for i, (a, b) in enumerate(zip(printed, correct)) if a != b]
+    lead = min(len(x) - len(x.lstrip("-0")) for x in (printed, correct))
+    if diff and diff[0] < lead:
+        return False                 # (a zero before the first digit moved: the point moved, 0.10 for 0.0102)
     return len(diff) == 2 and diff[1] == diff[0] + 1 and printed[diff[0]] == correct[diff[1]] and \
         printed[diff[1]] == correct[diff[0]]
 

@@ -202,9 +202,10 @@ ENTRY_WORDS = r"entry|element|component|coefficient|entrada|elemento|componente|
     r"Eintrag|Komponente|voce|wpis|składow\w*|элемент\w*|компонент\w*|元素|分量|要素|成分|성분|원소"
 ENTRY_AT = re.compile(rf"(?<![^\W\d_])(?:{ENTRY_WORDS})(?![^\W\d_])\s*\$?\s*(?P<idx>\[[^\[\]$]{{1,20}}\]|"
                       rf"\([^()$]{{1,20}}\))\s*\$?(?:\s*(?:of|de|von|del|di|du|des|der|della)\s+(?P<of>\S{{1,30}}))?"
-                      rf"(?P<rest>(?:\s[^=≈\d$`()\[\]]{{0,30}})?)$", re.I)
-"""An entry by its word and index before its figure, maybe then the tensor it is of and a few words (``its entry
-[1,2] is only``, ``l'élément (1, 2) de ∂L/∂W_Q vaut``, ``Eintrag [1,2] hat den Wert``)."""
+                      rf"\s*(?:(?:{IS}|hat(?:\s+sie)?\s+den\s+Wert|has\s+the\s+value|a\s+la\s+valeur|[=:：])"
+                      rf"(?:\s+(?:only|just|about|apenas|solo|sólo|nur|seulement|solo|только|仅|约))?)\s*$", re.I)
+"""An entry by its word and index before its figure, maybe then the tensor it is of, then 'is' (``its entry [1,2] is
+only``, ``l'élément (1, 2) de ∂L/∂W_Q vaut``, ``Eintrag [1,2] hat den Wert``); not 'of Q squared is'."""
 NAME_SPAN = re.compile(r"\$([^$]{1,40})\$|`([^`]{1,40})`|((?:∂L/∂|dL/d|grad_|∇_?)?[A-Za-z][\w.]{0,12}(?:\.grad)?)")
 GRADIENT_OF_WORDS = re.compile(r"(?:gradient|gradiente|Gradient|градиент)\s*(?:of|de|von|del|di|du|des|der|della|"
                                r"по|nach)?\s*$|(?:∂L\s*/\s*∂)$", re.I)
@@ -235,10 +236,11 @@ def entry_at(left: str, vocab, heading: str = "") -> Label | None:
         name = None
         for span in reversed(list(NAME_SPAN.finditer(sentence[:m.start()]))):
             text = (span[1] or span[2] or span[3]).strip()
-            if span[3] and not re.search(r"[A-Z_∂∇.]", text):
-                continue                       # a word of the prose ('small'), not a symbol
+            before = plain(sentence[:span.start()]).rstrip()
+            if span[3] and not GRADIENT_OF_WORDS.search(before) and not re.match(r"∂|dL/d|grad_|∇", text):
+                continue                       # a bare word of the prose ('small', 'With Q known'): only a symbol
+                #                                set as math or code, or named as a gradient's ('the gradient of W')
             if named(text, vocab, heading) is not None and text.lower() not in {w.lower() for w in vocab}:
-                before = plain(sentence[:span.start()]).rstrip()
                 name = f"∂L/∂{text}" if GRADIENT_OF_WORDS.search(before) and not re.match(r"∂|d[A-Z]|grad", text) \
                     else text
                 break

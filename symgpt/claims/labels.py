@@ -74,10 +74,12 @@ NORM_ORDINAL = re.compile(r"\b(?:(?P<two>second[oa]?|zweite\w*|deuxième|segund[
                           r"(?:Layer\s*Norm|LN|RMSNorm|norm\w*|normali[sz]\w+)|第(?P<two2>二)个?\s*(?:LayerNorm|LN)|"
                           r"(?<![\w])(?:LN|ln)_?\{?(?P<k>[12f])\}?(?![\w])|"
                           r"(?P<two3>(?:前馈层?|FFN|MLP)之前的?\s*(?:LayerNorm|RMSNorm|LN|归一化)|"
-                          r"(?:LayerNorm|RMSNorm|norm\w*|LN)\s+(?:before|vor|avant|antes del?|prima del?|перед)\s+"
+                          r"(?:LayerNorm|RMSNorm|\bnorm(?:ali[sz]\w*)?\b|LN)\s+"
+                          r"(?:before|vor|avant|antes del?|prima del?|перед)\s+"
                           r"(?:the\s+|la\s+|le\s+|l'|dem\s+|el\s+)?(?:FFN|MLP|feed[- ]?forward))|"
                           r"(?P<one3>(?:注意力)之前的?\s*(?:LayerNorm|RMSNorm|LN|归一化)|"
-                          r"(?:LayerNorm|RMSNorm|norm\w*|LN)\s+(?:before|vor|avant|antes de|prima di|перед)\s+"
+                          r"(?:LayerNorm|RMSNorm|\bnorm(?:ali[sz]\w*)?\b|LN)\s+"
+                          r"(?:before|vor|avant|antes de|prima di|перед)\s+"
                           r"(?:the\s+|la\s+|l'|der\s+)?(?:attention|Attention|atención|attenzione|вниманием))", re.I)
 """A norm named by its place in the block: 'the second LayerNorm', 'Seconda LayerNorm', LN_2, ln_f, 'the LayerNorm
 before the FFN', '前馈层之前的 RMSNorm'."""

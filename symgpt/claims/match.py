@@ -62,6 +62,8 @@ GRADIENT_GROUP = re.compile(r"(?:l\d+\.)?grad_\w+")
 """A gradient of the loss: what a chain with p_t − 1 for p_t computes (Matcher._without_y)."""
 MOMENT = re.compile(r"adamw\[(\d+)\]\.([mv])\[([^\]]+)\]")
 """An AdamW moment before its bias correction: its step, m or v, its entry."""
+LETTER = re.compile(r"[^\W\d_]")
+"""A label of one letter ('P', 'h', 'η'): a setting's symbol, where a figure equals the setting (not ∂L/∂W[0,1])."""
 SCIENTIFIC = re.compile(r"\d[eE][-+−]?\d|10\^|×\s*10|·\s*10")
 """A figure written with a power of ten (``1e-3``, ``10^{-5}``, ``2 × 10⁻⁴``)."""
 FORM_OPERANDS = 24      # a chain of at most this many operands is tried against the nodes' definitions …
@@ -360,6 +362,12 @@ class Matcher:
                 not first.group.startswith(lab.name.partition("_")[0]):
             return None
         return self._by_ref.get(f"{lab.state}.{first.ref}")
+
+    def _settings(self) -> list:
+        """The candidates that are training or sampling settings (lr, top_p, gradcheck.h, …)."""
+        if getattr(self, "_setting_cands", None) is None or self._setting_cands[0] is not self.cands:
+            self._setting_cands = (self.cands, [x for x in self.cands if x.group in SETTINGS])
+        return self._setting_cands[1]
 
     def _other_step(self, c, n):
         """The same quantity after the one other kind of step whose value the figure rounds from, when the
@@ -717,7 +725,7 @@ class Matcher:
             e = self._definition(c.ref)
         except Exception:  # noqa: BLE001 - not a node of the graph
             return False
-        sums = [a for a in sympy_preorder(e) if a.is_Add][:8]
+        sums = list(itertools.islice((a for a in sympy_preorder(e) if a.is_Add), 8))
         for a in sums:
             for t in a.args[:FORM_OPERANDS]:
                 try:
@@ -1110,8 +1118,9 @@ class Matcher:
                 c = None                    # W = −0.3 + h = −0.2999: the quantity moved, not the quantity
             if c is not None and c.group in SETTINGS and not self.rounds(c, n):
                 c = None                    # 'h = 10⁻⁵' where the spec's h is 10⁻⁴: another setting the text states
-            if c is not None and not self.rounds(c, n) and (n.section == n.line or SCIENTIFIC.search(n.text)):
-                c = next((x for x in self.cands if x.group in SETTINGS and self.rounds(x, n)), c)
+            if c is not None and not self.rounds(c, n) and (n.section == n.line or SCIENTIFIC.search(n.text)) and \
+                    LETTER.fullmatch(getattr(self.read.get(n.index), "name", "")):
+                c = next((x for x in self._settings() if self.rounds(x, n)), c)
                 #   '13. top-p 采样（P = 0.85）': a heading states a setting, not the quantity its letter names below;
                 #   'h = 1e-3' a setting too, written as settings are
             if c is not None and not self.rounds(c, n):

@@ -137,7 +137,8 @@ def stacked_header(lines: list, top: int, no: int) -> bool:
 
 MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
 """A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
-ROW_NOTE = re.compile(r"\s*[（(](?!\s*(?:t|s|pos(?:ition)?)\s*=)[^（）()]*[=≈][^（）()]*[)）]\s*$")
+ROW_NOTE = re.compile(r"(?<=\S)\s*[（(](?!\s*(?:t|s|pos(?:ition)?)\s*=)[^（）()]*[=≈]\s*\$?\s*[-−]?\d[^（）()]*"
+                      r"[)）]\s*$")
 """A note in brackets after a row's label that states a value (``（θ₀ = 0.3）``): no part of the label."""
 POSITION_TAIL = re.compile(r"(?P<name>.+?)\s*(?:,|\(|\b(?:at|bei|für|à|en|a|в|na)\b|在)?\s*"
                            r"\b(?:t|pos(?:ition)?)\s*=\s*(?P<k>\d+)\s*\)?")
