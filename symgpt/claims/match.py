@@ -477,8 +477,8 @@ class Matcher:
         wider = self._alternatives(n, found, found["_numbers"], cap=FLIP_ALTERNATIVES) if "_numbers" in found else alts
         for refs in itertools.islice(itertools.product(*wider), FORM_TRIES):
             dc = self.derived(n, found, list(refs)) if None not in refs else None
-            if dc is None or isinstance(dc.ball, fmpq) or not dc.ball.is_finite() or \
-                    not -hi <= Fraction(float(dc.ball.mid())) <= -lo:
+            x = _mid(dc.ball) if dc is not None and not isinstance(dc.ball, fmpq) else None
+            if x is None or not -hi <= x <= -lo:
                 continue
             hits = [c for c in self._nodes_at(dc.ball) if all(getattr(r, "key", None) != c.key for r in refs)]
             if len({_param_of(c.group) for c in hits}) == 1:
@@ -732,8 +732,8 @@ class Matcher:
                     v = self.expression(str(e.subs(a, a - t)))
                 except Exception:  # noqa: BLE001 - a form the expression reader does not take
                     continue
-                if v is not None and not isinstance(v.ball, fmpq) and v.ball.is_finite() and \
-                        abs(Fraction(float(v.ball.mid())) - x) <= abs(x) * Fraction(1, 2 ** 30) + Fraction(1, 10 ** 12):
+                y = _mid(v.ball) if v is not None and not isinstance(v.ball, fmpq) else None
+                if y is not None and abs(y - x) <= abs(x) * Fraction(1, 2 ** 30) + Fraction(1, 10 ** 12):
                     return True
         return False
 
