@@ -321,12 +321,27 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
                 and (named(parts[j], vocab, n.heading) is not None or _summed_exp(parts[j], vocab)) and \
                 not re.match(r"\s*[-−]\s*(?:ln|log)(?![A-Za-z])", plain(parts[j])) and \
                 not (FUNCTION_OF.search(plain(parts[j])) and (function_label(plain(parts[j]), vocab) is None or
-                                                             re.match(r"\s*[-−]", plain(parts[j])))):
+                                                             re.match(r"\s*[-−]", plain(parts[j])))) and \
+                not (all(x in ("=", "≈") for x in parts[1:j:2]) and _ours(parts[0], vocab, n.heading) and
+                     not _ours(parts[j], vocab, n.heading) and (lab_j := named(parts[j], vocab, n.heading)) is not None
+                     and lab_j.index):
             head = parts[j]                # 'the variance is σ² = 0.412': the name nearest the figure
+            #                                (but '∂L/∂W_K[0,3] = dW_attn[0, 7] = …': our own name, not the code's)
             #                  (not 'L = −ln ŷ_3 = …' nor 'L = − ln P(milk) = …': a formula, or a function negated)
             said = _gradient_said_as_p(parts[j - 2], named(head, vocab, n.heading))
             if said is not None:
                 return said
+        for side in ([parts[j]] if j >= 2 else []) + [head]:
+            said = STEP_AFTER.search(side) if lines is not None else None
+            if said is None or (k := int(said["k"] or said["k2"])) < 1:
+                continue
+            bare = (side[:said.start()] + side[said.end():]).strip()
+            lab = named(bare, vocab, n.heading) if re.search(NAME_LETTER, bare) else None
+            word = prose_name(plain(bare) + " ") if lab is None else None
+            lab = lab or (Label(word) if word else None)
+            if lab is not None and not lab.state:
+                return param_case(dataclasses.replace(lab, state=f"{_run_near(n, lines)}[{k}]"), vocab)
+            #      ('loss after step 2 = …', 'loss setelah langkah 2 = …', 'L nach Schritt 2 = …': after that step)
         if first and len(parts) == 3 and re.fullmatch(r"\s*[-−+×*/·]\s*[^\s()=]+\s*", head):
             continue                   # '1 − ŷ_{3} = …' after the figure 1: its operand, the clause names it
         if not first and not _arithmetic("".join(parts[2:]), vocab):
@@ -362,12 +377,33 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
     return None
 
 
+STEP_AFTER = re.compile(r"\b(?:after|setelah|sesudah|nach|après|apres|tras|después de|depois d[oae]|após|dopo|po|"
+                        r"efter|etter|после|після|sau|μετά από|μετά το)\s+(?:the |dem |de |del |la |l'|o |il |het |"
+                        r"το )?(?:step|langkah|Schritt|étape|paso|passo|шаг\w*|крок\w*|bước|krok\w*|stap|steg|βήμα|"
+                        r"trin)\s*(?:t\s*=\s*)?(?P<k>\d{1,2})\b|"
+                        r"第\s*(?P<k2>\d{1,2})\s*步(?:后|之后|の後)", re.I)
+"""A training step named after a quantity with a word for 'after' (``loss after step 2``, ``loss setelah langkah 2``):
+the state after that step (not 'at step 2' nor '(step 2)': a training log's loss at a step is before its update)."""
 PREVIOUS_STEP = re.compile(r"上一步|前一步|前のステップ|이전 스텝|previous step|last step|step before|"
                            r"vorige[nm]? Schritt|étape précédente|paso anterior|passo (?:anterior|precedente)|"
                            r"предыдущ\w* шаг", re.I)
 """Words that put a state at the step before the section's (``上一步 m = 0.021371``)."""
 ADAM_STATES = re.compile(r"adam|m̂|v̂|\\hat\s*\{?[mv]\b|β[₁₂12]", re.I)
 """What says the lines before an update are AdamW's: its name, its corrected moments, its betas."""
+
+
+def _ours(part: str, vocab, heading: str = "") -> bool:
+    """Whether a part of an equation is one of our own names with its indices (``∂L/∂W_K[0,3]``, ``l0.Q[1,0]``), a
+    gradient's or the tensor's.
+
+    >>> from symgpt.claims.symbols import Words
+    >>> w = Words(["a"], {"W_K"}, {"W_K"})
+    >>> _ours(" ∂L/∂W_K[0,3] ", w), _ours(" dW_attn[0, 7] ", w)
+    (True, False)
+    """
+    lab = named(part, vocab, heading)
+    bare = re.sub(r"^(?:∂L/∂|dL/d|grad_|d(?=[A-Z]))", "", lab.name) if lab is not None else ""
+    return bool(lab is not None and lab.index and bare in getattr(vocab, "names", ()))
 
 
 def _summed_exp(part: str, vocab) -> bool:
@@ -750,9 +786,11 @@ def restated(n, prev) -> Label | None:
 def after_step(n, prev) -> Label | None:
     """``Der Verlust fällt von 1.7446 auf 1.7301``, ``from 0.1747 to 0.1772``, ``21.36% から 27.47% に``: the
     second figure is the first's quantity after the training step (the figure before it on its line)."""
-    m = FROM_TO.search(n.line_text[:n.col])
+    wrapped = prev is not None and prev.line == n.line - 1 and not n.line_text[:n.col].strip(" *_`")
+    left = prev.line_text + " " + n.line_text[:n.col] if wrapped else n.line_text[:n.col]
+    m = FROM_TO.search(left)       # (or wrapped after 'to': '… springt van 0,1551 naar' ⏎ '1,3176')
     said = next((g for g in m.groups() if g is not None), None) if m is not None else None
-    if prev is None or prev.line != n.line or said is None or \
+    if prev is None or prev.line != n.line and not wrapped or said is None or \
             said.replace(",", ".").rstrip("%") != prev.text.rstrip("%"):
         return None
     return Label("after", inner=prev.index)

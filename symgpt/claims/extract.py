@@ -807,6 +807,11 @@ def _ruled(lines: list, no: int) -> bool:
 
     >>> _ruled(["| s = 0 | s = 1 |", "|---|---|", "| 0.5 | 0.5 |"], 1)
     True
+    >>> rows = ["|---|---|", "| s | t = 1 |", "|---|---|", "| a | 0.5 |", "| b | 0.2 |", "|---|---|"]
+    >>> _ruled(rows, 2), _ruled(rows, 5)              # the header under a top border; the last row over the bottom
+    (True, False)
+    >>> _ruled(["| | head 1 | | head 2 |", "| t | s=1 | s=2 | s=1 |", "|---|---|---|---|", "| 1 | 0.5 | 0.5 | 1 |"], 2)
+    True
     >>> _ruled(["┌────────┬───┐", "│ Step 2 │ θ │", "├────────┼───┤", "│ g      │ 1 │"], 2)
     True
     >>> _ruled(["│ Step 2 │ θ │", "├────────┼───┤", "│ g      │ 1 │", "├────────┼───┤"], 3)
@@ -818,7 +823,13 @@ def _ruled(lines: list, no: int) -> bool:
         return False
     below = _cells(normal_line(lines[no]))      # (a rule has no figure: the decimal mark is no matter)
     if below is not None and bool(below) and set("".join(below)) <= set("-: ") and "-" in "".join(below):
-        return True
+        if no + 1 < len(lines) and _cells(normal_line(lines[no + 1])) is not None:
+            return True                         # a row follows the rule: it is the header's
+        k = no - 2
+        while k >= 0 and (above := _cells(normal_line(lines[k]))) is not None and above and \
+                set("".join(above)) <= set("-: "):
+            k -= 1                              # (over the table's top border)
+        return k < 0 or _cells(normal_line(lines[k])) is None   # the first row, not the last over a bottom border
     rule = [no - 2, no] if no >= 2 else []
     cells = _cells(normal_line(lines[no - 1])) or []
     labelled = any(c.strip() and not re.fullmatch(r"\s*[-−+]?\d+(?:[.,]\d+)?\s*%?\s*", c) for c in cells)

@@ -486,6 +486,11 @@ def _column_vector(lines: list, no: int, at: dict, vocab) -> dict | None:
     >>> for n in extract(text): at.setdefault(n.line, []).append(n)
     >>> sorted((str(lab), pos) for lab, pos in _column_vector(text.split("\\n"), 4, at, []).values())
     [('∂L/∂u', (0,)), ('∂L/∂u', (1,)), ('∂L/∂u', (2,)), ('∂L/∂u', (3,))]
+    >>> text = "a[0]  =  0.0452\\na[1]  =  0.0560\\na[2]  =  -0.0997"       # three equations, each its own name
+    >>> at = {}
+    >>> for n in extract(text): at.setdefault(n.line, []).append(n)
+    >>> _column_vector(text.split("\\n"), 1, at, []) is None
+    True
     """
     figs = [n for n in at.get(no, []) if n.kind != "integer"]
     if len(figs) != 1 or len(at[no]) != 1:
@@ -509,7 +514,8 @@ def _column_vector(lines: list, no: int, at: dict, vocab) -> dict | None:
             right = clean[k - 1][left:] if len(clean[k - 1]) > left else ""
             here = at.get(k, [])
             if len(here) == 1 and abs(here[0].col - f.col) <= 4 and \
-                    re.fullmatch(r"\s*[-−+]?\d[\d.,]*\s*[.,;]?\s*", right):
+                    re.fullmatch(r"\s*[-−+]?\d[\d.,]*\s*[.,;]?\s*", right) and "=" not in clean[k - 1][:here[0].col]:
+                #   (not a line of its own equation, 'dW_Q[0,3]   =   0.0560' under 'dW_Q[0,0]   =   0.0452')
                 rows[k] = here[0]
             elif right.strip() or here:
                 break

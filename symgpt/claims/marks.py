@@ -149,21 +149,27 @@ def printed_by(lines: list, n, back: int = 40) -> str:
     >>> from types import SimpleNamespace as N
     >>> printed_by(code, N(line=5, line_text="E[2,1] : 0.0899", col=9))
     'print(f"E[2,1] : {new_params[2, 1]:.4f}")'
+    >>> fenced = code[:4] + ['```text', 'E[2,1] : 0.0899', '```']         # the output in a block of its own
+    >>> printed_by(fenced, N(line=6, line_text="E[2,1] : 0.0899", col=9))
+    'print(f"E[2,1] : {new_params[2, 1]:.4f}")'
+    >>> printed_by(code + ['```', 'x = 1', '```', 'E[2,1] : 0.0899'], N(line=10, line_text="E[2,1] : 0.0899", col=9))
+    ''
+    >>> apart = code[:4] + ['Then we print again:', '```text', 'E[2,1] : 0.0899', '```']    # prose between the two
+    >>> printed_by(apart, N(line=7, line_text="E[2,1] : 0.0899", col=9))
+    ''
     """
     head = n.line_text[:n.col].strip()
     if not head or not re.search(r"[^\W\d_]", head):
         return ""
-    fence = None
-    for k in range(n.line - 2, max(-1, n.line - 2 - back), -1):
-        if lines[k].lstrip().startswith(("```", "~~~")):
-            fence = k
-            break
-    if fence is None:
+    fences = [k for k in range(n.line - 2, max(-1, n.line - 2 - back), -1)
+              if lines[k].lstrip().startswith(("```", "~~~"))][:3]
+    if len(fences) >= 3 and not "".join(lines[fences[1] + 1:fences[0]]).strip():
+        top, bottom = fences[2], fences[1]     # the output's own block (```text … ```) right under the code's
+    elif len(fences) >= 2:
+        top, bottom = fences[1], fences[0]     # the output right under the code's block
+    else:
         return ""
-    for k in range(fence - 1, max(-1, fence - 1 - back), -1):
-        code = lines[k]
-        if code.lstrip().startswith(("```", "~~~")):
-            break
+    for code in reversed(lines[top + 1:bottom]):
         m = re.search(r"print\(\s*f?(['\"])(.*?)\{", code)
         if m and m[2].strip() and head.startswith(m[2].strip()):
             return code.strip()

@@ -70,8 +70,9 @@ FORM_OPERANDS = 24      # a chain of at most this many operands is tried against
 FORM_ALTERNATIVES = 3   # … with up to this many quantities for each operand …
 FORM_TRIES = 64         # … in at most this many combinations
 FLIP_ALTERNATIVES = 8   # … and a product's factors, for a result printed with its sign turned, among this many
-FACTORS = re.compile(r"\(?-?[\d.]+\)?(?:[×*·/]\(?-?[\d.]+\)?)+")
-"""A chain of factors alone (``0.2376*0.3800``, ``(-0.85)*0.68/2``): the result's sign is the operands' own."""
+FACTORS = re.compile(r"\(?-?[\d.]+\)?(?:[×*·/]\(?-?[\d.]+\)?)+|-?[\d.]+[-−+]\(?-?[\d.]+\)?")
+"""A chain of factors alone (``0.2376*0.3800``, ``(-0.85)*0.68/2``), or of two terms (``0.2567 − 1``): the result's
+sign is the one its printed operands give."""
 RUN = 3                 # cells of a row (of four or more) that must agree on consecutive entries of one tensor
 PAIR = 2                # … or, on each side of a cell whose value its own entry explains by a cause, these
 EXPLAINED = ("sign flip", "transposed index", "scale slip", "percent slip")    # (those causes)
@@ -177,6 +178,7 @@ class Matcher:
         self._alias: dict = {}
         self._by_value = None         # the nodes' candidates by value (_node_at)
         self._rounds: dict = {}       # (candidate, figure as printed) → does it round so (context-free: once)
+        self._found: dict = {}        # what the figures of the match under way were found to be (match() renews it)
         self.graph = {p.partition("[")[0] for p, _, _ in d._registry.groups()}    # the model's nodes' groups
 
     @property
@@ -709,8 +711,7 @@ class Matcher:
         ``c`` (beyond what rounding its operands could do: 1 % and 20 of the figure's last places), a formula other
         than c's and not c's own carried rounding: 'forgotten term' when it is c's definition with one term of a
         sum left out, else ''. None when the chain computes c."""
-        found = getattr(self, "_found", None)
-        dc = self.derived(n, found) if found and "_numbers" in found else None
+        dc = self.derived(n, self._found) if "_numbers" in self._found else None
         x, y = (_mid(dc.ball) if dc is not None and not isinstance(dc.ball, fmpq) else None), _mid(c.ball)
         if x is None or y is None:
             return None
@@ -740,7 +741,7 @@ class Matcher:
     def _transposed_operand(self, n, c) -> bool:
         """Whether the figure's arithmetic reads a matrix entry whose transpose, not itself, is what ``c``'s
         definition reads: its printed operands give it, but one of them is the wrong entry."""
-        numbers = getattr(self, "_found", {}).get("_numbers", [])
+        numbers = self._found.get("_numbers", [])
         if not n.operands or not numbers:
             return False
         try:
@@ -1126,9 +1127,12 @@ class Matcher:
             if c is not None and not self.rounds(c, n):
                 c = self._other_step(c, n) or self._step_of_section(c, n, out) or c   # L′ after 'the step': the
                 #                                                            one step whose loss it is
-            if c is not None and not self.rounds(c, n) and n.chain and n.index in self.labelled and \
-                    (form := self._form(n, found, numbers)) is not None and \
-                    (self.rounds(form, n) or n.index in self.slip_of) and not _same_value(form, c):
+            form = self._form(n, found, numbers) if c is not None and not self.rounds(c, n) and n.chain and \
+                n.index in self.labelled else None
+            if form is not None and (self.rounds(form, n) or n.index in self.slip_of) and \
+                    not _same_value(form, c) and form.group == c.group + "_head" and form.idx == c.idx:
+                self.slip_of[n.index] = "forgotten term"   # ∂L/∂E_{v,3} = P(v)·z₃ = …: the head's part alone
+            elif form is not None and (self.rounds(form, n) or n.index in self.slip_of) and not _same_value(form, c):
                 c = form                    # x^{(1)}_{2,1} = −0.2 + 0.2830 = 0.0830: the node its arithmetic defines,
                 #                             exactly and to its digits, outweighs a symbol read as another's (and
                 #                             E′ = 0.6 + 0.5·(−0.789) with the head's gradient: the head's step)

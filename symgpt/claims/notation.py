@@ -37,6 +37,9 @@ from .symbols import Label, run_in, run_of, section_step
 TENSOR_GROUP = re.compile(r"[\w.]+(?:\[\d+\]\.[\w.]+)?(?:\|[^*/()+]*)?")
 """A group that is a tensor or its row (``E``, ``adamw[1].E``, ``l1.R``, ``LN_f|2:``), not arithmetic of one
 (``S*sqrt(d/heads)``)."""
+MOMENT_GROUP = re.compile(r"adamw\[1\]\.(?:m|v|mhat|vhat|update|decay)")
+RUN_STATE = re.compile(r"(?:(?:sgd|adamw)\[[1-9]\d*\]|head_step)\.(?!(?:m|v|mhat|vhat|update|decay)$)")
+"""A model tensor after a training step (``sgd[1].W_V``, ``head_step.E``), not an optimizer's own state."""
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
 STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p", "sgd.grad_z", "sgd.grad_logits")
 #         (a training run's states, the step their first index)
@@ -350,6 +353,10 @@ class Notation:
                       for w in ((f"{a[:-1]}_f²", f"{a}_f") if a.endswith("²") else (f"{a}_f",))}
         if bare.startswith("grad_"):
             words |= {"l"} if stem in ("logits", "z") else set()      # (∂L/∂l: a plain l for ℓ, under the derivative)
+            norm = re.fullmatch(r"(gamma|beta)(\d|_f)", stem)          # ∂L/∂β_f, ∂L/∂γ₁: a norm's weight, shift
+            words |= {f"{g}{j}" for g in ({"gamma": "γ", "beta": "β"}[norm[1]], norm[1])
+                      for j in {norm[2].lstrip("_"), "_" + norm[2].lstrip("_"), "_{" + norm[2].lstrip("_") + "}"}} \
+                if norm else set()
             out |= {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d")} | {f"{w}.grad" for w in words}
             out |= {"δ"} if stem in ("logits", "z") else set()       # (backpropagation's error signal at the logits)
         else:
@@ -398,7 +405,7 @@ class Notation:
         if layer and not name.startswith(layer[0]):
             bare = group[len(layer[0]):]              # A of a block's attention: any layer's (the figures say which)
             exact, lower = self._spelled(bare)        # … and μ of a block's norm, as of a model without blocks
-            return name == bare or name in exact or name.lower() in lower
+            return name == bare or name in exact or name.lower() in lower or self._capital(name, bare)
         if group in STEPPED:
             return name in self._spelled(group.partition(".")[2])[0]
         exact, lower = self._spelled(group)
@@ -710,13 +717,15 @@ class Notation:
             for base in ((0, 1, MIXED) if mixed else (0, 1)) if _written(figs) else (0,):
                 agree, seen, later, nonzero, flips, stepped_on = 0, 0, 0, 0, 0, False
                 for n, lab in figs:
-                    c = self.lookup(group, base, lab)
+                    c = self.at_temperature(self.lookup(group, base, lab), n)
                     if c is not None and lab.fn:      # e^logit's figures vote for logit through exp
                         c = self.function(lab.fn, c)
                     if c is None:
                         continue
                     seen += 1
-                    exact = self.m.rounds(c, n) or self._through_step(c, n)
+                    exact = self.m.rounds(c, n) or self._through_step(c, n) or not key[3] and \
+                        MOMENT_GROUP.fullmatch(c.group) is not None and self._later_step(c, n) is not None
+                    #        (m, v, m̂ in a table per AdamW step: the first step's moments, each table at its own)
                     ok = exact or not anonymous and _slipped(c, n)
                     agree += 1 if exact else 0.5 if ok else 0     # (a figure one unit off: half a vote)
                     nonzero += exact and n.value != 0     # (one figure at least agreeing to its digits)
@@ -735,6 +744,9 @@ class Notation:
                     votes.append(Vote(agree, alias, later, -base, group))
                     if agree and agree + flips == len(figs) and flips <= agree:
                         signed.append(votes[-1])     # (−0.0123, 0.1429): one agreeing, one its sign turned
+        if len(figs) == 1 and not key[3] and not TRAINED.search(figs[0][0].heading + " " + figs[0][0].prose):
+            votes = [v for v in votes if v.alias or not RUN_STATE.match(v.group)]
+            #   (one figure agreeing with a state after training, where its section speaks of none: a coincidence)
         if not votes:
             return None
         votes.sort(reverse=True)
@@ -998,6 +1010,18 @@ class Notation:
                 r = whole    # a section whose figures agree with no entry: the document's origin of the indices
             if r is whole and r is not None and not r.alias and self._foreign(r, key + (lab.section,)):
                 continue     # learned from other sections' figures, and none of this section's agree with it
+            drawn = lab.name == "p" and re.fullmatch(r"(?:sgd|adamw)\[1\]", lab.state) is not None and \
+                (TOP_K.search(n.heading) or TOP_P.search(n.heading)) and not TRAINED.search(n.heading)
+            if r is None and re.fullmatch(r"p['′]", lab.name) and not lab.state and len(lab.index) == 1 or drawn:
+                bare = replace(lab, name="p", state="")    # p′ in a section on top-k, top-p or a temperature:
+                p = self.lookup("p", 0, bare) if len(lab.index) == 1 and not lab.of else None    # the share
+                c = p and self._sampled(p, n)                                     # drawn (elsewhere p′ is
+                if c is not None and c.group in ("topk", "topp", "softmax_T") and \
+                        any(self.m.rounds(x, m) for m in numbers if m.line == n.line for x in (p, c)):
+                    out[n.index] = c        # (where the line prints the model's own p or the share itself: not
+                    continue                #  the shares of a model trained first, p′ of sgd[3].p)
+                if not drawn:
+                    continue
             if r is None and lab.name == "token":
                 c = self._drawn(lab, n)  # a token's renormalised share, where the sentence says it is drawn so
             elif r is None and lab.index and lab.name in self.m.graph and not lab.of and not lab.state and \
@@ -1010,7 +1034,7 @@ class Notation:
                 c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
                                          if n.line - 1 <= m.line <= n.line and m.index in out])
             else:
-                c = self.lookup(r.group, r.base, lab)
+                c = self.at_temperature(self.lookup(r.group, r.base, lab), n)
                 if c is not None and lab.fn:
                     c = self.function(lab.fn, c)
             if c is None:
@@ -1154,8 +1178,8 @@ class Notation:
             c = self.lookup(r.group, r.base, lab)
             if c is not None and lab.fn:
                 c = self.function(lab.fn, c)
-            if c is not None and self.m.rounds(c, n):
-                return False
+            if c is not None and (self.m.rounds(c, n) or self._through_step(c, n)):
+                return False          # (or its value after a step worked on its line: 'U[3,5] : −0.6 − 0.5·g = …')
         return True
 
     def _nudged(self, lab, n, numbers, labels: dict):
@@ -1310,6 +1334,24 @@ class Notation:
             return c
         x = next((x for x in self.m.every if x.group == kind and x.idx == c.idx and self.m.spoken(x)), None)
         return x if x is not None else c
+
+    def at_temperature(self, c, n):
+        """A share at a temperature, at the one its place states (a column ``p (T = 1.5)``, a table captioned
+        ``Distribution at T = 1.5``, a row, the heading): softmax_T at that T, p at T = 1; ``c`` else.
+        A table's share is read at the temperature it is printed for, not the spec's first."""
+        if c is None or c.group != "softmax_T":
+            return c
+        for place in (n.column, n.row, n.table, n.heading):
+            words = plain_words(place or "")
+            said = {t[1] for t in TEMPERATURE_SET.finditer(words) if not re.match(r",\d", words[t.end():])}
+            if len(said) == 1:        # (not 'T = 1,5' left with its decimal comma: no temperature 1)
+                t = said.pop()
+                value = t.rstrip("0").rstrip(".") if "." in t else t
+                token = self.m.vocab[c.idx[0]]
+                return self.by_ref.get("p[" + token + "]" if value == "1" else f"softmax_T({value}, {token})", c)
+            if said:
+                return c
+        return c
 
     def _drawn(self, lab, n):
         """A token's share in a sentence that says it is renormalised or drawn under top-k, top-p or a

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .aliases import DATA_ALIASES, PROSE
+from .aliases import DATA_ALIASES, PROSE, prose_name
 from .marks import row_mark
 from .symbols import Label
 
@@ -42,6 +42,8 @@ def token_share(n, vocab, start: int) -> Label | None:
     ['None', 'None']
     >>> [str(token_share(n, ["吃"], 0)) for n in extract("加上「吃」之后是 80.18%，「吃」是 26.13%")]
     ['None', 'token[tok0]']
+    >>> [str(token_share(n, ["ik", "koffie"], 0)) for n in extract("De logit van *koffie* springt van 0.1551")]
+    ['logits[tok1]']
     """
     rest = n.line_text[n.col + len(n.text):]
     if BOUND_BEFORE.search(n.line_text[start:n.col]):
@@ -71,6 +73,10 @@ def token_share(n, vocab, start: int) -> Label | None:
                                      ADDING.search(text.rpartition(words[0])[0][-12:])):
                 return None                # '加上“喝”以后累积到 0.8688', '加上「吃」之后是 0.8018': the running
                 #                            total up to it, not its share
+            lead = prose_name(re.sub(r"[\"'«»„“”*_‘’「『\s]+$", " ", text.rpartition(words[0])[0])) \
+                if side == "before" and n.kind != "percent" else None
+            if lead is not None and lead.lower() in ("logit", "logits"):
+                return Label("logits", (("tok", vocab.index(words[0])),))    # 'the logit of *koffie* … 0.1551'
             return Label("token", (("tok", vocab.index(words[0])),))
         if words and set_off is None:
             return None                    # (an unquoted token that is also a word, 'il', yields to a quoted one)

@@ -334,8 +334,8 @@ def parse_label(lhs: str, vocab) -> Label | None:
     >>> w = Words(v, {"W_2", "b_1"})
     >>> [str(parse_label(s, w)) for s in ("W₂", "W_{2}", "b₁", "x₂")]
     ['W_2', 'W_2', 'b_1', 'x[2]']
-    >>> [str(parse_label(s, Words(v, {"gamma1", "beta_f"}))) for s in ("γ1", "β_{f}", "γ_f", "γ₂")]
-    ['gamma1', 'beta_f', 'γ_f', 'γ[2]']
+    >>> [str(parse_label(s, Words(v, {"gamma1", "beta_f"}))) for s in ("γ1", "β_{f}", "γ_f", "γ₂", "∂L/∂γ_1")]
+    ['gamma1', 'beta_f', 'γ_f', 'γ[2]', '∂L/∂gamma1']
     """
     s = BULLET.sub("", unmarked(plain(lhs)).strip().rstrip("=≈←:").strip())      # '* m = …': a list item's name
     key = DICT_KEY.fullmatch(s)                # {'pescado': 0.4175}: a dict's key, quoted as code quotes
@@ -387,9 +387,11 @@ def parse_label(lhs: str, vocab) -> Label | None:
     if not m or re.search(r"[-+×*/·=<>⊙∘]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
         return None                            # p - y = …: an expression, not one name
     name, index = m[1], m[2] or ""
-    norm = NORM_WEIGHT.fullmatch(name + index)
+    grad = re.match(r"∂L/∂|dL/d", name)
+    norm = NORM_WEIGHT.fullmatch(name[grad.end() if grad else 0:] + index)
     if norm and (ours := f"{NORM_KIND[norm[1]]}{'_f' if norm[2] == 'f' else norm[2]}") in getattr(vocab, "names", ()):
-        return Label(ours)                     # γ1, β_{f}: a norm's weight and shift, our gamma1 and beta_f
+        return Label(f"{grad[0] if grad else ''}{ours}")    # γ1, β_{f}, ∂L/∂β_2: a norm's weight and shift, our
+        #                                                       gamma1 and beta_f, and their gradients
     if not index:                              # α31, mu1 stay whole unless they end in two digits after a Greek
         g = re.fullmatch(r"([\u0370-\u03ff])(\d\d?)", name)
         if g:

@@ -33,7 +33,9 @@ KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|�
                  r"строка|столбец|позиция|шаг|"
                  r"wymiar|dimensión|dimensione|dimensão|dimenze|dimensi|boyut|chiều|измерение|вимір|διάσταση|आयाम|"
                  r"쿼리|키|クエリ|キー|查询|键|requête|clé|Anfrage|Schlüssel|consulta|clave|chiave|chave|запрос|ключ|"
-                 r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci)\s*[=:]?\s*(\d+)|(\d+))",
+                 r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci|유닛|ユニット|单元|神经元|"
+                 r"Einheit|"
+                 r"unité|unidad|unità|unidade|neuron|nöron)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
 QUERY_AXIS = re.compile(r"query|queries|쿼리|クエリ|查询|requête|Anfrage|consulta|interrogazione|запрос|sorgu|"
                         r"zapytanie|"
@@ -44,15 +46,19 @@ KEY_AXIS = re.compile(r"keys?\b|키|キー|键|clé|Schlüssel|clave|chiave|chav
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
                      r"исходн|начальн|初期|처음", re.I)
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
+AFTER_WORD = re.compile(r"(?<!\w)(?:setelah|dopo|después|depois|после|після|sau|efter|sonra|بعد|μετά)(?!\w)", re.I)
+"""'After' in more languages: a state after training only beside a step's number (``بعد الخطوة 2``, ``setelah
+langkah 2``), not 'sau softmax'."""
 STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Schritt\w*|шаг\w*|pass[oi]|étapes?|pasos?|"
-                        r"pas\b|passos?|adım|kroki?|krok[óu]w|stappen|stap|langkah|"
-                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso|pas)\s*(?:[tk]\s*=\s*)?(\d{1,3})\b|"
+                        r"pas\b|passos?|adım|kroki?|krok[óu]w|stappen|stap|langkah|bước|"
+                        r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso|pas|langkah|stap|steg|adım|krok|bước|"
+                        r"βήμα|خطوة|الخطوة)\s*(?:[tk]\s*=\s*)?(\d{1,3})\b|"
                         r"(\d{1,3})\s*(?:ステップ|步|스텝|단계)", re.I)
 """A count of training steps: ``2 SGD-Schritten``, ``after 3 steps``, ``step 2``, ``Schritt t = 2``, ``2 ステップ``,
 ``2 pas AdamW``."""
 
 
-AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|words?|chars?|[a-z]|"
+AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|words?|chars?|(?-i:[a-z])|"
                   r"词|字|单词|mot|Wort|palabra|parola|palavra|слово|単語|단어|kelime|słowo|woord|từ|kata|ord|λέξη|"
                   r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête|쿼리|키|"
                   r"クエリ|キー|clé|consulta|clave|chiave|запрос|ключ)", re.I)
@@ -73,14 +79,17 @@ def _key(cell: str, vocab) -> tuple | None:
     >>> v = ["le", "好き"]
     >>> _key("「好き」", v), _key("« le »", v), _key("t=2", v), _key("le (1)", v), _key("le (la)", v)
     ((('tok', 1),), (('tok', 0),), (2,), (('pos', 1),), (('tok', 0),))
-    >>> _key("query t=2", v), _key("key s = 0", v)
-    ((2,), (0,))
+    >>> _key("query t=2", v), _key("key s = 0", v), _key("2 好き", v)
+    ((2,), (0,), (('tok', 1),))
     """
     s = plain(cell).strip().strip("*`").strip()
     if s in vocab:
         return (("tok", vocab.index(s)),)
     if (q := s.strip(QUOTES)) in vocab:           # 「好き」, « le », “the”: a token in its quotes
         return (("tok", vocab.index(q)),)
+    numbered = re.fullmatch(r"\d{1,3}[.:)]?\s+(\S.*)", s)
+    if numbered and (q := numbered[1].strip().strip(QUOTES)) in vocab:
+        return (("tok", vocab.index(q)),)           # '2 يقرأ', '3. kota': the word, after its number in a list
     bare = re.sub(r"\s*[(（][^()（）]{1,24}[)）]$", "", s)
     if bare != s and (q := bare.strip(QUOTES)) in vocab:    # 'il (4)': a token and its place, the place
         place = re.search(r"[(（]\s*(\d{1,3})\s*[)）]$", s)
@@ -103,11 +112,13 @@ def _state(cell: str) -> str | None:
 
     >>> _state("nach 2 SGD-Schritten"), _state("after 1 AdamW step"), _state("Ausgangsmodell"), _state("W")
     ('sgd[2]', 'adamw[1]', '', None)
+    >>> _state("بعد الخطوة 2"), _state("setelah langkah 2"), _state("البعد 2"), _state("sau softmax")
+    ('sgd[2]', 'sgd[2]', None, None)
     """
     s = plain(cell)
     if INITIAL.search(s):
         return ""
-    m = STEPPED.search(s)
+    m = STEPPED.search(s) or AFTER_WORD.search(s) and STEP_COUNT.search(s)
     if not m:
         return None
     k = STEP_COUNT.search(s)
@@ -116,16 +127,24 @@ def _state(cell: str) -> str | None:
 
 
 def table_header(lines: list, no: int) -> tuple:
-    """(the first line of the pipe table line ``no`` sits in, its header cells), or (0, [])."""
+    """(the first line of the pipe table line ``no`` sits in, its header cells), or (0, []).
+
+    >>> table_header(["|---|---|", "| U | 1 a |", "|---|---|", "| i = 1 | 0.2 |"], 4)
+    (2, ['U', '1 a'])
+    """
     if not lines[no - 1].lstrip().startswith("|"):
         return 0, []
     top = no
     while top > 1 and (lines[top - 2].lstrip().startswith("|") or GRID_RULE.fullmatch(lines[top - 2])):
         top -= 1                                  # (+---+---+ between a grid table's header and its rows)
-    while GRID_RULE.fullmatch(lines[top - 1]):
-        top += 1
+    while GRID_RULE.fullmatch(lines[top - 1]) or PIPE_RULE.fullmatch(lines[top - 1]) and top < no:
+        top += 1                                  # (a top border, |-----|-----|, over the header)
     cells = [c.strip() for c in lines[top - 1].strip().strip("|").split("|")]
     return top, cells
+
+
+PIPE_RULE = re.compile(r"\s*\|(?:\s*:?-+:?\s*\|)+\s*")
+"""A pipe table's rule or border, ``|------|:----|``."""
 
 
 def stacked_header(lines: list, top: int, no: int) -> bool:
@@ -247,8 +266,9 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if at and ck is not None and len(ck) == 1 and isinstance(ck[0], int) and \
             (sym := _header_label(at["name"], vocab)) is not None and not sym.index:
         return Label(sym.name, (int(at["k"]), *ck), sup=sym.sup)   # '∂L/∂x'' at t = 2' over 'dim 3': (2, 3)
-    running = RUNNING_ROW.fullmatch(plain(row).replace(" ", "").strip("*`"))
-    if running and ck is not None and len(ck) == 1 and _token(ck[0]):
+    running = RUNNING_ROW.fullmatch(plain(row).replace(" ", "").strip("*`")) or \
+        RUNNING_ROW.fullmatch((plain(row).split() or [""])[-1].strip("*`"))     # '가중치 α^{(2)}_{3,j}': its symbol
+    if running and ck is not None and len(ck) == 1:
         sym = parse_label(running["name"] + (running["sup"] or running["sup2"] or ""), vocab)
         if sym is not None and not sym.index:     # α^{(2)}_{4,j} over token columns: α^{(2)} at (4, that token)
             sup = superscript_of(running["name"] + (running["sup"] or running["sup2"] or ""))
