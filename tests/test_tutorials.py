@@ -141,6 +141,20 @@ FLOORS = {
     "de-pdf-bigram-batch2-adamw2": (7, 10), "pt-md-gpt2-2head-backprop-sgd": (7, 9),
     "en-txt-seed-T3-sampling-gradcheck": (8, 10), "ja-ipynb-llama-gqa-adamw": (8, 10),
     "vi-html-nanogpt-2layer-sgd": (8, 10),
+    # round 51 (a Greek HTML page on a bigram with temperature, top-k and top-p tables, a gradient check and an SGD
+    # step; Hindi (in Latin script) LaTeX notes on a two-layer GPT-2 read as PDF; an Indonesian notebook on the
+    # seed's block with two AdamW steps; a Dutch Markdown post on a Llama block with a backward pass and an SGD
+    # step; Turkish plain-text notes on a two-head nanoGPT with LayerNorm gradients); scored first once round 50's
+    # readings were in: 32/40, 6 false alarms, 49/50; now 39/40, 0, 50/50
+    "el-html-bigram-sampling-gradcheck": (8, 10), "hi-pdf-gpt2-2layer-sgd": (7, 10),
+    "id-ipynb-seed-T3-adamw2": (8, 10), "nl-md-llama-backprop-sgd": (8, 10), "tr-txt-nanogpt-2head-lngrad": (8, 10),
+    # round 52 (Arabic plain-text notes on a bigram's mini-batch of three and two SGD steps; English (no Japanese
+    # font) LaTeX notes on a two-head nanoGPT with a gradient check and an SGD step, read as PDF; a Korean Markdown
+    # post on the seed's block twice; a Polish HTML page on a Llama block with grouped-query attention and sampling;
+    # a Swedish notebook on a two-head GPT-2 with a backward pass and an AdamW step); scored first once round 51's
+    # readings were in: 25/40, 0 false alarms, 45/50; now 33/40, 0, 49/50
+    "ar-txt-bigram-batch3-sgd2": (6, 10), "ja-pdf-nanogpt-gradcheck-sgd": (5, 10), "ko-md-seed-2layer-sgd": (8, 10),
+    "pl-html-llama-gqa-sampling": (7, 10), "sv-ipynb-gpt2-backprop-adamw": (7, 9),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here
