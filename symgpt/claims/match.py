@@ -1129,11 +1129,11 @@ class Matcher:
                 #                                                            one step whose loss it is
             form = self._form(n, found, numbers) if c is not None and not self.rounds(c, n) and n.chain and \
                 n.index in self.labelled else None
-            if form is not None and (self.rounds(form, n) or n.index in self.slip_of) and \
-                    not _same_value(form, c) and form.group == c.group + "_head" and form.idx == c.idx:
-                self.slip_of[n.index] = "forgotten term"   # ∂L/∂E_{v,3} = P(v)·z₃ = …: the head's part alone
-            elif form is not None and (self.rounds(form, n) or n.index in self.slip_of) and not _same_value(form, c):
-                c = form                    # x^{(1)}_{2,1} = −0.2 + 0.2830 = 0.0830: the node its arithmetic defines,
+            if form is not None and (self.rounds(form, n) or n.index in self.slip_of) and not _same_value(form, c):
+                if form.group == c.group + "_head" and form.idx == c.idx:
+                    self.slip_of[n.index] = "forgotten term"   # ∂L/∂E_{v,3} = P(v)·z₃ = …: the head's part alone
+                else:
+                    c = form                # x^{(1)}_{2,1} = −0.2 + 0.2830 = 0.0830: the node its arithmetic defines,
                 #                             exactly and to its digits, outweighs a symbol read as another's (and
                 #                             E′ = 0.6 + 0.5·(−0.789) with the head's gradient: the head's step)
             if c is not None:               # its place names it: the value confirms it, or it is wrong

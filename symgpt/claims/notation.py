@@ -32,13 +32,14 @@ from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import printed_by, sentence_of
 from .refs import ExprError, bind, parse
-from .symbols import Label, run_in, run_of, section_step
+from .symbols import Label, run_in, run_of, section_step, share_ref
 
 TENSOR_GROUP = re.compile(r"[\w.]+(?:\[\d+\]\.[\w.]+)?(?:\|[^*/()+]*)?")
 """A group that is a tensor or its row (``E``, ``adamw[1].E``, ``l1.R``, ``LN_f|2:``), not arithmetic of one
 (``S*sqrt(d/heads)``)."""
-MOMENT_GROUP = re.compile(r"adamw\[1\]\.(?:m|v|mhat|vhat|update|decay)")
-RUN_STATE = re.compile(r"(?:(?:sgd|adamw)\[[1-9]\d*\]|head_step)\.(?!(?:m|v|mhat|vhat|update|decay)$)")
+OPTIMIZER_STATES = r"(?:m|v|mhat|vhat|update|decay)"
+MOMENT_GROUP = re.compile(rf"adamw\[1\]\.{OPTIMIZER_STATES}")
+RUN_STATE = re.compile(rf"(?:(?:sgd|adamw)\[[1-9]\d*\]|head_step)\.(?!{OPTIMIZER_STATES}$)")
 """A model tensor after a training step (``sgd[1].W_V``, ``head_step.E``), not an optimizer's own state."""
 AGREE_MIN = 2            # a name no alias explains is learned from at least this many agreeing figures …
 STEPPED = ("sgd.loss", "sgd.p", "adamw.loss", "adamw.p", "sgd.grad_z", "sgd.grad_logits")
@@ -1324,9 +1325,7 @@ class Notation:
         t = list(TEMPERATURE_SET.finditer(re.split(r"[.!?。]\s", wrapped + n.line_text[:n.col])[-1]))
         #     (its sentence, from the line above when it wraps: 'T = 2.0 时只剩34.9%，⏎「风」…也有了7.2%')
         if t and t[-1][1] not in ("1", "1.0"):     # 'with T = 1.5, p(私) = …': that temperature's distribution
-            token = c.ref[c.ref.index("[") + 1:-1]
-            value = t[-1][1].rstrip("0").rstrip(".") if "." in t[-1][1] else t[-1][1]     # tau = 2.0: T = 2
-            x = self.by_ref.get(f"softmax_T({value}, {token})")
+            x = self.by_ref.get(share_ref(t[-1][1], c.ref[c.ref.index("[") + 1:-1]))     # tau = 2.0: T = 2
             if x is not None and self.m.spoken(x):
                 return x
         kind = "topk" if TOP_K.search(said) else "topp" if TOP_P.search(said) else None
@@ -1345,10 +1344,7 @@ class Notation:
             words = plain_words(place or "")
             said = {t[1] for t in TEMPERATURE_SET.finditer(words) if not re.match(r",\d", words[t.end():])}
             if len(said) == 1:        # (not 'T = 1,5' left with its decimal comma: no temperature 1)
-                t = said.pop()
-                value = t.rstrip("0").rstrip(".") if "." in t else t
-                token = self.m.vocab[c.idx[0]]
-                return self.by_ref.get("p[" + token + "]" if value == "1" else f"softmax_T({value}, {token})", c)
+                return self.by_ref.get(share_ref(said.pop(), self.m.vocab[c.idx[0]]), c)
             if said:
                 return c
         return c

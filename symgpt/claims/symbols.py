@@ -111,6 +111,16 @@ SECTION_STEP = re.compile(r"第\s*(\d{1,2})\s*(?:步|ステップ)|(\d{1,2})\s*(
 ``2 단계``, ``ステップ 1``)."""
 
 
+def share_ref(temperature: str, token: str) -> str:
+    """The name of ``token``'s share at a temperature as written (``2.0`` is 2, ``1`` is p itself).
+
+    >>> share_ref("2.0", "a"), share_ref("1.0", "a"), share_ref("0.50", "b"), share_ref("inf", "b")
+    ('softmax_T(2, a)', 'p[a]', 'softmax_T(0.5, b)', 'softmax_T(inf, b)')
+    """
+    value = temperature.rstrip("0").rstrip(".") if "." in temperature else temperature
+    return f"p[{token}]" if value == "1" else f"softmax_T({value}, {token})"
+
+
 def section_step(n) -> int | None:
     """The training step a figure's own section heading is (``六、第 2 步（t = 2）``: 2), else None.
 

@@ -23,6 +23,7 @@ from .symbols import (
     parse_label,
     plain,
     run_of,
+    share_ref,
 )
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目|번째(?:\s*\S{1,4})?)|"
@@ -247,11 +248,8 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     for by, across in ((row, ck), (col, rk)):     # a row per temperature and a column per token, or transposed
         t = TEMPERATURE.fullmatch(plain(by).strip()) or _share_at_temperature(plain(by).strip())
         if t and across is not None and _token(across[0]):
-            value = "inf" if t[1] in ("∞", "inf", "oo") else t[1].rstrip("0").rstrip(".") if "." in t[1] else t[1]
-            #       (T = 2.0 is the temperature 2)
-            token = vocab[across[0][1]]
-            return Label("softmax_T", across,
-                         ref=f"p[{token}]" if value in ("1", "1.0") else f"softmax_T({value}, {token})")
+            value = "inf" if t[1] in ("∞", "inf", "oo") else t[1]       # (T = 2.0 is the temperature 2)
+            return Label("softmax_T", across, ref=share_ref(value, vocab[across[0][1]]))
     rstate = _state(row) if rk is None and ck is None else None
     if rstate is not None and (q := _header_label(col, vocab, letters=False)) is not None and not q.state:
         return Label(q.name, q.index, state=rstate)  # a row per training state, a quantity per column: J, π_bellt
