@@ -486,3 +486,25 @@ def test_a_loss_at_a_step_of_a_training_log_is_before_its_update(tmp_path, spec_
     text = f"# Training\n\n## SGD\n\n```\nloss at step 1 = {r(before)}\nloss at step 2 = {r(after)}\n```\n"
     got = _verdicts(_results(tmp_path, text, spec_path))
     assert got[r(before)][0] != "wrong", got[r(before)]
+
+
+@pytest.mark.parametrize("line", [
+    "For $W_{{0,glows}}$ the step is $\\eta\\,m_1/(\\sqrt{{v_1}} + \\epsilon) = {}$, and the decay comes on top.",
+    "För W[0,glows] blir steget η·m₁/(√v₁ + ε) = {} och viktavklingningen dras av för sig.",
+    "Pour W_{{0,glows}}, le pas vaut η·m₁/(√v₁ + ε) = {}."])
+def test_an_update_without_bias_correction_is_the_entry_its_line_names(tmp_path, spec_path, line):
+    """The first AdamW step without its bias correction, η·m₁/(√v₁ + ε), is the same figure for every entry whose
+    gradient has one sign; the line names W[0,glows], while the m and v printed just before are W[2,glows]'s: it is
+    adamw[1].update[W,0,4], no bias correction (it was taken for W[2,glows]'s, the entry printed last)."""
+    lr, b1, b2, eps = (mp.mpf(s) for s in ("0.01", "0.9", "0.999", "1e-8"))
+    with mp.workdps(50):
+        gW = forward(*weights())["gW"]
+        g0, g2 = gW[0][Y], gW[2][Y]
+        assert g0 < 0 and g2 < 0                     # one sign: the slip prints alike for both
+        slip = r(lr * (1 - b1) * g0 / (mp.sqrt((1 - b2) * g0 ** 2) + eps), 6)
+        assert slip == r(lr * (1 - b1) * g2 / (mp.sqrt((1 - b2) * g2 ** 2) + eps), 6)
+        m2, v2 = (1 - b1) * g2, (1 - b2) * g2 ** 2
+    text = ("# One AdamW step\n\nThe moments start at zero. For W[2,glows]:\n\n"
+            f"m_1 = 0.1 · g = {r(m2, 6)}, v_1 = 0.001 · g² = {sci(v2)}\n\n" + line.format(slip) + "\n")
+    got = _verdicts(_results(tmp_path, text, spec_path))
+    assert _wrong(got, slip) == (f"adamw[1].update[W,0,{Y}]", "no bias correction")

@@ -165,11 +165,35 @@ def _slip_fit(m, n, y: Fraction, ulp: Fraction, ctx, prev):
     refs = {c.ref for c in fits}
     fits = [c for c in fits if not (c.ref.startswith("sqrt(") and f"{c.ref[:-1]} + ln_eps)" in refs)]   # √(σ² + ε)
     if len({_value(c.q, 128) for c in fits}) != 1:
+        told = plain(n.line_text[:n.col])
+        said = [c for c in fits if c.of and entry_named(c.of, c.idx, c.axes, told, m.vocab)]
         just = {(p.of, p.idx) for p in prev[-SLIP_PREV:] if p is not None and p.of}
-        fits = [c for c in fits if c.of and (c.of, c.idx) in just]
-        if len(fits) != 1:           # (every entry's update slips to ±η·(1 − β₁)/√(1 − β₂): the entry whose m and
-            return None              #  v were printed just before it, '更新量 ＝ 3.162e-3' under m₁ and v₁)
+        fits = said if len({(c.of, c.idx) for c in said}) == 1 else [c for c in fits if c.of and (c.of, c.idx) in just]
+        if len(fits) != 1:           # (every entry's update slips to ±η·(1 − β₁)/√(1 − β₂): the entry its line
+            return None              #  names, 'for W^Q_{2,0} the step is …', else the entry whose m and v were
+            #                          printed just before it, '更新量 ＝ 3.162e-3' under m₁ and v₁)
     return max(fits, key=lambda c: score(c, ctx, prev))
+
+
+def entry_named(of: str, idx: tuple, axes: str, text: str, vocab) -> bool:
+    """Whether plain ``text`` writes the parameter entry ``of[idx]`` (indices from 0; on a token axis, ``v`` in
+    ``axes``, its word or its id): ``W_Q[2,0]``, ``W_Q_{2,0}`` (``W^Q_{2,0}`` made plain), ``E[varmt,3]``.
+
+    >>> text = "För W_Q_{2,0} blir steget"
+    >>> entry_named("W_Q", (2, 0), "jd", text, []), entry_named("W_Q", (0, 2), "jd", text, [])
+    (True, False)
+    >>> v = ["kallt", "varmt"]
+    >>> entry_named("E", (1, 3), "vj", "E[varmt,3] =", v), entry_named("E", (1, 3), "vj", "E[kallt,3]", v)
+    (True, False)
+    """
+    name = r"_?\{?".join(re.escape(part) for part in of.split("_"))
+
+    def key(i, axis) -> str:
+        words = [str(i)] + ([re.escape(vocab[i])] if axis == "v" and 0 <= i < len(vocab) else [])
+        return "(?:" + "|".join(words) + ")"
+
+    keys = r"\s*,\s*".join(key(i, a) for i, a in zip(idx, axes))
+    return re.search(rf"(?<![\w\\]){name}\s*_?\s*[\[{{(]\s*,?\s*{keys}\s*[\]}})]", text) is not None
 
 
 SQUARES_SAID = re.compile(r"(?:[Σ∑]|\\sum).{0,30}(?:²|\^\{?2)|\brms|mean.?sq|variance|varianz|variância|"

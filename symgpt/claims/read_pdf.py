@@ -73,7 +73,7 @@ def pdf_lines(path) -> list:
         return _pdftotext(path, " ".join(f"{type(e).__name__}: {e}".rstrip(": ").split()))
     finally:
         quiet.setLevel(level)
-    lines = _stacked(_headings(sized))
+    lines = _display_matrices(_stacked(_headings(sized)))
     while lines and not lines[-1][0]:
         lines.pop()
     if not any(text.strip() for text, _ in lines):
@@ -140,6 +140,135 @@ def _matrix_rows(top: str, mid: str, below: str) -> str | None:
         return None
     indent = " " * min(a.start(1), b.start(1))
     return f"{indent}{a[1]}/{b[1]} = [[{', '.join(a[2].split())}], [{', '.join(b[2].split())}]]{eq[2]}"
+
+
+CELL = r"[-−]?(?:\d+(?:[.,]\d+)?|∞)"
+ROW = re.compile(rf"\s*{CELL}(?:\s+{CELL})*\s*")
+"""A display matrix's row on a line of its own: figures and masked entries (``0.304   −∞   −∞``)."""
+PIECE = r"[\uf8e5-\uf8fe⎛-⎿]"
+PIECES = re.compile(r"(?:[\s\[\]()|]|[\uf8e5-\uf8fe⎛-⎿]|[_^]\{[^{}]{1,6}\})*")
+"""A line of bracket pieces alone: TeX builds a tall ``[`` or ``(`` from glyphs on baselines of their own (a script
+set beside them, the ``^{(2)}`` of the next matrix's name, is lost with them)."""
+NAMED_ROW = re.compile(rf"(?P<name>[^\s=,;][^=,;]{{0,40}}?\s*=\s*(?:[^=,;\d−-][^=,;]{{0,24}}?\s*=\s*)*)"
+                       rf"(?P<row>{CELL}(?:\s+{CELL})*)\s*(?P<end>[,;.]?)\s*")
+"""One matrix on a line of side-by-side matrices: its name (and what it equals, ``O = PV =``) and its middle row."""
+MAX_ROWS = 12
+
+
+def _unbracketed(line: str) -> str:
+    """A row's line with the bracket pieces beside its figures made spaces (``⎣ 0.0169 −0.1701⎦``)."""
+    return re.sub(PIECE, " ", line)
+
+
+def _display_matrices(lines: list) -> list:
+    """Matrices TeX sets as displays (``bmatrix``): the name on the middle row's line, the other rows on lines of
+    their own above and below, side by side when several stand on one line. Each is written on the name's line as a
+    nested list (``ã^{(1)} = [[0.304, −∞, −∞], [−0.621, 0.087, −∞], […]]``), one column's figures as a flat list;
+    the rows' lines and the bracket pieces' are left blank, so the lines below keep their numbers. A row's figure
+    belongs to the matrix whose name stands left of its place; the rows must fit (each as long as the middle one,
+    or a causal mask's triangle left blank), else the lines are left as they are.
+
+    >>> rows = [("     0.30   −∞         0.1  −∞", 1), ("A =  0.12  0.88 ,  B = 0.2  0.3 .", 1),
+    ...         ("     0.40  0.60        0.5  0.7", 1)]
+    >>> [t for t, _ in _display_matrices(rows)][:2]
+    ['', 'A = [[0.30, −∞], [0.12, 0.88], [0.40, 0.60]] ,  B = [[0.1, −∞], [0.2, 0.3], [0.5, 0.7]] .']
+    >>> rows = [("   1   0", 1), ("A = 0.3 0.7", 1), ("   0.4", 1)]     # a row too short: left as it is
+    >>> [t for t, _ in _display_matrices(rows)] == [t for t, _ in rows]
+    True
+    """
+    out = list(lines)
+    for k, (mid, page) in enumerate(lines):
+        parts = _named_rows(mid)
+        if not parts:
+            continue
+        above, below = _rows_beside(lines, k, -1, page), _rows_beside(lines, k, 1, page)
+        if not (above and below) or abs(len(above) - len(below)) > 1:
+            continue                  # (the name stands by the middle row: a row lost to other text shows here)
+        mats = [[] for _ in parts]
+        for j in [*reversed(above), k, *below]:
+            groups = [m["row"].split() for m in parts] if j == k else _split(_unbracketed(lines[j][0]), len(parts))
+            if groups is None:
+                mats = None
+                break
+            for rows, group in zip(mats, groups):
+                rows.append(group)
+        if mats is None or not all(_fits(rows) for rows in mats):
+            continue
+        for j in [*above, *below]:
+            out[j] = ("", lines[j][1])
+        for j in _pieces_beside(lines, k, page):
+            out[j] = ("", lines[j][1])
+        text = mid[:parts[0].start("name")]
+        for i, m in enumerate(parts):
+            rows = [r for r in mats[i] if r]
+            body = "[" + ", ".join(r[0] for r in rows) + "]" if all(len(r) == 1 for r in rows) else \
+                "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
+            gap = mid[m.end("end"):parts[i + 1].start("name")] if i + 1 < len(parts) else ""
+            text += f"{m['name'].rstrip()} {body}{' ' if m['end'] else ''}{m['end']}{gap}"
+        out[k] = (text, page)
+    return out
+
+
+def _named_rows(line: str) -> list:
+    """The matches of :data:`NAMED_ROW` that make up the whole line, else [] (also where a name's part is a gap
+    between two '=', a display fraction's place: ``P_{31} =       = 0.3061``)."""
+    parts, at = [], len(line) - len(line.lstrip())
+    while at < len(line):
+        m = NAMED_ROW.match(line, at)
+        if m is None or m.end() == at or re.search(r"=\s{3,}\S", m["name"]):
+            return []
+        parts.append(m)
+        at = m.end()
+    return parts
+
+
+def _split(line: str, n: int) -> list | None:
+    """A row's line as the rows of ``n`` matrices side by side: its figures cut at the ``n − 1`` widest gaps
+    between them (the places of a line with scripts written out are not the page's); None for fewer than ``n``.
+
+    >>> _split("  0.30  −∞         0.1  −∞", 2)
+    [['0.30', '−∞'], ['0.1', '−∞']]
+    """
+    cells = list(re.finditer(CELL, line))
+    if len(cells) < n:
+        return None
+    gaps = sorted(range(len(cells) - 1), key=lambda i: cells[i].end() - cells[i + 1].start())[:n - 1]
+    cuts = [0, *sorted(i + 1 for i in gaps), len(cells)]
+    return [[c[0] for c in cells[a:b]] for a, b in zip(cuts, cuts[1:])]
+
+
+def _rows_beside(lines: list, k: int, step: int, page) -> list:
+    """The lines of a matrix's rows above (step −1) or below (step 1) line k, nearest first, over bracket pieces."""
+    rows, j = [], k + step
+    while 0 <= j < len(lines) and lines[j][1] == page and lines[j][0].strip() and len(rows) < MAX_ROWS:
+        if ROW.fullmatch(_unbracketed(lines[j][0])):
+            rows.append(j)
+        elif not PIECES.fullmatch(lines[j][0]):
+            break
+        j += step
+    return rows
+
+
+def _pieces_beside(lines: list, k: int, page) -> list:
+    """The lines of bracket pieces alone among a matrix's rows around line k."""
+    out = []
+    for step in (-1, 1):
+        j = k + step
+        while 0 <= j < len(lines) and lines[j][1] == page and lines[j][0].strip() and \
+                (ROW.fullmatch(_unbracketed(lines[j][0])) or PIECES.fullmatch(lines[j][0])):
+            if not ROW.fullmatch(_unbracketed(lines[j][0])):
+                out.append(j)
+            j += step
+    return out
+
+
+def _fits(rows: list) -> bool:
+    """A matrix's rows, each as long as the longest, or a lower triangle (row k of k + 1 entries, the masked
+    entries left blank); at least two entries in all."""
+    n = max(len(r) for r in rows)
+    if sum(len(r) for r in rows) < 2 or not n:
+        return False
+    return all(len(r) == n for r in rows) or [len(r) for r in rows] == list(range(n - len(rows) + 1, n + 1))
 
 
 # ---------------------------------------------------------------- one page
