@@ -68,7 +68,17 @@ FROM_TO_WORDS = (("von", "auf|zu"), ("from", "to"), ("de", "à|a|para"), ("da", 
 """Each language's own 'from' and 'to' (Czech 'z 0,36 a 0,28' is 'of 0,36 and 0,28': no pair)."""
 FROM_TO = re.compile("|".join(rf"(?<!\w){f}\s*(\S+?)\s*%?\s*(?:{t})(?!\w)\s*$" for f, t in FROM_TO_WORDS) +
                      r"|从\s*(\S+?)\s*%?\s*(?:降到|升到|降至|升至|变为|变成|到)\s*$"
-                     r"|(\S+?)\s*%?\s*(?:から|より)\s*$", re.I)     # 'from A to B' ('fra 21,48 % til …', 'de 0,5 a …')
+                     r"|จาก\s*(\S+?)\s*%?\s*(?:เป็น|เหลือ|ถึง)\s*$"
+                     r"|(?<![^\s(])מ[-־]?\s*(\S+?)\s*%?\s*ל[-־]?\s*$"
+                     r"|(\S+?)\s*%?\s*(?:から|より)\s*$", re.I)
+"""'From A to B' ('fra 21,48 % til …', 'de 0,5 a …'); with no space between words (Thai 'ลดจาก 0.9675 เหลือ'), as
+prefixes (Hebrew 'מ-0.9675 ל-'), or after A (Japanese 'から')."""
+FROM_SUFFIX = re.compile(r"([-−]?\d+[.,]\d+)\s*%?\s*(?:에서|से|['’][dt][ae]n|:(?:st[äa]|lt[äa]))\s*$")
+TO_SUFFIX = re.compile(r"\s*%?\s*(?:으?로|까지|तक|['’](?:y?[ae]|n[ae])(?![^\W\d_])|"
+                       r":(?:een|ksi|iin|aan|ään|lle)(?![^\W\d_]))")
+"""'From A to B' with both words after their figures (Korean '0.9675에서 0.7881로', Hindi '0.9675 से 0.7881 तक',
+Turkish "0,9675'ten 0,7881'e", Finnish '0,9675:stä 0,7881:een'): 'from' alone after A is too little (에서 and से are
+also 'at' and 'minus')."""
 SCALED_DOT = re.compile(r"(?<![A-Za-z])q_?\{?(\d+)\}?\s*[·⋅]\s*k_?\{?(\d+)\}?\s*/\s*√\s*[{(]?\s*"
                         r"(?:\d+(?:\.\d+)?|d_?\{?k\}?)\s*[})]?\s*$")   # q_t · k_s / √d_k: the score of t on s
 DEFINITION = re.compile(r"(?<![\w\\/∂])([^\W\d_pyzLxWE])(?:_\{?[a-z]\}?)?\s*=\s*([^=]+?)\s*(?:=|$)")
@@ -249,6 +259,38 @@ def entry_at(left: str, vocab, heading: str = "") -> Label | None:
     return named(f"{name}[{index}]", vocab, heading)
 
 
+GRADIENT_NEXT = re.compile(r"(?<![^\W\d_])(?:gradient|Gradienten?|gradiente|градиент\w*|梯度|勾配|그래디언트)"
+                           r"\s*(?:is|ist|est|è|es|é|of|von|de|di|=|:|：)?\s*$", re.I)
+"""'… has the gradient', 'hat den Gradienten' right before a figure: the gradient of the entry the sentence names."""
+
+
+def gradient_had(left: str, vocab, heading: str = "") -> Label | None:
+    """The gradient of the one parameter entry a sentence sets as math or code, when 'gradient' stands right before
+    the figure (``Der Eintrag $W^{K}_{1,0}$ (also `c_attn.weight[1, 4]`) hat den Gradienten``): its label, ∂L/∂ of
+    the entry; None when the sentence names no entry, or several.
+
+    >>> from .symbols import Words
+    >>> v = Words(["a", "b"], {"W_K", "E"}, {"W_K", "E"})
+    >>> str(gradient_had("Der Eintrag $W^{K}_{1,0}$ hat den Gradienten ", v))
+    '∂L/∂W_K[1,0]'
+    >>> gradient_had("Der Gradient ", v), gradient_had("$E_{a,0}$ and $E_{b,0}$ have the gradient ", v)
+    (None, None)
+    """
+    sentence = re.split(r"(?<=[^\d\s])[.;!?。；](?:\s|$)", left)[-1]
+    said = GRADIENT_NEXT.search(sentence)
+    if said is None:
+        return None
+    entries = []
+    for span in NAME_SPAN.finditer(sentence[:said.start()]):
+        text = (span[1] or "").strip()
+        lab = named(text, vocab, heading) if text else None
+        if lab is not None and lab.index and lab.name in {p.rpartition(".")[2] for p in vocab.params}:
+            entries.append(text)           # (W_K of a block too: the figures learn which)
+    if len(entries) != 1:
+        return None
+    return named(f"∂L/∂{entries[0]}", vocab, heading)
+
+
 LEAD_NUMBER = re.compile(r"\s*[^\W\d_]+\s*\d+\s*[^\W\d_]{0,3}\s*")
 """A lead-in of a word and a number before a colon ('Row 3', 'Kopf 2', '第 3 行', '头 2'): not the equation's head."""
 
@@ -271,6 +313,8 @@ def lhs_of(n, vocab, start: int = 0, lines: list | None = None) -> Label | None:
         return None                            # an operand: 0.05 in … = 0.05 + 0.18 + 0.06
     if (lab := entry_at(left[start:], vocab, n.heading)) is not None:
         return lab                             # 'the gradient of $W_Q$ …: its entry [1,2] is only 0.0012'
+    if (lab := gradient_had(left[start:], vocab, n.heading)) is not None:
+        return lab                             # 'Der Eintrag $W^K_{1,0}$ (…) hat den Gradienten −0,0224'
     if not RELATION.search(plain(left[-12:]).rstrip(" [(")) and not re.search(r"[=≈]\s*[\[(]?\s*$", left):
         step = next((w for w in re.findall(r"[^\W\d_]+", left[start:])[-3:] if w.lower() in STEP_WORDS), None)
         if step and lines is not None and not FORMATS.search(" ".join((n.column, n.row, n.table))) and \
@@ -464,6 +508,12 @@ NOT_PROSE = FUNCTIONS | {"ln", "log", "exp", "sin", "cos", "tanh", "relu", "gelu
 """Words before a symbol that make it a function's argument, not the name a sentence ends on."""
 
 
+OPERATOR_WORD = re.compile(r"(?<![^\W\d_])(?:plus|minus|times|over|by|divided|multiplied|mal|durch|geteilt|fois|par|"
+                           r"divisé|più|meno|per|diviso|por|más|menos|mais|dividido|вычесть|плюс|минус|на|умнож\w*|"
+                           r"artı|eksi|kere|bölü|kertaa|jaettuna|lisättynä)(?![^\W\d_])", re.I)
+"""Words for arithmetic: a formula written on in words ('x̂ · γ plus its shift β') is no prose before a symbol."""
+
+
 def _trailing_symbol(part: str) -> str | None:
     """A symbol that ends words before an equals sign (``tedy gradient ∂L/∂z_{mléko}`` → ``∂L/∂z_{mléko}``): the
     last run without spaces outside braces, when words stand before it and it holds a letter of a name (None else).
@@ -472,6 +522,10 @@ def _trailing_symbol(part: str) -> str | None:
     ('∂L/∂z_{mléko}', None, 'x_{a b}')
     >>> _trailing_symbol("−ln p_{a}"), _trailing_symbol("softmax z"), _trailing_symbol("h₁ W_2 ")   # no prose
     (None, None, None)
+    >>> _trailing_symbol(" n_4 + f_4 keskiarvo on μ "), _trailing_symbol(" n_4 + f_4 on μ ")
+    ('μ', None)
+    >>> _trailing_symbol(" x̂_1 · γ_1 plus its shift β_1 "), _trailing_symbol(" q · k divided by temperature T ")
+    (None, None)
     """
     depth, k = 0, len(part.rstrip())
     for i in range(k - 1, -1, -1):
@@ -481,7 +535,10 @@ def _trailing_symbol(part: str) -> str | None:
         if ch.isspace() and depth == 0:
             last, before = part[i + 1:k], part[:i]
             words = re.findall(rf"{WORD_LETTER}{{2,}}", before)
-            prose = words and not re.search(r"[-−+×/·=^\\]", before) and words[-1].lower() not in NOT_PROSE
+            tail = re.search(rf"(?:^|\s)((?:{WORD_LETTER}{{2,}}\s+){{2,}})$", before + " ")   # (a formula, then
+            said = not re.search(r"[-−+×/·=^\\]", before) or \
+                tail is not None and not OPERATOR_WORD.search(tail[1])     # words: 'n_4 + f_4 keskiarvo on μ';
+            prose = words and said and words[-1].lower() not in NOT_PROSE   # not 'x̂ · γ plus its shift β')
             return last if prose and re.search(NAME_LETTER, last) else None
     return None
 
@@ -788,7 +845,8 @@ def after_step(n, prev) -> Label | None:
     second figure is the first's quantity after the training step (the figure before it on its line)."""
     wrapped = prev is not None and prev.line == n.line - 1 and not n.line_text[:n.col].strip(" *_`")
     left = prev.line_text + " " + n.line_text[:n.col] if wrapped else n.line_text[:n.col]
-    m = FROM_TO.search(left)       # (or wrapped after 'to': '… springt van 0,1551 naar' ⏎ '1,3176')
+    m = FROM_TO.search(left) or (FROM_SUFFIX.search(left) if TO_SUFFIX.match(n.line_text, n.col + len(n.text))
+                                 else None)     # (or wrapped after 'to': '… springt van 0,1551 naar' ⏎ '1,3176')
     said = next((g for g in m.groups() if g is not None), None) if m is not None else None
     if prev is None or prev.line != n.line and not wrapped or said is None or \
             said.replace(",", ".").rstrip("%") != prev.text.rstrip("%"):

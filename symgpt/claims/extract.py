@@ -121,7 +121,8 @@ HEADING = re.compile(r"\s*(?:#{1,6}\s+\S.*|§\s*\d+.*|\d{1,2}(?:\.\d{1,2})+\.?\s
 BANNER = re.compile(r"\s*([-=#*~]{2,})\s*[^\W\d_][^\W\d_ ]{0,20}\s*\d{1,2}\s*\1\s*")
 """A printout's banner over a block's figures, in code output too: ``--- blok 1 ---``, ``=== Layer 2 ===``."""
 LIST_ITEM = re.compile(r"\s*\d+\.\s+")
-CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표)"
+CAPTION = re.compile(r"\s*(?:\*\*)?(?:(?:表|Table|图|Figure|Tabelle|Tableau|Tabla|Tabela|Tabella|Таблица|Bảng|표|جدول|"
+                     r"טבלה|ตาราง|तालिका|Tablo|Taulukko|Tabel|Tabell|Tabulka|Πίνακας|Таблиця)"
                      r"\s*\d+(?:[-.]\d+)*|"
                      r"Table:\s)")      # (a reader writes an HTML <caption> as 'Table: …')
 BOLD_LINE = re.compile(r"\s*\*\*[^*]{3,80}\*\*\s*:?\s*")    # **Attention weights w[t][s]** over a table: its caption
@@ -559,7 +560,7 @@ def extract(text: str) -> list:
                 out.append(n)
             _link_chains(found)
             continue
-        caption = bool(CAPTION.match(line)) or bool(BOLD_LINE.fullmatch(line) and _cells(line) is None
+        caption = bool(CAPTION.match(line)) or bool(BOLD_LINE.fullmatch(raw.rstrip()) and _cells(line) is None
                                                      and _table_like(lines, no))
         if caption:
             table, header, glued_header = line.strip().strip("*").strip(), [], True

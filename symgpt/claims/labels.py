@@ -148,6 +148,32 @@ def drawn_by(lines: list, line: int, above: int = 6) -> str | None:
     return None
 
 
+OPTIMIZER_CALL = re.compile(r"(?<![\w])(Adam\w*|SGD)\s*\((?:[^()]|\([^()]*\))*$")
+"""The open call of an optimizer's constructor before a figure (``torch.optim.AdamW(params, lr=1e-3, eps=``)."""
+
+
+def optimizer_setting(lab, n):
+    """A keyword's figure inside an optimizer's constructor is that optimizer's setting (``AdamW(…, eps=1e-8)`` is
+    AdamW's ε, not the norm's, whatever ``eps`` names elsewhere); None otherwise.
+
+    >>> from symgpt.claims.extract import extract
+    >>> n = extract("opt = torch.optim.AdamW(ps, lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)")[3]
+    >>> optimizer_setting(Label("eps"), n).ref, optimizer_setting(Label("eps"), extract("eps=1e-5")[0])
+    ('adamw.eps', None)
+    """
+    call = OPTIMIZER_CALL.search(n.line_text[:n.col])
+    key = re.search(r"(\w+)\s*=\s*$", n.line_text[:n.col])
+    if call is None or key is None or key[1] != lab.name:
+        return None
+    if call[1].lower().startswith("adam") and key[1] in ("lr", "eps", "weight_decay"):
+        return Label(lab.name, ref=f"adamw.{key[1]}")
+    return Label(lab.name, ref="lr") if key[1] == "lr" else None
+
+
+FUNCTION_ARGUMENT = re.compile(r"(?<![^\W\d_])(?:cos|sin|tanh|tan|exp|ln|log)\s*\(?\s*$")
+"""An integer that is a function's argument (``cos 2``): inside its clause's formula, no end of the clause."""
+
+
 def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), made_by=None, reads=None,
            checkpoint=None, batch=False) -> dict:
     """figure index → its :class:`Label`, for the figures whose place names them (``names``: the model's
@@ -256,9 +282,13 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             lab = mine or lab                # ('"I" with 0.2621', '"tea" … with probability 0.6225%': the token's)
         last = n
         if not (n.kind == "integer" and (re.match(r"\s*(?:→|->|,|\)|\]|\})", n.line_text[n.col + len(n.text):]) or
-                                         STEPS_AFTER.match(n.line_text[n.col + len(n.text):]))):
+                                         STEPS_AFTER.match(n.line_text[n.col + len(n.text):]) or
+                                         FUNCTION_ARGUMENT.search(n.line_text[:n.col]))):
             ends[n.line] = n.col + len(n.text)     # (not an index inside a name: s(3→3) = …'s 3s; nor a count
-            #                                          of steps in one: 'Verlust nach 1 AdamW-Schritt: …')
+            #                                          of steps in one: 'Verlust nach 1 AdamW-Schritt: …'; nor a
+            #                                          function's argument: 'q̃_{3,3} = q_{3,3} cos 2 − … = …')
+        if lab is not None and (setting := optimizer_setting(lab, n)) is not None:
+            lab = setting
         if lab is not None:
             out[n.index] = lab
     out.update(echoes(numbers, out))

@@ -656,7 +656,8 @@ def literals(lines: list, numbers: list, vocab) -> dict:
             continue
         prompt = PROMPT.fullmatch(PROMPT_LAST.sub(r"\1", line)) if not fence or not stack else None
         if prompt:                     # '>>> model.wpe.weight.grad': the value below is that expression's,
-            code_name, pick = _picked(prompt[1])      # in a transcript's own fence too
+            code_name, pick = _picked(prompt[1])      # in a transcript's own fence too (not the next print's:
+            queue = []                                # a cell's last expression, shown after its prints)
         elif fence and not stack and PROMPT_START.match(line):
             code_name, pick = "", None                # '>>> loss.backward()': what follows is no one's
         if fence and not stack:

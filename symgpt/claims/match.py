@@ -483,7 +483,8 @@ class Matcher:
             if x is None or not -hi <= x <= -lo:
                 continue
             hits = [c for c in self._nodes_at(dc.ball) if all(getattr(r, "key", None) != c.key for r in refs)]
-            if len({_param_of(c.group) for c in hits}) == 1:
+            hits = [c for c in hits if not re.fullmatch(r"adamw\[\d+\]\.mhat", c.group)] or hits   # (the gradient,
+            if len({_param_of(c.group) for c in hits}) == 1:                    # not the first AdamW m̂, equal to it)
                 return min(hits, key=lambda c: (len(c.group), c.key))   # ∂L/∂E[t3,1], the head's part alike: E's
         return None
 
@@ -1330,7 +1331,7 @@ def _is(c, value: Fraction) -> bool:
 def _plainest(tied: list, graph) -> list:
     """Of quantities that print alike, the one a text prints by its own name: a node of the graph over
     arithmetic on nodes (σ₃² = var1[3], not (H1[3,0] − mu1[3])², equal at d = 2), and a run's step over the same
-    step taken in the wrong order (sgd[1].loss, not sgd_wrong_order[1].loss).
+    step taken in the wrong order (sgd[1].loss, not sgd_wrong_order[1].loss); a gradient over its head's part.
 
     >>> from types import SimpleNamespace as S
     >>> [t[2].ref for t in _plainest([(5, 0, S(ref="var1[3]", group="var1")),
@@ -1341,6 +1342,9 @@ def _plainest(tied: list, graph) -> list:
         return tied
     ordered = [t for t in tied if not t[2].ref.startswith("sgd_wrong_order")]
     tied = ordered or tied
+    groups = {t[2].group for t in tied}
+    whole = [t for t in tied if not (t[2].group.endswith("_head") and t[2].group.removesuffix("_head") in groups)]
+    tied = whole or tied            # ∂L/∂E of a word that is no input: E's gradient, not its head's part (equal)
     nodes = [t for t in tied if t[2].group in graph]
     return nodes if len(nodes) == 1 else tied
 
@@ -1433,7 +1437,9 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
     (re.compile(r"^(?:sgd(?!\[0\])|head_step|sgd_wrong_order)\b|^lr\*|^loss - sgd"),   # (sgd[0]: a batch's means)
      re.compile(r"\bsgd\b|gradient descent|learning rate|\blr\b|\bη\b|\beta\b|\bupdat|\.step\(\)|optimi[sz]|"
                 r"学习率|更新|梯度下降|Lernrate|Gradientenabstieg|Aktualis|taux d'apprentissage|descente|mise à jour|"
-                r"tasa de aprendizaje|descenso|actualiza|paso de", re.I)),   # a training step: only in a text about one
+                r"tasa de aprendizaje|descenso|actualiza|paso de|อัตราการเรียนรู้|학습률|경사 ?하강|सीखने की दर|"
+                r"öğrenme oranı|gradyan ini|oppimisnopeu|gradienttimenetelm|קצב למידה|ירידת גרדיאנט|"
+                r"скорост\w* обучения|градиентн\w* спуск", re.I)),   # a training step: only in a text about one
     (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
     (re.compile(r"topk"), re.compile(r"\btop[- _$]{0,3}(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|"
                                      r"(?<![\w.{_])k\s*=\s*\d+(?![\d.,]\d)",

@@ -149,7 +149,8 @@ TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|
                      r"अद्यतन|प्रशिक्षण|सीखने की दर|अपडेट|inlärning|uppdater|träning|\bsteg(?:et)?\b|"
                      r"تحديث|تدريب|معدل التعلم|خطوة|צעד|אימון|עדכון|קצב למידה|βήμα|εκπαίδευσ|ενημέρωσ|"
                      r"\bkrok\b|učení|lépés|tanítás|frissít|askel|koulutu|päivit|antrenare|actualizare|"
-                     r"\btrin\b|træning|opdater", re.I)
+                     r"\btrin\b|træning|opdater|ก้าว(?!หน้า)|อัปเดต|ฝึก(?!หัด)|อัตราการเรียนรู้|به‌روزرسانی|"
+                     r"نرخ یادگیری|آموزش (?:مدل|شبکه)", re.I)
 """A heading or paragraph about training: there a figure may be of the model after a step."""
 
 
@@ -695,7 +696,9 @@ class Notation:
         if SETTING_WORD.fullmatch(name):
             hypotheses = [h for h in hypotheses if SETTING.fullmatch(h[0][0])]   # temperature=0.8: no tensor's
         if GRADIENT_NAME.match(name):            # ∂J/∂u: a gradient by its form, whatever tensor its figures fit
-            hypotheses = [h for h in hypotheses if GRADIENT_GROUP.search(h[0][0])]
+            hypotheses = [h for h in hypotheses if GRADIENT_GROUP.search(h[0][0]) and not (
+                h[0][0].endswith("_head") and self._alias(name, h[0][0].removesuffix("_head")))]
+            #   (∂L/∂wte is the whole gradient of E, never its head's part: a part has no name of its own)
         for (group, g_of), axes in hypotheses:
             if group in ("id", "count", "onehot", "loss_at", "gradcheck.theta") or g_of and not of or \
                     of and not g_of and "{}" not in group:     # (a check's moved losses: by their value, nearby)
@@ -766,7 +769,13 @@ class Notation:
             not (top is not None and top.agree and self._exact(name, top.group) and best.agree <= 2 * top.agree)
         #     (our own name W_O, one figure agreeing, is not outvoted by W_1's two: short figures, 0.1, fit many)
         spelt = None
-        if (most or alike) and not own:
+        derivative = len(figs) == 1 and top is not None and top.agree == 0 and GRADIENT_NAME.match(name) and \
+            GRADIENT_GROUP.search(top.group) and top.group.replace("grad_", "", 1) in self.m.d.spec.params
+        #     (one figure under a parameter's derivative, ∂L/∂e_{supă,1}: E's gradient, wrong; another tensor it
+        #      happens to equal, the residual's gradient, is that gradient with a term left out, not its name)
+        if derivative:
+            pick = top
+        elif (most or alike) and not own:
             pick = best                 # most of its figures agree with one tensor: that is what it names
             #                             (a usual spelling none of whose figures agree names the tensor that does)
         #                                 (but ∂L/∂z is the gradient, even where p agrees with one more figure)

@@ -73,12 +73,25 @@ def pdf_lines(path) -> list:
         return _pdftotext(path, " ".join(f"{type(e).__name__}: {e}".rstrip(": ").split()))
     finally:
         quiet.setLevel(level)
-    lines = _display_matrices(_stacked(_headings(sized)))
+    lines = [(_accent_joined(t), page) for t, page in _display_matrices(_stacked(_headings(sized)))]
     while lines and not lines[-1][0]:
         lines.pop()
     if not any(text.strip() for text, _ in lines):
         raise InputError(f"DOCUMENT {path}: the PDF has no text (pages of images need OCR first)")
     return lines
+
+
+ACCENT_SPLIT = re.compile(r"([^\W\d_])_\{([^{}]*)\}([\u0300-\u036f]) ?_\{,([^{}]*)\}")
+
+
+def _accent_joined(text: str) -> str:
+    """An accent TeX sets over a letter whose subscript has two indices, read between them (``q_{3}̃ _{,3}`` for
+    ``\\tilde q_{3,3}``), written on its letter with the subscript whole.
+
+    >>> _accent_joined("q_{3}\u0303 _{,3} = 0.5, h_{2,1} = 0.1")
+    'q̃_{3,3} = 0.5, h_{2,1} = 0.1'
+    """
+    return ACCENT_SPLIT.sub(r"\1\3_{\2,\4}", text)
 
 
 STACKED_PART = re.compile(r"\s*((?:∂|d(?=[A-Zα-ωΑ-Ωℓℒ]))[^\s=]{1,24})\s*")

@@ -22,11 +22,13 @@ ATTENTION = re.compile(r"attention|attend|\bheads?\b|\bscores?\b|α|注意力|Au
 
 
 CUMULATIVE = re.compile(r"累积|累计|累加|cumul|kumul|acumul|накоплен|totale? (?:parziale|cumulé)|running total|"
-                        r"in total|insgesamt|au total|en total|합계|누적|累積", re.I)
+                        r"in total|insgesamt|au total|en total|합계|누적|累積|مجموع|المجموع|סכום|ผลรวม|योग|toplam|"
+                        r"summa|sum(?:me|men)?\b|somme|suma|somma|сумма", re.I)
 """A word that says a figure after a token is the running total of the shares up to it (a top-p paragraph's)."""
 ADDING = re.compile(r"加上|加入|算上|再加|足す|加えると|더하면|"
                     r"\b(?:adding|add|plus|ajoutant|sumando|añadiendo|aggiungendo|somando|adicionando|добавив|"
-                    r"прибавив)\b", re.I)
+                    r"прибавив|hinzu\w*|dazu|toevoegen|menambahkan|ekleyince|lisäämällä)\b|"
+                    r"اضافه|إضافة|בהוספת|เพิ่ม|जोड़", re.I)
 """A word before a token that says the figure after it is a sum with the token's share added ('加上「吃」之后是
 0.8018', 'adding “eat” gives 0.8018'), not that token's share."""
 
@@ -44,6 +46,9 @@ def token_share(n, vocab, start: int) -> Label | None:
     ['None', 'token[tok0]']
     >>> [str(token_share(n, ["ik", "koffie"], 0)) for n in extract("De logit van *koffie* springt van 0.1551")]
     ['logits[tok1]']
+    >>> text = "*Milch* ist mit 28,05 % hinter *trinkt* (33,5 %)"
+    >>> [str(token_share(n, ["Milch", "trinkt"], 0)) for n in extract(text)]
+    ['token[tok0]', 'token[tok1]']
     """
     rest = n.line_text[n.col + len(n.text):]
     if BOUND_BEFORE.search(n.line_text[start:n.col]):
@@ -67,6 +72,10 @@ def token_share(n, vocab, start: int) -> Label | None:
         if side == "after" and len(words) == 1 and not _quoted(text, words[0]) and \
                 re.search(rf"(?<![\w]){re.escape(words[0])}\s+[-−]?\d", rest):
             words = []                     # 'from 54.59% to 4.559%': the range's 'to', not the token 'to'
+        if side == "after" and len(words) == 1 and \
+                re.search(rf"(?<![\w]){re.escape(words[0])}[*_\"'»”」`]*\s*[(（]\s*[-−]?\d", rest):
+            words = []                     # '*Milch* ist mit 0,2805 nur Zweiter hinter *trinkt* (0,3350)': the
+            #                                word after it has its own figure, in brackets
         plain_word = set_off is not None and words and not _quoted(text, words[0])
         if len(words) == 1 and _beside(text, words[0], side) and not plain_word:
             if side == "before" and (CUMULATIVE.search(text.rpartition(words[0])[2]) or

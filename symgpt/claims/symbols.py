@@ -430,7 +430,7 @@ NORM_KIND = {"γ": "gamma", "gamma": "gamma", "β": "beta", "beta": "beta"}
 
 
 FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "sum", "max", "min", "mathrm",
-             "text", "dfrac", "approx", "left", "right", "big", "Big"}
+             "text", "dfrac", "approx", "left", "right", "big", "Big", "cos", "sin", "tanh", "erf"}
 
 
 FUNCTION_LABEL = re.compile(r"(√|e\^|(?:sqrt|exp|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish)(?![A-Za-z]))\s*"

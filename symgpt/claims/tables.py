@@ -47,6 +47,12 @@ KEY_AXIS = re.compile(r"keys?\b|키|キー|键|clé|Schlüssel|clave|chiave|chav
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
                      r"исходн|начальн|初期|처음", re.I)
 STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
+AFTER_A_PART = re.compile(r"(?<![^\W\d_])(?:after|après|nach|dopo|después|depois|после|після|efter|sonra|setelah)\s+"
+                          r"(?:(?:the|dem|der|den|le|la|il|el|o|a)\s+)?(?:blocks?|Block|layer|Schicht|couche|bloc|"
+                          r"blocco|bloque|blocos?|слоя|блока|softmax|relu|gelu|silu|swiglu|norm\w*|LayerNorm|RMSNorm|"
+                          r"ln\w*|attention|Attention|mask\w*|head|Kopf|tête|residual|Residual|MLP|FFN)(?![^\W\d_])",
+                          re.I)
+"""'After' a part of the model (``nach Block 2``, 'after the softmax'): a place in the forward pass, no training."""
 AFTER_WORD = re.compile(r"(?<!\w)(?:setelah|dopo|después|depois|после|після|sau|efter|sonra|بعد|μετά)(?!\w)", re.I)
 """'After' in more languages: a state after training only beside a step's number (``بعد الخطوة 2``, ``setelah
 langkah 2``), not 'sau softmax'."""
@@ -115,10 +121,14 @@ def _state(cell: str) -> str | None:
     ('sgd[2]', 'adamw[1]', '', None)
     >>> _state("بعد الخطوة 2"), _state("setelah langkah 2"), _state("البعد 2"), _state("sau softmax")
     ('sgd[2]', 'sgd[2]', None, None)
+    >>> _state("`ln_f` (nach Block 2)"), _state("after the softmax"), _state("après le pas 1")
+    (None, None, 'sgd[1]')
     """
     s = plain(cell)
     if INITIAL.search(s):
         return ""
+    if AFTER_A_PART.search(s) and not STEP_COUNT.search(s) and not re.search(r"adam|\bsgd\b", s, re.I):
+        return None                 # '`ln_f` (nach Block 2)', 'after softmax': a place in the model, no step
     m = STEPPED.search(s) or AFTER_WORD.search(s) and STEP_COUNT.search(s)
     if not m:
         return None
@@ -163,7 +173,7 @@ ROW_NOTE = re.compile(r"(?<=\S)\s*[（(](?!\s*(?:t|s|pos(?:ition)?)\s*=)[^（）
 POSITION_TAIL = re.compile(r"(?P<name>.+?)\s*(?:,|\(|\b(?:at|bei|für|à|en|a|в|na)\b|在)?\s*"
                            r"\b(?:t|pos(?:ition)?)\s*=\s*(?P<k>\d+)\s*\)?")
 """A row label that names a position after its symbol (``∂L/∂x'' at t = 2``, ``h (t = 1)``): the symbol's row."""
-RUNNING_ROW = re.compile(r"(?P<name>[^\s_^{}]+?)(?P<sup>\^\{?\(?\d\)?\}?)?_\{(?P<k>\d+)\s*,\s*[a-z]\}"
+RUNNING_ROW = re.compile(r"(?P<name>[^\s_^{}]+?)(?P<sup>\^\{?\(?\d\)?\}?)?_\{(?P<k>\d+)\s*,?\s*[a-z]\}"
                          r"(?P<sup2>\^\{?\(?\d\)?\}?)?")
 """A row label indexed by a number and the columns' running letter (``α^{(2)}_{4,j}``, ``δs_{4,j}``): over a column
 per token, the row k's entry at each token."""
@@ -238,6 +248,9 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if ck is not None and _token(ck[0]) and HEAD_MARK.fullmatch(plain(row).strip().strip("*`")) and \
             seq.count(vocab[ck[0][1]]) == 1:       # a row per head, a column per input token: the last query's weights
         return Label("A", (("at", len(seq) - 1), ("at", seq.index(vocab[ck[0][1]]))))
+    head = HEAD_MARK.fullmatch(plain(row).strip().strip("*`"))
+    if head and (entry := _header_label(col, vocab, letters=False)) is not None and entry.index and entry.head is None:
+        return dataclasses.replace(entry, head=head_number(head))   # a row per head under entries (capul 2 | α_{3,3})
     if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
         axis = not corner or AXIS.fullmatch(plain(corner).strip()) or HEAD_MARK.fullmatch(plain(corner).strip())
         lab = parse_label(plain(corner).replace(" ", ""), vocab) if not axis else None
@@ -264,8 +277,12 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     if at and ck is not None and len(ck) == 1 and isinstance(ck[0], int) and \
             (sym := _header_label(at["name"], vocab)) is not None and not sym.index:
         return Label(sym.name, (int(at["k"]), *ck), sup=sym.sup)   # '∂L/∂x'' at t = 2' over 'dim 3': (2, 3)
-    running = RUNNING_ROW.fullmatch(plain(row).replace(" ", "").strip("*`")) or \
-        RUNNING_ROW.fullmatch((plain(row).split() or [""])[-1].strip("*`"))     # '가중치 α^{(2)}_{3,j}': its symbol
+    named_row = re.sub(r"\s*=.*$", "", plain(row))     # 'score s_{3j} = q_3·k_j / √4': its name, the formula aside
+    *lead, last = named_row.split() or [""]
+    worded = lead and all(re.fullmatch(r"[^\W\d_]{2,}", w) for w in lead)   # ('score s_{3j}', not 'Δ W_{2,j}')
+    running = worded and RUNNING_ROW.fullmatch(last.strip("*`")) or \
+        RUNNING_ROW.fullmatch(named_row.replace(" ", "").strip("*`")) or \
+        RUNNING_ROW.fullmatch(last.strip("*`"))      # '가중치 α^{(2)}_{3,j}': its symbol
     if running and ck is not None and len(ck) == 1:
         sym = parse_label(running["name"] + (running["sup"] or running["sup2"] or ""), vocab)
         if sym is not None and not sym.index:     # α^{(2)}_{4,j} over token columns: α^{(2)} at (4, that token)
