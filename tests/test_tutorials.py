@@ -132,7 +132,7 @@ FLOORS = {
     # readings of rounds 47 and 48 and not worked on: 28/40, 1 false alarm, 47/50
     # (worked on in the next session: 38/40, 0, 47/50)
     "en-md-gpt2-2layer-backprop": (8, 10), "es-ipynb-seed-T4-sgd-gradcheck": (8, 9), "zh-txt-llama-gqa-topp": (8, 10),
-    "it-pdf-nanogpt-2head-adamw": (6, 9), "ru-html-bigram-adamw3": (8, 9),
+    "it-pdf-nanogpt-2head-adamw": (7, 9), "ru-html-bigram-adamw3": (8, 9),
     # round 50 (a German exercise sheet on a bigram's mini-batch of two and two AdamW steps read as PDF, a Portuguese
     # Markdown post on a two-head GPT-2 with a backward pass into head 2 and an SGD step on W_Q, English plain-text
     # lecture notes on the seed's block with sampling and a gradient check, a Japanese notebook on a Llama block
@@ -153,8 +153,22 @@ FLOORS = {
     # post on the seed's block twice; a Polish HTML page on a Llama block with grouped-query attention and sampling;
     # a Swedish notebook on a two-head GPT-2 with a backward pass and an AdamW step); scored first once round 51's
     # readings were in: 25/40, 0 false alarms, 45/50; now 33/40, 0, 49/50
-    "ar-txt-bigram-batch3-sgd2": (6, 10), "ja-pdf-nanogpt-gradcheck-sgd": (5, 10), "ko-md-seed-2layer-sgd": (8, 10),
-    "pl-html-llama-gqa-sampling": (7, 10), "sv-ipynb-gpt2-backprop-adamw": (7, 9),
+    "ar-txt-bigram-batch3-sgd2": (6, 10), "ja-pdf-nanogpt-gradcheck-sgd": (6, 10), "ko-md-seed-2layer-sgd": (8, 10),
+    "pl-html-llama-gqa-sampling": (7, 10), "sv-ipynb-gpt2-backprop-adamw": (8, 9),
+    # round 53 (a Danish HTML page on a two-block GPT-2 with a gradient check and an SGD step; Finnish plain-text
+    # notes on the seed's block with two heads and two AdamW steps, decimal commas; a Hebrew Markdown post on a
+    # two-head nanoGPT with sampling and gradients; Romanian LaTeX notes on a Llama block's backward pass and an
+    # SGD step, read as PDF; a Thai notebook on a bigram with sampling and an SGD step); scored first with round
+    # 52's readings in: 32/40, 1 false alarm, 47/50; now 40/40, 0, 49/50
+    "da-html-gpt2-2layer-gradcheck": (8, 10), "fi-txt-seed-2head-adamw": (8, 10),
+    "he-md-nanogpt-sampling-grads": (8, 10), "ro-pdf-llama-backprop-sgd": (8, 9),
+    "th-ipynb-bigram-sampling-sgd": (8, 10),
+    # round 54 (a German notebook on a two-block GPT-2 with an AdamW step; English LaTeX notes on a nanoGPT block
+    # trained on a batch of two, read as PDF; a Persian Markdown post on the seed's block with sampling; Italian
+    # reStructuredText notes on a bigram's two AdamW steps; a Chinese HTML page on a two-block Llama with an SGD
+    # step); scored first once round 53's readings were in: 31/40, 3 false alarms, 47/50; now 33/40, 0, 47/50
+    "de-ipynb-gpt2-2layer-adamw": (6, 10), "en-pdf-nanogpt-batch2-sgd": (5, 9), "fa-md-seed-sampling": (8, 10),
+    "it-rst-bigram-adamw2": (8, 8), "zh-html-llama-2layer-sgd": (6, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here
