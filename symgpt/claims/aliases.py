@@ -28,8 +28,13 @@ DATA_ALIASES = {         # what code and prose call the model's tensors (beside 
     "W_Q": ("q_proj", "W_q"), "W_K": ("k_proj", "W_k"), "W_V": ("v_proj", "W_v"), "W_O": ("o_proj", "W_o"),
     "W_1": ("W_fc", "c_fc", "W_gate", "gate_proj"), "b_1": ("b_fc",), "W_2": ("W_pr", "W_down", "down_proj"),
     "b_2": ("b_pr",), "W_3": ("W_up", "up_proj"),
+    "Q_rot": ("q̃", "Q̃", "q_rot", "q_rope"), "K_rot": ("k̃", "K̃", "k_rot", "k_rope"),   # q and k turned by RoPE
     "rope.sin": ("sin", "sinθ", "sin_t"), "rope.cos": ("cos", "cosθ", "cos_t"),      # RoPE's angles' table
 }
+
+HEAD_NAMES = ("W_out", "W_U", "W_unembed", "W_vocab")
+"""What a tutorial calls the output matrix as x·W multiplies it (d × V): a tied model's is Eᵀ, so these spell E, read
+transposed (not lm_head: PyTorch keeps its weight V × d, as E)."""
 
 PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")
                   if len(w) > 1 and w.replace(" ", "").replace("-", "").isalpha() and not w.isascii() or len(w) > 2

@@ -16,6 +16,7 @@ True
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -31,6 +32,10 @@ KEY = re.compile(r"(?P<name>[A-Za-z_][\w]*(?:\.[\w]+)*?)(?P<grad>\.grad)?\s*"
                  r"(?P<after>\.grad)?")
 """A checkpoint entry as code prints it: ``c_fc.weight[0, 2]``, ``wte.weight[2][0]``, ``wte.weight.grad[2, 0]``,
 ``wte.weight[2, 0].grad``, ``wte[in, 0]`` (a row by its token)."""
+MATH_NAME = re.compile(r"^((?:∂\S*/∂)?[Wb])[_^]\{?(?:c_)?(attn|fc|proj)\}?(?:_\{([^{}]+)\}|\[([^\[\]]+)\])$")
+"""A GPT-2 module's weight written as math: ``W_{attn}[2,8]``, ``W^{attn}_{2,8}``, ``∂L/∂W_{fc}[3,0]``."""
+MATH_GRADIENT = re.compile(r"^(?:∂\s*(?:L|ℒ|J|ℓ)\s*/\s*∂|dL/d|∇_?)")
+"""The derivative before a checkpoint entry written as math: ``∂L/∂W_attn[2,8]``."""
 LAYER_BRACKET = re.compile(r"\[(\d+)\]\.")
 """A block's index as Python indexes the module list: ``h[0].mlp`` is ``h.0.mlp``."""
 
@@ -75,6 +80,12 @@ class CheckpointNames:
                 self.sources.setdefault(tail, by_key[next(iter(keys))])
             elif len(keys) > 1:
                 self.shared[tail] = [by_key[k] for k in sorted(keys)]   # c_proj.weight: attn's or mlp's
+        for tail in [t for t in self.sources if re.fullmatch(r"c_\w+\.(?:weight|bias)", t)]:
+            module, _, kind = tail.partition(".")             # W_attn, b_fc: a module's weight and bias as math
+            s = self.sources[tail]                            # writes them, as x·W multiplies (d × 3d for
+            math = dataclasses.replace(s, transposed=False, axis=1) if s.transposed and kind == "weight" else s
+            self.sources.setdefault(f"{'W' if kind == 'weight' else 'b'}_{module.removeprefix('c_')}", math)
+            #                                                   W_attn, whichever way the checkpoint stores it)
 
     def nearest(self, name: str, lines: list, line: int) -> str | None:
         """The whole key a tail two keys share (``c_proj.weight.grad``) stands for at ``line``: the last one of its
@@ -153,7 +164,9 @@ class CheckpointNames:
         >>> names.read("wte.weight[cat, 0]", ["a", "cat"]), names.read("wte[cat, 0]", ["a", "cat"])
         ('E[1,0]', None)
         """
-        m = KEY.fullmatch(LAYER_BRACKET.sub(r".\1.", text.strip().strip("`")))
+        text = MATH_NAME.sub(lambda w: f"{w[1]}_{w[2]}[{w[3] or w[4]}]", text.strip().strip("`"), count=1)
+        text, grad = MATH_GRADIENT.subn("", text, count=1)
+        m = KEY.fullmatch(LAYER_BRACKET.sub(r".\1.", text))
         if m is None or not self.sources or m["name"] not in self.sources:
             return None
         idx = m["idx"] or ",".join(re.findall(r"\[\s*([^\[\]\s]+)\s*\]", m["each"] or ""))
@@ -165,5 +178,5 @@ class CheckpointNames:
         if hit is None:
             return None
         part, at = hit
-        grad = "grad_" if m["grad"] or m["after"] else ""
+        grad = "grad_" if m["grad"] or m["after"] or grad else ""
         return f"{grad}{part}[{','.join(map(str, at))}]"

@@ -148,6 +148,11 @@ def stacked_fraction(lines: list, no: int, col: int) -> str | None:
     return f"{num}/{den} ="
 
 
+WRAPPED_AT_EQUALS = re.compile(r"(?:^|[=≈:,;]\s*|[^\W\d_]{2,}\s+)(?P<name>[^\s=≈:,;]+)\s*(?:=|≈)\s*\$?\s*$")
+"""A line that ends on one name and its '=', after prose or at its clause's start (``la pèrdua és ℓ_{2} =``), not
+after a formula's operator or symbol (``z = W x + b =``, ``o = A v =``: the right side goes on below)."""
+
+
 def continued_label(n, lines: list, vocab) -> Label | None:
     """The result of an equation wrapped over lines (``k_{3,2} &= … \\\\`` then ``&\\qquad + … = -0.345``, or a
     line that breaks after an operator, ``… q31 = 0.6093 × 0.3 +`` then ``(−0.1161) × 0.4 = 0.1364``): the left
@@ -157,7 +162,16 @@ def continued_label(n, lines: list, vocab) -> Label | None:
     >>> text = "Check one entry: q31 = 0.6093 × 0.3 +\\n(−0.1161) × 0.4 = 0.1364, and more"
     >>> str(continued_label(extract(text)[-1], text.split("\\n"), []))
     'q31'
+    >>> text = "and the loss is ℓ_{2} =\\n0.9447: down by a quarter"      # a sentence wrapped at its "="
+    >>> str(continued_label(extract(text)[-1], text.split("\\n"), []))
+    'ℓ[2]'
+    >>> [continued_label(extract(t)[-1], t.split("\\n"), []) for t in ("z = W x + b =\\n0.5312", "o = A v =\\n0.4613")]
+    [None, None]
     """
+    if n.kind != "integer" and n.line >= 2 and not n.line_text[:n.col].strip(" $*") and \
+            not OPERAND_NEXT.match(n.line_text[n.col + len(n.text):]) and \
+            (end := WRAPPED_AT_EQUALS.search(plain(lines[n.line - 2]))):
+        return named(end["name"], vocab, n.heading)   # '… i la pèrdua és ℓ_{2} =' ⏎ '0,9447: en dos passos …': ℓ_2
     wrapped = n.line >= 2 and OPERATOR_END.search(lines[n.line - 2]) and \
         len(re.findall(r"[=≈]", n.line_text[:n.col])) == 1     # '… q31 = 0.6093 × 0.3 +' ⏎ '(−0.1161) × 0.4 = 0.1364'
     if n.kind == "integer" or not (CONTINUES.match(n.line_text) or wrapped) or \

@@ -52,7 +52,7 @@ from .shares import (
     token_colon,
     token_share,
 )
-from .symbols import Label, Words, parse_label, plain
+from .symbols import SLICE, Label, Words, parse_label, plain
 from .tables import cell_label, place_in_cell, stacked_header, table_header, table_label, text_tables, with_power_head
 
 STEPS_AFTER = re.compile(r"\s*(?:(?:AdamW?|SGD|GD)[\s-]*)?(?:steps?|updates?|iterations?|Schritt\w*|étapes?|pasos?|"
@@ -83,6 +83,11 @@ NORM_ORDINAL = re.compile(r"\b(?:(?P<two>second[oa]?|zweite\w*|deuxième|segund[
                           r"(?:the\s+|la\s+|l'|der\s+)?(?:attention|Attention|atención|attenzione|вниманием))", re.I)
 """A norm named by its place in the block: 'the second LayerNorm', 'Seconda LayerNorm', LN_2, ln_f, 'the LayerNorm
 before the FFN', '前馈层之前的 RMSNorm'."""
+
+
+SHARE_OPERAND = re.compile(r"\s*%?\s*\$?\s*(?:[×*/÷+·−-]|\\times|\\cdot|\\div)\s*\$?\s*[\d(]")
+"""What follows a figure that is an operand, not a token's share: ``0.3723 / 0.8462``, ``0.37 + 0.24`` (not an
+italic's closing star: ``*0.623* and``)."""
 
 
 def norm_ordinal(name: str, before: str) -> str | None:
@@ -199,7 +204,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             continue                   # [0.25, 0.2136 − 1, …], (0.2 − 0.4161, …): an operand, not the entry
         if layered and len(head.sup) == 1 and not head.index and not head.of:
             head = Label(head.name, (head.sup[0],), state=head.state, fn=head.fn)  # W_{Q}^{(2)} = [ … ]: block 2's
-        out[k] = Label(head.name, head.index + tuple(("at", i) for i in pos), head.of, head.state, sup=head.sup,
+        out[k] = Label(head.name, sliced(head.index, pos), head.of, head.state, sup=head.sup,
                        fn=head.fn)     # exp(z) = (…): exp of each entry
     text_cells = text_tables(lines, numbers, vocab)
     optimizer, last_named = [], ""           # the optimizer the text spoke of last, line by line
@@ -271,7 +276,8 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
                 token_share                 # in an attention paragraph: the weight on that token's position
             #                                 (its sentence begun on a line above: 'gives 0.47% of its attention
             #                                  to "birds", ⏎ 25.37% to "sing"')
-            said = n.kind == "percent" or quoted_before(n, vocab)
+            said = (n.kind == "percent" or quoted_before(n, vocab)) and not SHARE_OPERAND.match(
+                n.line_text[n.col + len(n.text):])   # ('*katten* får 0.3723 / 0.8462 = 0.4400': p, divided)
             above = (paragraph_above(lines, n.line), lines[n.line] if n.line < len(lines) else "") \
                 if share is attention_share else ()
             mine = share(n, vocab, ends.get(n.line, 0), *above) if said else None
@@ -344,4 +350,18 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             sections[n.index] = f"{sections.get(n.index, '')} › {call}"
     return {k: dataclasses.replace(lab, name=defined.get(lab.name, lab.name), section=sections.get(k, ""),
                                    head=lab.head if lab.head is not None else heads.get(k), sup=sups.get(k) or lab.sup)
-            for k, lab in out.items() if numbers[k].kind != "integer" or lab.inner is not None}
+            for k, lab in out.items() if (numbers[k].kind != "integer" or lab.inner is not None) and SLICE not in
+            lab.index}     # (a slice no literal's place filled: no one entry)
+
+
+def sliced(index: tuple, pos) -> tuple:
+    """A literal's place in a name's indices: its slices (``W_{:,4}``) filled in order, the rest after them.
+
+    >>> sliced((SLICE, 4), (2,)), sliced((3,), (0, 1)), SLICE in sliced((2, SLICE), (0, 1))
+    ((('at', 2), 4), (3, ('at', 0), ('at', 1)), True)
+    """
+    places = [("at", i) for i in pos]
+    if SLICE in index and index.count(SLICE) != len(places):
+        return index                   # (A[2,:] = [[…], […]]: a literal deeper than its slices, no entry each)
+    out = tuple(places.pop(0) if k == SLICE and places else k for k in index)
+    return out + tuple(places)

@@ -44,6 +44,39 @@ class _Frame:
 
 
 CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*")
+SHOWN_AS = re.compile(r"(?:(?:np|numpy|torch)\.(?:round|array2string|around)|round|"
+                      r"\w*(?:fmt|format|show|pretty|rnd)\w*)"
+                      r"\(\s*(?P<inner>[A-Za-z_][^()]*?(?:\([^()]*\))?)\s*(?:,[^()]*)?\)|"
+                      r"(?P<method>[A-Za-z_][^()]*?)(?:\.(?:round|detach|numpy|tolist|cpu)\([^()]*\))+")
+"""An expression a print formats without changing which tensor it is: ``fmt(dE[xs])``, ``np.round(W.grad, 4)``,
+``W.grad.detach().numpy().round(4)``."""
+
+
+def _code(cell: list) -> list:
+    """A code block's statements, comments off, several on a line split at ``;`` outside quotes, each formatting
+    wrapper of a print taken off (:data:`SHOWN_AS`).
+
+    >>> _code(["dW = G / 2  # mean", "print(fmt(dW)); print(np.round(dE[xs], 4))", "print(W.grad.numpy().round(4))"])
+    ['dW = G / 2', 'print(dW)', 'print(dE[xs])', 'print(W.grad)']
+    >>> _code(["for t in range(3): W = W - 0.1 * g; print(W)"])     # a loop's body: its prints are the loop's
+    ['for t in range(3): W = W - 0.1 * g; print(W)']
+    """
+    out = []
+    for line in cell:
+        line = re.sub(r"\s+#.*$", "", line.strip())
+        if not line or line.startswith("#"):
+            continue
+        if re.match(r"(?:for|while|if|elif|else|with|def|try|except)\b.*:", line):
+            out.append(line)              # (a loop's or a branch's body on its line: its prints are no cell's own)
+            continue
+        for part in ([line] if re.search(r"[\"']", line) else line.split(";")):
+            part = part.strip()
+            if (m := re.fullmatch(r"print\((.*)\)", part)) and (shown := SHOWN_AS.fullmatch(m[1].strip())):
+                inner = shown["inner"] or shown["method"]
+                part = f"print({inner.strip()})" if CODE_NAME.fullmatch(inner.strip()) else part
+            if part:
+                out.append(part)
+    return out
 
 
 def _output_name(cell: list) -> str:
@@ -55,8 +88,7 @@ def _output_name(cell: list) -> str:
     >>> _output_name(["print(a)", "print(b)"]), _output_name(["print(f'{p:.4f}')"])
     ('', '')
     """
-    code = [re.sub(r"\s+#.*$", "", x.strip()) for x in cell if x.strip() and not x.strip().startswith("#")]
-    #        ('opt.state[W]["exp_avg"]   # m': its comment off)
+    code = _code(cell)                 # ('opt.state[W]["exp_avg"]   # m': its comment off)
     prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
     if prints:
         return prints[0] if len(prints) == 1 and (CODE_NAME.fullmatch(prints[0]) or PICKED.fullmatch(prints[0])) \
@@ -74,7 +106,7 @@ def _printed_names(cell: list) -> list:
     >>> _printed_names(["print(a)", "print(f'{p:.4f}')"]), _printed_names(["print(torch.cat([q, k]))", "att[0]"])
     ([], ['', 'att[0]'])
     """
-    code = [re.sub(r"\s+#.*$", "", x.strip()) for x in cell if x.strip() and not x.strip().startswith("#")]
+    code = _code(cell)
     prints = [m[1].strip() for x in code if (m := re.fullmatch(r"print\((.*)\)", x))]
     if prints and code and not code[-1].startswith("print(") and (CODE_NAME.fullmatch(code[-1]) or
                                                                    PICKED.fullmatch(code[-1])):
@@ -114,6 +146,9 @@ PICKED = re.compile(r"([A-Za-z_]\w*(?:\.\w+)*)(?:\[\s*\[\s*(\d+(?:\s*,\s*\d+)*)\
 TOKEN_ID = re.compile(r"""\w+\.(?:index|get)\(\s*(['"])(.+?)\1\s*\)|\w+\[\s*(['"])(.+?)\3\s*\]|"""
                       r"(?<![\w.])(\d+)(?![\w.])")
 """A token's id in code: ``vocab.index("come")``, ``stoi['cat']``, ``3``."""
+ID_LIST = re.compile(r"(?:(?:torch\.(?:tensor|LongTensor)|(?:np|numpy)\.array)\(\s*)?"
+                     r"(\[\s*[^\[\]=]+?\s*\])(?:\s*(?:,\s*dtype\s*=\s*[\w.]+\s*)?\))?")
+"""A list of token ids in code, bare or as a tensor: ``[0, 2]``, ``torch.tensor([2, 0])``."""
 
 
 def _token_variables(cell: list, vocab) -> dict:
@@ -123,11 +158,24 @@ def _token_variables(cell: list, vocab) -> dict:
     >>> code = ['entrada, alvo = vocab.index("come"), vocab.index("peixe")', "ix = 2"]
     >>> _token_variables(code, ["a", "come", "peixe"])
     {'entrada': 'come', 'alvo': 'peixe', 'ix': 'peixe'}
+
+    A list of ids is the rows it picks (``xs, ys = [0, 2], [1, 3]``: ``dE[xs]`` is rows 0 and 2):
+
+    >>> _token_variables(["xs, ys = [0, 2], [1, 3]   # a→b", "idx = torch.tensor([2, 0])"], ["a", "b", "c", "d"])
+    {'xs': '[0, 2]', 'ys': '[1, 3]', 'idx': '[2, 0]'}
     """
     out = {}
     for line in cell:
         m = re.fullmatch(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*(.+?)\s*(?:#.*)?", line)
         if not m:
+            continue
+        lists = ID_LIST.findall(m[2])
+        names = [x.strip() for x in m[1].split(",")]
+        if lists and len(lists) == len(names) and ID_LIST.sub("", m[2]).strip(" ,()") == "":
+            ids = [[t[2] or t[4] or (vocab[int(t[5])] if t[5] and int(t[5]) < len(vocab) else None)
+                    for t in TOKEN_ID.finditer(x)] for x in lists]
+            out.update({name: f"[{', '.join(str(vocab.index(t)) for t in row)}]" for name, row in zip(names, ids)
+                        if row and all(t in vocab for t in row)})
             continue
         names, ids = [x.strip() for x in m[1].split(",")], list(TOKEN_ID.finditer(m[2]))
         if len(ids) != len(names) or TOKEN_ID.sub("", m[2]).strip(" ,()") != "":
@@ -189,6 +237,16 @@ NAME_ALONE = re.compile(r"[^\W\d][\w.']*(?:\^\{[^{}]*\})?(?:_\{?\w+\}?)?(?:\^\{[
 """A name with its scripts and nothing else: ``k_1``, ``\\tilde q``, ``W^{(2)}``."""
 
 
+SLICE_INDEX = re.compile(r"_\{[^{}]*\}|\[[^\[\]]*\]")
+"""A subscript or a bracket of indices, in which ``:`` or ``·`` marks a slice (``α_{2,·}``, ``A[2, :]``)."""
+
+
+def _ellipsis(m) -> str:
+    """A subscript's or bracket's slice marks as ``∶`` (a ratio sign), which no clause splits at and no product
+    reads."""
+    return re.sub(r"(?<=[{\[,])\s*(?::|·|⋅)\s*(?=[,}\]])", "∶", m[0])
+
+
 def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None) -> Label | None:
     """The label a literal's own line gives it (``dW = [[``, ``E[1]new = (``), or a notebook cell's.
 
@@ -208,6 +266,8 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
     'b_1'
     >>> str(_literal_name("Ufunguo ni rahisi kwa sababu $h_1 = (0.6, 1.2)$: $k_1 = ", "", v))
     'k[1]'
+    >>> str(_literal_name("Head 1: α_{2,·} = ", "", v)), str(_literal_name("A[2, :] = ", "", v))    # a whole row
+    ('α[2,None]', 'A[2,None]')
     >>> str(_literal_name("z(1) = ", "", Words(["a", "b"], {"E", "W", "z"}, {"E", "W"})))   # a bigram's, after a step
     'sgd[1].z'
     >>> t = Words([], {"E", "A", "K"}, {"E"})       # a transformer: ^{(2)} is a head or a layer, no step
@@ -223,7 +283,7 @@ def _literal_name(before: str, code_name: str, vocab, heading: str = "", n=None)
         return named(code_name, vocab) if code_name else None
     if not re.search(r"(?:=|≈|:|：|＝|←)\s*$", plain(before)):
         return None
-    parts = re.split(r"=|≈|:|←", last_clause(plain(before)))
+    parts = re.split(r"=|≈|:|←", last_clause(SLICE_INDEX.sub(_ellipsis, plain(before))))
     beside = re.search(r"(?:[(\[][^()\[\]]*\d[^()\[\]]*[)\]]|end\{[pbvBV]?matrix\})\s*"
                        r"(?:[,;，；]|\b(?:and|et|und|y|e|ve|en|i|oraz|и|và|dan|og|"
                        r"och|a)\b|和|与|及|और|[^\W\d_]{2,4}(?=\s))?\s*"       # (and in any language: και, та, és)
@@ -719,6 +779,7 @@ def literals(lines: list, numbers: list, vocab) -> dict:
                 elif queue and fence and not stack and i == 0 and ch == "[":
                     code_name, pick = _picked(queue.pop(0))          # print(dh) ⏎ [0.037 0.4097]: the next
                     stack.append(_Frame(ch, named(code_name, vocab, heading)))   # print's array, NumPy's
+                    stack[-1].pick = pick                            # (print(dE[xs]): the rows xs names)
                 else:
                     root = not any(not f.transparent for f in stack)
                     side = SIDE.search(line[:i]) if not root and ch == "[" and suspended is None else None

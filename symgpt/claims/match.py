@@ -433,6 +433,19 @@ class Matcher:
             return c
         return _Literal(m.text.replace("−", "-"))
 
+    def _quotient(self, n, found: dict):
+        """A gradient check's quotient where the figure's chain is worked on the check's two losses of one entry
+        (``(1,29726856 − 1,29730635)/(2 · 10⁻⁴) = −0,18895``): gradcheck of that entry, not its gradient, which
+        it may equal to the printed digits; else None."""
+        if not n.chain or not QUOTIENT_CHAIN.fullmatch(n.chain.replace(" ", "")):
+            return None                  # (a difference divided by a step: not the losses' sum, mean or difference)
+        spelled = {found[i].ref for i in n.operands if found.get(i) is not None}
+        for ref in spelled:
+            up = MOVED_UP.fullmatch(ref)
+            if up is not None and f"loss_at({up[1]}, -{up[2]})" in spelled:
+                return self._by_ref.get(f"gradcheck({up[1]}, {up[2]})")
+        return None
+
     def _form(self, n, found: dict, numbers: list):
         """The quantity whose definition the figure's chain computes: the node whose value the chain takes,
         exactly, with each operand some quantity it rounds from (``(1.521 − 0.751) / 0.642 = 1.199`` is
@@ -1182,8 +1195,9 @@ class Matcher:
             dc_rounds = dc is not None and rounds_to(dc, n)
             own = [[self._operand(found.get(i), numbers[i], found["_sure"])] for i in n.operands] \
                 if dc_rounds else []
-            form = self._form(n, found, numbers) if n.chain and not dc_rounds else \
-                self._uncorrected(n, found, own) if dc_rounds else None
+            form = self._quotient(n, found) or (
+                self._form(n, found, numbers) if n.chain and not dc_rounds else
+                self._uncorrected(n, found, own) if dc_rounds else None)
             #      (0.01 × m / (√v + ε) = 0.0316: its own arithmetic, on moments the update divides first)
             forgot = self._without_y(n, found, own) if dc_rounds and form is None else None
             form = form or forgot          # (0.3 × 0.1463 = 0.0439 for ∂L/∂W_{1,t}: x₁·p_t, the −y left out)
@@ -1429,6 +1443,11 @@ def _silent(text: str, numbers: list) -> dict:
     return {s: set(range(len(TOPICS))) - spoken[s] - only_above for s in starts}
 
 
+FINITE_DIFFERENCES = (r"diferències finites|diferència centrada|beza terhingga|beda hingga|sai phân|véges differenci|"
+                      r"różnic\w* skończon|eindige verschil|ändliga differens|endelige differens|differenssi|"
+                      r"πεπερασμέν\w* διαφορ|konečn\w* diferenc|diferențe finite|परिमित अंतर|الفروق المحدودة|"
+                      r"הפרשים סופיים|ผลต่างจำกัด|تفاضل محدود|সসীম পার্থক্য")
+"""'Finite differences' in languages :data:`TOPICS` and :data:`MOVED_SAID` name no other way."""
 TOPICS = (    # (a candidate's ref, the text a document must hold for it to be matched by value alone)
     (re.compile(r"adamw"), re.compile(r"adam|exp_avg|\bmoments?\b|矩(?!阵)|动量|weight[ _]?decay|权重衰减|Zerfall|"
                                       r"décroissance|β[₁₂12]|beta[12_]|[mv]̂|\\hat\s*\{?\s*[mv]|偏差修正|"
@@ -1451,7 +1470,8 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
         r"grad\w*[- ]?check|finite[- ]?diff|central[- ]?diff|numerical|différences? (?:finies|centrées)|"
         r"differenze finite|diferencias finitas|diferenças finitas|[Dd]ifferenzenquotient|zentrale\w* Differenz|"
         r"numeri\w*|数值梯度|数値微分|中心差分|差分|수치 ?미분|конечн\w* разност|численн|sonlu fark|"
-        r"L\s*\(\s*[θw]\s*[+±]\s*h|L[+₊]|L\(θ\+h\)", re.I)),
+        r"L\s*\(\s*[θw]\s*[+±]\s*h|L[+₊]|L\(θ\+h\)|[Lℓℒ]\s*\(\s*(?:θ|w|theta)\s*[+±]\s*(?:h|τ|ε|δ|eps)\b|" +
+        FINITE_DIFFERENCES, re.I)),
 )
 SGD_STATES = re.compile(r"^(?:sgd(?!\[0\])|sgd_wrong_order)\b|^loss - sgd")
 """The states of a plain SGD run (not a mini-batch's mean at the start, sgd[0])."""
@@ -1558,10 +1578,15 @@ def _placed(rest: tuple, a: int, b: int, i: int, j: int) -> tuple:
 
 
 CHECKED = ("loss_at", "gradcheck.theta")
+QUOTIENT_CHAIN = re.compile(r"\(?[-+]?[\d.]+-\(?[-+]?[\d.]+\)?\)?/.+")
+"""A chain that divides a difference of two figures: ``(1.2972-1.2973)/(2*10^(-4))``."""
+MOVED_UP = re.compile(r"loss_at\((.+), ([^-,()][^,()]*)\)")
+"""A gradient check's loss with its entry moved up: ``loss_at(W[1,2], 1e-4)``."""
 """A gradient check's losses and moved entry: candidates only beside words that move a parameter by h."""
-MOVED_SAID = re.compile(r"[+±−-]\s*h\b|[θwW]\s*[+±−-]\s*[εδ]|\bh\s*[=:]|\b[Lℒ]\s*[+₊−₋±]|[Lℒ]\s*\(\s*[θwW]|"
+MOVED_SAID = re.compile(r"[+±−-]\s*h\b|[θwW]\s*[+±−-]\s*[εδτ]|\bh\s*[=:]|\b[Lℒ]\s*[+₊−₋±]|[Lℒℓ]\s*\(\s*[θwW]|"
                         r"\((?:L|ℒ)\s*[+₊]|"
-                        r"finite|centr|différence|differenz|diferen|numeri|数值|差分|수치|разност|численн|fark", re.I)
+                        r"finite|centr|différence|differenz|diferen|numeri|数值|差分|수치|разност|численн|fark|" +
+                        FINITE_DIFFERENCES, re.I)
 """The words that move a parameter by a step h (``L(w + h)``, ``L+ = …``, ``h = 0,001``, 'finite differences')."""
 OPTIMIZER_SAID = re.compile(r"\b(sgd|adamw?)\b", re.I)
 """An optimizer a heading names ('One SGD step', '9. Один шаг AdamW')."""

@@ -26,13 +26,13 @@ from typing import NamedTuple
 from flint import fmpq
 
 from ..core.numeric import UndecidableError
-from .aliases import DATA_ALIASES
+from .aliases import DATA_ALIASES, HEAD_NAMES
 from .candidates import PREFILTER_BITS, Candidate, Spans, _bounds, _same_value
 from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import printed_by, sentence_of
 from .refs import ExprError, bind, parse
-from .symbols import Label, run_in, run_of, section_step, share_ref
+from .symbols import run_in, run_of, section_step, share_ref
 
 TENSOR_GROUP = re.compile(r"[\w.]+(?:\[\d+\]\.[\w.]+)?(?:\|[^*/()+]*)?")
 """A group that is a tensor or its row (``E``, ``adamw[1].E``, ``l1.R``, ``LN_f|2:``), not arithmetic of one
@@ -102,6 +102,8 @@ TUTORIAL_STEP = re.compile(r"^\s*(?:\d+(?:\.\d+)*\s*[.:]?\s*)?(?:step|шаг|к�
                            r"adım|stap|langkah|bước|βήμα|ステップ|스텝|단계|خطوة|צעד)\s*\d+\s*[.:：—–-]", re.I)
 """A heading that numbers the tutorial's own steps (``Шаг 9. Температура``, ``Step 3: the logits``): no training."""
 TOP_K = re.compile(r"top[- _]?k|top[- _]?\d+\b|前\s*\d+\s*个|前\s*k", re.I)
+LINE_LEAD = re.compile(r"\s*(?:[-*•]|\d{1,2}[.)])?\s*(?:\*\*|__)([^*\n]{1,40}?)(?:\*\*|__)\s*[:：—–-]")
+"""A line led by a bold name and a colon (``- **top-k**: …``): the name the rest of the line is about."""
 TOP_P = re.compile(r"top[- _]?p|nucleus|核采样|Nukleus|noyau", re.I)
 
 
@@ -135,9 +137,10 @@ STEPS_SAID = re.compile(r"(?:(?<![\w.,])(\d|" + _SPACED + r")|(?<![\d.,])(" + "|
                         r"skridt|adım|шаг\w*|krok\w*|bước|langkah)\b|个?步|ステップ|스텝|단계)", re.I)
 """A number of steps said in a sentence: the state after that many steps."""
 AGAIN_WITHIN = 8         # lines: a state printed again this near its last printing is the next step's (a loop)
-NUMERICAL = re.compile(r"num|finite|centra|centré|zentral|quotient|差分|数值|数値|수치|числ|\bfd\b|≈", re.I)
+NUMERICAL = re.compile(r"num|finite|centra|centré|zentral|quotient|差分|数值|数値|수치|числ|\bfd\b|≈|"
+                       r"/\s*\(?\s*2\s*[·*]?\s*(?:h|ε|δ|τ|eps)\b", re.I)
 """A name that says its gradient is the central difference (``numérico``, ``数值梯度``, ``g_num``, ``fd``,
-``differenze centrate``), not their difference (``differenza``)."""
+``differenze centrate``, or its form: ``beza/2h``), not their difference (``differenza``)."""
 TRAINED = re.compile(r"\bsgd\b|adam|optimi[sz]|\.step\(\)|\bupdat|learning rate|\blr\b|\bη\b|学习率|更新|优化|"
                      r"Lernrate|Aktualis|taux d'apprentissage|mise à jour|step \d+ of training|after \d+ steps?|"
                      r"шаг|обучени|обновл|спуск|навчанн|оновл|крок|passo|atualiza|treinamento|학습|업데이트|스텝|ステップ|学習|"
@@ -192,19 +195,22 @@ BATCH_TWIN = re.compile(r"loss|grad_(?!logits|z\b)\w+\[[^\]]*\]")
 """The quantities a mini-batch's spec also has as the batch's mean (``sgd[0].loss``, ``sgd[0].grad_W[0,1]``)."""
 
 MIXED = 2
-LAYER_FIRST = "|@layer"
-"""A reading's mark: its name's first index is the block (``q_{1,3,3}``: layer 1's Q[3,3])."""
 """An origin that counts positions from 1 and the other axes from 0 (``u₃[0]``, a table whose rows are
 t = 1, 2, 3 and whose columns are ``v[0]``, ``v[1]``)."""
+MIXED_DIMS = 3
+"""The other mixed origin: positions from 0, the other axes from 1 (``k̃_{2,1}``, position 2's first entry, where
+the text counts positions as code does and a vector's entries as maths does)."""
+LAYER_FIRST = "|@layer"
+"""A reading's mark: its name's first index is the block (``q_{1,3,3}``: layer 1's Q[3,3])."""
 
 
 def shift(base: int, axis: str) -> int:
     """What an index on ``axis`` counts from under an origin ``base`` (0, 1 or :data:`MIXED`).
 
-    >>> shift(1, "j"), shift(MIXED, "t"), shift(MIXED, "j")
-    (1, 1, 0)
+    >>> shift(1, "j"), shift(MIXED, "t"), shift(MIXED, "j"), shift(MIXED_DIMS, "t"), shift(MIXED_DIMS, "j")
+    (1, 1, 0, 0, 1)
     """
-    return base if base != MIXED else int(axis in "ts")
+    return int(axis in "ts") if base == MIXED else int(axis not in "ts") if base == MIXED_DIMS else base
 
 
 GRADIENT_WORDS = re.compile(r"gradient|Gradient|градиент|勾配|梯度|기울기|gradiente|grad\b", re.I)
@@ -348,8 +354,8 @@ class Notation:
         if group.startswith(("sgd", "adamw", "head_step")):
             return out
         stem = bare[5:] if bare.startswith("grad_") else bare
-        words = {stem, *DATA_ALIASES.get(stem, ()),
-                 *(a for a in ALIASES.get(stem, ()) if re.fullmatch(r"[\w\u0370-\u03ff²^]+", a))}
+        words = {stem, *self._data_aliases(stem),
+                 *(a for a in ALIASES.get(stem, ()) if re.fullmatch(r"[\w\u0300-\u036f\u0370-\u03ff²^]+", a))}
         if stem.endswith("_f"):          # the final norm's statistics with an f under their letter: μ_f, σ_f², σ²_f
             words |= {w for a in words if re.fullmatch(r"[μσ]²?", a)
                       for w in ((f"{a[:-1]}_f²", f"{a}_f") if a.endswith("²") else (f"{a}_f",))}
@@ -364,6 +370,13 @@ class Notation:
         else:
             out |= words
         return {f"{layer}.{w}" if layer else w for w in out} | ({bare} if not layer else set())
+
+    def _data_aliases(self, stem: str) -> tuple:
+        """What code and prose call a tensor (:data:`DATA_ALIASES`), and a tied model's E also the output matrix's
+        names (W_out, lm_head: Eᵀ, read transposed)."""
+        spec = self.m.d.spec
+        tied = stem in ("E", "E_head") and spec.kind == "transformer" and getattr(spec, "tied", False)
+        return DATA_ALIASES.get(stem, ()) + (HEAD_NAMES if tied else ())
 
     def _spelled(self, group: str) -> tuple:
         """(its spellings, those longer than one letter in lower case), worked out once per group."""
@@ -511,7 +524,7 @@ class Notation:
                 return None
             last = len(self.m.d.spec.input) - 1 + shift(base, "t")    # (the fixed index counts from 0, as a
             #                                                               slice's)
-            return self.lookup(group[:-6], base, Label(label.name, (last,), label.of, label.state))
+            return self.lookup(group[:-6], base, replace(label, index=(last,)))
         if group.endswith(LAYER_FIRST):
             k = label.index[0] if label.index else None
             if not isinstance(k, int):
@@ -529,7 +542,8 @@ class Notation:
             a, _, b = cut.partition(":")        # the fixed index counts from 0: shifted by the base lookup takes off
             i, axes = label.index[0], self.groups.get((group, ""), "  ")
             index = (i, int(b) + shift(base, axes[1])) if a == "" else (int(a) + shift(base, axes[0]), i)
-            return self.lookup(group, base, Label(label.name, index, label.of, label.state))
+            return self.lookup(group, base, replace(label, index=index))     # (its head's superscript kept:
+            #                                                                     o^{(2)}_1 of row 2 is head 2's)
         where = self._where(group, label)
         if where is None:
             return None
@@ -689,7 +703,7 @@ class Notation:
             hypotheses += self._last_rows()
         if arity >= 2 and not of:
             hypotheses += self._layers_first()
-        if arity == 2 and not of and re.match(r"literal@|table@|.*weight", name) and \
+        if arity == 2 and not of and (re.match(r"literal@|table@|.*weight", name) or self._head_name(name)) and \
                 not self.m.checkpoint_names.as_stored(name):
             hypotheses += self._transposes()     # a Linear's .weight (out × in), a matrix printed transposed
             #                                      (not a Conv1D's, c_proj.weight: GPT-2 stores it as we do)
@@ -715,10 +729,10 @@ class Notation:
                 continue
             if group.endswith("|@last") and not re.search(r"_f|final", name, re.I):
                 continue                     # (the final norm's statistics only under a name that says so: μ_f)
-            alias = self._alias(name, group.partition("|")[0] if group.endswith("|@last") else
+            alias = self._alias(name, group.partition("|")[0] if group.endswith(("|@last", "|T")) else
                                 "l0." + group.partition("|")[0] if group.endswith(LAYER_FIRST) else group)
             mixed = any(a in "ts" for a in axes) and any(a not in "tsvh" for a in axes)
-            for base in ((0, 1, MIXED) if mixed else (0, 1)) if _written(figs) else (0,):
+            for base in ((0, 1, MIXED, MIXED_DIMS) if mixed else (0, 1)) if _written(figs) else (0,):
                 agree, seen, later, nonzero, flips, stepped_on = 0, 0, 0, 0, 0, False
                 for n, lab in figs:
                     c = self.at_temperature(self.lookup(group, base, lab), n)
@@ -909,7 +923,7 @@ class Notation:
             group = "l0." + group.removesuffix(LAYER_FIRST)
         bare = group.partition(".")[2] if group in STEPPED else group
         stem = bare.rpartition(".")[2]
-        words = {stem.removeprefix("grad_"), *DATA_ALIASES.get(stem.removeprefix("grad_"), ())}
+        words = {stem.removeprefix("grad_"), *self._data_aliases(stem.removeprefix("grad_"))}
         if stem.startswith("grad_"):
             words |= {"l"} if stem in ("grad_logits", "grad_z") else set()     # (∂L/∂l, as in spellings)
             words = {f"{p}{w}" for w in words for p in ("d", "grad_", "∂L/∂", "dL/d", "∂l/∂")} | \
@@ -954,6 +968,12 @@ class Notation:
             self._lf = [((f"{g}{LAYER_FIRST}", ""), "L" + axes) for g, (layers, axes) in seen.items()
                         if len(layers) > 1 and axes]
         return self._lf
+
+    def _head_name(self, name: str) -> bool:
+        """Whether a name (or its gradient's) is a tied model's output matrix, Eᵀ (``∂L/∂W_out``)."""
+        bare = re.sub(r"^(?:∂L/∂|dL/d|grad_|d)(?=W_)", "", name)
+        spec = self.m.d.spec
+        return bare in HEAD_NAMES and spec.kind == "transformer" and getattr(spec, "tied", False)
 
     def _transposes(self):
         """The model's matrices read transposed (``G|T``): PyTorch's Linear keeps its weight as out × in."""
@@ -1045,6 +1065,8 @@ class Notation:
                                          if n.line - 1 <= m.line <= n.line and m.index in out])
             else:
                 c = self.at_temperature(self.lookup(r.group, r.base, lab), n)
+                if c is not None and lab.name == "token" and re.fullmatch(r"p|softmax_T|topk|topp", c.group):
+                    c = self._led(c, n) or c     # '- **top-k**: … *sofaen* får 0.2756' under a heading on top-p
                 if c is not None and lab.fn:
                     c = self.function(lab.fn, c)
             if c is None:
@@ -1198,11 +1220,14 @@ class Notation:
         figure; else the one whose origin (the entry's indices from 0 or from 1) most of the table's other
         such cells round from."""
         def refs(label, base):
-            at = []
-            for i in label.index:          # (a token's row as the spec's check names it: by its id or its text)
+            at, axes = [], self.groups.get((label.of, ""), "")
+            for k, i in enumerate(label.index):   # (a token's row as the spec's check names it: by its id or text)
                 at.append(f"(?:{i[1]}|{re.escape(self.m.vocab[i[1]])})" if isinstance(i, tuple) and
                           isinstance(i[1], int) and 0 <= i[1] < len(self.m.vocab) else
-                          str(i[1]) if isinstance(i, tuple) else str(i - base))
+                          str(i[1]) if isinstance(i, tuple) else
+                          f"(?:{i - base}|{re.escape(self.m.vocab[i - base])})" if axes[k:k + 1] == "v" and
+                          0 <= i - base < len(self.m.vocab)
+                          else str(i - base))     # (wte.weight[3,0]: the spec's check names row 3 by its token)
             sign = "-" if label.name.endswith("-") else ""
             pattern = re.compile(rf"loss_at\((?:l\d+\.)?{re.escape(label.of)}\[{','.join(at)}\], {sign}\d[^,)]*\)")
             return [c for r, c in self.by_ref.items() if pattern.fullmatch(r)]
@@ -1357,6 +1382,32 @@ class Notation:
             if said:
                 return c
         return c
+
+    def _led(self, c, n):
+        """A token's share on a line led by the one distribution it lists (a summary's bullets, ``- **top-k**:
+        …``, ``- **$T = 0.7$**: …``): that distribution's entry of the token where it differs from the section's
+        reading; else None.
+
+        >>> import re; bool(LINE_LEAD.match("- **top-k**: *katten* og *på*")), bool(LINE_LEAD.match("Med top-k får"))
+        (True, False)
+        """
+        lead = LINE_LEAD.match(n.line_text[:n.col])
+        if lead is None or self.m.rounds(c, n):
+            return None                  # (the section's own share where it rounds: 'p before, … after')
+        words = plain_words(lead[1])
+        temps = {t[1] for t in TEMPERATURE_SET.finditer(words)}
+        kinds = {k for k, rx in (("topk", TOP_K), ("topp", TOP_P)) if rx.search(words)} | \
+            ({"softmax_T"} if temps else set())
+        if len(kinds) != 1 or len(temps) > 1:
+            return None
+        kind, token = kinds.pop(), self.m.vocab[c.idx[0]] if c.idx else None
+        if token is None or kind == c.group and kind != "softmax_T":
+            return None
+        if kind == "softmax_T":
+            x = self.by_ref.get(share_ref(next(iter(temps)), token))
+        else:
+            x = next((x for x in self.m.every if x.group == kind and x.idx == c.idx), None)
+        return x if x is not None and x is not c else None
 
     def _drawn(self, lab, n):
         """A token's share in a sentence that says it is renormalised or drawn under top-k, top-p or a

@@ -73,7 +73,8 @@ def pdf_lines(path) -> list:
         return _pdftotext(path, " ".join(f"{type(e).__name__}: {e}".rstrip(": ").split()))
     finally:
         quiet.setLevel(level)
-    lines = [(_accent_joined(t), page) for t, page in _display_matrices(_stacked(_headings(sized)))]
+    lines = [(_accent_joined(t), page)
+             for t, page in _display_fractions(_display_matrices(_stacked(_headings(sized))))]
     while lines and not lines[-1][0]:
         lines.pop()
     if not any(text.strip() for text, _ in lines):
@@ -220,6 +221,72 @@ def _display_matrices(lines: list) -> list:
             text += f"{m['name'].rstrip()} {body}{' ' if m['end'] else ''}{m['end']}{gap}"
         out[k] = (text, page)
     return out
+
+
+def _display_fractions(lines: list) -> list:
+    """Fractions TeX sets as displays, their numerators a line above an equation's blank places and their
+    denominators a line below (``ℓ(θ + τ) − ℓ(θ − τ)   1,2972 − 1,2973`` ⏎ ``=       = −0,18895`` ⏎
+    ``2τ   2 · 10^{−4}``),
+    written into those places: ``(num)/(den)`` where either holds a figure, ``num/den`` for a derivative
+    (``∂L/∂z_{4}``). A place is the equation's left side before its first '=', or a blank run of three spaces or
+    more before its last '='. The parts are taken off their lines; the lines keep their numbers.
+
+    >>> rows = [("    a − b   1.50 − 1.25", 1), ("          =           = 1.25,", 1), ("     2h       0.2", 1)]
+    >>> [t.rstrip() for t, _ in _display_fractions(rows)]
+    ['', '    (a − b)/(2h) = (1.50 − 1.25)/(0.2) = 1.25,', '']
+    >>> chain = [("z = 0.5 × 1.2 + 0.3", 1), ("  = 0.60 + 0.3", 1), ("  = 0.90", 1)]    # an aligned chain: no fraction
+    >>> _display_fractions(chain) == chain
+    True
+    >>> rows = [("      ∂L       ∂L", 1), ("          = b_{3}    = (0.1; 0.2)", 1), ("     ∂W_{:,4}     ∂z_{4}", 1)]
+    >>> [t.rstrip() for t, _ in _display_fractions(rows)][1]
+    '     ∂L/∂W_{:,4} = b_{3} ∂L/∂z_{4} = (0.1; 0.2)'
+    """
+    out = list(lines)
+    for k in range(1, len(lines) - 1):
+        (top, page), (mid, _), (below, _) = out[k - 1], out[k], out[k + 1]
+        if len({page, lines[k][1], lines[k + 1][1]}) != 1 or page is None or not top.strip() or not below.strip():
+            continue
+        eqs = [m.start() for m in re.finditer(r"=", mid)]
+        if not eqs:
+            continue
+        places = ([(0, eqs[0])] if not mid[:eqs[0]].strip() else []) + \
+            [(m.start(), m.end()) for m in re.finditer(r" {3,}", mid[:eqs[-1]]) if m.start() > eqs[0]]
+        ups, downs = _spans(top), _spans(below)
+        if not places or not len(places) == len(ups) == len(downs):
+            continue                     # (each place its part above and below, in order: TeX centres a part on its
+            #                              bar, so the columns a line's text gives it are only roughly the place's)
+        fills = [(a, b, num, den, bool(NUMERATOR.fullmatch(num[2]) and STACKED_PART.fullmatch(den[2])))
+                 for (a, b), num, den in zip(places, ups, downs)]
+        if any("=" in f[2][2] + f[3][2] or not (f[2][0] < f[1] + 4 and f[2][1] > f[0] - 4 and
+                                                f[3][0] < f[1] + 4 and f[3][1] > f[0] - 4) for f in fills):
+            continue                     # (each part over or under its place, give or take a few columns; no part
+            #                              an equation of its own: an aligned chain's lines are no fraction)
+        figures = [f for f in fills if re.search(r"\d", f[2][2]) and re.search(r"\d", f[3][2])]
+        if not all(f[4] or f in figures or f[0] == 0 and figures for f in fills):
+            continue                     # (a derivative, a fraction of figures, or the left side of an equation
+            #                              that has one: not words alone)
+        text, at = "", 0
+        for a, b, num, den, derivative in fills:
+            lead = " " * min(num[0], den[0]) if a == 0 else " "
+            text += mid[at:a].rstrip() if a else ""
+            text += lead + (f"{num[2]}/{den[2]}" if derivative else f"({num[2]})/({den[2]})") + " "
+            at = b
+        out[k] = (text + mid[at:].lstrip(), lines[k][1])
+        out[k - 1] = (_blanked(top, [n for _, _, n, _, _ in fills]), page)
+        out[k + 1] = (_blanked(below, [d for _, _, _, d, _ in fills]), page)
+    return out
+
+
+def _spans(line: str) -> list:
+    """(start, end, text) of each group of a line's words, groups set apart by three spaces or more."""
+    return [(m.start(), m.end(), m[0]) for m in re.finditer(r"\S+(?: {1,2}\S+)*", line)]
+
+
+def _blanked(line: str, spans: list) -> str:
+    """The line with those spans' text taken off (spaces in their place), '' when nothing else is left."""
+    for a, b, _ in spans:
+        line = line[:a] + " " * (b - a) + line[b:]
+    return line if line.strip() else ""
 
 
 def _named_rows(line: str) -> list:

@@ -147,6 +147,8 @@ def plain(s: str) -> str:
     ('S^{(2)}', '∂L/∂z_{ang}', 'W_Q^{(1)}')
     >>> plain(r"\\delta W^Q_{1,3} = \\delta q_{4,3}"), plain(r"\\delta = 0.1")
     ('δW_Q_{1,3} = δq_{4,3}', 'δ = 0.1')
+    >>> plain(r"\\boldsymbol{\\gamma}^f = (1.1, 0.9)"), plain(r"(\\sigma^{\\text{final}})^2"), plain("β^{f}_2 ← β^fi")
+    ('γ_f = (1.1, 0.9)', '(σ_f)²', 'β_f_2 ← β^fi')
     """
     s = unicodedata.normalize("NFC", s)      # y + U+0302 (a PDF's ŷ) is the ŷ a tutorial types
     s = accented(s.translate(FULL_WIDTH)).replace("$", "").replace("−", "-").replace("&", "").replace("`", "")
@@ -158,9 +160,12 @@ def plain(s: str) -> str:
     for rx, to in LATEX:
         s = re.sub(rx, (lambda m: next(g for g in m.groups() if g is not None)) if to is None else to, s)
     s = SPACED_QUOTIENT.sub(r"\1/", s)       # ∂L / ∂z_{ang}: one symbol, ∂L/∂z
+    s = FINAL_NORM.sub(r"\1_f", s)           # γ^f, β^{final}, (σ^f)²: the final norm's, as γ_f
     return s.replace("\\", "")
 
 
+FINAL_NORM = re.compile(r"(?<![\w\\])([γβμσ])\^(?:\{\s*(?:\(f\)|f|fin|final|ln_?f)\s*\}|f(?![\w{]))")
+"""A norm's statistic or parameter with the final norm in a superscript (``γ^f``, ``β^{final}``, ``μ^{(f)}``)."""
 PROJECTION = re.compile(r"(?<![A-Za-z\\])([Wb])\^\{?(?:\\(?:text|mathrm)\{)?([QKVO]|down|up|gate|fc|proj)\}?\}?"
                         r"(?![A-Za-z])(?:_\{?(\d)\}?(?![\d,]))?")
 """A projection named by a superscript, as the Transformer paper writes it (``W^Q``, ``W^{K}``, ``b^V``), or an
@@ -193,8 +198,13 @@ WORDS = {"the", "a", "an", "of", "and", "so", "then", "thus", "here", "now", "th
          "we", "get", "gives", "give", "is", "are", "be", "becomes", "to", "with", "for", "in", "on", "at"}
 
 
+SLICE = ("slice", None)
+"""An index that runs over a whole axis (``:``, ``·``): a literal's place fills it."""
+SLICE_MARKS = (":", "·", "⋅", "∶", "cdot")
+
+
 def _keys(inner: str, vocab) -> tuple | None:
-    """Indices as written: '2,1' → (2, 1); '0, 球' → (0, tok); '3→1' → (3, 1); '31' → (3, 1)."""
+    """Indices as written: '2,1' → (2, 1); '0, 球' → (0, tok); '3→1' → (3, 1); '31' → (3, 1); ':,4' → (slice, 4)."""
     inner = re.sub(r"vocab\.index\(\s*['\"]([^'\"]+)['\"]\s*\)", r"\1", inner)
     inner = inner.strip().strip("[](){}_")
     inner = inner.replace("][", ",").replace("→", ",").replace("->", ",")
@@ -205,6 +215,8 @@ def _keys(inner: str, vocab) -> tuple | None:
     for p in parts:
         if re.fullmatch(r"\d{1,4}", p):
             out.append(int(p))
+        elif p in SLICE_MARKS and len(parts) > 1:
+            out.append(SLICE)             # W_{:,4}, α_{2,·}: a whole row or column, its entries a literal's places
         elif p in vocab:
             out.append(("tok", vocab.index(p)))
         else:

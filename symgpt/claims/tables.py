@@ -179,22 +179,22 @@ RUNNING_ROW = re.compile(r"(?P<name>[^\s_^{}]+?)(?P<sup>\^\{?\(?\d\)?\}?)?_\{(?P
 per token, the row k's entry at each token."""
 
 
-ANOTHER_EXAMPLE = re.compile(r"(?:样本|例子|示例|序列|example|sample|sequence|window|sentence|Beispiel|Sequenz|Fenster|"
-                             r"exemple|séquence|fenêtre|ejemplo|secuencia|ventana|esempio|sequenza|finestra|exemplo|"
-                             r"sequência|janela|пример|последовательность|окно|örnek|dizi|voorbeeld|venster|"
-                             r"przykład|sekwencja|okno)\s*#?\s*(?:[2-9]|1\d)(?!\d)|"
+EXAMPLE_WORDS = (r"样本|例子|示例|序列|系列|サンプル|例|샘플|예제|시퀀스|문장|example|sample|sequence|window|sentence|"
+                 r"Beispiel|Sequenz|Fenster|exemple|séquence|fenêtre|ejemplo|secuencia|ventana|esempio|sequenza|"
+                 r"finestra|exemplo|sequência|janela|пример|последовательность|окно|приклад|послідовність|örnek|dizi|"
+                 r"voorbeeld|venster|przykład|sekwencja|okno|příklad|sekvence|exempel|eksempel|sekvens|esimerkki|"
+                 r"jakso|példa|szekvencia|exemplu|secvență|παράδειγμα|ακολουθία|contoh|urutan|ví dụ|chuỗi|mẫu|"
+                 r"mfano|उदाहरण|अनुक्रम|مثال|تسلسل|دنباله|نمونه|דוגמה|רצף|ตัวอย่าง|ลำดับ")
+"""A mini-batch's example, by the words tutorials use for one in each language."""
+ANOTHER_EXAMPLE = re.compile(rf"(?:{EXAMPLE_WORDS})\s*#?\s*(?:[2-9]|1\d)(?!\d)|"
                              r"\b(?:second|third|fourth|2nd|3rd|zweite[nsmr]?|dritte[nsmr]?|deuxième|troisième|segund[oa]|"
                              r"tercer[oa]?|second[oa]|terz[oa])\s+(?:example|sample|sequence|window|sentence|Beispiel|"
                              r"Sequenz|Fenster|exemple|séquence|fenêtre|ejemplo|secuencia|ventana|esempio|sequenza|"
                              r"finestra|exemplo|sequência|janela)\b|"
                              r"第\s*[二三四2-9]\s*个?(?:样本|例子|序列|句子)", re.I)
 """A header that names a mini-batch's second or later example (``样本 2 的 ŷ``, ``example 3``, 'the second window'):
-the spec's quantities
-are its first example's."""
-EXAMPLE_NUMBER = re.compile(r"(?:样本|例子|示例|序列|example|sample|sequence|window|sentence|Beispiel|Sequenz|Fenster|"
-                            r"exemple|séquence|fenêtre|ejemplo|secuencia|ventana|esempio|sequenza|finestra|exemplo|"
-                            r"sequência|janela|пример|последовательность|окно|örnek|dizi|voorbeeld|venster|"
-                            r"przykład|sekwencja)\s*#?\s*(?P<k>1\d|[1-9])(?!\d)", re.I)
+a spec without a mini-batch has no quantities of it (its quantities are its first example's)."""
+EXAMPLE_NUMBER = re.compile(rf"(?:{EXAMPLE_WORDS})\s*#?\s*(?P<k>1\d|[1-9])(?!\d)", re.I)
 """A mini-batch's example named with its number (``样本 1``, ``example 3``): the first one is the spec's."""
 
 
@@ -202,13 +202,25 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
         Label | None:
     """A table cell's label from its row's and column's labels and the table's subject: its corner, else (a
     corner that names the rows' axis, 'query', 't \\ s') the symbol its caption gives it (``w[t][s]``);
-    ``optimizer``: the one the text spoke of last, whose steps a column 'Step 2' counts unless the caption says."""
+    ``optimizer``: the one the text spoke of last, whose steps a column 'Step 2' counts unless the caption says.
+    In a spec that trains on a mini-batch, a column of an example (``z^{(2)}``, ``系列 2 の z``) is that example's;
+    a row or column that names another example in any other way is no one's (as in a spec without one)."""
+    batch = getattr(vocab, "batch", False)
+    k = example_column(col) if batch else None
+    if ANOTHER_EXAMPLE.search(" ".join((row, col))) and not (batch and (k or example_row(row, corner))):
+        return None                                 # 'ŷ of example 2': no entry of a spec without a mini-batch
+    lab = _cell_label(row, col, corner, top, vocab, caption, optimizer)
+    if lab is None or not k or lab.state or lab.ref or lab.name in getattr(vocab, "params", ()):
+        return lab                                  # (a parameter's W^{(1)}: a step's, never an example's)
+    return dataclasses.replace(lab, state=f"example[{k - 1}]") if k > 1 else lab
+
+
+def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "", optimizer: str = "") -> \
+        Label | None:
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
     row = ROW_NOTE.sub("", row)                     # '$W_q[1,3]$（$\theta_0 = 0.3$）': the entry, its value aside
     col = head_power(col)
-    if ANOTHER_EXAMPLE.search(" ".join((row, col))):
-        return None                                 # 'ŷ of example 2': a batch's other example, no entry of the spec's
     if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
@@ -342,6 +354,20 @@ def example_row(row: str, corner: str) -> int | None:
     if re.fullmatch(word + r"\s*#?", plain(corner).strip().strip("*`"), re.I) and re.fullmatch(r"\d{1,2}", row.strip()):
         return int(row)
     return None
+
+
+def example_column(col: str) -> int | None:
+    """The mini-batch's example a column is about, as its header numbers it (``系列 2 g^{(2)}``, ``z^{(2)}``,
+    ``example 1``); None when it names none.
+
+    >>> example_column("系列 2 g^{(2)}"), example_column("$z^{(2)}$"), example_column("p⁽¹⁾"), example_column("p")
+    (2, 2, 1, None)
+    """
+    said = EXAMPLE_NUMBER.search(plain(col))
+    step = STEP_SUPERSCRIPT.search(plain(col).replace(" ", "").split("_")[0] + " ")
+    if said is not None:
+        return int(said["k"])
+    return int(step["k"] or "⁰¹²³".index(step["s"])) if step is not None else None
 
 
 def _entry_of(caption: str, vocab) -> str | None:
@@ -541,8 +567,13 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     if lab is not None and (head := _head_cell(n.line_text, header)) is not None:
         lab = dataclasses.replace(lab, head=head)    # | 2 (gato) | 2 | 0,0159 |: the row's own head column says 2
     lab = with_power_head(lab, n.column)
+    example = getattr(vocab, "batch", False) and lab is not None and lab.name not in getattr(vocab, "params", ()) \
+        and example_column(n.column)                 # (a mini-batch's z^{(1)}: its first example's, no step's)
+    if example and example > 1 and not lab.state and not lab.ref:
+        return dataclasses.replace(lab, state=f"example[{example - 1}]")   # | 系列 2 g^{(2)} |, | z^{(2)} |
     step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
-        if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref else None
+        if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref and \
+        not example else None
     if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
         lab = dataclasses.replace(lab, state=f"{run_of(about)}[{k}]")
     return lab
