@@ -41,7 +41,7 @@ FLOORS = {
     # mini-batch, a notebook exported to HTML with GPT-2's checkpoint names, a KaTeX blog on the seed's block with
     # T = 3, a LaTeX handout on Llama's block read as PDF)
     "en-html-nanogpt-2head": (8, 9), "en-ipynb-bigram-batch": (8, 10), "en-nbhtml-gpt2-gradcheck": (7, 10),
-    "zh-md-seed-T3-sgd": (8, 10), "zh-pdf-llama": (6, 10),
+    "zh-md-seed-T3-sgd": (8, 10), "zh-pdf-llama": (7, 10),
     # round 35 (a Markdown post on a two-layer GPT-2 with two AdamW steps, a Chinese HTML page on a bigram's
     # mini-batch trained by AdamW, a LaTeX source on the seed's block with the loss over every position, plain-text
     # notes on nanoGPT's block with a gradient check in scientific notation, a Chinese notebook on a Llama block
@@ -123,8 +123,8 @@ FLOORS = {
     # Japanese Markdown post on GPT-2's block with two AdamW steps in tables; a Korean HTML page on a Llama block with
     # a backward pass and a step on W_out's column); scored first on round 47's readings: 29/40, 3 false alarms,
     # 46/50
-    "de-txt-seed-T3-sampling": (8, 10), "en-tex-bigram-batch2-sgd": (5, 9), "ja-md-gpt2-2head-adamw2": (8, 10),
-    "fr-ipynb-nanogpt-2layer-gradcheck": (6, 10), "ko-html-llama-backprop-sgd": (7, 9),
+    "de-txt-seed-T3-sampling": (8, 10), "en-tex-bigram-batch2-sgd": (6, 9), "ja-md-gpt2-2head-adamw2": (8, 10),
+    "fr-ipynb-nanogpt-2layer-gradcheck": (7, 10), "ko-html-llama-backprop-sgd": (7, 9),
     # round 49 (an English Markdown post on a two-layer GPT-2 with a backward pass into block 2's MLP, a Spanish
     # notebook on the seed's block at T = 4 with an SGD step and a gradient check, an Italian lecture note on a
     # two-head nanoGPT with an AdamW step read as PDF, a Russian HTML page on a bigram with three AdamW steps, a
@@ -132,7 +132,7 @@ FLOORS = {
     # readings of rounds 47 and 48 and not worked on: 28/40, 1 false alarm, 47/50
     # (worked on in the next session: 38/40, 0, 47/50)
     "en-md-gpt2-2layer-backprop": (8, 10), "es-ipynb-seed-T4-sgd-gradcheck": (8, 9), "zh-txt-llama-gqa-topp": (8, 10),
-    "it-pdf-nanogpt-2head-adamw": (7, 9), "ru-html-bigram-adamw3": (8, 9),
+    "it-pdf-nanogpt-2head-adamw": (7, 10), "ru-html-bigram-adamw3": (8, 9),
     # round 50 (a German exercise sheet on a bigram's mini-batch of two and two AdamW steps read as PDF, a Portuguese
     # Markdown post on a two-head GPT-2 with a backward pass into head 2 and an SGD step on W_Q, English plain-text
     # lecture notes on the seed's block with sampling and a gradient check, a Japanese notebook on a Llama block
@@ -153,7 +153,7 @@ FLOORS = {
     # post on the seed's block twice; a Polish HTML page on a Llama block with grouped-query attention and sampling;
     # a Swedish notebook on a two-head GPT-2 with a backward pass and an AdamW step); scored first once round 51's
     # readings were in: 25/40, 0 false alarms, 45/50; now 33/40, 0, 49/50
-    "ar-txt-bigram-batch3-sgd2": (6, 10), "ja-pdf-nanogpt-gradcheck-sgd": (6, 10), "ko-md-seed-2layer-sgd": (8, 10),
+    "ar-txt-bigram-batch3-sgd2": (6, 10), "ja-pdf-nanogpt-gradcheck-sgd": (8, 10), "ko-md-seed-2layer-sgd": (8, 10),
     "pl-html-llama-gqa-sampling": (7, 10), "sv-ipynb-gpt2-backprop-adamw": (8, 9),
     # round 53 (a Danish HTML page on a two-block GPT-2 with a gradient check and an SGD step; Finnish plain-text
     # notes on the seed's block with two heads and two AdamW steps, decimal commas; a Hebrew Markdown post on a
@@ -169,6 +169,22 @@ FLOORS = {
     # step); scored first once round 53's readings were in: 31/40, 3 false alarms, 47/50; now 33/40, 0, 47/50
     "de-ipynb-gpt2-2layer-adamw": (6, 10), "en-pdf-nanogpt-batch2-sgd": (5, 9), "fa-md-seed-sampling": (8, 10),
     "it-rst-bigram-adamw2": (8, 8), "zh-html-llama-2layer-sgd": (6, 10),
+    # round 55 (a Bengali HTML page on the seed's block with its own weights, backpropagation and an SGD step;
+    # Catalan LaTeX class notes on a bigram's gradient check and two AdamW steps, read as PDF; a Hungarian
+    # Markdown post on a two-head GPT-2 with an AdamW step; Malay plain-text notes on a two-block nanoGPT's
+    # gradient check; a Norwegian notebook on a Llama block with grouped-query attention and sampling); scored
+    # first once round 54's readings were in: 31/40, 2 false alarms, 45/50; now 38/40, 0, 48/50
+    "bn-html-seed-backprop-sgd": (8, 9), "ca-pdf-bigram-adamw2": (8, 10), "hu-md-gpt2-2head-adamw": (8, 10),
+    "ms-txt-nanogpt-2layer-gradcheck": (8, 10), "no-ipynb-llama-gqa-sampling": (6, 9),
+    # round 56 (an English notebook on a two-block Llama's gradient check; Spanish LaTeX notes on a two-head GPT-2
+    # with an AdamW step, read as PDF; a Japanese HTML page on a nanoGPT block trained on a batch of two with
+    # AdamW; Russian plain-text notes on the seed's block at T = 4 with sampling; a Swahili Markdown post on a
+    # bigram's three SGD steps); scored first with most of round 55's readings in: 26/40, 8 false alarms (6 from
+    # a reading of that round, W_fc read as the checkpoint stores it, since fixed), 45/50; now 32/40, 0, 45/50
+    # (the Russian key writes a token by its id inside a function, softmax_T(2, 3), which the scorer does not
+    # match to softmax_T(2, пить): two right quantities and two correct figures are counted as misses)
+    "en-ipynb-llama-2layer-gradcheck": (7, 9), "es-pdf-gpt2-2head-adamw": (7, 9),
+    "ja-html-nanogpt-batch2-adamw": (7, 9), "ru-txt-seed-T4-topk-topp": (4, 8), "sw-md-bigram-sgd3": (7, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here
@@ -180,15 +196,9 @@ FALSE_ALARMS = {          # … but where its key and our policy differ, said he
     # (o^{(2)}_2), a row of p whose label holds '=' (p_v = e^{ℓv}/Z) read one column off, a head's share said
     # in the sentence after its head ('… while head 2 looks back at sun with 64.4%')
     "en-pdf-llama-gqa": 3,
-    # not read yet: the final norm's shift given as a literal, '$\boldsymbol{\beta}^f = (0.05, -0.1, 0.0, 0.1)$',
-    # is named by another formula of its paragraph (∂L/∂y), read as ∂L/∂β_f's entries
-    "ko-html-gpt2-adamw": 3,
     # not read yet: 'v̂ = v / 0.002997001 = 0.108540' at step 3 with its v in the table below (no lead-in on its
     # line), and a remark that quotes step 3's m (0.008296) beside its gradient, read as the gradient
     "zh-txt-bigram-adamw-3steps": 2,
-    # a code printout of the mean gradient's rows for the batch's inputs (dE[xs], E's rows 春 and 花) read as
-    # E's first rows in order: the literal's index is not read yet
-    "zh-html-bigram-batch-adamw": 2,
 }
 
 
