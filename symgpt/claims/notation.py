@@ -374,9 +374,12 @@ class Notation:
     def _data_aliases(self, stem: str) -> tuple:
         """What code and prose call a tensor (:data:`DATA_ALIASES`), and a tied model's E also the output matrix's
         names (W_out, lm_head: Eᵀ, read transposed)."""
+        return DATA_ALIASES.get(stem, ()) + (HEAD_NAMES if stem in ("E", "E_head") and self._tied() else ())
+
+    def _tied(self) -> bool:
+        """Whether the model is a transformer whose output matrix is Eᵀ."""
         spec = self.m.d.spec
-        tied = stem in ("E", "E_head") and spec.kind == "transformer" and getattr(spec, "tied", False)
-        return DATA_ALIASES.get(stem, ()) + (HEAD_NAMES if tied else ())
+        return spec.kind == "transformer" and getattr(spec, "tied", False)
 
     def _spelled(self, group: str) -> tuple:
         """(its spellings, those longer than one letter in lower case), worked out once per group."""
@@ -971,9 +974,7 @@ class Notation:
 
     def _head_name(self, name: str) -> bool:
         """Whether a name (or its gradient's) is a tied model's output matrix, Eᵀ (``∂L/∂W_out``)."""
-        bare = re.sub(r"^(?:∂L/∂|dL/d|grad_|d)(?=W_)", "", name)
-        spec = self.m.d.spec
-        return bare in HEAD_NAMES and spec.kind == "transformer" and getattr(spec, "tied", False)
+        return re.sub(r"^(?:∂L/∂|dL/d|grad_|d)(?=W_)", "", name) in HEAD_NAMES and self._tied()
 
     def _transposes(self):
         """The model's matrices read transposed (``G|T``): PyTorch's Linear keeps its weight as out × in."""

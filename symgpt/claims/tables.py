@@ -206,13 +206,19 @@ def cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = 
     In a spec that trains on a mini-batch, a column of an example (``z^{(2)}``, ``系列 2 の z``) is that example's;
     a row or column that names another example in any other way is no one's (as in a spec without one)."""
     batch = getattr(vocab, "batch", False)
-    k = example_column(col) if batch else None
-    if ANOTHER_EXAMPLE.search(" ".join((row, col))) and not (batch and (k or example_row(row, corner))):
+    if ANOTHER_EXAMPLE.search(" ".join((row, col))) and \
+            not (batch and (example_column(col) or example_row(row, corner))):
         return None                                 # 'ŷ of example 2': no entry of a spec without a mini-batch
-    lab = _cell_label(row, col, corner, top, vocab, caption, optimizer)
-    if lab is None or not k or lab.state or lab.ref or lab.name in getattr(vocab, "params", ()):
-        return lab                                  # (a parameter's W^{(1)}: a step's, never an example's)
-    return dataclasses.replace(lab, state=f"example[{k - 1}]") if k > 1 else lab
+    return of_example(_cell_label(row, col, corner, top, vocab, caption, optimizer), col, vocab)
+
+
+def of_example(lab, col: str, vocab):
+    """``lab`` as the mini-batch's example its column names (``z^{(2)}``: example[1]); as it is where the spec has
+    no mini-batch, the column names none, or ``lab`` is a parameter's (W^{(1)}: a step's, never an example's)."""
+    k = example_column(col) if getattr(vocab, "batch", False) else None
+    if lab is None or not k or k == 1 or lab.state or lab.ref or lab.name in getattr(vocab, "params", ()):
+        return lab
+    return dataclasses.replace(lab, state=f"example[{k - 1}]")
 
 
 def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "", optimizer: str = "") -> \
@@ -364,9 +370,9 @@ def example_column(col: str) -> int | None:
     (2, 2, 1, None)
     """
     said = EXAMPLE_NUMBER.search(plain(col))
-    step = STEP_SUPERSCRIPT.search(plain(col).replace(" ", "").split("_")[0] + " ")
     if said is not None:
         return int(said["k"])
+    step = STEP_SUPERSCRIPT.search(plain(col).replace(" ", "").split("_")[0] + " ")
     return int(step["k"] or "⁰¹²³".index(step["s"])) if step is not None else None
 
 
@@ -569,11 +575,10 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     lab = with_power_head(lab, n.column)
     example = getattr(vocab, "batch", False) and lab is not None and lab.name not in getattr(vocab, "params", ()) \
         and example_column(n.column)                 # (a mini-batch's z^{(1)}: its first example's, no step's)
-    if example and example > 1 and not lab.state and not lab.ref:
-        return dataclasses.replace(lab, state=f"example[{example - 1}]")   # | 系列 2 g^{(2)} |, | z^{(2)} |
+    if example:
+        return of_example(lab, n.column, vocab)      # | 系列 2 g^{(2)} |, | z^{(2)} |
     step = STEP_SUPERSCRIPT.search(plain(n.column).replace(" ", "").split("_")[0] + " ") \
-        if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref and \
-        not example else None
+        if lab is not None and getattr(vocab, "stepped", False) and not lab.state and not lab.ref else None
     if step and (k := int(step["k"] or "⁰¹²³".index(step["s"]))):    # s^{(1)}_{j} of a bigram: after step 1
         lab = dataclasses.replace(lab, state=f"{run_of(about)}[{k}]")
     return lab
