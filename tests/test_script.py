@@ -128,4 +128,5 @@ def test_training_the_script_does_not_model_leaves_the_updates_out(tmp_path, ext
     text = BIGRAM.read_text(encoding="utf-8").replace("[training]\n", f"[training]\n{extra}\n", 1)
     d = derivation_of(write_spec(tmp_path, text))
     seen = check_output(d, run(d))
-    assert not {"step", "wrong", "adamw"} & set(seen) and seen["gradcheck"] == 2
+    assert not {"step", "wrong", "adamw"} & set(seen)
+    assert seen.get("gradcheck", 0) == (0 if "examples" in extra else 2)   # (a batch's check moves its mean loss)

@@ -45,6 +45,74 @@ def test_doc004_gradient_check(bigram):
         assert round_decimals(c.analytic, 6) == printed
 
 
+def test_gradcheck_of_an_entry_the_loss_never_reads(tmp_path):
+    """A row of E that no input gathers: L(θ + h) and L(θ − h) are one number, so the quotient is exactly 0, and
+    a document that checks such an entry renders it as 0 (it stopped with 'not certified at 200 bits' before: the
+    two losses' balls overlap, their difference holds 0 and no sign is certain)."""
+    from symgpt.render import main as render_main
+    spec = oracle.load_spec(BIGRAM)
+    unread = next(v for v in range(len(spec["model"]["vocab"])) if spec["model"]["vocab"][v] not in
+                  spec["data"]["input"])
+    text = open(BIGRAM, encoding="utf-8").read().replace(
+        'params = ["W[0,2]", "E[1,1]"]', f'params = ["W[0,2]", "E[{unread},0]"]')
+    assert f"E[{unread},0]" in text
+    path = write_spec(tmp_path, text)
+    d = loaded(str(path))
+    h = sympy.Rational(1, 10 ** 5)
+    c = gradcheck(d, f"E[{unread},0]", h)
+    assert round_significant(c.numeric, 3) == "0" and round_significant(c.difference, 3) == "0"
+    E, W = oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"])
+    x = spec["model"]["vocab"].index(spec["data"]["input"][-1])
+    y = spec["model"]["vocab"].index(spec["data"]["target"])
+
+    def loss(E):      # float64, by hand: only the input's row is read
+        z = [sum(float(E[x][i]) * float(W[i][j]) for i in range(len(W))) for j in range(len(W[0]))]
+        return math.log(sum(math.exp(v) for v in z)) - z[y]
+    moved = [[float(v) for v in row] for row in E]
+    moved[unread][0] += 1e-5
+    assert loss(moved) == loss(E)
+    out = tmp_path / "out"
+    assert render_main([str(path), "--format", "md", "--lang", "en", "--out", str(out)]) in (0, None)
+    doc = next(out.glob("*.en.md")).read_text(encoding="utf-8")
+    assert any(row.startswith(f"| $E_{{{unread}0}}$") and row.rstrip(" |").endswith("| 0")
+               for row in doc.splitlines()), [r for r in doc.splitlines() if r.startswith("| $E_")]
+
+
+def test_gradcheck_of_a_mini_batch_checks_its_mean_loss(tmp_path):
+    """With training.examples, the gradient check moves one entry and takes the batch's mean loss, as training
+    does: loss_at is that mean, and the quotient agrees with the batch's mean gradient (sgd[0].grad_W), not the
+    spec's own example's.  By hand in mpmath at 50 digits."""
+    from symgpt.training.train import loss_at
+
+    from test_check_authors import BATCH
+    from test_check_readings import VOCAB, X, Y
+    assert "steps = 3\n" in BATCH and "gradcheck" not in BATCH
+    check = 'gradcheck = { h = 1e-4, params = ["W[1,2]"] }\n'
+    path = write_spec(tmp_path, BATCH.replace("steps = 3\n", "steps = 3\n" + check, 1))
+    d = loaded(str(path))
+    spec = oracle.load_spec(str(path))
+    pairs = ((X, Y), (VOCAB.index("рыбу"), VOCAB.index("спит")), (VOCAB.index("ест"), VOCAB.index("рыбу")))
+    with mpmath.workdps(50):
+        E, W = oracle.mat(spec["weights"]["E"]), oracle.mat(spec["weights"]["W"])
+        h = mpmath.mpf(1) / 10 ** 4
+
+        def mean_loss(w12):
+            total = 0
+            for x, y in pairs:
+                z = [sum(E[x][i] * (w12 if (i, j) == (1, 2) else W[i][j]) for i in range(2)) for j in range(5)]
+                total += mpmath.log(sum(mpmath.exp(v) for v in z)) - z[y]
+            return total / 3
+        plus, minus = mean_loss(W[1][2] + h), mean_loss(W[1][2] - h)
+        quotient = (plus - minus) / (2 * h)
+        mean_grad = mpmath.diff(mean_loss, W[1][2])
+        c = gradcheck(d, "W[1,2]", sympy.Rational(1, 10 ** 4))
+        assert abs(mpmath.mpf(round_decimals(loss_at(d, "W[1,2]", sympy.Rational(1, 10 ** 4)), 30)) - plus) < 1e-29
+        assert abs(mpmath.mpf(round_decimals(c.numeric, 30)) - quotient) < 1e-29
+        assert abs(mpmath.mpf(round_decimals(c.analytic, 30)) - mean_grad) < 1e-25
+    assert round_decimals(c.analytic, 12) == d.value("sgd[0].grad_W[1,2]", decimals=12)
+    assert round_decimals(c.analytic, 12) != d.value("grad_W[1,2]", decimals=12)     # (not the first example's)
+
+
 def test_gradcheck_error_is_second_order_then_round_off(bigram):
     """Exact arithmetic: error ∝ h² (truncation only); float64: round-off ~ 1e-16/h."""
     rows = gradcheck_table(bigram, "W[0,2]", exponents=range(1, 11))

@@ -17,7 +17,7 @@ outer product and the matrix product) and 2.3 (the gradient check); §3 holds
 """
 from __future__ import annotations
 
-from ..core.numeric import round_decimals, round_significant
+from ..core.numeric import UndecidableError, round_decimals, round_significant
 from ..engine.derive import bigram_gradients, softmax_ce_steps
 from ..engine.names import split
 from ..floats import extras
@@ -199,14 +199,17 @@ def check(d, n):
     for ref in names:
         c = gradcheck(d, ref, h)
         numeric = f"gradcheck({d.node(ref)}, {n.rational(h)})"
+        grad = f"{'sgd[0].' if len(s.training.examples) > 1 else ''}grad_{d.node(ref)}"   # (a mini-batch's mean)
         rows.append([math(_param_tex(d, ref)),
                      num(_certain(round_decimals(c.numeric, k6), ref), numeric),
-                     num(_certain(round_decimals(c.analytic, k6), ref), f"grad_{d.node(ref)}"),
-                     num(_certain(round_significant(c.difference, 3), ref), f"{numeric}-grad_{d.node(ref)}")])
+                     num(_certain(round_decimals(c.analytic, k6), ref), grad),
+                     num(_certain(round_significant(c.difference, 3), ref), f"{numeric}-{grad}")])
     steps = [text("bigram_gradcheck.intro"),
              display(r"\frac{\mathcal{L}(\theta + h) - \mathcal{L}(\theta - h)}{2h} "
                      r"\approx \frac{\partial \mathcal{L}}{\partial \theta}"),
              text("bigram_gradcheck.h", h=tex(n.tex_rational(h)), k=num(k6))]
+    if len(s.training.examples) > 1:
+        steps.append(note("bigram_gradcheck.batch"))
     if rows:
         steps.append(table("bigram_gradcheck.cap", [word("parameter"), word("numeric"), word("analytic"),
                                                     word("difference")], rows, align="lrrr"))
@@ -225,7 +228,8 @@ def check(d, n):
 def _certain(s, ref):
     """A rounding that must be certified at the gradient check's 200 bits."""
     if s is None:
-        raise ValueError(f"gradient check of {ref}: the rounding is not certified at 200 bits")
+        raise UndecidableError(f"training.gradcheck: the check of {ref} has a figure whose rounding is not certified "
+                               f"at 200 bits; expected entries whose gradient is not a near-zero cancellation")
     return s
 
 

@@ -750,7 +750,9 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     """Central difference (L(θ+h) − L(θ−h))/(2h) at exact h, beside ∂L/∂θ.
 
     Both are certified balls; their difference is the truncation error
-    (there is no round-off in ball arithmetic).
+    (there is no round-off in ball arithmetic).  With a mini-batch
+    (``training.examples``), L is what training minimises, the batch's mean
+    loss, and ∂L/∂θ its gradient (``sgd[0].grad_…``).
 
     >>> import symgpt
     >>> c = gradcheck(symgpt.load("bigram"), "W[0,2]", sympy.Rational(1, 10**5))
@@ -759,14 +761,56 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     """
     name = _param(d, ref)
     h = exact_number(h, "h", low=0)
-    L = [loss_at(d, name, sign * h, prec) for sign in (1, -1)]
+    examples = _examples(d)
+    numeric, analytic = [], []
+    for ex, graph in examples:
+        L = [_moved_loss(d, ex, graph, name, sign * h, prec) for sign in (1, -1)]
+        with ctx.workprec(prec):
+            q = (L[0] - L[1]) / (2 * to_flint(h))
+        grad = d._ev.ball("grad_" + name, prec) if ex is d._net else \
+            TensorEvaluator(ex, {}, graph=graph).ball("grad_" + name, prec)
+        if q.contains(0) and grad == 0 and not _loss_depends_on(graph(), name):
+            q = arb(0)       # an entry this example's loss never reads (a row of E no input gathers): flat
+        #                      (its gradient is then an exact 0: only then is the graph walked)
+        numeric.append(q)
+        analytic.append(grad)
     with ctx.workprec(prec):
-        numeric = (L[0] - L[1]) / (2 * to_flint(h))
-    return GradCheck(name, h, d._ev.ball("grad_" + name, prec), numeric)
+        return GradCheck(name, h, sum(analytic, arb(0)) / len(examples), sum(numeric, arb(0)) / len(examples))
+
+
+def _examples(d) -> list:
+    """(model, its per-scalar graph on demand) of each training example: the spec's own (its names' graph), then
+    a mini-batch's others."""
+    out = [(d._net, lambda: d._registry.graph)]
+    for tokens, target in d.spec.training.examples[1:]:
+        out.append((Net(d.spec, tokens, target),
+                    lambda tokens=tokens, target=target: differentiated(d.spec, tokens, target)))
+    return out
+
+
+def _loss_depends_on(graph, name: str) -> bool:
+    """Whether the loss of ``graph`` reads the parameter entry ``name`` at all, through the nodes' definitions.
+
+    >>> import symgpt
+    >>> g = symgpt.load("bigram")._registry.graph
+    >>> _loss_depends_on(g, "W[0,2]"), _loss_depends_on(g, "E[0,0]")
+    (True, False)
+    """
+    seen, todo = set(), ["loss"]
+    while todo:
+        x = todo.pop()
+        if x == name:
+            return True
+        if x not in seen:
+            seen.add(x)
+            node = graph.nodes[x]
+            todo.extend(node.inputs if node.value is None else ())
+    return False
 
 
 def loss_at(d, ref, delta, prec: int = 200):
-    """The loss with one parameter entry moved by an exact ``delta``: L(θ + δ), a gradient check's two losses.
+    """The loss with one parameter entry moved by an exact ``delta``: L(θ + δ), a gradient check's two losses
+    (with a mini-batch, the batch's mean loss, as :func:`gradcheck` takes it).
 
     >>> import symgpt
     >>> plus, minus = (loss_at(symgpt.load("bigram"), "W[0,2]", sympy.Rational(s, 1000)) for s in (1, -1))
@@ -774,10 +818,20 @@ def loss_at(d, ref, delta, prec: int = 200):
     ('1.051275', '1.051665')
     """
     name = _param(d, ref)
-    node = d._registry.graph.nodes[name]
     delta = exact_number(delta, "delta")
+    examples = _examples(d)
+    losses = [_moved_loss(d, ex, graph, name, delta, prec) for ex, graph in examples]
+    with ctx.workprec(prec):
+        return sum(losses, arb(0)) / len(examples) if len(losses) > 1 else losses[0]
+
+
+def _moved_loss(d, net, graph, name: str, delta, prec: int):
+    """One example's loss with the entry ``name`` moved by ``delta`` (``graph``: that example's, on demand, for an
+    exact sign test)."""
+    node = d._registry.graph.nodes[name]
     precision(prec, getattr(d, "limits", None))
-    ev = TensorEvaluator(d._net, {name: to_flint(node.value) + to_flint(delta)}, graph=lambda: d.graph)
+    ev = TensorEvaluator(net, {name: to_flint(node.value) + to_flint(delta)},
+                         graph=(lambda: d.graph) if net is d._net else graph)
     return ev.ball("loss", prec)
 
 
@@ -803,16 +857,20 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     if not all(isinstance(e, int) and not isinstance(e, bool) and 1 <= e <= 300 for e in exponents):
         raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
     precision(prec, getattr(d, "limits", None))
-    exact = d._ev.ball("grad_" + name, prec)
     theta = int(node.value.p) / int(node.value.q)
+    graphs = [d.graph] + [graph() for _, graph in _examples(d)[1:]]
+
+    def mean_loss(x: float) -> float:         # the batch's mean loss in float64, as a float program takes it
+        return sum(float64_loss(g, name, x) for g in graphs) / len(graphs)
+
     rows = []
     for e in exponents:
         h = sympy.Rational(1, 10 ** e)
         c = gradcheck(d, ref, h, prec)
         hf = float(f"1e-{e}")
-        fd = (float64_loss(d.graph, name, theta + hf) - float64_loss(d.graph, name, theta - hf)) / (2 * hf)
+        fd = (mean_loss(theta + hf) - mean_loss(theta - hf)) / (2 * hf)
         with ctx.workprec(prec):
-            err64 = arb(fd) - exact
+            err64 = arb(fd) - c.analytic
         rows.append({"h": h, "error_exact": c.difference, "error_float64": err64})
     return rows
 
