@@ -220,6 +220,8 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
     'plain error'
     >>> cause_of(Fraction("0.851"), Fraction("0.08512"), 3, chain_ok=False)
     'scale slip'
+    >>> cause_of(Fraction("0.00004"), Fraction(0), 5, chain_ok=False)          # all of it wrong, no slip of a digit
+    'plain error'
     """
     ulp = Fraction(1, 10 ** k)
     correct = _rounded(exact, k)
@@ -241,8 +243,9 @@ def cause_of(printed: Fraction, exact: Fraction, k: int, *, chain_ok: bool, tie_
         return "percent slip"
     if printed == -correct and printed != 0:
         return "sign flip"
-    if printed != correct and abs(printed - correct) < 10 * ulp and len(_digits(correct, k).lstrip("-")) > 1 and \
-            _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:      # (7 for 6 is no slip of a longer figure)
+    if printed != correct and exact != 0 and abs(printed - correct) < 10 * ulp and \
+            len(_digits(correct, k).lstrip("-")) > 1 and _digits(printed, k)[:-1] == _digits(correct, k)[:-1]:
+        #  (7 for 6 is no slip of a longer figure; 0.00004 for 0.00000 is all the figure says, no slip of it)
         return "last-digit slip"
     if any(printed == _rounded(exact * Fraction(10) ** e, k) for e in (-2, -1, 1, 2)):
         return "scale slip"         # the decimal point moved: 0.851 for 0.0851

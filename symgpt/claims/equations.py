@@ -736,6 +736,8 @@ def param_case(lab, vocab):
     ['W[0,tok1]', 'E[tok0,1]', 'W[1,tok1]', 'Q[0,1]']
     >>> str(param_case(parse_label("W_down[4,1]", v), Words(["a"], {"W_2"}, {"W_2"})))     # a usual name of it
     'W_2[4,1]'
+    >>> str(param_case(parse_label("b_{2,1}", v), Words(["a"], {"b_2"}, {"b_2"})))  # the parameter's number first
+    'b_2[1]'
     """
     if lab is None or lab.name in vocab.params:
         return lab
@@ -744,6 +746,9 @@ def param_case(lab, vocab):
     usual = [p for p, names in DATA_ALIASES.items() if lab.name in names and p in vocab.params]
     if len(usual) == 1:
         return dataclasses.replace(lab, name=usual[0])      # W_down, c_fc: the parameter they usually name
+    if len(lab.index) == 2 and isinstance(lab.index[0], int) and re.fullmatch(r"b|β|γ|beta|gamma|g", lab.name) and \
+            f"{lab.name}_{lab.index[0]}" in vocab.params:     # b_{2,1}: a vector's entry, its number first: b_2's 1
+        return dataclasses.replace(lab, name=f"{lab.name}_{lab.index[0]}", index=lab.index[1:])
     tokens = [isinstance(i, tuple) and i[0] == "tok" for i in lab.index]
     if len(tokens) == 2 and tokens.count(True) == 1 and re.fullmatch(r"[A-Za-z]", lab.name):
         by = [p for p in (("E",) if tokens[0] else ("W", "W_out")) if p in vocab.params]
@@ -918,7 +923,8 @@ def function_of(n, prev) -> Label | None:
         return None                          # SiLU(0.8259) = 0.8259 / (1 + e^−0.8259): an operand, not SiLU's value
     word = re.match(r"\\?(?:mathrm\{)?(exp|e|√|sqrt|ln|log|Φ|Phi|GELU|gelu|ReLU|relu|SiLU|silu|swish|Swish)",
                     m[0].strip())
-    minus = re.search(r"[-−]\s*$", n.line_text[:m.start()])          # −ln 0.2165: the loss of that p
+    minus = re.search(r"(?:(?<![^\W\d_])-|−)\s*$", n.line_text[:m.start()])   # −ln 0.2165: the loss of that p
+    #                                                                       (not a word's hyphen: ב-√2 ≈ 1.4142)
     return Label(("-" if minus else "") + FUNCTION_NAME[word[1]], inner=prev.index) if word else None
 
 

@@ -139,6 +139,14 @@ BRACKET_INDEX = re.compile(r"(?<=[A-Za-z_\u0370-\u03ff\d'′)\]])\[[^\[\].]*\d[^
 WORD_INDEX = re.compile(r"\b(?:row|column|col|dim|entry|position|layer|head|slide|cell|ligne|colonne|Zeile|Spalte)"
                         r"\s+\d+\b|第\s*\d+\s*[行列维个层头步]|\[Slide\s+\d+\]", re.I)
 PROMPT = re.compile(r"\b(?:In|Out)\s*\[\s*\d*\s*\]\s*:?")               # a notebook's prompts
+FORMAT_SPEC = re.compile(r"(?<=[\w)\]'\"{]):(?:[^{}\s\d]?[<>^=][+\- ]?#?0?\d*[,_]?(?:\.\d+)?[bcdeEfFgGnosxX%]?|"
+                         r"[+\- ]?#?0?\d*[,_]?(?:\.\d+)?[bcdeEfFgGnosxX%])(?=\})")
+"""A format specification closing a replacement field (``{num:12.6f}``, ``{:.4f}``, ``{'p':>15}``): widths and
+precisions of the code that prints, no figures (a dict's ``{"lr":0.01}`` keeps its figure).
+
+>>> [m[0] for m in FORMAT_SPEC.finditer('f"{Jp:15.10f}{x:>8}{:.4f}" {"lr":0.01} {a: 0.5}')]
+[':15.10f', ':>8', ':.4f']
+"""
 ERRATA = re.compile(r"\s*(?:#+\s*)?(?:ERRATA|勘误)", re.I)
 
 
@@ -160,7 +168,8 @@ def _masked(line: str) -> str:
     for m in FRACTION.finditer(line):      # 1/3: read by _powers
         if not re.search(r"[\d.]\s*[-+×*]\s*$", line[:m.start()]):
             blank(m.start(), m.end())
-    for rx in (BRACKET_INDEX, WORD_INDEX, PROMPT):     # A[1,0], dx[0], W[0,鱼]; row 1, 第 0 行; In [3]:
+    for rx in (BRACKET_INDEX, WORD_INDEX, PROMPT, FORMAT_SPEC):   # A[1,0], dx[0], W[0,鱼]; row 1, 第 0 行; In [3]:;
+        #                                                         f"{num:12.6f}"
         for m in rx.finditer(line):
             blank(m.start(), m.end())
     for m in LATEX_INDEX.finditer(line):   # x_{0}, p_2, g^2; \times, \mathbf; not ℝ^{2×2}
@@ -262,7 +271,7 @@ def chain_spelling(text: str) -> str:
     >>> chain_spelling(r"-0.4 - 0.01 \\times \\frac{-0.99}{\\sqrt{0.98} + 10^{-8}}")
     '-0.4-0.01*((-0.99)/(sqrt(0.98)+10^(-8)))'
     """
-    s = _fractions(text) if "\\frac" in text or "\\dfrac" in text else text
+    s = _fractions(text) if re.search(r"\\[dt]?frac", text) else text
     s = s.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln") \
         .replace("\\log", "log").replace("\\exp", "exp")
     s = s.replace("\\left", "").replace("\\right", "").replace("$", "").replace("**", "").strip()
@@ -275,10 +284,10 @@ SUPERSCRIPT_DIGITS = str.maketrans("⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹", "-+01234
 
 
 def _fractions(text: str) -> str:
-    """LaTeX's ``\\frac{a}{b}`` (and ``\\dfrac``) as ``((a)/(b))``, braces nested inside kept; the text as it is
-    where a fraction's braces do not close."""
+    """LaTeX's ``\\frac{a}{b}`` (and ``\\dfrac``, ``\\tfrac``) as ``((a)/(b))``, braces nested inside kept; the
+    text as it is where a fraction's braces do not close."""
     out, k = [], 0
-    for m in re.finditer(r"\\d?frac\s*\{", text):
+    for m in re.finditer(r"\\[dt]?frac\s*\{", text):
         if m.start() < k:
             continue
         parts, at = [], m.end()
@@ -1146,8 +1155,9 @@ def _chains(line: str, found: list) -> None:
             n.operands = [m for m in found if start <= m.col < bounds[k]]
 
 
-CLAUSE_BREAK = re.compile(r"\s*[,;]\s|\s+[^\W\d_₀-₉⁰-⁹]{2,}\s")
-"""Where a result's clause ends before the next equation on its line: a comma or semicolon and a space, or a word."""
+CLAUSE_BREAK = re.compile(r"\s*[,;]\s|\s+[^\W\d_₀-₉⁰-⁹]{2,}\s|\s+[(（](?=[^\W\d_]{2,})")
+"""Where a result's clause ends before the next equation on its line: a comma or semicolon and a space, a word, or
+a remark in brackets (``= −0.10480   (backprop: −0.10482)``)."""
 CHAIN_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)?|[-+−×·*/÷(){}$√^⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹]|\\(?:times|cdot|sqrt|ln|exp|div)|"
                          r"exp|ln|log|sqrt|(.)")
 
@@ -1161,14 +1171,18 @@ def _arithmetic_tail(line: str, start: int, end: int) -> int | None:
     '('
     >>> line = "then (σ^{2} + ε)^{3/2} = 1.4815"
     >>> _arithmetic_tail(line, 0, line.index("="))
+    >>> line = "מחלקים ב-√2 ≈ 1.4142"
+    >>> line[_arithmetic_tail(line, 0, line.index("≈")):line.index("≈")]
+    '√2 '
     """
     run = start
     for m in CHAIN_TOKEN.finditer(line, start, end):
         if m.group(1) is not None:
             run = m.end()
     skipped = run
-    while run < end and (line[run].isspace() or line[run] in ")}+×·*/÷^"):
-        run += 1                          # no operator or closing bracket opens it
+    while run < end and (line[run].isspace() or line[run] in ")}+×·*/÷^" or
+                         line[run] == "-" and run > 0 and line[run - 1].isalpha()):
+        run += 1                          # no operator or closing bracket opens it (nor a word's hyphen: ב-√2)
     if "^" in line[skipped:run]:
         return None                       # (σ² + ε)^{3/2} = …: an exponent, no arithmetic of its own
     tail = line[run:end]

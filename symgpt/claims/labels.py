@@ -221,7 +221,17 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             lab = with_power_head(cell_label(*text_cells[n.index], vocab, n.heading, said), text_cells[n.index][1])
             if lab is not None:
                 out[n.index] = lab
-        anonymous = n.index in out and out[n.index].name.startswith("literal@") and n.column
+        anonymous = n.index in out and out[n.index].name.startswith("literal@")
+        said = optimizer[n.line - 1] if n.line - 1 < len(optimizer) else ""
+        if anonymous and not n.column and n.index in text_cells and \
+                (lab := with_power_head(cell_label(*text_cells[n.index], vocab, n.heading, said),
+                                        text_cells[n.index][1])) is not None and \
+                lab.index and not lab.state and not lab.of and not lab.fn and not lab.ref:
+            head = head_mark(text_cells[n.index][1], True)      # 'q(2)_t  (cabeça 2)': head 2's
+            out[n.index] = dataclasses.replace(lab, index=lab.index + out[n.index].index,
+                                               head=head if head is not None else lab.head)
+            continue       # ('t  q_t  …' over '2  (0,5129; 0,5898)  …': the cell's row and column name the vector)
+        anonymous = anonymous and n.column
         if n.index not in out or anonymous:    # (a vector in a table's cell: the cell's labels name it)
             lab = table_label(n, lines, vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
             if lab is not None:
@@ -301,9 +311,14 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
     if vocab.checkpoint:                 # c_proj.weight.grad[1, 2] after model.h[0].attn.c_proj…: attn's
         for n in numbers:
             lab = out.get(n.index)
-            if lab is not None and all(isinstance(k, int) for k in lab.index) and \
-                    (full := vocab.checkpoint.nearest(lab.name, lines, n.line)) is not None and \
-                    (ours := vocab.checkpoint.read(f"{full}[{','.join(map(str, lab.index))}]")) is not None:
+            if lab is None or not lab.index or not all(isinstance(k, int) for k in lab.index):
+                continue
+            at = ",".join(map(str, lab.index))
+            full = vocab.checkpoint.nearest(lab.name, lines, n.line)
+            ours = vocab.checkpoint.read(f"{full}[{at}]") if full is not None else \
+                vocab.checkpoint.read(f"{lab.name}[{at}]") if n.column or n.index in text_cells else None
+            #      (a table's cells under a caption ∂L/∂W_{attn}[i, c]: the fused matrix's entries, as x·W has them)
+            if ours is not None:
                 out[n.index] = dataclasses.replace(parse_label(ours, vocab), state=lab.state)
     out.update({n.index: twin for n in numbers if n.kind == "decimal" and (lab := out.get(n.index)) is not None and
                 lab.name == "token" and (twin := parallel(n, by_line.get(n.line, ()), out, lab)) is not None})

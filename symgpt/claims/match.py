@@ -166,6 +166,11 @@ def _exercises(results: list, text: str | None = None) -> list:
             if r.verdict == "wrong" and (asked(r.number) or setting(r)) else r for r in results]
 
 
+
+SUM_COLUMN = re.compile(r"Σ|∑|\\sum|\bsum\b|Summe|somme|suma|soma|сумма|합계|합|合計|总和|求和|toplam|jumlah|summa|"
+                        r"összeg", re.I)
+"""A table column of sums (``Σ_b g^{(b)}``, 'sum'): a figure there is a mean's numerator, not its slip."""
+
 class Matcher:
     """Matches a document's figures to one derivation's quantities."""
 
@@ -326,7 +331,10 @@ class Matcher:
                 return True
             terms = [m.value for m in by_line.get(n.line, []) if m.col < n.col and m.kind == "decimal"]
             ulp = Fraction(1, 10 ** n.decimals)          # (the sum of the terms printed before it: a numerator)
-            return len(terms) == size and abs(sum(terms) - n.value) <= ulp * size
+            divided = re.search(rf"\\[dt]?frac\s*\{{\s*1\s*\}}\s*\{{\s*{size}\s*\}}|(?<![\d.])1\s*/\s*{size}(?!\d)|"
+                                rf"[/÷]\s*{size}(?![\d.])", n.line_text[:n.col])
+            return len(terms) == size and abs(sum(terms) - n.value) <= ulp * size and not divided
+            #      (but not where the line divides by the size before it: ⅓[a + b + c] = S is the mean, wrong)
 
         out, others = [], {}         # (another example's figures, by their text: printed again, still its)
         for r in results:
@@ -338,7 +346,9 @@ class Matcher:
             if other and n.kind == "decimal" and len(n.text.strip("-−+0.")) >= 3:
                 others[n.text] = n.line
             again = n.text in others and 0 <= n.line - others[n.text] <= 3
-            if r.verdict == "wrong" and (r.cause == "sum for mean" and over_size(n) or other or again):
+            summed = r.cause == "sum for mean" and over_size(n) and (not n.column or SUM_COLUMN.search(n.column))
+            if r.verdict == "wrong" and (summed or other or again):    # (a table's column of means: a sum there is
+                #                                                          a slip; a column of sums, a numerator)
                 r = dataclasses.replace(r, verdict="unmatched", ref=None, cause=None, correct=None, exact=None,
                                         distance=None)
             out.append(r)
@@ -793,14 +803,19 @@ class Matcher:
         by_ref = self._by_ref
         by_key = {(c.group, c.of, c.idx): c for c in self.cands}
         rows: dict = {}
+        operands = {i for r in results for i in (r.number.operands or ())}
         for k, r in enumerate(results):
             n = r.number
             if n.cell >= 0 and n.width >= PAIR + 1 and n.index not in self.labelled:
                 rows.setdefault((n.line, n.row), []).append(k)
+        #     (an equation's operands count among a row's cells but are none of its run: x₀ × W₀₁ + x₁ × W₁₁, x's
+        #      entries equal to W's, is no row of W whose middle cell slipped)
         for ks in rows.values():
             fits: dict = {}       # (group, of, axis, the other indices, index − place) → the places that fit
             for k in ks:
                 r = results[k]
+                if r.number.index in operands:
+                    continue
                 for c in (by_ref.get(x) for x in r.candidates) if r.verdict in ("matched", "ambiguous") else ():
                     for a in range(len(c.idx) if c is not None else 0):
                         key = (c.group, c.of, a, c.idx[:a] + c.idx[a + 1:], c.idx[a] - r.number.cell)
@@ -816,6 +831,8 @@ class Matcher:
             first, last = min(results[j].number.cell for j in ks), max(results[j].number.cell for j in ks)
             for k in ks:
                 n = results[k].number
+                if n.index in operands:
+                    continue
                 inside = n.cell - 1 in places and n.cell + 1 in places
                 edge = most >= RUN + 1 and not pair and ({n.cell + 1, n.cell + 2} <= places and n.cell == first or
                                                          {n.cell - 1, n.cell - 2} <= places and n.cell == last)
@@ -1141,6 +1158,8 @@ class Matcher:
             if c is not None and not self.rounds(c, n):
                 c = self._other_step(c, n) or self._step_of_section(c, n, out) or c   # L′ after 'the step': the
                 #                                                            one step whose loss it is
+            if c is not None and not self.rounds(c, n) and n.chain and (q := self._quotient(n, found)) is not None:
+                c = q                       # 'W2[1,1]: (L₊ − L₋) / 0.0002 = −0.10480': the entry's check, not it
             form = self._form(n, found, numbers) if c is not None and not self.rounds(c, n) and n.chain and \
                 n.index in self.labelled else None
             if form is not None and (self.rounds(form, n) or n.index in self.slip_of) and not _same_value(form, c):

@@ -26,13 +26,13 @@ from typing import NamedTuple
 from flint import fmpq
 
 from ..core.numeric import UndecidableError
-from .aliases import DATA_ALIASES, HEAD_NAMES
+from .aliases import DATA_ALIASES, HEAD_NAMES, MOMENTS
 from .candidates import PREFILTER_BITS, Candidate, Spans, _bounds, _same_value
 from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import printed_by, sentence_of
 from .refs import ExprError, bind, parse
-from .symbols import run_in, run_of, section_step, share_ref
+from .symbols import plain, run_in, run_of, section_step, share_ref
 
 TENSOR_GROUP = re.compile(r"[\w.]+(?:\[\d+\]\.[\w.]+)?(?:\|[^*/()+]*)?")
 """A group that is a tensor or its row (``E``, ``adamw[1].E``, ``l1.R``, ``LN_f|2:``), not arithmetic of one
@@ -305,6 +305,18 @@ def _slipped(c, n) -> bool:
     return c.meets(lo - ulp, hi + ulp)
 
 
+
+DECLARED_TRANSPOSE = re.compile(r"(?<![\w∂/])([A-Za-z][\w]{0,7})\s*=\s*([A-Za-z][\w.]{0,12}?)\s*"
+                                r"(?:\^\s*\{?\s*(?:⊤|T|top)\s*\}?|ᵀ|\.T\b|\.t\(\))"
+                                r"(?!\s*(?:[@·*(\\]|[A-Za-zα-ω](?![A-Za-z])|[A-Za-z]\w*[_^]))")
+"""A letter set equal to a matrix transposed, in plain text: ``U = E^⊤``, ``W_U = Eᵀ``, ``U = wte.T``; not the
+start of a product (``z = E^⊤ h``, ``s = E.T @ h``).
+
+>>> [m[1] for m in DECLARED_TRANSPOSE.finditer("U = E^top alkion; z = E^T h; s = E.T @ h; A = E^T E; W_U = Eᵀ.")]
+['U', 'W_U']
+"""
+
+
 class Notation:
     """Learns a document's names (see the module) and resolves each labelled figure to a quantity."""
 
@@ -373,8 +385,20 @@ class Notation:
 
     def _data_aliases(self, stem: str) -> tuple:
         """What code and prose call a tensor (:data:`DATA_ALIASES`), and a tied model's E also the output matrix's
-        names (W_out, lm_head: Eᵀ, read transposed)."""
-        return DATA_ALIASES.get(stem, ()) + (HEAD_NAMES if stem in ("E", "E_head") and self._tied() else ())
+        names (W_out, lm_head, a letter the text sets equal to Eᵀ: read transposed)."""
+        return DATA_ALIASES.get(stem, ()) + (HEAD_NAMES + self._declared_heads() if stem in ("E", "E_head") and
+                                             self._tied() else ())
+
+    def _declared_heads(self) -> tuple:
+        """The letters the text sets equal to a tied model's Eᵀ (``U = E^\\top``, ``W_U = Eᵀ``, ``U = wte.T``): the
+        output matrix under the document's own name."""
+        if not hasattr(self, "_declared"):
+            text = plain("\n".join(getattr(self.m, "lines", ())))
+            self._declared = tuple(dict.fromkeys(
+                m[1] for m in DECLARED_TRANSPOSE.finditer(text)
+                if m[2] in ("E", "W_E", "W_e", "wte", "wte.weight", "embed_tokens") and m[1] not in ("E", "W_E"))) \
+                if self._tied() else ()
+        return self._declared
 
     def _tied(self) -> bool:
         """Whether the model is a transformer whose output matrix is Eᵀ."""
@@ -419,6 +443,9 @@ class Notation:
             return group == "p"
         if group == "gradcheck":
             return NUMERICAL.search(name) is not None
+        layered = re.fullmatch(r"grad_(l\d+)\.(.+)", group)
+        if layered and not re.search(rf"(?:^|∂|_|d){layered[1]}\.", name):   # ∂L/∂W_Q of a block's W_Q: any
+            return self._spells(name, f"grad_{layered[2]}")                   # layer's (its figures say which)
         layer = re.match(r"(l\d+)\.", group)
         if layer and not name.startswith(layer[0]):
             bare = group[len(layer[0]):]              # A of a block's attention: any layer's (the figures say which)
@@ -426,6 +453,9 @@ class Notation:
             return name == bare or name in exact or name.lower() in lower or self._capital(name, bare)
         if group in STEPPED:
             return name in self._spelled(group.partition(".")[2])[0]
+        if (moment := re.fullmatch(r"adamw\[\d+\]\.(m|v|mhat|vhat)", group)) is not None and \
+                MOMENTS.get(name) == moment[1]:
+            return True                  # a column m, v̂ of a parameter's rows: AdamW's (m1, m̂₁ spelled below)
         exact, lower = self._spelled(group)
         return name in exact or name.lower() in lower or self._capital(name, group)
 
@@ -470,8 +500,15 @@ class Notation:
             self._named_params = {}
         if name not in self._named_params:
             hits = [p for p in params if name in self._spelled(p)[0]]
-            self._named_params[name] = hits[0] if len(hits) == 1 else name
-        return self._named_params[name]
+            if len(hits) == 1:
+                self._named_params[name] = hits[0]
+        if name in self._named_params:
+            return self._named_params[name]
+        learned = list(dict.fromkeys(r.group for k, r in getattr(self, "_learned", {}).items()
+                                     if k[0] == name and len(k) == 4 and not k[2] and not k[3] and
+                                     r.group in params and r.agree))
+        return learned[0] if len(learned) == 1 else name     # the document's own letter, read from its figures
+        #                                                       (U for W), as far as learning has gone
 
     def _input_row(self, group: str, of: str, idx: tuple) -> tuple | None:
         """A bigram's x at ``idx`` as the row of E it is, ``("E", (word, *idx))``; None for another group."""
@@ -616,10 +653,10 @@ class Notation:
                 names.setdefault(key, []).append((n, lab))
                 names.setdefault(key + (lab.section,), []).append((n, lab))
         self._figures = names
-        out = {}
-        for key, figs in names.items():
-            r = self._reading(key, figs)
-            if r is not None:
+        out = self._learned = {}
+        for key, figs in sorted(names.items(), key=lambda kv: kv[0][2]):   # (a column of a row's parameter after
+            r = self._reading(key, figs)                                   #  the parameter's own name is read:
+            if r is not None:                                              #  U, the author's letter for W)
                 out[key] = r
         for key, figs in names.items():        # σ² beside μ = mu2 in one section: var2, not var1
             if key not in out and len(key) == 5:
@@ -664,17 +701,40 @@ class Notation:
         for key in names:                       # e read through ∂L/∂e (grad_x): x; ∂L/∂e through e: grad_x
             if key not in out and len(key) == 4 and not key[2] and (through := self._through_gradient(key, out)):
                 group, source = through       # (a vector's places count from 0: the document's own origin)
-                out[key] = Reading(group, out[source].base if _written(names[source]) else origin)
+                base = out[source].base if _written(names[source]) else origin
+                out[key] = Reading(self._batch_mean(group, base, names[key]), base)
                 through_read.add(key)
         for key, r in out.items():
+            lead = [o.base for k, o in out.items() if k != key and k[2] and k[1] == key[1] and o.agree and
+                    k[4:] == key[4:]] if key[2] and r.agree else []
+            base = max(set(lead), key=lead.count) if lead else r.base      # (the origin most of the rows' columns
+            if 2 * lead.count(base) > len(lead) and base != r.base and \
+                    self._agreeing(r.group, base, names[key]) >= self._agreeing(r.group, r.base, names[key]):
+                out[key] = replace(r, base=base)    # read; v̂ = g² agrees at W_{1,2} and at W_{1,1} = −W_{1,2}: the
+                continue                            # rows' origin, as m and m̂ read it)
             if r.agree or key in through_read or not _written(names[key]) and not key[2]:
                 continue
             lead = {o.base for k, o in out.items() if k[2] and k[1] == key[1] and o.agree} if key[2] else set()
             if len(lead) == 1:                  # an entry's lead-in counts from one origin in all its states (v of
                 out[key] = replace(r, base=lead.pop())     # W_{1,fly} from m's and m̂'s, when v's own is wrong)
             elif _written(names[key]):
-                out[key] = replace(r, base=origin)   # a name read by its spelling alone: the document's origin
+                zero = any(k == 0 for _, lab in names[key] for k in lab.index if isinstance(k, int))
+                out[key] = replace(r, base=0 if zero else origin)   # a name read by its spelling alone: the
+                #                              document's origin (but an index 0 counts from 0: wte[cat, 0])
         return out
+
+    def _agreeing(self, group: str, base: int, figs: list) -> int:
+        """How many of a name's figures round from ``group``'s entries counted from ``base``."""
+        return sum(1 for n, lab in figs if (c := self.lookup(group, base, lab)) is not None and self.m.rounds(c, n))
+
+    def _batch_mean(self, group: str, base: int, figs: list) -> str:
+        """A gradient read through its parameter's spelling (``∇_U J`` where U is W) as the mini-batch's mean
+        gradient, ``sgd[0].grad_W``, where more of its figures agree with that than with the spec's own example's."""
+        mean = f"sgd[0].{group}"
+        if not group.startswith("grad_") or (mean, "") not in self.groups:
+            return group
+
+        return mean if self._agreeing(mean, base, figs) > self._agreeing(group, base, figs) else group
 
     def _through_gradient(self, key, out: dict) -> tuple | None:
         """(group, the key read) for a name whose gradient's spelling is read (``e`` where ``∂L/∂e`` is grad_x:
@@ -694,6 +754,9 @@ class Notation:
 
     def _reading(self, key, figs, prefer=(), kin=False):
         name, arity, of = key[:3]
+        if of:        # a column over rows of entries: those of parameters the rows place (not W_V^{(1)}, its block
+            figs = [(n, lab) for n, lab in figs if self._param_named(lab.of) in self.m.d.spec.params] or figs
+            #         unread in a model of blocks: its row says nothing of the column)
         votes = []
         hypotheses = list(self.groups.items()) if not of else self._templates()
         literal_only, signed = name.startswith("literal@"), []      # an anonymous literal: signs as evidence too
@@ -840,13 +903,17 @@ class Notation:
             model = [v for v in tied if (v.group == "gradcheck") == bool(said)]     # column's name tells which
             if model and len(model) < len(tied):
                 tied, pick = model, model[0]
-            model = [v for v in tied if not re.match(r"(?:sgd|adamw|head_step)\b", v.group) and
-                     re.fullmatch(r"[\w.{}]+", v.group)]        # (a tensor, not an expression: lr*grad_W is m₁)
+            model = [v for v in tied if not re.match(r"(?:(?:sgd|adamw)(?!\[0\]\.)|head_step)\b", v.group) and
+                     re.fullmatch(r"(?:(?:sgd|adamw)\[0\]\.)?[\w.{}]+", v.group)]
+            #        (a tensor, not an expression: lr*grad_W is m₁; a mini-batch's mean gradient, sgd[0].grad_E, is one)
             if model and len(model) < len(tied):      # the gradient, not the first step's m̂ (equal to it): an
                 tied, pick = model, model[0]          # optimizer's state is named as such too
             same = self._same_values({v.group for v in tied}, pick.base, figs)
             if same:                                  # PE and W_pe, one tensor under two names: the parameter
                 tied = [pick := next((v for v in tied if v.group == same), pick)]
+        head = [v for v in tied if "E_head" in v.group]
+        if len({v.group for v in tied}) > 1 and self._head_name(name) and len({v.group for v in head}) == 1:
+            tied = [pick := head[0]]    # the output matrix's gradient is E's head part, where the rest of E's is 0
         whole = [v for v in tied if "|" not in v.group]
         if len({v.group for v in tied}) > 1 and len({v.group for v in whole}) == 1 and not name.startswith("column@"):
             tied = [pick := whole[0]]   # h_final, not LN_f's row 2 nor its column 1 (alike at d = 2): a vector
@@ -973,8 +1040,10 @@ class Notation:
         return self._lf
 
     def _head_name(self, name: str) -> bool:
-        """Whether a name (or its gradient's) is a tied model's output matrix, Eᵀ (``∂L/∂W_out``)."""
-        return re.sub(r"^(?:∂L/∂|dL/d|grad_|d)(?=W_)", "", name) in HEAD_NAMES and self._tied()
+        """Whether a name (or its gradient's) is a tied model's output matrix, Eᵀ (``∂L/∂W_out``, ``∂L/∂U`` where
+        the text sets U = Eᵀ)."""
+        return self._tied() and (re.sub(r"^(?:∂L/∂|dL/d|grad_|d)(?=W_)", "", name) in HEAD_NAMES or
+                                 re.sub(r"^(?:∂L/∂|dL/d|grad_)", "", name) in self._declared_heads())
 
     def _transposes(self):
         """The model's matrices read transposed (``G|T``): PyTorch's Linear keeps its weight as out × in."""
@@ -1684,7 +1753,11 @@ class Notation:
             STATE_WORDS.search(sentence) and not BEFORE_WORDS.search(sentence)
         #      (under 'After one AdamW step' too; and in its sentence begun on the line above: 'förlusten efter
         #       ett steg är' ⏎ 'L = −ln 0.1524 = 0.8170')
-        if c.group == bare and post and said and not BEFORE_WORDS.search(told):
+        near = _of_tokens(" ".join((n.line_text[:n.col], n.row, n.column)))
+        if c.group == bare and post and said and not BEFORE_WORDS.search(told) and \
+                (not bare.rpartition(".")[2].startswith("grad_") or STATE_WORDS.search(near)):
+            #                                     (a gradient under a caption 'Gradientes e valores novos': the
+            #                                        step's own; 'the new gradient is …' said of it: the next one)
             y = n.value / (100 if n.kind == "percent" else 1)
             return min(post, key=lambda x: abs(_bounds(x.ball)[0] - y))
         return None

@@ -25,6 +25,10 @@ CUMULATIVE = re.compile(r"累积|累计|累加|cumul|kumul|acumul|накопле
                         r"in total|insgesamt|au total|en total|합계|누적|累積|مجموع|المجموع|סכום|ผลรวม|योग|toplam|"
                         r"summa|sum(?:me|men)?\b|somme|suma|somma|сумма", re.I)
 """A word that says a figure after a token is the running total of the shares up to it (a top-p paragraph's)."""
+RUNNING = re.compile(r"累积|累计|累積|누적|cumul|kumul|acumul|накоплен|dystrybuant|\bCDF\b|Verteilungsfunktion|"
+                     r"répartition|running total", re.I)
+"""A sentence on the running total, the distribution function ('dystrybuanta … 0,7285 po «psa»'): a figure
+before a token is the total through it."""
 ADDING = re.compile(r"加上|加入|算上|再加|足す|加えると|더하면|"
                     r"\b(?:adding|add|plus|ajoutant|sumando|añadiendo|aggiungendo|somando|adicionando|добавив|"
                     r"прибавив|hinzu\w*|dazu|toevoegen|menambahkan|ekleyince|lisäämällä)\b|"
@@ -78,6 +82,9 @@ def token_share(n, vocab, start: int) -> Label | None:
             #                                word after it has its own figure, in brackets
         plain_word = set_off is not None and words and not _quoted(text, words[0])
         if len(words) == 1 and _beside(text, words[0], side) and not plain_word:
+            if side == "after" and RUNNING.search(re.split(r"[.!?](?:\s|$)|。", n.line_text[:n.col])[-1]):
+                return None                # 'the CDF is 0,5892 after «kota» and 0,7285 after «psa»': a running
+                #                            total through that token, not its share
             if side == "before" and (CUMULATIVE.search(text.rpartition(words[0])[2]) or
                                      ADDING.search(text.rpartition(words[0])[0][-12:])):
                 return None                # '加上“喝”以后累积到 0.8688', '加上「吃」之后是 0.8018': the running
@@ -278,12 +285,18 @@ def _querying(left: str, seq) -> str | None:
     ('mange', None)
     >>> _querying('("bea") e egal: 0.3056 pe "<s>", 0.3414 pe "pisica" și ', ["<s>", "pisica", "bea"])
     'bea'
+    >>> _querying("Sana *c* jakaa: 34,1 % menee sanalle *a*, 29,9 % sanalle *b* ja ", ["a", "b", "c"])
+    'c'
+    >>> _querying("In head 1 the word *b* looks back: 60.6 % goes to *a* and ", ["a", "b"])
+    'b'
     """
     sentence = re.split(r"[.!?](?:\s|$)|[。；;！？]", left)[-1]
     for m in reversed(list(re.finditer(rf"{OPEN}\s?([^\s{OPEN[1:-1]}{CLOSE[1:-1]}]+)\s?{CLOSE}", sentence))):
         if re.search(rf"{GIVEN_WORDS}\s*$", sentence[:m.start()], re.I) or \
-                re.search(r"\d\s*%?\s*(?:[^\W\d_]{1,4}\s+)?$", sentence[:m.start()]):
-            continue                     # 给「小猫」, à « le », '0.3414 pe "pisica"': a key given a share
+                re.search(r"\d\s*%?\s*(?:[^\W\d_]{1,4}\s+)?$|(?:\d[.,]\d+\s*%?|\d\s*%)\s*(?:[^\W\d_]+\s+){1,3}$",
+                          sentence[:m.start()]):
+            continue                     # 给「小猫」, à « le », '0.3414 pe "pisica"', '29,9 % sanalle *juo*': a key
+            #                              given a share (a few words between: Finnish says 'to' by a case ending)
         return m[1] if m[1] in seq and seq.count(m[1]) == 1 else None
     return None
 

@@ -385,6 +385,7 @@ def parse_label(lhs: str, vocab) -> Label | None:
         k = _primes(primed["primes"])
         return lab if lab is None or lab.state else Label(lab.name, lab.index, lab.of, f"sgd[{k}]")
     s = re.sub(r"^(.+?)(_\{?\d+(?:,\d+)*\}?)²$", r"\1²\2", s)                         # σ_3²: σ² of row 3
+    s = re.sub(r"_\{([A-Za-z]+)\}(?=\^|\[)", r"_\1", s)        # W_{Q}[2,0], W_{down}^{(1)}[1,3]: W_Q's, W_down's
     s = re.sub(r"^\(\s*(?:∇_?\{?([^{}\s∇()]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|ℓ|loss)?|∂L/∂([^()\s]+))\s*\)(?=_|\[)",
                lambda m: "∂L/∂" + (m[1] or m[2]), s)                          # (∇_e ℒ)_1, (∂L/∂x)_2: its entry
     s = re.sub(r"^∇_?\{?([^{}\s∇]+?)\}?\s*(?:[LJEC]|ℒ|𝓛|𝒥|ℓ|loss)?$", r"∂L/∂\1", s)   # ∇_W ℒ, ∇_{x}J: ∂L/∂W
@@ -442,7 +443,7 @@ NORM_KIND = {"γ": "gamma", "gamma": "gamma", "β": "beta", "beta": "beta"}
 
 
 FUNCTIONS = {"exp", "log", "ln", "sqrt", "softmax", "frac", "cdot", "times", "sum", "max", "min", "mathrm",
-             "text", "dfrac", "approx", "left", "right", "big", "Big", "cos", "sin", "tanh", "erf"}
+             "text", "dfrac", "tfrac", "approx", "left", "right", "big", "Big", "cos", "sin", "tanh", "erf"}
 
 
 FUNCTION_LABEL = re.compile(r"(√|e\^|(?:sqrt|exp|ln|log|GELU|gelu|ReLU|relu|SiLU|silu|swish)(?![A-Za-z]))\s*"

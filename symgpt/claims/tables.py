@@ -45,8 +45,14 @@ KEY_AXIS = re.compile(r"keys?\b|키|キー|键|clé|Schlüssel|clave|chiave|chav
                       r"nyckel", re.I)
 """A row's or column's word for the queries' or the keys' axis of a score table (rows of keys are transposed)."""
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
-                     r"исходн|начальн|初期|처음", re.I)
-STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach", re.I)
+                     r"исходн|начальн|初期|처음|(?<!\w)(?:ennen|előtt|kabla|sebelum|перед|před|przed|antes|önce|före|"
+                     r"før|trước)(?!\w)|更新前|ステップ前|업데이트\s*전|스텝\s*전", re.I)
+STEPPED = re.compile(r"(adam\w*)|\b(sgd)\b|一步后|after|更新后|new|après|nach|"
+                     r"(?<!\w)(?:uusi|nuevo|nueva|novo|nova|nuovo|nuova|nouveau|nouvelle|neu(?:e[rsm]?)?|nieuwe?|nytt?|"
+                     r"nya|nowy|nowa|nowe|nový|nová|yeni|baru|mới|нов\w+|нове|új|mpya|νέο|νέα|جديد|חדש|नया|नई)(?!\w)"
+                     r"(?!\s*(?:tokens?|Tokens?|токен\w*|words?|Wort|mot|palabra|parola|слово|kelime))|"
+                     r"新[值しい]|새\s*값", re.I)
+"""A header of a state after training: 'after', and 'new' in many languages (``uusi arvo``, ``nuevo θ``, ``新值``)."""
 AFTER_A_PART = re.compile(r"(?<![^\W\d_])(?:after|après|nach|dopo|después|depois|после|після|efter|sonra|setelah)\s+"
                           r"(?:(?:the|dem|der|den|le|la|il|el|o|a)\s+)?(?:blocks?|Block|layer|Schicht|couche|bloc|"
                           r"blocco|bloque|blocos?|слоя|блока|softmax|relu|gelu|silu|swiglu|norm\w*|LayerNorm|RMSNorm|"
@@ -70,9 +76,9 @@ AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition
                   r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête|쿼리|키|"
                   r"クエリ|キー|clé|consulta|clave|chiave|запрос|ключ)", re.I)
 """A table's corner cell that names the rows' axis (or both axes), not the matrix."""
-CAPTION_SYMBOL = re.compile(r"(?<![\w\\])([A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
+CAPTION_SYMBOL = re.compile(r"(?<![\w\\∂/])((?:∂[\wℒ𝓛]/∂|d[\wℒ]/d)?[A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
                             r"(?:\[[a-z]\]\s*\[[a-z]\]|\[[a-z],\s*[a-z]\]|_\{[a-z],?[a-z]\})")
-"""A caption's symbol written with letter indices: ``w[t][s]``, ``A[t, s]``, ``α_{ts}``."""
+"""A caption's symbol written with letter indices: ``w[t][s]``, ``A[t, s]``, ``α_{ts}``, ``∂L/∂W_attn[i, c]``."""
 TEMPERATURE_AXIS = re.compile(r"T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|[Tt]emperatura|温度")
 TEMPERATURE_ROW = re.compile(r"(?:T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|温度)\s*=\s*"
                              r"(?:\d+(?:\.\d+)?|∞|inf|oo)")
@@ -86,8 +92,8 @@ def _key(cell: str, vocab) -> tuple | None:
     >>> v = ["le", "好き"]
     >>> _key("「好き」", v), _key("« le »", v), _key("t=2", v), _key("le (1)", v), _key("le (la)", v)
     ((('tok', 1),), (('tok', 0),), (2,), (('pos', 1),), (('tok', 0),))
-    >>> _key("query t=2", v), _key("key s = 0", v), _key("2 好き", v)
-    ((2,), (0,), (('tok', 1),))
+    >>> _key("query t=2", v), _key("key s = 0", v), _key("2 好き", v), _key("c = 8 (v, head 1)", v)
+    ((2,), (0,), (('tok', 1),), (8,))
     """
     s = plain(cell).strip().strip("*`").strip()
     if s in vocab:
@@ -105,12 +111,27 @@ def _key(cell: str, vocab) -> tuple | None:
         KEY.fullmatch(re.sub(r"^[^\W\d_]{3,}\s+(?=[a-z]\s*=\s*\d)", "", s))   # 't = 1 (sun)', 'query t=2'
     if m:
         return (int(next(g for g in m.groups() if g is not None)),)
-    return None
+    m = re.fullmatch(r"[a-z]\s*=\s*(\d{1,3})", bare) if bare != s else None
+    return (int(m[1]),) if m else None      # 'c = 8 (v, head 1)': a running letter's value, its column's note after
 
 
 def _token(key) -> bool:
     """Whether a row's or column's key is a token (``('tok', id)``), not a number or a numbered place."""
     return isinstance(key, tuple) and key[0] == "tok"
+
+
+STEP_WORD = (r"(?:steps?|askel\w*|Schritt\w*|pas|paso|passo|шаг\w*|крок\w*|adım\w*|langkah|krok\w*|stap|steg|"
+             r"trinn|bước|lépés\w*|hatua|ステップ|스텝|단계|步|updates?|päivity\w*|更新|업데이트)")
+AFTER_STEP = re.compile(rf"(?<![A-Za-zА-яЁё]){STEP_WORD}(?![A-Za-zА-яЁё])\s*\S{{0,6}}\s*"
+                        rf"(?:jälkeen|után|sonra|后|後|후)|"
+                        rf"(?<![A-Za-zА-яЁё])(?:after|dopo|después|depois|после|після|efter|etter|setelah|sesudah|"
+                        rf"selepas|sau|baada\s+ya|po|na)\s+(?:\S+\s+)?{STEP_WORD}(?![A-Za-zА-яЁё])", re.I)
+"""'After the step' in more languages (``askeleen jälkeen``, ``ステップ後``, ``setelah langkah``, ``po kroku``):
+a state after training, by a step's word beside an 'after' (alone, 'sau softmax' is a place in the model)."""
+STEP_NUMBER = re.compile(rf"(?<![A-Za-zА-яЁё]){STEP_WORD}(?![A-Za-zА-яЁё])\s*(?:[^\W\d_]{{1,3}}\s+)?#?"
+                         rf"(\d{{1,3}})(?!\d)|(?<![\d.,])(\d{{1,3}})\.\s*{STEP_WORD}", re.I)
+"""A step's number after its word (``hatua ya 3``, ``askel 2``, ``step #3``), or before it as an ordinal
+(``2. adımdan sonra``, ``2. Schritt``)."""
 
 
 def _state(cell: str) -> str | None:
@@ -123,17 +144,20 @@ def _state(cell: str) -> str | None:
     ('sgd[2]', 'sgd[2]', None, None)
     >>> _state("`ln_f` (nach Block 2)"), _state("after the softmax"), _state("après le pas 1")
     (None, None, 'sgd[1]')
+    >>> [_state(s) for s in ("askeleen jälkeen", "ステップ後", "lépés után", "ennen askelta", "uusi arvo", "neuron")]
+    ['sgd[1]', 'sgd[1]', 'sgd[1]', '', 'sgd[1]', None]
     """
     s = plain(cell)
     if INITIAL.search(s):
         return ""
     if AFTER_A_PART.search(s) and not STEP_COUNT.search(s) and not re.search(r"adam|\bsgd\b", s, re.I):
         return None                 # '`ln_f` (nach Block 2)', 'after softmax': a place in the model, no step
-    m = STEPPED.search(s) or AFTER_WORD.search(s) and STEP_COUNT.search(s)
+    m = STEPPED.search(s) or AFTER_WORD.search(s) and STEP_COUNT.search(s) or AFTER_STEP.search(s)
     if not m:
         return None
     k = STEP_COUNT.search(s)
-    k = int(next(g for g in k.groups() if g is not None)) if k else 1
+    k = int(next(g for g in k.groups() if g is not None)) if k else \
+        int(after[1] or after[2]) if (after := STEP_NUMBER.search(s)) else 1   # 'hatua ya 3', '2. adım'
     return f"{run_of(s)}[{k}]" if k else ""
 
 
@@ -168,8 +192,12 @@ def stacked_header(lines: list, top: int, no: int) -> bool:
 MIXED_INDEX = re.compile(r"(.+?)_\{?[A-Za-z]\s*,\s*(\d+)\}?")
 """A column header indexed by the rows' running letter and a number (``∂L/∂E_{v,1}``, ``W_{i,2}``)."""
 ROW_NOTE = re.compile(r"(?<=\S)\s*[（(](?!\s*(?:t|s|pos(?:ition)?)\s*=)[^（）()]*[=≈]\s*\$?\s*[-−]?\d[^（）()]*"
-                      r"[)）]\s*$")
-"""A note in brackets after a row's label that states a value (``（θ₀ = 0.3）``): no part of the label."""
+                      r"[)）]\s*$|"
+                      r"(?<=\S)\s*[（(](?!\s*(?:temp\w*|τ|T|lr|η|eps|ε|var\w*|top|k|p|h)\b)\s*(?:(?:[^\W\d_]{2,}\.?\s*:?\s*)+\$?[-−]?\d+(?:[.,]|\{,\})\d+|"
+                      r"(?:was|oli|war|était|era|fue|foi|var|init\w*|old|alt|ancien|antigo|vecchio)\s*:?\s*\$?[-−]?\d+)"
+                      r"\$?\s*[)）]\s*$", re.I)
+"""A note in brackets after a row's label that states a value (``（θ₀ = 0.3）``, ``(oli 0,2)``, ``(was 0)``): no part
+of the label."""
 POSITION_TAIL = re.compile(r"(?P<name>.+?)\s*(?:,|\(|\b(?:at|bei|für|à|en|a|в|na)\b|在)?\s*"
                            r"\b(?:t|pos(?:ition)?)\s*=\s*(?P<k>\d+)\s*\)?")
 """A row label that names a position after its symbol (``∂L/∂x'' at t = 2``, ``h (t = 1)``): the symbol's row."""
@@ -184,8 +212,9 @@ EXAMPLE_WORDS = (r"样本|例子|示例|序列|系列|サンプル|例|샘플|�
                  r"finestra|exemplo|sequência|janela|пример|последовательность|окно|приклад|послідовність|örnek|dizi|"
                  r"voorbeeld|venster|przykład|sekwencja|okno|příklad|sekvence|exempel|eksempel|sekvens|esimerkki|"
                  r"jakso|példa|szekvencia|exemplu|secvență|παράδειγμα|ακολουθία|contoh|urutan|ví dụ|chuỗi|mẫu|"
-                 r"mfano|उदाहरण|अनुक्रम|مثال|تسلسل|دنباله|نمونه|דוגמה|רצף|ตัวอย่าง|ลำดับ")
-"""A mini-batch's example, by the words tutorials use for one in each language."""
+                 r"mfano|उदाहरण|अनुक्रम|مثال|تسلسل|دنباله|نمونه|דוגמה|רצף|ตัวอย่าง|ลำดับ|"
+                 r"pair|Paar|paire|coppia|пара|çift|쌍|ペア|cặp|pasangan|זוג|คู่|जोड़ी|jozi|pár")
+"""A mini-batch's example, by the words tutorials use for one in each language (a bigram's training pair too)."""
 ANOTHER_EXAMPLE = re.compile(rf"(?:{EXAMPLE_WORDS})\s*#?\s*(?:[2-9]|1\d)(?!\d)|"
                              r"\b(?:second|third|fourth|2nd|3rd|zweite[nsmr]?|dritte[nsmr]?|deuxième|troisième|segund[oa]|"
                              r"tercer[oa]?|second[oa]|terz[oa])\s+(?:example|sample|sequence|window|sentence|Beispiel|"
@@ -226,6 +255,9 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     if FORMATS.search(" ".join((row, col, corner))):
         return None                                 # a float32 or bfloat16 value: that format's, not a slip
     row = ROW_NOTE.sub("", row)                     # '$W_q[1,3]$（$\theta_0 = 0.3$）': the entry, its value aside
+    if (bare := re.sub(r"\s*[（(][^（）()]{1,30}[)）]\s*$", "", row)) != row and _indexed(bare, vocab) and \
+            not _indexed(row, vocab):
+        row = bare                                  # 'E[süt, 1] (embed_tokens)': the entry, its module aside
     col = head_power(col)
     if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
@@ -239,8 +271,8 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
         if ck is not None and _token(ck[0]):        # a token's column: the corner's symbol, s^{(i)}, at that token
             sym = parse_label(re.sub(r"\^\{?\(\w\)\}?", "", plain(corner)).replace(" ", ""), vocab)
             lab = Label(sym.name, ck) if sym is not None and not sym.index else None
-        else:
-            lab = _header_label(col, vocab, letters=False)
+        else:                                       # (ℓ^{(b)} over the examples' rows: each row's own ℓ)
+            lab = _header_label(RUNNING_EXAMPLE.sub("", col), vocab, letters=False)
         if lab is None or example == 1:
             return lab
         return None if lab.state else dataclasses.replace(lab, state=f"example[{example - 1}]")   # another example
@@ -270,10 +302,11 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     if head and (entry := _header_label(col, vocab, letters=False)) is not None and entry.index and entry.head is None:
         return dataclasses.replace(entry, head=head_number(head))   # a row per head under entries (capul 2 | α_{3,3})
     if rk is not None and ck is not None:           # a matrix: the corner names it, else the table itself
-        axis = not corner or AXIS.fullmatch(plain(corner).strip()) or HEAD_MARK.fullmatch(plain(corner).strip())
+        axis = not corner or AXIS.fullmatch(plain(corner).strip()) or HEAD_MARK.fullmatch(plain(corner).strip()) or \
+            re.fullmatch(r"(?:[^\s\d=]{3,}\s+)+[a-z]", plain(corner).strip())    # 'input dim i': the rows' axis
         lab = parse_label(plain(corner).replace(" ", ""), vocab) if not axis else None
         if lab is None and (m := CAPTION_SYMBOL.search(plain(caption))):
-            lab = parse_label(m[1], vocab)
+            lab = parse_label(re.sub(r"_\{(\w+)\}", r"_\1", m[1]), vocab)     # (∂L/∂W_{attn}: W_attn's)
         name = lab.name if lab is not None and not lab.index else f"table@{top}"
         return Label(name, rk + ck)
     for by, across in ((row, ck), (col, rk)):     # a row per temperature and a column per token, or transposed
@@ -288,6 +321,8 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     mixed = MIXED_INDEX.fullmatch(plain(col).replace(" ", "")) if named is None and rk is not None else None
     if mixed and (over := _header_label(mixed[1], vocab)) is not None and not over.index:
         return Label(over.name, rk + (int(mixed[2]),))   # ∂L/∂E_{v,1} over rows v: that row's entry 1 (as written)
+    if rk is not None and named is not None and named.index and DIM_CORNER.fullmatch(plain(corner).strip()):
+        return dataclasses.replace(named, index=named.index + rk)   # x_2 over rows of dimensions: x_2's entries
     if rk is not None:                              # a column of one quantity, a row per index (or step)
         return dataclasses.replace(named, index=rk + named.index) if named is not None else \
             Label(f"column@{top}:" + plain(col).strip(), rk)     # 'head 2, a': its own table's column
@@ -318,6 +353,8 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     if ck is not None and row_label is not None and not row_label.index and state is None:
         return dataclasses.replace(row_label, index=ck)    # a row of one quantity, a column per index: dL/dlogit
     if row_label is not None and state is not None:   # a quantity per row, a training state per column
+        if hasattr(vocab, "params") and row_label.index:
+            row_label = param_case(row_label, vocab)     # (e_{w,1}, b_{2,1} under 'new value': E's, b_2's)
         return Label(row_label.name, row_label.index, state=state)
     if ck is not None and len(ck) == 1 and isinstance(ck[0], tuple) and row_label is not None and \
             len(row_label.index) == 1 and isinstance(row_label.index[0], int) and row_label.name not in vocab:
@@ -337,10 +374,18 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
         return stepped                              # | W_q[1,3] | g | m_1 | v̂_1 |: that entry's states at step 1
     if row_label is not None and row_label.index and (named is None or not named.index):
         name = named.name if named is not None else "column:" + plain(col).strip()
-        return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑}
+        row_label = entry if entry is not None and entry.index and entry.name in vocab.params else row_label
+        return Label(name, row_label.index, of=row_label.name)        # AdamW's update of W_{1,跑} (of b_{2,1}: b_2)
     return None
 
 
+DIM_CORNER = re.compile(r"dim(?:ension)?s?|boyut|chiều|измерение|вимір|wymiar|dimensión|dimensione|dimensão|"
+                        r"dimenze|dimensi|διάσταση|आयाम|次元|차원|维度?|分量|component|Komponente|composante|"
+                        r"componente|komponen|ulottuvuus|dimensio|mitta|j|k", re.I)
+"""A corner over rows that are a vector's entries (``boyut``, 'dim', ``j``): a column ``x_2`` is then x_2's."""
+RUNNING_EXAMPLE = re.compile(r"\^\s*\{?\s*\(\s*[A-Za-z]\s*\)\s*\}?")
+"""A superscript of a running letter in brackets (``ℓ^{(b)}``, ``z^{(i)}``): the example each row names (not a
+power or a transpose, ``e^{z}``, ``W^{T}``)."""
 VALUE_COLUMN = re.compile(r"values?|wert|werte|valeur|valor|valore|waarde|wartość|värde|verdi|значение|değer|"
                           r"giá trị|nilai|result|ergebnis|résultat|resultado|risultato|值|数值|結果|値|값|결과", re.I)
 """A column headed by a word for 'value': its rows' labels name its cells."""
@@ -496,6 +541,18 @@ def _step_row(rk, col: str, corner: str, caption: str, vocab, row: str = "", exp
     return Label(entry.name, entry.index, state=f"{run}[{k}]" if k else "")
 
 
+WORDED_SYMBOL = re.compile(r"(?!.*\b(?:exp|log|ln|sqrt|softmax|tanh|relu|gelu|silu|sigmoid|sin|cos|erf|grad\w*|"
+                           r"[Gg]radien\w*|gradyan\w*|градиент\w*|update\w*|[Ää]nderung|delta|wrt|d[Ll]|"
+                           r"[Tt]oken|für|for|of|de|di|von)\b)"
+                           r"(?:[^\W\d_]{3,}\s+)+(?:\$(?P<math>[^$]+)\$|(?P<letter>[A-ZΑ-Ωα-ωℓ][²ᵀ']?))\s*")
+"""A row's words before the symbol they gloss (``häviö $L$``, ``keskiarvo μ``, ``varianssi σ²``): the symbol."""
+
+
+FIXED_THEN_LETTER = re.compile(r"([(\[]|_\{)(\d+),\s*[a-z]([)\]}])(?=[)}]?$)")
+"""A header's fixed index before the rows' running letter (``s(3,j)``, ``α_{3,j}``, ``exp(s(3,j))``): the fixed one
+stays, the letter is the row's."""
+
+
 def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
     """The quantity a row or column header names (its index letters off: 'ŷ_{j}' is ŷ), or a function of it
     ('e^logit', 'exp(z)', '√σ²').
@@ -507,15 +564,20 @@ def _header_label(cell: str, vocab, letters: bool = True) -> Label | None:
     >>> str(_header_label("∂L/∂z_{w} = p − y", []))
     '∂L/∂z'
     """
+    if (worded := WORDED_SYMBOL.fullmatch(cell.strip())) is not None:
+        cell = worded["math"] or worded["letter"]     # 'häviö $L$', 'keskiarvo μ': the symbol the words gloss
     s = plain(cell).strip().strip("|│").strip()
     s = re.sub(r"(?<=[^\W\d_]{2})\s+[a-z]$", "", s) if letters else s    # 'sin t' over rows t: sin
     s = s.replace(" ", "")                            # (a text table's rule beside its header)
     if SOFTMAX_GRADIENT.fullmatch(s):
         return parse_label("∂L/∂z", vocab)        # p − y: the loss's gradient at the softmax's input
     if s.count("=") == 1 and (lhs := s.partition("=")[0]) and \
-            (SOFTMAX_GRADIENT.fullmatch(s.partition("=")[2]) or not re.search(r"\d", s)):
+            (SOFTMAX_GRADIENT.fullmatch(s.partition("=")[2]) or not re.search(r"\d", s) or
+             FIXED_THEN_LETTER.search(lhs) and not re.search(r"\d[.,]\d", s) or
+             not re.search(r"\d", re.sub(r"_\{[^{}]*\}|_\w+", "", s.partition("=")[2]))):
+        #  ('n_2 = RMSNorm(x_2)': digits only in the formula's subscripts, no figure: the name it defines)
         return _header_label(lhs, vocab, letters)    # '∂L/∂z_{w} = p − y': the name its formula defines
-    s = LETTER_LAST.sub(r"_\1", LETTER_INDEX.sub("", s)) if letters else s
+    s = LETTER_LAST.sub(r"_\1", LETTER_INDEX.sub("", FIXED_THEN_LETTER.sub(r"\1\2\3", s))) if letters else s
     if FUNCTION_LABEL.fullmatch(s) and re.match(r"(?:√|sqrt|exp|e\^|ln|log)", s):
         return function_label(s, vocab)
     return parse_label(s, vocab)
@@ -1111,7 +1173,9 @@ def _defining(cells: list) -> bool:
     """
     first, rest = cells[0][2], [t for *_, t in cells[1:]]
     return not re.search(r"[=≈:：]", first) and \
-        all(re.fullmatch(r"[^=≈:：\d]{1,12}?\s*=\s*[^=≈:：]+|[^=≈:：]+", t.strip()) for t in rest)
+        all(re.fullmatch(r"[^=≈:：\d]{1,12}?\s*=\s*[^=≈:：]+|[^=≈:：]+", t.strip()) or
+            re.fullmatch(r"[^=≈:：]{1,12}?\s*=\s*[^=≈:：]+", t.strip()) and not re.search(r"\d[.,]\d", t)
+            for t in rest)      # ('s(3,j) = q_3·k_j/√2': a name with a fixed index, its formula; no figure)
 
 
 def _scripts(header: list, cells: list) -> list | None:
@@ -1138,6 +1202,13 @@ def _scripts(header: list, cells: list) -> list | None:
     return out
 
 
+def _indexed(cell: str, vocab) -> bool:
+    """Whether a cell names one entry of a tensor (``E_{bebe,1}``, ``(W_k)_{2,3}``, ``W[0, a]``)."""
+    lab = parse_label(plain(cell).replace(" ", ""), vocab)
+    return lab is not None and lab.name != "token" and (len(lab.index) >= 2 or "[" in cell and bool(lab.index))
+    #      (W_1 alone, 'W[1]' read from a module's name, is no entry)
+
+
 GLUED_CELL = re.compile(r"[-+−]?\d[\d.,]*(?: [-+−]?\d[\d.,]*)+")
 """A cell of figures one space apart (``0,3046 -0,7228``): columns a single space parts, not one cell."""
 INDEX_CELL = re.compile(r"[A-Za-z]{1,3}\s*=\s*\d{1,3}")
@@ -1155,6 +1226,9 @@ def _row_key(cells: list, figs: list, vocab, corner: str = "") -> str:
                                                           plain(corner).strip(), re.I):
         return first
     start = min((n.col for n in figs if n.kind != "integer"), default=len(cells[-1][2]) + cells[-1][1])
+    entries = [t for a, _, t in cells[1:] if a < start and _indexed(t, vocab)]
+    if len(entries) == 1 and re.fullmatch(r"[A-Za-z_][\w.]*", first.strip()) and not _indexed(first, vocab):
+        return entries[0]     # 'k_proj  (W_k)_{2,3}  −0,2617': the entry, beside the module it belongs to
     tokens = [t for a, _, t in cells[1:] if a < start and t.strip().strip("「」\"'`") in vocab]
     if len(tokens) == 1 and re.fullmatch(r"[-–—#.*]|\d+\.?|[(（]?\d+[)）]?", first.strip()):
         return tokens[0].strip().strip("「」\"'`")
