@@ -30,7 +30,7 @@ FLOORS = {
     "it-txt-bigram-comma": (8, 9), "ko-md-gpt2-heads": (6, 10), "nl-ipynb-gpt2-2layer": (8, 10),
     "pl-html-llama": (7, 10), "es-tex-gpt2-sampling": (8, 10), "fr-nbhtml-seed-sgd": (8, 10),
     "ja-txt-llama": (7, 10), "sv-rst-bigram-adamw": (8, 9), "tr-md-seed2layer-adamw": (8, 10),
-    "en-pdf-seed-adamw": (7, 10),
+    "en-pdf-seed-adamw": (8, 10),
     # round 32 (the keys' printed column gives a LaTeX figure as it reads, 0{,}25 as 0,25)
     "cs-rst-gpt2-heads": (8, 10), "de-md-llama": (7, 10), "pt-ipynb-bigram": (8, 9),
     "ru-txt-gpt2-sampling": (8, 10), "vi-html-2layer": (8, 10),
@@ -167,8 +167,8 @@ FLOORS = {
     # trained on a batch of two, read as PDF; a Persian Markdown post on the seed's block with sampling; Italian
     # reStructuredText notes on a bigram's two AdamW steps; a Chinese HTML page on a two-block Llama with an SGD
     # step); scored first once round 53's readings were in: 31/40, 3 false alarms, 47/50; now 33/40, 0, 47/50
-    "de-ipynb-gpt2-2layer-adamw": (6, 10), "en-pdf-nanogpt-batch2-sgd": (5, 9), "fa-md-seed-sampling": (8, 10),
-    "it-rst-bigram-adamw2": (8, 8), "zh-html-llama-2layer-sgd": (6, 10),
+    "de-ipynb-gpt2-2layer-adamw": (6, 10), "en-pdf-nanogpt-batch2-sgd": (6, 9), "fa-md-seed-sampling": (8, 10),
+    "it-rst-bigram-adamw2": (8, 9), "zh-html-llama-2layer-sgd": (6, 10),
     # round 55 (a Bengali HTML page on the seed's block with its own weights, backpropagation and an SGD step;
     # Catalan LaTeX class notes on a bigram's gradient check and two AdamW steps, read as PDF; a Hungarian
     # Markdown post on a two-head GPT-2 with an AdamW step; Malay plain-text notes on a two-block nanoGPT's
@@ -184,7 +184,22 @@ FLOORS = {
     # (the Russian key writes a token by its id inside a function, softmax_T(2, 3), which the scorer does not
     # match to softmax_T(2, пить): two right quantities and two correct figures are counted as misses)
     "en-ipynb-llama-2layer-gradcheck": (7, 9), "es-pdf-gpt2-2head-adamw": (7, 9),
-    "ja-html-nanogpt-batch2-adamw": (7, 9), "ru-txt-seed-T4-topk-topp": (4, 8), "sw-md-bigram-sgd3": (7, 10),
+    "ja-html-nanogpt-batch2-adamw": (8, 9), "ru-txt-seed-T4-topk-topp": (5, 8), "sw-md-bigram-sgd3": (8, 10),
+    # round 57 (a Finnish Markdown post on the seed's block at T = 3 with an AdamW step; Portuguese LaTeX notes on
+    # a GQA Llama with an SGD step, read as PDF; a Korean notebook on a bigram's batch of three pairs with a
+    # gradient check of the batch's mean loss; German plain-text notes on a two-block GPT-2 with sampling; a Hindi
+    # HTML page on a two-head nanoGPT's backprop); scored first: 31/40, 8 false alarms (7 of them the notebook's
+    # check of the mean loss, which symgpt's gradcheck took as the first pair's), 45/50; now 38/40, 1, 50/50
+    "fi-md-seed-T3-adamw": (7, 10), "pt-pdf-llama-gqa-sgd": (7, 10), "ko-ipynb-bigram-batch3-gradcheck": (8, 10),
+    "de-txt-gpt2-2layer-sampling": (8, 10), "hi-html-nanogpt-2head-backprop": (8, 10),
+    # round 58 (a Turkish HTML page on a two-block Llama with two SGD steps; a Polish notebook on a two-head GPT-2's
+    # sampling; Danish LaTeX notes on a bigram's batch of two with two AdamW steps, read as PDF; a Vietnamese
+    # Markdown post on backprop into a nanoGPT's attention; Hebrew plain-text notes on the seed's block with a
+    # gradient check and an SGD step); scored first with round 57's readings in: 25/40, 5 false alarms, 47/50;
+    # now 28/40, 0, 49/50 (the Danish notes' AdamW table of step 2, a row per moment and a column per entry, is
+    # still unread)
+    "tr-html-llama-2layer-sgd2": (7, 10), "pl-ipynb-gpt2-sampling": (5, 10), "da-pdf-bigram-batch2-adamw2": (3, 9),
+    "vi-md-nanogpt-2head-attngrad": (6, 10), "he-txt-seed-gradcheck-sgd": (7, 10),
 }
 MAX_FALSE_ALARMS = 1      # per tutorial: the issue's target on tutorials we have not seen
 FALSE_ALARMS = {          # … but where its key and our policy differ, said here
