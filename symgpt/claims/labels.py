@@ -216,16 +216,13 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
     for n in numbers:
         on_line.setdefault(n.line, []).append(n)
     for n in numbers:
-        if n.index in text_cells and n.index not in out:
-            said = optimizer[n.line - 1] if n.line - 1 < len(optimizer) else ""
-            lab = with_power_head(cell_label(*text_cells[n.index], vocab, n.heading, said), text_cells[n.index][1])
-            if lab is not None:
-                out[n.index] = lab
-        anonymous = n.index in out and out[n.index].name.startswith("literal@")
         said = optimizer[n.line - 1] if n.line - 1 < len(optimizer) else ""
-        if anonymous and not n.column and n.index in text_cells and \
-                (lab := with_power_head(cell_label(*text_cells[n.index], vocab, n.heading, said),
-                                        text_cells[n.index][1])) is not None and \
+        cell = with_power_head(cell_label(*text_cells[n.index], vocab, n.heading, said), text_cells[n.index][1]) \
+            if n.index in text_cells else None
+        if cell is not None and n.index not in out:
+            out[n.index] = cell
+        anonymous = n.index in out and out[n.index].name.startswith("literal@")
+        if anonymous and not n.column and (lab := cell) is not None and \
                 lab.index and not lab.state and not lab.of and not lab.fn and not lab.ref:
             head = head_mark(text_cells[n.index][1], True)      # 'q(2)_t  (cabeça 2)': head 2's
             out[n.index] = dataclasses.replace(lab, index=lab.index + out[n.index].index,
@@ -233,7 +230,7 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             continue       # ('t  q_t  …' over '2  (0,5129; 0,5898)  …': the cell's row and column name the vector)
         anonymous = anonymous and n.column
         if n.index not in out or anonymous:    # (a vector in a table's cell: the cell's labels name it)
-            lab = table_label(n, lines, vocab, optimizer[n.line - 1] if n.line - 1 < len(optimizer) else "")
+            lab = table_label(n, lines, vocab, said)
             if lab is not None:
                 top, header = table_header(lines, n.line)
                 k, count = place_in_cell(n, on_line[n.line], [] if stacked_header(lines, top, n.line) else header)

@@ -343,9 +343,7 @@ class Trace(Shown):
 
     def _graph_of(self, ex):
         """The per-scalar graph of an example, built only if an exact test needs it (a ReLU tie at state 0)."""
-        if ex is self.d._net:
-            return lambda: self.d.graph
-        return lambda: differentiated(self.d.spec, ex.tokens, ex.target)
+        return _graph_of(self.d, ex)
 
     def _lr(self) -> str:
         tr = self.d.spec.training
@@ -759,9 +757,11 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
     >>> round_decimals(c.numeric, 6), round_decimals(c.analytic, 6)
     ('-0.195173', '-0.195173')
     """
-    name = _param(d, ref)
-    h = exact_number(h, "h", low=0)
-    examples = _examples(d)
+    return _check(d, _param(d, ref), exact_number(h, "h", low=0), prec, _examples(d))
+
+
+def _check(d, name: str, h, prec: int, examples: list) -> GradCheck:
+    """:func:`gradcheck` of the node ``name`` over ``examples`` (:func:`_examples`)."""
     numeric, analytic = [], []
     for ex, graph in examples:
         L = [_moved_loss(d, ex, graph, name, sign * h, prec) for sign in (1, -1)]
@@ -779,20 +779,24 @@ def gradcheck(d, ref, h, prec: int = 200) -> GradCheck:
 
 
 def _examples(d) -> list:
-    """(model, its per-scalar graph on demand) of each training example: the spec's own (its names' graph), then
-    a mini-batch's others."""
-    out = [(d._net, lambda: d._registry.graph)]
-    for tokens, target in d.spec.training.examples[1:]:
-        out.append((Net(d.spec, tokens, target),
-                    lambda tokens=tokens, target=target: differentiated(d.spec, tokens, target)))
-    return out
+    """(model, its per-scalar graph on demand) of each training example: the spec's own, then a mini-batch's
+    others."""
+    nets = [d._net] + [Net(d.spec, tokens, target) for tokens, target in d.spec.training.examples[1:]]
+    return [(net, _graph_of(d, net)) for net in nets]
+
+
+def _graph_of(d, net):
+    """The per-scalar graph of one example's model, built on demand (``d.graph`` for the spec's own)."""
+    if net is d._net:
+        return lambda: d.graph
+    return lambda: differentiated(d.spec, net.tokens, net.target)
 
 
 def _loss_depends_on(graph, name: str) -> bool:
     """Whether the loss of ``graph`` reads the parameter entry ``name`` at all, through the nodes' definitions.
 
     >>> import symgpt
-    >>> g = symgpt.load("bigram")._registry.graph
+    >>> g = symgpt.load("bigram").graph
     >>> _loss_depends_on(g, "W[0,2]"), _loss_depends_on(g, "E[0,0]")
     (True, False)
     """
@@ -830,8 +834,7 @@ def _moved_loss(d, net, graph, name: str, delta, prec: int):
     exact sign test)."""
     node = d._registry.graph.nodes[name]
     precision(prec, getattr(d, "limits", None))
-    ev = TensorEvaluator(net, {name: to_flint(node.value) + to_flint(delta)},
-                         graph=(lambda: d.graph) if net is d._net else graph)
+    ev = TensorEvaluator(net, {name: to_flint(node.value) + to_flint(delta)}, graph=graph)
     return ev.ball("loss", prec)
 
 
@@ -858,7 +861,8 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
         raise InputError(f"exponents: expected integers e in 1..300 (h = 10^-e), got {exponents!r}")
     precision(prec, getattr(d, "limits", None))
     theta = int(node.value.p) / int(node.value.q)
-    graphs = [d.graph] + [graph() for _, graph in _examples(d)[1:]]
+    examples = _examples(d)
+    graphs = [graph() for _, graph in examples]
 
     def mean_loss(x: float) -> float:         # the batch's mean loss in float64, as a float program takes it
         return sum(float64_loss(g, name, x) for g in graphs) / len(graphs)
@@ -866,7 +870,7 @@ def gradcheck_table(d, ref, exponents=range(1, 13), prec: int = 200) -> list:
     rows = []
     for e in exponents:
         h = sympy.Rational(1, 10 ** e)
-        c = gradcheck(d, ref, h, prec)
+        c = _check(d, name, h, prec, examples)
         hf = float(f"1e-{e}")
         fd = (mean_loss(theta + hf) - mean_loss(theta - hf)) / (2 * hf)
         with ctx.workprec(prec):
