@@ -45,7 +45,7 @@ from ..core.limits import MAX_DIGITS, Limits
 from ..core.numeric import UNARY, Certified, UndecidableError, certify, compile_expr, power, sign_of
 from ..core.safe import clip
 from ..engine.names import ADAMW, SIZES, RefError  # noqa: F401 (ADAMW, SIZES: re-exported, their home is names)
-from ..training import sampling
+from ..training import ball_sampling, sampling
 from ..training.train import gradcheck, loss_at, param_count
 
 FUNCTIONS = {
@@ -77,6 +77,15 @@ FUNCTIONS = {
     "loss_at": ("PARAM, δ", "the loss with one parameter moved by δ: a gradient check's L(θ+h) and L(θ−h)"),
     "pi": ("", "π (a tutorial's √(2/π) in GELU's tanh form)"),
 }
+
+STATE_CALL = re.compile(r"(?P<state>[A-Za-z_]\w*\[\d+\])\.(?P<f>softmax_T|topk|topp)")
+"""A sampling function of the model after training steps: ``sgd[3].softmax_T(0.7, 鱼)``, ``adamw[1].topk(2, 猫)``."""
+
+
+def _function(f: str) -> str:
+    """A call's function without the training state it samples (``sgd[3].topk`` → ``topk``)."""
+    return f.rpartition(".")[2]
+
 
 MAX_LENGTH = 2000
 """Longest reference text, in characters."""
@@ -187,7 +196,7 @@ def parse(text: str, limits: Limits | None = None):
     ...
     symgpt.claims.refs.ExprError: unknown function '__import__'; known: abs, argmax, cos, dot, erf, exp, gradcheck, id,
         log, loss_at, max, mean, min, onehot, params, pi, seq_len, sin, softmax_T, sqrt, sum, tanh, topk, topp, var,
-        vocab_size
+        vocab_size; after training steps: sgd[k].softmax_T, sgd[k].topk, sgd[k].topp (adamw[k] too)
     """
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
@@ -290,8 +299,9 @@ class _Parser:
             return a
         if kind == "name":
             if self.at("("):
-                if text not in FUNCTIONS:
-                    raise ExprError(f"unknown function {text!r}; known: {', '.join(sorted(FUNCTIONS))}")
+                if text not in FUNCTIONS and not STATE_CALL.fullmatch(text):
+                    raise ExprError(f"unknown function {text!r}; known: {', '.join(sorted(FUNCTIONS))}; after "
+                                    f"training steps: sgd[k].softmax_T, sgd[k].topk, sgd[k].topp (adamw[k] too)")
                 self.next()
                 args = []
                 if not self.at(")"):
@@ -500,7 +510,7 @@ class _Sizer:
             return self.arith(kind, self.size(t[1]), self.size(t[2]))
         if kind == "pow":
             return self.pow(self.size(t[1]), self.size(t[2]))
-        token = TOKEN_ARG.get(t[1])        # topk(3, dort): a token, however it is spelled, is no quantity
+        token = TOKEN_ARG.get(_function(t[1]))     # topk(3, dort): a token, however it is spelled, is no quantity
         return self.call(t[1], [Size(0, 0, False) if k == token and a[0] == "name" else self.size(a)
                                 for k, a in enumerate(t[2])], t)
 
@@ -758,10 +768,14 @@ class _Binder:
                 if s is not None and math.isfinite(s.mag):
                     return s
             return s
-        f = t[1]
-        if f == "softmax_T" and args and t[2][0] != ("inf",):   # exp(z/T) and its ratios: |z|/T·log10 e
+        f, state = t[1], STATE_CALL.fullmatch(t[1])
+        if state is not None and (state["f"] != "softmax_T" or not args or t[2][0] == ("inf",)):
+            return Size(max((a.digits for a in args), default=0), 1, False)   # a share of a trained state
+        if _function(f) == "softmax_T" and args and t[2][0] != ("inf",):   # exp(z/T) and its ratios: |z|/T·log10 e
             try:
-                z = max(_upper(self.d._ev.expr_ball(x, 128)) for x in sampling._logits(self.d)[0])
+                logits = [q.ball(128) for q in self._state_logits(state["state"])] if state else \
+                    [self.d._ev.expr_ball(x, 128) for x in sampling._logits(self.d)[0]]
+                z = max(_upper(b) for b in logits)
             except (UndecidableError, ArithmeticError, ValueError):
                 return None
             inv_T = _abs_bound(_of_value(1 / args[0].value)) if args[0].value else _exp10(args[0].mag)
@@ -864,6 +878,8 @@ class _Binder:
     # -- functions -------------------------------------------------------------
     def call(self, f: str, args: tuple) -> Quantity:
         d = self.d
+        if (state := STATE_CALL.fullmatch(f)) is not None:
+            return self.state_sampling(state["state"], state["f"], args)
         arity = {"exp": 1, "log": 1, "sqrt": 1, "sin": 1, "cos": 1, "abs": 1, "erf": 1, "tanh": 1, "dot": 2,
                  "softmax_T": 2, "topk": 2, "topp": 2, "argmax": 0, "params": 0,
                  "vocab_size": 0, "seq_len": 0, "id": 1, "onehot": 2, "gradcheck": 2, "loss_at": 2, "pi": 0}
@@ -954,6 +970,44 @@ class _Binder:
                 raise ExprError("topp(): P must lie in (0, 1]")
             expr = sampling.top_p(d, sympy.Rational(P.numerator, P.denominator)).probs[v]
         return self.expr(sympy.Integer(expr) if isinstance(expr, int) else expr)
+
+    def state_sampling(self, state: str, f: str, args) -> Quantity:
+        """``STATE.softmax_T(T, tok)``, ``STATE.topk(k, tok)``, ``STATE.topp(P, tok)``: sampling from the model after
+        the training state's steps, over the enclosures of that state's logits
+        (:mod:`symgpt.training.ball_sampling`)."""
+        d = self.d
+        if d is None:
+            raise ExprError(f"{state}.{f}(): needs a derivation (evaluate(text, d))")
+        if len(args) != 2:
+            raise ExprError(f"{state}.{f}() takes 2 argument(s) ({FUNCTIONS[f][0]}), got {len(args)}")
+        call = f"{state}.{f}"
+        v = self.token(args[1], call)
+        z = self._state_logits(state)
+        if f == "softmax_T":
+            T = None if args[0] == ("inf",) else self.constant(args[0], call)
+            if T is not None and T <= 0:
+                raise ExprError(f"{call}(): the temperature must be > 0 (or inf)")
+            return Quantity(lambda prec: ball_sampling.softmax_T([q.ball(prec) for q in z], T, v))
+        if f == "topk":
+            k = self.integer(args[0], call, "k")
+            if not 1 <= k <= d.spec.V:
+                raise ExprError(f"{call}(): k must be 1..{d.spec.V}")
+            return Quantity(lambda prec: ball_sampling.top_k([q.ball(prec) for q in z], k, v))
+        P = self.constant(args[0], call)
+        if not 0 < P <= 1:
+            raise ExprError(f"{call}(): P must lie in (0, 1]")
+        return Quantity(lambda prec: ball_sampling.top_p([q.ball(prec) for q in z], P, v))
+
+    def _state_logits(self, state: str) -> list:
+        """The logits of the model after ``state``'s steps, one quantity per token (``sgd[3].z[0]``, …)."""
+        for group in ("logits", "z"):
+            try:
+                self.names.ref(f"{state}.{group}[0]")
+            except RefError as e:
+                failed = e
+                continue
+            return [self.name(f"{state}.{group}[{v}]") for v in range(self.d.spec.V)]
+        raise ExprError(f"{state}: no training state of this spec to sample from ({failed})")
 
     def gradcheck(self, args, f: str = "gradcheck") -> Quantity:
         """``gradcheck(PARAM, h)``, the central difference, or ``loss_at(PARAM, δ)``, one of its two losses."""
