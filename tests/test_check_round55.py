@@ -180,8 +180,9 @@ def test_a_share_divided_is_an_operand(tmp_path, lang):
     assert [x.number.text for x in results if x.verdict == "wrong"] == []
 
 
-def _torch_run(spec_text: str, tmp_path):
-    """(the spec's path, every quantity by symgpt's name, the parameters' gradients) from PyTorch float64."""
+def _torch_run(spec_text: str, tmp_path, of: str = "params"):
+    """(the spec's path, every quantity by symgpt's name, the gradients of the parameters, or with ``of =
+    "quantities"`` of every quantity) from PyTorch float64."""
     import torch_oracle
     path = write_spec(tmp_path, spec_text)
     spec = oracle.load_spec(str(path))
@@ -190,8 +191,9 @@ def _torch_run(spec_text: str, tmp_path):
         t.requires_grad_(True)
     out = torch_oracle.transformer_forward(spec, P, keep=True)
     out["loss"].backward()
+    held = P if of == "params" else {k: v for k, v in out.items() if getattr(v, "retains_grad", False)}
     return path, {k: v.detach().numpy() for k, v in out.items() if hasattr(v, "detach")}, \
-        {k: t.grad.numpy() for k, t in P.items() if t.grad is not None}
+        {k: t.grad.numpy() for k, t in held.items() if t.grad is not None}
 
 
 def f4(x) -> str:

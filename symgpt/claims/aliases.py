@@ -36,11 +36,35 @@ HEAD_NAMES = ("W_out", "W_U", "W_unembed", "W_vocab")
 """What a tutorial calls the output matrix as x·W multiplies it (d × V): a tied model's is Eᵀ, so these spell E, read
 transposed (not lm_head: PyTorch keeps its weight V × d, as E)."""
 
+QUERY_WORDS = ("query", "queries", "쿼리", "クエリ", "查询", "requête", "Anfrage", "consulta", "interrogazione",
+               "запрос", "sorgu", "zapytanie", "truy vấn", "vraag", "kueri", "fråga", "spørring", "forespørgsel",
+               "kysely", "lekérdezés", "dotaz", "interogare", "ερώτημα", "שאילתה", "پرسش", "استعلام", "คิวรี")
+KEY_WORDS = ("key", "keys", "키", "キー", "键", "clé", "Schlüssel", "clave", "chiave", "chave", "ключ", "anahtar",
+             "klucz", "khóa", "sleutel", "kunci", "nyckel", "nøkkel", "nøgle", "avain", "kulcs", "klíč", "cheie",
+             "κλειδί", "מפתח", "کلید", "مفتاح", "คีย์")
+"""A query and a key of attention, by language: a score table's axes ('nøkkel 2', 'spørring 3')."""
+
+
+def alternation(words) -> str:
+    """Words as one regular-expression alternation, the longest first (so 'keys' before 'key').
+
+    >>> alternation(("key", "keys", "clé"))
+    'keys|key|clé'
+    """
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
 PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "probability", "logit")
                   if len(w) > 1 and w.replace(" ", "").replace("-", "").isalpha() and not w.isascii() or len(w) > 2
                   and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
-COPULA = r"is|equals|ist|beträgt|est|vaut|es|vale|è|é|wynosi|jest|är|blir|er|bedraagt|равн[аоы]|равен|" \
-    r"составляет|je|činí|bằng|là|adalah|sebesar|olur|of|de|von|di|van"
+IS_WORDS = ("is", "equals", "ist", "beträgt", "est", "vaut", "es", "vale", "è", "é", "wynosi", "равн[аоы]", "olur",
+            "este", "είναι", "egyenlő")
+"""The verb 'is' between a name and its value, by language (a pattern each: ``равн[аоы]``)."""
+PROSE_COPULAS = ("jest", "är", "blir", "er", "bedraagt", "равен", "составляет", "je", "činí", "bằng", "là", "adalah",
+                 "sebesar")
+"""More words for 'is', read only after a quantity's word ('tapet er 2,13'): after a name they may say something
+else ('För W[0,glows] blir steget …': the step becomes, not W; German 'er', French 'je': pronouns)."""
+COPULA = "|".join(IS_WORDS + PROSE_COPULAS) + "|of|de|von|di|van"
 """The verb 'is' between a quantity's word and its figure ('the variance is 0.0699'), by language, and the 'of'
 that says the same ('a loss of 2.5851', 'une perte de 2,58', 'ein Verlust von 2,58')."""
 PARTICLE = r"[은는이가을를의はがのを为為是]|(?:은|는)\s*약|约为|約"

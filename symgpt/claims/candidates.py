@@ -212,11 +212,33 @@ def candidates(d) -> list:
     for i, t in enumerate(vocab):
         add(f"topk({sm.top_k}, {t})", "topk", (i,), "v")
         add(f"topp({_decimal(sm.top_p)}, {t})", "topp", (i,), "v")
+    _trained_sampling(d, add, vocab)
     _cumulative(d, add)
     _counts(d, add, groups)
     _deviations(d, add, groups, ref_of)
     _training(d, add, shapes, ref_of)
     return out
+
+
+MAX_SAMPLED = 4000     # shares sampled from the trained model (states × settings × tokens) up to which they are
+#                        candidates
+
+
+def _trained_sampling(d, add, vocab) -> None:
+    """The sampling tables of the model after each SGD and AdamW step (``sgd[3].softmax_T(0.7, 鱼)``,
+    ``adamw[1].topk(2, 猫)``): read by their place only, a table under 'after step 3' (a tutorial that trains, then
+    samples from what it trained)."""
+    sm, steps = d.spec.sampling, d.spec.training.steps
+    temps = ["inf" if str(T) == "oo" else _decimal(T) for T in sm.temperatures if T != 1]
+    settings = [f"softmax_T({tt}, " for tt in temps] + [f"topk({sm.top_k}, ", f"topp({_decimal(sm.top_p)}, "]
+    if 2 * steps * len(settings) * len(vocab) > MAX_SAMPLED:
+        return
+    for run in ("sgd", "adamw"):
+        for k in range(1, steps + 1):
+            for setting in settings:
+                for i, t in enumerate(vocab):
+                    add(f"{run}[{k}].{setting}{t})", f"{run}[{k}].{setting.partition('(')[0]}", (i,), "v",
+                        scoped=True)
 
 
 def value_candidates(cands: list) -> list:
@@ -369,6 +391,8 @@ def _training(d, add, shapes, ref_of):
                     shape, axes = shapes[name]
                     for idx in _entries(shape):
                         add(f"adamw[{k}].{ref_of(name, axes, idx)}", f"adamw[{k}].{name}", idx, axes, scoped=True)
+                        if name != "p":            # (SGD's p after every step is a candidate by its value)
+                            add(f"sgd[{k}].{ref_of(name, axes, idx)}", f"sgd[{k}].{name}", idx, axes, scoped=True)
         for k in steps:                            # the SGD run's later parameters and its gradients on the way,
             for name in params:                    # read by their place only (W₁₄ at step 2, ∂L/∂W₁₄ after a step)
                 shape, axes = shapes[name]

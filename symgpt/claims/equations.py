@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .aliases import DATA_ALIASES, MOMENTS, STEP_WORDS, prose_name
+from .aliases import DATA_ALIASES, IS_WORDS, MOMENTS, STEP_WORDS, prose_name
 from .extract import HEADING
 from .figure import FORMATS
 from .marks import superscript_of
@@ -30,9 +30,8 @@ from .symbols import (
     unmarked,
 )
 
-IS = r"\bis\b|\bbecomes\b|\bequals\b|\bvaut\b|\best\b|\bist\b|\bbeträgt\b|\bes\b|\bvale\b|" \
-     r"变为|约为|約為|约等于|为|是|" \
-     r"\bwordt\b|\bwynosi\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bравн[оа]\b|\bolur\b|\bmenjadi\b"
+IS = rf"(?<![^\W\d_])(?:{'|'.join(IS_WORDS)})(?![^\W\d_])|\bbecomes\b|变为|约为|約為|约等于|为|是|" \
+     r"\bwordt\b|\bdiventa\b|\bfica\b|\bqueda\b|становится|\bolur\b|\bmenjadi\b"
 """The words that say a name's value follows ('is', 'becomes', 'ist', 'vaut', 'es', '为', '约为', 'равно', …)."""
 APPOSED = re.compile(rf"(?:`(?P<code>[^`]{{1,60}})`|\$(?P<math>[^$]{{1,60}})\$)\s*,(?P<by>[^,;:=`$]{{3,90}}),\s*"
                      rf"(?:{IS})\s*$")

@@ -274,7 +274,7 @@ def chain_spelling(text: str) -> str:
     s = _fractions(text) if re.search(r"\\[dt]?frac", text) else text
     s = s.replace("\\times", "×").replace("\\cdot", "·").replace("\\sqrt", "√").replace("\\ln", "ln") \
         .replace("\\log", "log").replace("\\exp", "exp")
-    s = s.replace("\\left", "").replace("\\right", "").replace("$", "").replace("**", "").strip()
+    s = re.sub(r"\\(?:left|right|[Bb]igg?[lrm]?)(?![a-z])", "", s).replace("$", "").replace("**", "").strip()
     s = SUPERSCRIPT_POWER.sub(lambda m: "^(" + m[1].translate(SUPERSCRIPT_DIGITS) + ")", s)     # 10⁻⁶: 10^(-6)
     return s.translate(OPS).replace(" ", "")
 
@@ -1116,7 +1116,8 @@ def _split_top(text: str) -> list:
 def _chains(line: str, found: list) -> None:
     """A figure alone on one side of = or ≈, after a side that is arithmetic on printed numbers,
     gets that side as its chain: ``1.130 / 1.4142 ≈ 0.799`` → chain ``1.130/1.4142``."""
-    line = re.sub(r"\\(?:quad|qquad|left|right|[,;:!])|&", lambda m: " " * len(m.group()), line)   # spacing
+    line = re.sub(r"\\(?:quad|qquad|left|right|[Bb]igg?[lrm]?(?![a-z])|[,;:!])|&", lambda m: " " * len(m.group()),
+                  line)            # spacing and bracket sizes: \big( is (
     spans = [(m.start(), m.group()) for m in re.finditer(r"=|≈|\\approx", line)]
     if not spans:
         return
@@ -1197,7 +1198,7 @@ LABEL_END = re.compile(r":|←|\\leftarrow|\\gets|\bbecomes\b|\bis\b|\bto\b|变�
                        r"trở thành|\bmenjadi\b")
 LATEX_NAMES = ((re.compile(r"\\(?:mathbf|mathrm|mathcal|mathit|text|boldsymbol|operatorname)\{([^{}]*)\}"), r"\1"),
                (re.compile(r"\\frac\{\\partial\s*(\w+)\}\{\\partial\s*(\w+)\}"), r"∂\1/∂\2"),
-               (re.compile(r"\\(?:left|right|[,;!:]|quad|qquad)"), " "))
+               (re.compile(r"\\(?:left|right|[Bb]igg?[lrm]?(?![a-z])|[,;!:]|quad|qquad)"), " "))
 ACCENT = re.compile(r"\\(bar|overline|tilde)\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z])(?![A-Za-z]))")
 
 

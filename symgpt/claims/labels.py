@@ -313,7 +313,9 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
             at = ",".join(map(str, lab.index))
             full = vocab.checkpoint.nearest(lab.name, lines, n.line)
             ours = vocab.checkpoint.read(f"{full}[{at}]") if full is not None else \
-                vocab.checkpoint.read(f"{lab.name}[{at}]") if n.column or n.index in text_cells else None
+                vocab.checkpoint.read(f"{lab.name}[{at}]") if n.column or n.index in text_cells or \
+                re.search(r"\.(?:weight|bias)(?:\.grad)?$", lab.name) else None
+            #      (a module's tensor named in prose, `k_proj.weight.grad[1, 0]`: stored as its module keeps it)
             #      (a table's cells under a caption ∂L/∂W_{attn}[i, c]: the fused matrix's entries, as x·W has them)
             if ours is not None:
                 out[n.index] = dataclasses.replace(parse_label(ours, vocab), state=lab.state)

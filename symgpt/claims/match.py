@@ -28,7 +28,7 @@ import itertools
 import re
 from fractions import Fraction
 
-from flint import fmpq
+from flint import arb, fmpq
 from sympy import preorder_traversal as sympy_preorder
 
 from ..core.numeric import UndecidableError
@@ -1309,6 +1309,12 @@ class Matcher:
                 tied = _last_position(tied, found, numbers, n) or tied
                 tied = _denominator(tied)
                 tied = _plainest(tied, self.graph)
+                if len(tied) > 1 and len({(r[2].idx, r[2].axes) for r in tied}) == 1 and \
+                        isinstance(tied[0][2].ball, arb) and \
+                        all(_one_ball(r[2].ball, tied[0][2].ball) for r in tied[1:]):
+                    tied = tied[:1]             # grad_H0[2,0], grad_X[2,0], grad_W_pe[2,0]: one gradient, one ball,
+                    #                             under the names of the tensors a sum passes it to unchanged (not
+                    #                             two exact weights that happen to be equal, W_K[0,0] = W_2[0,0])
                 best = tied[0]
                 res = Result(n, "matched" if len(tied) == 1 else "ambiguous", best[2].ref,
                              [r[2].ref for r in ranked[:6]], best[0])
@@ -1359,6 +1365,18 @@ def _is(c, value: Fraction) -> bool:
     """The quantity is exactly the printed value (γ = 1.0 in 1.0 × 0.9788, not an H2 entry of 0.9788 that rounds
     to it): what a short figure most likely is."""
     return isinstance(c.ball, fmpq) and Fraction(int(c.ball.p), int(c.ball.q)) == value
+
+
+def _one_ball(a, b) -> bool:
+    """Whether two values are one ball: the same midpoint and radius, or the same exact number.
+
+    >>> from flint import arb, fmpq
+    >>> _one_ball(arb(1, 1e-9), arb(1, 1e-9)), _one_ball(arb(1, 1e-9), arb(1, 2e-9)), _one_ball(fmpq(1, 3), fmpq(1, 3))
+    (True, False, True)
+    """
+    if isinstance(a, arb) and isinstance(b, arb):
+        return bool(a.mid() == b.mid() and a.rad() == b.rad())
+    return type(a) is type(b) and a == b
 
 
 def _plainest(tied: list, graph) -> list:

@@ -719,8 +719,11 @@ class Notation:
                 out[key] = replace(r, base=lead.pop())     # W_{1,fly} from m's and m̂'s, when v's own is wrong)
             elif _written(names[key]):
                 zero = any(k == 0 for _, lab in names[key] for k in lab.index if isinstance(k, int))
-                out[key] = replace(r, base=0 if zero else origin)   # a name read by its spelling alone: the
-                #                              document's origin (but an index 0 counts from 0: wte[cat, 0])
+                base = 0 if zero else origin    # a name read by its spelling alone: the document's origin (but an
+                #                                 index 0 counts from 0: wte[cat, 0])
+                if all(self.lookup(r.group, base, lab) is not None for _, lab in names[key]):
+                    out[key] = replace(r, base=base)   # (unless that origin cannot place its figures: ∂L/∂S_{3,1}
+                    #                                    at T = 3 counts from 1, whatever the rest does)
         return out
 
     def _agreeing(self, group: str, base: int, figs: list) -> int:
@@ -860,7 +863,8 @@ class Notation:
             #                             (a usual spelling none of whose figures agree names the tensor that does)
         #                                 (but ∂L/∂z is the gradient, even where p agrees with one more figure)
         elif top is not None and ((self._own(name, top.group) or self._own_in_one_layer(name, top, named)) and
-                                  (len(figs) <= 2 or share(top.agree)) or
+                                  (len({(lab.index, lab.head, n.value) for n, lab in figs}) <= 2 or
+                                   share(top.agree)) or     # (one entry printed again is one figure)
                                   top.agree > AGREE_SHARE * len(figs) or
                                   key[3] and top.agree >= max(1, AGREE_SHARE * len(figs)) or   # (e ← …: a state
                                   #                                 written on the name, half its figures agreeing)
@@ -911,6 +915,11 @@ class Notation:
             same = self._same_values({v.group for v in tied}, pick.base, figs)
             if same:                                  # PE and W_pe, one tensor under two names: the parameter
                 tied = [pick := next((v for v in tied if v.group == same), pick)]
+        plain_p = [v for v in tied if not re.search(r"(?:^|\.)(?:softmax_T|topk|topp)$", v.group)]
+        if len({v.group for v in tied}) > 1 and plain_p and len(plain_p) < len(tied) and \
+                any(re.search(r"(?:^|\.)p$", v.group) for v in plain_p):
+            tied = plain_p          # a cut that keeps every token, or a temperature of 1: p itself, named as p
+            pick = pick if pick in tied else tied[0]
         head = [v for v in tied if "E_head" in v.group]
         if len({v.group for v in tied}) > 1 and self._head_name(name) and len({v.group for v in head}) == 1:
             tied = [pick := head[0]]    # the output matrix's gradient is E's head part, where the rest of E's is 0
@@ -1699,6 +1708,9 @@ class Notation:
         first, bare = numbers[n.operands[0]], re.sub(r"^(?:sgd|adamw)\[\d+\]\.", "", c.group)
         if bare.rpartition(".")[2].startswith("grad_"):
             return None           # (a gradient is no parameter an update moves: Σ x·δ / 3 is no step)
+        lead = re.match(r"\(*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", n.chain.replace("−", "-"))
+        if lead is None or Fraction(lead[1]) != Fraction(first.value).limit_denominator(10 ** 12):
+            return None           # (W ← W − 0,5 × (−0,5146): the entry's value not printed, its first figure the rate)
         run = run_in(n)
         if (row := self._input_row(bare, c.of, c.idx)) is not None:     # a bigram's x is its word's row of E
             bare, c = row[0], self.by.get(("E", "", row[1]))

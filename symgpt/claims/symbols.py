@@ -52,18 +52,19 @@ LATEX = [(r"\\mathcal\{L\}|\\mathcal\s*L(?![A-Za-z])", "L"), (r"\\mathcal\s*\{([
           r"\\boldsymbol\{([^{}]*)\}|\\hat\{([^{}]*)\}", None),
          (r"(?<=[A-Za-z])\\(?:mathbf|boldsymbol|bm|vec)\s+([A-Za-z])", r" \1"),   # \mathbf o_4: o_4, bold as
          (r"\\(?:mathbf|boldsymbol|bm|vec)\s+([A-Za-z])", r"\1"),               # plain (\delta\mathbf o: δo)
-         (r"\\[dt]?frac\{\\partial\s*([^{}]*)\}\{\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)?)\}", r"∂\1/∂\2"),
+         (r"\\[dt]?frac\{\\partial\s*([^{}]*)\}\{\\partial\s*((?:[^{}]|\{[^{}]*\})*)\}", r"∂\1/∂\2"),
          (r"\\[dt]?frac\s*(\d)\s*(\d)", r"(\1/\2)"),                    # \tfrac14: (1/4)
          (r"\\(?:sum|prod)(?:_\{[^{}]*\}|_\w)?(?:\^\{[^{}]*\}|\^\w)?", "Σ"),   # \sum_{j=1}^{4}: no clause
          (r"\\leftarrow|\\gets", "←"), (r"\\partial\s*", "∂"), (r"\\nabla\s*", "∇"),
-         (r"\\left(?![a-z])|\\right(?![a-z])|\\,|\\;|\\!|\\quad", ""),
+         (r"\\left(?![a-z])|\\right(?![a-z])|\\[Bb]igg?[lrm]?(?![a-z])|\\,|\\;|\\!|\\quad", ""),
          (r"\\times", "×"), (r"\\cdot", "·"), (r"\\approx", "≈"),
          (r"\\to\b|\\rightarrow", "→"), (r"\\alpha", "α"), (r"\\mu", "μ"), (r"\\sigma", "σ"),
          (r"\\theta", "θ"), (r"\\eta", "η"), (r"\\lambda", "λ"), (r"\\epsilon|\\varepsilon", "ε"),
          (r"\\beta", "β"), (r"\\ln\b", "ln"), (r"\\log\b", "log"), (r"\\exp\b", "exp"), (r"\\sqrt", "√"),
          (r"\^\{2\}|\^2(?![\d.])", "²"), (r"\\ell(?![A-Za-z])", "ℓ"),
          (r"\\delta\s+(?=[A-Za-z])", "δ"),       # \delta W^Q: δW_Q, one name (a gradient in δ notation)
-         (r"\\(" + "|".join(GREEK) + r")(?![A-Za-z])", lambda m: GREEK[m[1]])]
+         (r"\\(" + "|".join(GREEK) + r")(?![A-Za-z])", lambda m: GREEK[m[1]]),
+         (r"\((σ)\^\{?([A-Za-z0-9]{1,3})\}?\)²", r"\1_\2²")]     # (\sigma^f)^2: σ_f², the final norm's variance
 FULL_WIDTH = str.maketrans("＝，：（）［］；－＋×𝓛ℒ𝐿∆", "=,:()[];-+×LLLΔ")    # (a script ℒ is the loss's L; the
 #                                                                         increment sign ∆ is the letter Δ)
 SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -106,9 +107,10 @@ def run_in(n) -> str:
 
 SECTION_STEP = re.compile(r"第\s*(\d{1,2})\s*(?:步|ステップ)|(\d{1,2})\s*(?:번째\s*)?(?:스텝|단계)|"
                           r"ステップ\s*(\d{1,2})|\b(?:step|Schritt|шаг|étape|paso|passo|krok|pas|adım|bước|langkah|stap|"
-                          r"steg|trin|vaihe|lépés|βήμα|крок|चरण|خطوة)\s*(\d{1,2})\b", re.I)
+                          r"steg|trin|vaihe|lépés|βήμα|крок|चरण|خطوة|گام)\s*(\d{1,2})\b|ขั้นที่\s*(\d{1,2})\b",
+                          re.I)
 """A section heading or a column's header that is one training step's (``六、第 2 步（t = 2）``, ``Step 3``,
-``2 단계``, ``ステップ 1``)."""
+``2 단계``, ``ステップ 1``, ``ขั้นที่ 2``, ``گام 2``)."""
 
 
 def share_ref(temperature: str, token: str) -> str:

@@ -2,10 +2,12 @@
 tables laid out with spaces and grid tables: ``第 1 行``, ``t=1``, a token, ``step 3``, ``T = 0,5``."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
+import unicodedata
 
-from .aliases import DATA_ALIASES, MOMENTS, STEP_WORDS
+from .aliases import DATA_ALIASES, KEY_WORDS, MOMENTS, QUERY_WORDS, STEP_WORDS, alternation
 from .context import NUDGED
 from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT, param_case
 from .extract import GRID_RULE, spanned
@@ -33,16 +35,12 @@ KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|�
                  r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|维度?|分量|Komponente|composante|componente|次元|차원|"
                  r"строка|столбец|позиция|шаг|"
                  r"wymiar|dimensión|dimensione|dimensão|dimenze|dimensi|boyut|chiều|измерение|вимір|διάσταση|आयाम|"
-                 r"쿼리|키|クエリ|キー|查询|键|requête|clé|Anfrage|Schlüssel|consulta|clave|chiave|chave|запрос|ключ|"
-                 r"sorgu|anahtar|zapytanie|klucz|truy vấn|khóa|vraag|sleutel|kueri|kunci|유닛|ユニット|单元|神经元|"
+                 rf"{alternation(QUERY_WORDS + KEY_WORDS)}|유닛|ユニット|单元|神经元|"
                  r"Einheit|"
                  r"unité|unidad|unità|unidade|neuron|nöron)\s*[=:]?\s*(\d+)|(\d+))",
                  re.I)
-QUERY_AXIS = re.compile(r"query|queries|쿼리|クエリ|查询|requête|Anfrage|consulta|interrogazione|запрос|sorgu|"
-                        r"zapytanie|"
-                        r"truy vấn|vraag|kueri|fråga", re.I)
-KEY_AXIS = re.compile(r"keys?\b|키|キー|键|clé|Schlüssel|clave|chiave|chave|ключ|anahtar|klucz|khóa|sleutel|kunci|"
-                      r"nyckel", re.I)
+QUERY_AXIS = re.compile(alternation(QUERY_WORDS), re.I)
+KEY_AXIS = re.compile(rf"(?:{alternation(KEY_WORDS)})(?![A-Za-z])", re.I)
 """A row's or column's word for the queries' or the keys' axis of a score table (rows of keys are transposed)."""
 INITIAL = re.compile(r"初始|initial|before|original|untrained|step\s*0|start|avant|vorher|Ausgangs|inicial|iniziale|"
                      r"исходн|начальн|初期|처음|(?<!\w)(?:ennen|előtt|kabla|sebelum|перед|před|przed|antes|önce|före|"
@@ -62,6 +60,10 @@ AFTER_A_PART = re.compile(r"(?<![^\W\d_])(?:after|après|nach|dopo|después|depo
 AFTER_WORD = re.compile(r"(?<!\w)(?:setelah|dopo|después|depois|после|після|sau|efter|sonra|بعد|μετά)(?!\w)", re.I)
 """'After' in more languages: a state after training only beside a step's number (``بعد الخطوة 2``, ``setelah
 langkah 2``), not 'sau softmax'."""
+AFTER_ALONE = re.compile(r"etter|efter|dopo|después|depois|после|після|sonra|sau|setelah|sesudah|jälkeen|után|po|na|"
+                         r"poté|după|بعد|μετά|אחרי|หลัง|پس از|بعد از|後|后|후", re.I)
+"""A column headed by 'after' alone (``| før | etter |``): the state after the step, where the table's caption or
+section names an optimizer."""
 STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Schritt\w*|шаг\w*|pass[oi]|étapes?|pasos?|"
                         r"pas\b|passos?|adım|kroki?|krok[óu]w|stappen|stap|langkah|bước|"
                         r"updates?|Updates?|iterations?)|(?:step|Schritt|шаг|passo|étape|paso|pas|langkah|stap|steg|adım|krok|bước|"
@@ -349,7 +351,15 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
             (subject := _header_label(corner, vocab)) is not None and not subject.index and \
             ("∂" in subject.name or subject.name in vocab.names):
         row_label = subject                         # '∂ℒ/∂z_v' in the corner, a row 'value': the corner's quantity
+    if (row_label is None or row_label.name not in getattr(vocab, "params", ()) or not row_label.index) and \
+            (stepped := _stepped_cell(col, row, corner, f"{caption} {optimizer}", vocab)) is not None:
+        return stepped                              # rows θ0, g, m1, v̂1, θ1 under columns 'W_Q, entry (1,1)': the
+        #                                             table of an entry's states, transposed
     state = _state(col)
+    if state is None and AFTER_ALONE.fullmatch(plain(col).strip().strip("*`").strip()) and \
+            names_optimizer(f"{caption} {optimizer}"):
+        state = f"{run_of(f'{caption} {optimizer}')}[1]"     # | før | etter | under 'Ett SGD-steg': after the step
+        #                                                    (not | przed | po | of a norm: no optimizer named there)
     if ck is not None and row_label is not None and not row_label.index and state is None:
         return dataclasses.replace(row_label, index=ck)    # a row of one quantity, a column per index: dL/dlogit
     if row_label is not None and state is not None:   # a quantity per row, a training state per column
@@ -613,6 +623,34 @@ def place_in_cell(n, line_figures: list, header: list = ()) -> tuple:
     return sum(m.col < n.col for m in inside), len(inside)
 
 
+ENTRY_INDEX = re.compile(r"(?:index|indeks|índice|indice|Index|idx|entry|entrada|Eintrag|élément|elemento|element|"
+                          r"komponent|component|Komponente|composante|componente|komponen|bileşen|thành phần|"
+                          r"компонента|składowa|složka|分量|成分|성분|[ijk])(?:\s*\$?\s*[ijk]\s*\$?)?", re.I)
+"""A pipe table's column of an entry's index beside a parameter's row (``| parameter | komponent | før |``)."""
+
+
+def indexed_row(n, header: list):
+    """A figure whose pipe-table row names a parameter in its first cell and the entry's index in a column headed
+    as one ('komponent', 'index', ``i``): the same figure with that entry as its row label (``h.0.ln_1.bias`` and
+    1: ``h.0.ln_1.bias[1]``); any other figure as it is.
+
+    >>> from types import SimpleNamespace as N
+    >>> f = N(row="`ln_f.bias` (β^f)", line_text="| `ln_f.bias` (β^f) | 4 | 0,1 | 0,0721 |")
+    >>> indexed_row(f, ["parameter", "komponent", "før", "etter"]).row, indexed_row(f, ["p", "x", "y", "z"]).row
+    ('ln_f.bias[4]', '`ln_f.bias` (β^f)')
+    """
+    cells = [c.strip() for c in n.line_text.strip().strip("|").split("|")]
+    if len(cells) != len(header) or len(cells) < 3 or not n.row:
+        return n
+    at = [k for k, h in enumerate(header[1:], 1) if ENTRY_INDEX.fullmatch(plain(h).strip().strip("*`"))]
+    if len(at) != 1 or not re.fullmatch(r"\d{1,3}(?:\s*,\s*\d{1,3})?", cells[at[0]].strip("`$ ")):
+        return n
+    out = copy.copy(n)
+    name = re.match(r"[`$\s]*([^\s`$(（]+)", n.row)[1]      # (its name, a note in brackets aside: 'ln_f.weight (γ^f)')
+    out.row = f"{name}[{cells[at[0]].strip('`$ ')}]"
+    return out
+
+
 def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     """A pipe table's cell: its row label, its column header, the header's corner cell (``optimizer``: the one
     the text spoke of last, which a step's superscript is of)."""
@@ -625,6 +663,7 @@ def table_label(n, lines: list, vocab, optimizer: str = "") -> Label | None:
     if not top or header and n.column.strip() == header[0]:
         return None
     corner, about = (n.corner or (header[0] if header else "")), f"{n.heading} {optimizer}"
+    n = indexed_row(n, header)
     span = _head_span(n, header)
     column = HEAD_PREFIX.sub("", plain(n.column)) if span is not None else n.column   # 'Kopf 1: s=0': s=0
     lab = _stepped_cell(n.row, column, corner, about, vocab) or _bound_cell(n, header, vocab) or \
@@ -800,8 +839,25 @@ def _head_cell(row: str, header: list) -> int | None:
     return int(cells[at])
 
 
-STEP_MARK = re.compile(r"^(?P<sym>.+?)(?:_\{?(?P<a>\d)\}?|(?P<a2>[₀₁₂₃])|\^\{?\((?P<b>\d)\)\}?|⁽(?P<c>[⁰¹²³])⁾)$")
-"""A column header with a step number: ``g_{1}``, ``m̂_1``, ``m₁``, ``θ^{(0)}``, ``θ⁽¹⁾``."""
+STEP_MARK = re.compile(r"^(?P<sym>.+?)(?:_\{?(?P<a>\d)\}?|(?P<a2>[₀₁₂₃])|\^\{?\((?P<b>\d)\)\}?|⁽(?P<c>[⁰¹²³])⁾)$|"
+                       r"^(?P<sym2>[θmv]\u0302?)(?P<a3>\d)$")
+"""A column header with a step number: ``g_{1}``, ``m̂_1``, ``m₁``, ``θ^{(0)}``, ``θ⁽¹⁾``, and a one-letter symbol's
+subscript as a PDF's text lays it flat (``m1``, ``θ0``)."""
+ENTRY_WORDS = re.compile(r"\s*,?\s*(?:entry|element|Eintrag|Element|élément|entrée|entrada|elemento|элемент|"
+                         r"елемент|prvek|prvku|element|eleman|öğe|phần tử|elemen|στοιχείο|元素|要素|성분|원소|"
+                         r"عنصر|איבר)\s*[(\[]([^()\[\]]{1,30})[)\]]\s*$", re.I)
+"""An entry named in words after its matrix (``W_Q, entry (1,1)``, ``E, Eintrag (on,1)``): the matrix at those
+indices, ``W_Q[1,1]``."""
+
+
+def entry_words(cell: str) -> str:
+    """A header that names an entry in words, as the matrix indexed (any other header as it is).
+
+    >>> entry_words("W_Q, entry (1,1)"), entry_words("E, élément [on, 1]"), entry_words("W_Q")
+    ('W_Q[1,1]', 'E[on, 1]', 'W_Q')
+    """
+    m = ENTRY_WORDS.search(cell)
+    return f"{cell[:m.start()].strip()}[{m[1].strip()}]" if m and cell[:m.start()].strip() else cell
 NEW_THETA = re.compile(r"(?:θ|w|W|param|value|valor|Wert|valeur)(?:['′]|_\{?new\}?|\^\{?new\}?|\s*nuevo|\s*neu|"
                        r"\s*nouveau|\s*new)", re.I)
 """A column of an entry's value after the step: ``θ'``, ``θ_new``, ``w′``."""
@@ -866,7 +922,7 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     ['adamw[1].grad_W[0,tok1]', 'adamw[2].W[0,tok1]', '更新量[W,0,tok1]']
 
     """
-    entry = parse_label(plain(row).replace(" ", ""), vocab)
+    entry = parse_label(plain(entry_words(row)).replace(" ", ""), vocab)
     entry = param_case(entry, vocab) if entry is not None and entry.index and hasattr(vocab, "params") else entry
     if entry is not None and entry.name not in vocab.params and (own := next(
             (p for p in vocab.params if entry.name in DATA_ALIASES.get(p, ())), None)) is not None:
@@ -890,8 +946,8 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     m = STEP_MARK.match(plain(col).replace(" ", ""))
     if m is None:
         return None
-    k = int(m["a"] or m["b"] or ("₀₁₂₃".index(m["a2"]) if m["a2"] else "⁰¹²³".index(m["c"] or "⁰")))
-    sym = m["sym"]
+    k = int(m["a"] or m["b"] or m["a3"] or ("₀₁₂₃".index(m["a2"]) if m["a2"] else "⁰¹²³".index(m["c"] or "⁰")))
+    sym = m["sym"] or unicodedata.normalize("NFC", m["sym2"])
     if (worded := re.fullmatch(r"[^\W\d_\u0370-\u03ff]{3,}(θ|w)", sym)) is not None:
         sym = worded[1]                                   # '新しい値 θ_2', 'neuer Wert θ_2': θ after step 2 (not
         #                                                   Δθ_2, ηλθ_2: a step's role)
@@ -1078,7 +1134,7 @@ def _runs(columns: list) -> list:
 def _one_pane(lines: list, at: dict, vocab) -> dict:
     """:func:`text_tables` of one pane."""
     out: dict = {}
-    header, top, matrix = None, 0, ""
+    header, top, matrix, row_at, spaced, seen_rows = None, 0, "", 0, False, {}
     for no, line in enumerate(lines, 1):
         cells = _cells_at(line)
         figs = at.get(no, [])
@@ -1102,10 +1158,16 @@ def _one_pane(lines: list, at: dict, vocab) -> dict:
             header, top = grouped or cells, no       # labels only: a header, if rows follow
             continue
         if header is None or len(cells) < 2 or not any(has_figure):
-            if not line.strip() and top == no - 1:
-                continue                              # a rule under the header (booktabs in a PDF): a blank line
+            if not line.strip() and (top == no - 1 or spaced and row_at == no - 1):
+                continue                              # a rule under the header (booktabs in a PDF): a blank line;
+            #                                           and, in a table whose rows are all set apart so, one
             header = None if not line.strip() or len(cells) < 2 else header
             continue
+        if row_at == no - 2 and top < row_at and len(cells) not in (len(header), len(header) + 1):
+            header = None                             # after a blank line, a row of other cells: another block
+            continue
+        spaced = spaced if top < row_at else top == no - 2 and not lines[no - 2].strip()
+        row_at = no                                   # (the first row after a blank under the header: a PDF's)
         corner = header[0][2] if len(header) == len(cells) and header[0][2].strip() not in vocab else ""
         first = min((n.col for n in figs if n.kind != "integer" and cells[0][0] < n.col < cells[0][1]), default=None)
         glued = first is not None and re.search(r"[\[(|]\s*$", line[:first])   # '∇_W ℒ = i=1 [ 0.1240   0.0745'
@@ -1113,6 +1175,11 @@ def _one_pane(lines: list, at: dict, vocab) -> dict:
             said = line[cells[0][0]:first].rstrip(" [(|")
             name, _, key = said.rpartition(" = ") if " = " in said else (matrix, "", said)
             matrix, corner = name.strip(), name.strip()
+        label = _row_key(cells, figs, vocab, header[0][2]) if not glued else ""
+        if label and (top, label) in seen_rows and seen_rows[top, label] != no:
+            continue                                  # a row label printed twice in one table (m_2 over m_2: a PDF's
+            #                                           text lost a hat, m̂_2): which row is which is not said
+        seen_rows.setdefault((top, label), no)
         merged = any(GLUED_CELL.fullmatch(t.strip()) for *_, t in cells)
         #        (two figures one space apart, '0,3046 -0,7228', are one cell: the order of cells counts no column)
         for n in figs:
@@ -1135,7 +1202,7 @@ def _one_pane(lines: list, at: dict, vocab) -> dict:
                 continue      # (the argument in a cell 'exp(0,4000) = 1,4918': its function's, not its column's)
             if k is not None and re.search(r"[^\W\d][\w)\]}']*\s*\)?\s*[=≈]\s*$", line[cells[k][0]:n.col]):
                 continue      # (a cell that names its figure, '(p(mange) = 0,2201)': its own equation's)
-            out[n.index] = (key.strip() if glued else _row_key(cells, figs, vocab, header[0][2]), col[2], corner, top)
+            out[n.index] = (key.strip() if glued else label, col[2], corner, top)
     return out
 
 
