@@ -483,3 +483,23 @@ def test_the_document_names_nan_and_infinite_steps_as_pytorch_makes_them():
     want_inf = {group_tex(n) for n, v in adam.items() if np.isinf(v).any()}
     assert want_nan and want_inf and want_inf - want_nan  # b_2 is ±∞ only
     assert names("precision.flips_nan") == want_nan and names("precision.flips_inf") == want_inf
+
+
+def test_a_mini_batch_has_no_first_update_in_floats(tmp_path):
+    """A spec trained on a mini-batch moves by its examples' mean gradient; the float pipeline runs [data]'s example
+    alone, so it leaves the first updates out and says so (before: its float64 'sgd[1].W' was one example's step,
+    printed beside the exact batch step, e.g. 0.41524 against 0.48130). Without a batch the updates are there, and
+    their float64 value is torch's SGD step."""
+    from test_check_authors import BATCH, SPEC
+    path = tmp_path / "batch.toml"
+    path.write_text(BATCH, encoding="utf-8")
+    f = forensics(symgpt.load(str(path)), ["float64"], births=False)
+    assert not any(n.startswith(("sgd[1].", "adamw[1].")) for n in f.names()), f.names()
+    assert any("mean gradient" in note for note in f.pipe.notes), f.pipe.notes
+    one = tmp_path / "one.toml"
+    one.write_text(SPEC, encoding="utf-8")
+    g = forensics(symgpt.load(str(one)), ["float64"], births=False)
+    assert "sgd[1].W" in g.names() and not g.pipe.notes
+    want = torch_oracle.torch_train(oracle.load_spec(str(one)), "bigram", "sgd", 1, float(g.d.spec.training.lr))
+    assert np.allclose(np.asarray(g.floats["float64"]["sgd[1].W"], dtype=np.float64), want[1]["params"]["W"],
+                       rtol=0, atol=1e-15)

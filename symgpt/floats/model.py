@@ -552,10 +552,10 @@ class Pipeline:
                 self.grad(name)
         self.grads = ["grad_" + n for n in self.params if "grad_" + n in self.names]
         self.notes = []
-        if updates:
-            if len(tr.examples) > 1:
-                self.notes.append("the first updates use [data] alone (the other examples of training.examples "
-                                  "are left out of the gradient)")
+        if updates and len(tr.examples) > 1:
+            self.notes.append("the first updates are left out: a mini-batch's step moves by its examples' mean "
+                              "gradient, and this pipeline runs [data]'s example alone")
+        elif updates:
             self._updates()
 
     @property
