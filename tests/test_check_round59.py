@@ -373,3 +373,77 @@ def test_a_blank_line_still_ends_a_table_whose_rows_touch(tmp_path):
     got = _verdicts(_results(tmp_path, text, path, "doc.txt"))
     assert got[f"{E[w][0]:.1f}"][0] != "wrong" and got[f"{E[w][1]:.1f}"][0] != "wrong", got
     assert got[f4(p[3])][:2] == ("matched", "p[นอน]"), got[f4(p[3])]
+
+
+TAU_TABLE = {
+    "sw": ("Joto\n\n  neno        tau = 0.6    tau = 1.4\n{rows}\n\nKwa tau = 0.6 maneno mawili yanashika zaidi; kwa "
+           "tau = 1.4 mgawanyo ni laini.\n", "  {t:<10}  {a:>8}     {b:>8}"),
+    "en": ("Temperature\n\n  word        τ = 0.6      τ = 1.4\n{rows}\n\nAt τ = 0.6 two words hold most of it; at "
+           "τ = 1.4 it is flatter.\n", "  {t:<10}  {a:>8}     {b:>8}"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(TAU_TABLE))
+def test_a_temperature_written_tau(tmp_path, lang):
+    """Columns 'tau = 0.6' and 'τ = 1.4' are shares at those temperatures, so a share copied from the next column is
+    wrong as softmax_T(0.6, ·); and 'tau = 0.6' in prose is a temperature, no tensor (before: the columns were read
+    by value, the copy matched the other temperature, and 'tau' was read as √(d/heads) since 1.4 rounds from it,
+    then 0.6 was a false alarm)."""
+    import numpy as np
+    toml = oracle.random_spec_toml(seed=60, V=5, d=4, heads=2, d_ff=8, layers=1, T=3, norm="pre", activation="gelu") \
+        + '\n[sampling]\ntemperatures = ["0.6", "1.4"]\n'
+    path, q, _ = _backward(toml, tmp_path)
+    vocab = oracle.load_spec(str(path))["model"]["vocab"]
+    z = q["logits"]
+    cold, warm = _shares(np.array(z), 0.6), _shares(np.array(z), 1.4)
+    text, row = TAU_TABLE[lang]
+    copied = f4(warm[3])
+    assert copied != f4(cold[3])
+    rows = [row.format(t=t, a=copied if v == 3 else f4(cold[v]), b=f4(warm[v])) for v, t in enumerate(vocab)]
+    results = _results(tmp_path, text.format(rows="\n".join(rows)), path, "doc.txt")
+    wrong = [(r.ref, r.number.text) for r in results if r.verdict == "wrong"]
+    assert wrong == [(f"softmax_T(0.6, {vocab[3]})", copied)], wrong
+
+
+def test_a_cells_gradients_printed_under_the_weights_names(tmp_path):
+    """A notebook cell that reads ``.grad`` and prints a dict keyed by the weights' names (``'c_attn.weight[0, 1]':
+    -0.00742``) prints gradients: each value is matched to its entry's gradient, no false alarm as the weight
+    (before: each was called a wrong weight)."""
+    import numpy as np
+    toml = oracle.random_spec_toml(seed=60, V=5, d=4, heads=1, d_ff=8, layers=2, T=3, norm="pre", activation="gelu")
+    path, _, g = _torch_run(toml, tmp_path)
+    order = np.argsort(-np.abs(g["l1.W_V"]), axis=None)      # its two largest entries (the others may be tiny)
+    (vi, vo), (qi, qo) = np.unravel_index(order[0], (4, 4)), np.unravel_index(order[1], (4, 4))
+    a, b = f4(g["l1.W_V"][vi][vo]), f4(g["l1.W_V"][qi][qo])      # (nanoGPT's c_attn is an nn.Linear: out × in,
+    va, qa = f"[{8 + vo}, {vi}]", f"[{8 + qo}, {qi}]"              #  its rows q, k, v)
+    text = ("## A few entries\n\n```python\ng = model.h[1].attn.c_attn.weight.grad    # (12, 4)\n"
+            f"picked = {{\n    'h.1.attn.c_attn.weight{va}': g{va}.item(),\n"
+            f"    'h.1.attn.c_attn.weight{qa}': g{qa}.item(),\n"
+            "}\n# rounded to four places\n{k: round(v, 4) for k, v in picked.items()}\n```\n\n```\n"
+            f"{{'h.1.attn.c_attn.weight{va}': {a},\n 'h.1.attn.c_attn.weight{qa}': {b}}}\n```\n")
+    got = _verdicts(_results(tmp_path, text, path))
+    assert got[a][:2] == ("matched", f"grad_l1.W_V[{vi},{vo}]"), got[a]
+    assert got[b][:2] == ("matched", f"grad_l1.W_V[{qi},{qo}]"), got[b]
+
+
+def test_a_later_adamw_state_by_its_value(tmp_path):
+    """'pas 2: …, (W_2)_{3,1} = x' under a section of two AdamW steps: an entry printed with no state that rounds
+    from its value after the second step is that state (before: only the first AdamW step's state was looked for,
+    and the entry was a false alarm as the untrained W_2)."""
+    from test_check_round57 import ADAMW
+    toml = (oracle.random_spec_toml(seed=5, V=6, d=4, heads=1, d_ff=8, layers=1, T=3) + ADAMW).replace(
+        "steps = 1\n", "steps = 2\n", 1)
+    path = write_spec(tmp_path, toml)
+    spec = oracle.load_spec(str(path))
+    records = torch_oracle.torch_train(spec, "transformer", "adamw", 2, 0.01, weight_decay=0.01)
+    one, two = (f"{records[k]['params']['W_2'][2][0]:.6f}" for k in (1, 2))
+    w2 = spec["layer"][0]["W_2"]
+    text = (f"## Pesos\n\nAl principi (W_{{2}})_{{1,2}} = {float(w2[0][1])} i "
+            f"(W_{{2}})_{{2,3}} = {float(w2[1][2])}.\n\n"
+            "## Dos passos d'AdamW\n\nAra entrenem amb AdamW, η = 0.01, λ = 0.01.\n\n"
+            f"   pas 1:  (W_{{2}})_{{3,1}} = {one},\n\n"
+            f"   pas 2:  (W_{{2}})_{{3,1}} = {two}.\n")
+    got = {(r.number.printed or r.number.text).replace("−", "-"): (r.verdict, r.ref, r.cause)
+           for r in _results(tmp_path, text, path)}
+    shown = two
+    assert got[shown][:2] == ("matched", "adamw[2].W_2[2,0]"), got[shown]

@@ -90,8 +90,8 @@ SETTING = re.compile(r"d|d_ff|heads|kv_heads|layers|ln_eps|lr|adamw\.(?:lr|beta[
                      r"vocab_size\(\)|seq_len\(\)|argmax\(\)")
 """The spec's sizes and settings (and the likeliest token's id): a name reads as one only when it spells it, never
 by a value it happens to share."""
-SETTING_WORD = re.compile(r"temperatures?|temperatur[ae]?|température|temperatura|температура|温度|temp|top_?[kp]|"
-                          r"learning_rate|weight_decay|betas|seed|batch_size|n_steps|steps|lr",
+SETTING_WORD = re.compile(r"temperatures?|temperatur[ae]?|température|temperatura|температура|温度|temp|τ|tau|T|"
+                          r"top_?[kp]|learning_rate|weight_decay|betas|seed|batch_size|n_steps|steps|lr",
                           re.I)
 """A setting's word in code or prose (``temperature=0.8``): it names a setting, never a tensor of the model, whatever
 value it shares (not ``beta`` or ``eps`` alone: a norm's shift, a norm's ε may be written so)."""
@@ -1691,7 +1691,10 @@ class Notation:
         above = " ".join(self._texts.get(k, "") for k in (n.line - 2, n.line - 1))   # (lines with figures)
         sentence = re.split(r"[.!?。](?:\s|$)", f"{above} {n.line_text[:n.col]}")[-1]
         group = re.sub(r"^sgd\[\d+\]\.", "", c.group)       # (the new x: its gradient)
-        if not GRADIENT_WORDS.search(sentence) or group.startswith(("grad_", "adamw", "sgd")):
+        lines = getattr(self.m, "lines", None) or []
+        code = any(re.search(r"\.grad\b", x) for x in lines[max(0, n.line - 13):n.line - 1])
+        #      (a cell that reads .grad, then prints its entries under the weights' names: {'c_attn.weight[0, 1]': …})
+        if not (GRADIENT_WORDS.search(sentence) or code) or group.startswith(("grad_", "adamw", "sgd")):
             return None
         group, idx = self._input_row(group, c.of, c.idx) or (group, c.idx)
         for g in (f"grad_{group}", *(f"sgd[{k}].grad_{group}" for k in range(1, MAX_STEP))):
@@ -1738,8 +1741,8 @@ class Notation:
         for x in self.m.every:
             if x is c or x.of != c.of:
                 continue
-            if (x.group in (f"adamw[1].{bare}", f"head_step.{bare}") or re.fullmatch(rf"sgd\[\d+\]\.{re.escape(bare)}",
-                                                                                  x.group)) and x.idx == c.idx or \
+            if (x.group == f"head_step.{bare}" or re.fullmatch(rf"(?:sgd|adamw)\[\d+\]\.{re.escape(bare)}", x.group)) \
+                    and x.idx == c.idx or \
                     x.group in (f"sgd.{bare}", f"adamw.{bare}") and x.idx[1:] == c.idx or \
                     x.group == bare and x.idx == c.idx:
                 others.append(x)

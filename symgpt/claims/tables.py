@@ -81,11 +81,11 @@ AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition
 CAPTION_SYMBOL = re.compile(r"(?<![\w\\∂/])((?:∂[\wℒ𝓛]/∂|d[\wℒ]/d)?[A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
                             r"(?:\[[a-z]\]\s*\[[a-z]\]|\[[a-z],\s*[a-z]\]|_\{[a-z],?[a-z]\})")
 """A caption's symbol written with letter indices: ``w[t][s]``, ``A[t, s]``, ``α_{ts}``, ``∂L/∂W_attn[i, c]``."""
-TEMPERATURE_AXIS = re.compile(r"T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|[Tt]emperatura|温度")
-TEMPERATURE_ROW = re.compile(r"(?:T|τ|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|温度)\s*=\s*"
+TEMPERATURE_AXIS = re.compile(r"T|τ|tau|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|[Tt]emperatura|温度")
+TEMPERATURE_ROW = re.compile(r"(?:T|τ|tau|[Tt]emp(?:erature)?|[Tt]empérature|Temperatur|温度)\s*=\s*"
                              r"(?:\d+(?:\.\d+)?|∞|inf|oo)")
 """(Case matters here: a row 't = 1' is a position, 'T = 1' a temperature.)"""
-TEMPERATURE = re.compile(r"(?:T|τ|temp(?:erature)?|température|温度)\s*=\s*(\d+(?:\.\d+)?|∞|inf|oo)", re.I)
+TEMPERATURE = re.compile(r"(?:T|τ|tau|temp(?:erature)?|température|温度)\s*=\s*(\d+(?:\.\d+)?|∞|inf|oo)", re.I)
 
 
 def _key(cell: str, vocab) -> tuple | None:
