@@ -40,10 +40,17 @@ def softmax_T(z: list, T, v: int):
     """
     if T is None:
         return fmpq(1, len(z))
-    z, t = [_arb(x) for x in z], _arb(T)     # (the logits before any step may be exact: a bigram's)
-    top = max(range(len(z)), key=lambda k: z[k].mid())       # (shifted by a largest logit: no overflow)
+    return _shares(z, T)[v]
+
+
+def _shares(z: list, T=1) -> list:
+    """Every token's exp(z_k/T) / Σ exp(z/T), the exponentials taken once (shifted by a largest logit: no overflow;
+    the logits before any step may be exact, a bigram's)."""
+    z, t = [_arb(x) for x in z], _arb(T)
+    top = max(range(len(z)), key=lambda k: z[k].mid())
     e = [((x - z[top]) / t).exp() for x in z]
-    return e[v] / sum(e, arb(0))
+    total = sum(e, arb(0))
+    return [x / total for x in e]
 
 
 def _above(z: list, kept: list) -> None:
@@ -86,7 +93,7 @@ def top_p(z: list, P, v: int):
     (True, 0)
     """
     z = [_arb(x) for x in z]
-    order, p, P = _order(z), [softmax_T(z, 1, k) for k in range(len(z))], _arb(P)
+    order, p, P = _order(z), _shares(z), _arb(P)
     highest = sorted((q.upper() for q in p), key=lambda b: -b.mid())
     mass, bound = arb(0), arb(0)
     for n, k in enumerate(order, 1):
