@@ -377,6 +377,7 @@ class Size:
     exact: bool = True
     value: Fraction | None = None
     count: int = 1
+    top: float | None = None     # log10 of an upper bound of |v|, where an enclosure gives one (mag bounds both ways)
 
     @property
     def cost(self) -> float:
@@ -412,7 +413,7 @@ def _abs_bound(a: Size) -> float:
     """An upper bound of |a|."""
     if a.value is not None:
         return float(abs(a.value)) if a.digits < 300 else math.inf
-    return _exp10(a.mag)
+    return _exp10(a.top if a.top is not None else a.mag)     # (a small value's mag is its −log10: no bound of it)
 
 
 def size_of_ball(v) -> Size:
@@ -420,19 +421,24 @@ def size_of_ball(v) -> Size:
 
     >>> size_of_ball(fmpq(1, 3)).cost, round(size_of_ball(arb(10) ** 50).mag)
     (1, 50)
+    >>> s = size_of_ball(arb("-0.000338")); round(s.mag, 2), round(s.top, 2), _abs_bound(s) < 0.001
+    (3.47, -3.47, True)
     """
     if isinstance(v, list):
         parts = [size_of_ball(x) for x in v] or [Size()]
+        tops = [p.top for p in parts]
         return Size(max(p.digits for p in parts), max(p.mag for p in parts),
-                    all(p.exact for p in parts), None, len(parts))
+                    all(p.exact for p in parts), None, len(parts),
+                    None if None in tops else max(tops))
     if isinstance(v, fmpq):
-        s = _of_value(Fraction(int(v.p), int(v.q)))
-        return Size(s.digits, s.mag, True, None)
+        p, q = int(v.p), int(v.q)
+        s = _of_value(Fraction(p, q))
+        return Size(s.digits, s.mag, True, None, top=_log10(p) - (len(str(q)) - 1) if p else -math.inf)
     if not v.is_finite():
         return Size(0, math.inf, False)
     hi, lo = v.abs_upper(), v.abs_lower()
     mag = max(_log10_arb(hi, True), -_log10_arb(lo, False) if lo > 0 else 0.0, 0.0)
-    return Size(0, mag, False)
+    return Size(0, mag, False, top=_log10_arb(hi, True) if hi > 0 else -math.inf)
 
 
 def _log10_arb(x, up: bool) -> float:
