@@ -58,10 +58,9 @@ PROSE = frozenset(w.lower() for w in (*MEAN, *VARIANCE, *DATA_ALIASES["loss"], "
                   if len(w) > 1 and w.replace(" ", "").replace("-", "").isalpha() and not w.isascii() or len(w) > 2
                   and w.isalpha())    # the words prose puts right before a figure: 'its variance 1.053'
 IS_WORDS = ("is", "equals", "ist", "beträgt", "est", "vaut", "es", "vale", "è", "é", "wynosi", "равн[аоы]", "olur",
-            "este", "είναι", "egyenlő")
+            "este", "είναι", "egyenlő", "adalah", "ialah")
 """The verb 'is' between a name and its value, by language (a pattern each: ``равн[аоы]``)."""
-PROSE_COPULAS = ("jest", "är", "blir", "er", "bedraagt", "равен", "составляет", "je", "činí", "bằng", "là", "adalah",
-                 "sebesar")
+PROSE_COPULAS = ("jest", "är", "blir", "er", "bedraagt", "равен", "составляет", "je", "činí", "bằng", "là", "sebesar")
 """More words for 'is', read only after a quantity's word ('tapet er 2,13'): after a name they may say something
 else ('För W[0,glows] blir steget …': the step becomes, not W; German 'er', French 'je': pronouns)."""
 COPULA = "|".join(IS_WORDS + PROSE_COPULAS) + "|of|de|von|di|van"
@@ -94,7 +93,7 @@ def prose_name(left: str) -> str | None:
     m = PROSE_END.search(left)
     return m and (m["term"] or m["term2"]) or None
 MOMENTS = {"m": "m", "v": "v", "m̂": "mhat", "v̂": "vhat", "mhat": "mhat", "vhat": "vhat", "m_hat": "mhat",
-           "v_hat": "vhat", "m_t": "m", "v_t": "v", "Δ": "update", "Δθ": "update",
+           "v_hat": "vhat", "m_t": "m", "v_t": "v", "Δ": "update", "Δθ": "update", "Delta": "update",
            "ηλθ": "decay", "λθη": "decay"}
 """An optimizer state a tutorial writes without indices under a lead-in that names the entry (``Von Hand für
 W[0, bellt]: … m = …``): its name → the AdamW state's (adamw[k].m[W,0,bellt])."""

@@ -124,7 +124,7 @@ def diagnose(m, n, ctx, prev, dc=None, sure=False):
         return Result(n, "unmatched", candidates=[r[2].ref for r in ranked[:3]])
     best = _with_eps(m, best, n)
     transposed = any(c.group == best.group and len(c.idx) == 2 and c.idx == best.idx[::-1] and
-                     c.idx != best.idx and _near_round(c, n) for c in m.cands)
+                     c.idx != best.idx and _near_round(c, n) for c in m.every)   # (every: a batch's mean too)
     return wrong(n, best, [r[2].ref for r in ranked[:3]], ranked[0][0] if ranked else 0.0,
                  chain_ok=chain_ok, chain_value=chain_value, transposed=transposed, d=m.d)
 

@@ -9,7 +9,7 @@ import re
 from .aliases import DATA_ALIASES, IS_WORDS, MOMENTS, STEP_WORDS, prose_name
 from .extract import HEADING
 from .figure import FORMATS
-from .marks import superscript_of
+from .marks import layer_mentioned, superscript_of
 from .shares import AND
 from .symbols import (
     BULLET,
@@ -681,7 +681,9 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
     """
     listed = BULLET.match(n.line_text.strip()) or len(n.line_text.strip()) <= 80 or \
         re.match(r"[^=]{1,24}=", n.line_text.strip())     # an item or an equation (θ₁ &= θ₀ − …), not a paragraph
-    above = [lines[k] for k in range(n.line - 2, max(-1, n.line - 2 - LEAD_LINES), -1)] if listed else []
+    above = [lines[k] for k in range(n.line - 2, max(-1, n.line - 2 - LEAD_LINES), -1)] if listed else \
+        [lines[n.line - 2]] if n.line >= 2 and lines[n.line - 2].strip() and \
+        not re.search(r"[.!?。]\s*$", lines[n.line - 2]) else []   # (a paragraph's sentence begun on the line above)
     for k, text in enumerate([n.line_text[:n.col], *above]):
         if k and HEADING.match(text) and not re.search(r"[=:：]", text):
             return _entry_named(text, vocab) if text.lstrip().startswith("#") else None
@@ -706,11 +708,21 @@ def _lead_in(n, lines: list, vocab) -> Label | None:
 
 
 def _entry_named(text: str, vocab) -> Label | None:
-    """The last parameter entry a text names (``W[0, bellt]``, ``W_{0,bellt}``, ``W(1, mange)``), else None."""
+    """The last parameter entry a text names (``W[0, bellt]``, ``W_{0,bellt}``, ``W(1, mange)``), with the block
+    it names in words in a model of several (``W2[3,2] van laag 2``: its superscript), else None."""
     found = [lab for m in ENTRY_MENTION.finditer(_unlatexed(text)) if not GENERIC_INDEX.search(m[0])
              and (lab := param_case(parse_label(m[0].replace(" ", ""), vocab), vocab)) is not None and lab.index
-             and lab.name in vocab.params]
-    return found[-1] if found else None
+             and (lab.name in vocab.params or _in_blocks(lab.name, vocab))]
+    if not found:
+        return None
+    block = layer_mentioned(text) if _in_blocks(found[-1].name, vocab) else ()
+    return dataclasses.replace(found[-1], sup=block) if block else found[-1]
+
+
+def _in_blocks(name: str, vocab) -> bool:
+    """Whether a name is a block's parameter written without its block (``W2`` of l1.W_2)."""
+    return any(p.startswith("l") and "." in p and p.partition(".")[2].replace("_", "") == name.replace("_", "")
+               for p in vocab.params)
 
 
 def _unlatexed(text: str) -> str:
@@ -826,7 +838,7 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
                                                               isinstance(lab.index[0], int) and 1 <= lab.index[0] <= 9):
             told = lab.index[0] if lab.index else None     # g (g₁, g₂) under the lead-in: the entry's gradient (at
             lab = Label("gradient")                        # the step its index says, else its section's)
-        elif lab.name in THETA | NEW_VALUE and re.fullmatch(r"(?:sgd|adamw)\[(\d+)\]", lab.state) and \
+        elif (lab.name in THETA or lab.name in NEW_VALUE) and re.fullmatch(r"(?:sgd|adamw)\[(\d+)\]", lab.state) and \
                 lab.index in ((), (int(lab.state.split("[")[1][:-1]),)):
             lab = Label("new", state=lab.state, ref="stated")   # θ_1, θ_new, read as after the step: the entry's
     stated = lab.ref == "stated"
@@ -836,16 +848,18 @@ def of_entry(lab: Label, n, lines: list, vocab, strict: bool = False) -> Label |
     if entry is None or param is not None and entry.name != param:
         return unnamed
     if lab.name == "new" and stated:         # the entry after the step, its origin learned with the other entries'
-        return Label(f"{lab.state}.θ", entry.index, of=entry.name)   # new values (W_up_{2,4}: from 1, as they are)
+        return Label(f"{lab.state}.θ", entry.index, of=entry.name, sup=entry.sup)   # new values (W_up_{2,4}: from 1,
+        #                                                                               as they are)
     if lab.name == "new":
-        return Label(entry.name, entry.index, state=lab.state)
+        return Label(entry.name, entry.index, state=lab.state, sup=entry.sup)
     k = section_step(n) or 1                                 # (under '七、第 3 步': step 3's; '上一步 m = …' in it:
     k -= k > 1 and PREVIOUS_STEP.search(n.line_text[:n.col]) is not None   # the step before's)
     if lab.name == "gradient":             # (under step 2's heading: the gradient step 2 takes, at the model step 1
         k = told or k                      #  made)
-        return Label(f"grad_{entry.name}", entry.index, state=f"{run_in(n)}[{k - 1}]" if k > 1 else "")
+        return Label(f"grad_{entry.name}", entry.index, state=f"{run_in(n)}[{k - 1}]" if k > 1 else "", sup=entry.sup)
     step = lab.state or f"adamw[{k}]"
-    return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn)   # W₃₄'s m: its origin learned
+    return Label(f"{step}.{state}", entry.index, of=entry.name, fn=lab.fn, sup=entry.sup)   # W₃₄'s m: its origin
+    #                                                                                        learned
     #                                                              with the rest (and √v̂ is a function of v̂)
 
 

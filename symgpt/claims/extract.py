@@ -135,9 +135,11 @@ FENCE = re.compile(r"\s*```")
 EXPONENT = re.compile(r"(?<![A-Za-z\\])e\^\s*\{?\s*\(?[-−+]?\d*\.\d")      # e^0.4164, e^{0.740}: exp of a figure
 RUN = re.compile(r"(?:(?<=[\d.])[-−+]|(?<![\d.])[-−+]?)\d[\d.,]*%?")
 FRACTION = re.compile(r"(?<![\d.(/])[1-9]\d*/[1-9]\d*(?![\d./)])")
-BRACKET_INDEX = re.compile(r"(?<=[A-Za-z_\u0370-\u03ff\d'′)\]])\[[^\[\].]*\d[^\[\].]*\]")   # a name's indices
-WORD_INDEX = re.compile(r"\b(?:row|column|col|dim|entry|position|layer|head|slide|cell|ligne|colonne|Zeile|Spalte)"
-                        r"\s+\d+\b|第\s*\d+\s*[行列维个层头步]|\[Slide\s+\d+\]", re.I)
+BRACKET_INDEX = re.compile(r"(?<=[A-Za-z_\u0370-\u03ff\d'′)\]}⁾])\[[^\[\].]*\d[^\[\].]*\]")   # a name's indices
+WORD_INDEX = re.compile(r"\b(?:row|column|col|dim|entry|position|layer|head|slide|cell|ligne|colonne|Zeile|Spalte|"
+                        r"block|blok|bloc|bloque|blocco|Schicht|couche|capa|camada|laag|warstwa|katman|lapisan|"
+                        r"step|Schritt|étape|paso|passo|krok|adım|bước|langkah|stap|steg|шаг)"
+                        r"\s+\d+\b(?![.,]\d)|第\s*\d+\s*[行列维个层头步]|\[Slide\s+\d+\]", re.I)   # (not 'step 0.1')
 PROMPT = re.compile(r"\b(?:In|Out)\s*\[\s*\d*\s*\]\s*:?")               # a notebook's prompts
 FORMAT_SPEC = re.compile(r"(?<=[\w)\]'\"{]):(?:[^{}\s\d]?[<>^=][+\- ]?#?0?\d*[,_]?(?:\.\d+)?[bcdeEfFgGnosxX%]?|"
                          r"[+\- ]?#?0?\d*[,_]?(?:\.\d+)?[bcdeEfFgGnosxX%])(?=\})")

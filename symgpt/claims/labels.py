@@ -41,7 +41,16 @@ from .equations import (
 )
 from .extract import decimal_comma, normal_line
 from .literals import bare_matrix, literals, stacked_literals, symbol_rows
-from .marks import head_mark, lhs_superscript, paragraph_above, row_mark, section_titles, sentence_of, superscript_of
+from .marks import (
+    head_mark,
+    layer_mentioned,
+    lhs_superscript,
+    paragraph_above,
+    row_mark,
+    section_titles,
+    sentence_of,
+    superscript_of,
+)
 from .shares import (
     ATTENTION,
     attention_share,
@@ -194,7 +203,10 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
     stacked = stacked_literals(lines, numbers, vocab)
     out.update(symbol_rows(lines, numbers, vocab))     # [s11 s12; s21 s22] = [0.37 −0.36; …]: each its symbol's
     layered = any(x.startswith("l1.") for x in vocab.names)     # (a superscript on a literal's name: its block)
-    for k, (head, pos) in (bare_matrix(lines, numbers, vocab) | literals(lines, numbers, vocab) | stacked).items():
+    bare = bare_matrix(lines, numbers, vocab)
+    written = {k: v for k, v in literals(lines, numbers, vocab).items()       # (a row in brackets of its own is
+               if k not in bare or not v[0].name.startswith("literal@")}    # its named matrix's, not a vector)
+    for k, (head, pos) in (bare | written | stacked).items():
         if k in out:
             continue
         n = numbers[k]
@@ -341,8 +353,12 @@ def labels(text: str, numbers: list, vocab, names=(), params=(), sequence=(), ma
                 own = superscript_of(head_side[-80:] + " =") or None
                 #     (o^{(2)}_{3,1} &= 0{,}405·0{,}866 + … = −0{,}183: its left side's, however long the chain)
             sups[n.index] = own if own is not None else \
-                next((m for t in (n.line_text[:n.col], n.column, header[0] if header else "")
-                      if (m := superscript_of(t))), ())      # (its table's corner: s^{[1,2]})
+                next((m for t in (n.line_text[:n.col], n.row if n.column else "", n.column,
+                                  header[0] if header else "")
+                      if (m := superscript_of(t))), ())      # (its row's name far to the left; its table's corner:
+            #                                                    s^{[1,2]})
+            if layered and not sups[n.index] and (n.column or n.index in text_cells):
+                sups[n.index] = layer_mentioned(n.row)     # | W2[3,2] (l2) | …: the row's block, named in words
     for n in numbers:                  # a list of tokens' values under 'dL/dz_v = p_v − y_v': the gradient's
         lab = out.get(n.index)
         token = lab.index if lab is not None and lab.name == "token" and not lab.state else \

@@ -439,7 +439,9 @@ ROW_LABEL = re.compile(r"[^\W\d_](?:[₀-₉]{1,2}|\d{1,2}|_\{?\d{1,2}\}?)")
 def _cells(text: str, col0: int = 0) -> list | None:
     """The cells of a row printed without brackets, as (column, text), or None when it holds a word: figures,
     −∞ and — (masked entries); bracket pieces and a closing full stop dropped."""
-    cells = [(col0 + m.start(), m[0]) for m in re.finditer(r"\S+", BRACKET_PIECES.sub(" ", text))]
+    text = re.sub(r"^(\s*)[\[(](?=[-−\d])|(?<=\d)[\])](?=\s*[.,]?\s*$)", lambda m: m[1] + " " if m[1] is not None
+                  else " ", BRACKET_PIECES.sub(" ", text))     # [−0,000216 −0,000207]: a row in its own brackets
+    cells = [(col0 + m.start(), m[0]) for m in re.finditer(r"\S+", text)]
     while cells and cells[-1][1] in (".", ",", ")", "]"):
         cells.pop()
     while cells and cells[0][1] in ("(", "["):
@@ -522,7 +524,11 @@ def bare_matrix(lines: list, numbers: list, vocab) -> dict:
         names = _names_only(line) if not at.get(no) else []
         if not names:
             continue            # Q = ⎜ ⎟ ,  K = ⎜ ⎟ ,  V = ⎜ ⎟ .: an even count of rows, the names between two
-        rows = _rows_around(lines, no, at)
+        rows = _rows_around(lines, no, at, gap=True)
+        above, below = sorted(k for k in rows if k < no), sorted(k for k in rows if k > no)
+        if len(above) != len(below):       # the name in the middle of an even count: as many rows each side (the
+            keep = min(len(above), len(below))     # rows beyond are the matrix above's, set right against it)
+            rows = {k: rows[k] for k in (above[len(above) - keep:] if keep else []) + below[:keep]}
         edges = [col for _, col in names[1:]] + [10 ** 6]
         split = {k: [sum(1 for c, _ in cells if lo <= c < hi) for lo, hi in zip([0] + edges[:-1], edges)]
                  for k, cells in rows.items()}
@@ -588,20 +594,35 @@ def _column_vector(lines: list, no: int, at: dict, vocab) -> dict | None:
     return {n.index: (head, (i,)) for i, (_, n) in enumerate(sorted(rows.items()))}
 
 
-def _rows_around(lines: list, no: int, at: dict) -> dict:
+def _rows_around(lines: list, no: int, at: dict, gap: bool = False) -> dict:
     """{line: its cells} for the rows of figures above and below line ``no`` up to an empty line, over the
-    lines between that hold only a bracket's pieces."""
-    rows = {}
+    lines between that hold only a bracket's pieces; with ``gap``, over one empty line right beside ``no`` where a
+    row follows it and the other side has rows but this one none (a PDF's text may set a 2 × 2 matrix's name a line
+    apart from its first row)."""
+    sides = {step: _side(lines, no + step, step, at) for step in (-1, 1)}
     for step in (-1, 1):
-        k = no + step
-        while 1 <= k <= len(lines) and lines[k - 1] != "":
-            cells = _cells(lines[k - 1])
-            if cells is not None and at.get(k):
-                rows[k] = cells
-            elif not DEBRIS.fullmatch(BRACKET_PIECES.sub(" ", lines[k - 1])):
-                break
-            k += step
+        k = no + step           # (one side empty, the other not: a blank line may stand between the name and a row)
+        if gap and not sides[step] and sides[-step] and 1 <= k + step <= len(lines) and lines[k - 1] == "" and \
+                at.get(k + step) and _cells(lines[k + step - 1]) is not None:
+            sides[step] = _side(lines, k + step, step, at)
+    return sides[-1] | sides[1]
+
+
+def _side(lines: list, k: int, step: int, at: dict) -> dict:
+    """{line: its cells} for the rows of figures from line ``k`` on, one way (``step``), up to an empty line."""
+    rows = {}
+    while 1 <= k <= len(lines) and lines[k - 1] != "":
+        cells = _cells(lines[k - 1])
+        if cells is not None and at.get(k):
+            rows[k] = cells
+        elif not DEBRIS.fullmatch(BRACKET_PIECES.sub(" ", lines[k - 1])):
+            break
+        k += step
     return rows
+
+
+MATRIX_NAME = re.compile(r"((?:∂[\wℒ𝓛]*/∂|∇_?)?[^\W\d_][\w^{}()\u0300-\u036f'′]*)\s*=")
+"""A matrix's name before its '=' on a line of names alone: ``Q``, ``W̄_{V}`` (a bar), ``∂L/∂W_{V}``."""
 
 
 def _names_only(line: str) -> list:
@@ -614,8 +635,8 @@ def _names_only(line: str) -> list:
     []
     """
     plainer = BRACKET_PIECES.sub(" ", line)
-    marks = list(re.finditer(r"([^\W\d][\w^{}()]*)\s*=", plainer))
-    if not marks or not DEBRIS.fullmatch(re.sub(r"([^\W\d][\w^{}()]*)\s*=", " ", plainer)):
+    marks = list(re.finditer(MATRIX_NAME, plainer))
+    if not marks or not DEBRIS.fullmatch(re.sub(MATRIX_NAME, " ", plainer)):
         return []
     out, start = [], 0
     for m in marks:

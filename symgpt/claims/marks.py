@@ -16,6 +16,25 @@ HEAD_MARK = re.compile(rf"\b(?:{HEAD_WORDS})\s*\$?\s*\(?(\d+)\)?|"     # (huvud 
                        r"(?:头|ヘッド)\s*(\d+)", re.I)
 
 
+LAYER_WORDS = r"layer|laag|Schicht|couche|capa|camada|strato|warstwa|katman|lapisan|kerros|réteg|vrstva|слой|шар|" \
+    r"block|blok|blokk|bloc|bloque|blocco|Block"
+LAYER_MENTION = re.compile(rf"\(\s*[lL](\d)\s*\)|\b(?:{LAYER_WORDS})\s*(\d)\b|第\s*(\d)\s*[层層]|(\d)\s*층|"
+                           rf"[层層]\s*(\d)", re.I)
+"""A block named in words beside an entry (``W2[3,2] (l2)``, ``van laag 2``, ``第 2 层``), as the text counts
+its blocks."""
+
+
+def layer_mentioned(text: str) -> tuple:
+    """The block a text names in words, as a superscript would give it: ``(2,)``; () when it names none or
+    several.
+
+    >>> layer_mentioned("W2[3,2] (l2)"), layer_mentioned("Met de hand voor W2[3,2] van laag 2:"), layer_mentioned("x")
+    ((2,), (2,), ())
+    """
+    found = {int(next(g for g in m.groups() if g)) for m in LAYER_MENTION.finditer(text or "")}
+    return (found.pop(),) if len(found) == 1 else ()
+
+
 def paragraph_above(lines: list, no: int, most: int = 3) -> str:
     """The lines of a figure's paragraph above its own (up to ``most``, back to a blank line): a sentence that
     names the head on the line before the figure ('nella testa 1 … il\\n13,43 % a «il»')."""

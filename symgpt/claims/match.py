@@ -717,7 +717,8 @@ class Matcher:
         if 0 <= a and len(swapped) > max(a, b):
             swapped[a], swapped[b] = swapped[b], swapped[a]
         transposed = a >= 0 and len(c.idx) > max(a, b) and c.idx[a] != c.idx[b] and any(
-            x.group == c.group and x.of == c.of and x.idx == tuple(swapped) and self.rounds(x, n) for x in self.cands)
+            x.group == c.group and x.of == c.of and x.idx == tuple(swapped) and self.rounds(x, n) for x in self.every)
+        #     (every: the entry's own tensor, whatever the text speaks of — a batch's mean gradient in an AdamW text)
         if chain_ok and self._transposed_operand(n, c):
             chain_ok, transposed = False, True    # q₃,₂ = 1.209 × 0.2 + …: W_Q[1,0] read for W_Q[0,1]
         other = self._other_form(n, c) if chain_ok else None
@@ -1496,7 +1497,8 @@ TOPICS = (    # (a candidate's ref, the text a document must hold for it to be m
                 r"tasa de aprendizaje|descenso|actualiza|paso de|อัตราการเรียนรู้|학습률|경사 ?하강|सीखने की दर|"
                 r"öğrenme oranı|gradyan ini|oppimisnopeu|gradienttimenetelm|קצב למידה|ירידת גרדיאנט|"
                 r"скорост\w* обучения|градиентн\w* спуск", re.I)),   # a training step: only in a text about one
-    (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ", re.I)),   # (1/V at T → ∞: uniform)
+    (re.compile(r"softmax_T\((?!inf)"), re.compile(r"temperat|温度|\bT\s*=|τ|\\tau\b", re.I)),   # (1/V at T → ∞:
+    #                                                                                               uniform)
     (re.compile(r"topk"), re.compile(r"\btop[- _$]{0,3}(?:k|\d+\b)|前\s*(?:k|\d+\s*个)|"
                                      r"(?<![\w.{_])k\s*=\s*\d+(?![\d.,]\d)",
                                      re.I)),

@@ -32,7 +32,7 @@ from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import printed_by, sentence_of
 from .refs import ExprError, bind, parse
-from .symbols import plain, run_in, run_of, section_step, share_ref
+from .symbols import NEW_VALUE, plain, run_in, run_of, section_step, share_ref
 
 TENSOR_GROUP = re.compile(r"[\w.]+(?:\[\d+\]\.[\w.]+)?(?:\|[^*/()+]*)?")
 """A group that is a tensor or its row (``E``, ``adamw[1].E``, ``l1.R``, ``LN_f|2:``), not arithmetic of one
@@ -137,7 +137,9 @@ STEPS_SAID = re.compile(r"(?:(?<![\w.,])(\d|" + _SPACED + r")|(?<![\d.,])(" + "|
                         r"skridt|adım|шаг\w*|krok\w*|bước|langkah)\b|个?步|ステップ|스텝|단계)", re.I)
 """A number of steps said in a sentence: the state after that many steps."""
 AGAIN_WITHIN = 8         # lines: a state printed again this near its last printing is the next step's (a loop)
-NUMERICAL = re.compile(r"num|finite|centra|centré|zentral|quotient|差分|数值|数値|수치|числ|\bfd\b|≈|"
+NUMERICAL = re.compile(r"num|finite|(?<!de)fini[et](?!ion)|finit[ao]s?|(?<!un)endlich|(?<!on)eindig|(?<!nie)skończon|"
+                       r"sonlu|(?<!o)ändlig|(?<!u)endelig|konečn|"
+                       r"centra|centré|zentral|quotient|差分|数值|数値|수치|числ|\bfd\b|≈|"
                        r"/\s*\(?\s*2\s*[·*]?\s*(?:h|ε|δ|τ|eps)\b", re.I)
 """A name that says its gradient is the central difference (``numérico``, ``数值梯度``, ``g_num``, ``fd``,
 ``differenze centrate``, or its form: ``beza/2h``), not their difference (``differenza``)."""
@@ -235,6 +237,7 @@ class Reading:
     agree: int = 0
     alias: bool = False
     others: list = None        # the groups some of its figures agree with instead (η: lr and adamw.lr)
+    spelled: bool = False      # read through another name's reading (∂L/∂U where U is W), not from its figures
 
 
 HEADED_NOT = re.compile(r"[hHxXuEez]['′″]*|LN\w*|ln\w*")
@@ -453,7 +456,7 @@ class Notation:
             return name == bare or name in exact or name.lower() in lower or self._capital(name, bare)
         if group in STEPPED:
             return name in self._spelled(group.partition(".")[2])[0]
-        if (moment := re.fullmatch(r"adamw\[\d+\]\.(m|v|mhat|vhat)", group)) is not None and \
+        if (moment := re.fullmatch(r"adamw\[\d+\]\.(m|v|mhat|vhat|update|decay)", group)) is not None and \
                 MOMENTS.get(name) == moment[1]:
             return True                  # a column m, v̂ of a parameter's rows: AdamW's (m1, m̂₁ spelled below)
         exact, lower = self._spelled(group)
@@ -637,6 +640,9 @@ class Notation:
                  (lab.head is not None or not HEADED_NOT.fullmatch(lab.name) and not lab.name.startswith("literal@"))}
         #      (h^{(0)}, h^{(1)}: the stream before and after the block, no head 0 that counts heads from 0; nor
         #       the superscript of a vector written out, h^{(0)} = (…), whose name is not read)
+        if 0 in marks and self.m.d.spec.heads in marks:
+            marks = set()    # head 0 and head H of H heads: some of these superscripts are no heads' (r^{(0)},
+            #                  r^{(1)}, a stream's stages, beside a^{(2)}): the figures say how the heads count
         if not marks:                    # only superscripts of names no head has its own of: counted from 1 if
             every = {h for lab in labels.values() if (h := self.head(lab)) is not None}     # one is the last head's
             marks = every if every and 0 not in every and max(every) == self.m.d.spec.heads else marks
@@ -696,13 +702,15 @@ class Notation:
         """The readings no figure agrees with, their origins from the rest of the document; and names read
         through their gradient's spelling (``e`` where ``∂L/∂e`` is grad_x)."""
         written = [r.base for k, r in out.items() if r.agree and _written(names[k])]
-        origin = max(set(written), key=written.count) if written else 0     # how the document counts, mostly
-        through_read = set()
+        origin = self._origin = max(set(written), key=written.count) if written else 0    # how the document
+        through_read = set()                                                                 # counts, mostly
         for key in names:                       # e read through ∂L/∂e (grad_x): x; ∂L/∂e through e: grad_x
             if key not in out and len(key) == 4 and not key[2] and (through := self._through_gradient(key, out)):
                 group, source = through       # (a vector's places count from 0: the document's own origin)
                 base = out[source].base if _written(names[source]) else origin
-                out[key] = Reading(self._batch_mean(group, base, names[key]), base)
+                mean = self._batch_mean(group, base, names[key])
+                out[key] = Reading(mean, base, spelled=mean != group)    # (a batch's mean by its letter: kept in a
+                #                                                           section whose figures all are wrong)
                 through_read.add(key)
         for key, r in out.items():
             lead = [o.base for k, o in out.items() if k != key and k[2] and k[1] == key[1] and o.agree and
@@ -732,12 +740,12 @@ class Notation:
 
     def _batch_mean(self, group: str, base: int, figs: list) -> str:
         """A gradient read through its parameter's spelling (``∇_U J`` where U is W) as the mini-batch's mean
-        gradient, ``sgd[0].grad_W``, where more of its figures agree with that than with the spec's own example's."""
+        gradient, ``sgd[0].grad_W``, unless more of its figures agree with the spec's own example's (the gradient
+        of a batch's loss is its mean's, where no figure says otherwise)."""
         mean = f"sgd[0].{group}"
         if not group.startswith("grad_") or (mean, "") not in self.groups:
             return group
-
-        return mean if self._agreeing(mean, base, figs) > self._agreeing(group, base, figs) else group
+        return mean if self._agreeing(mean, base, figs) >= self._agreeing(group, base, figs) else group
 
     def _through_gradient(self, key, out: dict) -> tuple | None:
         """(group, the key read) for a name whose gradient's spelling is read (``e`` where ``∂L/∂e`` is grad_x:
@@ -1117,7 +1125,8 @@ class Notation:
             whole = readings.get(key)
             if r is not None and whole is not None and r.group == whole.group and not r.agree and whole.agree:
                 r = whole    # a section whose figures agree with no entry: the document's origin of the indices
-            if r is whole and r is not None and not r.alias and self._foreign(r, key + (lab.section,)):
+            if r is whole and r is not None and not r.alias and not r.spelled and \
+                    self._foreign(r, key + (lab.section,)):
                 continue     # learned from other sections' figures, and none of this section's agree with it
             drawn = lab.name == "p" and re.fullmatch(r"(?:sgd|adamw)\[1\]", lab.state) is not None and \
                 (TOP_K.search(n.heading) or TOP_P.search(n.heading)) and not TRAINED.search(n.heading)
@@ -1131,7 +1140,13 @@ class Notation:
                     continue                #  the shares of a model trained first, p′ of sgd[3].p)
                 if not drawn:
                     continue
-            if r is None and lab.name == "token":
+            layer = self._layer_written(lab, labels, numbers)
+            by_layer = self._in_layer(lab, layer) if layer is not None else None
+            if by_layer is not None and lab.fn:
+                by_layer = self.function(lab.fn, by_layer)      # e^{s^{[1]}_{21}}: exp of that block's score
+            if by_layer is not None:
+                c = by_layer             # ∂L/∂W_Q^{(1)}[0,1]: the block its superscript names, whatever the other
+            elif r is None and lab.name == "token":          # blocks' figures under the name agree with
                 c = self._drawn(lab, n)  # a token's renormalised share, where the sentence says it is drawn so
             elif r is None and lab.index and lab.name in self.m.graph and not lab.of and not lab.state and \
                     self._in_range(lab.name, len(lab.index), labels, numbers):
@@ -1139,6 +1154,11 @@ class Notation:
                 if c is not None and lab.fn:         # exp(z) = (…): exp of z's entries, not z's; and only where
                     c = self.function(lab.fn, c)     # the value confirms it (a toy z = (1, 2, 3) is not the
                     c = c if c is not None and (self.m.rounds(c, n) or self._state(c, n)) else None    # model's)
+            elif r is None and lab.state and not lab.of and len(spelled := {
+                    g for (g, o), axes in self.groups.items() if not o and re.fullmatch(r"[A-Za-z_]\w*", g) and
+                    len(axes) == len(lab.index) and self._alias(lab.name, g)}) == 1:
+                c = self.lookup(spelled.pop(), 0, lab)     # 'Kerugian setelah langkah 2': the loss at that step,
+                #                                            by its word alone (no figure of it taught a reading)
             elif r is None:
                 c = self._entry(lab, n, [out[m.index] for m in numbers[max(0, n.index - LINE_WINDOW):n.index]
                                          if n.line - 1 <= m.line <= n.line and m.index in out])
@@ -1169,6 +1189,84 @@ class Notation:
             if (run := re.match(r"(sgd|adamw)\[\d+\]\.", c.group)):
                 self._runs_in[n.section] = run[1]     # the optimizer whose states this section prints
         return self._paired(self._once_a_line(self._one_entry(out, numbers, labels), numbers), numbers, labels)
+
+    def _layer_written(self, lab, labels: dict, numbers) -> int | None:
+        """The block a label's one superscript names in a model of several (``W_Q^{(1)}[1,0]``), counted as the
+        document counts its blocks; None where the superscript is a head's, a stream's (``h^{(1)}``, after one
+        block) or out of range."""
+        layers = self.m.d.spec.layers or 1
+        if layers < 2 or len(lab.sup) != 1 or lab.head is not None or HEADED_NOT.fullmatch(lab.name):
+            return None
+        if lab.index and lab.index[0] == lab.sup[0] and any(isinstance(k, tuple) and k[0] == "at" for k in lab.index):
+            return None        # f^{[2]} = (…): a literal whose block its reading already holds as its first index
+        if not hasattr(self, "_block_base"):
+            self._block_base = self._layer_base(labels, numbers)
+        k = lab.sup[0] - self._block_base if self._block_base is not None else -1
+        return k if 0 <= k < layers else None
+
+    def _layer_base(self, labels: dict, numbers) -> int | None:
+        """How the document counts the blocks its superscripts name: from 0 where one is 0, from 1 where one is
+        the last block's number; else as more of their figures agree with the block so counted (None on a tie).
+        None too where too few of those figures agree with it: the superscripts are no blocks (a head's ``q^{[2]}``
+        in a model of two blocks and two heads)."""
+        layers = self.m.d.spec.layers or 1
+        marked = [(n, lab) for n in numbers if (lab := labels.get(n.index)) is not None and len(lab.sup) == 1 and
+                  lab.head is None and not HEADED_NOT.fullmatch(lab.name) and lab.inner is None and
+                  any(self._in_layer(lab, k) is not None for k in range(layers))]   # (a block's tensor's names only)
+        marks = {lab.sup[0] for _, lab in marked}
+        agree = [sum(1 for n, lab in marked if 0 <= lab.sup[0] - base < layers and
+                     (c := self._in_layer(lab, lab.sup[0] - base)) is not None and self.m.rounds(c, n))
+                 for base in (0, 1)]
+        base = (0 if 0 in marks else 1) if 0 in marks or layers in marks else \
+            None if agree[0] == agree[1] else agree.index(max(agree))
+        need = 0.75 if self.m.d.spec.heads > 1 else 0.5    # (where heads are many, a superscript may be a head's:
+        return base if base is not None and agree[base] >= need * len(marked) else None   # most figures confirm)
+
+    def _in_layer(self, lab, layer: int):
+        """The candidate a label names in one block: its name's tensor of that block (``∂L/∂W_Q`` → grad_l1.W_Q),
+        or its row's parameter there (``m̂`` of W_Q → adamw[1].mhat of l1.W_Q), at the document's origin; None
+        where the name spells no one tensor of the block."""
+        at = f"l{layer}."
+        learned = getattr(self, "_learned", {})
+        key = (self.named(lab), len(lab.index), bool(lab.of), bool(lab.state))
+        r = learned.get(key + (lab.section,)) or learned.get(key)
+        if r is not None and not lab.of and r.agree:   # the text's own letter, learned from its figures (a for
+            own = re.fullmatch(r"(grad_)?l\d+\.([^|]+)(\|.*)?", r.group)      # Attn, not A): in that block
+            return self.lookup(f"{own[1] or ''}{at}{own[2]}{own[3] or ''}", r.base, replace(lab, sup=())) \
+                if own and own[3] != LAYER_FIRST else None
+        if lab.of:
+            of = lab.of if re.match(r"l\d+\.", lab.of) else self._block_param(lab.of, at)
+            groups = {g for g, o in self.groups if o == of and self._alias(lab.name, g)}
+            lab = replace(lab, of=of, sup=())
+        else:
+            groups = {g for g, o in self.groups if not o and re.match(rf"(?:grad_)?{re.escape(at)}", g) and
+                      (self._alias(lab.name, g) or g == self._block_param(lab.name, at))}     # (W2: l1.W_2)
+            lab = replace(lab, sup=())
+        if len(groups) != 1 and lab.of:      # θ_new of a row's entry: the reading its rows' other figures taught
+            learned = getattr(self, "_learned", {})
+            key = (self.named(lab), len(lab.index), True, bool(lab.state))
+            r = learned.get(key + (lab.section,)) or learned.get(key)
+            if r is not None and "{}" in r.group:
+                return self.lookup(r.group, r.base, lab)
+            stated = re.fullmatch(r"((?:sgd|adamw)\[\d+\])\.θ", lab.name)     # the entry after the step, as its
+            if stated:                                                        # lead-in names it
+                return self.lookup(f"{stated[1]}.{{}}", getattr(self, "_origin", 0), lab)
+            if lab.name not in NEW_VALUE:
+                return None
+            said = getattr(self, "_runs_in", {}).get(lab.section)   # (the optimizer the section's states are of)
+            runs = [f"{run}[1].{{}}" for run in ("adamw", "sgd") if run == said or not said and any(
+                c.group == f"{run}[1].{lab.of}" for c in self.m.cands)]     # (else the one the text speaks of)
+            return self.lookup(runs[0], getattr(self, "_origin", 0), lab) if len(runs) == 1 else None
+        if len(groups) != 1:
+            return None
+        return self.lookup(groups.pop(), getattr(self, "_origin", 0), lab)
+
+    def _block_param(self, name: str, at: str) -> str:
+        """The block's parameter a name spells without its block (``W2``, ``W_fc`` in ``l1.``: l1.W_2, l1.W_1)."""
+        params = self.m.d.spec.params
+        hits = [p for p in params if p.startswith(at) and (at + name in self._spelled(p)[0] or
+                                                           p[len(at):].replace("_", "") == name.replace("_", ""))]
+        return hits[0] if len(hits) == 1 else self._param_named(at + name)
 
     def _one_entry(self, out: dict, numbers, labels: dict) -> dict:
         """A name without indices, our own (``ms2``, ``var1``), left unresolved where another figure of its section

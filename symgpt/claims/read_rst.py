@@ -180,7 +180,7 @@ def _text(node) -> str:
     if isinstance(node, nodes.math):
         return f"${node.astext()}$"
     if isinstance(node, nodes.Text):
-        return str(node)
+        return node.astext()          # (its escapes undone: 't \\ u' is 't \ u', not a NUL before the backslash)
     return (" " if isinstance(node, nodes.Element) and not isinstance(node, nodes.TextElement) else "").join(
         _text(c) for c in node.children)
 

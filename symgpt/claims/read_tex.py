@@ -39,7 +39,7 @@ RULE = re.compile(r"\\(?:toprule|midrule|bottomrule|hline|specialrule|addlinespa
                   r"endlastfoot|noalign)\b(?:\{[^{}]*\})*|\\c(?:mid)?rule(?:\([^)]*\))?\{[^{}]*\}|"
                   r"\\rowcolor(?:\[[^\]]*\])?\{[^{}]*\}")
 COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%.*")    # % after an even run of backslashes: \\% is a line break, then %
-NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\\([A-Za-z]+)\}?\s*\[1\]")
+NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\*?\s*\{?\\([A-Za-z]+)\}?\s*(?:\[([01])\])?\s*\{")
 FORMATTING = ("emph", "textbf", "textit", "texttt", "textrm", "textsf", "textup", "underline", "mbox")
 
 
@@ -53,7 +53,8 @@ def tex_lines(text: str) -> list:
     source = re.split(r"\r\n|\r|\n", text)
     begin = next((k for k, s in enumerate(source) if re.search(r"\\begin\{document\}", _uncommented(s))), None)
     end = next((k for k, s in enumerate(source) if re.search(r"\\end\{document\}", _uncommented(s))), len(source))
-    macros = FORMATTING + tuple(NEWCOMMAND.findall("\n".join(_uncommented(s) for s in source[:begin or 0])))
+    macros = {name: (1, "#1") for name in FORMATTING} | \
+        _definitions("\n".join(_uncommented(s) for s in source[:begin or 0]))
     out: list = []
     k = begin + 1 if begin is not None else 0
     while k < end:
@@ -85,7 +86,7 @@ def tex_lines(text: str) -> list:
     return out
 
 
-def _prose(line: str, macros: tuple) -> str:
+def _prose(line: str, macros: dict) -> str:
     section = SECTION.match(line)
     if section:
         title, rest = _group(line, section.end() - 1)
@@ -98,13 +99,39 @@ def _prose(line: str, macros: tuple) -> str:
     return _unwrapped(line, macros).rstrip()
 
 
-def _unwrapped(text: str, macros: tuple) -> str:
-    """Formatting macros as their argument (``\\textbf{0,5}`` → ``0,5``), ``~`` as a space."""
+def _definitions(preamble: str) -> dict:
+    """name → (arguments, body) of the preamble's macros of none or one argument (``\\newcommand{\\blk}[1]{^{[#1]}}``,
+    ``\\newcommand{\\R}{\\mathbb{R}}``).
+
+    >>> _definitions(r"\\newcommand{\\blk}[1]{^{[#1]}} \\newcommand\\w[1]{\\textit{#1}} \\newcommand{\\R}{\\mathbb{R}}")
+    {'blk': (1, '^{[#1]}'), 'w': (1, '\\\\textit{#1}'), 'R': (0, '\\\\mathbb{R}')}
+    """
+    out = {}
+    for m in NEWCOMMAND.finditer(preamble):
+        body, _ = _group(preamble, m.end() - 1)
+        out[m[1]] = (int(m[2] or 0), body)
+    return out
+
+
+def _unwrapped(text: str, macros: dict) -> str:
+    """A preamble's macros written out (``\\blk{1}`` → ``^{[1]}``), formatting macros as their argument
+    (``\\textbf{0,5}`` → ``0,5``), ``~`` as a space.
+
+    >>> _unwrapped(r"\\mathbf{f}\\blk{1}_3 = \\textbf{0,5}~x", {"blk": (1, "^{[#1]}"), "textbf": (1, "#1")})
+    '\\\\mathbf{f}^{[1]}_3 = 0,5 x'
+    """
     if macros:
-        pattern = re.compile(r"\\(?:" + "|".join(map(re.escape, macros)) + r")\s*\{([^{}]*)\}")
+        one = [k for k, (n, _) in macros.items() if n == 1]
+        none = [k for k, (n, _) in macros.items() if n == 0]
+        pattern = re.compile(r"\\(" + "|".join(map(re.escape, one)) + r")\s*\{([^{}]*)\}") if one else None
+        bare = re.compile(r"\\(" + "|".join(map(re.escape, none)) + r")(?![A-Za-z])") if none else None
         for _ in range(3):                                   # nested: \emph{\w{ala}}
-            text, n = pattern.subn(r"\1", text)
-            if not n:
+            n = m = 0
+            if pattern:
+                text, n = pattern.subn(lambda x: macros[x[1]][1].replace("#1", x[2]), text)
+            if bare:
+                text, m = bare.subn(lambda x: macros[x[1]][1], text)
+            if not n and not m:
                 break
     return re.sub(r"(?<!\\)~", " ", text)
 
@@ -120,7 +147,7 @@ def _group(line: str, at: int) -> tuple:
     return line[at + 1:], ""
 
 
-def _table(lines: list, env: str, macros: tuple) -> list:
+def _table(lines: list, env: str, macros: dict) -> list:
     """A tabular's rows as a pipe table: [(line, source line)]."""
     text, starts = "", []                    # the environment's text and where each source line starts in it
     for line, at in lines:
@@ -130,7 +157,10 @@ def _table(lines: list, env: str, macros: tuple) -> list:
     pos = begin.end()
     if env in ("tabular*", "tabularx", "tabulary"):
         pos = _skip_group(text, pos)         # the width
-    pos = _skip_group(text, _skip_space(text, pos, optional=True))   # [t] then the column spec
+    spec_at = _skip_space(text, pos, optional=True)
+    pos = _skip_group(text, spec_at)                                # [t] then the column spec
+    columns = len(re.findall(r"[lcrXLCRS]|[pmb]\{", re.sub(r"@\{[^{}]*\}|>\{[^{}]*\}|<\{[^{}]*\}", "",
+                                                           text[spec_at:pos])))
     stop = re.search(r"\\end\{" + re.escape(env) + r"\}", text[pos:])
     body = text[pos:pos + stop.start()] if stop else text[pos:]
     rows, caption, start, ruled_rows = [], None, pos, []
@@ -143,7 +173,11 @@ def _table(lines: list, env: str, macros: tuple) -> list:
         ruled = RULE.match(row.lstrip()) is not None               # a rule before this row's cells
         row = RULE.sub(lambda r: " " * len(r[0]), row)             # (as wide: the row starts where its text does)
         lead = len(row) - len(row.lstrip())
-        if row.strip():
+        title = re.match(r"\s*\\multicolumn\s*\{\s*(\d+)\s*\}\s*\{[^{}]*\}\s*\{", row) if not rows else None
+        if title and int(title[1]) >= columns and caption is None and "&" not in row:   # a first row spanning every
+            #                                                                              column: the table's title
+            caption = (_group(row, title.end() - 1)[0], _line_at(starts, start + lead))   # ('τ = 2' over słowo, π)
+        elif row.strip():
             rows.append((_cells(row, macros), _line_at(starts, start + lead)))
             ruled_rows.append(ruled)
         start = pos + m.end()
@@ -171,7 +205,7 @@ def _figure(cell: str) -> bool:
     return re.search(r"(?<![\w{])[-−]?\d", re.sub(r"[_^]\{[^{}]*\}|[_^]\w", "", cell)) is not None
 
 
-def _cells(row: str, macros: tuple) -> list:
+def _cells(row: str, macros: dict) -> list:
     cells = []
     for cell in re.split(r"(?<!\\)&", row):
         cell = cell.strip()

@@ -155,8 +155,15 @@ def quoted_token(text: str, vocab) -> str | None:
     """The token quoted last in a text's last clause, with no figure after it (the text before a chain of
     arithmetic: '… Ví dụ “em” sau khi chuẩn hóa: '), else None."""
     clause = re.split(r"[;!?。；]|\.\s|\d", text)[-1]
-    found = [(m.start(), t) for t in vocab for m in re.finditer(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}", clause)]
+    found = [(m.start(), t) for t in vocab for m in re.finditer(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}", clause)
+             if not _owned(clause[m.end():])]         # (not '"오늘"의 제곱합은 0.13^2 + …': its sum of squares)
     return max(found)[1] if found else None
+
+
+def _owned(after: str) -> bool:
+    """Whether a token's possessive and a noun that is no share follow it (``의 제곱합``, ``'s logit``)."""
+    owned = POSSESSIVE.match(after)      # (a share's word among the next few: 'の予測確率', "'s predicted probability")
+    return bool(owned) and not any(c in w for w in re.findall(r"[^\W\d_]+", owned[1].lower()) for c in CHANCE)
 
 
 def quoted_before(n, vocab) -> bool:
@@ -166,8 +173,9 @@ def quoted_before(n, vocab) -> bool:
     of = re.search(rf"(?<![^\W\d_])([^\W\d_]+)\s+(?:of|de|von|del|di|du|des|della|do|da)\s*{OPEN}", before)
     if of and of[1].lower() not in SHARE_WORDS:
         return False                   # 'rms of "the" was only 0.2739': another quantity of the token's position
-    return any(re.search(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}[^=:：^{{}}()\[\]<>≈]*$", before)
-               for t in vocab)         # (not '“bebe”: e^{−0.3864}': a formula of its own follows the token)
+    return any((m := re.search(rf"{OPEN}\s?{re.escape(t)}\s?{CLOSE}[^=:：^{{}}()\[\]<>≈]*$", before)) and
+               not _owned(before[m.start():].split(t, 1)[1].lstrip("\"'»”」』*_` ")) for t in vocab)
+    #          (not '“bebe”: e^{−0.3864}': a formula of its own follows the token)
 
 
 SHARE_WORDS = {"probability", "prob", "chance", "share", "weight", "probabilité", "poids", "part", "wahrscheinlichkeit",
@@ -209,6 +217,11 @@ ARTICLES = frozenset({"the", "a", "an", "der", "die", "das", "le", "la", "les", 
 """Articles, which a vocabulary of words may hold: before a noun in prose they are no token."""
 
 
+POSSESSIVE = re.compile(r"[\"'»”」』*_`]*\s*(?:의|の|的|['’]s)\s*((?:[^\W\d_]+\s*){1,3})")
+"""A token's possessive right after it, and the noun it owns: ``"오늘"의 제곱합``, ``「猫」の確率``,
+``*cat*'s logit``."""
+
+
 def _beside(text: str, token: str, side: str) -> bool:
     """Whether only linking words (:data:`LINKING`) stand between the figure and the token: 'the uniform 20 %'
     is no share of the token 'the'."""
@@ -216,6 +229,8 @@ def _beside(text: str, token: str, side: str) -> bool:
     between = text[k[-1].end():] if side == "before" else text[:k[0].start()]
     words = re.findall(r"[^\W\d_]+", between)
     quoted = _quoted(text, token)
+    if side == "before" and _owned(between):
+        return False                  # '"오늘"의 제곱합은 0.5594', «кот»'s norm: another quantity of the token's
     if side == "after" and not quoted and re.match(r"\s+[^\W\d_]{2,}", text[k[0].end():]) and \
             token.lower() in ARTICLES:
         return False                  # '38.09% of the mass': the article before a noun, not the token 'the'

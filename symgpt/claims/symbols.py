@@ -107,8 +107,10 @@ def run_in(n) -> str:
 
 SECTION_STEP = re.compile(r"第\s*(\d{1,2})\s*(?:步|ステップ)|(\d{1,2})\s*(?:번째\s*)?(?:스텝|단계)|"
                           r"ステップ\s*(\d{1,2})|\b(?:step|Schritt|шаг|étape|paso|passo|krok|pas|adım|bước|langkah|stap|"
-                          r"steg|trin|vaihe|lépés|βήμα|крок|चरण|خطوة|گام)\s*(\d{1,2})\b|ขั้นที่\s*(\d{1,2})\b",
-                          re.I)
+                          r"steg|trin|vaihe|lépés|βήμα|крок|चरण|خطوة|گام)\s*(\d{1,2})\b|ขั้นที่\s*(\d{1,2})\b|"
+                          r"(?<![\d.])(\d{1,2})\.\s*(?:adım|Schritt|lépés|steg|trin|vaihe|krok|skridt)\b"
+                          r"(?!\s+(?:für|po|för|for|by|adım|vaiheelta|lépésre|trin|steg|krok|Schritt)\b)", re.I)
+#                                          (an ordinal before its noun: '2. adım', '2. Schritt', '2. lépés')
 """A section heading or a column's header that is one training step's (``六、第 2 步（t = 2）``, ``Step 3``,
 ``2 단계``, ``ステップ 1``, ``ขั้นที่ 2``, ``گام 2``)."""
 
@@ -129,6 +131,8 @@ def section_step(n) -> int | None:
     >>> from types import SimpleNamespace as N
     >>> [section_step(N(heading=h)) for h in ("六、第 2 步（t = 2）", "Step 3: AdamW", "2 단계", "ステップ 1", "x")]
     [2, 3, 2, 1, None]
+    >>> [section_step(N(heading=h)) for h in ("4. AdamW — 2. adım", "3. Der 2. Schritt", "1.2. lépés")]
+    [2, 2, None]
     """
     said = SECTION_STEP.search(getattr(n, "heading", "") or "")
     return int(next(g for g in said.groups() if g)) if said else None
@@ -185,7 +189,7 @@ ACCENT_MARKS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304"}
 
 # ---------------------------------------------------------------- a name and its indices
 
-NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷĉĝĥĵŝŵẑ][\w.'′\u0302\u0303\u0304]*"   # (a consonant with a hat:
+NAME = r"(?:∂L/∂|dL/d|∇_?)?[A-Za-z\u0370-\u03ffℓ∂ŷĉĝĥĵŝŵẑāēīōūȳ][\w.'′\u0302\u0303\u0304]*"   # (a consonant with a hat:
 #                                                                          ĝ, ĥ as a text sets them, precomposed)
 INDEX = r"(?:\[[^\[\]]{1,24}\](?:\[[^\[\]]{1,24}\])?|_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|[₀-₉]+|\([^()]{1,16}\))"
 LHS = re.compile(rf"({NAME})\s*({INDEX})?\s*(?:\^\{{?\([\d,\s]*\)\}}?)?['′]*$")
@@ -251,7 +255,8 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
     optimizer = run_of(heading)
     after = AFTER_STEPS.fullmatch(plain(head).strip().rstrip(":：").strip())
     if after is not None and (lab := parse_label(after["name"], vocab)) is not None and not lab.state:
-        k = int(after["k"]) if after["k"] and after["k"].isdigit() else COUNT_WORDS.get((after["k"] or "").lower(), 1)
+        k = int(after["k"]) if after["k"] and after["k"].isdigit() else int(after["n"]) if after["n"] else \
+            COUNT_WORDS.get((after["k"] or "").lower(), 1)          # ('setelah langkah 2', 'after step 2': the 2nd)
         run = run_of(after["opt"]) if after["opt"] else optimizer       # 'loss after one AdamW step': AdamW's
         name = "loss" if not lab.index and len(lab.name) > 1 and lab.name.lower() in LOSS_WORDS else lab.name
         return Label(name, lab.index, lab.of, f"{run}[{k}]")          # ('Verlust nach 1 Schritt': the loss's)
@@ -280,7 +285,7 @@ def named(head: str, vocab, heading: str = "") -> Label | None:
 AFTER_STEPS = re.compile(r"(?P<name>\S.*?)\s+(?:after|nach|après|después de|dopo|após|после|po|na|sau|setelah|efter)"
                          r"\s+(?:(?P<k>\d{1,3}|one|two|three|four|five|a|the|the first|this|that)\s+)?"
                          r"(?:(?P<opt>AdamW?|SGD|GD)[\s-]+)?(?:steps?|updates?|iterations?|Schritt\w*|étapes?|pasos?|"
-                         r"pass[oi]|шаг\w*|krok\w*|stap\w*|bước|langkah|steg)", re.I)
+                         r"pass[oi]|шаг\w*|krok\w*|stap\w*|bước|langkah|steg)(?:\s+(?P<n>\d{1,3})\b)?", re.I)
 """A name 'after' a count of training steps: ``loss after one AdamW step``, ``J after 3 steps``."""
 LOSS_WORDS = {"loss", "verlust", "perte", "perda", "pérdida", "perdita", "strata", "kayıp", "verlies", "потеря",
               "потери", "损失", "損失", "손실", "kerugian"}
@@ -407,6 +412,11 @@ def parse_label(lhs: str, vocab) -> Label | None:
     s = re.sub(r"(?<=[^\W\d_])\(([^()|]{1,16})\|[^()]{1,24}\)", r"(\1)", s)   # p(pije|kot): of pije, given kot
     s = re.sub(r"(?<=[^\W\d_])[(\[]([^()\[\]]{1,16})[)\]]_\{?([^{}]{1,8}?)\}?$", r"[\1,\2]", s)  # E(猫)_3, E[op]_0
     s = re.sub(r"^\(([^\W\d]\w*)\)(?=_|\[)", r"\1", s)                             # (W_out)_{3,3}: W_out's
+    if (own := SUPERSCRIPT_NAME.search(s)) and own[1] != "e" and \
+            own[2] in set(getattr(vocab, "params", ()) or ()) | set(getattr(vocab, "names", ()) or ()) and \
+            not re.search(r"[-+×*/·=<>⊙∘]", s[:own.start()]):
+        keys = _keys(own[3], vocab) if own[3] else ()          # G^W_{0,食べる}: the text's own name of something
+        return Label(f"{own[1]}^{own[2]}", keys) if keys is not None else None    # of W (not W itself)
     m = LHS.search(s)
     words = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", " ", s[:m.start()]) if m else ""   # cross-entropy: no minus
     if not m or re.search(r"[-+×*/·=<>⊙∘]", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", words)):
@@ -427,6 +437,10 @@ def parse_label(lhs: str, vocab) -> Label | None:
     token = re.fullmatch(r"(.+?)_(\w+)", name) if not index and name not in getattr(vocab, "names", ()) else None
     if token and token[2] in vocab:
         name, index = token[1], "[" + token[2] + "]"          # z_home: z of the token 'home' (as z_{home})
+    spelled = re.fullmatch(r"_\{((?![TLNB]\})[A-Z][A-Za-z]{0,7}|(?![ijklmnstab]{2}\})[a-z]{2,8})\}", index)
+    #                                    (not _{i}, _{ij}: running indices; nor x_{T}, h_{L}: a length, a layer)
+    if spelled and spelled[1] not in vocab:
+        name, index = f"{name}_{spelled[1]}", ""              # W̄_{V}: a name (W̄_V), not an entry V
     if name in vocab and not index:
         return Label("token", (("tok", vocab.index(name)),))     # dort : 0.2252: the token's entry of the section's
     if name in WORDS and "," not in index and not s.startswith(name + "_") or len(name) > 24:
@@ -437,6 +451,10 @@ def parse_label(lhs: str, vocab) -> Label | None:
     return Label(name, keys)
 
 
+SUPERSCRIPT_NAME = re.compile(r"(?<![A-Za-z0-9_^\\])([A-Za-z\u0370-\u03ff])\^\{?([A-Za-z][A-Za-z0-9_]{0,6})\}?"
+                              r"((?:_\{[^{}]{1,24}\}|_[0-9A-Za-z\u4e00-\u9fff]|\[[^\[\]]{1,24}\])?)\s*$")
+"""A letter with a model's name as its superscript (``G^W_{0,食べる}``, ``g^{E}``): one name of the text's own, read
+from its figures (a mean gradient of W's), never the name in the superscript."""
 DICT_KEY = re.compile(r"[{,]?\s*(['\"])([^'\"]+)\1\s*")
 """A printed dict's key in code's quotes (``{'pescado'``, ``, 'y'``): the token it names is group 2."""
 NORM_WEIGHT = re.compile(r"(γ|β|gamma|beta)_?\{?(\d|f)\}?")
@@ -499,8 +517,23 @@ def subscripted(s: str) -> str:
     return re.sub(r"(?<=[A-Za-z])([₀-₉]+)", lambda m: "_" + m[1].translate(SUBSCRIPTS), s)
 
 
-NEW_VALUE = {"θ'", "θ′", "θ_new", "w'", "w′", "w_new"}
-"""The names of a parameter's value after the step, written without indices under an entry's lead-in."""
+NEW_VALUE_NAME = re.compile(rf"(?:θ|[Tt]heta|w)(?:['′]|[_^]\{{?(?i:{NEW_WORDS})\}}?)")   # (not W', a matrix's)
+
+
+class _Names(frozenset):
+    """A set of names that also holds every name its pattern spells."""
+    def __new__(cls, names, pattern):
+        out = super().__new__(cls, names)
+        out.pattern = pattern
+        return out
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and (frozenset.__contains__(self, name) or bool(self.pattern.fullmatch(name)))
+
+
+NEW_VALUE = _Names({"θ'", "θ′", "θ_new", "w'", "w′", "w_new"}, NEW_VALUE_NAME)
+"""The names of a parameter's value after the step, written without indices under an entry's lead-in (``θ'``,
+``theta_nieuw``, ``θ_{neu}``, ``w_yeni``)."""
 
 
 def shown_as(token: str) -> tuple:

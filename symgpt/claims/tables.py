@@ -12,10 +12,11 @@ from .context import NUDGED
 from .equations import FUNCTION_BEFORE, LETTER_INDEX, LETTER_LAST, SOFTMAX_GRADIENT, param_case
 from .extract import GRID_RULE, spanned
 from .figure import FORMATS
-from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, head_number, superscript_of
+from .marks import HEAD_MARK, HEAD_WORD, HEAD_WORDS, LAYER_MENTION, head_number, superscript_of
 from .shares import QUOTES, prose_word
 from .symbols import (
     FUNCTION_LABEL,
+    NEW,
     SECTION_STEP,
     STEP_SUPERSCRIPT,
     SUBSCRIPTS,
@@ -30,14 +31,15 @@ from .symbols import (
 
 KEY = re.compile(r"(?:第\s*(\d+)\s*(?:行|列|个|维|位)|(\d+)\s*(?:行目|列目|番目|번째(?:\s*\S{1,4})?)|"
                  r"(?:row|col(?:umn)?|query|key|pos(?:ition)?|t|s|i|j|k|dim(?:ension)?|unit|component|feature|step|"
-                 r"head|token|位置|步|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
+                 r"head|token|位置|步|行|列|ligne|colonne|Zeile|Spalte|étape|Schritt|위치|행|열|단계|posição|linha|coluna|"
                  r"vị trí|hàng|cột|posizione|riga|colonna|posición|fila|wiersz|kolumna|pozycja|satır|sütun|pozisyon|"
                  r"rij|kolom|positie|baris|posisi|पंक्ति|स्तंभ|维度?|分量|Komponente|composante|componente|次元|차원|"
                  r"строка|столбец|позиция|шаг|"
                  r"wymiar|dimensión|dimensione|dimensão|dimenze|dimensi|boyut|chiều|измерение|вимір|διάσταση|आयाम|"
                  rf"{alternation(QUERY_WORDS + KEY_WORDS)}|유닛|ユニット|单元|神经元|"
                  r"Einheit|"
-                 r"unité|unidad|unità|unidade|neuron|nöron)\s*[=:]?\s*(\d+)|(\d+))",
+                 r"unité|unidad|unità|unidade|neuron|nöron)\s*[=:]?\s*(\d+)|(\d+)|"
+                 r"(?-i:[a-z])\s*=\s*(\d{1,3}))",      # 'c = 1': a running letter of the author's, its value
                  re.I)
 QUERY_AXIS = re.compile(alternation(QUERY_WORDS), re.I)
 KEY_AXIS = re.compile(rf"(?:{alternation(KEY_WORDS)})(?![A-Za-z])", re.I)
@@ -75,7 +77,7 @@ STEP_COUNT = re.compile(r"\b(\d{1,3})\s*(?:(?:SGD|AdamW?|GD)[- ]?)?(?:steps?|Sch
 
 AXIS = re.compile(r"(?:query|key|queries|keys|row|rows|col(?:umn)?s?|pos(?:ition)?s?|tokens?|words?|chars?|(?-i:[a-z])|"
                   r"词|字|单词|mot|Wort|palabra|parola|palavra|слово|単語|단어|kelime|słowo|woord|từ|kata|ord|λέξη|"
-                  r"[a-z]\s*[\\/→↓]\s*[a-z]|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête|쿼리|키|"
+                  r"[a-z]\s*[\\/→↓]\s*[a-z]|(?-i:[a-z])\s+(?-i:[a-z])|位置|查询|键|行|列|Zeile|Spalte|ligne|colonne|Anfrage|requête|쿼리|키|"
                   r"クエリ|キー|clé|consulta|clave|chiave|запрос|ключ)", re.I)
 """A table's corner cell that names the rows' axis (or both axes), not the matrix."""
 CAPTION_SYMBOL = re.compile(r"(?<![\w\\∂/])((?:∂[\wℒ𝓛]/∂|d[\wℒ]/d)?[A-Za-z\u0370-\u03ff](?:_\{?\w+\}?)?)\s*"
@@ -252,6 +254,11 @@ def of_example(lab, col: str, vocab):
     return dataclasses.replace(lab, state=f"example[{k - 1}]")
 
 
+LAYER_AFTER = re.compile(rf"[\s,;]*(?:\b(?:of|van|in|von|im|de|del|du|da|della)\s+)?(?:{LAYER_MENTION.pattern})\s*$",
+                         re.I)
+"""A row label's block named in words after its entry (``, layer 2``, `` van laag 2``)."""
+
+
 def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str = "", optimizer: str = "") -> \
         Label | None:
     if FORMATS.search(" ".join((row, col, corner))):
@@ -260,12 +267,17 @@ def _cell_label(row: str, col: str, corner: str, top: int, vocab, caption: str =
     if (bare := re.sub(r"\s*[（(][^（）()]{1,30}[)）]\s*$", "", row)) != row and _indexed(bare, vocab) and \
             not _indexed(row, vocab):
         row = bare                                  # 'E[süt, 1] (embed_tokens)': the entry, its module aside
+    if (bare := LAYER_AFTER.sub("", row)) != row and _indexed(bare, vocab) and not _indexed(row, vocab):
+        row = bare                                  # 'W_2[4,1], layer 2': the entry, its block named (labels.py)
     col = head_power(col)
     if corner and TEMPERATURE_AXIS.fullmatch(plain(corner).strip().strip("*`")) and \
             re.fullmatch(r"\d+(?:\.\d+)?|∞|inf", plain(row).strip()):
         row = f"T = {plain(row).strip()}"         # a column of temperatures under the corner 'T': row 0.5 is T = 0.5
     if (lab := _letter_bound(row, col, vocab)) is not None:
         return lab
+    if NEW.search(plain(col)) and NEW.sub("", plain(col)).replace(" ", "") in GRADIENT_SYMBOLS and \
+            (lab := _stepped_cell(row, col, corner, f"{caption} {optimizer}", vocab)) is not None:
+        return lab                                  # 'nouveau gradient' over rows of entries: no value after a step
     if (example := example_row(row, corner)) is not None:       # | 样本 1（春→风） | … |, | 2 | 又 | … | under 样本
         if example < 1:
             return None                             # (counted from 0: which is the spec's is not said)
@@ -920,6 +932,8 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
     'adamw[1].W[0,tok1]'
     >>> [str(_stepped_cell("W_{0,b}", c, "", "7.2 Step 2 adam", v)) for c in ("g_2", "新しい値θ_2", "更新量")]
     ['adamw[1].grad_W[0,tok1]', 'adamw[2].W[0,tok1]', '更新量[W,0,tok1]']
+    >>> [str(_stepped_cell("W_{0,b}", "new gradient", "", h, v)) for h in ("SGD", "Step 2, SGD", "Step 3, SGD")]
+    ['sgd[1].grad_W[0,tok1]', 'sgd[1].grad_W[0,tok1]', 'sgd[2].grad_W[0,tok1]']
 
     """
     entry = parse_label(plain(entry_words(row)).replace(" ", ""), vocab)
@@ -939,6 +953,10 @@ def _stepped_cell(row: str, col: str, corner: str, heading: str, vocab) -> Label
         return Label(head, entry.index, of=entry.name, ref=f"adamw[{at}].{role}[{entry.name},{keys}]")
     if (nudged := _nudged_cell(entry, col)) is not None:
         return nudged
+    if NEW.search(plain(col)) and NEW.sub("", plain(col)).replace(" ", "") in GRADIENT_SYMBOLS:
+        return Label(f"grad_{entry.name}", entry.index, state=f"{run_of(heading)}[{max(at - 1, 1)}]")
+        #     ('nouveau gradient', 'new gradient': the gradient at the model a step made, not the entry after it;
+        #      under step k ≥ 2 the one step k takes, at the model step k − 1 made; else at the model step 1 made)
     if NEW_THETA.fullmatch(plain(col).replace(" ", "")):
         return Label(entry.name, entry.index, state=f"{run_of(heading)}[{at}]")   # θ', θ_new: after the step
     if head in GRADIENT_SYMBOLS:                         # g: the gradient the section's step takes
