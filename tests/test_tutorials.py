@@ -47,7 +47,7 @@ FLOORS = {
     # notes on nanoGPT's block with a gradient check in scientific notation, a Chinese notebook on a Llama block
     # with grouped-query attention and sampling)
     "en-md-gpt2-2layer-adamw": (8, 9), "en-tex-seed-allpos": (7, 8), "en-txt-nanogpt-gradcheck": (8, 9),
-    "zh-html-bigram-batch-adamw": (7, 9), "zh-ipynb-llama-gqa-sampling": (7, 10),
+    "zh-html-bigram-batch-adamw": (7, 9), "zh-ipynb-llama-gqa-sampling": (8, 10),
     # round 36 (a Markdown walk-through of a bigram with Unicode math and three SGD steps, a Chinese plain-text
     # answer on the seed's block with sampling, a hand-written HTML page on a two-layer nanoGPT, a LaTeX handout on
     # the seed's block read as PDF, a PyTorch notebook on GPT-2 with one AdamW step)
@@ -81,7 +81,7 @@ FLOORS = {
     # with T = 4 and top-p, a Polish notebook on a bigram's mini-batch with two AdamW steps, a Chinese handout on
     # nanoGPT's block with a gradient check and an AdamW step read as PDF); scored first before reading them: 29/40,
     # 19 false alarms, 45/50
-    "de-txt-seed-backprop-adamw": (7, 10), "en-html-llama-2layer-sgd": (6, 8), "fr-md-gpt2-T4-topp": (7, 9),
+    "de-txt-seed-backprop-adamw": (7, 10), "en-html-llama-2layer-sgd": (7, 8), "fr-md-gpt2-T4-topp": (7, 9),
     "pl-ipynb-bigram-batch-adamw": (7, 10), "zh-pdf-nanogpt-gradcheck-adamw": (5, 9),
     # round 42 (an English notebook on GPT-2's block with two heads in PyTorch's names and an SGD step, a Spanish
     # notebook exported to HTML on nanoGPT's block with a temperature and top-k, a Japanese Markdown article on a
@@ -212,11 +212,11 @@ FLOORS = {
     # bigram's batch of three, two SGD steps and top-p from the trained model; Swahili plain-text notes on a two-head
     # GPT-2's sampling; Catalan LaTeX notes on the seed's block at T = 4 with a gradient check and two AdamW steps,
     # read as PDF; a Malay notebook on a two-block nanoGPT's attention gradients and an AdamW step); scored first
-    # with round 59's readings in: 26/40, 4 false alarms, 46/50; now 27/40, 0, 46/50 (the Japanese batch's tables of
-    # G^W and G^E, the mean gradient under its own letter, are still unread)
-    "hu-html-llama-2layer-backprop-sgd": (8, 10), "ja-md-bigram-batch3-sgd2-topp": (2, 8),
+    # with round 59's readings in: 26/40, 4 false alarms, 46/50; then 27/40, 0, 46/50; with round 61's readings
+    # (the Japanese batch's tables of G^W and G^E, a Malay block's superscript) 32/40, 0, 48/50
+    "hu-html-llama-2layer-backprop-sgd": (8, 10), "ja-md-bigram-batch3-sgd2-topp": (5, 9),
     "sw-txt-gpt2-2head-sampling": (7, 10), "ca-pdf-seed-T4-gradcheck-adamw2": (6, 9),
-    "ms-ipynb-nanogpt-2layer-attn-adamw": (4, 9),
+    "ms-ipynb-nanogpt-2layer-attn-adamw": (6, 10),
     # round 61 (a Korean reStructuredText post on a two-block Llama's sampling; Dutch plain-text notes on a two-block
     # GPT-2's AdamW step; a Brazilian Portuguese HTML page on a two-head nanoGPT's backprop and SGD step; a Russian
     # LaTeX handout on the seed's block at T = 3 with a gradient check, read as PDF; a Turkish notebook on a bigram's
