@@ -32,7 +32,7 @@ from .context import ALIASES
 from .figure import cell, near_window, readable
 from .marks import printed_by, sentence_of
 from .refs import ExprError, bind, parse
-from .symbols import NEW_VALUE, plain, run_in, run_of, section_step, share_ref
+from .symbols import LOSS_WORDS, NEW_VALUE, plain, run_in, run_of, section_step, share_ref
 
 TENSOR_GROUP = re.compile(r"[\w.]+(?:\[\d+\]\.[\w.]+)?(?:\|[^*/()+]*)?")
 """A group that is a tensor or its row (``E``, ``adamw[1].E``, ``l1.R``, ``LN_f|2:``), not arithmetic of one
@@ -1154,7 +1154,8 @@ class Notation:
                 if c is not None and lab.fn:         # exp(z) = (…): exp of z's entries, not z's; and only where
                     c = self.function(lab.fn, c)     # the value confirms it (a toy z = (1, 2, 3) is not the
                     c = c if c is not None and (self.m.rounds(c, n) or self._state(c, n)) else None    # model's)
-            elif r is None and lab.state and not lab.of and len(spelled := {
+            elif r is None and lab.state and not lab.of and not lab.index and lab.name.lower() in LOSS_WORDS and \
+                    len(spelled := {
                     g for (g, o), axes in self.groups.items() if not o and re.fullmatch(r"[A-Za-z_]\w*", g) and
                     len(axes) == len(lab.index) and self._alias(lab.name, g)}) == 1:
                 c = self.lookup(spelled.pop(), 0, lab)     # 'Kerugian setelah langkah 2': the loss at that step,
