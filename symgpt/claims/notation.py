@@ -1240,13 +1240,11 @@ class Notation:
             groups = {g for g, o in self.groups if o == of and self._alias(lab.name, g)}
             lab = replace(lab, of=of, sup=())
         else:
+            param = self._block_param(lab.name, at)                                          # (W2: l1.W_2)
             groups = {g for g, o in self.groups if not o and re.match(rf"(?:grad_)?{re.escape(at)}", g) and
-                      (self._alias(lab.name, g) or g == self._block_param(lab.name, at))}     # (W2: l1.W_2)
+                      (g == param or self._alias(lab.name, g))}
             lab = replace(lab, sup=())
         if len(groups) != 1 and lab.of:      # θ_new of a row's entry: the reading its rows' other figures taught
-            learned = getattr(self, "_learned", {})
-            key = (self.named(lab), len(lab.index), True, bool(lab.state))
-            r = learned.get(key + (lab.section,)) or learned.get(key)
             if r is not None and "{}" in r.group:
                 return self.lookup(r.group, r.base, lab)
             stated = re.fullmatch(r"((?:sgd|adamw)\[\d+\])\.θ", lab.name)     # the entry after the step, as its
